@@ -1,0 +1,66 @@
+//! Runs every scenario of a MovingAI benchmark map and prints one line per scenario:
+//!
+//! ```text
+//! cargo run --release --example scenarios -- assets/maps/arena2.map assets/maps/arena2.map.scen
+//! ```
+//!
+//! Output, tab-separated: `index start_x start_y goal_x goal_y length expanded micros` (length is
+//! the path cost, `-` if none), then `N scenarios, N solved, N optimal, mean X us/query`, where
+//! optimal means within 0.01 of the scenario's published optimum.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
+use bevy_tilemap_nav::search::{Pathfinder, SearchOptions};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [map_path, scen_path] = args.as_slice() else {
+        eprintln!("usage: scenarios MAP SCEN");
+        return ExitCode::from(2);
+    };
+    let grid = match load_map(map_path) {
+        Ok(grid) => grid,
+        Err(error) => {
+            eprintln!("{map_path}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let scenarios = match load_scenarios(scen_path) {
+        Ok(scenarios) => scenarios,
+        Err(error) => {
+            eprintln!("{scen_path}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut pathfinder = Pathfinder::new();
+    let options = SearchOptions::default();
+    let (mut solved, mut optimal, mut total_micros) = (0usize, 0usize, 0.0f64);
+    for (index, scenario) in scenarios.iter().enumerate() {
+        let started = Instant::now();
+        let result = pathfinder.find_path(&grid, scenario.start, scenario.goal, &options);
+        let micros = started.elapsed().as_secs_f64() * 1e6;
+        total_micros += micros;
+        let (length, expanded) = match &result {
+            Ok(path) => {
+                solved += 1;
+                if (path.cost - scenario.optimal_length).abs() <= 0.01 {
+                    optimal += 1;
+                }
+                (format!("{:.5}", path.cost), path.stats.expanded)
+            }
+            Err(_) => ("-".to_string(), 0),
+        };
+        println!(
+            "{index}\t{}\t{}\t{}\t{}\t{length}\t{expanded}\t{micros:.1}",
+            scenario.start.x, scenario.start.y, scenario.goal.x, scenario.goal.y
+        );
+    }
+    let mean = if scenarios.is_empty() { 0.0 } else { total_micros / scenarios.len() as f64 };
+    println!(
+        "{} scenarios, {solved} solved, {optimal} optimal, mean {mean:.1} us/query",
+        scenarios.len()
+    );
+    ExitCode::SUCCESS
+}

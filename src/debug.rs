@@ -1,0 +1,35 @@
+//! Optional gizmo drawing: blocked cells, each agent's remaining path, its goal.
+
+use bevy::prelude::*;
+
+use crate::grid::NavGrid;
+use crate::movement::PathFollower;
+use crate::request::Path;
+use crate::tilemap::NavGeometry;
+
+pub(crate) fn draw_debug(
+    mut gizmos: Gizmos,
+    grid: Option<Res<NavGrid>>,
+    geometry: Option<Res<NavGeometry>>,
+    agents: Query<(&Transform, &Path, Option<&PathFollower>)>,
+) {
+    let (Some(grid), Some(geometry)) = (grid, geometry) else {
+        return;
+    };
+    let cell_size = Vec2::new(geometry.grid_size.x, geometry.grid_size.y) * 0.9;
+    for pos in grid.positions() {
+        if !grid.is_passable(pos) {
+            let centre = geometry.cell_to_world(pos);
+            gizmos.rect_2d(Isometry2d::from_translation(centre), cell_size, Color::srgba(1.0, 0.2, 0.2, 0.6));
+        }
+    }
+    for (transform, path, follower) in &agents {
+        let next = follower.map_or(0, |f| f.next).min(path.points.len());
+        let here = transform.translation.truncate();
+        let rest = std::iter::once(here).chain(path.points[next..].iter().copied());
+        gizmos.linestrip_2d(rest, Color::srgb(1.0, 0.9, 0.2));
+        if let Some(&end) = path.points.last() {
+            gizmos.circle_2d(Isometry2d::from_translation(end), cell_size.x * 0.35, Color::srgb(0.2, 1.0, 0.4));
+        }
+    }
+}

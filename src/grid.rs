@@ -1,0 +1,635 @@
+//! The navigation grid: which cells are blocked, what the passable ones cost to enter, how an
+//! agent may step between them, and which cells are connected at all.
+//!
+//! Plain Rust: no Bevy type appears in this API, so the grid can be built, tested and
+//! benchmarked without an `App`. (The grid derives Bevy's `Resource`, and `GridPos` derives
+//! `Reflect`, so that the plugin can use them as they are; that is the only tie.)
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+/// A cell of a [`NavGrid`]: column `x`, row `y`. MovingAI files count rows from the top; the
+/// Bevy layer uses `bevy_ecs_tilemap`'s `TilePos` as it is (rows from the bottom).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+    bevy::reflect::Reflect,
+)]
+pub struct GridPos {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl GridPos {
+    pub const fn new(x: u32, y: u32) -> Self {
+        Self { x, y }
+    }
+}
+
+impl fmt::Display for GridPos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {})", self.x, self.y)
+    }
+}
+
+impl From<(u32, u32)> for GridPos {
+    fn from((x, y): (u32, u32)) -> Self {
+        Self { x, y }
+    }
+}
+
+/// What a cell is: a wall, or ground an agent may enter at a cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Cell {
+    /// Nothing may enter this cell.
+    Blocked,
+    /// An agent may enter; entering costs step length x `cost` (1 = ordinary ground).
+    Passable { cost: u32 },
+}
+
+impl Cell {
+    /// Ordinary ground: passable at cost 1.
+    pub const GROUND: Cell = Cell::Passable { cost: 1 };
+
+    pub fn is_passable(self) -> bool {
+        matches!(self, Cell::Passable { .. })
+    }
+}
+
+/// Which steps an agent may take from a cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Neighborhood {
+    /// Up, down, left, right.
+    Four,
+    /// The four straight steps and the four diagonal ones (length sqrt(2)).
+    #[default]
+    Eight,
+}
+
+/// When a diagonal step is legal on an 8-way grid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CornerRule {
+    /// Only when both orthogonal cells beside the step are passable: an agent never clips a
+    /// wall's corner (the MovingAI benchmark rule).
+    #[default]
+    NoCornerCutting,
+    /// When at least one of the two orthogonal cells beside the step is passable. Squeezing
+    /// between two diagonal walls is still forbidden.
+    CutCorners,
+}
+
+/// Why a grid could not be built or changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GridError {
+    /// Width or height is zero.
+    Empty { width: u32, height: u32 },
+    /// The grid would not fit in memory (or in this crate's 32-bit cell indices).
+    TooLarge { width: u32, height: u32 },
+    /// A cell outside the grid was addressed.
+    OutOfBounds { pos: GridPos, width: u32, height: u32 },
+    /// A passable cell must cost at least 1.
+    ZeroCost { pos: GridPos },
+}
+
+impl fmt::Display for GridError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GridError::Empty { width, height } => {
+                write!(f, "a navigation grid needs at least one cell, got {width} x {height}")
+            }
+            GridError::TooLarge { width, height } => {
+                write!(f, "a {width} x {height} navigation grid is too large to allocate")
+            }
+            GridError::OutOfBounds { pos, width, height } => {
+                write!(f, "cell {pos} is outside the {width} x {height} grid")
+            }
+            GridError::ZeroCost { pos } => {
+                write!(f, "cell {pos}: a passable cell must cost at least 1, got 0")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GridError {}
+
+/// Largest number of cells a grid may have: indices are `u32`, with a border of padding.
+pub const MAX_CELLS: u64 = 1 << 30;
+
+/// A width x height grid of cells for pathfinding.
+///
+/// Internally the cells are stored with a one-cell border of blocked padding, so that the search
+/// can look at every neighbor of a real cell without a bounds check.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
+///
+/// let mut grid = NavGrid::new(8, 4).unwrap();
+/// grid.set(GridPos::new(3, 1), Cell::Blocked).unwrap();
+/// grid.set(GridPos::new(4, 1), Cell::Passable { cost: 5 }).unwrap();
+/// assert_eq!(grid.get(GridPos::new(3, 1)), Some(Cell::Blocked));
+/// assert_eq!(grid.min_cost(), Some(1));
+/// ```
+#[derive(Debug, bevy::prelude::Resource)]
+pub struct NavGrid {
+    width: u32,
+    height: u32,
+    neighborhood: Neighborhood,
+    corner_rule: CornerRule,
+    /// Padded cell costs, row-major with stride `width + 2`; 0 means blocked.
+    costs: Vec<u32>,
+    /// How many passable cells have each cost: gives the smallest cost (for an admissible
+    /// heuristic) and whether all costs are equal, at once.
+    cost_counts: BTreeMap<u32, u32>,
+    /// Connected-component labels (padded layout, 0 = blocked), computed on first use after a
+    /// change that could alter connectivity.
+    components: OnceLock<Vec<u32>>,
+    /// Bumped on every change; lets caches elsewhere know the grid moved on.
+    revision: u64,
+}
+
+impl Clone for NavGrid {
+    fn clone(&self) -> Self {
+        let components = OnceLock::new();
+        if let Some(labels) = self.components.get() {
+            let _ = components.set(labels.clone());
+        }
+        Self {
+            width: self.width,
+            height: self.height,
+            neighborhood: self.neighborhood,
+            corner_rule: self.corner_rule,
+            costs: self.costs.clone(),
+            cost_counts: self.cost_counts.clone(),
+            components,
+            revision: self.revision,
+        }
+    }
+}
+
+impl PartialEq for NavGrid {
+    /// Two grids are equal when they have the same size, rules and cells.
+    fn eq(&self, other: &Self) -> bool {
+        self.width == other.width
+            && self.height == other.height
+            && self.neighborhood == other.neighborhood
+            && self.corner_rule == other.corner_rule
+            && self.costs == other.costs
+    }
+}
+
+impl NavGrid {
+    /// A grid of ordinary ground (every cell passable at cost 1), 8-way, no corner cutting.
+    pub fn new(width: u32, height: u32) -> Result<Self, GridError> {
+        Self::filled(width, height, Cell::GROUND)
+    }
+
+    /// A grid whose every cell is `cell`.
+    pub fn filled(width: u32, height: u32, cell: Cell) -> Result<Self, GridError> {
+        if width == 0 || height == 0 {
+            return Err(GridError::Empty { width, height });
+        }
+        let padded = (u64::from(width) + 2)
+            .checked_mul(u64::from(height) + 2)
+            .filter(|&n| n <= MAX_CELLS)
+            .ok_or(GridError::TooLarge { width, height })?;
+        let cost = cell_cost(cell, GridPos::new(0, 0))?;
+        let mut costs = Vec::new();
+        costs
+            .try_reserve_exact(padded as usize)
+            .map_err(|_| GridError::TooLarge { width, height })?;
+        costs.resize(padded as usize, 0);
+        let mut grid = Self {
+            width,
+            height,
+            neighborhood: Neighborhood::Eight,
+            corner_rule: CornerRule::NoCornerCutting,
+            costs,
+            cost_counts: BTreeMap::new(),
+            components: OnceLock::new(),
+            revision: 0,
+        };
+        if cost != 0 {
+            for y in 0..height {
+                let row = grid.index(GridPos::new(0, y));
+                grid.costs[row..row + width as usize].fill(cost);
+            }
+            grid.cost_counts.insert(cost, width * height);
+        }
+        Ok(grid)
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Number of cells, `width * height`.
+    pub fn len(&self) -> usize {
+        self.width as usize * self.height as usize
+    }
+
+    /// Always false: a grid has at least one cell.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    pub fn neighborhood(&self) -> Neighborhood {
+        self.neighborhood
+    }
+
+    pub fn set_neighborhood(&mut self, neighborhood: Neighborhood) {
+        self.neighborhood = neighborhood;
+        self.revision += 1;
+    }
+
+    pub fn corner_rule(&self) -> CornerRule {
+        self.corner_rule
+    }
+
+    pub fn set_corner_rule(&mut self, corner_rule: CornerRule) {
+        self.corner_rule = corner_rule;
+        self.revision += 1;
+    }
+
+    /// Builder form of [`set_neighborhood`](Self::set_neighborhood).
+    pub fn with_neighborhood(mut self, neighborhood: Neighborhood) -> Self {
+        self.set_neighborhood(neighborhood);
+        self
+    }
+
+    /// Builder form of [`set_corner_rule`](Self::set_corner_rule).
+    pub fn with_corner_rule(mut self, corner_rule: CornerRule) -> Self {
+        self.set_corner_rule(corner_rule);
+        self
+    }
+
+    /// A counter that changes whenever a cell or a rule changes.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn in_bounds(&self, pos: GridPos) -> bool {
+        pos.x < self.width && pos.y < self.height
+    }
+
+    /// The cell at `pos`, or `None` outside the grid.
+    pub fn get(&self, pos: GridPos) -> Option<Cell> {
+        self.in_bounds(pos).then(|| match self.costs[self.index(pos)] {
+            0 => Cell::Blocked,
+            cost => Cell::Passable { cost },
+        })
+    }
+
+    /// True when `pos` is inside the grid and passable.
+    pub fn is_passable(&self, pos: GridPos) -> bool {
+        self.in_bounds(pos) && self.costs[self.index(pos)] != 0
+    }
+
+    /// Sets one cell. Returns the cell it replaced. Costs O(log k) for k distinct costs.
+    pub fn set(&mut self, pos: GridPos, cell: Cell) -> Result<Cell, GridError> {
+        if !self.in_bounds(pos) {
+            return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+        }
+        let new = cell_cost(cell, pos)?;
+        let i = self.index(pos);
+        let old = self.costs[i];
+        if old != new {
+            self.write_cost(i, old, new);
+        }
+        Ok(match old {
+            0 => Cell::Blocked,
+            cost => Cell::Passable { cost },
+        })
+    }
+
+    /// Sets every cell of the rectangle from `min` to `max` inclusive (clamped to the grid).
+    pub fn fill_rect(&mut self, min: GridPos, max: GridPos, cell: Cell) -> Result<(), GridError> {
+        if !self.in_bounds(min) {
+            return Err(GridError::OutOfBounds { pos: min, width: self.width, height: self.height });
+        }
+        let new = cell_cost(cell, min)?;
+        let max_x = max.x.min(self.width - 1);
+        let max_y = max.y.min(self.height - 1);
+        for y in min.y..=max_y {
+            for x in min.x..=max_x {
+                let i = self.index(GridPos::new(x, y));
+                let old = self.costs[i];
+                if old != new {
+                    self.write_cost(i, old, new);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets every cell of the grid.
+    pub fn fill(&mut self, cell: Cell) -> Result<(), GridError> {
+        self.fill_rect(GridPos::new(0, 0), GridPos::new(self.width - 1, self.height - 1), cell)
+    }
+
+    fn write_cost(&mut self, i: usize, old: u32, new: u32) {
+        if old != 0 {
+            if let Some(count) = self.cost_counts.get_mut(&old) {
+                *count -= 1;
+                if *count == 0 {
+                    self.cost_counts.remove(&old);
+                }
+            }
+        }
+        if new != 0 {
+            *self.cost_counts.entry(new).or_insert(0) += 1;
+        }
+        if (old == 0) != (new == 0) {
+            // Connectivity may have changed: labels are recomputed when next asked for.
+            self.components.take();
+        }
+        self.costs[i] = new;
+        self.revision += 1;
+    }
+
+    /// The smallest cost of any passable cell, or `None` if every cell is blocked.
+    pub fn min_cost(&self) -> Option<u32> {
+        self.cost_counts.keys().next().copied()
+    }
+
+    /// The largest cost of any passable cell, or `None` if every cell is blocked.
+    pub fn max_cost(&self) -> Option<u32> {
+        self.cost_counts.keys().next_back().copied()
+    }
+
+    /// True when every passable cell has the same cost (what jump point search needs).
+    pub fn has_uniform_cost(&self) -> bool {
+        self.cost_counts.len() <= 1
+    }
+
+    /// Number of passable cells.
+    pub fn passable_count(&self) -> usize {
+        self.cost_counts.values().map(|&n| n as usize).sum()
+    }
+
+    /// Iterates over every cell position, row by row.
+    pub fn positions(&self) -> impl Iterator<Item = GridPos> + '_ {
+        (0..self.height).flat_map(move |y| (0..self.width).map(move |x| GridPos::new(x, y)))
+    }
+
+    /// The legal steps out of `pos` under the grid's neighborhood and corner rule, with each
+    /// step's cost (step length x cost of the cell entered). Empty for a blocked or
+    /// out-of-bounds cell.
+    pub fn neighbors(&self, pos: GridPos) -> impl Iterator<Item = (GridPos, f64)> + '_ {
+        let from = self.in_bounds(pos).then(|| self.index(pos)).filter(|&i| self.costs[i] != 0);
+        let dirs: &[usize] = match self.neighborhood {
+            Neighborhood::Four => &[0, 1, 2, 3],
+            Neighborhood::Eight => &[0, 1, 2, 3, 4, 5, 6, 7],
+        };
+        from.into_iter().flat_map(move |i| {
+            dirs.iter().filter_map(move |&d| {
+                let (j, len) = self.step(i, d)?;
+                let (x, y) = self.unpad(j);
+                Some((GridPos::new(x, y), len * f64::from(self.costs[j])))
+            })
+        })
+    }
+
+    /// True when one legal step leads from `a` to `b`: both passable, adjacent under the
+    /// neighborhood, and (for a diagonal) allowed by the corner rule.
+    pub fn can_step(&self, a: GridPos, b: GridPos) -> bool {
+        if !self.is_passable(a) || !self.is_passable(b) {
+            return false;
+        }
+        let (dx, dy) = (i64::from(b.x) - i64::from(a.x), i64::from(b.y) - i64::from(a.y));
+        match (dx.abs(), dy.abs()) {
+            (1, 0) | (0, 1) => true,
+            (1, 1) => {
+                self.neighborhood == Neighborhood::Eight
+                    && self.diagonal_allowed(a, dx as i32, dy as i32)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a diagonal step from `pos` by (dx, dy) is allowed by the corner rule, given that
+    /// both end cells are passable.
+    pub fn diagonal_allowed(&self, pos: GridPos, dx: i32, dy: i32) -> bool {
+        if !self.in_bounds(pos) {
+            return false;
+        }
+        let i = self.index(pos) as isize;
+        let stride = self.stride() as isize;
+        let side_a = self.costs[(i + dx as isize) as usize] != 0;
+        let side_b = self.costs[(i + dy as isize * stride) as usize] != 0;
+        match self.corner_rule {
+            CornerRule::NoCornerCutting => side_a && side_b,
+            CornerRule::CutCorners => side_a || side_b,
+        }
+    }
+
+    /// The connected component of `pos` (cells that can reach each other share a label), or
+    /// `None` for a blocked or out-of-bounds cell. Labels are recomputed lazily, in O(cells),
+    /// on the first call after a cell turned blocked or passable.
+    pub fn component(&self, pos: GridPos) -> Option<u32> {
+        if !self.in_bounds(pos) {
+            return None;
+        }
+        let label = self.labels()[self.index(pos)];
+        (label != 0).then_some(label)
+    }
+
+    /// True when a path exists between `a` and `b` (both passable and connected).
+    pub fn connected(&self, a: GridPos, b: GridPos) -> bool {
+        match (self.component(a), self.component(b)) {
+            (Some(ca), Some(cb)) => ca == cb,
+            _ => false,
+        }
+    }
+
+    fn labels(&self) -> &[u32] {
+        self.components.get_or_init(|| self.compute_labels())
+    }
+
+    /// Flood fills 4-connected regions. Under both corner rules a legal diagonal step has a
+    /// passable orthogonal cell beside it, so 8-way connectivity equals 4-way connectivity.
+    fn compute_labels(&self) -> Vec<u32> {
+        let mut labels = vec![0u32; self.costs.len()];
+        let stride = self.stride();
+        let mut stack = Vec::new();
+        let mut next = 0u32;
+        for start in 0..self.costs.len() {
+            if self.costs[start] == 0 || labels[start] != 0 {
+                continue;
+            }
+            next += 1;
+            labels[start] = next;
+            stack.push(start);
+            while let Some(i) = stack.pop() {
+                for j in [i - 1, i + 1, i - stride, i + stride] {
+                    if self.costs[j] != 0 && labels[j] == 0 {
+                        labels[j] = next;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        labels
+    }
+
+    // ---- internals shared with the search engine ----
+
+    #[inline]
+    pub(crate) fn stride(&self) -> usize {
+        self.width as usize + 2
+    }
+
+    /// Padded index of an in-bounds position.
+    #[inline]
+    pub(crate) fn index(&self, pos: GridPos) -> usize {
+        (pos.y as usize + 1) * self.stride() + pos.x as usize + 1
+    }
+
+    /// Position of a padded index that lies inside the grid.
+    #[inline]
+    pub(crate) fn unpad(&self, i: usize) -> (u32, u32) {
+        let stride = self.stride();
+        ((i % stride - 1) as u32, (i / stride - 1) as u32)
+    }
+
+    #[inline]
+    pub(crate) fn padded_costs(&self) -> &[u32] {
+        &self.costs
+    }
+
+    /// Number of padded cells: the size of per-cell arrays indexed like the grid.
+    #[inline]
+    pub(crate) fn padded_len(&self) -> usize {
+        self.costs.len()
+    }
+
+    /// Step `d` (0..4 straight: E, W, S, N; 4..8 diagonal) from padded index `i`: the target index
+    /// and the step length, or `None` if the target is blocked or the corner rule forbids it.
+    #[inline]
+    pub(crate) fn step(&self, i: usize, d: usize) -> Option<(usize, f64)> {
+        let stride = self.stride() as isize;
+        let (dx, dy) = DIRECTIONS[d];
+        let j = (i as isize + dx + dy * stride) as usize;
+        if self.costs[j] == 0 {
+            return None;
+        }
+        if d < 4 {
+            return Some((j, 1.0));
+        }
+        let side_a = self.costs[(i as isize + dx) as usize] != 0;
+        let side_b = self.costs[(i as isize + dy * stride) as usize] != 0;
+        let ok = match self.corner_rule {
+            CornerRule::NoCornerCutting => side_a && side_b,
+            CornerRule::CutCorners => side_a || side_b,
+        };
+        ok.then_some((j, std::f64::consts::SQRT_2))
+    }
+}
+
+/// Step directions as (dx, dy): four straight, then four diagonal.
+pub(crate) const DIRECTIONS: [(isize, isize); 8] =
+    [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+
+fn cell_cost(cell: Cell, pos: GridPos) -> Result<u32, GridError> {
+    match cell {
+        Cell::Blocked => Ok(0),
+        Cell::Passable { cost: 0 } => Err(GridError::ZeroCost { pos }),
+        Cell::Passable { cost } => Ok(cost),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_huge_grids_are_refused() {
+        assert_eq!(NavGrid::new(0, 5).unwrap_err(), GridError::Empty { width: 0, height: 5 });
+        assert_eq!(
+            NavGrid::new(u32::MAX, u32::MAX).unwrap_err(),
+            GridError::TooLarge { width: u32::MAX, height: u32::MAX }
+        );
+    }
+
+    #[test]
+    fn set_reports_bad_cells_and_keeps_grid() {
+        let mut grid = NavGrid::new(3, 3).unwrap();
+        let before = grid.clone();
+        assert!(matches!(
+            grid.set(GridPos::new(3, 0), Cell::Blocked),
+            Err(GridError::OutOfBounds { .. })
+        ));
+        assert_eq!(
+            grid.set(GridPos::new(1, 1), Cell::Passable { cost: 0 }),
+            Err(GridError::ZeroCost { pos: GridPos::new(1, 1) })
+        );
+        assert_eq!(grid, before);
+    }
+
+    #[test]
+    fn min_cost_and_uniformity_follow_changes() {
+        let mut grid = NavGrid::filled(4, 4, Cell::Passable { cost: 3 }).unwrap();
+        assert!(grid.has_uniform_cost());
+        assert_eq!(grid.min_cost(), Some(3));
+        grid.set(GridPos::new(0, 0), Cell::Passable { cost: 2 }).unwrap();
+        assert!(!grid.has_uniform_cost());
+        assert_eq!(grid.min_cost(), Some(2));
+        grid.set(GridPos::new(0, 0), Cell::Blocked).unwrap();
+        assert!(grid.has_uniform_cost());
+        assert_eq!(grid.min_cost(), Some(3));
+        assert_eq!(grid.passable_count(), 15);
+        grid.fill(Cell::Blocked).unwrap();
+        assert_eq!(grid.min_cost(), None);
+    }
+
+    #[test]
+    fn components_split_and_merge_with_walls() {
+        let mut grid = NavGrid::new(5, 3).unwrap();
+        let (a, b) = (GridPos::new(0, 1), GridPos::new(4, 1));
+        assert!(grid.connected(a, b));
+        grid.fill_rect(GridPos::new(2, 0), GridPos::new(2, 2), Cell::Blocked).unwrap();
+        assert!(!grid.connected(a, b));
+        grid.set(GridPos::new(2, 2), Cell::GROUND).unwrap();
+        assert!(grid.connected(a, b));
+        // Cost changes keep labels valid.
+        grid.set(GridPos::new(2, 2), Cell::Passable { cost: 9 }).unwrap();
+        assert!(grid.connected(a, b));
+    }
+
+    #[test]
+    fn diagonal_between_two_walls_is_never_a_connection() {
+        // .#
+        // #.
+        let mut grid = NavGrid::new(2, 2).unwrap().with_corner_rule(CornerRule::CutCorners);
+        grid.set(GridPos::new(1, 0), Cell::Blocked).unwrap();
+        grid.set(GridPos::new(0, 1), Cell::Blocked).unwrap();
+        assert!(!grid.connected(GridPos::new(0, 0), GridPos::new(1, 1)));
+        assert_eq!(grid.neighbors(GridPos::new(0, 0)).count(), 0);
+    }
+
+    #[test]
+    fn neighbors_follow_corner_rule() {
+        // ...
+        // .#.
+        // ...
+        let mut grid = NavGrid::new(3, 3).unwrap();
+        grid.set(GridPos::new(1, 1), Cell::Blocked).unwrap();
+        let from = GridPos::new(0, 0);
+        let strict: Vec<_> = grid.neighbors(from).map(|(p, _)| p).collect();
+        assert_eq!(strict.len(), 2);
+        grid.set_corner_rule(CornerRule::CutCorners);
+        // Still no diagonal into the wall itself.
+        assert_eq!(grid.neighbors(from).count(), 2);
+        let mid = GridPos::new(1, 0);
+        let cut: Vec<_> = grid.neighbors(mid).map(|(p, _)| p).collect();
+        assert!(cut.contains(&GridPos::new(0, 1)) && cut.contains(&GridPos::new(2, 1)));
+        grid.set_corner_rule(CornerRule::NoCornerCutting);
+        let strict_mid: Vec<_> = grid.neighbors(mid).map(|(p, _)| p).collect();
+        assert!(!strict_mid.contains(&GridPos::new(0, 1)));
+    }
+}

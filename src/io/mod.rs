@@ -1,0 +1,3 @@
+//! Map formats in and out.
+
+pub mod movingai;

@@ -1,0 +1,34 @@
+//! # bevy_tilemap_nav
+//!
+//! Pathfinding for Bevy games whose levels are `bevy_ecs_tilemap` tilemaps: a navigation grid
+//! built from the tiles, optimal A* paths on 4- or 8-way grids with per-tile terrain costs, and
+//! agents that walk those paths and plan again when walls move.
+//!
+//! The crate is layered:
+//! - [`grid`] and [`search`]: plain Rust, no Bevy types in their API;
+//! - [`io`]: map formats (MovingAI benchmark maps and scenarios);
+//! - the Bevy layer: [`plugin`], [`tilemap`], [`request`], [`movement`].
+
+mod debug;
+pub mod grid;
+pub mod io;
+pub mod movement;
+pub mod plugin;
+pub mod request;
+pub mod search;
+pub mod tilemap;
+
+/// The names most programs need.
+pub mod prelude {
+    pub use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
+    pub use crate::movement::{Arrived, PathFollower, Replanning};
+    pub use crate::plugin::{NavSet, NavSettings, TilemapNavPlugin};
+    pub use crate::request::{NavError, Path, PathFailed, PathGoal, PathRequest};
+    pub use crate::search::{
+        Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions, SearchStats,
+    };
+    pub use crate::tilemap::{
+        NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,
+        TilemapNavWarning, WorldToCellError,
+    };
+}

@@ -1,0 +1,137 @@
+//! Walking agents along their [`Path`]s, and planning again when the world changes under them.
+
+use bevy::prelude::*;
+
+use crate::grid::{GridPos, NavGrid};
+use crate::request::{Path, PathGoal, PathRequest, start_cell};
+use crate::tilemap::NavGeometry;
+
+/// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
+/// from cell centre to cell centre and stops exactly on the last one.
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct PathFollower {
+    /// World units per second.
+    pub speed: f32,
+    /// Index in the path of the point being walked to (set by the plugin).
+    pub next: usize,
+}
+
+impl PathFollower {
+    pub fn new(speed: f32) -> Self {
+        Self { speed, next: 0 }
+    }
+}
+
+/// Message: an agent reached the end of its path.
+#[derive(Message, Clone, Copy, Debug, PartialEq)]
+pub struct Arrived {
+    pub entity: Entity,
+    pub cell: GridPos,
+    /// False when the path was partial and ended at the closest reachable cell.
+    pub reached_goal: bool,
+}
+
+/// Present while an agent whose path was cut waits for a new one. It walks to a safe cell
+/// centre (its [`Path`] is then a one-cell stand-in) and no [`Arrived`] is sent for that.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct Replanning;
+
+/// The first step of `path` at or after the step into `cells[next]` that is no longer legal.
+fn first_broken_step(grid: &NavGrid, path: &Path, next: usize) -> Option<usize> {
+    let cells = &path.cells;
+    if next == 0 && cells.first().is_some_and(|&c| !grid.is_passable(c)) {
+        return Some(0);
+    }
+    (next.max(1)..cells.len()).find(|&k| !grid.can_step(cells[k - 1], cells[k]))
+}
+
+/// Moves every agent along its path; re-plans those whose path the grid change has cut.
+#[allow(clippy::type_complexity)]
+pub(crate) fn follow_paths(
+    mut commands: Commands,
+    time: Res<Time>,
+    grid: Option<Res<NavGrid>>,
+    geometry: Option<Res<NavGeometry>>,
+    mut agents: Query<(
+        Entity,
+        &mut Transform,
+        &mut PathFollower,
+        &mut Path,
+        Has<Replanning>,
+        Has<PathRequest>,
+    )>,
+    mut arrived: MessageWriter<Arrived>,
+) {
+    let dt = time.delta_secs();
+    let grid_changed = grid.as_ref().is_some_and(|g| g.is_changed());
+    for (entity, mut transform, mut follower, mut path, replanning, requested) in &mut agents {
+        let position = transform.translation.truncate();
+        if !position.is_finite() || path.points.is_empty() {
+            continue;
+        }
+        // The grid changed: is the rest of the path still walkable?
+        if let (Some(grid), Some(geometry)) = (grid.as_deref(), geometry.as_deref())
+            && grid_changed
+            && !replanning
+            && !requested
+            && first_broken_step(grid, &path, follower.next).is_some()
+        {
+            let safe = start_cell(geometry, grid, position, Some((&follower, &path)))
+                .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
+            let goal = path.goal;
+            let options = path.options;
+            *path = Path {
+                cells: vec![safe],
+                points: vec![geometry.cell_to_world(safe)],
+                cost: 0.0,
+                goal,
+                complete: false,
+                expanded: 0,
+                micros: 0.0,
+                options,
+            };
+            follower.next = 0;
+            commands.entity(entity).insert((
+                Replanning,
+                PathRequest {
+                    goal: PathGoal::Tile(goal),
+                    options: Some(options),
+                    start: Some(safe),
+                },
+            ));
+        }
+
+        let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+        let mut budget = speed * dt;
+        let mut at = position;
+        while follower.next < path.points.len() {
+            let target = path.points[follower.next];
+            let to = target - at;
+            let distance = to.length();
+            if distance <= budget {
+                at = target;
+                budget -= distance;
+                follower.next += 1;
+            } else {
+                if budget > 0.0 {
+                    at += to / distance * budget;
+                }
+                break;
+            }
+        }
+        transform.translation.x = at.x;
+        transform.translation.y = at.y;
+        if follower.next >= path.points.len() {
+            let cell = *path.cells.last().expect("non-empty path");
+            commands.entity(entity).remove::<Path>();
+            if !replanning {
+                arrived.write(Arrived { entity, cell, reached_goal: cell == path.goal });
+            } else if !requested {
+                // The new plan failed (a PathFailed says why): the agent stops here.
+                commands.entity(entity).remove::<Replanning>();
+            }
+        }
+    }
+}

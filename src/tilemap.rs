@@ -1,0 +1,458 @@
+//! From `bevy_ecs_tilemap` tiles to the [`NavGrid`] resource, and between world space and grid
+//! cells.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::anchor::TilemapAnchor;
+use bevy_ecs_tilemap::map::{TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize, TilemapType};
+use bevy_ecs_tilemap::tiles::{TilePos, TileStorage, TileTextureIndex};
+
+use crate::grid::{Cell, GridPos, NavGrid};
+use crate::plugin::NavSettings;
+
+/// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles part of the
+/// [`NavGrid`]. Several marked tilemaps of the same size and grid are layers of one grid: a cell
+/// is blocked if any layer blocks it, and otherwise costs the highest of the layers' costs.
+#[derive(Component, Clone, Copy, Debug, Default, Reflect)]
+#[reflect(Component, Default)]
+pub struct NavTilemap;
+
+/// A per-tile override, on a tile entity: this tile is blocked, or costs this much, whatever its
+/// texture says.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+#[reflect(Component)]
+pub enum TileNav {
+    Blocked,
+    Cost(u32),
+}
+
+impl TileNav {
+    fn cell(self) -> Cell {
+        match self {
+            TileNav::Blocked => Cell::Blocked,
+            // A zero cost is not a cost: treat it as ordinary ground rather than fail.
+            TileNav::Cost(cost) => Cell::Passable { cost: cost.max(1) },
+        }
+    }
+}
+
+/// How tiles become cells: a rule per texture index, with defaults for the rest.
+///
+/// ```
+/// use bevy_tilemap_nav::prelude::*;
+///
+/// let rules = TileRules::default()
+///     .with(1, Cell::Blocked)                 // wall
+///     .with(2, Cell::Passable { cost: 4 });   // mud
+/// assert_eq!(rules.cell_for_texture(1), Cell::Blocked);
+/// assert_eq!(rules.cell_for_texture(7), Cell::GROUND);
+/// ```
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct TileRules {
+    /// Texture index -> cell.
+    pub by_texture: HashMap<u32, Cell>,
+    /// A tile whose texture index has no rule (default: ground).
+    pub unlisted: Cell,
+    /// A position with no tile in a layer's storage (default: ground, so an empty prop layer
+    /// blocks nothing).
+    pub missing: Cell,
+}
+
+impl Default for TileRules {
+    fn default() -> Self {
+        Self { by_texture: HashMap::new(), unlisted: Cell::GROUND, missing: Cell::GROUND }
+    }
+}
+
+impl TileRules {
+    /// Adds (or replaces) the rule for one texture index.
+    pub fn with(mut self, texture_index: u32, cell: Cell) -> Self {
+        self.by_texture.insert(texture_index, cell);
+        self
+    }
+
+    pub fn cell_for_texture(&self, texture_index: u32) -> Cell {
+        self.by_texture.get(&texture_index).copied().unwrap_or(self.unlisted)
+    }
+}
+
+/// Message: cells of the [`NavGrid`] changed this frame (walls built or removed, costs changed).
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct NavGridChanged {
+    /// The cells whose blocked state or cost changed, each once.
+    pub cells: Vec<GridPos>,
+}
+
+/// Why something in the tilemap-to-grid layer could not be done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TilemapNavError {
+    /// Only square tilemaps are supported so far.
+    UnsupportedMapType(TilemapType),
+    /// A layer's size differs from the first layer's; it is left out of the grid.
+    SizeMismatch { tilemap: Entity, expected: UVec2, found: UVec2 },
+    /// The tilemap has no cells.
+    Empty { tilemap: Entity },
+}
+
+impl fmt::Display for TilemapNavError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TilemapNavError::UnsupportedMapType(kind) => {
+                write!(f, "only square tilemaps are supported for navigation, not {kind:?}")
+            }
+            TilemapNavError::SizeMismatch { tilemap, expected, found } => write!(
+                f,
+                "tilemap {tilemap} is {found} tiles but the navigation grid is {expected}; it is left out"
+            ),
+            TilemapNavError::Empty { tilemap } => write!(f, "tilemap {tilemap} has no tiles"),
+        }
+    }
+}
+
+impl std::error::Error for TilemapNavError {}
+
+/// Message: a tilemap marked [`NavTilemap`] could not be used as it is.
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct TilemapNavWarning {
+    pub error: TilemapNavError,
+}
+
+/// Where the grid sits in the world: what world <-> cell conversion needs. Taken from the first
+/// (oldest) [`NavTilemap`]; its `Transform` must be the world transform (a root entity).
+#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+pub struct NavGeometry {
+    pub tilemap: Entity,
+    pub size: TilemapSize,
+    pub grid_size: TilemapGridSize,
+    pub tile_size: TilemapTileSize,
+    pub map_type: TilemapType,
+    pub anchor: TilemapAnchor,
+    pub transform: Transform,
+}
+
+/// Why a world position has no cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WorldToCellError {
+    /// A coordinate is NaN or infinite.
+    NotFinite(Vec2),
+    /// The position is outside the tilemap.
+    OffMap(Vec2),
+}
+
+impl fmt::Display for WorldToCellError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorldToCellError::NotFinite(p) => write!(f, "world position {p} is not finite"),
+            WorldToCellError::OffMap(p) => write!(f, "world position {p} is off the tilemap"),
+        }
+    }
+}
+
+impl std::error::Error for WorldToCellError {}
+
+impl NavGeometry {
+    /// The cell under a world position, using bevy_ecs_tilemap's own conversion.
+    pub fn world_to_cell(&self, world: Vec2) -> Result<GridPos, WorldToCellError> {
+        if !world.is_finite() {
+            return Err(WorldToCellError::NotFinite(world));
+        }
+        let local = self.transform.compute_affine().inverse().transform_point3(world.extend(0.0));
+        let local = local.truncate();
+        if !local.is_finite() {
+            return Err(WorldToCellError::NotFinite(world));
+        }
+        TilePos::from_world_pos(
+            &local,
+            &self.size,
+            &self.grid_size,
+            &self.tile_size,
+            &self.map_type,
+            &self.anchor,
+        )
+        .map(|t| GridPos::new(t.x, t.y))
+        .ok_or(WorldToCellError::OffMap(world))
+    }
+
+    /// The world-space centre of a cell.
+    pub fn cell_to_world(&self, cell: GridPos) -> Vec2 {
+        let local = TilePos::new(cell.x, cell.y).center_in_world(
+            &self.size,
+            &self.grid_size,
+            &self.tile_size,
+            &self.map_type,
+            &self.anchor,
+        );
+        self.transform.transform_point(local.extend(0.0)).truncate()
+    }
+}
+
+/// What the sync system remembers of one layer, to find what changed.
+#[derive(Debug)]
+struct Layer {
+    size: UVec2,
+    /// The storage's tile entities as last seen, index `y * width + x`.
+    entities: Vec<Option<Entity>>,
+    /// What each position of this layer says, index `y * width + x`.
+    cells: Vec<Cell>,
+}
+
+/// The layers behind the grid, oldest first.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct NavLayers {
+    layers: Vec<(Entity, Layer)>,
+    rules_seen: Option<TileRules>,
+}
+
+type TileQuery<'w, 's> = Query<
+    'w,
+    's,
+    (Option<&'static TileNav>, Option<&'static TileTextureIndex>),
+    With<TilePos>,
+>;
+
+fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> Cell {
+    let Some(entity) = entity else {
+        return rules.missing;
+    };
+    match tiles.get(entity) {
+        Ok((Some(nav), _)) => nav.cell(),
+        Ok((None, Some(texture))) => rules.cell_for_texture(texture.0),
+        Ok((None, None)) => rules.unlisted,
+        Err(_) => rules.missing,
+    }
+}
+
+/// The grid sync system: keeps [`NavGrid`] and [`NavGeometry`] in step with the marked
+/// tilemaps. Unchanged cells cost nothing; changed ones are written and reported in one
+/// [`NavGridChanged`] message.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(crate) fn sync_nav_grid(
+    mut commands: Commands,
+    mut layers: ResMut<NavLayers>,
+    grid: Option<ResMut<NavGrid>>,
+    geometry: Option<Res<NavGeometry>>,
+    settings: Res<NavSettings>,
+    rules: Res<TileRules>,
+    tilemaps: Query<
+        (
+            Entity,
+            Ref<TileStorage>,
+            &TilemapSize,
+            &TilemapGridSize,
+            &TilemapTileSize,
+            &TilemapType,
+            Option<&TilemapAnchor>,
+            Ref<Transform>,
+        ),
+        With<NavTilemap>,
+    >,
+    tiles: TileQuery,
+    changed_tiles: Query<
+        (&TilePos, &TilemapId),
+        Or<(Changed<TileTextureIndex>, Changed<TileNav>)>,
+    >,
+    mut removed_overrides: RemovedComponents<TileNav>,
+    all_tiles: Query<(&TilePos, &TilemapId)>,
+    mut changed: MessageWriter<NavGridChanged>,
+    mut warnings: MessageWriter<TilemapNavWarning>,
+) {
+    let mut dirty: Vec<GridPos> = Vec::new();
+    let mut full = false;
+
+    // Layers whose tilemap is gone (despawned or unmarked).
+    let before = layers.layers.len();
+    layers.layers.retain(|(e, _)| tilemaps.contains(*e));
+    full |= layers.layers.len() != before;
+
+    // Rules changed: every cell of every layer may read differently.
+    let rules_changed = layers.rules_seen.as_ref() != Some(&*rules);
+    if rules_changed {
+        layers.rules_seen = Some(rules.clone());
+        full = true;
+    }
+
+    // New layers, resized layers, and storages whose entities changed.
+    let mut expected: Option<UVec2> = layers.layers.first().map(|(_, l)| l.size);
+    let mut ordered: Vec<_> = tilemaps.iter().collect();
+    ordered.sort_by_key(|t| layers.layers.iter().position(|(e, _)| *e == t.0).unwrap_or(usize::MAX));
+    for (entity, storage, size, _, _, map_type, _, _) in &ordered {
+        let size = UVec2::new(size.x, size.y);
+        if **map_type != TilemapType::Square {
+            if layers.layers.iter().all(|(e, _)| e != entity) && storage.is_added() {
+                warnings.write(TilemapNavWarning {
+                    error: TilemapNavError::UnsupportedMapType(**map_type),
+                });
+            }
+            continue;
+        }
+        if size.x == 0 || size.y == 0 {
+            if storage.is_added() {
+                warnings.write(TilemapNavWarning { error: TilemapNavError::Empty { tilemap: *entity } });
+            }
+            continue;
+        }
+        let expected_size = *expected.get_or_insert(size);
+        if size != expected_size {
+            if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
+                layers.layers.remove(i);
+                full = true;
+            }
+            if storage.is_changed() {
+                warnings.write(TilemapNavWarning {
+                    error: TilemapNavError::SizeMismatch {
+                        tilemap: *entity,
+                        expected: expected_size,
+                        found: size,
+                    },
+                });
+            }
+            continue;
+        }
+        let width = size.x as usize;
+        let read = |x: usize, y: usize| storage.checked_get(&TilePos::new(x as u32, y as u32));
+        match layers.layers.iter_mut().find(|(e, _)| e == entity) {
+            None => {
+                let mut layer = Layer {
+                    size,
+                    entities: Vec::with_capacity(width * size.y as usize),
+                    cells: Vec::with_capacity(width * size.y as usize),
+                };
+                for y in 0..size.y as usize {
+                    for x in 0..width {
+                        let e = read(x, y);
+                        layer.entities.push(e);
+                        layer.cells.push(resolve(e, &tiles, &rules));
+                    }
+                }
+                layers.layers.push((*entity, layer));
+                full = true;
+            }
+            Some((_, layer)) if storage.is_changed() && !rules_changed => {
+                for y in 0..size.y as usize {
+                    for x in 0..width {
+                        let e = read(x, y);
+                        let k = y * width + x;
+                        if layer.entities[k] != e {
+                            layer.entities[k] = e;
+                            layer.cells[k] = resolve(e, &tiles, &rules);
+                            dirty.push(GridPos::new(x as u32, y as u32));
+                        }
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+    }
+
+    if rules_changed {
+        for (_, layer) in layers.layers.iter_mut() {
+            for (cell, e) in layer.cells.iter_mut().zip(&layer.entities) {
+                *cell = resolve(*e, &tiles, &rules);
+            }
+        }
+    }
+
+    // Tiles whose texture or override changed, or whose override was removed.
+    let mut touch = |pos: &TilePos, map: &TilemapId, layers: &mut NavLayers| {
+        if let Some((_, layer)) = layers.layers.iter_mut().find(|(e, _)| *e == map.0) {
+            if pos.x < layer.size.x && pos.y < layer.size.y {
+                let k = pos.y as usize * layer.size.x as usize + pos.x as usize;
+                let cell = resolve(layer.entities[k], &tiles, &rules);
+                if layer.cells[k] != cell {
+                    layer.cells[k] = cell;
+                    dirty.push(GridPos::new(pos.x, pos.y));
+                }
+            }
+        }
+    };
+    for (pos, map) in &changed_tiles {
+        touch(pos, map, &mut layers);
+    }
+    for entity in removed_overrides.read() {
+        if let Ok((pos, map)) = all_tiles.get(entity) {
+            touch(pos, map, &mut layers);
+        }
+    }
+
+    // Geometry follows the first layer.
+    let first = layers.layers.first().map(|(e, _)| *e);
+    match first.and_then(|e| tilemaps.get(e).ok()) {
+        Some((entity, _, size, grid_size, tile_size, map_type, anchor, transform)) => {
+            let new = NavGeometry {
+                tilemap: entity,
+                size: *size,
+                grid_size: *grid_size,
+                tile_size: *tile_size,
+                map_type: *map_type,
+                anchor: anchor.copied().unwrap_or_default(),
+                transform: *transform,
+            };
+            if geometry.as_deref() != Some(&new) {
+                commands.insert_resource(new);
+            }
+        }
+        None => {
+            if geometry.is_some() {
+                commands.remove_resource::<NavGeometry>();
+            }
+        }
+    }
+
+    let Some((_, first_layer)) = layers.layers.first() else {
+        if grid.is_some() {
+            commands.remove_resource::<NavGrid>();
+        }
+        return;
+    };
+    let size = first_layer.size;
+    let combine = |k: usize| -> Cell {
+        layers.layers.iter().fold(Cell::GROUND, |acc, (_, l)| match (acc, l.cells[k]) {
+            (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
+            (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
+                Cell::Passable { cost: a.max(b) }
+            }
+        })
+    };
+    let mut grid = match grid {
+        Some(grid) if grid.width() == size.x && grid.height() == size.y => grid,
+        _ => {
+            // First grid, or the map changed size: build it whole.
+            let Ok(mut fresh) = NavGrid::new(size.x, size.y) else {
+                return;
+            };
+            fresh.set_neighborhood(settings.neighborhood);
+            fresh.set_corner_rule(settings.corner_rule);
+            let cells: Vec<GridPos> = fresh.positions().collect();
+            for &pos in &cells {
+                let _ = fresh.set(pos, combine(pos.y as usize * size.x as usize + pos.x as usize));
+            }
+            commands.insert_resource(fresh);
+            changed.write(NavGridChanged { cells });
+            return;
+        }
+    };
+    if full {
+        dirty = grid.positions().collect();
+    }
+    if grid.neighborhood() != settings.neighborhood {
+        grid.set_neighborhood(settings.neighborhood);
+    }
+    if grid.corner_rule() != settings.corner_rule {
+        grid.set_corner_rule(settings.corner_rule);
+    }
+    dirty.sort_unstable();
+    dirty.dedup();
+    let mut cells = Vec::new();
+    for pos in dirty {
+        let k = pos.y as usize * size.x as usize + pos.x as usize;
+        let cell = combine(k);
+        if grid.get(pos) != Some(cell) && grid.set(pos, cell).is_ok() {
+            cells.push(pos);
+        }
+    }
+    if !cells.is_empty() {
+        changed.write(NavGridChanged { cells });
+    }
+}

@@ -1,0 +1,36 @@
+//! Every scenario of the public `arena2` benchmark map is solved at its published optimum.
+
+use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
+use bevy_tilemap_nav::search::{Pathfinder, SearchOptions, path_cost};
+
+fn assert_all_optimal(name: &str) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let grid = load_map(format!("{dir}/{name}.map")).unwrap();
+    let scenarios = load_scenarios(format!("{dir}/{name}.map.scen")).unwrap();
+    assert!(!scenarios.is_empty());
+    let mut pathfinder = Pathfinder::new();
+    for (index, scenario) in scenarios.iter().enumerate() {
+        assert_eq!((scenario.map_width, scenario.map_height), (grid.width(), grid.height()));
+        let path = pathfinder
+            .find_path(&grid, scenario.start, scenario.goal, &SearchOptions::default())
+            .unwrap_or_else(|e| panic!("{name} scenario {index}: {e}"));
+        assert!(
+            (path.cost - scenario.optimal_length).abs() <= 0.01,
+            "{name} scenario {index}: cost {} but the published optimum is {}",
+            path.cost,
+            scenario.optimal_length
+        );
+        let walked = path_cost(&grid, &path.cells).expect("legal path");
+        assert!((walked - path.cost).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn arena2_all_scenarios_optimal() {
+    assert_all_optimal("arena2");
+}
+
+#[test]
+fn arena_all_scenarios_optimal() {
+    assert_all_optimal("arena");
+}

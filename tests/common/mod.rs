@@ -1,0 +1,116 @@
+//! Test helpers shared by the integration tests: a seeded random number generator and an
+//! independent model of the movement rules with a plain Dijkstra oracle.
+
+#![allow(dead_code)]
+
+use std::collections::BinaryHeap;
+
+/// SplitMix64: small, seeded, reproducible.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: u32) -> u32 {
+        (self.next_u64() % u64::from(n)) as u32
+    }
+
+    pub fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// The movement rules written out again, independently of the crate: `cells[y][x]` is `None`
+/// for a wall or `Some(cost)`.
+pub struct Model {
+    pub width: i64,
+    pub height: i64,
+    pub cells: Vec<Vec<Option<u32>>>,
+    pub eight: bool,
+    /// Diagonal allowed when at least one side cell is open (else both must be).
+    pub cut_corners: bool,
+}
+
+impl Model {
+    pub fn cost(&self, x: i64, y: i64) -> Option<u32> {
+        if x < 0 || y < 0 || x >= self.width || y >= self.height {
+            return None;
+        }
+        self.cells[y as usize][x as usize]
+    }
+
+    /// Cost of stepping from (ax, ay) to (bx, by), or None if that is not a legal step.
+    pub fn step_cost(&self, (ax, ay): (i64, i64), (bx, by): (i64, i64)) -> Option<f64> {
+        self.cost(ax, ay)?;
+        let cost = f64::from(self.cost(bx, by)?);
+        let (dx, dy) = (bx - ax, by - ay);
+        match (dx.abs(), dy.abs()) {
+            (1, 0) | (0, 1) => Some(cost),
+            (1, 1) if self.eight => {
+                let a = self.cost(ax + dx, ay).is_some();
+                let b = self.cost(ax, ay + dy).is_some();
+                let ok = if self.cut_corners { a || b } else { a && b };
+                ok.then_some(cost * std::f64::consts::SQRT_2)
+            }
+            _ => None,
+        }
+    }
+
+    /// Plain Dijkstra: the cheapest cost from start to goal, or None if unreachable.
+    pub fn dijkstra(&self, start: (i64, i64), goal: (i64, i64)) -> Option<f64> {
+        #[derive(PartialEq)]
+        struct Entry(f64, i64, i64);
+        impl Eq for Entry {}
+        impl PartialOrd for Entry {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for Entry {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                other.0.total_cmp(&self.0)
+            }
+        }
+        self.cost(start.0, start.1)?;
+        self.cost(goal.0, goal.1)?;
+        let w = self.width as usize;
+        let mut dist = vec![f64::INFINITY; w * self.height as usize];
+        let mut heap = BinaryHeap::new();
+        dist[start.1 as usize * w + start.0 as usize] = 0.0;
+        heap.push(Entry(0.0, start.0, start.1));
+        while let Some(Entry(d, x, y)) = heap.pop() {
+            if (x, y) == goal {
+                return Some(d);
+            }
+            if d > dist[y as usize * w + x as usize] {
+                continue;
+            }
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    if let Some(c) = self.step_cost((x, y), (x + dx, y + dy)) {
+                        let k = (y + dy) as usize * w + (x + dx) as usize;
+                        if d + c < dist[k] {
+                            dist[k] = d + c;
+                            heap.push(Entry(d + c, x + dx, y + dy));
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Cost of a path of cells under these rules, or None if any step is illegal.
+    pub fn path_cost(&self, cells: &[(i64, i64)]) -> Option<f64> {
+        let first = cells.first()?;
+        self.cost(first.0, first.1)?;
+        cells.windows(2).map(|w| self.step_cost(w[0], w[1])).sum()
+    }
+}

@@ -1,0 +1,361 @@
+//! The plugin in a headless `App`: a real bevy_ecs_tilemap tilemap (TileStorage, TilePos,
+//! TileTextureIndex), manual time steps, agents that ask for paths and walk them.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::prelude::*;
+
+const FLOOR: u32 = 0;
+const WALL: u32 = 1;
+const MUD: u32 = 2;
+const TILE: f32 = 16.0;
+const DT: Duration = Duration::from_millis(16);
+
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::default())
+        .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
+        .insert_resource(
+            TileRules::default()
+                .with(WALL, Cell::Blocked)
+                .with(MUD, Cell::Passable { cost: 5 }),
+        );
+    app
+}
+
+/// Spawns a square tilemap drawn from text rows (top row first): `#` wall, `~` mud, `.` floor,
+/// ` ` no tile. Returns the tilemap entity.
+fn spawn_map(app: &mut App, rows: &[&str]) -> Entity {
+    let height = rows.len() as u32;
+    let width = rows[0].len() as u32;
+    let size = TilemapSize { x: width, y: height };
+    let world = app.world_mut();
+    let tilemap = world.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for (row, line) in rows.iter().enumerate() {
+        for (x, c) in line.chars().enumerate() {
+            let texture = match c {
+                '#' => WALL,
+                '~' => MUD,
+                '.' => FLOOR,
+                _ => continue,
+            };
+            let pos = TilePos { x: x as u32, y: height - 1 - row as u32 };
+            let tile = world
+                .spawn((pos, TilemapId(tilemap), TileTextureIndex(texture)))
+                .id();
+            storage.set(&pos, tile);
+        }
+    }
+    world.entity_mut(tilemap).insert((
+        storage,
+        size,
+        TilemapGridSize { x: TILE, y: TILE },
+        TilemapTileSize { x: TILE, y: TILE },
+        TilemapType::Square,
+        TilemapAnchor::None,
+        Transform::default(),
+        NavTilemap,
+    ));
+    tilemap
+}
+
+fn tile(app: &App, tilemap: Entity, x: u32, y: u32) -> Entity {
+    app.world().get::<TileStorage>(tilemap).unwrap().get(&TilePos { x, y }).unwrap()
+}
+
+fn centre(app: &App, cell: GridPos) -> Vec2 {
+    app.world().resource::<NavGeometry>().cell_to_world(cell)
+}
+
+fn spawn_agent(app: &mut App, at: GridPos, goal: impl Into<PathGoal>, speed: f32) -> Entity {
+    let position = centre(app, at);
+    app.world_mut()
+        .spawn((
+            Transform::from_translation(position.extend(1.0)),
+            PathFollower::new(speed),
+            PathRequest::to(goal),
+        ))
+        .id()
+}
+
+fn arrivals(app: &App) -> Vec<Arrived> {
+    let messages = app.world().resource::<Messages<Arrived>>();
+    messages.iter_current_update_messages().copied().collect()
+}
+
+/// Steps frames until `entity` arrives (checking at every frame that it stands on a passable
+/// cell), and returns the frame count.
+fn walk_until_arrived(app: &mut App, entity: Entity, max_frames: usize) -> usize {
+    for frame in 0..max_frames {
+        app.update();
+        let position = app.world().get::<Transform>(entity).unwrap().translation.truncate();
+        let geometry = *app.world().resource::<NavGeometry>();
+        let cell = geometry.world_to_cell(position).expect("agent on the map");
+        assert!(
+            app.world().resource::<NavGrid>().is_passable(cell),
+            "frame {frame}: agent inside blocked cell {cell}"
+        );
+        if arrivals(app).iter().any(|a| a.entity == entity) {
+            return frame;
+        }
+    }
+    panic!("agent did not arrive within {max_frames} frames");
+}
+
+const ROOM: [&str; 7] = [
+    "..........",
+    "..........",
+    "....#.....",
+    "....#.....",
+    "....#.....",
+    "....#.....",
+    "....#.....",
+];
+
+#[test]
+fn agent_walks_around_a_wall_to_the_goal_centre_on_an_optimal_path() {
+    let mut app = app();
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let (start, goal) = (GridPos::new(1, 1), GridPos::new(8, 1));
+    let agent = spawn_agent(&mut app, start, goal, 64.0);
+    app.update();
+
+    let path = app.world().get::<Path>(agent).expect("answered").clone();
+    let grid = app.world().resource::<NavGrid>().clone();
+    let optimum = Pathfinder::new().find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+    assert!((path.cost - optimum.cost).abs() < 1e-9);
+    assert!(path.complete);
+    assert!(path.cells.windows(2).all(|w| grid.can_step(w[0], w[1])), "{:?}", path.cells);
+    assert!(path.cells.iter().any(|c| c.y >= 5), "goes round the top of the wall");
+
+    walk_until_arrived(&mut app, agent, 600);
+    let end = app.world().get::<Transform>(agent).unwrap().translation;
+    assert_eq!(end.truncate(), centre(&app, goal));
+    assert_eq!(end.z, 1.0);
+    assert!(app.world().get::<Path>(agent).is_none());
+}
+
+#[test]
+fn movement_is_frame_rate_independent() {
+    let frames_at = |step: Duration| {
+        let mut app = app();
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(step));
+        spawn_map(&mut app, &ROOM);
+        app.update();
+        let agent = spawn_agent(&mut app, GridPos::new(0, 0), GridPos::new(3, 0), 32.0);
+        app.update();
+        let f = walk_until_arrived(&mut app, agent, 10_000);
+        f as f64 * step.as_secs_f64()
+    };
+    // 48 world units at 32 per second: 1.5 s whatever the frame length.
+    let coarse = frames_at(Duration::from_millis(50));
+    let fine = frames_at(Duration::from_millis(5));
+    assert!((coarse - 1.5).abs() <= 0.05 + 1e-9, "{coarse}");
+    assert!((fine - 1.5).abs() <= 0.05 + 1e-9, "{fine}");
+}
+
+#[test]
+fn wall_across_the_path_mid_walk_makes_the_agent_replan_and_arrive() {
+    let mut app = app();
+    let map = spawn_map(&mut app, &ROOM);
+    app.update();
+    let goal = GridPos::new(8, 1);
+    let agent = spawn_agent(&mut app, GridPos::new(1, 1), goal, 48.0);
+    app.update();
+    let first = app.world().get::<Path>(agent).unwrap().clone();
+    // Let it walk a few steps, then close the top route and open one at the bottom.
+    for _ in 0..10 {
+        app.update();
+    }
+    for y in [5, 6] {
+        let t = tile(&app, map, 4, y);
+        app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
+    }
+    let t = tile(&app, map, 4, 0);
+    app.world_mut().entity_mut(t).insert(TileTextureIndex(FLOOR));
+    let frames = walk_until_arrived(&mut app, agent, 2_000);
+    assert!(frames > 0);
+    let end = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+    assert_eq!(end, centre(&app, goal));
+    // The first plan went over the top; the agent got there through the new bottom gap.
+    assert!(first.cells.iter().any(|c| c.y >= 5));
+    assert!(first.cells.iter().all(|c| *c != GridPos::new(4, 0)));
+}
+
+#[test]
+fn sealed_goal_gives_path_failed_unreachable_and_agent_stops_on_a_legal_cell() {
+    let mut app = app();
+    let map = spawn_map(&mut app, &ROOM);
+    app.update();
+    let goal = GridPos::new(8, 1);
+    let agent = spawn_agent(&mut app, GridPos::new(1, 1), goal, 48.0);
+    app.update();
+    for _ in 0..8 {
+        app.update();
+    }
+    for y in [5, 6] {
+        let t = tile(&app, map, 4, y);
+        app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
+    }
+    let mut failed = None;
+    for _ in 0..200 {
+        app.update();
+        let world = app.world();
+        if let Some(f) = world.resource::<Messages<PathFailed>>().iter_current_update_messages().next() {
+            failed = Some(f.clone());
+        }
+    }
+    let failed = failed.expect("a PathFailed message");
+    assert_eq!(failed.entity, agent);
+    assert!(matches!(failed.error, NavError::Search(PathError::Unreachable { goal: g, .. }) if g == goal));
+    assert!(app.world().get::<PathFailed>(agent).is_some());
+    // It stopped on the centre of a passable cell, not between cells.
+    let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+    let geometry = *app.world().resource::<NavGeometry>();
+    let cell = geometry.world_to_cell(at).unwrap();
+    assert!(app.world().resource::<NavGrid>().is_passable(cell));
+    assert_eq!(at, geometry.cell_to_world(cell));
+    assert!(app.world().get::<Path>(agent).is_none());
+    assert!(arrivals(&app).is_empty());
+}
+
+#[test]
+fn texture_change_and_tilenav_override_update_the_grid_with_a_message() {
+    let mut app = app();
+    let map = spawn_map(&mut app, &ROOM);
+    app.update();
+    let cell = |app: &App, x, y| app.world().resource::<NavGrid>().get(GridPos::new(x, y)).unwrap();
+    assert_eq!(cell(&app, 4, 3), Cell::Blocked);
+    assert_eq!(cell(&app, 2, 2), Cell::GROUND);
+
+    let t = tile(&app, map, 2, 2);
+    app.world_mut().entity_mut(t).insert(TileTextureIndex(MUD));
+    app.update();
+    assert_eq!(cell(&app, 2, 2), Cell::Passable { cost: 5 });
+    // The newest message lists exactly the cell that changed.
+    let changed = app
+        .world()
+        .resource::<Messages<NavGridChanged>>()
+        .iter_current_update_messages()
+        .last()
+        .cloned();
+    assert_eq!(changed, Some(NavGridChanged { cells: vec![GridPos::new(2, 2)] }));
+
+    // An override wins over the texture, and removing it restores the texture's rule.
+    let wall = tile(&app, map, 4, 3);
+    app.world_mut().entity_mut(wall).insert(TileNav::Cost(3));
+    app.update();
+    assert_eq!(cell(&app, 4, 3), Cell::Passable { cost: 3 });
+    app.world_mut().entity_mut(wall).remove::<TileNav>();
+    app.update();
+    assert_eq!(cell(&app, 4, 3), Cell::Blocked);
+
+    // A removed tile is "missing": ground by default.
+    let removed = tile(&app, map, 4, 2);
+    app.world_mut().get_mut::<TileStorage>(map).unwrap().remove(&TilePos { x: 4, y: 2 });
+    app.world_mut().despawn(removed);
+    app.update();
+    assert_eq!(cell(&app, 4, 2), Cell::GROUND);
+}
+
+#[test]
+fn two_layers_combine_blocked_wins_and_cost_is_the_highest() {
+    let mut app = app();
+    spawn_map(&mut app, &["~~..", "...."]);
+    spawn_map(&mut app, &["..~#", "  ~ "]);
+    app.update();
+    let grid = app.world().resource::<NavGrid>();
+    let at = |x, y| grid.get(GridPos::new(x, y)).unwrap();
+    // Top row (y = 1): mud+floor, mud+floor, floor+mud, floor+wall.
+    assert_eq!(at(0, 1), Cell::Passable { cost: 5 });
+    assert_eq!(at(2, 1), Cell::Passable { cost: 5 });
+    assert_eq!(at(3, 1), Cell::Blocked);
+    // Bottom row: missing tiles in the prop layer count as ground.
+    assert_eq!(at(0, 0), Cell::GROUND);
+    assert_eq!(at(2, 0), Cell::Passable { cost: 5 });
+}
+
+#[test]
+fn bad_goals_get_path_failed_never_a_panic() {
+    let mut app = app();
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let start = GridPos::new(1, 1);
+    let off_map = spawn_agent(&mut app, start, GridPos::new(50, 1), 10.0);
+    let on_wall = spawn_agent(&mut app, start, GridPos::new(4, 2), 10.0);
+    let nan = spawn_agent(&mut app, start, Vec2::new(f32::NAN, 3.0), 10.0);
+    let world_off = spawn_agent(&mut app, start, Vec2::new(-500.0, 3.0), 10.0);
+    let no_transform = app.world_mut().spawn(PathRequest::to(GridPos::new(2, 2))).id();
+    let nan_start = app
+        .world_mut()
+        .spawn((Transform::from_xyz(f32::NAN, 0.0, 0.0), PathRequest::to(GridPos::new(2, 2))))
+        .id();
+    app.update();
+    let error = |e: Entity| app.world().get::<PathFailed>(e).map(|f| f.error.clone());
+    assert!(matches!(error(off_map), Some(NavError::Search(PathError::GoalOutOfBounds { .. }))));
+    assert!(matches!(error(on_wall), Some(NavError::Search(PathError::GoalBlocked { .. }))));
+    assert!(matches!(error(nan), Some(NavError::Goal(WorldToCellError::NotFinite(_)))));
+    assert!(matches!(error(world_off), Some(NavError::Goal(WorldToCellError::OffMap(_)))));
+    assert_eq!(error(no_transform), Some(NavError::NoTransform));
+    assert!(matches!(error(nan_start), Some(NavError::Start(WorldToCellError::NotFinite(_)))));
+    for e in [off_map, on_wall, nan, world_off, no_transform, nan_start] {
+        assert!(app.world().get::<PathRequest>(e).is_none());
+        assert!(app.world().get::<Path>(e).is_none());
+    }
+    // A request before any tilemap exists.
+    let mut bare = self::app();
+    let early = bare.world_mut().spawn((Transform::default(), PathRequest::to(GridPos::new(0, 0)))).id();
+    bare.update();
+    assert_eq!(bare.world().get::<PathFailed>(early).map(|f| f.error.clone()), Some(NavError::NoGrid));
+}
+
+#[test]
+fn two_hundred_agents_in_one_frame_are_all_answered_within_the_budget() {
+    let mut app = app();
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let per_frame = app.world().resource::<NavSettings>().max_requests_per_frame;
+    let agents: Vec<Entity> = (0..200u32)
+        .map(|i| {
+            let start = GridPos::new(i % 4, i % 7);
+            let goal = GridPos::new(5 + i % 5, (i / 5) % 7);
+            spawn_agent(&mut app, start, goal, 0.0)
+        })
+        .collect();
+    let frames_allowed = 200usize.div_ceil(per_frame);
+    let mut answered_per_frame = Vec::new();
+    for _ in 0..frames_allowed {
+        app.update();
+        let answered = agents.iter().filter(|&&a| app.world().get::<Path>(a).is_some()).count();
+        answered_per_frame.push(answered);
+    }
+    assert_eq!(*answered_per_frame.last().unwrap(), 200, "{answered_per_frame:?}");
+    // The budget holds: no frame answers more than allowed.
+    for (frame, &answered) in answered_per_frame.iter().enumerate() {
+        assert!(answered <= per_frame * (frame + 1), "{answered_per_frame:?}");
+    }
+}
+
+#[test]
+fn requests_are_answered_in_arrival_order() {
+    let mut app = app();
+    app.insert_resource(NavSettings { max_requests_per_frame: 3, ..NavSettings::default() });
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let agents: Vec<Entity> = (0..7u32)
+        .map(|i| spawn_agent(&mut app, GridPos::new(0, i), GridPos::new(9, i), 0.0))
+        .collect();
+    app.update();
+    let done = |app: &App| agents.iter().map(|&a| app.world().get::<Path>(a).is_some()).collect::<Vec<_>>();
+    assert_eq!(done(&app), [true, true, true, false, false, false, false]);
+    app.update();
+    assert_eq!(done(&app), [true, true, true, true, true, true, false]);
+    app.update();
+    assert!(done(&app).iter().all(|&d| d));
+}

@@ -1,0 +1,125 @@
+//! Every way a query can fail gives its own typed error, and the options that bound or bend a
+//! search do what they say.
+
+use bevy_tilemap_nav::prelude::*;
+
+/// 7 x 5, a wall down column 3 from row 0 to row 3: the only way across is through (3, 4).
+fn walled() -> NavGrid {
+    let mut grid = NavGrid::new(7, 5).unwrap();
+    grid.fill_rect(GridPos::new(3, 0), GridPos::new(3, 3), Cell::Blocked).unwrap();
+    grid
+}
+
+fn find(grid: &NavGrid, start: (u32, u32), goal: (u32, u32), options: SearchOptions) -> Result<PathResult, PathError> {
+    Pathfinder::new().find_path(grid, start.into(), goal.into(), &options)
+}
+
+#[test]
+fn out_of_bounds_and_blocked_ends() {
+    let grid = walled();
+    let o = SearchOptions::default();
+    assert_eq!(
+        find(&grid, (7, 0), (0, 0), o),
+        Err(PathError::StartOutOfBounds { start: GridPos::new(7, 0), width: 7, height: 5 })
+    );
+    assert_eq!(
+        find(&grid, (0, 0), (0, u32::MAX), o),
+        Err(PathError::GoalOutOfBounds { goal: GridPos::new(0, u32::MAX), width: 7, height: 5 })
+    );
+    assert_eq!(
+        find(&grid, (3, 0), (0, 0), o),
+        Err(PathError::StartBlocked { start: GridPos::new(3, 0) })
+    );
+    assert_eq!(
+        find(&grid, (0, 0), (3, 1), o),
+        Err(PathError::GoalBlocked { goal: GridPos::new(3, 1) })
+    );
+}
+
+#[test]
+fn unreachable_goal_is_reported_without_a_search() {
+    let mut grid = walled();
+    grid.set(GridPos::new(3, 4), Cell::Blocked).unwrap();
+    let err = find(&grid, (0, 0), (6, 0), SearchOptions::default()).unwrap_err();
+    assert_eq!(err, PathError::Unreachable { start: GridPos::new(0, 0), goal: GridPos::new(6, 0) });
+    // Reopening the gap makes it reachable again: the labels follow the change.
+    grid.set(GridPos::new(3, 4), Cell::GROUND).unwrap();
+    assert!(find(&grid, (0, 0), (6, 0), SearchOptions::default()).is_ok());
+}
+
+#[test]
+fn start_equals_goal_is_a_one_cell_path() {
+    let path = find(&walled(), (1, 1), (1, 1), SearchOptions::default()).unwrap();
+    assert_eq!(path.cells, vec![GridPos::new(1, 1)]);
+    assert_eq!(path.cost, 0.0);
+    assert!(path.complete);
+}
+
+#[test]
+fn expansion_limit() {
+    let grid = walled();
+    let limit = SearchLimit { max_expansions: Some(3), max_cost: None };
+    let o = SearchOptions { limit, ..SearchOptions::default() };
+    assert_eq!(find(&grid, (0, 0), (6, 0), o), Err(PathError::LimitExceeded { expanded: 3 }));
+    let generous = SearchOptions {
+        limit: SearchLimit { max_expansions: Some(1000), max_cost: None },
+        ..SearchOptions::default()
+    };
+    assert!(find(&grid, (0, 0), (6, 0), generous).is_ok());
+}
+
+#[test]
+fn cost_limit() {
+    let grid = walled();
+    let optimum = find(&grid, (0, 0), (6, 0), SearchOptions::default()).unwrap().cost;
+    let tight = SearchOptions {
+        limit: SearchLimit { max_expansions: None, max_cost: Some(optimum - 0.5) },
+        ..SearchOptions::default()
+    };
+    assert!(matches!(find(&grid, (0, 0), (6, 0), tight), Err(PathError::LimitExceeded { .. })));
+    let enough = SearchOptions {
+        limit: SearchLimit { max_expansions: None, max_cost: Some(optimum + 1e-9) },
+        ..SearchOptions::default()
+    };
+    assert!((find(&grid, (0, 0), (6, 0), enough).unwrap().cost - optimum).abs() < 1e-9);
+}
+
+#[test]
+fn bad_weights_are_refused() {
+    for weight in [f64::NAN, 0.5, f64::INFINITY, -1.0] {
+        let o = SearchOptions { weight, ..SearchOptions::default() };
+        assert!(matches!(find(&walled(), (0, 0), (6, 0), o), Err(PathError::InvalidWeight { .. })));
+    }
+}
+
+#[test]
+fn partial_path_ends_at_closest_reachable_cell() {
+    let mut grid = walled();
+    grid.set(GridPos::new(3, 4), Cell::Blocked).unwrap();
+    let o = SearchOptions { partial: true, ..SearchOptions::default() };
+    let path = find(&grid, (0, 4), (6, 1), o).unwrap();
+    assert!(!path.complete);
+    assert_eq!(path.cells[0], GridPos::new(0, 4));
+    // Column 2, beside the wall, row 1 (the goal's row) is closest to the goal.
+    assert_eq!(path.end(), GridPos::new(2, 1));
+    assert!(bevy_tilemap_nav::search::path_cost(&grid, &path.cells).is_some());
+}
+
+#[test]
+fn errors_read_well() {
+    let e: Box<dyn std::error::Error> = Box::new(PathError::GoalBlocked { goal: GridPos::new(3, 1) });
+    assert_eq!(e.to_string(), "goal (3, 1) is blocked");
+}
+
+#[test]
+fn terrain_cost_steers_the_path() {
+    // A band of mud (cost 10) down column 2 with a road of ground at the bottom.
+    let mut grid = NavGrid::new(5, 5).unwrap();
+    grid.fill_rect(GridPos::new(2, 0), GridPos::new(2, 3), Cell::Passable { cost: 10 }).unwrap();
+    let path = find(&grid, (0, 0), (4, 0), SearchOptions::default()).unwrap();
+    assert!(path.cells.contains(&GridPos::new(2, 4)), "{:?}", path.cells);
+    // Four-way: the same detour, costs 1 per step.
+    grid.set_neighborhood(Neighborhood::Four);
+    let path = find(&grid, (0, 0), (4, 0), SearchOptions::default()).unwrap();
+    assert_eq!(path.cost, 12.0);
+}

@@ -42,13 +42,21 @@ fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
     println!(
         "{:<12} {:>9} {:>9} {:>12} {:>12} {:>10} {:>8} {:>13}",
-        "map", "cells", "queries", "A* total s", "A* us/query", "optimal", "Dijkstra", "A* speed-up"
+        "map",
+        "cells",
+        "queries",
+        "A* total s",
+        "A* us/query",
+        "optimal",
+        "Dijkstra",
+        "A* speed-up"
     );
     for name in ["arena", "arena2", "lak304d", "64room_000"] {
         let grid = load_map(format!("{dir}/{name}.map")).expect("map");
         let scenarios = load_scenarios(format!("{dir}/{name}.map.scen")).expect("scenarios");
         let astar = SearchOptions::default();
-        let dijkstra = SearchOptions { heuristic: Some(Heuristic::Zero), ..SearchOptions::default() };
+        let dijkstra =
+            SearchOptions { heuristic: Some(Heuristic::Zero), ..SearchOptions::default() };
         let (a_secs, a_optimal, _) = run(&grid, &scenarios, &astar);
         let (d_secs, _, _) = run(&grid, &scenarios, &dijkstra);
         let n = scenarios.len() as f64;

@@ -20,7 +20,11 @@ pub(crate) fn draw_debug(
     for pos in grid.positions() {
         if !grid.is_passable(pos) {
             let centre = geometry.cell_to_world(pos);
-            gizmos.rect_2d(Isometry2d::from_translation(centre), cell_size, Color::srgba(1.0, 0.2, 0.2, 0.6));
+            gizmos.rect_2d(
+                Isometry2d::from_translation(centre),
+                cell_size,
+                Color::srgba(1.0, 0.2, 0.2, 0.6),
+            );
         }
     }
     for (transform, path, follower) in &agents {
@@ -29,7 +33,11 @@ pub(crate) fn draw_debug(
         let rest = std::iter::once(here).chain(path.points[next..].iter().copied());
         gizmos.linestrip_2d(rest, Color::srgb(1.0, 0.9, 0.2));
         if let Some(&end) = path.points.last() {
-            gizmos.circle_2d(Isometry2d::from_translation(end), cell_size.x * 0.35, Color::srgb(0.2, 1.0, 0.4));
+            gizmos.circle_2d(
+                Isometry2d::from_translation(end),
+                cell_size.x * 0.35,
+                Color::srgb(0.2, 1.0, 0.4),
+            );
         }
     }
 }

@@ -14,7 +14,17 @@ use serde::{Deserialize, Serialize};
 /// A cell of a [`NavGrid`]: column `x`, row `y`. MovingAI files count rows from the top; the
 /// Bevy layer uses `bevy_ecs_tilemap`'s `TilePos` as it is (rows from the bottom).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
     bevy::reflect::Reflect,
 )]
 pub struct GridPos {
@@ -310,7 +320,11 @@ impl NavGrid {
     /// Sets every cell of the rectangle from `min` to `max` inclusive (clamped to the grid).
     pub fn fill_rect(&mut self, min: GridPos, max: GridPos, cell: Cell) -> Result<(), GridError> {
         if !self.in_bounds(min) {
-            return Err(GridError::OutOfBounds { pos: min, width: self.width, height: self.height });
+            return Err(GridError::OutOfBounds {
+                pos: min,
+                width: self.width,
+                height: self.height,
+            });
         }
         let new = cell_cost(cell, min)?;
         let max_x = max.x.min(self.width - 1);
@@ -333,12 +347,12 @@ impl NavGrid {
     }
 
     fn write_cost(&mut self, i: usize, old: u32, new: u32) {
-        if old != 0 {
-            if let Some(count) = self.cost_counts.get_mut(&old) {
-                *count -= 1;
-                if *count == 0 {
-                    self.cost_counts.remove(&old);
-                }
+        if old != 0
+            && let Some(count) = self.cost_counts.get_mut(&old)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.cost_counts.remove(&old);
             }
         }
         if new != 0 {

@@ -21,7 +21,7 @@ pub mod tilemap;
 /// The names most programs need.
 pub mod prelude {
     pub use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
-    pub use crate::movement::{Arrived, PathFollower, Replanning};
+    pub use crate::movement::{Arrived, NavObstacle, PathFollower, Replanning};
     pub use crate::plugin::{NavSet, NavSettings, TilemapNavPlugin};
     pub use crate::request::{NavError, Path, PathFailed, PathGoal, PathRequest};
     pub use crate::search::{

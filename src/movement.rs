@@ -38,6 +38,46 @@ pub struct Arrived {
 #[reflect(Component)]
 pub struct Replanning;
 
+/// Marks a character that others walk around: requests from other agents treat the cell it
+/// stands on as blocked, and an agent about to step into that cell plans again.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct NavObstacle;
+
+/// The cells that [`NavObstacle`]s stand on this frame.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct ObstacleCells(pub Vec<(Entity, GridPos)>);
+
+impl ObstacleCells {
+    /// Cells to avoid for `entity`'s own planning.
+    pub(crate) fn for_agent(&self, entity: Entity) -> Vec<GridPos> {
+        self.0.iter().filter(|(e, _)| *e != entity).map(|(_, c)| *c).collect()
+    }
+}
+
+pub(crate) fn collect_obstacles(
+    geometry: Option<Res<NavGeometry>>,
+    obstacles: Query<(Entity, &Transform), With<NavObstacle>>,
+    mut cells: ResMut<ObstacleCells>,
+) {
+    cells.0.clear();
+    let Some(geometry) = geometry else {
+        return;
+    };
+    for (entity, transform) in &obstacles {
+        if let Ok(cell) = geometry.world_to_cell(transform.translation.truncate()) {
+            cells.0.push((entity, cell));
+        }
+    }
+}
+
+/// True when another character stands on one of the next two cells of the path (short of its
+/// goal, where it cannot be avoided).
+fn obstacle_ahead(obstacles: &ObstacleCells, entity: Entity, path: &Path, next: usize) -> bool {
+    let ahead = &path.cells[next.min(path.cells.len())..(next + 2).min(path.cells.len())];
+    obstacles.0.iter().any(|(e, c)| *e != entity && *c != path.goal && ahead.contains(c))
+}
+
 /// The first step of `path` at or after the step into `cells[next]` that is no longer legal.
 fn first_broken_step(grid: &NavGrid, path: &Path, next: usize) -> Option<usize> {
     let cells = &path.cells;
@@ -47,7 +87,8 @@ fn first_broken_step(grid: &NavGrid, path: &Path, next: usize) -> Option<usize> 
     (next.max(1)..cells.len()).find(|&k| !grid.can_step(cells[k - 1], cells[k]))
 }
 
-/// Moves every agent along its path; re-plans those whose path the grid change has cut.
+/// Moves every agent along its path; re-plans those whose path a grid change has cut or a
+/// [`NavObstacle`] stands in.
 #[allow(clippy::type_complexity)]
 pub(crate) fn follow_paths(
     mut commands: Commands,
@@ -62,6 +103,7 @@ pub(crate) fn follow_paths(
         Has<Replanning>,
         Has<PathRequest>,
     )>,
+    obstacles: Res<ObstacleCells>,
     mut arrived: MessageWriter<Arrived>,
 ) {
     let dt = time.delta_secs();
@@ -73,10 +115,10 @@ pub(crate) fn follow_paths(
         }
         // The grid changed: is the rest of the path still walkable?
         if let (Some(grid), Some(geometry)) = (grid.as_deref(), geometry.as_deref())
-            && grid_changed
             && !replanning
             && !requested
-            && first_broken_step(grid, &path, follower.next).is_some()
+            && ((grid_changed && first_broken_step(grid, &path, follower.next).is_some())
+                || obstacle_ahead(&obstacles, entity, &path, follower.next))
         {
             let safe = start_cell(geometry, grid, position, Some((&follower, &path)))
                 .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);

@@ -3,8 +3,12 @@
 use bevy::prelude::*;
 
 use crate::grid::{CornerRule, Neighborhood};
-use crate::movement::{Arrived, PathFollower, Replanning, follow_paths};
-use crate::request::{Path, PathFailed, PathRequest, RequestQueue, answer_requests, queue_requests};
+use crate::movement::{
+    Arrived, NavObstacle, ObstacleCells, PathFollower, Replanning, collect_obstacles, follow_paths,
+};
+use crate::request::{
+    Path, PathFailed, PathRequest, RequestQueue, answer_requests, queue_requests,
+};
 use crate::search::SearchOptions;
 use crate::tilemap::{
     NavGridChanged, NavLayers, NavTilemap, TileNav, TileRules, TilemapNavWarning, sync_nav_grid,
@@ -67,6 +71,7 @@ impl Plugin for TilemapNavPlugin {
             .init_resource::<TileRules>()
             .init_resource::<NavLayers>()
             .init_resource::<RequestQueue>()
+            .init_resource::<ObstacleCells>()
             .add_message::<NavGridChanged>()
             .add_message::<TilemapNavWarning>()
             .add_message::<PathFailed>()
@@ -77,6 +82,7 @@ impl Plugin for TilemapNavPlugin {
             .register_type::<Path>()
             .register_type::<PathFollower>()
             .register_type::<Replanning>()
+            .register_type::<NavObstacle>()
             .configure_sets(
                 Update,
                 (NavSet::SyncGrid, NavSet::Pathfind, NavSet::Move, NavSet::Debug).chain(),
@@ -85,7 +91,7 @@ impl Plugin for TilemapNavPlugin {
                 Update,
                 (
                     sync_nav_grid.in_set(NavSet::SyncGrid),
-                    (queue_requests, answer_requests).chain().in_set(NavSet::Pathfind),
+                    (collect_obstacles, queue_requests, answer_requests).chain().in_set(NavSet::Pathfind),
                     follow_paths.in_set(NavSet::Move),
                     crate::debug::draw_debug.in_set(NavSet::Debug).run_if(
                         |settings: Res<NavSettings>, store: Option<Res<bevy::gizmos::config::GizmoConfigStore>>| {

@@ -6,7 +6,7 @@ use std::fmt;
 use bevy::prelude::*;
 
 use crate::grid::{GridPos, NavGrid};
-use crate::movement::{PathFollower, Replanning};
+use crate::movement::{ObstacleCells, PathFollower, Replanning};
 use crate::plugin::NavSettings;
 use crate::search::{PathError, Pathfinder, SearchOptions};
 use crate::tilemap::{NavGeometry, WorldToCellError};
@@ -176,19 +176,15 @@ pub(crate) fn start_cell(
 }
 
 /// Answers waiting requests in arrival order until the frame's budget is spent.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn answer_requests(
     mut commands: Commands,
     mut queue: ResMut<RequestQueue>,
     settings: Res<NavSettings>,
     grid: Option<Res<NavGrid>>,
     geometry: Option<Res<NavGeometry>>,
-    requests: Query<(
-        &PathRequest,
-        Option<&Transform>,
-        Option<&PathFollower>,
-        Option<&Path>,
-    )>,
+    requests: Query<(&PathRequest, Option<&Transform>, Option<&PathFollower>, Option<&Path>)>,
+    obstacles: Res<ObstacleCells>,
     mut failures: MessageWriter<PathFailed>,
 ) {
     let (mut answered, mut expanded) = (0usize, 0u64);
@@ -211,6 +207,7 @@ pub(crate) fn answer_requests(
             request,
             transform,
             follower.zip(old_path),
+            &obstacles.for_agent(entity),
         );
         let Ok(mut entity_commands) = commands.get_entity(entity) else {
             continue;
@@ -241,6 +238,7 @@ fn plan(
     request: &PathRequest,
     transform: Option<&Transform>,
     following: Option<(&PathFollower, &Path)>,
+    avoid: &[GridPos],
 ) -> Result<Path, NavError> {
     let (Some(grid), Some(geometry)) = (grid, geometry) else {
         return Err(NavError::NoGrid);
@@ -259,7 +257,7 @@ fn plan(
     };
     let options = request.options.unwrap_or(settings.search);
     let started = std::time::Instant::now();
-    let found = pathfinder.find_path(grid, start, goal, &options)?;
+    let found = pathfinder.find_path_avoiding(grid, start, goal, &options, avoid)?;
     let micros = started.elapsed().as_secs_f32() * 1e6;
     Ok(Path {
         points: found.cells.iter().map(|&c| geometry.cell_to_world(c)).collect(),

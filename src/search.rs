@@ -43,7 +43,10 @@ impl Heuristic {
     pub fn distance(self, dx: u32, dy: u32) -> f64 {
         let (dx, dy) = (f64::from(dx), f64::from(dy));
         match self {
-            Heuristic::Octile => dx.max(dy) + (SQRT_2 - 1.0) * dx.min(dy),
+            Heuristic::Octile => {
+                let (long, short) = if dx > dy { (dx, dy) } else { (dy, dx) };
+                long + (SQRT_2 - 1.0) * short
+            }
             Heuristic::Manhattan => dx + dy,
             Heuristic::Euclidean => (dx * dx + dy * dy).sqrt(),
             Heuristic::Zero => 0.0,
@@ -114,16 +117,35 @@ impl PathResult {
 /// Why no path was returned.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PathError {
-    StartOutOfBounds { start: GridPos, width: u32, height: u32 },
-    GoalOutOfBounds { goal: GridPos, width: u32, height: u32 },
-    StartBlocked { start: GridPos },
-    GoalBlocked { goal: GridPos },
+    StartOutOfBounds {
+        start: GridPos,
+        width: u32,
+        height: u32,
+    },
+    GoalOutOfBounds {
+        goal: GridPos,
+        width: u32,
+        height: u32,
+    },
+    StartBlocked {
+        start: GridPos,
+    },
+    GoalBlocked {
+        goal: GridPos,
+    },
     /// No sequence of legal steps leads from start to goal.
-    Unreachable { start: GridPos, goal: GridPos },
+    Unreachable {
+        start: GridPos,
+        goal: GridPos,
+    },
     /// The search stopped at a [`SearchLimit`] before finding a path.
-    LimitExceeded { expanded: u32 },
+    LimitExceeded {
+        expanded: u32,
+    },
     /// The weight is NaN, infinite or below 1.
-    InvalidWeight { weight: f64 },
+    InvalidWeight {
+        weight: f64,
+    },
 }
 
 impl fmt::Display for PathError {
@@ -157,9 +179,18 @@ impl std::error::Error for PathError {}
 /// open ground where many paths tie.
 #[derive(Clone, Copy, Debug)]
 struct OpenNode {
-    f: f64,
-    g: f64,
+    /// The bits of `f` (never negative, so integer order is numeric order).
+    f: u64,
+    /// The bits of g as an `f32`: only breaks ties between equal `f`.
+    g: u32,
     index: u32,
+}
+
+impl OpenNode {
+    #[inline]
+    fn new(f: f64, g: f64, index: usize) -> Self {
+        Self { f: f.to_bits(), g: (g as f32).to_bits(), index: index as u32 }
+    }
 }
 
 impl PartialEq for OpenNode {
@@ -178,35 +209,40 @@ impl PartialOrd for OpenNode {
 
 impl Ord for OpenNode {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.f.total_cmp(&self.f).then(self.g.total_cmp(&other.g))
+        other.f.cmp(&self.f).then(self.g.cmp(&other.g))
     }
 }
 
+/// One cell's search state. Kept together so that a visit touches one cache line.
+#[derive(Clone, Copy, Default)]
+struct NodeState {
+    g: f64,
+    parent: u32,
+    /// `generation * 2` when the cell has been seen this query, `generation * 2 + 1` once closed;
+    /// anything else means untouched (its `g` and `parent` are stale).
+    stamp: u32,
+}
+
 /// Per-cell search state, reused across queries. A cell's entries are valid only when its stamp
-/// equals the current generation, so nothing is cleared between queries.
+/// belongs to the current generation, so nothing is cleared between queries.
 #[derive(Default)]
 struct Scratch {
     generation: u32,
-    /// `generation * 2` when the cell has been seen, `generation * 2 + 1` once closed.
-    stamp: Vec<u32>,
-    g: Vec<f64>,
-    parent: Vec<u32>,
+    nodes: Vec<NodeState>,
     open: BinaryHeap<OpenNode>,
 }
 
 impl Scratch {
     /// Makes room for `len` cells and starts a new generation.
     fn begin(&mut self, len: usize) {
-        if self.stamp.len() != len {
-            self.stamp.clear();
-            self.stamp.resize(len, 0);
-            self.g.resize(len, 0.0);
-            self.parent.resize(len, 0);
+        if self.nodes.len() != len {
+            self.nodes.clear();
+            self.nodes.resize(len, NodeState::default());
             self.generation = 0;
         }
         self.generation += 1;
         if self.generation >= u32::MAX / 2 {
-            self.stamp.fill(0);
+            self.nodes.fill(NodeState::default());
             self.generation = 1;
         }
         self.open.clear();
@@ -238,7 +274,7 @@ pub struct Pathfinder {
 
 impl fmt::Debug for Pathfinder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Pathfinder").field("cells", &self.scratch.stamp.len()).finish()
+        f.debug_struct("Pathfinder").field("cells", &self.scratch.nodes.len()).finish()
     }
 }
 
@@ -249,9 +285,7 @@ impl Pathfinder {
 
     /// Bytes of scratch memory held between queries.
     pub fn scratch_bytes(&self) -> usize {
-        self.scratch.stamp.capacity() * 4
-            + self.scratch.g.capacity() * 8
-            + self.scratch.parent.capacity() * 4
+        self.scratch.nodes.capacity() * std::mem::size_of::<NodeState>()
             + self.scratch.open.capacity() * std::mem::size_of::<OpenNode>()
     }
 
@@ -263,6 +297,21 @@ impl Pathfinder {
         start: GridPos,
         goal: GridPos,
         options: &SearchOptions,
+    ) -> Result<PathResult, PathError> {
+        self.find_path_avoiding(grid, start, goal, options, &[])
+    }
+
+    /// Like [`find_path`](Self::find_path), treating the cells in `avoid` as blocked for this
+    /// query only (other characters standing in the way, say). The start and goal are never
+    /// avoided; cells outside the grid are ignored. Costs nothing per expansion: avoided cells are
+    /// marked closed before the search begins.
+    pub fn find_path_avoiding(
+        &mut self,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+        avoid: &[GridPos],
     ) -> Result<PathResult, PathError> {
         let (width, height) = (grid.width(), grid.height());
         if !grid.in_bounds(start) {
@@ -293,7 +342,7 @@ impl Pathfinder {
         if !options.partial && !grid.connected(start, goal) {
             return Err(PathError::Unreachable { start, goal });
         }
-        self.astar(grid, start, goal, options)
+        self.astar(grid, start, goal, options, avoid)
     }
 
     fn astar(
@@ -302,6 +351,7 @@ impl Pathfinder {
         start: GridPos,
         goal: GridPos,
         options: &SearchOptions,
+        avoid: &[GridPos],
     ) -> Result<PathResult, PathError> {
         let heuristic = options.heuristic.unwrap_or(Heuristic::default_for(grid.neighborhood()));
         let h_scale = options.weight * f64::from(grid.min_cost().unwrap_or(1));
@@ -318,14 +368,13 @@ impl Pathfinder {
             *offset = dx + dy * stride as isize;
         }
         let cut_corners = grid.corner_rule() == CornerRule::CutCorners;
-        let (gx, gy) = (goal.x as usize, goal.y as usize);
-        let h = |i: usize| -> f64 {
-            let (x, y) = (i % stride - 1, i / stride - 1);
+        // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
+        let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
+        let h = |x: isize, y: isize| -> f64 {
             h_scale * heuristic.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
         };
         // For partial paths: the expanded cell closest to the goal (octile distance, then cost).
-        let closeness = |i: usize| -> f64 {
-            let (x, y) = (i % stride - 1, i / stride - 1);
+        let closeness = |x: isize, y: isize| -> f64 {
             Heuristic::Octile.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
         };
 
@@ -333,35 +382,43 @@ impl Pathfinder {
         s.begin(grid.padded_len());
         let gen_seen = s.generation * 2;
         let gen_closed = gen_seen + 1;
+        let nodes = &mut s.nodes;
         let start_i = grid.index(start);
         let goal_i = grid.index(goal);
-        s.stamp[start_i] = gen_seen;
-        s.g[start_i] = 0.0;
-        s.parent[start_i] = start_i as u32;
-        s.open.push(OpenNode { f: h(start_i), g: 0.0, index: start_i as u32 });
+        for &cell in avoid {
+            if grid.in_bounds(cell) && cell != start && cell != goal {
+                nodes[grid.index(cell)].stamp = gen_closed;
+            }
+        }
+        nodes[start_i] = NodeState { g: 0.0, parent: start_i as u32, stamp: gen_seen };
+        let (sx, sy) = (start.x as isize + 1, start.y as isize + 1);
+        s.open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
         let mut stats = SearchStats { expanded: 0, pushed: 1 };
-        let mut best = (closeness(start_i), 0.0, start_i);
+        let mut best = (closeness(sx, sy), 0.0, start_i);
         let mut pruned = false;
         let mut stopped_at_limit = false;
 
         while let Some(node) = s.open.pop() {
             let i = node.index as usize;
-            if s.stamp[i] == gen_closed || node.g > s.g[i] {
-                continue; // stale entry
+            let state = nodes[i];
+            if state.stamp == gen_closed {
+                continue; // stale entry: already expanded with a lower g
             }
             if i == goal_i {
-                return Ok(finish(grid, &s.parent, start_i, i, stats, true));
+                return Ok(finish(grid, nodes, start_i, i, stats, true));
             }
             if stats.expanded >= max_expansions {
                 stopped_at_limit = true;
                 break;
             }
-            s.stamp[i] = gen_closed;
+            nodes[i].stamp = gen_closed;
             stats.expanded += 1;
+            let g_here = state.g;
+            let (x, y) = ((i % stride) as isize, (i / stride) as isize);
             if options.partial {
-                let close = closeness(i);
-                if close < best.0 || (close == best.0 && node.g < best.1) {
-                    best = (close, node.g, i);
+                let close = closeness(x, y);
+                if close < best.0 || (close == best.0 && g_here < best.1) {
+                    best = (close, g_here, i);
                 }
             }
             for d in 0..directions {
@@ -370,36 +427,34 @@ impl Pathfinder {
                 if cost == 0 {
                     continue;
                 }
+                let (dx, dy) = DIRECTIONS[d];
                 let step = if d < 4 {
                     1.0
                 } else {
-                    let side_a = costs[(i as isize + DIRECTIONS[d].0) as usize] != 0;
-                    let side_b =
-                        costs[(i as isize + DIRECTIONS[d].1 * stride as isize) as usize] != 0;
+                    let side_a = costs[(i as isize + dx) as usize] != 0;
+                    let side_b = costs[(i as isize + dy * stride as isize) as usize] != 0;
                     let ok = if cut_corners { side_a || side_b } else { side_a && side_b };
                     if !ok {
                         continue;
                     }
                     SQRT_2
                 };
-                let g = node.g + step * f64::from(cost);
-                let st = s.stamp[j];
-                if st == gen_closed || (st == gen_seen && g >= s.g[j]) {
+                let g = g_here + step * f64::from(cost);
+                let next = &mut nodes[j];
+                if next.stamp == gen_closed || (next.stamp == gen_seen && g >= next.g) {
                     continue;
                 }
                 if g > max_cost {
                     pruned = true;
                     continue;
                 }
-                s.stamp[j] = gen_seen;
-                s.g[j] = g;
-                s.parent[j] = i as u32;
-                s.open.push(OpenNode { f: g + h(j), g, index: j as u32 });
+                *next = NodeState { g, parent: i as u32, stamp: gen_seen };
+                s.open.push(OpenNode::new(g + h(x + dx, y + dy), g, j));
                 stats.pushed += 1;
             }
         }
         if options.partial {
-            return Ok(finish(grid, &s.parent, start_i, best.2, stats, false));
+            return Ok(finish(grid, nodes, start_i, best.2, stats, false));
         }
         if stopped_at_limit || pruned {
             Err(PathError::LimitExceeded { expanded: stats.expanded })
@@ -413,7 +468,7 @@ impl Pathfinder {
 /// summed as integers, then combined.
 fn finish(
     grid: &NavGrid,
-    parent: &[u32],
+    nodes: &[NodeState],
     start_i: usize,
     end_i: usize,
     stats: SearchStats,
@@ -430,7 +485,7 @@ fn finish(
         if i == start_i {
             break;
         }
-        let p = parent[i] as usize;
+        let p = nodes[i].parent as usize;
         let is_diagonal = (i % stride != p % stride) && (i / stride != p / stride);
         if is_diagonal {
             diagonal += u64::from(costs[i]);
@@ -440,12 +495,7 @@ fn finish(
         i = p;
     }
     cells.reverse();
-    PathResult {
-        cells,
-        cost: straight as f64 + diagonal as f64 * SQRT_2,
-        stats,
-        complete,
-    }
+    PathResult { cells, cost: straight as f64 + diagonal as f64 * SQRT_2, stats, complete }
 }
 
 /// Cost of a path given cell by cell under the grid's rules, or `None` if some step is not a

@@ -6,7 +6,9 @@ use std::fmt;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
-use bevy_ecs_tilemap::map::{TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize, TilemapType};
+use bevy_ecs_tilemap::map::{
+    TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize, TilemapType,
+};
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage, TileTextureIndex};
 
 use crate::grid::{Cell, GridPos, NavGrid};
@@ -205,12 +207,8 @@ pub(crate) struct NavLayers {
     rules_seen: Option<TileRules>,
 }
 
-type TileQuery<'w, 's> = Query<
-    'w,
-    's,
-    (Option<&'static TileNav>, Option<&'static TileTextureIndex>),
-    With<TilePos>,
->;
+type TileQuery<'w, 's> =
+    Query<'w, 's, (Option<&'static TileNav>, Option<&'static TileTextureIndex>), With<TilePos>>;
 
 fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> Cell {
     let Some(entity) = entity else {
@@ -249,10 +247,7 @@ pub(crate) fn sync_nav_grid(
         With<NavTilemap>,
     >,
     tiles: TileQuery,
-    changed_tiles: Query<
-        (&TilePos, &TilemapId),
-        Or<(Changed<TileTextureIndex>, Changed<TileNav>)>,
-    >,
+    changed_tiles: Query<(&TilePos, &TilemapId), Or<(Changed<TileTextureIndex>, Changed<TileNav>)>>,
     mut removed_overrides: RemovedComponents<TileNav>,
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
@@ -276,7 +271,8 @@ pub(crate) fn sync_nav_grid(
     // New layers, resized layers, and storages whose entities changed.
     let mut expected: Option<UVec2> = layers.layers.first().map(|(_, l)| l.size);
     let mut ordered: Vec<_> = tilemaps.iter().collect();
-    ordered.sort_by_key(|t| layers.layers.iter().position(|(e, _)| *e == t.0).unwrap_or(usize::MAX));
+    ordered
+        .sort_by_key(|t| layers.layers.iter().position(|(e, _)| *e == t.0).unwrap_or(usize::MAX));
     for (entity, storage, size, _, _, map_type, _, _) in &ordered {
         let size = UVec2::new(size.x, size.y);
         if **map_type != TilemapType::Square {
@@ -289,7 +285,9 @@ pub(crate) fn sync_nav_grid(
         }
         if size.x == 0 || size.y == 0 {
             if storage.is_added() {
-                warnings.write(TilemapNavWarning { error: TilemapNavError::Empty { tilemap: *entity } });
+                warnings.write(TilemapNavWarning {
+                    error: TilemapNavError::Empty { tilemap: *entity },
+                });
             }
             continue;
         }
@@ -356,14 +354,15 @@ pub(crate) fn sync_nav_grid(
 
     // Tiles whose texture or override changed, or whose override was removed.
     let mut touch = |pos: &TilePos, map: &TilemapId, layers: &mut NavLayers| {
-        if let Some((_, layer)) = layers.layers.iter_mut().find(|(e, _)| *e == map.0) {
-            if pos.x < layer.size.x && pos.y < layer.size.y {
-                let k = pos.y as usize * layer.size.x as usize + pos.x as usize;
-                let cell = resolve(layer.entities[k], &tiles, &rules);
-                if layer.cells[k] != cell {
-                    layer.cells[k] = cell;
-                    dirty.push(GridPos::new(pos.x, pos.y));
-                }
+        if let Some((_, layer)) = layers.layers.iter_mut().find(|(e, _)| *e == map.0)
+            && pos.x < layer.size.x
+            && pos.y < layer.size.y
+        {
+            let k = pos.y as usize * layer.size.x as usize + pos.x as usize;
+            let cell = resolve(layer.entities[k], &tiles, &rules);
+            if layer.cells[k] != cell {
+                layer.cells[k] = cell;
+                dirty.push(GridPos::new(pos.x, pos.y));
             }
         }
     };

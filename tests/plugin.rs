@@ -20,9 +20,7 @@ fn app() -> App {
         .add_plugins(TilemapNavPlugin::default())
         .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
         .insert_resource(
-            TileRules::default()
-                .with(WALL, Cell::Blocked)
-                .with(MUD, Cell::Passable { cost: 5 }),
+            TileRules::default().with(WALL, Cell::Blocked).with(MUD, Cell::Passable { cost: 5 }),
         );
     app
 }
@@ -45,9 +43,7 @@ fn spawn_map(app: &mut App, rows: &[&str]) -> Entity {
                 _ => continue,
             };
             let pos = TilePos { x: x as u32, y: height - 1 - row as u32 };
-            let tile = world
-                .spawn((pos, TilemapId(tilemap), TileTextureIndex(texture)))
-                .id();
+            let tile = world.spawn((pos, TilemapId(tilemap), TileTextureIndex(texture))).id();
             storage.set(&pos, tile);
         }
     }
@@ -128,7 +124,8 @@ fn agent_walks_around_a_wall_to_the_goal_centre_on_an_optimal_path() {
 
     let path = app.world().get::<Path>(agent).expect("answered").clone();
     let grid = app.world().resource::<NavGrid>().clone();
-    let optimum = Pathfinder::new().find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+    let optimum =
+        Pathfinder::new().find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
     assert!((path.cost - optimum.cost).abs() < 1e-9);
     assert!(path.complete);
     assert!(path.cells.windows(2).all(|w| grid.can_step(w[0], w[1])), "{:?}", path.cells);
@@ -207,13 +204,17 @@ fn sealed_goal_gives_path_failed_unreachable_and_agent_stops_on_a_legal_cell() {
     for _ in 0..200 {
         app.update();
         let world = app.world();
-        if let Some(f) = world.resource::<Messages<PathFailed>>().iter_current_update_messages().next() {
+        if let Some(f) =
+            world.resource::<Messages<PathFailed>>().iter_current_update_messages().next()
+        {
             failed = Some(f.clone());
         }
     }
     let failed = failed.expect("a PathFailed message");
     assert_eq!(failed.entity, agent);
-    assert!(matches!(failed.error, NavError::Search(PathError::Unreachable { goal: g, .. }) if g == goal));
+    assert!(
+        matches!(failed.error, NavError::Search(PathError::Unreachable { goal: g, .. }) if g == goal)
+    );
     assert!(app.world().get::<PathFailed>(agent).is_some());
     // It stopped on the centre of a passable cell, not between cells.
     let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
@@ -310,9 +311,13 @@ fn bad_goals_get_path_failed_never_a_panic() {
     }
     // A request before any tilemap exists.
     let mut bare = self::app();
-    let early = bare.world_mut().spawn((Transform::default(), PathRequest::to(GridPos::new(0, 0)))).id();
+    let early =
+        bare.world_mut().spawn((Transform::default(), PathRequest::to(GridPos::new(0, 0)))).id();
     bare.update();
-    assert_eq!(bare.world().get::<PathFailed>(early).map(|f| f.error.clone()), Some(NavError::NoGrid));
+    assert_eq!(
+        bare.world().get::<PathFailed>(early).map(|f| f.error.clone()),
+        Some(NavError::NoGrid)
+    );
 }
 
 #[test]
@@ -352,10 +357,37 @@ fn requests_are_answered_in_arrival_order() {
         .map(|i| spawn_agent(&mut app, GridPos::new(0, i), GridPos::new(9, i), 0.0))
         .collect();
     app.update();
-    let done = |app: &App| agents.iter().map(|&a| app.world().get::<Path>(a).is_some()).collect::<Vec<_>>();
+    let done = |app: &App| {
+        agents.iter().map(|&a| app.world().get::<Path>(a).is_some()).collect::<Vec<_>>()
+    };
     assert_eq!(done(&app), [true, true, true, false, false, false, false]);
     app.update();
     assert_eq!(done(&app), [true, true, true, true, true, true, false]);
     app.update();
     assert!(done(&app).iter().all(|&d| d));
+}
+
+#[test]
+fn agents_walk_around_an_obstacle_character() {
+    let mut app = app();
+    spawn_map(&mut app, &["..........", "..........", ".........."]);
+    app.update();
+    // A character stands in the middle of the straight route along the bottom row.
+    let blocker = centre(&app, GridPos::new(5, 0));
+    app.world_mut().spawn((Transform::from_translation(blocker.extend(1.0)), NavObstacle));
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(9, 0));
+    let agent = spawn_agent(&mut app, start, goal, 64.0);
+    app.update();
+    let path = app.world().get::<Path>(agent).unwrap().clone();
+    assert!(!path.cells.contains(&GridPos::new(5, 0)), "{:?}", path.cells);
+    for frame in 0..400 {
+        app.update();
+        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+        let cell = app.world().resource::<NavGeometry>().world_to_cell(at).unwrap();
+        assert_ne!(cell, GridPos::new(5, 0), "frame {frame}: walked into the other character");
+        if arrivals(&app).iter().any(|a| a.entity == agent) {
+            return;
+        }
+    }
+    panic!("did not arrive");
 }

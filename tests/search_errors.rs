@@ -10,7 +10,12 @@ fn walled() -> NavGrid {
     grid
 }
 
-fn find(grid: &NavGrid, start: (u32, u32), goal: (u32, u32), options: SearchOptions) -> Result<PathResult, PathError> {
+fn find(
+    grid: &NavGrid,
+    start: (u32, u32),
+    goal: (u32, u32),
+    options: SearchOptions,
+) -> Result<PathResult, PathError> {
     Pathfinder::new().find_path(grid, start.into(), goal.into(), &options)
 }
 
@@ -107,7 +112,8 @@ fn partial_path_ends_at_closest_reachable_cell() {
 
 #[test]
 fn errors_read_well() {
-    let e: Box<dyn std::error::Error> = Box::new(PathError::GoalBlocked { goal: GridPos::new(3, 1) });
+    let e: Box<dyn std::error::Error> =
+        Box::new(PathError::GoalBlocked { goal: GridPos::new(3, 1) });
     assert_eq!(e.to_string(), "goal (3, 1) is blocked");
 }
 
@@ -122,4 +128,26 @@ fn terrain_cost_steers_the_path() {
     grid.set_neighborhood(Neighborhood::Four);
     let path = find(&grid, (0, 0), (4, 0), SearchOptions::default()).unwrap();
     assert_eq!(path.cost, 12.0);
+}
+
+#[test]
+fn avoided_cells_are_walked_around_for_that_query_only() {
+    let grid = walled();
+    let mut pathfinder = Pathfinder::new();
+    let o = SearchOptions::default();
+    let (start, goal) = (GridPos::new(0, 4), GridPos::new(6, 4));
+    let direct = pathfinder.find_path(&grid, start, goal, &o).unwrap();
+    assert!(direct.cells.contains(&GridPos::new(3, 4)));
+    // Someone stands in the only gap: no way through while they do.
+    let blocked = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[GridPos::new(3, 4)]);
+    assert!(matches!(blocked, Err(PathError::Unreachable { .. })));
+    // Someone beside the route: a detour of equal or higher cost, never through them.
+    let beside = GridPos::new(1, 4);
+    let detour = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[beside]).unwrap();
+    assert!(!detour.cells.contains(&beside));
+    assert!(detour.cost >= direct.cost);
+    // The next query is not affected, and start and goal are never avoided.
+    assert_eq!(pathfinder.find_path(&grid, start, goal, &o).unwrap().cost, direct.cost);
+    let ends = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[start, goal]).unwrap();
+    assert_eq!(ends.cost, direct.cost);
 }

@@ -58,10 +58,8 @@ fn check_against_oracle(heuristic: Option<Heuristic>, seed: u64, rounds: usize) 
         for _ in 0..8 {
             let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
             let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
-            let expected = model.dijkstra(
-                (start.x.into(), start.y.into()),
-                (goal.x.into(), goal.y.into()),
-            );
+            let expected =
+                model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
             let got = pathfinder.find_path(&grid, start, goal, &options);
             match (expected, got) {
                 (Some(cost), Ok(path)) => {
@@ -111,9 +109,8 @@ fn default_heuristic_matches_dijkstra_oracle() {
 
 #[test]
 fn every_admissible_heuristic_matches_dijkstra_oracle() {
-    for (seed, heuristic) in [Heuristic::Octile, Heuristic::Euclidean, Heuristic::Zero]
-        .into_iter()
-        .enumerate()
+    for (seed, heuristic) in
+        [Heuristic::Octile, Heuristic::Euclidean, Heuristic::Zero].into_iter().enumerate()
     {
         check_against_oracle(Some(heuristic), 100 + seed as u64, 1000);
     }

@@ -140,7 +140,10 @@ pub fn parse_scenarios(text: &str) -> Result<Vec<Scenario>, MovingAiError> {
         Some((_, l)) if l.split_whitespace().eq(["version", "1"]) => true,
         Some((_, l)) if l.split_whitespace().eq(["version", "1.0"]) => false,
         Some((n, l)) => {
-            return Err(parse_error(n, format!("expected `version 1` or `version 1.0`, got `{l}`")));
+            return Err(parse_error(
+                n,
+                format!("expected `version 1` or `version 1.0`, got `{l}`"),
+            ));
         }
         None => return Err(parse_error(1, "empty scenario file")),
     };
@@ -224,7 +227,8 @@ mod tests {
 
     #[test]
     fn map_reads_cells() {
-        let grid = parse_map("type octile\r\nheight 2\r\nwidth 4\r\nmap\r\n.GS@\r\nTOW.\r\n").unwrap();
+        let grid =
+            parse_map("type octile\r\nheight 2\r\nwidth 4\r\nmap\r\n.GS@\r\nTOW.\r\n").unwrap();
         let passable: Vec<bool> = grid.positions().map(|p| grid.is_passable(p)).collect();
         assert_eq!(passable, [true, true, true, false, false, false, false, true]);
     }

@@ -1,0 +1,114 @@
+//! Click to move: an RPG room-and-corridor level; the player walks where you click, around
+//! walls, along the cheapest path (mud costs more, so it goes round unless the detour is long).
+//!
+//! ```text
+//! cargo run --example click_to_move
+//! ```
+//!
+//! Left click: walk there. Right click: build or remove a wall, open or close a door; a
+//! walking character plans again at once. D: show the navigation grid's blocked cells.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::prelude::*;
+use common::*;
+
+fn main() {
+    App::new()
+        .add_plugins(
+            DefaultPlugins
+                .set(window_plugin("bevy_tilemap_nav: click to move"))
+                .set(ImagePlugin::default_nearest()),
+        )
+        .add_plugins(TilemapPlugin)
+        .add_plugins(TilemapNavPlugin::default())
+        .insert_resource(tile_rules())
+        .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.1)))
+        .init_resource::<CursorWorld>()
+        .init_resource::<Status>()
+        .add_systems(Startup, setup)
+        .add_systems(
+            Update,
+            (
+                (ci_clicks, track_cursor, player_clicks.pipe(handle_input))
+                    .chain()
+                    .before(NavSet::Pathfind),
+                (report, draw_paths, show_status).chain().after(NavSet::Move),
+            ),
+        )
+        .run();
+}
+
+#[derive(Component)]
+struct StatusText;
+
+#[derive(Resource, Default)]
+struct Status {
+    message: String,
+    last_path: String,
+}
+
+const START: (u32, u32) = (2, 15);
+
+fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+    spawn_camera(&mut commands);
+    spawn_level(&mut commands, &mut images, &LEVEL);
+    spawn_player(&mut commands, START.0, START.1);
+    commands.spawn((
+        StatusText,
+        Text::new(""),
+        TextFont { font_size: FontSize::Px(15.0), ..Default::default() },
+        TextColor(Color::srgb(0.95, 0.93, 0.85)),
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(8),
+            left: px(12),
+            ..Default::default()
+        },
+    ));
+}
+
+fn handle_input(
+    In(walked): In<bool>,
+    keys: Res<ButtonInput<KeyCode>>,
+    mut settings: ResMut<NavSettings>,
+    mut status: ResMut<Status>,
+) {
+    if keys.just_pressed(KeyCode::KeyD) {
+        settings.debug = !settings.debug;
+    }
+    if walked {
+        status.message.clear();
+    }
+}
+
+fn report(
+    mut failures: MessageReader<PathFailed>,
+    answered: Query<&Path, (With<Player>, Changed<Path>, Without<Replanning>)>,
+    mut status: ResMut<Status>,
+) {
+    for failure in failures.read() {
+        status.message = format!("{} The player stays put.", explain(&failure.error));
+    }
+    for path in &answered {
+        status.last_path = format!(
+            "Last path: {} cells, cost {:.2}, {} cells searched in {:.0} us",
+            path.cells.len(),
+            path.cost,
+            path.expanded,
+            path.micros
+        );
+    }
+}
+
+fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>>) {
+    if !status.is_changed() {
+        return;
+    }
+    text.0 = format!(
+        "Left click: walk there   Right click: wall / door   D: show blocked cells   (mud costs {MUD_COST}x)\n{}\n{}",
+        status.last_path, status.message
+    );
+}

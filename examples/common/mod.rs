@@ -1,0 +1,380 @@
+//! What the playable examples share: a tileset drawn by code at start-up, a built-in level,
+//! the camera, mouse input, and the CI hook that clicks in the window.
+
+#![allow(dead_code)]
+
+use bevy::asset::RenderAssetUsages;
+use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
+use bevy::input::ButtonState;
+use bevy::input::mouse::MouseButtonInput;
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::window::{CursorMoved, PrimaryWindow};
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::prelude::*;
+
+/// Side of a tile in pixels (and world units).
+pub const TILE: f32 = 32.0;
+
+pub const FLOOR: u32 = 0;
+pub const WALL: u32 = 1;
+pub const MUD: u32 = 2;
+pub const DOOR_CLOSED: u32 = 3;
+pub const DOOR_OPEN: u32 = 4;
+pub const ROAD: u32 = 5;
+const TILE_COUNT: u32 = 6;
+
+/// Entering mud costs this many times ordinary floor.
+pub const MUD_COST: u32 = 4;
+
+/// The level, top row first: `#` wall, `.` floor, `~` mud, `D` closed door, `d` open door.
+pub const LEVEL: [&str; 18] = [
+    "##############################",
+    "#........#..........#........#",
+    "#........#..........#...~~~..#",
+    "#........d....~~~...#...~~~..#",
+    "#........#....~~~...D........#",
+    "#####d####....~~~...#........#",
+    "#........#..........####d#####",
+    "#........#..........#........#",
+    "#...~~...#####d######........#",
+    "#...~~...#..........#........#",
+    "#........d..........d........#",
+    "#........#..........#...~~...#",
+    "#####.####..........#...~~...#",
+    "#........#....##....#........#",
+    "#........#....##....#####d####",
+    "#...~~...d..........#........#",
+    "#........#..........d........#",
+    "##############################",
+];
+
+pub fn tile_rules() -> TileRules {
+    TileRules::default()
+        .with(WALL, Cell::Blocked)
+        .with(DOOR_CLOSED, Cell::Blocked)
+        .with(MUD, Cell::Passable { cost: MUD_COST })
+}
+
+/// The tileset, drawn pixel by pixel: one 32 x 32 tile after another in a row.
+pub fn tileset_image() -> Image {
+    let size = TILE as u32;
+    let width = size * TILE_COUNT;
+    let mut data = vec![0u8; (width * size * 4) as usize];
+    for tile in 0..TILE_COUNT {
+        for y in 0..size {
+            for x in 0..size {
+                let rgb = tile_pixel(tile, x, y, size);
+                let i = ((y * width + tile * size + x) * 4) as usize;
+                data[i..i + 4].copy_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
+            }
+        }
+    }
+    Image::new(
+        Extent3d { width, height: size, depth_or_array_layers: 1 },
+        TextureDimension::D2,
+        data,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    )
+}
+
+/// A little deterministic noise so that surfaces are not flat.
+fn noise(x: u32, y: u32, salt: u32) -> u8 {
+    let mut h = x.wrapping_mul(374_761_393)
+        ^ y.wrapping_mul(668_265_263)
+        ^ salt.wrapping_mul(2_246_822_519);
+    h = (h ^ (h >> 13)).wrapping_mul(1_274_126_177);
+    (h >> 24) as u8
+}
+
+fn shade(base: [u8; 3], amount: i32) -> [u8; 3] {
+    base.map(|c| (i32::from(c) + amount).clamp(0, 255) as u8)
+}
+
+fn tile_pixel(tile: u32, x: u32, y: u32, size: u32) -> [u8; 3] {
+    let n = i32::from(noise(x, y, tile)) / 16 - 8;
+    let edge = x == 0 || y == 0 || x == size - 1 || y == size - 1;
+    match tile {
+        FLOOR => shade([150, 140, 120], n + if edge { -18 } else { 0 }),
+        WALL => {
+            // Bricks: rows of 8 px, staggered.
+            let row = y / 8;
+            let offset = if row % 2 == 0 { 0 } else { 8 };
+            let mortar = y % 8 == 0 || (x + offset) % 16 == 0;
+            if mortar { [40, 36, 44] } else { shade([92, 84, 110], n) }
+        }
+        MUD => {
+            let puddle = (x as i32 - 16).pow(2) / 3 + (y as i32 - 16).pow(2) < 60;
+            if puddle { shade([70, 52, 30], n / 2) } else { shade([110, 82, 48], n) }
+        }
+        DOOR_CLOSED | DOOR_OPEN => {
+            let frame = x < 3 || x >= size - 3 || y < 3;
+            if frame {
+                [70, 45, 25]
+            } else if tile == DOOR_OPEN {
+                shade([150, 140, 120], n)
+            } else {
+                let plank = x % 7 == 0;
+                if plank { [95, 60, 30] } else { shade([150, 100, 50], n / 2) }
+            }
+        }
+        _ => shade([185, 170, 120], n / 2 + if edge { -10 } else { 0 }),
+    }
+}
+
+/// Texture index for a level character.
+pub fn texture_for(c: char) -> u32 {
+    match c {
+        '#' => WALL,
+        '~' => MUD,
+        'D' => DOOR_CLOSED,
+        'd' => DOOR_OPEN,
+        '=' => ROAD,
+        _ => FLOOR,
+    }
+}
+
+/// Spawns the level as a bevy_ecs_tilemap tilemap, marked for navigation, centred on the
+/// origin. Row 0 of `rows` is the top of the screen.
+pub fn spawn_level(commands: &mut Commands, images: &mut Assets<Image>, rows: &[&str]) -> Entity {
+    let texture = images.add(tileset_image());
+    let size = TilemapSize { x: rows[0].len() as u32, y: rows.len() as u32 };
+    let tilemap = commands.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for (row, line) in rows.iter().enumerate() {
+        for (x, c) in line.chars().enumerate() {
+            let position = TilePos { x: x as u32, y: size.y - 1 - row as u32 };
+            let tile = commands
+                .spawn(TileBundle {
+                    position,
+                    tilemap_id: TilemapId(tilemap),
+                    texture_index: TileTextureIndex(texture_for(c)),
+                    ..Default::default()
+                })
+                .id();
+            storage.set(&position, tile);
+        }
+    }
+    let tile_size = TilemapTileSize { x: TILE, y: TILE };
+    commands.entity(tilemap).insert((
+        TilemapBundle {
+            grid_size: tile_size.into(),
+            map_type: TilemapType::Square,
+            size,
+            storage,
+            texture: TilemapTexture::Single(texture),
+            tile_size,
+            anchor: TilemapAnchor::Center,
+            ..Default::default()
+        },
+        NavTilemap,
+    ));
+    tilemap
+}
+
+/// A window sized for the level, plus room for the help text.
+pub fn window_plugin(title: &str) -> WindowPlugin {
+    WindowPlugin {
+        primary_window: Some(Window {
+            title: title.to_string(),
+            resolution: (960, 680).into(),
+            resizable: false,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The camera, shifted so that the level sits below the help text.
+pub fn spawn_camera(commands: &mut Commands) {
+    commands.spawn((Camera2d, Transform::from_xyz(0.0, 44.0, 0.0)));
+}
+
+/// Where the mouse points, in world space, kept from the window's `CursorMoved` messages.
+#[derive(Resource, Default)]
+pub struct CursorWorld(pub Option<Vec2>);
+
+pub fn track_cursor(
+    mut moved: MessageReader<CursorMoved>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    mut cursor: ResMut<CursorWorld>,
+) {
+    let (camera, camera_transform) = *camera;
+    for message in moved.read() {
+        cursor.0 = camera.viewport_to_world_2d(camera_transform, message.position).ok();
+    }
+}
+
+/// The tile under the mouse, if any.
+pub fn hovered_tile(cursor: &CursorWorld, geometry: Option<&NavGeometry>) -> Option<GridPos> {
+    geometry?.world_to_cell(cursor.0?).ok()
+}
+
+/// CI hook: `bevy_ci_testing` custom events `"left X Y"` and `"right X Y"` (tile coordinates)
+/// become real window input: the same `CursorMoved` and `MouseButtonInput` messages the window
+/// backend sends when a person clicks there. `"key K"` presses a letter key the same way.
+pub fn ci_clicks(
+    mut custom: MessageReader<CiTestingCustomEvent>,
+    window: Single<Entity, With<PrimaryWindow>>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    geometry: Option<Res<NavGeometry>>,
+    mut moved: MessageWriter<CursorMoved>,
+    mut buttons: MessageWriter<MouseButtonInput>,
+    mut keys: MessageWriter<bevy::input::keyboard::KeyboardInput>,
+) {
+    let (camera, camera_transform) = *camera;
+    for CiTestingCustomEvent(text) in custom.read() {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.as_slice() {
+            [button @ ("left" | "right"), x, y] => {
+                let (Ok(x), Ok(y), Some(geometry)) = (x.parse(), y.parse(), geometry.as_deref())
+                else {
+                    warn!("bad CI click `{text}`");
+                    continue;
+                };
+                let world = geometry.cell_to_world(GridPos::new(x, y));
+                let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0))
+                else {
+                    continue;
+                };
+                moved.write(CursorMoved { window: *window, position, delta: None });
+                let button = if *button == "left" { MouseButton::Left } else { MouseButton::Right };
+                for state in [ButtonState::Pressed, ButtonState::Released] {
+                    buttons.write(MouseButtonInput { button, state, window: *window });
+                }
+            }
+            ["key", key] => {
+                let Some(code) = key_code(key) else {
+                    continue;
+                };
+                for state in [ButtonState::Pressed, ButtonState::Released] {
+                    keys.write(bevy::input::keyboard::KeyboardInput {
+                        key_code: code,
+                        logical_key: bevy::input::keyboard::Key::Character((*key).into()),
+                        state,
+                        text: None,
+                        repeat: false,
+                        window: *window,
+                    });
+                }
+            }
+            _ => warn!("unknown CI event `{text}`"),
+        }
+    }
+}
+
+fn key_code(key: &str) -> Option<KeyCode> {
+    Some(match key {
+        "s" => KeyCode::KeyS,
+        "d" => KeyCode::KeyD,
+        "p" => KeyCode::KeyP,
+        "r" => KeyCode::KeyR,
+        _ => return None,
+    })
+}
+
+/// The character the mouse controls.
+#[derive(Component)]
+pub struct Player;
+
+/// Spawns the player's character on a tile of [`LEVEL`].
+pub fn spawn_player(commands: &mut Commands, x: u32, y: u32) -> Entity {
+    let size = TilemapSize { x: LEVEL[0].len() as u32, y: LEVEL.len() as u32 };
+    let tile = TilemapTileSize { x: TILE, y: TILE };
+    let at = TilePos::new(x, y).center_in_world(
+        &size,
+        &tile.into(),
+        &tile,
+        &TilemapType::Square,
+        &TilemapAnchor::Center,
+    );
+    commands
+        .spawn((
+            Player,
+            Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::splat(TILE * 0.6)),
+            Transform::from_translation(at.extend(5.0)),
+            PathFollower::new(TILE * 5.0),
+        ))
+        .id()
+}
+
+/// Left click: the player walks there. Right click: wall / door toggle on that tile.
+/// Returns true when a left click sent the player somewhere.
+pub fn player_clicks(
+    mut commands: Commands,
+    mouse: Res<ButtonInput<MouseButton>>,
+    cursor: Res<CursorWorld>,
+    geometry: Option<Res<NavGeometry>>,
+    player: Single<Entity, With<Player>>,
+    storage: Query<&TileStorage, With<NavTilemap>>,
+    mut textures: Query<&mut TileTextureIndex>,
+) -> bool {
+    let Some(world) = cursor.0 else {
+        return false;
+    };
+    if mouse.just_pressed(MouseButton::Right)
+        && let Some(cell) = hovered_tile(&cursor, geometry.as_deref())
+        && let Ok(storage) = storage.single()
+    {
+        toggle_tile(&mut textures, storage, cell);
+    }
+    if mouse.just_pressed(MouseButton::Left) {
+        commands.entity(*player).insert(PathRequest::to(world));
+        return true;
+    }
+    false
+}
+
+/// Right click: a floor tile becomes a wall and back; a door closes or opens.
+pub fn toggle_tile(
+    textures: &mut Query<&mut TileTextureIndex>,
+    storage: &TileStorage,
+    cell: GridPos,
+) {
+    let Some(entity) = storage.checked_get(&TilePos { x: cell.x, y: cell.y }) else {
+        return;
+    };
+    let Ok(mut texture) = textures.get_mut(entity) else {
+        return;
+    };
+    texture.0 = match texture.0 {
+        WALL => FLOOR,
+        DOOR_CLOSED => DOOR_OPEN,
+        DOOR_OPEN => DOOR_CLOSED,
+        _ => WALL,
+    };
+}
+
+/// Draws what is left of each walking agent's path, and its goal.
+pub fn draw_paths(
+    mut gizmos: Gizmos,
+    agents: Query<(&Transform, &Path, &PathFollower, Option<&Sprite>)>,
+) {
+    for (transform, path, follower, sprite) in &agents {
+        let color = sprite.map_or(Color::WHITE, |s| s.color);
+        let next = follower.next.min(path.points.len());
+        let here = transform.translation.truncate();
+        gizmos
+            .linestrip_2d(std::iter::once(here).chain(path.points[next..].iter().copied()), color);
+        if let Some(&end) = path.points.last() {
+            gizmos.circle_2d(Isometry2d::from_translation(end), TILE * 0.3, color);
+        }
+    }
+}
+
+/// Human words for a failed request.
+pub fn explain(error: &NavError) -> String {
+    match error {
+        NavError::Search(PathError::GoalBlocked { goal }) => {
+            format!("Can't go to {goal}: it's a wall.")
+        }
+        NavError::Search(PathError::Unreachable { goal, .. }) => {
+            format!("Can't reach {goal}: no way through.")
+        }
+        NavError::Search(PathError::GoalOutOfBounds { .. }) | NavError::Goal(_) => {
+            "That's off the map.".to_string()
+        }
+        other => format!("No path: {other}."),
+    }
+}

@@ -153,7 +153,8 @@ pub(crate) fn queue_requests(
 }
 
 /// The cell an agent plans from: where it stands, or, when it is between two cells of its
-/// path, the one of them it can safely return to.
+/// path, the one of them it can safely walk to. An agent caught in a cell that has just become a
+/// wall plans from a passable neighbouring cell, so that it walks out rather than stay stuck.
 pub(crate) fn start_cell(
     geometry: &NavGeometry,
     grid: &NavGrid,
@@ -161,18 +162,30 @@ pub(crate) fn start_cell(
     following: Option<(&PathFollower, &Path)>,
 ) -> Result<GridPos, WorldToCellError> {
     let under = geometry.world_to_cell(position)?;
+    let mut candidates = Vec::with_capacity(4);
     if let Some((follower, path)) = following {
         let next = follower.next.min(path.cells.len().saturating_sub(1));
         let behind = path.cells.get(next.saturating_sub(1)).copied();
         let ahead = path.cells.get(next).copied();
-        if (Some(under) == behind || Some(under) == ahead) && grid.is_passable(under) {
-            return Ok(under);
+        if Some(under) == behind || Some(under) == ahead {
+            candidates.push(under);
         }
-        if let Some(behind) = behind {
-            return Ok(behind);
-        }
+        candidates.extend(behind);
+        candidates.extend(ahead);
     }
-    Ok(under)
+    candidates.push(under);
+    if let Some(&cell) = candidates.iter().find(|&&c| grid.is_passable(c)) {
+        return Ok(cell);
+    }
+    // Standing in a wall: the nearest passable neighbour, straight steps first.
+    let around = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+    Ok(around
+        .iter()
+        .filter_map(|&(dx, dy)| {
+            Some(GridPos::new(under.x.checked_add_signed(dx)?, under.y.checked_add_signed(dy)?))
+        })
+        .find(|&c| grid.is_passable(c))
+        .unwrap_or(under))
 }
 
 /// Answers waiting requests in arrival order until the frame's budget is spent.

@@ -391,3 +391,38 @@ fn agents_walk_around_an_obstacle_character() {
     }
     panic!("did not arrive");
 }
+
+#[test]
+fn agent_caught_by_a_new_wall_steps_out_and_goes_on() {
+    let mut app = app();
+    let map = spawn_map(&mut app, &["..........", "..........", ".........."]);
+    app.update();
+    let goal = GridPos::new(9, 1);
+    let agent = spawn_agent(&mut app, GridPos::new(0, 1), goal, 32.0);
+    app.update();
+    // Walk until the agent is past the centre of cell (3, 1) (the cell behind it on its path is
+    // then (3, 1) itself), and build a wall right there.
+    let geometry = *app.world().resource::<NavGeometry>();
+    let wall_centre = centre(&app, GridPos::new(3, 1));
+    for _ in 0..400 {
+        app.update();
+        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+        if geometry.world_to_cell(at) == Ok(GridPos::new(3, 1)) && at.x > wall_centre.x {
+            break;
+        }
+    }
+    let t = tile(&app, map, 3, 1);
+    app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
+    let mut arrived = false;
+    for _ in 0..600 {
+        app.update();
+        assert!(app.world().get::<PathFailed>(agent).is_none(), "it must not give up");
+        if arrivals(&app).iter().any(|a| a.entity == agent) {
+            arrived = true;
+            break;
+        }
+    }
+    assert!(arrived);
+    let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+    assert_eq!(at, centre(&app, goal));
+}

@@ -32,3 +32,8 @@ pub mod prelude {
         TilemapNavWarning, WorldToCellError,
     };
 }
+
+/// The README's code blocks, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

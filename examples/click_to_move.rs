@@ -84,13 +84,15 @@ fn handle_input(
     }
 }
 
+#[allow(clippy::type_complexity)]
 fn report(
     mut failures: MessageReader<PathFailed>,
     answered: Query<&Path, (With<Player>, Changed<Path>, Without<Replanning>)>,
     mut status: ResMut<Status>,
 ) {
     for failure in failures.read() {
-        status.message = format!("{} The player stays put.", explain(&failure.error));
+        status.message =
+            format!("{} Click ignored: the player goes on as before.", explain(&failure.error));
     }
     for path in &answered {
         status.last_path = format!(

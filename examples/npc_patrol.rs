@@ -71,6 +71,9 @@ struct Patrol {
     cost: f64,
 }
 
+/// A patrol loop: waypoint tiles (x, y).
+type Route = &'static [(u32, u32)];
+
 #[derive(Component)]
 struct Panel;
 
@@ -82,7 +85,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     spawn_level(&mut commands, &mut images, &LEVEL);
     let player = spawn_player(&mut commands, 12, 13);
     commands.entity(player).insert(NavObstacle);
-    let npcs: [(&str, Color, &[(u32, u32)]); 3] = [
+    let npcs: [(&str, Color, Route); 3] = [
         ("Amber", Color::srgb(1.0, 0.7, 0.2), &[(2, 15), (14, 16), (27, 14), (12, 10)]),
         ("Moss", Color::srgb(0.45, 0.95, 0.4), &[(3, 8), (14, 5), (25, 2), (25, 8)]),
         ("Violet", Color::srgb(0.8, 0.5, 1.0), &[(26, 16), (3, 3), (6, 10)]),
@@ -176,6 +179,7 @@ fn patrol(
 }
 
 /// Notes each new path's cost, to tell the usual way from a detour.
+#[allow(clippy::type_complexity)]
 fn watch_paths(mut npcs: Query<(&mut Patrol, &Path), (Changed<Path>, Without<Replanning>)>) {
     for (mut npc, path) in &mut npcs {
         let leg = npc.target;

@@ -214,8 +214,7 @@ pub(crate) fn answer_requests(
         answered += 1;
         let result = plan(
             pathfinder,
-            grid.as_deref(),
-            geometry.as_deref(),
+            grid.as_deref().zip(geometry.as_deref()),
             &settings,
             request,
             transform,
@@ -245,17 +244,14 @@ pub(crate) fn answer_requests(
 
 fn plan(
     pathfinder: &mut Pathfinder,
-    grid: Option<&NavGrid>,
-    geometry: Option<&NavGeometry>,
+    map: Option<(&NavGrid, &NavGeometry)>,
     settings: &NavSettings,
     request: &PathRequest,
     transform: Option<&Transform>,
     following: Option<(&PathFollower, &Path)>,
     avoid: &[GridPos],
 ) -> Result<Path, NavError> {
-    let (Some(grid), Some(geometry)) = (grid, geometry) else {
-        return Err(NavError::NoGrid);
-    };
+    let (grid, geometry) = map.ok_or(NavError::NoGrid)?;
     let start = match request.start {
         Some(start) => start,
         None => {

@@ -426,3 +426,79 @@ fn agent_caught_by_a_new_wall_steps_out_and_goes_on() {
     let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
     assert_eq!(at, centre(&app, goal));
 }
+
+#[test]
+fn non_square_tilemaps_are_refused_with_a_warning() {
+    let mut app = app();
+    let map = spawn_map(&mut app, &["...", "..."]);
+    app.world_mut().entity_mut(map).insert(TilemapType::Hexagon(HexCoordSystem::Row));
+    app.update();
+    let warnings: Vec<TilemapNavWarning> = app
+        .world()
+        .resource::<Messages<TilemapNavWarning>>()
+        .iter_current_update_messages()
+        .cloned()
+        .collect();
+    assert_eq!(
+        warnings,
+        vec![TilemapNavWarning {
+            error: TilemapNavError::UnsupportedMapType(TilemapType::Hexagon(HexCoordSystem::Row))
+        }]
+    );
+    assert!(app.world().get_resource::<NavGrid>().is_none());
+    // A request then fails plainly instead of walking a wrong grid.
+    let asker =
+        app.world_mut().spawn((Transform::default(), PathRequest::to(GridPos::new(1, 1)))).id();
+    app.update();
+    assert_eq!(
+        app.world().get::<PathFailed>(asker).map(|f| f.error.clone()),
+        Some(NavError::NoGrid)
+    );
+}
+
+#[test]
+fn a_new_request_replaces_the_one_being_walked() {
+    let mut app = app();
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let agent = spawn_agent(&mut app, GridPos::new(0, 0), GridPos::new(3, 0), 32.0);
+    app.update();
+    for _ in 0..5 {
+        app.update();
+    }
+    let second = GridPos::new(0, 6);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(second));
+    walk_until_arrived(&mut app, agent, 1_000);
+    let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+    assert_eq!(at, centre(&app, second));
+}
+
+#[test]
+fn partial_request_walks_to_the_closest_reachable_cell() {
+    let mut app = app();
+    spawn_map(&mut app, &["....#...", "....#...", "....#..."]);
+    app.update();
+    let options = SearchOptions { partial: true, ..SearchOptions::default() };
+    let position = centre(&app, GridPos::new(0, 1));
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(position.extend(0.0)),
+            PathFollower::new(64.0),
+            PathRequest::to(GridPos::new(7, 1)).with_options(options),
+        ))
+        .id();
+    app.update();
+    let path = app.world().get::<Path>(agent).unwrap().clone();
+    assert!(!path.complete);
+    assert_eq!(path.cells.last(), Some(&GridPos::new(3, 1)));
+    for _ in 0..200 {
+        app.update();
+        if let Some(a) = arrivals(&app).into_iter().find(|a| a.entity == agent) {
+            assert!(!a.reached_goal);
+            assert_eq!(a.cell, GridPos::new(3, 1));
+            return;
+        }
+    }
+    panic!("did not arrive");
+}

@@ -100,8 +100,8 @@ fn tile_pixel(tile: u32, x: u32, y: u32, size: u32) -> [u8; 3] {
         WALL => {
             // Bricks: rows of 8 px, staggered.
             let row = y / 8;
-            let offset = if row % 2 == 0 { 0 } else { 8 };
-            let mortar = y % 8 == 0 || (x + offset) % 16 == 0;
+            let offset = if row.is_multiple_of(2) { 0 } else { 8 };
+            let mortar = y.is_multiple_of(8) || (x + offset).is_multiple_of(16);
             if mortar { [40, 36, 44] } else { shade([92, 84, 110], n) }
         }
         MUD => {
@@ -115,7 +115,7 @@ fn tile_pixel(tile: u32, x: u32, y: u32, size: u32) -> [u8; 3] {
             } else if tile == DOOR_OPEN {
                 shade([150, 140, 120], n)
             } else {
-                let plank = x % 7 == 0;
+                let plank = x.is_multiple_of(7);
                 if plank { [95, 60, 30] } else { shade([150, 100, 50], n / 2) }
             }
         }

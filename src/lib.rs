@@ -25,7 +25,8 @@ pub mod prelude {
     pub use crate::plugin::{NavSet, NavSettings, TilemapNavPlugin};
     pub use crate::request::{NavError, Path, PathFailed, PathGoal, PathRequest};
     pub use crate::search::{
-        Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions, SearchStats,
+        Algorithm, Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions,
+        SearchStats,
     };
     pub use crate::tilemap::{
         NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,

@@ -77,11 +77,33 @@ pub struct SearchOptions {
     /// When the goal cannot be reached (or a limit is hit), return the path to the reachable
     /// cell closest to the goal instead of an error. [`PathResult::complete`] tells which.
     pub partial: bool,
+    /// Plain A* or jump point search; `Auto` picks jump point search wherever it is valid.
+    #[serde(default)]
+    pub algorithm: Algorithm,
+}
+
+/// Which search runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Algorithm {
+    /// Jump point search where it gives optimal paths (8-way, no corner cutting, every passable
+    /// cell the same cost, no partial path or avoided cells asked for); plain A* otherwise.
+    #[default]
+    Auto,
+    /// Plain A*, always.
+    AStar,
+    /// Jump point search; [`PathError::JumpPointUnsupported`] where it is not valid.
+    JumpPoint,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { heuristic: None, weight: 1.0, limit: SearchLimit::default(), partial: false }
+        Self {
+            heuristic: None,
+            weight: 1.0,
+            limit: SearchLimit::default(),
+            partial: false,
+            algorithm: Algorithm::Auto,
+        }
     }
 }
 
@@ -146,6 +168,9 @@ pub enum PathError {
     InvalidWeight {
         weight: f64,
     },
+    /// [`Algorithm::JumpPoint`] was asked for on a grid where it would not be optimal (not 8-way
+    /// without corner cutting, or terrain costs differ), or with a partial path.
+    JumpPointUnsupported,
 }
 
 impl fmt::Display for PathError {
@@ -168,6 +193,10 @@ impl fmt::Display for PathError {
             PathError::InvalidWeight { weight } => {
                 write!(f, "heuristic weight must be a finite number >= 1, got {weight}")
             }
+            PathError::JumpPointUnsupported => write!(
+                f,
+                "jump point search needs an 8-way grid without corner cutting and one terrain cost"
+            ),
         }
     }
 }
@@ -353,21 +382,37 @@ impl Pathfinder {
         options: &SearchOptions,
         avoid: &[GridPos],
     ) -> Result<PathResult, PathError> {
+        let jps_valid = jps_applies(grid);
+        let use_jps = match options.algorithm {
+            Algorithm::Auto => jps_valid && avoid.is_empty() && !options.partial,
+            Algorithm::AStar => false,
+            Algorithm::JumpPoint if jps_valid && !options.partial => true,
+            Algorithm::JumpPoint => return Err(PathError::JumpPointUnsupported),
+        };
+        if use_jps {
+            let expansion = JumpPoints::new(grid, grid.index(goal));
+            self.search(grid, start, goal, options, &[], &expansion)
+        } else {
+            self.search(grid, start, goal, options, avoid, &Neighbors::new(grid))
+        }
+    }
+
+    /// The one A* loop; `expansion` says which cells follow a cell (its neighbors, or its jump
+    /// points) and at what cost.
+    fn search<E: Expansion>(
+        &mut self,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+        avoid: &[GridPos],
+        expansion: &E,
+    ) -> Result<PathResult, PathError> {
         let heuristic = options.heuristic.unwrap_or(Heuristic::default_for(grid.neighborhood()));
         let h_scale = options.weight * f64::from(grid.min_cost().unwrap_or(1));
         let max_expansions = options.limit.max_expansions.unwrap_or(u32::MAX);
         let max_cost = options.limit.max_cost.unwrap_or(f64::INFINITY);
-        let costs = grid.padded_costs();
         let stride = grid.stride();
-        let directions = match grid.neighborhood() {
-            Neighborhood::Four => 4,
-            Neighborhood::Eight => 8,
-        };
-        let mut offsets = [0isize; 8];
-        for (offset, (dx, dy)) in offsets.iter_mut().zip(DIRECTIONS) {
-            *offset = dx + dy * stride as isize;
-        }
-        let cut_corners = grid.corner_rule() == CornerRule::CutCorners;
         // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
         let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
         let h = |x: isize, y: isize| -> f64 {
@@ -382,7 +427,7 @@ impl Pathfinder {
         s.begin(grid.padded_len());
         let gen_seen = s.generation * 2;
         let gen_closed = gen_seen + 1;
-        let nodes = &mut s.nodes;
+        let Scratch { nodes, open, .. } = s;
         let start_i = grid.index(start);
         let goal_i = grid.index(goal);
         for &cell in avoid {
@@ -392,13 +437,13 @@ impl Pathfinder {
         }
         nodes[start_i] = NodeState { g: 0.0, parent: start_i as u32, stamp: gen_seen };
         let (sx, sy) = (start.x as isize + 1, start.y as isize + 1);
-        s.open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
+        open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
         let mut stats = SearchStats { expanded: 0, pushed: 1 };
         let mut best = (closeness(sx, sy), 0.0, start_i);
         let mut pruned = false;
         let mut stopped_at_limit = false;
 
-        while let Some(node) = s.open.pop() {
+        while let Some(node) = open.pop() {
             let i = node.index as usize;
             let state = nodes[i];
             if state.stamp == gen_closed {
@@ -421,37 +466,20 @@ impl Pathfinder {
                     best = (close, g_here, i);
                 }
             }
-            for d in 0..directions {
-                let j = (i as isize + offsets[d]) as usize;
-                let cost = costs[j];
-                if cost == 0 {
-                    continue;
-                }
-                let (dx, dy) = DIRECTIONS[d];
-                let step = if d < 4 {
-                    1.0
-                } else {
-                    let side_a = costs[(i as isize + dx) as usize] != 0;
-                    let side_b = costs[(i as isize + dy * stride as isize) as usize] != 0;
-                    let ok = if cut_corners { side_a || side_b } else { side_a && side_b };
-                    if !ok {
-                        continue;
-                    }
-                    SQRT_2
-                };
-                let g = g_here + step * f64::from(cost);
+            expansion.successors(i, x, y, state.parent as usize, |j, jx, jy, step| {
+                let g = g_here + step;
                 let next = &mut nodes[j];
                 if next.stamp == gen_closed || (next.stamp == gen_seen && g >= next.g) {
-                    continue;
+                    return;
                 }
                 if g > max_cost {
                     pruned = true;
-                    continue;
+                    return;
                 }
                 *next = NodeState { g, parent: i as u32, stamp: gen_seen };
-                s.open.push(OpenNode::new(g + h(x + dx, y + dy), g, j));
+                open.push(OpenNode::new(g + h(jx, jy), g, j));
                 stats.pushed += 1;
-            }
+            });
         }
         if options.partial {
             return Ok(finish(grid, nodes, start_i, best.2, stats, false));
@@ -464,8 +492,241 @@ impl Pathfinder {
     }
 }
 
-/// Walks parents back from `end` and totals the cost exactly: straight and diagonal steps are
-/// summed as integers, then combined.
+/// True when jump point search finds optimal paths on this grid: 8-way, no corner cutting,
+/// every passable cell the same cost.
+pub fn jps_applies(grid: &NavGrid) -> bool {
+    grid.neighborhood() == Neighborhood::Eight
+        && grid.corner_rule() == CornerRule::NoCornerCutting
+        && grid.has_uniform_cost()
+}
+
+/// How the search loop finds the cells that follow a cell.
+trait Expansion {
+    /// Calls `visit(j, jx, jy, cost)` for each successor `j` (padded index and coordinates) of
+    /// cell `i` at padded coordinates (`x`, `y`), reached from `parent` (`i` itself for the
+    /// start), with the cost of getting from `i` to `j`.
+    fn successors(
+        &self,
+        i: usize,
+        x: isize,
+        y: isize,
+        parent: usize,
+        visit: impl FnMut(usize, isize, isize, f64),
+    );
+}
+
+/// Plain A*: every legal step to a neighbor.
+struct Neighbors<'a> {
+    costs: &'a [u32],
+    stride: isize,
+    directions: usize,
+    offsets: [isize; 8],
+    cut_corners: bool,
+}
+
+impl<'a> Neighbors<'a> {
+    fn new(grid: &'a NavGrid) -> Self {
+        let stride = grid.stride() as isize;
+        let mut offsets = [0isize; 8];
+        for (offset, (dx, dy)) in offsets.iter_mut().zip(DIRECTIONS) {
+            *offset = dx + dy * stride;
+        }
+        Self {
+            costs: grid.padded_costs(),
+            stride,
+            directions: match grid.neighborhood() {
+                Neighborhood::Four => 4,
+                Neighborhood::Eight => 8,
+            },
+            offsets,
+            cut_corners: grid.corner_rule() == CornerRule::CutCorners,
+        }
+    }
+}
+
+impl Expansion for Neighbors<'_> {
+    #[inline]
+    fn successors(
+        &self,
+        i: usize,
+        x: isize,
+        y: isize,
+        _parent: usize,
+        mut visit: impl FnMut(usize, isize, isize, f64),
+    ) {
+        let costs = self.costs;
+        for d in 0..self.directions {
+            let j = (i as isize + self.offsets[d]) as usize;
+            let cost = costs[j];
+            if cost == 0 {
+                continue;
+            }
+            let (dx, dy) = DIRECTIONS[d];
+            let step = if d < 4 {
+                1.0
+            } else {
+                let side_a = costs[(i as isize + dx) as usize] != 0;
+                let side_b = costs[(i as isize + dy * self.stride) as usize] != 0;
+                let ok = if self.cut_corners { side_a || side_b } else { side_a && side_b };
+                if !ok {
+                    continue;
+                }
+                SQRT_2
+            };
+            visit(j, x + dx, y + dy, step * f64::from(cost));
+        }
+    }
+}
+
+/// Jump point search (Harabor and Grastien 2011) under the no-corner-cutting rule: from each
+/// cell, run straight or diagonally, skipping cells that an optimal path would only pass
+/// through, and stop at the goal or at a cell where a wall forces a turn. Valid only where
+/// [`jps_applies`].
+struct JumpPoints<'a> {
+    costs: &'a [u32],
+    stride: isize,
+    goal: usize,
+    /// The one passable cost.
+    cost: f64,
+}
+
+impl<'a> JumpPoints<'a> {
+    fn new(grid: &'a NavGrid, goal: usize) -> Self {
+        Self {
+            costs: grid.padded_costs(),
+            stride: grid.stride() as isize,
+            goal,
+            cost: f64::from(grid.min_cost().unwrap_or(1)),
+        }
+    }
+
+    #[inline]
+    fn open(&self, i: isize) -> bool {
+        self.costs[i as usize] != 0
+    }
+
+    /// Runs straight from `i` in direction (dx, dy) (one of them 0): the first jump point, as
+    /// (index, steps), or `None` at a wall.
+    #[inline]
+    fn jump_straight(&self, mut i: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
+        let step = dx + dy * self.stride;
+        // The two cells beside the direction of travel, as offsets.
+        let side = if dx != 0 { self.stride } else { 1 };
+        let mut n = 0;
+        loop {
+            i += step;
+            n += 1;
+            if !self.open(i) {
+                return None;
+            }
+            if i as usize == self.goal {
+                return Some((i, n));
+            }
+            // A side cell open where the cell behind it is a wall: a turn an optimal path may
+            // need to take here.
+            let behind = i - step;
+            if (self.open(i + side) && !self.open(behind + side))
+                || (self.open(i - side) && !self.open(behind - side))
+            {
+                return Some((i, n));
+            }
+        }
+    }
+
+    /// Runs diagonally from `i` in direction (dx, dy): the first jump point, as (index, steps).
+    #[inline]
+    fn jump_diagonal(&self, mut i: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
+        let vertical = dy * self.stride;
+        let mut n = 0;
+        loop {
+            // No corner cutting: both cells beside the step must be open.
+            if !(self.open(i + dx) && self.open(i + vertical) && self.open(i + dx + vertical)) {
+                return None;
+            }
+            i += dx + vertical;
+            n += 1;
+            if i as usize == self.goal
+                || self.jump_straight(i, dx, 0).is_some()
+                || self.jump_straight(i, 0, dy).is_some()
+            {
+                return Some((i, n));
+            }
+        }
+    }
+}
+
+impl Expansion for JumpPoints<'_> {
+    fn successors(
+        &self,
+        i: usize,
+        x: isize,
+        y: isize,
+        parent: usize,
+        mut visit: impl FnMut(usize, isize, isize, f64),
+    ) {
+        let stride = self.stride;
+        let i = i as isize;
+        let (px, py) = ((parent as isize) % stride, (parent as isize) / stride);
+        let (dx, dy) = ((x - px).signum(), (y - py).signum());
+        let mut straight = |sdx: isize, sdy: isize| {
+            if let Some((j, n)) = self.jump_straight(i, sdx, sdy) {
+                visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost);
+            }
+        };
+        // Directions worth exploring from here (the pruned neighbor set): straight ones now,
+        // diagonal ones after.
+        let mut diagonals = [(0isize, 0isize); 4];
+        let mut count = 0;
+        if dx == 0 && dy == 0 {
+            for (sdx, sdy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                straight(sdx, sdy);
+            }
+            diagonals = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
+            count = 4;
+        } else if dx != 0 && dy != 0 {
+            straight(dx, 0);
+            straight(0, dy);
+            diagonals[0] = (dx, dy);
+            count = 1;
+        } else if dx != 0 {
+            let ahead = self.open(i + dx);
+            for side in [1, -1] {
+                if self.open(i + side * stride) {
+                    straight(0, side);
+                    if ahead {
+                        diagonals[count] = (dx, side);
+                        count += 1;
+                    }
+                }
+            }
+            if ahead {
+                straight(dx, 0);
+            }
+        } else {
+            let ahead = self.open(i + dy * stride);
+            for side in [1, -1] {
+                if self.open(i + side) {
+                    straight(side, 0);
+                    if ahead {
+                        diagonals[count] = (side, dy);
+                        count += 1;
+                    }
+                }
+            }
+            if ahead {
+                straight(0, dy);
+            }
+        }
+        for &(ddx, ddy) in &diagonals[..count] {
+            if let Some((j, n)) = self.jump_diagonal(i, ddx, ddy) {
+                visit(j as usize, x + ddx * n, y + ddy * n, n as f64 * SQRT_2 * self.cost);
+            }
+        }
+    }
+}
+
+/// Walks parents back from `end`, filling in the cells between jump points, and totals the cost
+/// exactly: straight and diagonal steps are summed as integers, then combined.
 fn finish(
     grid: &NavGrid,
     nodes: &[NodeState],
@@ -475,24 +736,26 @@ fn finish(
     complete: bool,
 ) -> PathResult {
     let costs = grid.padded_costs();
-    let stride = grid.stride();
+    let stride = grid.stride() as isize;
     let mut cells = Vec::new();
     let (mut straight, mut diagonal) = (0u64, 0u64);
-    let mut i = end_i;
-    loop {
-        let (x, y) = grid.unpad(i);
-        cells.push(GridPos::new(x, y));
-        if i == start_i {
-            break;
+    let mut i = end_i as isize;
+    let (x, y) = grid.unpad(end_i);
+    cells.push(GridPos::new(x, y));
+    while i != start_i as isize {
+        let p = nodes[i as usize].parent as isize;
+        // One segment, straight or diagonal: step back from i to p a cell at a time.
+        let (dx, dy) = ((p % stride - i % stride).signum(), (p / stride - i / stride).signum());
+        while i != p {
+            if dx != 0 && dy != 0 {
+                diagonal += u64::from(costs[i as usize]);
+            } else {
+                straight += u64::from(costs[i as usize]);
+            }
+            i += dx + dy * stride;
+            let (x, y) = grid.unpad(i as usize);
+            cells.push(GridPos::new(x, y));
         }
-        let p = nodes[i].parent as usize;
-        let is_diagonal = (i % stride != p % stride) && (i / stride != p / stride);
-        if is_diagonal {
-            diagonal += u64::from(costs[i]);
-        } else {
-            straight += u64::from(costs[i]);
-        }
-        i = p;
     }
     cells.reverse();
     PathResult { cells, cost: straight as f64 + diagonal as f64 * SQRT_2, stats, complete }

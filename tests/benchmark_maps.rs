@@ -1,9 +1,11 @@
-//! Every scenario of the public `arena2` benchmark map is solved at its published optimum.
+//! Every scenario of the public benchmark maps is solved at its published optimum: `arena` and
+//! `arena2` with plain A*, all four maps with jump point search.
 
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
-use bevy_tilemap_nav::search::{Pathfinder, SearchOptions, path_cost};
+use bevy_tilemap_nav::search::{Algorithm, Pathfinder, SearchOptions, path_cost};
 
-fn assert_all_optimal(name: &str) {
+fn assert_all_optimal(name: &str, algorithm: Algorithm) {
+    let options = SearchOptions { algorithm, ..SearchOptions::default() };
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
     let grid = load_map(format!("{dir}/{name}.map")).unwrap();
     let scenarios = load_scenarios(format!("{dir}/{name}.map.scen")).unwrap();
@@ -12,7 +14,7 @@ fn assert_all_optimal(name: &str) {
     for (index, scenario) in scenarios.iter().enumerate() {
         assert_eq!((scenario.map_width, scenario.map_height), (grid.width(), grid.height()));
         let path = pathfinder
-            .find_path(&grid, scenario.start, scenario.goal, &SearchOptions::default())
+            .find_path(&grid, scenario.start, scenario.goal, &options)
             .unwrap_or_else(|e| panic!("{name} scenario {index}: {e}"));
         assert!(
             (path.cost - scenario.optimal_length).abs() <= 0.01,
@@ -26,11 +28,18 @@ fn assert_all_optimal(name: &str) {
 }
 
 #[test]
-fn arena2_all_scenarios_optimal() {
-    assert_all_optimal("arena2");
+fn arena2_all_scenarios_optimal_with_astar() {
+    assert_all_optimal("arena2", Algorithm::AStar);
 }
 
 #[test]
-fn arena_all_scenarios_optimal() {
-    assert_all_optimal("arena");
+fn arena_all_scenarios_optimal_with_astar() {
+    assert_all_optimal("arena", Algorithm::AStar);
+}
+
+#[test]
+fn every_public_map_all_scenarios_optimal_with_jump_point_search() {
+    for name in ["arena", "arena2", "lak304d", "64room_000"] {
+        assert_all_optimal(name, Algorithm::JumpPoint);
+    }
 }

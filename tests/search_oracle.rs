@@ -157,3 +157,82 @@ fn scratch_reuse_across_grid_sizes_gives_same_answers() {
         assert_eq!(a, b, "round {round}");
     }
 }
+
+#[test]
+fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
+    let mut rng = Rng(2024);
+    let mut pathfinder = Pathfinder::new();
+    let jps = SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let mut found = 0;
+    for round in 0..4000 {
+        // Uniform cost (1, or another single cost), 8-way, no corner cutting: where JPS applies.
+        let width = 1 + rng.below(16);
+        let height = 1 + rng.below(16);
+        let cost = if rng.chance(30) { 1 + rng.below(5) } else { 1 };
+        let wall_percent = rng.below(45);
+        let mut grid = NavGrid::filled(width, height, Cell::Passable { cost }).unwrap();
+        let mut cells = vec![vec![Some(cost); width as usize]; height as usize];
+        for y in 0..height {
+            for x in 0..width {
+                if rng.chance(wall_percent) {
+                    grid.set(GridPos::new(x, y), Cell::Blocked).unwrap();
+                    cells[y as usize][x as usize] = None;
+                }
+            }
+        }
+        let model = Model {
+            width: width.into(),
+            height: height.into(),
+            cells,
+            eight: true,
+            cut_corners: false,
+        };
+        for _ in 0..6 {
+            let start = GridPos::new(rng.below(width), rng.below(height));
+            let goal = GridPos::new(rng.below(width), rng.below(height));
+            let expected =
+                model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
+            let got = pathfinder.find_path(&grid, start, goal, &jps);
+            match (expected, got) {
+                (Some(best), Ok(path)) => {
+                    found += 1;
+                    assert!(
+                        (path.cost - best).abs() < 1e-6,
+                        "round {round}: {} vs {best}",
+                        path.cost
+                    );
+                    assert_eq!((path.cells[0], path.end()), (start, goal));
+                    let cells: Vec<(i64, i64)> =
+                        path.cells.iter().map(|p| (p.x.into(), p.y.into())).collect();
+                    let walked = model
+                        .path_cost(&cells)
+                        .unwrap_or_else(|| panic!("round {round}: illegal path {cells:?}"));
+                    assert!((walked - path.cost).abs() < 1e-6, "round {round}");
+                    // Plain A* agrees on the cost.
+                    let plain = pathfinder.find_path(&grid, start, goal, &astar).unwrap();
+                    assert!((plain.cost - path.cost).abs() < 1e-6);
+                }
+                (None, Err(_)) => {}
+                (a, b) => panic!("round {round}: oracle {a:?}, jps {b:?}"),
+            }
+        }
+    }
+    assert!(found > 4000);
+}
+
+#[test]
+fn jump_point_search_is_refused_where_it_would_not_be_optimal() {
+    let jps = SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
+    let mut pathfinder = Pathfinder::new();
+    let (a, b) = (GridPos::new(0, 0), GridPos::new(3, 3));
+    let mut mud = NavGrid::new(4, 4).unwrap();
+    mud.set(GridPos::new(1, 1), Cell::Passable { cost: 3 }).unwrap();
+    let four = NavGrid::new(4, 4).unwrap().with_neighborhood(Neighborhood::Four);
+    let cut = NavGrid::new(4, 4).unwrap().with_corner_rule(CornerRule::CutCorners);
+    for grid in [&mud, &four, &cut] {
+        assert_eq!(pathfinder.find_path(grid, a, b, &jps), Err(PathError::JumpPointUnsupported));
+        // Auto quietly uses A* there, and stays optimal (checked by the oracle tests).
+        assert!(pathfinder.find_path(grid, a, b, &SearchOptions::default()).is_ok());
+    }
+}

@@ -555,13 +555,14 @@ impl Expansion for Neighbors<'_> {
         mut visit: impl FnMut(usize, isize, isize, f64),
     ) {
         let costs = self.costs;
-        for d in 0..self.directions {
-            let j = (i as isize + self.offsets[d]) as usize;
+        for (d, (&offset, &(dx, dy))) in
+            self.offsets.iter().zip(&DIRECTIONS).take(self.directions).enumerate()
+        {
+            let j = (i as isize + offset) as usize;
             let cost = costs[j];
             if cost == 0 {
                 continue;
             }
-            let (dx, dy) = DIRECTIONS[d];
             let step = if d < 4 {
                 1.0
             } else {

@@ -157,6 +157,12 @@ pub struct NavGrid {
     components: OnceLock<Vec<u32>>,
     /// Bumped on every change; lets caches elsewhere know the grid moved on.
     revision: u64,
+    /// Passable cells as bits, one padded row after another (`row_words` words each, the last
+    /// word always spare so that scans may read past the row end): jump point search scans 64
+    /// cells of a row per step.
+    open_rows: Vec<u64>,
+    /// The same bits transposed: one padded column after another (`col_words` words each).
+    open_cols: Vec<u64>,
 }
 
 impl Clone for NavGrid {
@@ -174,6 +180,8 @@ impl Clone for NavGrid {
             cost_counts: self.cost_counts.clone(),
             components,
             revision: self.revision,
+            open_rows: self.open_rows.clone(),
+            open_cols: self.open_cols.clone(),
         }
     }
 }
@@ -219,13 +227,27 @@ impl NavGrid {
             cost_counts: BTreeMap::new(),
             components: OnceLock::new(),
             revision: 0,
+            open_rows: Vec::new(),
+            open_cols: Vec::new(),
         };
+        let too_large = |_| GridError::TooLarge { width, height };
+        let row_bits = grid.row_words() * (height as usize + 2);
+        let col_bits = grid.col_words() * grid.stride();
+        grid.open_rows.try_reserve_exact(row_bits).map_err(too_large)?;
+        grid.open_cols.try_reserve_exact(col_bits).map_err(too_large)?;
+        grid.open_rows.resize(row_bits, 0);
+        grid.open_cols.resize(col_bits, 0);
         if cost != 0 {
             for y in 0..height {
                 let row = grid.index(GridPos::new(0, y));
                 grid.costs[row..row + width as usize].fill(cost);
             }
             grid.cost_counts.insert(cost, width * height);
+            for i in 0..grid.costs.len() {
+                if grid.costs[i] != 0 {
+                    grid.set_open_bit(i, true);
+                }
+            }
         }
         Ok(grid)
     }
@@ -362,6 +384,9 @@ impl NavGrid {
             // Connectivity may have changed: labels are recomputed when next asked for.
             self.components.take();
         }
+        if (old == 0) != (new == 0) {
+            self.set_open_bit(i, new != 0);
+        }
         self.costs[i] = new;
         self.revision += 1;
     }
@@ -379,6 +404,16 @@ impl NavGrid {
     /// True when every passable cell has the same cost (what jump point search needs).
     pub fn has_uniform_cost(&self) -> bool {
         self.cost_counts.len() <= 1
+    }
+
+    /// Bytes held by the grid: cell costs, the bit rows and columns, and (once computed)
+    /// component labels, all with the one-cell border.
+    pub fn memory_bytes(&self) -> usize {
+        let labels = self.components.get().map_or(0, |l| l.capacity() * 4);
+        std::mem::size_of::<Self>()
+            + self.costs.capacity() * 4
+            + labels
+            + (self.open_rows.capacity() + self.open_cols.capacity()) * 8
     }
 
     /// Number of passable cells.
@@ -492,6 +527,47 @@ impl NavGrid {
     }
 
     // ---- internals shared with the search engine ----
+
+    /// Words per padded row in `open_rows` (one spare).
+    #[inline]
+    pub(crate) fn row_words(&self) -> usize {
+        self.stride().div_ceil(64) + 1
+    }
+
+    /// Words per padded column in `open_cols` (one spare).
+    #[inline]
+    pub(crate) fn col_words(&self) -> usize {
+        (self.height as usize + 2).div_ceil(64) + 1
+    }
+
+    fn set_open_bit(&mut self, i: usize, open: bool) {
+        let stride = self.stride();
+        let (x, y) = (i % stride, i / stride);
+        let (rw, cw) = (self.row_words(), self.col_words());
+        let row = &mut self.open_rows[y * rw + x / 64];
+        let col = &mut self.open_cols[x * cw + y / 64];
+        if open {
+            *row |= 1 << (x % 64);
+            *col |= 1 << (y % 64);
+        } else {
+            *row &= !(1 << (x % 64));
+            *col &= !(1 << (y % 64));
+        }
+    }
+
+    /// Passable-cell bits of padded row `y` (`row_words` words).
+    #[inline]
+    pub(crate) fn open_row(&self, y: usize) -> &[u64] {
+        let rw = self.row_words();
+        &self.open_rows[y * rw..(y + 1) * rw]
+    }
+
+    /// Passable-cell bits of padded column `x` (`col_words` words).
+    #[inline]
+    pub(crate) fn open_col(&self, x: usize) -> &[u64] {
+        let cw = self.col_words();
+        &self.open_cols[x * cw..(x + 1) * cw]
+    }
 
     #[inline]
     pub(crate) fn stride(&self) -> usize {

@@ -390,7 +390,7 @@ impl Pathfinder {
             Algorithm::JumpPoint => return Err(PathError::JumpPointUnsupported),
         };
         if use_jps {
-            let expansion = JumpPoints::new(grid, grid.index(goal));
+            let expansion = JumpPoints::new(grid, goal);
             self.search(grid, start, goal, options, &[], &expansion)
         } else {
             self.search(grid, start, goal, options, avoid, &Neighbors::new(grid))
@@ -584,19 +584,92 @@ impl Expansion for Neighbors<'_> {
 /// through, and stop at the goal or at a cell where a wall forces a turn. Valid only where
 /// [`jps_applies`].
 struct JumpPoints<'a> {
+    grid: &'a NavGrid,
     costs: &'a [u32],
     stride: isize,
-    goal: usize,
+    /// The goal's padded coordinates.
+    goal: (isize, isize),
     /// The one passable cost.
     cost: f64,
 }
 
+/// 64 bits of a bit line from position `start` on: bit k is position `start + k`. Positions
+/// outside the line read as 0 (blocked).
+#[inline]
+fn bits_from(line: &[u64], start: isize) -> u64 {
+    if start < 0 {
+        return if start <= -64 { 0 } else { bits_from(line, 0) << (-start) as u32 };
+    }
+    let (word, bit) = (start as usize / 64, (start % 64) as u32);
+    let low = line.get(word).copied().unwrap_or(0);
+    if bit == 0 {
+        return low;
+    }
+    let high = line.get(word + 1).copied().unwrap_or(0);
+    (low >> bit) | (high << (64 - bit))
+}
+
+/// 64 bits of a bit line going backwards from `end`: bit k is position `end - k`.
+#[inline]
+fn bits_back(line: &[u64], end: isize) -> u64 {
+    bits_from(line, end - 63).reverse_bits()
+}
+
+/// Scans a line of cells (a row, or a column of the transposed bits) from position `from` in
+/// direction `dir` (+1 or -1), 64 cells a step, for the first jump point: the goal, or an open
+/// cell with an open side cell whose neighbor behind is a wall (a turn an optimal path may take
+/// there). `None` when a wall comes first. `side_a` and `side_b` are the lines either side.
+#[inline]
+fn scan_line(
+    line: &[u64],
+    side_a: &[u64],
+    side_b: &[u64],
+    from: isize,
+    dir: isize,
+    goal: Option<isize>,
+) -> Option<isize> {
+    let mut p = from + dir;
+    loop {
+        let (open, a, a_behind, b, b_behind) = if dir > 0 {
+            (
+                bits_from(line, p),
+                bits_from(side_a, p),
+                bits_from(side_a, p - 1),
+                bits_from(side_b, p),
+                bits_from(side_b, p - 1),
+            )
+        } else {
+            (
+                bits_back(line, p),
+                bits_back(side_a, p),
+                bits_back(side_a, p + 1),
+                bits_back(side_b, p),
+                bits_back(side_b, p + 1),
+            )
+        };
+        let wall = !open;
+        let mut hits = wall | (a & !a_behind) | (b & !b_behind);
+        if let Some(g) = goal {
+            let k = (g - p) * dir;
+            if (0..64).contains(&k) {
+                hits |= 1 << k;
+            }
+        }
+        if hits != 0 {
+            let k = hits.trailing_zeros();
+            return if wall >> k & 1 == 1 { None } else { Some(p + k as isize * dir) };
+        }
+        p += 64 * dir;
+    }
+}
+
 impl<'a> JumpPoints<'a> {
-    fn new(grid: &'a NavGrid, goal: usize) -> Self {
+    fn new(grid: &'a NavGrid, goal: GridPos) -> Self {
         Self {
+            grid,
             costs: grid.padded_costs(),
             stride: grid.stride() as isize,
-            goal,
+            goal: (goal.x as isize + 1, goal.y as isize + 1),
             cost: f64::from(grid.min_cost().unwrap_or(1)),
         }
     }
@@ -606,38 +679,49 @@ impl<'a> JumpPoints<'a> {
         self.costs[i as usize] != 0
     }
 
-    /// Runs straight from `i` in direction (dx, dy) (one of them 0): the first jump point, as
-    /// (index, steps), or `None` at a wall.
+    /// Runs straight from padded (`x`, `y`) in direction (dx, dy) (one of them 0): the first
+    /// jump point, as (index, steps), or `None` at a wall.
     #[inline]
-    fn jump_straight(&self, mut i: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
-        let step = dx + dy * self.stride;
-        // The two cells beside the direction of travel, as offsets.
-        let side = if dx != 0 { self.stride } else { 1 };
-        let mut n = 0;
-        loop {
-            i += step;
-            n += 1;
-            if !self.open(i) {
-                return None;
-            }
-            if i as usize == self.goal {
-                return Some((i, n));
-            }
-            // A side cell open where the cell behind it is a wall: a turn an optimal path may
-            // need to take here.
-            let behind = i - step;
-            if (self.open(i + side) && !self.open(behind + side))
-                || (self.open(i - side) && !self.open(behind - side))
-            {
-                return Some((i, n));
-            }
+    fn jump_straight(&self, x: isize, y: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
+        let grid = self.grid;
+        let (gx, gy) = self.goal;
+        if dy == 0 {
+            let yu = y as usize;
+            let found = scan_line(
+                grid.open_row(yu),
+                grid.open_row(yu + 1),
+                grid.open_row(yu - 1),
+                x,
+                dx,
+                (gy == y).then_some(gx),
+            )?;
+            Some((y * self.stride + found, (found - x).abs()))
+        } else {
+            let xu = x as usize;
+            let found = scan_line(
+                grid.open_col(xu),
+                grid.open_col(xu + 1),
+                grid.open_col(xu - 1),
+                y,
+                dy,
+                (gx == x).then_some(gy),
+            )?;
+            Some((found * self.stride + x, (found - y).abs()))
         }
     }
 
-    /// Runs diagonally from `i` in direction (dx, dy): the first jump point, as (index, steps).
+    /// Runs diagonally from padded (`x`, `y`) in direction (dx, dy): the first jump point, as
+    /// (index, steps).
     #[inline]
-    fn jump_diagonal(&self, mut i: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
+    fn jump_diagonal(
+        &self,
+        mut x: isize,
+        mut y: isize,
+        dx: isize,
+        dy: isize,
+    ) -> Option<(isize, isize)> {
         let vertical = dy * self.stride;
+        let mut i = y * self.stride + x;
         let mut n = 0;
         loop {
             // No corner cutting: both cells beside the step must be open.
@@ -645,10 +729,12 @@ impl<'a> JumpPoints<'a> {
                 return None;
             }
             i += dx + vertical;
+            x += dx;
+            y += dy;
             n += 1;
-            if i as usize == self.goal
-                || self.jump_straight(i, dx, 0).is_some()
-                || self.jump_straight(i, 0, dy).is_some()
+            if (x, y) == self.goal
+                || self.jump_straight(x, y, dx, 0).is_some()
+                || self.jump_straight(x, y, 0, dy).is_some()
             {
                 return Some((i, n));
             }
@@ -670,7 +756,7 @@ impl Expansion for JumpPoints<'_> {
         let (px, py) = ((parent as isize) % stride, (parent as isize) / stride);
         let (dx, dy) = ((x - px).signum(), (y - py).signum());
         let mut straight = |sdx: isize, sdy: isize| {
-            if let Some((j, n)) = self.jump_straight(i, sdx, sdy) {
+            if let Some((j, n)) = self.jump_straight(x, y, sdx, sdy) {
                 visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost);
             }
         };
@@ -719,7 +805,7 @@ impl Expansion for JumpPoints<'_> {
             }
         }
         for &(ddx, ddy) in &diagonals[..count] {
-            if let Some((j, n)) = self.jump_diagonal(i, ddx, ddy) {
+            if let Some((j, n)) = self.jump_diagonal(x, y, ddx, ddy) {
                 visit(j as usize, x + ddx * n, y + ddy * n, n as f64 * SQRT_2 * self.cost);
             }
         }

@@ -167,16 +167,34 @@ fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
     let mut found = 0;
     for round in 0..4000 {
         // Uniform cost (1, or another single cost), 8-way, no corner cutting: where JPS applies.
-        let width = 1 + rng.below(16);
-        let height = 1 + rng.below(16);
+        // Every fourth grid is wider or taller than 64 cells, so that the 64-cell bit scans
+        // cross word boundaries both ways.
+        let (width, height) = match round % 4 {
+            0 => (60 + rng.below(100), 1 + rng.below(12)),
+            1 => (1 + rng.below(12), 60 + rng.below(100)),
+            _ => (1 + rng.below(16), 1 + rng.below(16)),
+        };
         let cost = if rng.chance(30) { 1 + rng.below(5) } else { 1 };
         let wall_percent = rng.below(45);
-        let mut grid = NavGrid::filled(width, height, Cell::Passable { cost }).unwrap();
+        // Half the grids start open and get walls; half start walled and get opened, so both
+        // directions of a cell change keep the bit rows and columns in step.
+        let start_open = rng.chance(50);
+        let mut grid = NavGrid::filled(
+            width,
+            height,
+            if start_open { Cell::Passable { cost } } else { Cell::Blocked },
+        )
+        .unwrap();
         let mut cells = vec![vec![Some(cost); width as usize]; height as usize];
         for y in 0..height {
             for x in 0..width {
-                if rng.chance(wall_percent) {
-                    grid.set(GridPos::new(x, y), Cell::Blocked).unwrap();
+                let wall = rng.chance(wall_percent);
+                grid.set(
+                    GridPos::new(x, y),
+                    if wall { Cell::Blocked } else { Cell::Passable { cost } },
+                )
+                .unwrap();
+                if wall {
                     cells[y as usize][x as usize] = None;
                 }
             }

@@ -134,6 +134,23 @@ impl PathResult {
     pub fn end(&self) -> GridPos {
         *self.cells.last().expect("a path has at least one cell")
     }
+
+    /// The turning points: the start, every cell where the direction of travel changes, and the
+    /// end. Walking straight from one to the next retraces the path exactly.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::prelude::*;
+    ///
+    /// let grid = NavGrid::new(6, 3).unwrap();
+    /// let path = Pathfinder::new()
+    ///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(5, 2), &SearchOptions::default())
+    ///     .unwrap();
+    /// // Two diagonal steps and three straight ones (or the other way round): one turn.
+    /// assert_eq!(path.waypoints().len(), 3);
+    /// ```
+    pub fn waypoints(&self) -> Vec<GridPos> {
+        turning_points(&self.cells)
+    }
 }
 
 /// Why no path was returned.
@@ -846,6 +863,23 @@ fn finish(
     }
     cells.reverse();
     PathResult { cells, cost: straight as f64 + diagonal as f64 * SQRT_2, stats, complete }
+}
+
+/// The cells of `cells` where the direction of travel changes, with the first and last cell.
+pub fn turning_points(cells: &[GridPos]) -> Vec<GridPos> {
+    let direction = |a: GridPos, b: GridPos| {
+        ((i64::from(b.x) - i64::from(a.x)).signum(), (i64::from(b.y) - i64::from(a.y)).signum())
+    };
+    let mut points: Vec<GridPos> = cells.first().copied().into_iter().collect();
+    for w in cells.windows(3) {
+        if direction(w[0], w[1]) != direction(w[1], w[2]) {
+            points.push(w[1]);
+        }
+    }
+    if cells.len() > 1 {
+        points.extend(cells.last());
+    }
+    points
 }
 
 /// Cost of a path given cell by cell under the grid's rules, or `None` if some step is not a

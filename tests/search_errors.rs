@@ -151,3 +151,27 @@ fn avoided_cells_are_walked_around_for_that_query_only() {
     let ends = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[start, goal]).unwrap();
     assert_eq!(ends.cost, direct.cost);
 }
+
+#[test]
+fn waypoints_are_the_turns_and_retrace_the_path() {
+    let grid = walled();
+    let path = find(&grid, (0, 0), (6, 0), SearchOptions::default()).unwrap();
+    let waypoints = path.waypoints();
+    assert_eq!(waypoints.first(), Some(&GridPos::new(0, 0)));
+    assert_eq!(waypoints.last(), Some(&GridPos::new(6, 0)));
+    assert!(waypoints.len() >= 3 && waypoints.len() < path.cells.len());
+    // Expanding each leg back into cells, straight or diagonal, gives the path again.
+    let mut cells = vec![waypoints[0]];
+    for leg in waypoints.windows(2) {
+        let (mut x, mut y) = (i64::from(leg[0].x), i64::from(leg[0].y));
+        let (dx, dy) = ((i64::from(leg[1].x) - x).signum(), (i64::from(leg[1].y) - y).signum());
+        while (x, y) != (i64::from(leg[1].x), i64::from(leg[1].y)) {
+            x += dx;
+            y += dy;
+            cells.push(GridPos::new(x as u32, y as u32));
+        }
+    }
+    assert_eq!(cells, path.cells);
+    let single = find(&grid, (1, 1), (1, 1), SearchOptions::default()).unwrap();
+    assert_eq!(single.waypoints(), vec![GridPos::new(1, 1)]);
+}

@@ -11,22 +11,11 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 
 fn main() {
-    App::new()
-        .add_plugins(
-            DefaultPlugins
-                .set(window_plugin("bevy_tilemap_nav: click to move"))
-                .set(ImagePlugin::default_nearest()),
-        )
-        .add_plugins(TilemapPlugin)
-        .add_plugins(TilemapNavPlugin::default())
-        .insert_resource(tile_rules())
-        .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.1)))
-        .init_resource::<CursorWorld>()
+    game_app("bevy_tilemap_nav: click to move")
         .init_resource::<Status>()
         .add_systems(Startup, setup)
         .add_systems(
@@ -56,18 +45,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     spawn_camera(&mut commands);
     spawn_level(&mut commands, &mut images, &LEVEL);
     spawn_player(&mut commands, START.0, START.1);
-    commands.spawn((
-        StatusText,
-        Text::new(""),
-        TextFont { font_size: FontSize::Px(15.0), ..Default::default() },
-        TextColor(Color::srgb(0.95, 0.93, 0.85)),
-        Node {
-            position_type: PositionType::Absolute,
-            top: px(8),
-            left: px(12),
-            ..Default::default()
-        },
-    ));
+    commands.spawn((StatusText, help_text(15.0)));
 }
 
 fn handle_input(

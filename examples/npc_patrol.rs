@@ -20,17 +20,7 @@ use bevy_tilemap_nav::prelude::*;
 use common::*;
 
 fn main() {
-    App::new()
-        .add_plugins(
-            DefaultPlugins
-                .set(window_plugin("bevy_tilemap_nav: NPC patrol"))
-                .set(ImagePlugin::default_nearest()),
-        )
-        .add_plugins(TilemapPlugin)
-        .add_plugins(TilemapNavPlugin::default())
-        .insert_resource(tile_rules())
-        .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.1)))
-        .init_resource::<CursorWorld>()
+    game_app("bevy_tilemap_nav: NPC patrol")
         .add_systems(Startup, setup)
         .add_systems(
             Update,
@@ -118,18 +108,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         ));
     }
     commands.spawn(DoorTimer(Timer::new(DOOR_PERIOD, TimerMode::Repeating)));
-    commands.spawn((
-        Panel,
-        Text::new(""),
-        TextFont { font_size: FontSize::Px(14.0), ..Default::default() },
-        TextColor(Color::srgb(0.95, 0.93, 0.85)),
-        Node {
-            position_type: PositionType::Absolute,
-            top: px(6),
-            left: px(12),
-            ..Default::default()
-        },
-    ));
+    commands.spawn((Panel, help_text(14.0)));
 }
 
 /// The top corridor's door opens and closes on its own.

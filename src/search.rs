@@ -702,29 +702,18 @@ impl<'a> JumpPoints<'a> {
     fn jump_straight(&self, x: isize, y: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
         let grid = self.grid;
         let (gx, gy) = self.goal;
-        if dy == 0 {
-            let yu = y as usize;
-            let found = scan_line(
-                grid.open_row(yu),
-                grid.open_row(yu + 1),
-                grid.open_row(yu - 1),
-                x,
-                dx,
-                (gy == y).then_some(gx),
-            )?;
-            Some((y * self.stride + found, (found - x).abs()))
+        let (xu, yu) = (x as usize, y as usize);
+        // A row of the bits, or a column of the transposed bits: the same scan either way.
+        let (line, side_a, side_b, from, dir, goal) = if dy == 0 {
+            let goal = (gy == y).then_some(gx);
+            (grid.open_row(yu), grid.open_row(yu + 1), grid.open_row(yu - 1), x, dx, goal)
         } else {
-            let xu = x as usize;
-            let found = scan_line(
-                grid.open_col(xu),
-                grid.open_col(xu + 1),
-                grid.open_col(xu - 1),
-                y,
-                dy,
-                (gx == x).then_some(gy),
-            )?;
-            Some((found * self.stride + x, (found - y).abs()))
-        }
+            let goal = (gx == x).then_some(gy);
+            (grid.open_col(xu), grid.open_col(xu + 1), grid.open_col(xu - 1), y, dy, goal)
+        };
+        let found = scan_line(line, side_a, side_b, from, dir, goal)?;
+        let index = if dy == 0 { y * self.stride + found } else { found * self.stride + x };
+        Some((index, (found - from).abs()))
     }
 
     /// Runs diagonally from padded (`x`, `y`) in direction (dx, dy): the first jump point, as

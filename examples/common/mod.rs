@@ -173,9 +173,10 @@ pub fn spawn_level(commands: &mut Commands, images: &mut Assets<Image>, rows: &[
     tilemap
 }
 
-/// A window sized for the level, plus room for the help text.
-pub fn window_plugin(title: &str) -> WindowPlugin {
-    WindowPlugin {
+/// The app both examples start from: Bevy with a window sized for the level (plus room for the
+/// help text), bevy_ecs_tilemap, the navigation plugin and the level's tile rules.
+pub fn game_app(title: &str) -> App {
+    let window = WindowPlugin {
         primary_window: Some(Window {
             title: title.to_string(),
             resolution: (960, 680).into(),
@@ -183,12 +184,35 @@ pub fn window_plugin(title: &str) -> WindowPlugin {
             ..Default::default()
         }),
         ..Default::default()
-    }
+    };
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins.set(window).set(ImagePlugin::default_nearest()))
+        .add_plugins(TilemapPlugin)
+        .add_plugins(TilemapNavPlugin::default())
+        .insert_resource(tile_rules())
+        .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.1)))
+        .init_resource::<CursorWorld>();
+    app
 }
 
 /// The camera, shifted so that the level sits below the help text.
 pub fn spawn_camera(commands: &mut Commands) {
     commands.spawn((Camera2d, Transform::from_xyz(0.0, 44.0, 0.0)));
+}
+
+/// The text block at the top of the window (controls and status); fill it in a system.
+pub fn help_text(size: f32) -> impl Bundle {
+    (
+        Text::new(""),
+        TextFont { font_size: FontSize::Px(size), ..Default::default() },
+        TextColor(Color::srgb(0.95, 0.93, 0.85)),
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(8),
+            left: px(12),
+            ..Default::default()
+        },
+    )
 }
 
 /// Where the mouse points, in world space, kept from the window's `CursorMoved` messages.

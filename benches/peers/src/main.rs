@@ -5,13 +5,13 @@
 use std::f64::consts::SQRT_2;
 use std::time::Instant;
 
-use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios};
-use bevy_tilemap_nav::prelude::*;
 use bevy::math::UVec3;
 use bevy_northstar::grid::{Grid, GridSettingsBuilder};
 use bevy_northstar::nav::Nav;
 use bevy_northstar::pathfind::PathfindArgs;
 use bevy_northstar::prelude::OrdinalNeighborhood;
+use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios};
+use bevy_tilemap_nav::prelude::*;
 use grid_util::grid::ValueGrid;
 use grid_util::point::Point;
 
@@ -161,7 +161,8 @@ fn main() {
             }
         }
         northstar.build();
-        for (label, astar) in [("bevy_northstar 0.7 A*", true), ("bevy_northstar 0.7 HPA*", false)] {
+        for (label, astar) in [("bevy_northstar 0.7 A*", true), ("bevy_northstar 0.7 HPA*", false)]
+        {
             rows.push((
                 label.to_string(),
                 measure(&scenarios, |s| {
@@ -193,16 +194,17 @@ fn main() {
             );
         }
     }
+    // Memory after a real query: the grid with its bit rows and columns and component labels,
+    // and the search's scratch (per-cell state plus the open list it grew to).
     let grid = load_map(format!("{dir}/64room_000.map")).expect("map");
+    let scenarios = load_scenarios(format!("{dir}/64room_000.map.scen")).expect("scenarios");
     let mut pathfinder = Pathfinder::new();
-    let _ = pathfinder.find_path(
-        &grid,
-        GridPos::new(1, 1),
-        GridPos::new(1, 1),
-        &SearchOptions::default(),
-    );
+    for s in &scenarios {
+        let _ = pathfinder.find_path(&grid, s.start, s.goal, &SearchOptions::default());
+    }
     println!(
-        "\nmemory: grid {} bytes/cell (costs + component labels), search scratch {} bytes/cell",
+        "\nmemory on 64room_000: grid {:.2} bytes/cell (costs, bit rows and columns, component \
+         labels), search scratch {:.2} bytes/cell",
         grid.memory_bytes() as f64 / grid.len() as f64,
         pathfinder.scratch_bytes() as f64 / grid.len() as f64
     );

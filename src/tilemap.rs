@@ -240,7 +240,7 @@ pub(crate) fn sync_nav_grid(
             &TilemapSize,
             &TilemapGridSize,
             &TilemapTileSize,
-            &TilemapType,
+            Ref<TilemapType>,
             Option<&TilemapAnchor>,
             Ref<Transform>,
         ),
@@ -276,7 +276,13 @@ pub(crate) fn sync_nav_grid(
     for (entity, storage, size, _, _, map_type, _, _) in &ordered {
         let size = UVec2::new(size.x, size.y);
         if **map_type != TilemapType::Square {
-            if layers.layers.iter().all(|(e, _)| e != entity) && storage.is_added() {
+            // Left out of the grid (and taken out if it was in), with a warning when it appears
+            // or changes type.
+            if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
+                layers.layers.remove(i);
+                full = true;
+            }
+            if storage.is_added() || map_type.is_changed() {
                 warnings.write(TilemapNavWarning {
                     error: TilemapNavError::UnsupportedMapType(**map_type),
                 });

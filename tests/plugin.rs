@@ -446,6 +446,20 @@ fn non_square_tilemaps_are_refused_with_a_warning() {
         }]
     );
     assert!(app.world().get_resource::<NavGrid>().is_none());
+    // A square map that later turns hexagonal is taken out of the grid, with a warning.
+    let mut app2 = self::app();
+    let square = spawn_map(&mut app2, &["...", "..."]);
+    app2.update();
+    assert!(app2.world().get_resource::<NavGrid>().is_some());
+    app2.world_mut().entity_mut(square).insert(TilemapType::Hexagon(HexCoordSystem::Row));
+    app2.update();
+    assert!(app2.world().get_resource::<NavGrid>().is_none());
+    assert!(
+        app2.world()
+            .resource::<Messages<TilemapNavWarning>>()
+            .iter_current_update_messages()
+            .any(|w| matches!(w.error, TilemapNavError::UnsupportedMapType(_)))
+    );
     // A request then fails plainly instead of walking a wrong grid.
     let asker =
         app.world_mut().spawn((Transform::default(), PathRequest::to(GridPos::new(1, 1)))).id();

@@ -1,3 +1,4 @@
 //! Map formats in and out.
 
+pub mod baked;
 pub mod movingai;

@@ -1,0 +1,270 @@
+//! Baked navigation data: a [`NavGrid`] saved to a file and loaded back, in a readable RON form
+//! or a compact binary one, both carrying a format version.
+//!
+//! Loading never touches an existing grid: it returns a new one or a typed [`BakeError`], so a
+//! failed load leaves whatever the game had as it was.
+//!
+//! ```
+//! use bevy_tilemap_nav::io::baked;
+//! use bevy_tilemap_nav::prelude::*;
+//!
+//! let mut grid = NavGrid::new(4, 3).unwrap();
+//! grid.set(GridPos::new(1, 1), Cell::Blocked).unwrap();
+//! let bytes = baked::to_binary(&grid);
+//! assert_eq!(baked::from_binary(&bytes).unwrap(), grid);
+//! let text = baked::to_ron(&grid);
+//! assert_eq!(baked::from_ron(&text).unwrap(), grid);
+//! ```
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
+
+/// The format version this crate writes, and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+const MAGIC: &[u8; 4] = b"TNAV";
+
+/// Why baked data could not be read.
+#[derive(Debug, PartialEq)]
+pub enum BakeError {
+    /// Written by a newer version of the format than this crate knows.
+    FutureVersion { found: u32, supported: u32 },
+    /// Not a baked navigation file (wrong magic bytes).
+    NotBaked,
+    /// The data ends early.
+    Truncated,
+    /// The checksum does not match: the data was changed or damaged.
+    Corrupt,
+    /// The data is readable but describes no valid grid.
+    Invalid(String),
+    /// The RON text does not parse.
+    Ron(String),
+    /// The grid's size differs from what it is meant for (the tilemap's).
+    SizeMismatch { expected: (u32, u32), found: (u32, u32) },
+}
+
+impl fmt::Display for BakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BakeError::FutureVersion { found, supported } => write!(
+                f,
+                "baked navigation data is format version {found}; this crate reads up to {supported}"
+            ),
+            BakeError::NotBaked => write!(f, "not baked navigation data"),
+            BakeError::Truncated => write!(f, "baked navigation data ends early"),
+            BakeError::Corrupt => write!(f, "baked navigation data is damaged (checksum mismatch)"),
+            BakeError::Invalid(why) => write!(f, "baked navigation data is invalid: {why}"),
+            BakeError::Ron(why) => write!(f, "baked navigation RON does not parse: {why}"),
+            BakeError::SizeMismatch { expected, found } => write!(
+                f,
+                "baked grid is {} x {} but the tilemap is {} x {}",
+                found.0, found.1, expected.0, expected.1
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BakeError {}
+
+/// The RON form: everything a grid is, in plain fields. `costs` holds one number per cell, row
+/// after row (`y` = 0 first): 0 for blocked, else the cost.
+#[derive(Serialize, Deserialize)]
+struct BakedGrid {
+    version: u32,
+    width: u32,
+    height: u32,
+    neighborhood: Neighborhood,
+    corner_rule: CornerRule,
+    costs: Vec<u32>,
+}
+
+fn costs_of(grid: &NavGrid) -> Vec<u32> {
+    grid.positions()
+        .map(|p| match grid.get(p) {
+            Some(Cell::Passable { cost }) => cost,
+            _ => 0,
+        })
+        .collect()
+}
+
+fn build(
+    width: u32,
+    height: u32,
+    neighborhood: Neighborhood,
+    corner_rule: CornerRule,
+    costs: impl Iterator<Item = u32>,
+) -> Result<NavGrid, BakeError> {
+    let invalid = |e: GridError| BakeError::Invalid(e.to_string());
+    let mut grid = NavGrid::filled(width, height, Cell::Blocked)
+        .map_err(invalid)?
+        .with_neighborhood(neighborhood)
+        .with_corner_rule(corner_rule);
+    let mut count = 0usize;
+    for (i, cost) in costs.enumerate() {
+        if i >= grid.len() {
+            return Err(BakeError::Invalid(format!("more than {} cells", grid.len())));
+        }
+        if cost != 0 {
+            let pos = GridPos::new((i % width as usize) as u32, (i / width as usize) as u32);
+            grid.set(pos, Cell::Passable { cost }).map_err(invalid)?;
+        }
+        count = i + 1;
+    }
+    if count != grid.len() {
+        return Err(BakeError::Invalid(format!("{count} cells for a {width} x {height} grid")));
+    }
+    Ok(grid)
+}
+
+/// The grid as readable RON text.
+pub fn to_ron(grid: &NavGrid) -> String {
+    let baked = BakedGrid {
+        version: FORMAT_VERSION,
+        width: grid.width(),
+        height: grid.height(),
+        neighborhood: grid.neighborhood(),
+        corner_rule: grid.corner_rule(),
+        costs: costs_of(grid),
+    };
+    ron::ser::to_string_pretty(&baked, ron::ser::PrettyConfig::default())
+        .expect("plain data always serializes")
+}
+
+/// A grid from RON text written by [`to_ron`].
+pub fn from_ron(text: &str) -> Result<NavGrid, BakeError> {
+    // Read the version first, so that a newer file says so rather than failing to parse.
+    if let Ok(v) = ron::from_str::<VersionOnly>(text)
+        && v.version > FORMAT_VERSION
+    {
+        return Err(BakeError::FutureVersion { found: v.version, supported: FORMAT_VERSION });
+    }
+    let baked: BakedGrid = ron::from_str(text).map_err(|e| BakeError::Ron(e.to_string()))?;
+    if baked.version > FORMAT_VERSION {
+        return Err(BakeError::FutureVersion { found: baked.version, supported: FORMAT_VERSION });
+    }
+    build(baked.width, baked.height, baked.neighborhood, baked.corner_rule, baked.costs.into_iter())
+}
+
+/// Only the version field of a RON file; other fields are ignored.
+#[derive(Deserialize)]
+struct VersionOnly {
+    version: u32,
+}
+
+/// FNV-1a, 64-bit: a checksum over the binary form.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The grid in the compact binary form: `TNAV`, version, size, rules, run-length encoded costs
+/// (run length, cost; little-endian `u32`s), and a checksum of all that.
+pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&grid.width().to_le_bytes());
+    out.extend_from_slice(&grid.height().to_le_bytes());
+    out.push(match grid.neighborhood() {
+        Neighborhood::Four => 4,
+        Neighborhood::Eight => 8,
+    });
+    out.push(match grid.corner_rule() {
+        CornerRule::NoCornerCutting => 0,
+        CornerRule::CutCorners => 1,
+    });
+    let costs = costs_of(grid);
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for cost in costs {
+        match runs.last_mut() {
+            Some((n, c)) if *c == cost => *n += 1,
+            _ => runs.push((1, cost)),
+        }
+    }
+    out.extend_from_slice(&(runs.len() as u32).to_le_bytes());
+    for (n, c) in runs {
+        out.extend_from_slice(&n.to_le_bytes());
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// A grid from bytes written by [`to_binary`].
+pub fn from_binary(bytes: &[u8]) -> Result<NavGrid, BakeError> {
+    if bytes.len() < 8 {
+        return Err(if bytes.len() >= 4 && &bytes[..4] != MAGIC {
+            BakeError::NotBaked
+        } else {
+            BakeError::Truncated
+        });
+    }
+    if &bytes[..4] != MAGIC {
+        return Err(BakeError::NotBaked);
+    }
+    let version = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
+    if version > FORMAT_VERSION {
+        return Err(BakeError::FutureVersion { found: version, supported: FORMAT_VERSION });
+    }
+    // Header (magic, version, width, height, rules, run count) is 22 bytes; the checksum 8.
+    if bytes.len() < 22 + 8 {
+        return Err(BakeError::Truncated);
+    }
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let runs = u32_at(18) as usize;
+    let body_end = runs.checked_mul(8).and_then(|n| n.checked_add(22)).ok_or(BakeError::Corrupt)?;
+    if bytes.len() < body_end + 8 {
+        return Err(BakeError::Truncated);
+    }
+    if bytes.len() > body_end + 8 {
+        return Err(BakeError::Invalid(format!(
+            "{} bytes after the end",
+            bytes.len() - body_end - 8
+        )));
+    }
+    let stored = u64::from_le_bytes(bytes[body_end..body_end + 8].try_into().expect("8 bytes"));
+    if checksum(&bytes[..body_end]) != stored {
+        return Err(BakeError::Corrupt);
+    }
+    let (width, height) = (u32_at(8), u32_at(12));
+    let neighborhood = match bytes[16] {
+        4 => Neighborhood::Four,
+        8 => Neighborhood::Eight,
+        n => return Err(BakeError::Invalid(format!("neighborhood {n}"))),
+    };
+    let corner_rule = match bytes[17] {
+        0 => CornerRule::NoCornerCutting,
+        1 => CornerRule::CutCorners,
+        n => return Err(BakeError::Invalid(format!("corner rule {n}"))),
+    };
+    let cells = u64::from(width) * u64::from(height);
+    let mut total = 0u64;
+    for r in 0..runs {
+        total += u64::from(u32_at(22 + r * 8));
+    }
+    if total != cells {
+        return Err(BakeError::Invalid(format!("{total} cells for a {width} x {height} grid")));
+    }
+    let costs = (0..runs).flat_map(|r| {
+        let (n, c) = (u32_at(22 + r * 8), u32_at(26 + r * 8));
+        std::iter::repeat_n(c, n as usize)
+    });
+    build(width, height, neighborhood, corner_rule, costs)
+}
+
+/// Checks that a loaded grid fits the map it is meant for.
+pub fn expect_size(grid: &NavGrid, width: u32, height: u32) -> Result<(), BakeError> {
+    if (grid.width(), grid.height()) == (width, height) {
+        Ok(())
+    } else {
+        Err(BakeError::SizeMismatch {
+            expected: (width, height),
+            found: (grid.width(), grid.height()),
+        })
+    }
+}

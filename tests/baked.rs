@@ -1,0 +1,108 @@
+//! Baked navigation data: exact round trips in both forms, and a typed error (never a panic,
+//! never a half-loaded grid) for every kind of bad file.
+
+mod common;
+
+use bevy_tilemap_nav::io::baked::{self, BakeError, FORMAT_VERSION};
+use bevy_tilemap_nav::prelude::*;
+use common::Rng;
+
+fn random_grid(rng: &mut Rng) -> NavGrid {
+    let (width, height) = (1 + rng.below(40), 1 + rng.below(40));
+    let mut grid = NavGrid::new(width, height)
+        .unwrap()
+        .with_neighborhood(if rng.chance(50) { Neighborhood::Four } else { Neighborhood::Eight })
+        .with_corner_rule(if rng.chance(50) {
+            CornerRule::CutCorners
+        } else {
+            CornerRule::NoCornerCutting
+        });
+    let walls = rng.below(60);
+    for pos in grid.positions().collect::<Vec<_>>() {
+        let cell = if rng.chance(walls) {
+            Cell::Blocked
+        } else if rng.chance(20) {
+            Cell::Passable { cost: 1 + rng.below(1000) }
+        } else {
+            Cell::GROUND
+        };
+        grid.set(pos, cell).unwrap();
+    }
+    grid
+}
+
+#[test]
+fn round_trips_are_exact_in_both_forms() {
+    let mut rng = Rng(5);
+    for round in 0..500 {
+        let grid = random_grid(&mut rng);
+        let from_binary = baked::from_binary(&baked::to_binary(&grid)).unwrap();
+        assert_eq!(from_binary, grid, "round {round}: binary");
+        let from_ron = baked::from_ron(&baked::to_ron(&grid)).unwrap();
+        assert_eq!(from_ron, grid, "round {round}: RON");
+        // The loaded grid searches like the original.
+        let (a, b) = (GridPos::new(0, 0), GridPos::new(grid.width() - 1, grid.height() - 1));
+        let o = SearchOptions::default();
+        let mut p = Pathfinder::new();
+        assert_eq!(
+            p.find_path(&grid, a, b, &o).map(|r| r.cost),
+            p.find_path(&from_binary, a, b, &o).map(|r| r.cost)
+        );
+    }
+}
+
+#[test]
+fn every_truncation_and_every_flipped_byte_is_an_error() {
+    let mut rng = Rng(6);
+    let grid = random_grid(&mut rng);
+    let bytes = baked::to_binary(&grid);
+    for len in 0..bytes.len() {
+        let err = baked::from_binary(&bytes[..len]).unwrap_err();
+        assert!(
+            matches!(err, BakeError::Truncated | BakeError::Corrupt | BakeError::Invalid(_)),
+            "cut at {len}: {err:?}"
+        );
+    }
+    for i in 0..bytes.len() {
+        let mut damaged = bytes.clone();
+        damaged[i] ^= 0x40;
+        assert!(baked::from_binary(&damaged).is_err(), "byte {i} flipped was accepted");
+    }
+}
+
+#[test]
+fn future_versions_and_foreign_files_are_refused() {
+    let grid = NavGrid::new(3, 2).unwrap();
+    let mut bytes = baked::to_binary(&grid);
+    bytes[4..8].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    assert_eq!(
+        baked::from_binary(&bytes),
+        Err(BakeError::FutureVersion { found: FORMAT_VERSION + 1, supported: FORMAT_VERSION })
+    );
+    assert_eq!(
+        baked::from_binary(b"PNG\x89 not a nav file at all......"),
+        Err(BakeError::NotBaked)
+    );
+
+    let text = baked::to_ron(&grid).replace("version: 1", "version: 7");
+    assert_eq!(
+        baked::from_ron(&text),
+        Err(BakeError::FutureVersion { found: 7, supported: FORMAT_VERSION })
+    );
+    assert!(matches!(baked::from_ron("(version: 1, width: 2"), Err(BakeError::Ron(_))));
+    // Readable but wrong: too few cells, a zero-size grid.
+    let short = baked::to_ron(&grid).replacen("0,", "", 1).replacen("1,", "", 1);
+    assert!(baked::from_ron(&short).is_err());
+    let empty = "(version: 1, width: 0, height: 0, neighborhood: Eight, corner_rule: NoCornerCutting, costs: [])";
+    assert!(matches!(baked::from_ron(empty), Err(BakeError::Invalid(_))));
+}
+
+#[test]
+fn size_check_against_the_tilemap() {
+    let grid = NavGrid::new(3, 2).unwrap();
+    assert_eq!(baked::expect_size(&grid, 3, 2), Ok(()));
+    assert_eq!(
+        baked::expect_size(&grid, 4, 2),
+        Err(BakeError::SizeMismatch { expected: (4, 2), found: (3, 2) })
+    );
+}

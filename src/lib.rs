@@ -29,7 +29,7 @@ pub mod prelude {
         SearchStats,
     };
     pub use crate::tilemap::{
-        NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,
+        BakedNavGrid, NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,
         TilemapNavWarning, WorldToCellError,
     };
 }

@@ -12,6 +12,7 @@ use bevy_ecs_tilemap::map::{
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage, TileTextureIndex};
 
 use crate::grid::{Cell, GridPos, NavGrid};
+use crate::io::baked::{BakeError, expect_size};
 use crate::plugin::NavSettings;
 
 /// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles part of the
@@ -80,6 +81,14 @@ impl TileRules {
     }
 }
 
+/// Insert this resource (a grid loaded with [`crate::io::baked`]) to start the [`NavGrid`] from
+/// baked data instead of scanning the tilemap. It is used when the grid is first built, if its
+/// size matches the tilemap's (otherwise a [`TilemapNavWarning`] says so and the tiles are
+/// scanned). Tile changes at run time then update the grid as usual; a change of [`TileRules`]
+/// or of the layers rescans the tiles.
+#[derive(Resource, Clone, Debug)]
+pub struct BakedNavGrid(pub NavGrid);
+
 /// Message: cells of the [`NavGrid`] changed this frame (walls built or removed, costs changed).
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct NavGridChanged {
@@ -96,6 +105,8 @@ pub enum TilemapNavError {
     SizeMismatch { tilemap: Entity, expected: UVec2, found: UVec2 },
     /// The tilemap has no cells.
     Empty { tilemap: Entity },
+    /// The [`BakedNavGrid`] does not fit the tilemap; the tiles were scanned instead.
+    Baked(BakeError),
 }
 
 impl fmt::Display for TilemapNavError {
@@ -109,6 +120,7 @@ impl fmt::Display for TilemapNavError {
                 "tilemap {tilemap} is {found} tiles but the navigation grid is {expected}; it is left out"
             ),
             TilemapNavError::Empty { tilemap } => write!(f, "tilemap {tilemap} has no tiles"),
+            TilemapNavError::Baked(error) => write!(f, "{error}; the tiles were scanned instead"),
         }
     }
 }
@@ -233,6 +245,7 @@ pub(crate) fn sync_nav_grid(
     geometry: Option<Res<NavGeometry>>,
     settings: Res<NavSettings>,
     rules: Res<TileRules>,
+    baked: Option<Res<BakedNavGrid>>,
     tilemaps: Query<
         (
             Entity,
@@ -423,7 +436,21 @@ pub(crate) fn sync_nav_grid(
     let mut grid = match grid {
         Some(grid) if grid.width() == size.x && grid.height() == size.y => grid,
         _ => {
-            // First grid, or the map changed size: build it whole.
+            // First grid, or the map changed size: start from baked data if it fits, else
+            // build it whole from the tiles.
+            if let Some(baked) = baked.as_deref() {
+                match expect_size(&baked.0, size.x, size.y) {
+                    Ok(()) => {
+                        let cells: Vec<GridPos> = baked.0.positions().collect();
+                        commands.insert_resource(baked.0.clone());
+                        changed.write(NavGridChanged { cells });
+                        return;
+                    }
+                    Err(error) => {
+                        warnings.write(TilemapNavWarning { error: TilemapNavError::Baked(error) });
+                    }
+                }
+            }
             let Ok(mut fresh) = NavGrid::new(size.x, size.y) else {
                 return;
             };

@@ -516,3 +516,36 @@ fn partial_request_walks_to_the_closest_reachable_cell() {
     }
     panic!("did not arrive");
 }
+
+#[test]
+fn the_grid_can_start_from_baked_data() {
+    use bevy_tilemap_nav::io::baked;
+    // Baked data says (1, 1) is a wall although the tiles are all floor: the baked grid is used.
+    let mut grid = NavGrid::new(4, 3).unwrap();
+    grid.set(GridPos::new(1, 1), Cell::Blocked).unwrap();
+    let loaded = baked::from_binary(&baked::to_binary(&grid)).unwrap();
+    let mut app = app();
+    app.insert_resource(BakedNavGrid(loaded));
+    let map = spawn_map(&mut app, &["....", "....", "...."]);
+    app.update();
+    assert_eq!(*app.world().resource::<NavGrid>(), grid);
+    // Tile changes still apply on top of it.
+    let t = tile(&app, map, 3, 0);
+    app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
+    app.update();
+    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(3, 0)), Some(Cell::Blocked));
+    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(1, 1)), Some(Cell::Blocked));
+
+    // Baked data of the wrong size: a warning, and the tiles are scanned instead.
+    let mut app = self::app();
+    app.insert_resource(BakedNavGrid(NavGrid::new(9, 9).unwrap()));
+    spawn_map(&mut app, &["....", "....", "...."]);
+    app.update();
+    assert_eq!(app.world().resource::<NavGrid>().width(), 4);
+    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(1, 1)), Some(Cell::GROUND));
+    let warned =
+        app.world().resource::<Messages<TilemapNavWarning>>().iter_current_update_messages().any(
+            |w| matches!(w.error, TilemapNavError::Baked(baked::BakeError::SizeMismatch { .. })),
+        );
+    assert!(warned);
+}

@@ -28,7 +28,7 @@ pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 4] = b"TNAV";
 
 /// Why baked data could not be read.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum BakeError {
     /// Written by a newer version of the format than this crate knows.
     FutureVersion { found: u32, supported: u32 },

@@ -317,6 +317,14 @@ impl NavGrid {
         })
     }
 
+    /// The cost of entering `pos`, or `None` for a blocked or out-of-bounds cell.
+    pub fn cost(&self, pos: GridPos) -> Option<u32> {
+        match self.get(pos)? {
+            Cell::Passable { cost } => Some(cost),
+            Cell::Blocked => None,
+        }
+    }
+
     /// True when `pos` is inside the grid and passable.
     pub fn is_passable(&self, pos: GridPos) -> bool {
         self.in_bounds(pos) && self.costs[self.index(pos)] != 0

@@ -16,6 +16,7 @@ pub mod movement;
 pub mod plugin;
 pub mod request;
 pub mod search;
+pub mod smooth;
 pub mod tilemap;
 
 /// The names most programs need.

@@ -1,0 +1,124 @@
+//! Smoothed paths: a grid path pulled tight with line of sight, so that a character walks
+//! straight across open floor instead of zig-zagging between cell centres.
+//!
+//! Plain Rust, like [`crate::grid`] and [`crate::search`].
+
+use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+
+/// The cells whose centres a straight segment from the centre of `a` to the centre of `b`
+/// enters, in order (both ends included), or `None` if it enters a blocked cell or passes
+/// exactly through a corner the grid's corner rule forbids (two diagonal walls, or with
+/// [`CornerRule::NoCornerCutting`] any wall at that corner).
+pub fn segment_cells(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<Vec<GridPos>> {
+    let (x0, y0, x1, y1) = (i64::from(a.x), i64::from(a.y), i64::from(b.x), i64::from(b.y));
+    let (dx, dy) = ((x1 - x0).abs(), (y1 - y0).abs());
+    let (sx, sy) = ((x1 - x0).signum(), (y1 - y0).signum());
+    let open =
+        |x: i64, y: i64| x >= 0 && y >= 0 && grid.is_passable(GridPos::new(x as u32, y as u32));
+    if !open(x0, y0) {
+        return None;
+    }
+    let mut cells = vec![a];
+    let (mut x, mut y, mut ix, mut iy) = (x0, y0, 0, 0);
+    while ix < dx || iy < dy {
+        // Which cell border does the segment cross next: compare (ix + 1/2) / dx with
+        // (iy + 1/2) / dy exactly, in integers.
+        let (across_x, across_y) = ((1 + 2 * ix) * dy, (1 + 2 * iy) * dx);
+        if across_x == across_y {
+            // Exactly through a corner: the two cells beside it decide.
+            let (side_a, side_b) = (open(x + sx, y), open(x, y + sy));
+            let allowed = match grid.corner_rule() {
+                CornerRule::NoCornerCutting => side_a && side_b,
+                CornerRule::CutCorners => side_a || side_b,
+            };
+            if !allowed {
+                return None;
+            }
+            x += sx;
+            y += sy;
+            ix += 1;
+            iy += 1;
+        } else if across_x < across_y {
+            x += sx;
+            ix += 1;
+        } else {
+            y += sy;
+            iy += 1;
+        }
+        if !open(x, y) {
+            return None;
+        }
+        cells.push(GridPos::new(x as u32, y as u32));
+    }
+    Some(cells)
+}
+
+/// An upper bound on the cost of walking the straight segment from the centre of `a` to the
+/// centre of `b`: its length times the highest cost among the cells it enters after `a` (the
+/// grid's own rule: a step costs what the cell entered costs). `None` if the segment is not
+/// clear (see [`segment_cells`]).
+pub fn segment_cost(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<f64> {
+    let cells = segment_cells(grid, a, b)?;
+    let Some(highest) = cells.iter().skip(1).filter_map(|&c| grid.cost(c)).max() else {
+        return Some(0.0);
+    };
+    let (dx, dy) = (f64::from(a.x) - f64::from(b.x), f64::from(a.y) - f64::from(b.y));
+    Some((dx * dx + dy * dy).sqrt() * f64::from(highest))
+}
+
+/// Pulls a grid path (consecutive cells one legal step apart, as a search returns) tight: the
+/// returned corner cells, start and end included, are joined by clear straight segments
+/// ([`segment_cells`]), and each segment costs no more ([`segment_cost`]) than the stretch of
+/// grid path it replaces, so the smoothed path never trades cheap ground for a shorter way
+/// through mud. On a 4-way grid, where characters move only straight, it returns the path's
+/// turning points instead.
+///
+/// ```
+/// use bevy_tilemap_nav::prelude::*;
+/// use bevy_tilemap_nav::smooth::smooth_path;
+///
+/// let grid = NavGrid::new(12, 6).unwrap();
+/// let path = Pathfinder::new()
+///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(11, 4), &SearchOptions::default())
+///     .unwrap();
+/// // Open floor: one straight segment.
+/// assert_eq!(smooth_path(&grid, &path.cells), vec![GridPos::new(0, 0), GridPos::new(11, 4)]);
+/// ```
+pub fn smooth_path(grid: &NavGrid, cells: &[GridPos]) -> Vec<GridPos> {
+    if grid.neighborhood() == Neighborhood::Four {
+        return crate::search::turning_points(cells);
+    }
+    if cells.len() <= 2 {
+        return cells.to_vec();
+    }
+    // Grid cost from the start to each cell of the path.
+    let mut along = Vec::with_capacity(cells.len());
+    along.push(0.0);
+    for w in cells.windows(2) {
+        let step = grid.neighbors(w[0]).find(|&(n, _)| n == w[1]).map_or(f64::INFINITY, |s| s.1);
+        along.push(along.last().copied().unwrap_or(0.0) + step);
+    }
+    let mut corners = vec![cells[0]];
+    let mut anchor = 0;
+    let mut k = 1;
+    while k < cells.len() {
+        let fits = |end: usize| {
+            segment_cost(grid, cells[anchor], cells[end])
+                .is_some_and(|cost| cost <= along[end] - along[anchor] + 1e-9)
+        };
+        if k + 1 < cells.len() && fits(k + 1) {
+            k += 1;
+            continue;
+        }
+        corners.push(cells[k]);
+        anchor = k;
+        k += 1;
+    }
+    corners
+}
+
+/// The cost of walking a smoothed path segment by segment ([`segment_cost`]), or `None` if a
+/// segment is not clear.
+pub fn smoothed_cost(grid: &NavGrid, corners: &[GridPos]) -> Option<f64> {
+    corners.windows(2).map(|w| segment_cost(grid, w[0], w[1])).sum()
+}

@@ -7,6 +7,7 @@
 //!
 //! Left click: walk there. Right click: build or remove a wall, open or close a door; a
 //! walking character plans again at once. D: show the navigation grid's blocked cells.
+//! S: switch between smoothed paths (straight lines across open floor) and cell-by-cell ones.
 
 mod common;
 
@@ -37,6 +38,7 @@ struct StatusText;
 struct Status {
     message: String,
     last_path: String,
+    smooth: bool,
 }
 
 const START: (u32, u32) = (2, 15);
@@ -53,9 +55,17 @@ fn handle_input(
     keys: Res<ButtonInput<KeyCode>>,
     mut settings: ResMut<NavSettings>,
     mut status: ResMut<Status>,
+    mut follower: Single<&mut PathFollower, With<Player>>,
 ) {
     if keys.just_pressed(KeyCode::KeyD) {
         settings.debug = !settings.debug;
+    }
+    if keys.just_pressed(KeyCode::KeyS) {
+        follower.smooth = !follower.smooth;
+        status.set_changed();
+    }
+    if status.smooth != follower.smooth {
+        status.smooth = follower.smooth;
     }
     if walked {
         status.message.clear();
@@ -87,8 +97,10 @@ fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>
     if !status.is_changed() {
         return;
     }
+    let smooth =
+        if status.smooth { "smoothed (S: cell by cell)" } else { "cell by cell (S: smoothed)" };
     text.0 = format!(
-        "Left click: walk there   Right click: wall / door   D: show blocked cells   (mud costs {MUD_COST}x)\n{}\n{}",
+        "Left click: walk there   Right click: wall / door   D: show blocked cells   (mud costs {MUD_COST}x)\nWalking {smooth}. {}\n{}",
         status.last_path, status.message
     );
 }

@@ -28,9 +28,9 @@ pub(crate) fn draw_debug(
         }
     }
     for (transform, path, follower) in &agents {
-        let next = follower.map_or(0, |f| f.next).min(path.points.len());
+        let next = follower.map_or(0, |f| f.next);
         let here = transform.translation.truncate();
-        let rest = std::iter::once(here).chain(path.points[next..].iter().copied());
+        let rest = std::iter::once(here).chain(path.remaining_points(next));
         gizmos.linestrip_2d(rest, Color::srgb(1.0, 0.9, 0.2));
         if let Some(&end) = path.points.last() {
             gizmos.circle_2d(

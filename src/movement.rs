@@ -15,11 +15,21 @@ pub struct PathFollower {
     pub speed: f32,
     /// Index in the path of the point being walked to (set by the plugin).
     pub next: usize,
+    /// Walk the smoothed path (straight lines between corners, see
+    /// [`crate::smooth::smooth_path`]) instead of from cell centre to cell centre. Applies to
+    /// paths answered after it is set.
+    pub smooth: bool,
 }
 
 impl PathFollower {
+    /// A follower that walks from cell centre to cell centre.
     pub fn new(speed: f32) -> Self {
-        Self { speed, next: 0 }
+        Self { speed, next: 0, smooth: false }
+    }
+
+    /// A follower that walks smoothed paths.
+    pub fn smoothed(speed: f32) -> Self {
+        Self { speed, next: 0, smooth: true }
     }
 }
 
@@ -74,17 +84,31 @@ pub(crate) fn collect_obstacles(
 /// True when another character stands on one of the next two cells of the path (short of its
 /// goal, where it cannot be avoided).
 fn obstacle_ahead(obstacles: &ObstacleCells, entity: Entity, path: &Path, next: usize) -> bool {
-    let ahead = &path.cells[next.min(path.cells.len())..(next + 2).min(path.cells.len())];
+    let from = if next == 0 { 0 } else { path.previous_target(next) + 1 };
+    let ahead = &path.cells[from.min(path.cells.len())..(from + 2).min(path.cells.len())];
     obstacles.0.iter().any(|(e, c)| *e != entity && *c != path.goal && ahead.contains(c))
 }
 
-/// The first step of `path` at or after the step into `cells[next]` that is no longer legal.
-fn first_broken_step(grid: &NavGrid, path: &Path, next: usize) -> Option<usize> {
+/// True when the rest of the path, from the point last passed on, is no longer walkable: a
+/// cell step is illegal now or, on a smoothed path, a straight segment is no longer clear.
+fn path_cut(grid: &NavGrid, path: &Path, next: usize) -> bool {
     let cells = &path.cells;
     if next == 0 && cells.first().is_some_and(|&c| !grid.is_passable(c)) {
-        return Some(0);
+        return true;
     }
-    (next.max(1)..cells.len()).find(|&k| !grid.can_step(cells[k - 1], cells[k]))
+    let from = path.previous_target(next.max(1));
+    if (from + 1..cells.len()).any(|k| !grid.can_step(cells[k - 1], cells[k])) {
+        return true;
+    }
+    let mut i = from;
+    while i < cells.len() && !path.corners.is_empty() {
+        let j = path.next_target_after(i);
+        if j < cells.len() && crate::smooth::segment_cells(grid, cells[i], cells[j]).is_none() {
+            return true;
+        }
+        i = j;
+    }
+    false
 }
 
 /// Moves every agent along its path; re-plans those whose path a grid change has cut or a
@@ -108,7 +132,9 @@ pub(crate) fn follow_paths(
 ) {
     let dt = time.delta_secs();
     let grid_changed = grid.as_ref().is_some_and(|g| g.is_changed());
-    for (entity, mut transform, mut follower, mut path, replanning, requested) in &mut agents {
+    for (entity, mut transform, mut follower, mut path, mut replanning, mut requested) in
+        &mut agents
+    {
         let position = transform.translation.truncate();
         if !position.is_finite() || path.points.is_empty() {
             continue;
@@ -117,7 +143,7 @@ pub(crate) fn follow_paths(
         if let (Some(grid), Some(geometry)) = (grid.as_deref(), geometry.as_deref())
             && !replanning
             && !requested
-            && ((grid_changed && first_broken_step(grid, &path, follower.next).is_some())
+            && ((grid_changed && path_cut(grid, &path, follower.next))
                 || obstacle_ahead(&obstacles, entity, &path, follower.next))
         {
             let safe = start_cell(geometry, grid, position, Some((&follower, &path)))
@@ -133,8 +159,13 @@ pub(crate) fn follow_paths(
                 expanded: 0,
                 micros: 0.0,
                 options,
+                corners: Vec::new(),
             };
             follower.next = 0;
+            // From now on this frame it is waiting for the new plan (the commands below apply
+            // later): no `Arrived` for reaching the safe cell.
+            replanning = true;
+            requested = true;
             commands.entity(entity).insert((
                 Replanning,
                 PathRequest {
@@ -155,7 +186,7 @@ pub(crate) fn follow_paths(
             if distance <= budget {
                 at = target;
                 budget -= distance;
-                follower.next += 1;
+                follower.next = path.next_target_after(follower.next);
             } else {
                 if budget > 0.0 {
                     at += to / distance * budget;

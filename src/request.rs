@@ -80,6 +80,39 @@ pub struct Path {
     /// The options it was planned with, to plan again the same way.
     #[reflect(ignore)]
     pub options: SearchOptions,
+    /// For a smoothed path ([`PathFollower::smooth`]): the indices in `cells` of the corners
+    /// walked through in straight lines. Empty: every cell centre is walked through.
+    pub corners: Vec<usize>,
+}
+
+impl Path {
+    /// The index of the first point walked to after index `i`.
+    pub fn next_target_after(&self, i: usize) -> usize {
+        if self.corners.is_empty() {
+            i + 1
+        } else {
+            self.corners.iter().copied().find(|&c| c > i).unwrap_or(self.cells.len())
+        }
+    }
+
+    /// The index of the last point walked through before reaching index `next`.
+    pub fn previous_target(&self, next: usize) -> usize {
+        if self.corners.is_empty() {
+            next.saturating_sub(1)
+        } else {
+            self.corners.iter().copied().rev().find(|&c| c < next).unwrap_or(0)
+        }
+    }
+
+    /// The world points still to walk to, from index `next` on.
+    pub fn remaining_points(&self, next: usize) -> impl Iterator<Item = Vec2> + '_ {
+        let mut i = next;
+        std::iter::from_fn(move || {
+            let point = self.points.get(i).copied()?;
+            i = self.next_target_after(i);
+            Some(point)
+        })
+    }
 }
 
 /// Why a request got no path.
@@ -163,17 +196,13 @@ pub(crate) fn start_cell(
 ) -> Result<GridPos, WorldToCellError> {
     let under = geometry.world_to_cell(position)?;
     let mut candidates = Vec::with_capacity(4);
+    // Where it stands is safe if passable: walking to that cell's centre stays inside it.
+    candidates.push(under);
     if let Some((follower, path)) = following {
         let next = follower.next.min(path.cells.len().saturating_sub(1));
-        let behind = path.cells.get(next.saturating_sub(1)).copied();
-        let ahead = path.cells.get(next).copied();
-        if Some(under) == behind || Some(under) == ahead {
-            candidates.push(under);
-        }
-        candidates.extend(behind);
-        candidates.extend(ahead);
+        candidates.extend(path.cells.get(path.previous_target(next)).copied());
+        candidates.extend(path.cells.get(next).copied());
     }
-    candidates.push(under);
     if let Some(&cell) = candidates.iter().find(|&&c| grid.is_passable(c)) {
         return Ok(cell);
     }
@@ -226,8 +255,13 @@ pub(crate) fn answer_requests(
         };
         entity_commands.remove::<PathRequest>();
         match result {
-            Ok(path) => {
+            Ok(mut path) => {
                 expanded += u64::from(path.expanded);
+                if let (Some(follower), Some(grid)) = (follower, grid.as_deref())
+                    && follower.smooth
+                {
+                    path.corners = corner_indices(grid, &path.cells);
+                }
                 entity_commands.remove::<(PathFailed, Replanning)>().insert(path);
                 if let Some(follower) = follower {
                     entity_commands.insert(PathFollower { next: 0, ..follower.clone() });
@@ -277,5 +311,20 @@ fn plan(
         expanded: found.stats.expanded,
         micros,
         options,
+        corners: Vec::new(),
     })
+}
+
+/// The indices in `cells` of its smoothed corners ([`crate::smooth::smooth_path`]).
+fn corner_indices(grid: &NavGrid, cells: &[GridPos]) -> Vec<usize> {
+    let corners = crate::smooth::smooth_path(grid, cells);
+    let mut indices = Vec::with_capacity(corners.len());
+    let mut from = 0;
+    for corner in corners {
+        if let Some(k) = cells[from..].iter().position(|&c| c == corner) {
+            indices.push(from + k);
+            from += k;
+        }
+    }
+    indices
 }

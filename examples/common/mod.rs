@@ -318,7 +318,7 @@ pub fn spawn_player(commands: &mut Commands, x: u32, y: u32) -> Entity {
             Player,
             Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::splat(TILE * 0.6)),
             Transform::from_translation(at.extend(5.0)),
-            PathFollower::new(TILE * 5.0),
+            PathFollower::smoothed(TILE * 5.0),
         ))
         .id()
 }

@@ -83,6 +83,13 @@ fn report(
             format!("{} Click ignored: the player goes on as before.", explain(&failure.error));
     }
     for path in &answered {
+        if !path.complete {
+            status.message = format!(
+                "Can't reach {}: walking to the closest reachable cell, {}.",
+                path.goal,
+                path.cells.last().copied().unwrap_or(path.goal)
+            );
+        }
         status.last_path = format!(
             "Last path: {} cells, cost {:.2}, {} cells searched in {:.0} us",
             path.cells.len(),
@@ -100,7 +107,7 @@ fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>
     let smooth =
         if status.smooth { "smoothed (S: cell by cell)" } else { "cell by cell (S: smoothed)" };
     text.0 = format!(
-        "Left click: walk there   Right click: wall / door   D: show blocked cells   (mud costs {MUD_COST}x)\nWalking {smooth}. {}\n{}",
+        "Left click: walk there   Right click: wall / door   D: show blocked cells\nFloor costs {FLOOR_COST}, road 1, mud {MUD_COST}.\nWalking {smooth}. {}\n{}",
         status.last_path, status.message
     );
 }

@@ -24,10 +24,14 @@ pub const DOOR_OPEN: u32 = 4;
 pub const ROAD: u32 = 5;
 const TILE_COUNT: u32 = 6;
 
-/// Entering mud costs this many times ordinary floor.
-pub const MUD_COST: u32 = 4;
+/// Entering ordinary floor costs this much; a road costs 1, so characters follow roads when
+/// the detour is short.
+pub const FLOOR_COST: u32 = 2;
+/// Entering mud costs this much (4x floor).
+pub const MUD_COST: u32 = 8;
 
-/// The level, top row first: `#` wall, `.` floor, `~` mud, `D` closed door, `d` open door.
+/// The level, top row first: `#` wall, `.` floor, `~` mud, `=` road, `D` closed door, `d` open
+/// door.
 pub const LEVEL: [&str; 18] = [
     "##############################",
     "#........#..........#........#",
@@ -39,7 +43,7 @@ pub const LEVEL: [&str; 18] = [
     "#........#..........#........#",
     "#...~~...#####d######........#",
     "#...~~...#..........#........#",
-    "#........d..........d........#",
+    "#........d==========d........#",
     "#........#..........#...~~...#",
     "#####.####..........#...~~...#",
     "#........#....##....#........#",
@@ -50,7 +54,10 @@ pub const LEVEL: [&str; 18] = [
 ];
 
 pub fn tile_rules() -> TileRules {
-    TileRules::default()
+    let floor = Cell::Passable { cost: FLOOR_COST };
+    TileRules { unlisted: floor, missing: floor, ..TileRules::default() }
+        .with(FLOOR, floor)
+        .with(ROAD, Cell::Passable { cost: 1 })
         .with(WALL, Cell::Blocked)
         .with(DOOR_CLOSED, Cell::Blocked)
         .with(MUD, Cell::Passable { cost: MUD_COST })
@@ -323,7 +330,8 @@ pub fn spawn_player(commands: &mut Commands, x: u32, y: u32) -> Entity {
         .id()
 }
 
-/// Left click: the player walks there. Right click: wall / door toggle on that tile.
+/// Left click: the player walks there (or, if it cannot get there, to the closest cell it can
+/// reach). Right click: wall / door toggle on that tile.
 /// Returns true when a left click sent the player somewhere.
 pub fn player_clicks(
     mut commands: Commands,
@@ -344,7 +352,9 @@ pub fn player_clicks(
         toggle_tile(&mut textures, storage, cell);
     }
     if mouse.just_pressed(MouseButton::Left) {
-        commands.entity(*player).insert(PathRequest::to(world));
+        // Partial: an unreachable spot sends the player to the closest cell it can reach.
+        let options = SearchOptions { partial: true, ..SearchOptions::default() };
+        commands.entity(*player).insert(PathRequest::to(world).with_options(options));
         return true;
     }
     false

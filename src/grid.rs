@@ -469,6 +469,16 @@ impl NavGrid {
         }
     }
 
+    /// The cost of one step from `a` to `b` (step length x cost of `b`), or `None` when that is
+    /// not a legal step ([`can_step`](Self::can_step)).
+    pub fn step_cost(&self, a: GridPos, b: GridPos) -> Option<f64> {
+        if !self.can_step(a, b) {
+            return None;
+        }
+        let length = if a.x != b.x && a.y != b.y { std::f64::consts::SQRT_2 } else { 1.0 };
+        Some(length * f64::from(self.cost(b)?))
+    }
+
     /// Whether a diagonal step from `pos` by (dx, dy) is allowed by the corner rule, given that
     /// both end cells are passable.
     pub fn diagonal_allowed(&self, pos: GridPos, dx: i32, dy: i32) -> bool {

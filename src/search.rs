@@ -388,10 +388,11 @@ impl Pathfinder {
         if !options.partial && !grid.connected(start, goal) {
             return Err(PathError::Unreachable { start, goal });
         }
-        self.astar(grid, start, goal, options, avoid)
+        self.pick_and_search(grid, start, goal, options, avoid)
     }
 
-    fn astar(
+    /// Picks plain A* or jump point search for this query, then runs the search loop.
+    fn pick_and_search(
         &mut self,
         grid: &NavGrid,
         start: GridPos,
@@ -878,11 +879,5 @@ pub fn path_cost(grid: &NavGrid, cells: &[GridPos]) -> Option<f64> {
     if !grid.is_passable(first) {
         return None;
     }
-    let mut total = 0.0;
-    for pair in cells.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        let step = grid.neighbors(a).find(|&(n, _)| n == b)?;
-        total += step.1;
-    }
-    Some(total)
+    cells.windows(2).map(|pair| grid.step_cost(pair[0], pair[1])).sum()
 }

@@ -95,7 +95,7 @@ pub fn smooth_path(grid: &NavGrid, cells: &[GridPos]) -> Vec<GridPos> {
     let mut along = Vec::with_capacity(cells.len());
     along.push(0.0);
     for w in cells.windows(2) {
-        let step = grid.neighbors(w[0]).find(|&(n, _)| n == w[1]).map_or(f64::INFINITY, |s| s.1);
+        let step = grid.step_cost(w[0], w[1]).unwrap_or(f64::INFINITY);
         along.push(along.last().copied().unwrap_or(0.0) + step);
     }
     let mut corners = vec![cells[0]];

@@ -11,6 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
+use crate::smooth::{segment_cells, segment_cost};
 
 /// The estimate of the remaining cost that guides A*.
 ///
@@ -93,6 +94,12 @@ pub enum Algorithm {
     AStar,
     /// Jump point search; [`PathError::JumpPointUnsupported`] where it is not valid.
     JumpPoint,
+    /// Theta* (Nash, Daniel, Koenig and Felner 2007), an any-angle search: a cell's parent may be
+    /// any earlier cell in line of sight, so paths run straight across open floor at any angle.
+    /// Segments follow the rules of [`crate::smooth::segment_cost`] (clear of walls and
+    /// forbidden corners, priced at length x highest cost entered). Not guaranteed optimal.
+    /// Its default heuristic is Euclidean.
+    ThetaStar,
 }
 
 impl Default for SearchOptions {
@@ -402,6 +409,20 @@ impl Pathfinder {
     ) -> Result<PathResult, PathError> {
         let jps_valid = jps_applies(grid);
         let use_jps = match options.algorithm {
+            Algorithm::ThetaStar => {
+                let options = SearchOptions {
+                    heuristic: options.heuristic.or(Some(Heuristic::Euclidean)),
+                    ..*options
+                };
+                return self.search(
+                    grid,
+                    start,
+                    goal,
+                    &options,
+                    avoid,
+                    &AnyAngle(Neighbors::new(grid)),
+                );
+            }
             Algorithm::Auto => jps_valid && avoid.is_empty() && !options.partial,
             Algorithm::AStar => false,
             Algorithm::JumpPoint if jps_valid && !options.partial => true,
@@ -478,6 +499,13 @@ impl Pathfinder {
             stats.expanded += 1;
             let g_here = state.g;
             let (x, y) = ((i % stride) as isize, (i / stride) as isize);
+            // Any-angle (Theta* only; the branch folds away for the others): a successor may
+            // hang from this cell's parent when it sees it.
+            let grandparent = state.parent as usize;
+            let shortcut = (expansion.any_angle() && grandparent != i).then(|| {
+                let (px, py) = grid.unpad(grandparent);
+                (nodes[grandparent].g, GridPos::new(px, py))
+            });
             if options.partial {
                 let close = closeness(x, y);
                 if close < best.0 || (close == best.0 && g_here < best.1) {
@@ -485,7 +513,17 @@ impl Pathfinder {
                 }
             }
             expansion.successors(i, x, y, state.parent as usize, |j, jx, jy, step| {
-                let g = g_here + step;
+                let mut g = g_here + step;
+                let mut parent = i;
+                if let Some((grandparent_g, grandparent_pos)) = shortcut {
+                    let target = GridPos::new(jx as u32 - 1, jy as u32 - 1);
+                    if let Some(line) = segment_cost(grid, grandparent_pos, target)
+                        && grandparent_g + line < g
+                    {
+                        g = grandparent_g + line;
+                        parent = grandparent;
+                    }
+                }
                 let next = &mut nodes[j];
                 if next.stamp == gen_closed || (next.stamp == gen_seen && g >= next.g) {
                     return;
@@ -494,7 +532,7 @@ impl Pathfinder {
                     pruned = true;
                     return;
                 }
-                *next = NodeState { g, parent: i as u32, stamp: gen_seen };
+                *next = NodeState { g, parent: parent as u32, stamp: gen_seen };
                 open.push(OpenNode::new(g + h(jx, jy), g, j));
                 stats.pushed += 1;
             });
@@ -520,6 +558,11 @@ pub fn jps_applies(grid: &NavGrid) -> bool {
 
 /// How the search loop finds the cells that follow a cell.
 trait Expansion {
+    /// True for Theta*: successors may take the expanded cell's parent as theirs.
+    fn any_angle(&self) -> bool {
+        false
+    }
+
     /// Calls `visit(j, jx, jy, cost)` for each successor `j` (padded index and coordinates) of
     /// cell `i` at padded coordinates (`x`, `y`), reached from `parent` (`i` itself for the
     /// start), with the cost of getting from `i` to `j`.
@@ -594,6 +637,27 @@ impl Expansion for Neighbors<'_> {
             };
             visit(j, x + dx, y + dy, step * f64::from(cost));
         }
+    }
+}
+
+/// Theta*: plain neighbors, with line-of-sight shortcuts through the parent.
+struct AnyAngle<'a>(Neighbors<'a>);
+
+impl Expansion for AnyAngle<'_> {
+    fn any_angle(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn successors(
+        &self,
+        i: usize,
+        x: isize,
+        y: isize,
+        parent: usize,
+        visit: impl FnMut(usize, isize, isize, f64),
+    ) {
+        self.0.successors(i, x, y, parent, visit);
     }
 }
 
@@ -833,13 +897,25 @@ fn finish(
     let stride = grid.stride() as isize;
     let mut cells = Vec::new();
     let (mut straight, mut diagonal) = (0u64, 0u64);
+    let mut any_angle = 0.0;
     let mut i = end_i as isize;
     let (x, y) = grid.unpad(end_i);
     cells.push(GridPos::new(x, y));
     while i != start_i as isize {
         let p = nodes[i as usize].parent as isize;
+        let (sx, sy) = (p % stride - i % stride, p / stride - i / stride);
+        if sx != 0 && sy != 0 && sx.abs() != sy.abs() {
+            // An any-angle segment (Theta*): its cells, and its cost as the search priced it.
+            let (a, b) = (grid.unpad(p as usize), grid.unpad(i as usize));
+            let (a, b) = (GridPos::new(a.0, a.1), GridPos::new(b.0, b.1));
+            let line = segment_cells(grid, a, b).unwrap_or_default();
+            cells.extend(line.iter().rev().skip(1));
+            any_angle += segment_cost(grid, a, b).unwrap_or(f64::INFINITY);
+            i = p;
+            continue;
+        }
         // One segment, straight or diagonal: step back from i to p a cell at a time.
-        let (dx, dy) = ((p % stride - i % stride).signum(), (p / stride - i / stride).signum());
+        let (dx, dy) = (sx.signum(), sy.signum());
         while i != p {
             if dx != 0 && dy != 0 {
                 diagonal += u64::from(costs[i as usize]);
@@ -852,7 +928,8 @@ fn finish(
         }
     }
     cells.reverse();
-    PathResult { cells, cost: straight as f64 + diagonal as f64 * SQRT_2, stats, complete }
+    let cost = straight as f64 + diagonal as f64 * SQRT_2 + any_angle;
+    PathResult { cells, cost, stats, complete }
 }
 
 /// The cells of `cells` where the direction of travel changes, with the first and last cell.

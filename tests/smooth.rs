@@ -102,3 +102,56 @@ fn roads_are_taken_when_cheaper_and_ignored_when_not() {
     let short = pathfinder.find_path(&grid, GridPos::new(5, 4), GridPos::new(8, 4), &o).unwrap();
     assert_eq!(on_road(&short), 0);
 }
+
+#[test]
+fn theta_star_paths_are_clear_and_no_costlier_than_grid_optimum() {
+    let mut rng = Rng(21);
+    let mut pathfinder = Pathfinder::new();
+    let theta = SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
+    let mut found = 0;
+    for round in 0..1500 {
+        let (width, height) = (2 + rng.below(20), 2 + rng.below(20));
+        let mut grid = NavGrid::new(width, height).unwrap();
+        let walls = rng.below(35);
+        for pos in grid.positions().collect::<Vec<_>>() {
+            if rng.chance(walls) {
+                grid.set(pos, Cell::Blocked).unwrap();
+            } else if rng.chance(15) {
+                grid.set(pos, Cell::Passable { cost: 2 + rng.below(4) }).unwrap();
+            }
+        }
+        let start = GridPos::new(rng.below(width), rng.below(height));
+        let goal = GridPos::new(rng.below(width), rng.below(height));
+        let grid_optimum = pathfinder.find_path(&grid, start, goal, &SearchOptions::default());
+        let any_angle = pathfinder.find_path(&grid, start, goal, &theta);
+        match (grid_optimum, any_angle) {
+            (Ok(best), Ok(path)) => {
+                found += 1;
+                assert_eq!((path.cells[0], path.end()), (start, goal), "round {round}");
+                let corners = path.waypoints();
+                for w in corners.windows(2) {
+                    assert!(segment_clear(&grid, w[0], w[1]), "round {round}: {w:?}");
+                }
+                // Consecutive cells touch (straight or diagonal), all passable.
+                for w in path.cells.windows(2) {
+                    assert!(w[0].x.abs_diff(w[1].x) <= 1 && w[0].y.abs_diff(w[1].y) <= 1);
+                    assert!(grid.is_passable(w[1]), "round {round}");
+                }
+                assert!(
+                    path.cost <= best.cost + 1e-6,
+                    "round {round}: {} > {}",
+                    path.cost,
+                    best.cost
+                );
+            }
+            (Err(_), Err(_)) => {}
+            (a, b) => panic!("round {round}: grid {a:?}, theta {b:?}"),
+        }
+    }
+    assert!(found > 500);
+    // Open floor: one straight segment, priced at its Euclidean length.
+    let grid = NavGrid::new(12, 7).unwrap();
+    let path =
+        pathfinder.find_path(&grid, GridPos::new(0, 0), GridPos::new(11, 4), &theta).unwrap();
+    assert!((path.cost - (11f64 * 11.0 + 16.0).sqrt()).abs() < 1e-9);
+}

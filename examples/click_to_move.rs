@@ -39,6 +39,8 @@ struct Status {
     message: String,
     last_path: String,
     smooth: bool,
+    /// The search view: step shown, of how many expansions.
+    watch: Option<(usize, usize)>,
 }
 
 const START: (u32, u32) = (2, 15);
@@ -50,13 +52,38 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     commands.spawn((StatusText, help_text(15.0)));
 }
 
+#[allow(clippy::type_complexity)]
 fn handle_input(
     In(walked): In<bool>,
     keys: Res<ButtonInput<KeyCode>>,
     mut settings: ResMut<NavSettings>,
     mut status: ResMut<Status>,
     mut follower: Single<&mut PathFollower, With<Player>>,
+    player: Single<(Entity, Option<&mut WatchSearch>, Option<&WatchedSearch>), With<Player>>,
+    mut commands: Commands,
 ) {
+    // W: watch the player's searches; N: one expansion further; M: ten further.
+    let (entity, watch, watched) = player.into_inner();
+    if keys.just_pressed(KeyCode::KeyW) {
+        if watch.is_some() {
+            commands.entity(entity).remove::<(WatchSearch, WatchedSearch)>();
+            status.watch = None;
+        } else {
+            commands.entity(entity).insert(WatchSearch::default());
+        }
+    }
+    if let (Some(mut watch), Some(WatchedSearch(trace))) = (watch, watched) {
+        let total = trace.expanded.len();
+        if keys.just_pressed(KeyCode::KeyN) {
+            watch.step = (watch.step + 1).min(total);
+        }
+        if keys.just_pressed(KeyCode::KeyM) {
+            watch.step = (watch.step + 10).min(total);
+        }
+        if status.watch != Some((watch.step, total)) {
+            status.watch = Some((watch.step, total));
+        }
+    }
     if keys.just_pressed(KeyCode::KeyD) {
         settings.debug = !settings.debug;
     }
@@ -106,8 +133,14 @@ fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>
     }
     let smooth =
         if status.smooth { "smoothed (S: cell by cell)" } else { "cell by cell (S: smoothed)" };
+    let watch = match status.watch {
+        Some((step, total)) => {
+            format!("Search: {step}/{total} expanded (blue closed, green open; N +1, M +10, W off)")
+        }
+        None => "W: watch the next search step by step".to_string(),
+    };
     text.0 = format!(
-        "Left click: walk there   Right click: wall / door   D: show blocked cells\nFloor costs {FLOOR_COST}, road 1, mud {MUD_COST}.\nWalking {smooth}. {}\n{}",
+        "Left click: walk there   Right click: wall / door   D: show blocked cells\nFloor costs {FLOOR_COST}, road 1, mud {MUD_COST}. {watch}\nWalking {smooth}. {}\n{}",
         status.last_path, status.message
     );
 }

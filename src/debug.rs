@@ -4,7 +4,7 @@ use bevy::prelude::*;
 
 use crate::grid::NavGrid;
 use crate::movement::PathFollower;
-use crate::request::Path;
+use crate::request::{Path, WatchSearch, WatchedSearch};
 use crate::tilemap::NavGeometry;
 
 pub(crate) fn draw_debug(
@@ -38,6 +38,35 @@ pub(crate) fn draw_debug(
                 cell_size.x * 0.35,
                 Color::srgb(0.2, 1.0, 0.4),
             );
+        }
+    }
+}
+
+/// The search view: for each agent with [`WatchSearch`], its last search after `step`
+/// expansions: closed cells (blue), open cells (green), and at the last step the path (yellow).
+pub(crate) fn draw_watched_search(
+    mut gizmos: Gizmos,
+    geometry: Option<Res<NavGeometry>>,
+    watched: Query<(&WatchSearch, &WatchedSearch, Option<&Path>)>,
+) {
+    let Some(geometry) = geometry else {
+        return;
+    };
+    let size = Vec2::new(geometry.grid_size.x, geometry.grid_size.y);
+    for (watch, WatchedSearch(trace), path) in &watched {
+        let (closed, open) = trace.at_step(watch.step);
+        for (cells, color) in
+            [(closed, Color::srgba(0.3, 0.5, 1.0, 0.9)), (open, Color::srgba(0.3, 1.0, 0.4, 0.9))]
+        {
+            for cell in cells {
+                let centre = geometry.cell_to_world(cell);
+                gizmos.rect_2d(Isometry2d::from_translation(centre), size * 0.7, color);
+            }
+        }
+        if watch.step >= trace.expanded.len()
+            && let Some(path) = path
+        {
+            gizmos.linestrip_2d(path.points.iter().copied(), Color::srgb(1.0, 0.9, 0.2));
         }
     }
 }

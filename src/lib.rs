@@ -24,10 +24,12 @@ pub mod prelude {
     pub use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
     pub use crate::movement::{Arrived, NavObstacle, PathFollower, Replanning};
     pub use crate::plugin::{NavSet, NavSettings, TilemapNavPlugin};
-    pub use crate::request::{NavError, Path, PathFailed, PathGoal, PathRequest};
+    pub use crate::request::{
+        NavError, Path, PathFailed, PathGoal, PathRequest, WatchSearch, WatchedSearch,
+    };
     pub use crate::search::{
         Algorithm, Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions,
-        SearchStats,
+        SearchStats, SearchTrace,
     };
     pub use crate::tilemap::{
         BakedNavGrid, NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,

@@ -83,6 +83,7 @@ impl Plugin for TilemapNavPlugin {
             .register_type::<PathFollower>()
             .register_type::<Replanning>()
             .register_type::<NavObstacle>()
+            .register_type::<crate::request::WatchSearch>()
             .configure_sets(
                 Update,
                 (NavSet::SyncGrid, NavSet::Pathfind, NavSet::Move, NavSet::Debug).chain(),
@@ -93,6 +94,9 @@ impl Plugin for TilemapNavPlugin {
                     sync_nav_grid.in_set(NavSet::SyncGrid),
                     (collect_obstacles, queue_requests, answer_requests).chain().in_set(NavSet::Pathfind),
                     follow_paths.in_set(NavSet::Move),
+                    crate::debug::draw_watched_search
+                        .in_set(NavSet::Debug)
+                        .run_if(resource_exists::<bevy::gizmos::config::GizmoConfigStore>),
                     crate::debug::draw_debug.in_set(NavSet::Debug).run_if(
                         |settings: Res<NavSettings>, store: Option<Res<bevy::gizmos::config::GizmoConfigStore>>| {
                             settings.debug && store.is_some()

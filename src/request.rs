@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use crate::grid::{GridPos, NavGrid};
 use crate::movement::{ObstacleCells, PathFollower, Replanning};
 use crate::plugin::NavSettings;
-use crate::search::{PathError, Pathfinder, SearchOptions};
+use crate::search::{PathError, Pathfinder, SearchOptions, SearchTrace};
 use crate::tilemap::{NavGeometry, WorldToCellError};
 
 /// Where to go.
@@ -158,6 +158,19 @@ impl From<PathError> for NavError {
     }
 }
 
+/// Put this on an agent to watch its searches: the plugin records each search it answers for
+/// this agent in a [`WatchedSearch`], and the debug view draws the closed cells, the open cells
+/// and (at the last step) the path, after `step` expansions. Raise `step` to step through it.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct WatchSearch {
+    pub step: usize,
+}
+
+/// The recording of the last search answered for an agent with [`WatchSearch`].
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub struct WatchedSearch(pub SearchTrace);
+
 /// A failed request: inserted on the entity (replacing any earlier one) and sent as a message.
 #[derive(Component, Message, Clone, Debug, PartialEq)]
 pub struct PathFailed {
@@ -225,7 +238,13 @@ pub(crate) fn answer_requests(
     settings: Res<NavSettings>,
     grid: Option<Res<NavGrid>>,
     geometry: Option<Res<NavGeometry>>,
-    requests: Query<(&PathRequest, Option<&Transform>, Option<&PathFollower>, Option<&Path>)>,
+    requests: Query<(
+        &PathRequest,
+        Option<&Transform>,
+        Option<&PathFollower>,
+        Option<&Path>,
+        Has<WatchSearch>,
+    )>,
     obstacles: Res<ObstacleCells>,
     mut failures: MessageWriter<PathFailed>,
 ) {
@@ -237,10 +256,13 @@ pub(crate) fn answer_requests(
         let Some(entity) = waiting.pop_front() else {
             break;
         };
-        let Ok((request, transform, follower, old_path)) = requests.get(entity) else {
+        let Ok((request, transform, follower, old_path, watched)) = requests.get(entity) else {
             continue; // despawned, or the request was taken back
         };
         answered += 1;
+        if watched {
+            pathfinder.record_next();
+        }
         let result = plan(
             pathfinder,
             grid.as_deref().zip(geometry.as_deref()),
@@ -254,6 +276,9 @@ pub(crate) fn answer_requests(
             continue;
         };
         entity_commands.remove::<PathRequest>();
+        if let Some(trace) = pathfinder.take_trace() {
+            entity_commands.insert((WatchedSearch(trace), WatchSearch { step: 0 }));
+        }
         match result {
             Ok(mut path) => {
                 expanded += u64::from(path.expanded);

@@ -283,6 +283,36 @@ struct Scratch {
     generation: u32,
     nodes: Vec<NodeState>,
     open: BinaryHeap<OpenNode>,
+    /// Recording of the current search, when one was asked for.
+    trace: Option<SearchTrace>,
+}
+
+/// A recording of one search, to watch it step by step: the cells in the order they were
+/// expanded (closed), and each cell put on the open list with how many expansions had been done
+/// by then.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchTrace {
+    pub expanded: Vec<GridPos>,
+    pub opened: Vec<(u32, GridPos)>,
+}
+
+impl SearchTrace {
+    /// The closed and open cells after the first `step` expansions.
+    pub fn at_step(&self, step: usize) -> (Vec<GridPos>, Vec<GridPos>) {
+        let step = step.min(self.expanded.len());
+        let closed: Vec<GridPos> = self.expanded[..step].to_vec();
+        let done: std::collections::HashSet<GridPos> = closed.iter().copied().collect();
+        let mut seen = std::collections::HashSet::new();
+        let open = self
+            .opened
+            .iter()
+            .filter(|(at, cell)| {
+                (*at as usize) <= step && !done.contains(cell) && seen.insert(*cell)
+            })
+            .map(|(_, cell)| *cell)
+            .collect();
+        (closed, open)
+    }
 }
 
 impl Scratch {
@@ -352,6 +382,30 @@ impl Pathfinder {
         options: &SearchOptions,
     ) -> Result<PathResult, PathError> {
         self.find_path_avoiding(grid, start, goal, options, &[])
+    }
+
+    /// Like [`find_path`](Self::find_path), and also a [`SearchTrace`] of what the search did.
+    pub fn find_path_traced(
+        &mut self,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+    ) -> (Result<PathResult, PathError>, SearchTrace) {
+        self.record_next();
+        let result = self.find_path(grid, start, goal, options);
+        (result, self.take_trace().unwrap_or_default())
+    }
+
+    /// Records the next search into a [`SearchTrace`], to be taken with
+    /// [`take_trace`](Self::take_trace).
+    pub fn record_next(&mut self) {
+        self.scratch.trace = Some(SearchTrace::default());
+    }
+
+    /// The recording armed by [`record_next`](Self::record_next), if any; recording stops.
+    pub fn take_trace(&mut self) -> Option<SearchTrace> {
+        self.scratch.trace.take()
     }
 
     /// Like [`find_path`](Self::find_path), treating the cells in `avoid` as blocked for this
@@ -466,7 +520,7 @@ impl Pathfinder {
         s.begin(grid.padded_len());
         let gen_seen = s.generation * 2;
         let gen_closed = gen_seen + 1;
-        let Scratch { nodes, open, .. } = s;
+        let Scratch { nodes, open, trace, .. } = s;
         let start_i = grid.index(start);
         let goal_i = grid.index(goal);
         for &cell in avoid {
@@ -477,6 +531,9 @@ impl Pathfinder {
         nodes[start_i] = NodeState { g: 0.0, parent: start_i as u32, stamp: gen_seen };
         let (sx, sy) = (start.x as isize + 1, start.y as isize + 1);
         open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
+        if let Some(trace) = trace.as_mut() {
+            trace.opened.push((0, start));
+        }
         let mut stats = SearchStats { expanded: 0, pushed: 1 };
         let mut best = (closeness(sx, sy), 0.0, start_i);
         let mut pruned = false;
@@ -497,6 +554,10 @@ impl Pathfinder {
             }
             nodes[i].stamp = gen_closed;
             stats.expanded += 1;
+            if let Some(trace) = trace.as_mut() {
+                let (px, py) = grid.unpad(i);
+                trace.expanded.push(GridPos::new(px, py));
+            }
             let g_here = state.g;
             let (x, y) = ((i % stride) as isize, (i / stride) as isize);
             // Any-angle (Theta* only; the branch folds away for the others): a successor may
@@ -535,6 +596,9 @@ impl Pathfinder {
                 *next = NodeState { g, parent: parent as u32, stamp: gen_seen };
                 open.push(OpenNode::new(g + h(jx, jy), g, j));
                 stats.pushed += 1;
+                if let Some(trace) = trace.as_mut() {
+                    trace.opened.push((stats.expanded, GridPos::new(jx as u32 - 1, jy as u32 - 1)));
+                }
             });
         }
         if options.partial {

@@ -612,3 +612,21 @@ fn smoothed_follower_replans_when_a_wall_cuts_its_straight_line() {
     let end = app.world().get::<Transform>(agent).unwrap().translation.truncate();
     assert_eq!(end, centre(&app, goal));
 }
+
+#[test]
+fn watched_agents_get_a_recording_of_their_search() {
+    let mut app = app();
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let agent = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 0.0);
+    app.world_mut().entity_mut(agent).insert(WatchSearch { step: 7 });
+    let unwatched = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 0.0);
+    app.update();
+    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let WatchedSearch(trace) = app.world().get::<WatchedSearch>(agent).unwrap().clone();
+    assert_eq!(trace.expanded.len(), path.expanded as usize);
+    assert_eq!(trace.expanded[0], GridPos::new(1, 1));
+    // A new recording starts at step 0.
+    assert_eq!(app.world().get::<WatchSearch>(agent), Some(&WatchSearch { step: 0 }));
+    assert!(app.world().get::<WatchedSearch>(unwatched).is_none());
+}

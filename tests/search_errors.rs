@@ -175,3 +175,29 @@ fn waypoints_are_the_turns_and_retrace_the_path() {
     let single = find(&grid, (1, 1), (1, 1), SearchOptions::default()).unwrap();
     assert_eq!(single.waypoints(), vec![GridPos::new(1, 1)]);
 }
+
+#[test]
+fn a_traced_search_records_every_expansion_and_answers_the_same() {
+    let grid = walled();
+    let o = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let mut pathfinder = Pathfinder::new();
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(6, 0));
+    let plain = pathfinder.find_path(&grid, start, goal, &o).unwrap();
+    let (traced, trace) = pathfinder.find_path_traced(&grid, start, goal, &o);
+    assert_eq!(traced.unwrap(), plain);
+    assert_eq!(trace.expanded.len(), plain.stats.expanded as usize);
+    assert_eq!(trace.expanded[0], start);
+    let (closed, open) = trace.at_step(0);
+    assert!(closed.is_empty());
+    assert_eq!(open, vec![start]);
+    // Midway: closed and open are disjoint, and every open cell borders a closed one.
+    let (closed, open) = trace.at_step(trace.expanded.len() / 2);
+    assert!(open.iter().all(|c| !closed.contains(c)));
+    assert!(
+        open.iter()
+            .all(|o| closed.iter().any(|c| c.x.abs_diff(o.x) <= 1 && c.y.abs_diff(o.y) <= 1))
+    );
+    // The goal was opened; the next untraced search records nothing.
+    assert!(trace.opened.iter().any(|(_, c)| *c == goal));
+    assert!(pathfinder.take_trace().is_none());
+}

@@ -301,6 +301,9 @@ fn key_code(key: &str) -> Option<KeyCode> {
         "d" => KeyCode::KeyD,
         "p" => KeyCode::KeyP,
         "r" => KeyCode::KeyR,
+        "w" => KeyCode::KeyW,
+        "n" => KeyCode::KeyN,
+        "m" => KeyCode::KeyM,
         _ => return None,
     })
 }

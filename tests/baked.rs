@@ -106,3 +106,26 @@ fn size_check_against_the_tilemap() {
         Err(BakeError::SizeMismatch { expected: (4, 2), found: (3, 2) })
     );
 }
+
+#[test]
+fn files_round_trip_in_both_forms() {
+    let mut rng = Rng(9);
+    let grid = random_grid(&mut rng);
+    let dir = std::env::temp_dir().join(format!("tilemap_nav_baked_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["level.ron", "level.nav"] {
+        let path = dir.join(name);
+        baked::save(&grid, &path).unwrap();
+        assert_eq!(baked::load(&path).unwrap(), grid, "{name}");
+    }
+    // The RON file is text a person can read.
+    let text = std::fs::read_to_string(dir.join("level.ron")).unwrap();
+    assert!(text.contains("version: 1") && text.contains("costs:"));
+    // A damaged file on disk is an error too, and a missing one says which path.
+    let mut bytes = std::fs::read(dir.join("level.nav")).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    std::fs::write(dir.join("cut.nav"), &bytes).unwrap();
+    assert!(baked::load(dir.join("cut.nav")).is_err());
+    assert!(matches!(baked::load(dir.join("missing.nav")), Err(BakeError::Io { .. })));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

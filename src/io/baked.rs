@@ -44,6 +44,8 @@ pub enum BakeError {
     Ron(String),
     /// The grid's size differs from what it is meant for (the tilemap's).
     SizeMismatch { expected: (u32, u32), found: (u32, u32) },
+    /// The file could not be read or written.
+    Io { path: String, error: String },
 }
 
 impl fmt::Display for BakeError {
@@ -58,6 +60,7 @@ impl fmt::Display for BakeError {
             BakeError::Corrupt => write!(f, "baked navigation data is damaged (checksum mismatch)"),
             BakeError::Invalid(why) => write!(f, "baked navigation data is invalid: {why}"),
             BakeError::Ron(why) => write!(f, "baked navigation RON does not parse: {why}"),
+            BakeError::Io { path, error } => write!(f, "{path}: {error}"),
             BakeError::SizeMismatch { expected, found } => write!(
                 f,
                 "baked grid is {} x {} but the tilemap is {} x {}",
@@ -266,5 +269,31 @@ pub fn expect_size(grid: &NavGrid, width: u32, height: u32) -> Result<(), BakeEr
             expected: (width, height),
             found: (grid.width(), grid.height()),
         })
+    }
+}
+
+fn is_ron(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"))
+}
+
+/// Saves the grid to a file: RON if the name ends in `.ron`, the binary form otherwise.
+pub fn save(grid: &NavGrid, path: impl AsRef<std::path::Path>) -> Result<(), BakeError> {
+    let path = path.as_ref();
+    let bytes = if is_ron(path) { to_ron(grid).into_bytes() } else { to_binary(grid) };
+    std::fs::write(path, bytes)
+        .map_err(|e| BakeError::Io { path: path.display().to_string(), error: e.to_string() })
+}
+
+/// Loads a grid saved with [`save`] (RON if the name ends in `.ron`, binary otherwise).
+pub fn load(path: impl AsRef<std::path::Path>) -> Result<NavGrid, BakeError> {
+    let path = path.as_ref();
+    let io = |e: std::io::Error| BakeError::Io {
+        path: path.display().to_string(),
+        error: e.to_string(),
+    };
+    if is_ron(path) {
+        from_ron(&std::fs::read_to_string(path).map_err(io)?)
+    } else {
+        from_binary(&std::fs::read(path).map_err(io)?)
     }
 }

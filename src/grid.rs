@@ -90,6 +90,18 @@ pub enum CornerRule {
     CutCorners,
 }
 
+impl CornerRule {
+    /// Whether a diagonal step is allowed, given whether each of the two orthogonal cells beside
+    /// it is passable.
+    #[inline]
+    pub fn allows_diagonal(self, side_a_open: bool, side_b_open: bool) -> bool {
+        match self {
+            CornerRule::NoCornerCutting => side_a_open && side_b_open,
+            CornerRule::CutCorners => side_a_open || side_b_open,
+        }
+    }
+}
+
 /// Why a grid could not be built or changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GridError {
@@ -489,10 +501,7 @@ impl NavGrid {
         let stride = self.stride() as isize;
         let side_a = self.costs[(i + dx as isize) as usize] != 0;
         let side_b = self.costs[(i + dy as isize * stride) as usize] != 0;
-        match self.corner_rule {
-            CornerRule::NoCornerCutting => side_a && side_b,
-            CornerRule::CutCorners => side_a || side_b,
-        }
+        self.corner_rule.allows_diagonal(side_a, side_b)
     }
 
     /// The connected component of `pos` (cells that can reach each other share a label), or
@@ -631,11 +640,7 @@ impl NavGrid {
         }
         let side_a = self.costs[(i as isize + dx) as usize] != 0;
         let side_b = self.costs[(i as isize + dy * stride) as usize] != 0;
-        let ok = match self.corner_rule {
-            CornerRule::NoCornerCutting => side_a && side_b,
-            CornerRule::CutCorners => side_a || side_b,
-        };
-        ok.then_some((j, std::f64::consts::SQRT_2))
+        self.corner_rule.allows_diagonal(side_a, side_b).then_some((j, std::f64::consts::SQRT_2))
     }
 }
 

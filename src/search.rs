@@ -646,7 +646,7 @@ struct Neighbors<'a> {
     stride: isize,
     directions: usize,
     offsets: [isize; 8],
-    cut_corners: bool,
+    corner_rule: CornerRule,
 }
 
 impl<'a> Neighbors<'a> {
@@ -664,7 +664,7 @@ impl<'a> Neighbors<'a> {
                 Neighborhood::Eight => 8,
             },
             offsets,
-            cut_corners: grid.corner_rule() == CornerRule::CutCorners,
+            corner_rule: grid.corner_rule(),
         }
     }
 }
@@ -693,8 +693,7 @@ impl Expansion for Neighbors<'_> {
             } else {
                 let side_a = costs[(i as isize + dx) as usize] != 0;
                 let side_b = costs[(i as isize + dy * self.stride) as usize] != 0;
-                let ok = if self.cut_corners { side_a || side_b } else { side_a && side_b };
-                if !ok {
+                if !self.corner_rule.allows_diagonal(side_a, side_b) {
                     continue;
                 }
                 SQRT_2

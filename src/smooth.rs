@@ -3,12 +3,12 @@
 //!
 //! Plain Rust, like [`crate::grid`] and [`crate::search`].
 
-use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+use crate::grid::{GridPos, NavGrid, Neighborhood};
 
 /// The cells whose centres a straight segment from the centre of `a` to the centre of `b`
 /// enters, in order (both ends included), or `None` if it enters a blocked cell or passes
 /// exactly through a corner the grid's corner rule forbids (two diagonal walls, or with
-/// [`CornerRule::NoCornerCutting`] any wall at that corner).
+/// [`NoCornerCutting`](crate::grid::CornerRule::NoCornerCutting) any wall at that corner).
 pub fn segment_cells(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<Vec<GridPos>> {
     let (x0, y0, x1, y1) = (i64::from(a.x), i64::from(a.y), i64::from(b.x), i64::from(b.y));
     let (dx, dy) = ((x1 - x0).abs(), (y1 - y0).abs());
@@ -27,11 +27,7 @@ pub fn segment_cells(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<Vec<GridP
         if across_x == across_y {
             // Exactly through a corner: the two cells beside it decide.
             let (side_a, side_b) = (open(x + sx, y), open(x, y + sy));
-            let allowed = match grid.corner_rule() {
-                CornerRule::NoCornerCutting => side_a && side_b,
-                CornerRule::CutCorners => side_a || side_b,
-            };
-            if !allowed {
+            if !grid.corner_rule().allows_diagonal(side_a, side_b) {
                 return None;
             }
             x += sx;

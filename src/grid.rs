@@ -14,19 +14,9 @@ use serde::{Deserialize, Serialize};
 /// A cell of a [`NavGrid`]: column `x`, row `y`. MovingAI files count rows from the top; the
 /// Bevy layer uses `bevy_ecs_tilemap`'s `TilePos` as it is (rows from the bottom).
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    bevy::reflect::Reflect,
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 pub struct GridPos {
     pub x: u32,
     pub y: u32,
@@ -153,7 +143,8 @@ pub const MAX_CELLS: u64 = 1 << 30;
 /// assert_eq!(grid.get(GridPos::new(3, 1)), Some(Cell::Blocked));
 /// assert_eq!(grid.min_cost(), Some(1));
 /// ```
-#[derive(Debug, bevy::prelude::Resource)]
+#[derive(Debug)]
+#[cfg_attr(feature = "bevy", derive(bevy::prelude::Resource))]
 pub struct NavGrid {
     width: u32,
     height: u32,

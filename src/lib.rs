@@ -8,22 +8,34 @@
 //! - [`grid`] and [`search`]: plain Rust, no Bevy types in their API;
 //! - [`io`]: map formats (MovingAI benchmark maps and scenarios);
 //! - the Bevy layer: [`plugin`], [`tilemap`], [`request`], [`movement`].
+//!
+//! The Bevy layer sits behind the `bevy` feature (on by default). With
+//! `default-features = false` the crate is the grid, the search and the file formats alone,
+//! with no Bevy in its dependency tree: for tools, servers and the fuzz targets in `fuzz/`.
 
+#[cfg(feature = "bevy")]
 mod debug;
 pub mod grid;
 pub mod io;
+#[cfg(feature = "bevy")]
 pub mod movement;
+#[cfg(feature = "bevy")]
 pub mod plugin;
+#[cfg(feature = "bevy")]
 pub mod request;
 pub mod search;
 pub mod smooth;
+#[cfg(feature = "bevy")]
 pub mod tilemap;
 
 /// The names most programs need.
 pub mod prelude {
     pub use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
+    #[cfg(feature = "bevy")]
     pub use crate::movement::{Arrived, NavObstacle, PathFollower, Replanning};
+    #[cfg(feature = "bevy")]
     pub use crate::plugin::{NavSet, NavSettings, TilemapNavPlugin};
+    #[cfg(feature = "bevy")]
     pub use crate::request::{
         NavError, Path, PathFailed, PathGoal, PathRequest, WatchSearch, WatchedSearch,
     };
@@ -31,6 +43,7 @@ pub mod prelude {
         Algorithm, Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions,
         SearchStats, SearchTrace,
     };
+    #[cfg(feature = "bevy")]
     pub use crate::tilemap::{
         BakedNavGrid, NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,
         TilemapNavWarning, WorldToCellError,

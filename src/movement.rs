@@ -3,8 +3,8 @@
 use bevy::prelude::*;
 
 use crate::grid::{GridPos, NavGrid};
-use crate::request::{Path, PathGoal, PathRequest, start_cell};
-use crate::tilemap::NavGeometry;
+use crate::request::{NavError, Path, PathFailed, PathGoal, PathRequest, start_cell};
+use crate::tilemap::{NavGeometry, WorldToCellError};
 
 /// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
 /// from cell centre to cell centre and stops exactly on the last one.
@@ -112,8 +112,10 @@ fn path_cut(grid: &NavGrid, path: &Path, next: usize) -> bool {
 }
 
 /// Moves every agent along its path; re-plans those whose path a grid change has cut or a
-/// [`NavObstacle`] stands in.
-#[allow(clippy::type_complexity)]
+/// [`NavObstacle`] stands in. When the grid goes away (its tilemaps despawned or unmarked),
+/// walking agents stop where they are with a [`PathFailed`] saying [`NavError::NoGrid`]: there
+/// is nothing left to check their paths against.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
@@ -129,24 +131,42 @@ pub(crate) fn follow_paths(
     )>,
     obstacles: Res<ObstacleCells>,
     mut arrived: MessageWriter<Arrived>,
+    mut failures: MessageWriter<PathFailed>,
 ) {
+    let (Some(grid), Some(geometry)) = (grid, geometry) else {
+        for (entity, ..) in &agents {
+            let failed = PathFailed { entity, error: NavError::NoGrid };
+            commands.entity(entity).remove::<(Path, Replanning)>().insert(failed.clone());
+            failures.write(failed);
+        }
+        return;
+    };
     let dt = time.delta_secs();
-    let grid_changed = grid.as_ref().is_some_and(|g| g.is_changed());
+    let grid_changed = grid.is_changed();
     for (entity, mut transform, mut follower, mut path, mut replanning, mut requested) in
         &mut agents
     {
         let position = transform.translation.truncate();
-        if !position.is_finite() || path.points.is_empty() {
+        // A hand-made `Path` whose cells and points differ in number is not walked.
+        if path.points.is_empty() || path.points.len() != path.cells.len() {
+            continue;
+        }
+        if !position.is_finite() {
+            // Something else wrote a NaN or infinite position: there is no way back to the
+            // path from there. The agent stops, and says why.
+            let error = NavError::Start(WorldToCellError::NotFinite(position));
+            let failed = PathFailed { entity, error };
+            commands.entity(entity).remove::<(Path, Replanning)>().insert(failed.clone());
+            failures.write(failed);
             continue;
         }
         // The grid changed: is the rest of the path still walkable?
-        if let (Some(grid), Some(geometry)) = (grid.as_deref(), geometry.as_deref())
-            && !replanning
+        if !replanning
             && !requested
-            && ((grid_changed && path_cut(grid, &path, follower.next))
+            && ((grid_changed && path_cut(&grid, &path, follower.next))
                 || obstacle_ahead(&obstacles, entity, &path, follower.next))
         {
-            let safe = start_cell(geometry, grid, position, Some((&follower, &path)))
+            let safe = start_cell(&geometry, &grid, position, Some((&follower, &path)))
                 .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
             let goal = path.goal;
             let options = path.options;

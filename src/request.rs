@@ -65,7 +65,8 @@ impl PathRequest {
 pub struct Path {
     /// Start to end, both included.
     pub cells: Vec<GridPos>,
-    /// World-space centre of each cell.
+    /// World-space centre of each cell (as many as `cells`: a `Path` made by hand where the two
+    /// differ is not walked).
     pub points: Vec<Vec2>,
     /// Total cost, as the search engine computes it.
     pub cost: f64,

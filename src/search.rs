@@ -192,8 +192,13 @@ pub enum PathError {
     InvalidWeight {
         weight: f64,
     },
+    /// The cost limit is NaN or negative.
+    InvalidCostLimit {
+        max_cost: f64,
+    },
     /// [`Algorithm::JumpPoint`] was asked for on a grid where it would not be optimal (not 8-way
-    /// without corner cutting, or terrain costs differ), or with a partial path.
+    /// without corner cutting, or terrain costs differ), or with a partial path or cells to
+    /// avoid.
     JumpPointUnsupported,
 }
 
@@ -216,6 +221,9 @@ impl fmt::Display for PathError {
             }
             PathError::InvalidWeight { weight } => {
                 write!(f, "heuristic weight must be a finite number >= 1, got {weight}")
+            }
+            PathError::InvalidCostLimit { max_cost } => {
+                write!(f, "the cost limit must be a number >= 0, got {max_cost}")
             }
             PathError::JumpPointUnsupported => write!(
                 f,
@@ -408,9 +416,10 @@ impl Pathfinder {
         self.scratch.trace.take()
     }
 
-    /// Like [`find_path`](Self::find_path), treating the cells in `avoid` as blocked for this
-    /// query only (other characters standing in the way, say). The start and goal are never
-    /// avoided; cells outside the grid are ignored. Costs nothing per expansion: avoided cells are
+    /// Like [`find_path`](Self::find_path), never entering the cells in `avoid`, for this query
+    /// only (other characters standing in the way, say). The start and goal are never avoided;
+    /// cells outside the grid are ignored. An avoided cell is not a wall: a diagonal step may
+    /// pass beside it whatever the [`CornerRule`]. Costs nothing per expansion: avoided cells are
     /// marked closed before the search begins.
     pub fn find_path_avoiding(
         &mut self,
@@ -435,6 +444,11 @@ impl Pathfinder {
         }
         if !(options.weight.is_finite() && options.weight >= 1.0) {
             return Err(PathError::InvalidWeight { weight: options.weight });
+        }
+        if let Some(max_cost) = options.limit.max_cost
+            && (max_cost.is_nan() || max_cost < 0.0)
+        {
+            return Err(PathError::InvalidCostLimit { max_cost });
         }
         if start == goal {
             return Ok(PathResult {
@@ -479,7 +493,7 @@ impl Pathfinder {
             }
             Algorithm::Auto => jps_valid && avoid.is_empty() && !options.partial,
             Algorithm::AStar => false,
-            Algorithm::JumpPoint if jps_valid && !options.partial => true,
+            Algorithm::JumpPoint if jps_valid && avoid.is_empty() && !options.partial => true,
             Algorithm::JumpPoint => return Err(PathError::JumpPointUnsupported),
         };
         if use_jps {
@@ -528,6 +542,17 @@ impl Pathfinder {
                 nodes[grid.index(cell)].stamp = gen_closed;
             }
         }
+        // Theta*'s line-of-sight shortcuts must not cross an avoided cell either.
+        let mut avoided: Vec<GridPos> = Vec::new();
+        if expansion.any_angle() {
+            avoided.extend(avoid.iter().filter(|&&c| c != start && c != goal));
+            avoided.sort_unstable();
+        }
+        let crosses_avoided = |a: GridPos, b: GridPos| {
+            !avoided.is_empty()
+                && segment_cells(grid, a, b)
+                    .is_none_or(|cells| cells.iter().any(|c| avoided.binary_search(c).is_ok()))
+        };
         nodes[start_i] = NodeState { g: 0.0, parent: start_i as u32, stamp: gen_seen };
         let (sx, sy) = (start.x as isize + 1, start.y as isize + 1);
         open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
@@ -580,6 +605,7 @@ impl Pathfinder {
                     let target = GridPos::new(jx as u32 - 1, jy as u32 - 1);
                     if let Some(line) = segment_cost(grid, grandparent_pos, target)
                         && grandparent_g + line < g
+                        && !crosses_avoided(grandparent_pos, target)
                     {
                         g = grandparent_g + line;
                         parent = grandparent;

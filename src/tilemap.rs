@@ -70,7 +70,9 @@ impl Default for TileRules {
 }
 
 impl TileRules {
-    /// Adds (or replaces) the rule for one texture index.
+    /// Adds (or replaces) the rule for one texture index. A cost of 0 (in a rule, in `unlisted`
+    /// or `missing`, or in a [`TileNav::Cost`]) is read as 1, ordinary ground: every step costs
+    /// something.
     pub fn with(mut self, texture_index: u32, cell: Cell) -> Self {
         self.by_texture.insert(texture_index, cell);
         self
@@ -105,6 +107,12 @@ pub enum TilemapNavError {
     SizeMismatch { tilemap: Entity, expected: UVec2, found: UVec2 },
     /// The tilemap has no cells.
     Empty { tilemap: Entity },
+    /// The tilemap's `TilemapSize` and its `TileStorage` disagree on how many tiles it has; it is
+    /// left out of the grid.
+    InconsistentSize { tilemap: Entity, size: UVec2, storage_size: UVec2, storage_tiles: usize },
+    /// The tilemap has more cells than a grid can hold ([`crate::grid::MAX_CELLS`]) or than
+    /// memory allows; it is left out of the grid.
+    TooLarge { tilemap: Entity, size: UVec2 },
     /// The [`BakedNavGrid`] does not fit the tilemap; the tiles were scanned instead.
     Baked(BakeError),
 }
@@ -120,6 +128,17 @@ impl fmt::Display for TilemapNavError {
                 "tilemap {tilemap} is {found} tiles but the navigation grid is {expected}; it is left out"
             ),
             TilemapNavError::Empty { tilemap } => write!(f, "tilemap {tilemap} has no tiles"),
+            TilemapNavError::InconsistentSize { tilemap, size, storage_size, storage_tiles } => {
+                write!(
+                    f,
+                    "tilemap {tilemap} is {size} tiles but its TileStorage is {storage_size} with \
+                     {storage_tiles} tiles; it is left out"
+                )
+            }
+            TilemapNavError::TooLarge { tilemap, size } => write!(
+                f,
+                "tilemap {tilemap} is {size} tiles, too large for a navigation grid; it is left out"
+            ),
             TilemapNavError::Baked(error) => write!(f, "{error}; the tiles were scanned instead"),
         }
     }
@@ -310,6 +329,40 @@ pub(crate) fn sync_nav_grid(
             }
             continue;
         }
+        // A storage that does not hold the tiles its size says would make bevy_ecs_tilemap's
+        // own lookups panic: such a map is left out, with a warning.
+        let storage_size = UVec2::new(storage.size.x, storage.size.y);
+        let storage_tiles = storage.iter().count();
+        if storage_size != size || storage_tiles as u64 != u64::from(size.x) * u64::from(size.y) {
+            if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
+                layers.layers.remove(i);
+                full = true;
+            }
+            if storage.is_changed() {
+                warnings.write(TilemapNavWarning {
+                    error: TilemapNavError::InconsistentSize {
+                        tilemap: *entity,
+                        size,
+                        storage_size,
+                        storage_tiles,
+                    },
+                });
+            }
+            continue;
+        }
+        let too_large = || {
+            if storage.is_added() {
+                Some(TilemapNavWarning {
+                    error: TilemapNavError::TooLarge { tilemap: *entity, size },
+                })
+            } else {
+                None
+            }
+        };
+        if u64::from(size.x) * u64::from(size.y) > crate::grid::MAX_CELLS {
+            warnings.write_batch(too_large());
+            continue;
+        }
         let expected_size = *expected.get_or_insert(size);
         if size != expected_size {
             if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
@@ -331,11 +384,14 @@ pub(crate) fn sync_nav_grid(
         let read = |x: usize, y: usize| storage.checked_get(&TilePos::new(x as u32, y as u32));
         match layers.layers.iter_mut().find(|(e, _)| e == entity) {
             None => {
-                let mut layer = Layer {
-                    size,
-                    entities: Vec::with_capacity(width * size.y as usize),
-                    cells: Vec::with_capacity(width * size.y as usize),
-                };
+                let mut layer = Layer { size, entities: Vec::new(), cells: Vec::new() };
+                let cells = width * size.y as usize;
+                if layer.entities.try_reserve_exact(cells).is_err()
+                    || layer.cells.try_reserve_exact(cells).is_err()
+                {
+                    warnings.write_batch(too_large());
+                    continue;
+                }
                 for y in 0..size.y as usize {
                     for x in 0..width {
                         let e = read(x, y);
@@ -452,6 +508,16 @@ pub(crate) fn sync_nav_grid(
                 }
             }
             let Ok(mut fresh) = NavGrid::new(size.x, size.y) else {
+                // Memory refused: say so, once, rather than abort.
+                if grid.is_some() {
+                    commands.remove_resource::<NavGrid>();
+                }
+                if full {
+                    let tilemap = layers.layers[0].0;
+                    warnings.write(TilemapNavWarning {
+                        error: TilemapNavError::TooLarge { tilemap, size },
+                    });
+                }
                 return;
             };
             fresh.set_neighborhood(settings.neighborhood);

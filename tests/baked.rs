@@ -129,3 +129,38 @@ fn files_round_trip_in_both_forms() {
     assert!(matches!(baked::load(dir.join("missing.nav")), Err(BakeError::Io { .. })));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A few bytes must not make the loader allocate a huge grid: sizes that the data does not
+/// fill are refused before allocation, sizes over the grid limit with an error, never an abort.
+#[test]
+fn huge_declared_sizes_are_refused_not_allocated() {
+    // RON: a few cells for a 4-billion-squared grid.
+    let ron = "(version: 1, width: 4000000000, height: 4000000000, neighborhood: Eight, \
+               corner_rule: NoCornerCutting, costs: [1, 1])";
+    assert!(matches!(baked::from_ron(ron), Err(BakeError::Invalid(_))));
+    let ron = "(version: 1, width: 30000, height: 30000, neighborhood: Eight, \
+               corner_rule: NoCornerCutting, costs: [1, 1])";
+    assert!(matches!(baked::from_ron(ron), Err(BakeError::Invalid(_))));
+
+    // Binary, with a valid checksum: run lengths that do add up to a grid over the size limit
+    // (u32::MAX x 4 cells, four runs of u32::MAX).
+    let mut body = Vec::new();
+    body.extend_from_slice(b"TNAV");
+    body.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    body.extend_from_slice(&u32::MAX.to_le_bytes());
+    body.extend_from_slice(&4u32.to_le_bytes());
+    body.extend_from_slice(&[8, 0]);
+    body.extend_from_slice(&4u32.to_le_bytes());
+    for _ in 0..4 {
+        body.extend_from_slice(&u32::MAX.to_le_bytes());
+        body.extend_from_slice(&1u32.to_le_bytes());
+    }
+    let sum = body
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    body.extend_from_slice(&sum.to_le_bytes());
+    match baked::from_binary(&body) {
+        Err(BakeError::Invalid(why)) => assert!(why.contains("too large"), "{why}"),
+        other => panic!("expected a size error, got {other:?}"),
+    }
+}

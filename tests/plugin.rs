@@ -630,3 +630,181 @@ fn watched_agents_get_a_recording_of_their_search() {
     assert_eq!(app.world().get::<WatchSearch>(agent), Some(&WatchSearch { step: 0 }));
     assert!(app.world().get::<WatchedSearch>(unwatched).is_none());
 }
+
+fn warnings(app: &App) -> Vec<TilemapNavError> {
+    let messages = app.world().resource::<Messages<TilemapNavWarning>>();
+    messages.iter_current_update_messages().map(|w| w.error.clone()).collect()
+}
+
+fn passable_count(app: &App) -> usize {
+    let grid = app.world().resource::<NavGrid>();
+    grid.positions().filter(|&p| grid.is_passable(p)).count()
+}
+
+#[test]
+fn tilemaps_that_do_not_fit_the_grid_are_left_out_with_a_warning() {
+    let mut app = app();
+    let room = spawn_map(&mut app, &ROOM);
+    app.update();
+    let walls_in_room = 10 * 7 - passable_count(&app);
+    assert_eq!(walls_in_room, 5);
+
+    // Another size, no size at all, and a TilemapSize its TileStorage does not back.
+    let small = spawn_map(&mut app, &["#....", ".....", ".....", ".....", "....#"]);
+    let empty = app
+        .world_mut()
+        .spawn((
+            TileStorage::empty(TilemapSize { x: 0, y: 0 }),
+            TilemapSize { x: 0, y: 0 },
+            TilemapGridSize { x: TILE, y: TILE },
+            TilemapTileSize { x: TILE, y: TILE },
+            TilemapType::Square,
+            Transform::default(),
+            NavTilemap,
+        ))
+        .id();
+    let liar = spawn_map(&mut app, &["#.#", "...", "#.#"]);
+    app.world_mut().entity_mut(liar).insert(TilemapSize { x: 100_000, y: 100_000 });
+    app.update();
+
+    let got = warnings(&app);
+    assert!(got.contains(&TilemapNavError::SizeMismatch {
+        tilemap: small,
+        expected: UVec2::new(10, 7),
+        found: UVec2::new(5, 5),
+    }));
+    assert!(got.contains(&TilemapNavError::Empty { tilemap: empty }));
+    assert!(got.iter().any(|e| matches!(
+        e,
+        TilemapNavError::InconsistentSize { tilemap, storage_tiles: 9, .. } if *tilemap == liar
+    )));
+    assert_eq!(got.len(), 3, "{got:?}");
+    // The grid is the room's alone: none of the others' walls are in it.
+    let grid = app.world().resource::<NavGrid>();
+    assert_eq!((grid.width(), grid.height()), (10, 7));
+    assert_eq!(passable_count(&app), 10 * 7 - walls_in_room);
+    assert_eq!(app.world().resource::<NavGeometry>().tilemap, room);
+    // And it still answers requests.
+    let agent = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 200.0);
+    walk_until_arrived(&mut app, agent, 400);
+}
+
+#[test]
+fn despawning_tilemaps_while_agents_walk() {
+    let mut app = app();
+    let room = spawn_map(&mut app, &ROOM);
+    // A prop layer of the same size with one crate in a corner, off the agent's way.
+    let props = spawn_map(
+        &mut app,
+        &[
+            "#         ",
+            "          ",
+            "          ",
+            "          ",
+            "          ",
+            "          ",
+            "          ",
+        ],
+    );
+    app.update();
+    let corner = GridPos::new(0, 6);
+    assert!(!app.world().resource::<NavGrid>().is_passable(corner));
+
+    // The prop layer goes while the agent walks: its crate leaves the grid, the walk goes on.
+    let agent = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 32.0);
+    for _ in 0..10 {
+        app.update();
+    }
+    app.world_mut().despawn(props);
+    app.update();
+    assert!(app.world().resource::<NavGrid>().is_passable(corner));
+    assert!(app.world().get::<Path>(agent).is_some(), "still walking");
+    walk_until_arrived(&mut app, agent, 600);
+
+    // The last tilemap goes while the agent walks: no grid, so it stops where it is and says so.
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(1, 1)));
+    for _ in 0..10 {
+        app.update();
+    }
+    assert!(app.world().get::<Path>(agent).is_some());
+    app.world_mut().despawn(room);
+    app.update();
+    assert!(app.world().get_resource::<NavGrid>().is_none());
+    assert!(app.world().get_resource::<NavGeometry>().is_none());
+    assert_eq!(
+        app.world().get::<PathFailed>(agent).map(|f| f.error.clone()),
+        Some(NavError::NoGrid)
+    );
+    assert!(app.world().get::<Path>(agent).is_none());
+    let stopped = app.world().get::<Transform>(agent).unwrap().translation;
+    for _ in 0..10 {
+        app.update();
+    }
+    assert_eq!(app.world().get::<Transform>(agent).unwrap().translation, stopped);
+    // A new request fails plainly too.
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(2, 2)));
+    app.update();
+    assert_eq!(
+        app.world().get::<PathFailed>(agent).map(|f| f.error.clone()),
+        Some(NavError::NoGrid)
+    );
+}
+
+#[test]
+fn costs_of_zero_read_as_ground() {
+    let mut app = app();
+    app.insert_resource(
+        TileRules::default().with(WALL, Cell::Blocked).with(MUD, Cell::Passable { cost: 0 }),
+    );
+    let map = spawn_map(&mut app, &["~..", "...", "..."]);
+    app.update();
+    let mud = GridPos::new(0, 2);
+    assert_eq!(app.world().resource::<NavGrid>().get(mud), Some(Cell::GROUND));
+    let floor = tile(&app, map, 1, 1);
+    app.world_mut().entity_mut(floor).insert(TileNav::Cost(0));
+    app.update();
+    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(1, 1)), Some(Cell::GROUND));
+    let agent = spawn_agent(&mut app, GridPos::new(2, 0), mud, 100.0);
+    walk_until_arrived(&mut app, agent, 200);
+}
+
+#[test]
+fn non_finite_and_off_map_positions_stop_the_agent_with_a_typed_error() {
+    let mut app = app();
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    // Below and left of the map: negative world coordinates.
+    let outside = app
+        .world_mut()
+        .spawn((Transform::from_xyz(-40.0, -40.0, 0.0), PathRequest::to(GridPos::new(2, 2))))
+        .id();
+    let walker = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 32.0);
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(matches!(
+        app.world().get::<PathFailed>(outside).map(|f| f.error.clone()),
+        Some(NavError::Start(WorldToCellError::OffMap(_)))
+    ));
+    // Game code writes a NaN position mid-walk.
+    app.world_mut().get_mut::<Transform>(walker).unwrap().translation.x = f32::NAN;
+    app.update();
+    assert!(matches!(
+        app.world().get::<PathFailed>(walker).map(|f| f.error.clone()),
+        Some(NavError::Start(WorldToCellError::NotFinite(_)))
+    ));
+    assert!(app.world().get::<Path>(walker).is_none());
+    // A NaN speed or a hand-made path whose cells and points differ: nothing moves, no panic.
+    let odd = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(3, 1), f32::NAN);
+    for _ in 0..5 {
+        app.update();
+    }
+    let mut path = app.world().get::<Path>(odd).expect("answered").clone();
+    path.cells.pop();
+    app.world_mut().entity_mut(odd).insert((path, PathFollower::new(50.0)));
+    let before = app.world().get::<Transform>(odd).unwrap().translation;
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(app.world().get::<Transform>(odd).unwrap().translation, before);
+}

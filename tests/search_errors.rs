@@ -98,6 +98,23 @@ fn bad_weights_are_refused() {
 }
 
 #[test]
+fn bad_cost_limits_are_refused_even_for_a_one_cell_path() {
+    for max_cost in [f64::NAN, -1.0, f64::NEG_INFINITY] {
+        let limit = SearchLimit { max_cost: Some(max_cost), ..SearchLimit::default() };
+        let o = SearchOptions { limit, ..SearchOptions::default() };
+        for goal in [(6, 0), (0, 0)] {
+            let got = find(&walled(), (0, 0), goal, o);
+            assert!(matches!(got, Err(PathError::InvalidCostLimit { .. })), "{max_cost}: {got:?}");
+        }
+    }
+    // Zero is a limit: only the one-cell path fits under it.
+    let limit = SearchLimit { max_cost: Some(0.0), ..SearchLimit::default() };
+    let o = SearchOptions { limit, ..SearchOptions::default() };
+    assert_eq!(find(&walled(), (0, 0), (0, 0), o).map(|p| p.cost), Ok(0.0));
+    assert!(matches!(find(&walled(), (0, 0), (1, 0), o), Err(PathError::LimitExceeded { .. })));
+}
+
+#[test]
 fn partial_path_ends_at_closest_reachable_cell() {
     let mut grid = walled();
     grid.set(GridPos::new(3, 4), Cell::Blocked).unwrap();
@@ -150,6 +167,30 @@ fn avoided_cells_are_walked_around_for_that_query_only() {
     assert_eq!(pathfinder.find_path(&grid, start, goal, &o).unwrap().cost, direct.cost);
     let ends = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[start, goal]).unwrap();
     assert_eq!(ends.cost, direct.cost);
+}
+
+#[test]
+fn every_algorithm_honours_avoided_cells_or_says_it_cannot() {
+    // Found by the `search` fuzz target: Theta*'s line-of-sight shortcuts crossed an avoided
+    // cell, and forced jump point search ignored the list.
+    let grid = NavGrid::new(11, 7).unwrap().with_neighborhood(Neighborhood::Four);
+    let (start, goal) = (GridPos::new(7, 0), GridPos::new(0, 6));
+    let avoid = [GridPos::new(3, 4)];
+    let theta = SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
+    let path = Pathfinder::new().find_path_avoiding(&grid, start, goal, &theta, &avoid).unwrap();
+    assert!(!path.cells.contains(&avoid[0]), "{:?}", path.cells);
+
+    let open = NavGrid::new(9, 9).unwrap();
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(8, 8));
+    let avoid = [GridPos::new(4, 4)];
+    for algorithm in [Algorithm::Auto, Algorithm::AStar, Algorithm::ThetaStar] {
+        let o = SearchOptions { algorithm, ..SearchOptions::default() };
+        let path = Pathfinder::new().find_path_avoiding(&open, start, goal, &o, &avoid).unwrap();
+        assert!(!path.cells.contains(&avoid[0]), "{algorithm:?}: {:?}", path.cells);
+    }
+    let jps = SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
+    let got = Pathfinder::new().find_path_avoiding(&open, start, goal, &jps, &avoid);
+    assert_eq!(got, Err(PathError::JumpPointUnsupported));
 }
 
 #[test]

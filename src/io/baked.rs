@@ -148,6 +148,16 @@ pub fn from_ron(text: &str) -> Result<NavGrid, BakeError> {
     if baked.version > FORMAT_VERSION {
         return Err(BakeError::FutureVersion { found: baked.version, supported: FORMAT_VERSION });
     }
+    // Checked before the grid is allocated, so that a small file cannot claim a huge grid.
+    let cells = u64::from(baked.width) * u64::from(baked.height);
+    if baked.costs.len() as u64 != cells {
+        return Err(BakeError::Invalid(format!(
+            "{} cells for a {} x {} grid",
+            baked.costs.len(),
+            baked.width,
+            baked.height
+        )));
+    }
     build(baked.width, baked.height, baked.neighborhood, baked.corner_rule, baked.costs.into_iter())
 }
 

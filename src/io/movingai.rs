@@ -86,6 +86,19 @@ pub fn parse_map(text: &str) -> Result<NavGrid, MovingAiError> {
     }
     let height = height.ok_or_else(|| parse_error(last_line, "header has no `height`"))?;
     let width = width.ok_or_else(|| parse_error(last_line, "header has no `width`"))?;
+    // Every cell takes at least one byte of the text: a header that promises more cells than the
+    // text holds is refused before the grid is allocated for it. (Sizes over the grid's limit
+    // are left to `NavGrid::new`, which says so with `GridError::TooLarge`.)
+    let cells = u64::from(width) * u64::from(height);
+    if cells <= crate::grid::MAX_CELLS && cells > text.len() as u64 {
+        return Err(parse_error(
+            last_line,
+            format!(
+                "header declares {width} x {height} cells but the file is {} bytes",
+                text.len()
+            ),
+        ));
+    }
     let mut grid = NavGrid::new(width, height)
         .map_err(MovingAiError::Grid)?
         .with_neighborhood(Neighborhood::Eight)
@@ -223,6 +236,9 @@ mod tests {
             parse_map("type octile\nheight 4000000000\nwidth 4000000000\nmap\n"),
             Err(MovingAiError::Grid(GridError::TooLarge { .. }))
         ));
+        // Within the size limit but far more cells than the text holds: refused before the
+        // grid is allocated (found by the `movingai_map` fuzz target).
+        assert_eq!(parse_line("type octile\nheight 30000\nwidth 30000\nmap\n..\n"), 4);
     }
 
     #[test]

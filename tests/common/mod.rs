@@ -65,6 +65,17 @@ impl Model {
 
     /// Plain Dijkstra: the cheapest cost from start to goal, or None if unreachable.
     pub fn dijkstra(&self, start: (i64, i64), goal: (i64, i64)) -> Option<f64> {
+        self.dijkstra_avoiding(start, goal, &[])
+    }
+
+    /// Dijkstra that never enters a cell of `avoid` (other than the goal). Avoided cells are not
+    /// walls: a diagonal step may pass beside one.
+    pub fn dijkstra_avoiding(
+        &self,
+        start: (i64, i64),
+        goal: (i64, i64),
+        avoid: &[(i64, i64)],
+    ) -> Option<f64> {
         #[derive(PartialEq)]
         struct Entry(f64, i64, i64);
         impl Eq for Entry {}
@@ -94,7 +105,11 @@ impl Model {
             }
             for dy in -1..=1 {
                 for dx in -1..=1 {
-                    if let Some(c) = self.step_cost((x, y), (x + dx, y + dy)) {
+                    let next = (x + dx, y + dy);
+                    if next != goal && avoid.contains(&next) {
+                        continue;
+                    }
+                    if let Some(c) = self.step_cost((x, y), next) {
                         let k = (y + dy) as usize * w + (x + dx) as usize;
                         if d + c < dist[k] {
                             dist[k] = d + c;

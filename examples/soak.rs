@@ -1,0 +1,28 @@
+//! The long soak, headless: 500 agents walk to random goals on a 128 x 128 tilemap while walls
+//! appear and vanish at random every frame, with every frame checked (legal steps, arrivals
+//! within a bound, flat memory; see `tests/common/soak.rs`). Prints progress every 1000 frames
+//! and a report at the end; exits with a panic message at the first broken rule.
+//!
+//! ```sh
+//! cargo run --release --example soak            # 10,000 frames
+//! cargo run --release --example soak -- 100000  # longer
+//! ```
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[path = "../tests/common/soak.rs"]
+mod soak;
+
+fn main() {
+    let frames = std::env::args().nth(1).and_then(|f| f.parse().ok()).unwrap_or(10_000);
+    let config = soak::SoakConfig::standard(frames);
+    println!(
+        "soak: {} agents, {} x {} tiles, {} walls toggled a frame, {frames} frames",
+        config.agents, config.size, config.size, config.toggles_per_frame
+    );
+    let report = soak::run(&config, |frame, bytes| {
+        println!("frame {frame:>7}: {:>7.1} MiB live", bytes as f64 / (1 << 20) as f64);
+    });
+    println!("{report:#?}");
+    println!("soak passed");
+}

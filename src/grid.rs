@@ -483,9 +483,10 @@ impl NavGrid {
     }
 
     /// Whether a diagonal step from `pos` by (dx, dy) is allowed by the corner rule, given that
-    /// both end cells are passable.
+    /// both end cells are passable. False for anything but a diagonal step (`dx` and `dy` each
+    /// 1 or -1) from a cell of the grid.
     pub fn diagonal_allowed(&self, pos: GridPos, dx: i32, dy: i32) -> bool {
-        if !self.in_bounds(pos) {
+        if !self.in_bounds(pos) || dx.unsigned_abs() != 1 || dy.unsigned_abs() != 1 {
             return false;
         }
         let i = self.index(pos) as isize;

@@ -1,7 +1,10 @@
 //! Every way a query can fail gives its own typed error, and the options that bound or bend a
 //! search do what they say.
 
+mod common;
+
 use bevy_tilemap_nav::prelude::*;
+use common::Rng;
 
 /// 7 x 5, a wall down column 3 from row 0 to row 3: the only way across is through (3, 4).
 fn walled() -> NavGrid {
@@ -241,4 +244,64 @@ fn a_traced_search_records_every_expansion_and_answers_the_same() {
     // The goal was opened; the next untraced search records nothing.
     assert!(trace.opened.iter().any(|(_, c)| *c == goal));
     assert!(pathfinder.take_trace().is_none());
+}
+
+/// Every public function of the core that takes positions or paths from a caller, fed positions
+/// far off the grid, steps that are not steps, and random cell lists: plain answers, no panic.
+#[test]
+fn garbage_positions_and_paths_get_plain_answers_never_a_panic() {
+    use bevy_tilemap_nav::search::{path_cost, turning_points};
+    use bevy_tilemap_nav::smooth::{segment_cells, segment_cost, smooth_path, smoothed_cost};
+
+    let mut grid = NavGrid::new(6, 5).unwrap();
+    grid.fill_rect(GridPos::new(2, 0), GridPos::new(2, 3), Cell::Blocked).unwrap();
+    let far = GridPos::new(u32::MAX, u32::MAX);
+    let inside = GridPos::new(1, 1);
+
+    assert!(!grid.diagonal_allowed(inside, 1000, 1));
+    assert!(!grid.diagonal_allowed(inside, i32::MIN, i32::MIN));
+    assert!(!grid.diagonal_allowed(inside, 0, 1));
+    assert!(!grid.diagonal_allowed(far, 1, 1));
+    assert!(grid.diagonal_allowed(inside, -1, -1));
+    assert!(!grid.can_step(inside, far) && !grid.can_step(far, inside));
+    assert_eq!(grid.step_cost(inside, GridPos::new(3, 1)), None);
+    assert_eq!(grid.neighbors(far).count(), 0);
+    assert_eq!((grid.component(far), grid.connected(inside, far)), (None, false));
+    assert_eq!(segment_cells(&grid, inside, far), None);
+    assert_eq!(segment_cost(&grid, far, inside), None);
+    assert_eq!(path_cost(&grid, &[]), None);
+    assert_eq!(path_cost(&grid, &[inside, far]), None);
+    assert_eq!(smoothed_cost(&grid, &[inside, far]), None);
+    assert!(matches!(
+        grid.fill_rect(far, inside, Cell::Blocked),
+        Err(GridError::OutOfBounds { .. })
+    ));
+    // A rectangle given back to front is empty: nothing changes.
+    let before = grid.clone();
+    grid.fill_rect(GridPos::new(4, 4), GridPos::new(0, 0), Cell::Blocked).unwrap();
+    assert_eq!(grid, before);
+
+    // Random cell lists, in and far out of the grid, for the functions that take a path.
+    let mut rng = Rng(11);
+    for _ in 0..2000 {
+        let len = rng.below(8) as usize;
+        let cells: Vec<GridPos> = (0..len)
+            .map(|_| {
+                if rng.chance(20) {
+                    GridPos::new(u32::MAX - rng.below(3), rng.below(u32::MAX))
+                } else {
+                    GridPos::new(rng.below(9), rng.below(8))
+                }
+            })
+            .collect();
+        let smoothed = smooth_path(&grid, &cells);
+        assert_eq!(smoothed.first(), cells.first());
+        assert_eq!(smoothed.last(), cells.last());
+        let turns = turning_points(&cells);
+        assert_eq!(turns.last(), cells.last());
+        if let Some(cost) = path_cost(&grid, &cells) {
+            assert!(cells.iter().all(|&c| grid.is_passable(c)) && cost.is_finite());
+        }
+        let _ = smoothed_cost(&grid, &cells);
+    }
 }

@@ -519,6 +519,9 @@ impl Pathfinder {
         let h_scale = options.weight * f64::from(grid.min_cost().unwrap_or(1));
         let max_expansions = options.limit.max_expansions.unwrap_or(u32::MAX);
         let max_cost = options.limit.max_cost.unwrap_or(f64::INFINITY);
+        // The octile distance times the one terrain cost is exactly what an octile-shaped path
+        // costs on a uniform grid: the heuristic is then exact wherever such a path is clear.
+        let exact_heuristic = heuristic == Heuristic::Octile && options.weight == 1.0;
         let stride = grid.stride();
         // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
         let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
@@ -598,6 +601,27 @@ impl Pathfinder {
                     best = (close, g_here, i);
                 }
             }
+            // This cell has the lowest f = g + h on the open list, so no path costs less than
+            // g + h; when a clear path to the goal costs exactly h, it is optimal: take it.
+            if exact_heuristic
+                && let Some((turn, to_turn, rest)) = expansion.direct_to_goal(x, y)
+                && g_here + rest <= max_cost
+                && turn.is_none_or(|t| nodes[t].stamp != gen_closed)
+            {
+                let mut parent = i;
+                for (cell, g) in
+                    turn.map(|t| (t, g_here + to_turn)).into_iter().chain([(goal_i, g_here + rest)])
+                {
+                    nodes[cell] = NodeState { g, parent: parent as u32, stamp: gen_seen };
+                    parent = cell;
+                    stats.pushed += 1;
+                    if let Some(trace) = trace.as_mut() {
+                        let (cx, cy) = grid.unpad(cell);
+                        trace.opened.push((stats.expanded, GridPos::new(cx, cy)));
+                    }
+                }
+                return Ok(finish(grid, nodes, start_i, goal_i, stats, true));
+            }
             expansion.successors(i, x, y, state.parent as usize, |j, jx, jy, step| {
                 let mut g = g_here + step;
                 let mut parent = i;
@@ -651,6 +675,14 @@ trait Expansion {
     /// True for Theta*: successors may take the expanded cell's parent as theirs.
     fn any_angle(&self) -> bool {
         false
+    }
+
+    /// A path from padded (`x`, `y`) to the goal that no path beats, when one is clear: the
+    /// cell where it turns (padded index; `None` for one straight or diagonal run), the cost to
+    /// that turn, and the whole cost. Only asked when the heuristic is that cost's exact lower
+    /// bound, so that the search may stop there.
+    fn direct_to_goal(&self, _x: isize, _y: isize) -> Option<(Option<usize>, f64, f64)> {
+        None
     }
 
     /// Calls `visit(j, jx, jy, cost)` for each successor `j` (padded index and coordinates) of
@@ -902,7 +934,81 @@ impl<'a> JumpPoints<'a> {
     }
 }
 
+/// True when the `n` cells after position `from` of a bit line, going in direction `dir`, are
+/// all open.
+#[inline]
+fn run_open(line: &[u64], from: isize, dir: isize, n: isize) -> bool {
+    let mut done = 0;
+    while done < n {
+        let p = from + dir * (done + 1);
+        let bits = if dir > 0 { bits_from(line, p) } else { bits_back(line, p) };
+        let take = (n - done).min(64);
+        let mask = if take == 64 { u64::MAX } else { (1u64 << take) - 1 };
+        if bits & mask != mask {
+            return false;
+        }
+        done += take;
+    }
+    true
+}
+
+impl JumpPoints<'_> {
+    /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells.
+    #[inline]
+    fn straight_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
+        if dy == 0 {
+            run_open(self.grid.open_row(y as usize), x, dx, n)
+        } else {
+            run_open(self.grid.open_col(x as usize), y, dy, n)
+        }
+    }
+
+    /// `n` diagonal steps from padded (`x`, `y`) in direction (dx, dy) are legal: each onto an
+    /// open cell, between two open side cells.
+    #[inline]
+    fn diagonal_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
+        let vertical = dy * self.stride;
+        let mut i = y * self.stride + x;
+        for _ in 0..n {
+            if !(self.open(i + dx) && self.open(i + vertical) && self.open(i + dx + vertical)) {
+                return false;
+            }
+            i += dx + vertical;
+        }
+        true
+    }
+}
+
 impl Expansion for JumpPoints<'_> {
+    /// The two octile-shaped paths (diagonal run then straight run, or straight then diagonal)
+    /// cost exactly the octile distance: if either is clear, nothing is shorter.
+    fn direct_to_goal(&self, x: isize, y: isize) -> Option<(Option<usize>, f64, f64)> {
+        let (gx, gy) = self.goal;
+        let (sx, sy) = ((gx - x).signum(), (gy - y).signum());
+        let (adx, ady) = ((gx - x).abs(), (gy - y).abs());
+        let diagonal = adx.min(ady);
+        let straight = adx.max(ady) - diagonal;
+        let (tx, ty) = if adx > ady { (sx, 0) } else { (0, sy) };
+        let diagonal_cost = diagonal as f64 * SQRT_2 * self.cost;
+        let straight_cost = straight as f64 * self.cost;
+        let total = diagonal_cost + straight_cost;
+        let index = |x: isize, y: isize| (y * self.stride + x) as usize;
+        let (cx, cy) = (x + sx * diagonal, y + sy * diagonal);
+        if self.diagonal_clear(x, y, sx, sy, diagonal)
+            && self.straight_clear(cx, cy, tx, ty, straight)
+        {
+            let turn = (diagonal > 0 && straight > 0).then(|| index(cx, cy));
+            return Some((turn, diagonal_cost, total));
+        }
+        if diagonal == 0 || straight == 0 {
+            return None; // one run, already tried
+        }
+        let (cx, cy) = (x + tx * straight, y + ty * straight);
+        (self.straight_clear(x, y, tx, ty, straight)
+            && self.diagonal_clear(cx, cy, sx, sy, diagonal))
+        .then(|| (Some(index(cx, cy)), straight_cost, total))
+    }
+
     fn successors(
         &self,
         i: usize,

@@ -305,3 +305,47 @@ fn garbage_positions_and_paths_get_plain_answers_never_a_panic() {
         let _ = smoothed_cost(&grid, &cells);
     }
 }
+
+/// On a uniform grid a clear octile-shaped path (diagonal run then straight, or straight then
+/// diagonal) costs exactly the heuristic, so the search takes it as soon as it reaches a cell
+/// that has one; the path is still optimal and legal.
+#[test]
+fn a_clear_octile_path_ends_the_search_early() {
+    use bevy_tilemap_nav::search::path_cost;
+    let legal_at = |grid: &NavGrid, path: &PathResult| {
+        path_cost(grid, &path.cells).is_some_and(|c| (c - path.cost).abs() < 1e-9)
+    };
+    let mut grid = NavGrid::new(30, 20).unwrap();
+    let options = SearchOptions::default();
+    let mut pathfinder = Pathfinder::new();
+    let (start, goal) = (GridPos::new(2, 3), GridPos::new(25, 11));
+    let open = pathfinder.find_path(&grid, start, goal, &options).unwrap();
+    assert_eq!(open.stats.expanded, 1, "straight from the start");
+    assert!((open.cost - (8.0 * std::f64::consts::SQRT_2 + 15.0)).abs() < 1e-9);
+    assert!(legal_at(&grid, &open));
+    // A wall across the diagonal-first shape: the straight-first one is taken.
+    grid.fill_rect(GridPos::new(6, 5), GridPos::new(6, 9), Cell::Blocked).unwrap();
+    let other = pathfinder.find_path(&grid, start, goal, &options).unwrap();
+    assert_eq!(other.stats.expanded, 1);
+    assert!((other.cost - open.cost).abs() < 1e-9);
+    assert!(legal_at(&grid, &other));
+    // Both shapes blocked: a real search, still optimal (plain A* agrees).
+    grid.fill_rect(GridPos::new(6, 0), GridPos::new(6, 18), Cell::Blocked).unwrap();
+    let around = pathfinder.find_path(&grid, start, goal, &options).unwrap();
+    let astar = pathfinder
+        .find_path(&grid, start, goal, &SearchOptions { algorithm: Algorithm::AStar, ..options })
+        .unwrap();
+    assert!(around.stats.expanded > 1);
+    assert!((around.cost - astar.cost).abs() < 1e-9);
+    assert!(legal_at(&grid, &around));
+    // A cost limit below the octile distance still stops it.
+    grid.fill(Cell::GROUND).unwrap();
+    let limited = SearchOptions {
+        limit: SearchLimit { max_cost: Some(10.0), ..Default::default() },
+        ..options
+    };
+    assert!(matches!(
+        pathfinder.find_path(&grid, start, goal, &limited),
+        Err(PathError::LimitExceeded { .. })
+    ));
+}

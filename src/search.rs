@@ -604,6 +604,7 @@ impl Pathfinder {
             // This cell has the lowest f = g + h on the open list, so no path costs less than
             // g + h; when a clear path to the goal costs exactly h, it is optimal: take it.
             if exact_heuristic
+                && (i == start_i || x.abs_diff(gx).max(y.abs_diff(gy)) <= DIRECT_NEAR)
                 && let Some((turn, to_turn, rest)) = expansion.direct_to_goal(x, y)
                 && g_here + rest <= max_cost
                 && turn.is_none_or(|t| nodes[t].stamp != gen_closed)
@@ -661,6 +662,11 @@ impl Pathfinder {
         }
     }
 }
+
+/// How near the goal (in steps along the longer axis) a cell must be for the search to look
+/// for a clear octile-shaped path from it; the start always looks. Farther out the look costs
+/// more than it saves on maps where such paths are rare.
+const DIRECT_NEAR: usize = 32;
 
 /// True when jump point search finds optimal paths on this grid: 8-way, no corner cutting,
 /// every passable cell the same cost.
@@ -1090,7 +1096,16 @@ fn finish(
 ) -> PathResult {
     let costs = grid.padded_costs();
     let stride = grid.stride() as isize;
-    let mut cells = Vec::new();
+    // Count the cells first (a run of n steps adds n), so the path is allocated once.
+    let mut length = 1;
+    let mut i = end_i as isize;
+    while i != start_i as isize {
+        let p = nodes[i as usize].parent as isize;
+        length +=
+            (p % stride - i % stride).unsigned_abs().max((p / stride - i / stride).unsigned_abs());
+        i = p;
+    }
+    let mut cells = Vec::with_capacity(length);
     let (mut straight, mut diagonal) = (0u64, 0u64);
     let mut any_angle = 0.0;
     let mut i = end_i as isize;

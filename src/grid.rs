@@ -166,6 +166,13 @@ pub struct NavGrid {
     open_rows: Vec<u64>,
     /// The same bits transposed: one padded column after another (`col_words` words each).
     open_cols: Vec<u64>,
+    /// Where a straight run along a row may turn (a jump point of jump point search): bit x of
+    /// row y is set when a cell beside (x, y), above or below, is open while the one behind it
+    /// is blocked. `[0]` for runs towards +x (behind is x - 1), `[1]` towards -x. Same layout
+    /// as `open_rows`; kept in step cell by cell.
+    turn_rows: [Vec<u64>; 2],
+    /// The same for runs along a column, towards +y and -y, in the layout of `open_cols`.
+    turn_cols: [Vec<u64>; 2],
 }
 
 impl Clone for NavGrid {
@@ -185,6 +192,8 @@ impl Clone for NavGrid {
             revision: self.revision,
             open_rows: self.open_rows.clone(),
             open_cols: self.open_cols.clone(),
+            turn_rows: self.turn_rows.clone(),
+            turn_cols: self.turn_cols.clone(),
         }
     }
 }
@@ -232,14 +241,22 @@ impl NavGrid {
             revision: 0,
             open_rows: Vec::new(),
             open_cols: Vec::new(),
+            turn_rows: [Vec::new(), Vec::new()],
+            turn_cols: [Vec::new(), Vec::new()],
         };
         let too_large = |_| GridError::TooLarge { width, height };
         let row_bits = grid.row_words() * (height as usize + 2);
         let col_bits = grid.col_words() * grid.stride();
-        grid.open_rows.try_reserve_exact(row_bits).map_err(too_large)?;
-        grid.open_cols.try_reserve_exact(col_bits).map_err(too_large)?;
-        grid.open_rows.resize(row_bits, 0);
-        grid.open_cols.resize(col_bits, 0);
+        let [turn_a, turn_b] = &mut grid.turn_rows;
+        for bits in [&mut grid.open_rows, turn_a, turn_b] {
+            bits.try_reserve_exact(row_bits).map_err(too_large)?;
+            bits.resize(row_bits, 0);
+        }
+        let [turn_a, turn_b] = &mut grid.turn_cols;
+        for bits in [&mut grid.open_cols, turn_a, turn_b] {
+            bits.try_reserve_exact(col_bits).map_err(too_large)?;
+            bits.resize(col_bits, 0);
+        }
         if cost != 0 {
             for y in 0..height {
                 let row = grid.index(GridPos::new(0, y));
@@ -250,6 +267,9 @@ impl NavGrid {
                 if grid.costs[i] != 0 {
                     grid.set_open_bit(i, true);
                 }
+            }
+            for i in 0..grid.costs.len() {
+                grid.refresh_turns(i % grid.stride(), i / grid.stride());
             }
         }
         Ok(grid)
@@ -395,10 +415,18 @@ impl NavGrid {
             // Connectivity may have changed: labels are recomputed when next asked for.
             self.components.take();
         }
+        self.costs[i] = new;
         if (old == 0) != (new == 0) {
             self.set_open_bit(i, new != 0);
+            // The turn bits that read this cell: its own and its eight neighbours'.
+            let stride = self.stride();
+            let (x, y) = (i % stride, i / stride);
+            for ty in y.saturating_sub(1)..=(y + 1).min(self.height as usize + 1) {
+                for tx in x.saturating_sub(1)..=(x + 1).min(stride - 1) {
+                    self.refresh_turns(tx, ty);
+                }
+            }
         }
-        self.costs[i] = new;
         self.revision += 1;
     }
 
@@ -425,6 +453,7 @@ impl NavGrid {
             + self.costs.capacity() * 4
             + labels
             + (self.open_rows.capacity() + self.open_cols.capacity()) * 8
+            + self.turn_rows.iter().chain(&self.turn_cols).map(|b| b.capacity() * 8).sum::<usize>()
     }
 
     /// Number of passable cells.
@@ -574,6 +603,55 @@ impl NavGrid {
         }
     }
 
+    /// Recomputes the four turn bits of padded (`x`, `y`) from the costs.
+    fn refresh_turns(&mut self, x: usize, y: usize) {
+        let stride = self.stride();
+        let rows = self.height as usize + 2;
+        let open = |x: usize, y: usize| x < stride && y < rows && self.costs[y * stride + x] != 0;
+        // Runs along the row: the cells above and below, and those behind them.
+        let side = |x: usize, behind: Option<usize>| {
+            let turn = |sy: Option<usize>| {
+                sy.is_some_and(|sy| open(x, sy) && !behind.is_some_and(|bx| open(bx, sy)))
+            };
+            turn(y.checked_sub(1)) || turn(Some(y + 1))
+        };
+        let along_rows = [side(x, x.checked_sub(1)), side(x, Some(x + 1))];
+        // Runs along the column: the cells left and right, and those behind them.
+        let across = |behind: Option<usize>| {
+            let turn = |sx: Option<usize>| {
+                sx.is_some_and(|sx| open(sx, y) && !behind.is_some_and(|by| open(sx, by)))
+            };
+            turn(x.checked_sub(1)) || turn(Some(x + 1))
+        };
+        let along_cols = [across(y.checked_sub(1)), across(Some(y + 1))];
+        let (rw, cw) = (self.row_words(), self.col_words());
+        let put = |bits: &mut Vec<u64>, word: usize, bit: usize, on: bool| {
+            if on {
+                bits[word] |= 1 << bit;
+            } else {
+                bits[word] &= !(1 << bit);
+            }
+        };
+        for k in 0..2 {
+            put(&mut self.turn_rows[k], y * rw + x / 64, x % 64, along_rows[k]);
+            put(&mut self.turn_cols[k], x * cw + y / 64, y % 64, along_cols[k]);
+        }
+    }
+
+    /// Turn bits of padded row `y` for runs towards +x (`forward`) or -x.
+    #[inline]
+    pub(crate) fn turn_row(&self, y: usize, forward: bool) -> &[u64] {
+        let rw = self.row_words();
+        &self.turn_rows[usize::from(!forward)][y * rw..(y + 1) * rw]
+    }
+
+    /// Turn bits of padded column `x` for runs towards +y (`forward`) or -y.
+    #[inline]
+    pub(crate) fn turn_col(&self, x: usize, forward: bool) -> &[u64] {
+        let cw = self.col_words();
+        &self.turn_cols[usize::from(!forward)][x * cw..(x + 1) * cw]
+    }
+
     /// Passable-cell bits of padded row `y` (`row_words` words).
     #[inline]
     pub(crate) fn open_row(&self, y: usize) -> &[u64] {
@@ -651,6 +729,39 @@ fn cell_cost(cell: Cell, pos: GridPos) -> Result<u32, GridError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The turn bits kept in step cell by cell equal those of a grid built whole from the same
+    /// cells, after thousands of random walls built and torn down (on a grid wider and taller
+    /// than 64 cells, so that words and the spare word are crossed).
+    #[test]
+    fn turn_bits_follow_every_change() {
+        let (width, height) = (70, 67);
+        let mut grid = NavGrid::new(width, height).unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..4000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let pos = GridPos::new((seed % u64::from(width)) as u32, (seed >> 32) as u32 % height);
+            let cell = if seed >> 20 & 3 == 0 { Cell::GROUND } else { Cell::Blocked };
+            grid.set(pos, cell).unwrap();
+            if round % 500 == 499 {
+                let mut fresh = NavGrid::filled(width, height, Cell::Blocked).unwrap();
+                for p in grid.positions() {
+                    fresh.set(p, grid.get(p).unwrap()).unwrap();
+                }
+                let mut whole = NavGrid::filled(width, height, Cell::Blocked).unwrap();
+                whole.costs.clone_from(&grid.costs);
+                whole.open_rows.clone_from(&grid.open_rows);
+                whole.open_cols.clone_from(&grid.open_cols);
+                for i in 0..whole.costs.len() {
+                    whole.refresh_turns(i % whole.stride(), i / whole.stride());
+                }
+                assert!(grid.turn_rows == whole.turn_rows && grid.turn_cols == whole.turn_cols);
+                assert!(fresh.turn_rows == whole.turn_rows && fresh.turn_cols == whole.turn_cols);
+            }
+        }
+    }
 
     #[test]
     fn empty_and_huge_grids_are_refused() {

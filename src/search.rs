@@ -825,39 +825,26 @@ fn bits_back(line: &[u64], end: isize) -> u64 {
 }
 
 /// Scans a line of cells (a row, or a column of the transposed bits) from position `from` in
-/// direction `dir` (+1 or -1), 64 cells a step, for the first jump point: the goal, or an open
-/// cell with an open side cell whose neighbor behind is a wall (a turn an optimal path may take
-/// there). `None` when a wall comes first. `side_a` and `side_b` are the lines either side.
+/// direction `dir` (+1 or -1), 64 cells a step, for the first jump point: the goal, or a cell
+/// whose turn bit for this direction is set (an open side cell whose neighbor behind is a wall:
+/// a turn an optimal path may take there). `None` when a wall comes first.
 #[inline]
 fn scan_line(
     line: &[u64],
-    side_a: &[u64],
-    side_b: &[u64],
+    turns: &[u64],
     from: isize,
     dir: isize,
     goal: Option<isize>,
 ) -> Option<isize> {
     let mut p = from + dir;
     loop {
-        let (open, a, a_behind, b, b_behind) = if dir > 0 {
-            (
-                bits_from(line, p),
-                bits_from(side_a, p),
-                bits_from(side_a, p - 1),
-                bits_from(side_b, p),
-                bits_from(side_b, p - 1),
-            )
+        let (open, turn) = if dir > 0 {
+            (bits_from(line, p), bits_from(turns, p))
         } else {
-            (
-                bits_back(line, p),
-                bits_back(side_a, p),
-                bits_back(side_a, p + 1),
-                bits_back(side_b, p),
-                bits_back(side_b, p + 1),
-            )
+            (bits_back(line, p), bits_back(turns, p))
         };
         let wall = !open;
-        let mut hits = wall | (a & !a_behind) | (b & !b_behind);
+        let mut hits = wall | turn;
         if let Some(g) = goal {
             let k = (g - p) * dir;
             if (0..64).contains(&k) {
@@ -896,14 +883,14 @@ impl<'a> JumpPoints<'a> {
         let (gx, gy) = self.goal;
         let (xu, yu) = (x as usize, y as usize);
         // A row of the bits, or a column of the transposed bits: the same scan either way.
-        let (line, side_a, side_b, from, dir, goal) = if dy == 0 {
+        let (line, turns, from, dir, goal) = if dy == 0 {
             let goal = (gy == y).then_some(gx);
-            (grid.open_row(yu), grid.open_row(yu + 1), grid.open_row(yu - 1), x, dx, goal)
+            (grid.open_row(yu), grid.turn_row(yu, dx > 0), x, dx, goal)
         } else {
             let goal = (gx == x).then_some(gy);
-            (grid.open_col(xu), grid.open_col(xu + 1), grid.open_col(xu - 1), y, dy, goal)
+            (grid.open_col(xu), grid.turn_col(xu, dy > 0), y, dy, goal)
         };
-        let found = scan_line(line, side_a, side_b, from, dir, goal)?;
+        let found = scan_line(line, turns, from, dir, goal)?;
         let index = if dy == 0 { y * self.stride + found } else { found * self.stride + x };
         Some((index, (found - from).abs()))
     }

@@ -194,7 +194,8 @@ fn main() {
             );
         }
     }
-    // Memory after a real query: the grid with its bit rows and columns and component labels,
+    // Memory after a real query: the grid with its bit rows and columns (open cells and turn
+    // bits) and component labels,
     // and the search's scratch (per-cell state plus the open list it grew to).
     let grid = load_map(format!("{dir}/64room_000.map")).expect("map");
     let scenarios = load_scenarios(format!("{dir}/64room_000.map.scen")).expect("scenarios");
@@ -203,8 +204,8 @@ fn main() {
         let _ = pathfinder.find_path(&grid, s.start, s.goal, &SearchOptions::default());
     }
     println!(
-        "\nmemory on 64room_000: grid {:.2} bytes/cell (costs, bit rows and columns, component \
-         labels), search scratch {:.2} bytes/cell",
+        "\nmemory on 64room_000: grid {:.2} bytes/cell (costs, bit rows and columns, turn \
+         bits, component labels), search scratch {:.2} bytes/cell",
         grid.memory_bytes() as f64 / grid.len() as f64,
         pathfinder.scratch_bytes() as f64 / grid.len() as f64
     );

@@ -307,76 +307,39 @@ pub(crate) fn sync_nav_grid(
         .sort_by_key(|t| layers.layers.iter().position(|(e, _)| *e == t.0).unwrap_or(usize::MAX));
     for (entity, storage, size, _, _, map_type, _, _) in &ordered {
         let size = UVec2::new(size.x, size.y);
-        if **map_type != TilemapType::Square {
-            // Left out of the grid (and taken out if it was in), with a warning when it appears
-            // or changes type.
-            if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
-                layers.layers.remove(i);
-                full = true;
-            }
-            if storage.is_added() || map_type.is_changed() {
-                warnings.write(TilemapNavWarning {
-                    error: TilemapNavError::UnsupportedMapType(**map_type),
-                });
-            }
-            continue;
-        }
-        if size.x == 0 || size.y == 0 {
-            if storage.is_added() {
-                warnings.write(TilemapNavWarning {
-                    error: TilemapNavError::Empty { tilemap: *entity },
-                });
-            }
-            continue;
-        }
-        // A storage that does not hold the tiles its size says would make bevy_ecs_tilemap's
-        // own lookups panic: such a map is left out, with a warning.
+        // Maps the grid cannot take are left out (and taken out if they were in), with a
+        // warning when they appear or change. A storage that does not hold the tiles its size
+        // says would make bevy_ecs_tilemap's own lookups panic.
+        let cells = u64::from(size.x) * u64::from(size.y);
         let storage_size = UVec2::new(storage.size.x, storage.size.y);
         let storage_tiles = storage.iter().count();
-        if storage_size != size || storage_tiles as u64 != u64::from(size.x) * u64::from(size.y) {
-            if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
-                layers.layers.remove(i);
-                full = true;
-            }
-            if storage.is_changed() {
-                warnings.write(TilemapNavWarning {
-                    error: TilemapNavError::InconsistentSize {
-                        tilemap: *entity,
-                        size,
-                        storage_size,
-                        storage_tiles,
-                    },
-                });
-            }
-            continue;
-        }
-        let too_large = || {
-            if storage.is_added() {
-                Some(TilemapNavWarning {
-                    error: TilemapNavError::TooLarge { tilemap: *entity, size },
-                })
-            } else {
-                None
-            }
+        let refusal = if **map_type != TilemapType::Square {
+            let error = TilemapNavError::UnsupportedMapType(**map_type);
+            Some((error, storage.is_added() || map_type.is_changed()))
+        } else if cells == 0 {
+            Some((TilemapNavError::Empty { tilemap: *entity }, storage.is_added()))
+        } else if storage_size != size || storage_tiles as u64 != cells {
+            let error = TilemapNavError::InconsistentSize {
+                tilemap: *entity,
+                size,
+                storage_size,
+                storage_tiles,
+            };
+            Some((error, storage.is_changed()))
+        } else if cells > crate::grid::MAX_CELLS {
+            Some((TilemapNavError::TooLarge { tilemap: *entity, size }, storage.is_added()))
+        } else {
+            let expected = *expected.get_or_insert(size);
+            let error = TilemapNavError::SizeMismatch { tilemap: *entity, expected, found: size };
+            (size != expected).then_some((error, storage.is_changed()))
         };
-        if u64::from(size.x) * u64::from(size.y) > crate::grid::MAX_CELLS {
-            warnings.write_batch(too_large());
-            continue;
-        }
-        let expected_size = *expected.get_or_insert(size);
-        if size != expected_size {
+        if let Some((error, say_so)) = refusal {
             if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
                 layers.layers.remove(i);
                 full = true;
             }
-            if storage.is_changed() {
-                warnings.write(TilemapNavWarning {
-                    error: TilemapNavError::SizeMismatch {
-                        tilemap: *entity,
-                        expected: expected_size,
-                        found: size,
-                    },
-                });
+            if say_so {
+                warnings.write(TilemapNavWarning { error });
             }
             continue;
         }
@@ -385,11 +348,15 @@ pub(crate) fn sync_nav_grid(
         match layers.layers.iter_mut().find(|(e, _)| e == entity) {
             None => {
                 let mut layer = Layer { size, entities: Vec::new(), cells: Vec::new() };
-                let cells = width * size.y as usize;
-                if layer.entities.try_reserve_exact(cells).is_err()
-                    || layer.cells.try_reserve_exact(cells).is_err()
+                let count = width * size.y as usize;
+                if layer.entities.try_reserve_exact(count).is_err()
+                    || layer.cells.try_reserve_exact(count).is_err()
                 {
-                    warnings.write_batch(too_large());
+                    if storage.is_added() {
+                        warnings.write(TilemapNavWarning {
+                            error: TilemapNavError::TooLarge { tilemap: *entity, size },
+                        });
+                    }
                     continue;
                 }
                 for y in 0..size.y as usize {

@@ -111,6 +111,18 @@ fn path_cut(grid: &NavGrid, path: &Path, next: usize) -> bool {
     false
 }
 
+/// An agent that cannot go on stops where it is, and says why.
+fn stop(
+    commands: &mut Commands,
+    failures: &mut MessageWriter<PathFailed>,
+    entity: Entity,
+    error: NavError,
+) {
+    let failed = PathFailed { entity, error };
+    commands.entity(entity).remove::<(Path, Replanning)>().insert(failed.clone());
+    failures.write(failed);
+}
+
 /// Moves every agent along its path; re-plans those whose path a grid change has cut or a
 /// [`NavObstacle`] stands in. When the grid goes away (its tilemaps despawned or unmarked),
 /// walking agents stop where they are with a [`PathFailed`] saying [`NavError::NoGrid`]: there
@@ -135,9 +147,7 @@ pub(crate) fn follow_paths(
 ) {
     let (Some(grid), Some(geometry)) = (grid, geometry) else {
         for (entity, ..) in &agents {
-            let failed = PathFailed { entity, error: NavError::NoGrid };
-            commands.entity(entity).remove::<(Path, Replanning)>().insert(failed.clone());
-            failures.write(failed);
+            stop(&mut commands, &mut failures, entity, NavError::NoGrid);
         }
         return;
     };
@@ -153,11 +163,9 @@ pub(crate) fn follow_paths(
         }
         if !position.is_finite() {
             // Something else wrote a NaN or infinite position: there is no way back to the
-            // path from there. The agent stops, and says why.
+            // path from there.
             let error = NavError::Start(WorldToCellError::NotFinite(position));
-            let failed = PathFailed { entity, error };
-            commands.entity(entity).remove::<(Path, Replanning)>().insert(failed.clone());
-            failures.write(failed);
+            stop(&mut commands, &mut failures, entity, error);
             continue;
         }
         // The grid changed: is the rest of the path still walkable?

@@ -411,12 +411,10 @@ impl NavGrid {
         if new != 0 {
             *self.cost_counts.entry(new).or_insert(0) += 1;
         }
+        self.costs[i] = new;
         if (old == 0) != (new == 0) {
             // Connectivity may have changed: labels are recomputed when next asked for.
             self.components.take();
-        }
-        self.costs[i] = new;
-        if (old == 0) != (new == 0) {
             self.set_open_bit(i, new != 0);
             // The turn bits that read this cell: its own and its eight neighbours'.
             let stride = self.stride();

@@ -875,6 +875,37 @@ impl<'a> JumpPoints<'a> {
         self.costs[i as usize] != 0
     }
 
+    /// A diagonal step from padded index `i` by `dx` across and `vertical` (`dy` x stride) is
+    /// legal: onto an open cell, and (no corner cutting) between two open side cells.
+    #[inline]
+    fn diagonal_step_open(&self, i: isize, dx: isize, vertical: isize) -> bool {
+        self.open(i + dx) && self.open(i + vertical) && self.open(i + dx + vertical)
+    }
+
+    /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells.
+    #[inline]
+    fn straight_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
+        if dy == 0 {
+            run_open(self.grid.open_row(y as usize), x, dx, n)
+        } else {
+            run_open(self.grid.open_col(x as usize), y, dy, n)
+        }
+    }
+
+    /// `n` diagonal steps from padded (`x`, `y`) in direction (dx, dy) are all legal.
+    #[inline]
+    fn diagonal_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
+        let vertical = dy * self.stride;
+        let mut i = y * self.stride + x;
+        for _ in 0..n {
+            if !self.diagonal_step_open(i, dx, vertical) {
+                return false;
+            }
+            i += dx + vertical;
+        }
+        true
+    }
+
     /// Runs straight from padded (`x`, `y`) in direction (dx, dy) (one of them 0): the first
     /// jump point, as (index, steps), or `None` at a wall.
     #[inline]
@@ -909,8 +940,7 @@ impl<'a> JumpPoints<'a> {
         let mut i = y * self.stride + x;
         let mut n = 0;
         loop {
-            // No corner cutting: both cells beside the step must be open.
-            if !(self.open(i + dx) && self.open(i + vertical) && self.open(i + dx + vertical)) {
+            if !self.diagonal_step_open(i, dx, vertical) {
                 return None;
             }
             i += dx + vertical;
@@ -943,33 +973,6 @@ fn run_open(line: &[u64], from: isize, dir: isize, n: isize) -> bool {
         done += take;
     }
     true
-}
-
-impl JumpPoints<'_> {
-    /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells.
-    #[inline]
-    fn straight_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
-        if dy == 0 {
-            run_open(self.grid.open_row(y as usize), x, dx, n)
-        } else {
-            run_open(self.grid.open_col(x as usize), y, dy, n)
-        }
-    }
-
-    /// `n` diagonal steps from padded (`x`, `y`) in direction (dx, dy) are legal: each onto an
-    /// open cell, between two open side cells.
-    #[inline]
-    fn diagonal_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
-        let vertical = dy * self.stride;
-        let mut i = y * self.stride + x;
-        for _ in 0..n {
-            if !(self.open(i + dx) && self.open(i + vertical) && self.open(i + dx + vertical)) {
-                return false;
-            }
-            i += dx + vertical;
-        }
-        true
-    }
 }
 
 impl Expansion for JumpPoints<'_> {

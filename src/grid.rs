@@ -173,7 +173,17 @@ pub struct NavGrid {
     turn_rows: [Vec<u64>; 2],
     /// The same for runs along a column, towards +y and -y, in the layout of `open_cols`.
     turn_cols: [Vec<u64>; 2],
+    /// One byte per padded cell: [`OPEN`] when passable, and bit `k` (for direction `k` of
+    /// [`DIRECTIONS`]: +x, -x, +y, -y) when a straight run from the cell that way meets a turn
+    /// bit before a wall. A diagonal run of jump point search stops where either of its two
+    /// straight runs would find a jump point: this answers that in one load, not two scans.
+    /// Kept in step cell by cell (a change reaches back along its rows and columns only as far
+    /// as the bits change).
+    runs: Vec<u8>,
 }
+
+/// The passable bit of [`NavGrid`]'s per-cell run bits.
+pub(crate) const OPEN: u8 = 1 << 4;
 
 impl Clone for NavGrid {
     fn clone(&self) -> Self {
@@ -194,6 +204,7 @@ impl Clone for NavGrid {
             open_cols: self.open_cols.clone(),
             turn_rows: self.turn_rows.clone(),
             turn_cols: self.turn_cols.clone(),
+            runs: self.runs.clone(),
         }
     }
 }
@@ -243,6 +254,7 @@ impl NavGrid {
             open_cols: Vec::new(),
             turn_rows: [Vec::new(), Vec::new()],
             turn_cols: [Vec::new(), Vec::new()],
+            runs: Vec::new(),
         };
         let too_large = |_| GridError::TooLarge { width, height };
         let row_bits = grid.row_words() * (height as usize + 2);
@@ -257,6 +269,8 @@ impl NavGrid {
             bits.try_reserve_exact(col_bits).map_err(too_large)?;
             bits.resize(col_bits, 0);
         }
+        grid.runs.try_reserve_exact(padded as usize).map_err(too_large)?;
+        grid.runs.resize(padded as usize, 0);
         if cost != 0 {
             for y in 0..height {
                 let row = grid.index(GridPos::new(0, y));
@@ -271,6 +285,7 @@ impl NavGrid {
             for i in 0..grid.costs.len() {
                 grid.refresh_turns(i % grid.stride(), i / grid.stride());
             }
+            grid.refresh_all_runs();
         }
         Ok(grid)
     }
@@ -424,6 +439,15 @@ impl NavGrid {
                     self.refresh_turns(tx, ty);
                 }
             }
+            // The run bits that read those: along the three rows and three columns through
+            // them, back from this cell (the three nearest always, then while they change).
+            let (x, y) = (x as isize, y as isize);
+            for k in 0..4 {
+                for side in [-1, 0, 1] {
+                    let (line_x, line_y) = if k < 2 { (x, y + side) } else { (x + side, y) };
+                    self.refresh_runs(k, line_x, line_y, 3);
+                }
+            }
         }
         self.revision += 1;
     }
@@ -452,6 +476,7 @@ impl NavGrid {
             + labels
             + (self.open_rows.capacity() + self.open_cols.capacity()) * 8
             + self.turn_rows.iter().chain(&self.turn_cols).map(|b| b.capacity() * 8).sum::<usize>()
+            + self.runs.capacity()
     }
 
     /// Number of passable cells.
@@ -595,9 +620,59 @@ impl NavGrid {
         if open {
             *row |= 1 << (x % 64);
             *col |= 1 << (y % 64);
+            self.runs[i] |= OPEN;
         } else {
             *row &= !(1 << (x % 64));
             *col &= !(1 << (y % 64));
+            self.runs[i] &= !OPEN;
+        }
+    }
+
+    /// The turn bit of padded (`x`, `y`) for runs in direction `k` (+x, -x, +y, -y).
+    fn turn_at(&self, k: usize, x: usize, y: usize) -> bool {
+        let word = match k {
+            0 | 1 => self.turn_rows[k][y * self.row_words() + x / 64] >> (x % 64),
+            _ => self.turn_cols[k - 2][x * self.col_words() + y / 64] >> (y % 64),
+        };
+        word & 1 == 1
+    }
+
+    /// Recomputes the run bit of direction `k` (+x, -x, +y, -y) for padded (`x`, `y`) and the
+    /// cells behind it (against the run direction), each from the cell ahead of it: the first
+    /// `settle` cells whatever, then until a bit comes out as it was.
+    fn refresh_runs(&mut self, k: usize, mut x: isize, mut y: isize, settle: usize) {
+        let (dx, dy) = DIRECTIONS[k];
+        let (stride, rows) = (self.stride() as isize, self.height as isize + 2);
+        let inside = |x: isize, y: isize| (0..stride).contains(&x) && (0..rows).contains(&y);
+        let bit = 1u8 << k;
+        let mut done = 0;
+        while inside(x, y) {
+            let (ax, ay) = (x + dx, y + dy);
+            let ahead = (ay * stride + ax) as usize;
+            let run = inside(ax, ay)
+                && self.costs[ahead] != 0
+                && (self.turn_at(k, ax as usize, ay as usize) || self.runs[ahead] & bit != 0);
+            let cell = &mut self.runs[(y * stride + x) as usize];
+            if (*cell & bit != 0) == run && done >= settle {
+                break;
+            }
+            *cell = if run { *cell | bit } else { *cell & !bit };
+            x -= dx;
+            y -= dy;
+            done += 1;
+        }
+    }
+
+    /// Recomputes every run bit, each line from its far end.
+    fn refresh_all_runs(&mut self) {
+        let (last_x, last_y) = (self.stride() as isize - 1, self.height as isize + 1);
+        for y in 0..=last_y {
+            self.refresh_runs(0, last_x, y, usize::MAX);
+            self.refresh_runs(1, 0, y, usize::MAX);
+        }
+        for x in 0..=last_x {
+            self.refresh_runs(2, x, last_y, usize::MAX);
+            self.refresh_runs(3, x, 0, usize::MAX);
         }
     }
 
@@ -682,6 +757,13 @@ impl NavGrid {
         ((i % stride - 1) as u32, (i / stride - 1) as u32)
     }
 
+    /// The per-cell run bits (padded layout): [`OPEN`], and bit `k` when a straight run that way
+    /// finds a jump point before a wall.
+    #[inline]
+    pub(crate) fn runs(&self) -> &[u8] {
+        &self.runs
+    }
+
     #[inline]
     pub(crate) fn padded_costs(&self) -> &[u32] {
         &self.costs
@@ -752,11 +834,14 @@ mod tests {
                 whole.costs.clone_from(&grid.costs);
                 whole.open_rows.clone_from(&grid.open_rows);
                 whole.open_cols.clone_from(&grid.open_cols);
+                whole.runs = grid.costs.iter().map(|&c| if c != 0 { OPEN } else { 0 }).collect();
                 for i in 0..whole.costs.len() {
                     whole.refresh_turns(i % whole.stride(), i / whole.stride());
                 }
+                whole.refresh_all_runs();
                 assert!(grid.turn_rows == whole.turn_rows && grid.turn_cols == whole.turn_cols);
                 assert!(fresh.turn_rows == whole.turn_rows && fresh.turn_cols == whole.turn_cols);
+                assert!(grid.runs == whole.runs && fresh.runs == whole.runs);
             }
         }
     }

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
+use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood, OPEN};
 use crate::smooth::{segment_cells, segment_cost};
 
 /// The estimate of the remaining cost that guides A*.
@@ -291,6 +291,9 @@ struct Scratch {
     generation: u32,
     nodes: Vec<NodeState>,
     open: BinaryHeap<OpenNode>,
+    /// Successors whose f equals that of the cell being expanded: they are expanded next, off
+    /// this stack, without going through the heap (see `Pathfinder::search`).
+    level: Vec<OpenNode>,
     /// Recording of the current search, when one was asked for.
     trace: Option<SearchTrace>,
 }
@@ -337,6 +340,7 @@ impl Scratch {
             self.generation = 1;
         }
         self.open.clear();
+        self.level.clear();
     }
 }
 
@@ -522,6 +526,13 @@ impl Pathfinder {
         // The octile distance times the one terrain cost is exactly what an octile-shaped path
         // costs on a uniform grid: the heuristic is then exact wherever such a path is clear.
         let exact_heuristic = heuristic == Heuristic::Octile && options.weight == 1.0;
+        // With a consistent heuristic (never dropping by more than a step costs), f never falls
+        // along a path, so a successor whose f equals the expanded cell's is itself a lowest-f
+        // cell: expanding it at once is one of A*'s allowed tie orders, and skips the heap's
+        // push and pop. Open floor towards the goal is mostly such successors.
+        let consistent = options.weight == 1.0
+            && !expansion.any_angle()
+            && !(heuristic == Heuristic::Manhattan && grid.neighborhood() == Neighborhood::Eight);
         let stride = grid.stride();
         // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
         let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
@@ -537,7 +548,7 @@ impl Pathfinder {
         s.begin(grid.padded_len());
         let gen_seen = s.generation * 2;
         let gen_closed = gen_seen + 1;
-        let Scratch { nodes, open, trace, .. } = s;
+        let Scratch { nodes, open, level, trace, .. } = s;
         let start_i = grid.index(start);
         let goal_i = grid.index(goal);
         for &cell in avoid {
@@ -567,14 +578,15 @@ impl Pathfinder {
         let mut pruned = false;
         let mut stopped_at_limit = false;
 
-        while let Some(node) = open.pop() {
+        while let Some(node) = level.pop().or_else(|| open.pop()) {
             let i = node.index as usize;
+            let f_here = f64::from_bits(node.f);
             let state = nodes[i];
             if state.stamp == gen_closed {
                 continue; // stale entry: already expanded with a lower g
             }
             if i == goal_i {
-                return Ok(finish(grid, nodes, start_i, i, stats, true));
+                return Ok(finish(grid, nodes, start_i, i, stats, true, expansion.any_angle()));
             }
             if stats.expanded >= max_expansions {
                 stopped_at_limit = true;
@@ -621,7 +633,15 @@ impl Pathfinder {
                         trace.opened.push((stats.expanded, GridPos::new(cx, cy)));
                     }
                 }
-                return Ok(finish(grid, nodes, start_i, goal_i, stats, true));
+                return Ok(finish(
+                    grid,
+                    nodes,
+                    start_i,
+                    goal_i,
+                    stats,
+                    true,
+                    expansion.any_angle(),
+                ));
             }
             expansion.successors(i, x, y, state.parent as usize, |j, jx, jy, step| {
                 let mut g = g_here + step;
@@ -645,7 +665,12 @@ impl Pathfinder {
                     return;
                 }
                 *next = NodeState { g, parent: parent as u32, stamp: gen_seen };
-                open.push(OpenNode::new(g + h(jx, jy), g, j));
+                let f = g + h(jx, jy);
+                if consistent && f <= f_here {
+                    level.push(OpenNode::new(f, g, j));
+                } else {
+                    open.push(OpenNode::new(f, g, j));
+                }
                 stats.pushed += 1;
                 if let Some(trace) = trace.as_mut() {
                     trace.opened.push((stats.expanded, GridPos::new(jx as u32 - 1, jy as u32 - 1)));
@@ -653,7 +678,7 @@ impl Pathfinder {
             });
         }
         if options.partial {
-            return Ok(finish(grid, nodes, start_i, best.2, stats, false));
+            return Ok(finish(grid, nodes, start_i, best.2, stats, false, expansion.any_angle()));
         }
         if stopped_at_limit || pruned {
             Err(PathError::LimitExceeded { expanded: stats.expanded })
@@ -794,12 +819,13 @@ impl Expansion for AnyAngle<'_> {
 /// [`jps_applies`].
 struct JumpPoints<'a> {
     grid: &'a NavGrid,
-    costs: &'a [u32],
     stride: isize,
     /// The goal's padded coordinates.
     goal: (isize, isize),
     /// The one passable cost.
     cost: f64,
+    /// The grid's per-cell run bits.
+    runs: &'a [u8],
 }
 
 /// 64 bits of a bit line from position `start` on: bit k is position `start + k`. Positions
@@ -863,23 +889,25 @@ impl<'a> JumpPoints<'a> {
     fn new(grid: &'a NavGrid, goal: GridPos) -> Self {
         Self {
             grid,
-            costs: grid.padded_costs(),
             stride: grid.stride() as isize,
             goal: (goal.x as isize + 1, goal.y as isize + 1),
             cost: f64::from(grid.min_cost().unwrap_or(1)),
+            runs: grid.runs(),
         }
     }
 
     #[inline]
     fn open(&self, i: isize) -> bool {
-        self.costs[i as usize] != 0
+        self.runs[i as usize] & OPEN != 0
     }
 
     /// A diagonal step from padded index `i` by `dx` across and `vertical` (`dy` x stride) is
     /// legal: onto an open cell, and (no corner cutting) between two open side cells.
     #[inline]
     fn diagonal_step_open(&self, i: isize, dx: isize, vertical: isize) -> bool {
-        self.open(i + dx) && self.open(i + vertical) && self.open(i + dx + vertical)
+        let runs = self.runs;
+        let (a, b, c) = ((i + dx) as usize, (i + vertical) as usize, (i + dx + vertical) as usize);
+        runs[a] & runs[b] & runs[c] & OPEN != 0
     }
 
     /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells.
@@ -912,6 +940,13 @@ impl<'a> JumpPoints<'a> {
     fn jump_straight(&self, x: isize, y: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
         let grid = self.grid;
         let (gx, gy) = self.goal;
+        // Most runs find nothing: the run bits say so in one load, unless the goal lies ahead.
+        let k = if dy == 0 { usize::from(dx < 0) } else { 2 + usize::from(dy < 0) };
+        let goal_ahead =
+            if dy == 0 { gy == y && (gx - x) * dx > 0 } else { gx == x && (gy - y) * dy > 0 };
+        if self.runs[(y * self.stride + x) as usize] & (1 << k) == 0 && !goal_ahead {
+            return None;
+        }
         let (xu, yu) = (x as usize, y as usize);
         // A row of the bits, or a column of the transposed bits: the same scan either way.
         let (line, turns, from, dir, goal) = if dy == 0 {
@@ -926,32 +961,52 @@ impl<'a> JumpPoints<'a> {
         Some((index, (found - from).abs()))
     }
 
-    /// Runs diagonally from padded (`x`, `y`) in direction (dx, dy): the first jump point, as
-    /// (index, steps).
+    /// Runs diagonally from padded (`x`, `y`) in direction (dx, dy) until a wall (or the goal),
+    /// and visits, as successors of the cell it started from, what an expansion of each
+    /// diagonal jump point on the way would find: the jump points of its straight runs (dx, 0)
+    /// and (0, dy), at the cost of the diagonal run there plus the straight run. The diagonal
+    /// jump points themselves never go on the open list (Harabor and Grastien 2014); the path
+    /// from the start cell to such a successor is diagonal first, then straight.
+    ///
+    /// A cell stops the run for a look when the grid's run bits say one of its straight runs
+    /// finds a jump point, or when it lies on the goal's row or column with the goal ahead.
     #[inline]
-    fn jump_diagonal(
+    fn diagonal_run(
         &self,
         mut x: isize,
         mut y: isize,
         dx: isize,
         dy: isize,
-    ) -> Option<(isize, isize)> {
+        visit: &mut impl FnMut(usize, isize, isize, f64),
+    ) {
         let vertical = dy * self.stride;
         let mut i = y * self.stride + x;
+        let ahead: u8 = (if dx > 0 { 1 } else { 2 }) | (if dy > 0 { 4 } else { 8 });
+        let (gx, gy) = self.goal;
         let mut n = 0;
         loop {
             if !self.diagonal_step_open(i, dx, vertical) {
-                return None;
+                return;
             }
             i += dx + vertical;
             x += dx;
             y += dy;
             n += 1;
-            if (x, y) == self.goal
-                || self.jump_straight(x, y, dx, 0).is_some()
-                || self.jump_straight(x, y, 0, dy).is_some()
+            let diagonal = n as f64 * SQRT_2 * self.cost;
+            if (x, y) == self.goal {
+                visit(i as usize, x, y, diagonal);
+                return;
+            }
+            if self.runs[i as usize] & ahead != 0
+                || (x == gx && (gy - y) * dy > 0)
+                || (y == gy && (gx - x) * dx > 0)
             {
-                return Some((i, n));
+                for (sdx, sdy) in [(dx, 0), (0, dy)] {
+                    if let Some((j, m)) = self.jump_straight(x, y, sdx, sdy) {
+                        let straight = m as f64 * self.cost;
+                        visit(j as usize, x + sdx * m, y + sdy * m, diagonal + straight);
+                    }
+                }
             }
         }
     }
@@ -1016,7 +1071,9 @@ impl Expansion for JumpPoints<'_> {
         let stride = self.stride;
         let i = i as isize;
         let (px, py) = ((parent as isize) % stride, (parent as isize) / stride);
-        let (dx, dy) = ((x - px).signum(), (y - py).signum());
+        // The direction of the last step in: a successor hangs from its parent by a straight
+        // run, a diagonal run, or a diagonal run then a straight one.
+        let (dx, dy) = octile_step(x - px, y - py);
         let mut straight = |sdx: isize, sdy: isize| {
             if let Some((j, n)) = self.jump_straight(x, y, sdx, sdy) {
                 visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost);
@@ -1040,7 +1097,9 @@ impl Expansion for JumpPoints<'_> {
         } else if dx != 0 {
             let ahead = self.open(i + dx);
             for side in [1, -1] {
-                if self.open(i + side * stride) {
+                // A side cell is worth turning to only when the one behind it is a wall:
+                // otherwise the parent reaches it as cheaply without this cell.
+                if self.open(i + side * stride) && !self.open(i - dx + side * stride) {
                     straight(0, side);
                     if ahead {
                         diagonals[count] = (dx, side);
@@ -1054,7 +1113,7 @@ impl Expansion for JumpPoints<'_> {
         } else {
             let ahead = self.open(i + dy * stride);
             for side in [1, -1] {
-                if self.open(i + side) {
+                if self.open(i + side) && !self.open(i + side - dy * stride) {
                     straight(side, 0);
                     if ahead {
                         diagonals[count] = (side, dy);
@@ -1067,11 +1126,18 @@ impl Expansion for JumpPoints<'_> {
             }
         }
         for &(ddx, ddy) in &diagonals[..count] {
-            if let Some((j, n)) = self.jump_diagonal(x, y, ddx, ddy) {
-                visit(j as usize, x + ddx * n, y + ddy * n, n as f64 * SQRT_2 * self.cost);
-            }
+            self.diagonal_run(x, y, ddx, ddy, &mut visit);
         }
     }
+}
+
+/// The first step of an octile-shaped run covering (`sx`, `sy`) that goes straight first and
+/// diagonal last: along the longer axis when one is longer, else diagonal. From a jump point
+/// back to its parent this is the reverse of the last step in.
+#[inline]
+fn octile_step(sx: isize, sy: isize) -> (isize, isize) {
+    let (ax, ay) = (sx.abs(), sy.abs());
+    (if ax >= ay { sx.signum() } else { 0 }, if ay >= ax { sy.signum() } else { 0 })
 }
 
 /// Walks parents back from `end`, filling in the cells between jump points, and totals the cost
@@ -1083,6 +1149,7 @@ fn finish(
     end_i: usize,
     stats: SearchStats,
     complete: bool,
+    any_angle_edges: bool,
 ) -> PathResult {
     let costs = grid.padded_costs();
     let stride = grid.stride() as isize;
@@ -1104,7 +1171,7 @@ fn finish(
     while i != start_i as isize {
         let p = nodes[i as usize].parent as isize;
         let (sx, sy) = (p % stride - i % stride, p / stride - i / stride);
-        if sx != 0 && sy != 0 && sx.abs() != sy.abs() {
+        if any_angle_edges && sx != 0 && sy != 0 && sx.abs() != sy.abs() {
             // An any-angle segment (Theta*): its cells, and its cost as the search priced it.
             let (a, b) = (grid.unpad(p as usize), grid.unpad(i as usize));
             let (a, b) = (GridPos::new(a.0, a.1), GridPos::new(b.0, b.1));
@@ -1114,17 +1181,21 @@ fn finish(
             i = p;
             continue;
         }
-        // One segment, straight or diagonal: step back from i to p a cell at a time.
-        let (dx, dy) = (sx.signum(), sy.signum());
-        while i != p {
-            if dx != 0 && dy != 0 {
-                diagonal += u64::from(costs[i as usize]);
-            } else {
-                straight += u64::from(costs[i as usize]);
+        // Straight, diagonal, or (jump point search) diagonal from p then straight: step back
+        // from i to p a cell at a time, straight along the longer axis first.
+        let (mut x, mut y) = (i % stride - 1, i / stride - 1);
+        let (ax, ay) = (sx.abs(), sy.abs());
+        let (ux, uy) = (sx.signum(), sy.signum());
+        let straight_leg = if ax > ay { (ux, 0, ax - ay) } else { (0, uy, ay - ax) };
+        for ((dx, dy, n), total) in
+            [(straight_leg, &mut straight), ((ux, uy, ax.min(ay)), &mut diagonal)]
+        {
+            for _ in 0..n {
+                *total += u64::from(costs[i as usize]);
+                i += dx + dy * stride;
+                (x, y) = (x + dx, y + dy);
+                cells.push(GridPos::new(x as u32, y as u32));
             }
-            i += dx + dy * stride;
-            let (x, y) = grid.unpad(i as usize);
-            cells.push(GridPos::new(x, y));
         }
     }
     cells.reverse();

@@ -66,14 +66,23 @@ fn start_equals_goal_is_a_one_cell_path() {
 #[test]
 fn expansion_limit() {
     let grid = walled();
-    let limit = SearchLimit { max_expansions: Some(3), max_cost: None };
-    let o = SearchOptions { limit, ..SearchOptions::default() };
-    assert_eq!(find(&grid, (0, 0), (6, 0), o), Err(PathError::LimitExceeded { expanded: 3 }));
-    let generous = SearchOptions {
-        limit: SearchLimit { max_expansions: Some(1000), max_cost: None },
+    let limited = |n: u32| SearchOptions {
+        limit: SearchLimit { max_expansions: Some(n), max_cost: None },
         ..SearchOptions::default()
     };
-    assert!(find(&grid, (0, 0), (6, 0), generous).is_ok());
+    // The path takes some expansions; a cap one below that stops the search there, and a cap
+    // of exactly that many lets it through.
+    let needed = find(&grid, (0, 0), (6, 0), SearchOptions::default()).unwrap().stats.expanded;
+    assert!(needed >= 2, "the wall should take more than one expansion to get round");
+    assert_eq!(
+        find(&grid, (0, 0), (6, 0), limited(needed - 1)),
+        Err(PathError::LimitExceeded { expanded: needed - 1 })
+    );
+    assert!(find(&grid, (0, 0), (6, 0), limited(needed)).is_ok());
+    assert_eq!(
+        find(&grid, (0, 0), (6, 0), limited(1)),
+        Err(PathError::LimitExceeded { expanded: 1 })
+    );
 }
 
 #[test]

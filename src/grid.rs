@@ -282,10 +282,7 @@ impl NavGrid {
                     grid.set_open_bit(i, true);
                 }
             }
-            for i in 0..grid.costs.len() {
-                grid.refresh_turns(i % grid.stride(), i / grid.stride());
-            }
-            grid.refresh_all_runs();
+            grid.refresh_all_bits();
         }
         Ok(grid)
     }
@@ -377,7 +374,7 @@ impl NavGrid {
         let i = self.index(pos);
         let old = self.costs[i];
         if old != new {
-            self.write_cost(i, old, new);
+            self.write_cost(i, old, new, true);
         }
         Ok(match old {
             0 => Cell::Blocked,
@@ -397,12 +394,20 @@ impl NavGrid {
         let new = cell_cost(cell, min)?;
         let max_x = max.x.min(self.width - 1);
         let max_y = max.y.min(self.height - 1);
+        let area =
+            (max_x.saturating_sub(min.x) as usize + 1) * (max_y.saturating_sub(min.y) as usize + 1);
+        if area * 8 >= self.len() {
+            // A large part of the grid: rebuild the bits once rather than cell by cell.
+            let cells =
+                (min.y..=max_y).flat_map(|y| (min.x..=max_x).map(move |x| GridPos::new(x, y)));
+            return self.set_all(cells.map(|pos| (pos, cell)));
+        }
         for y in min.y..=max_y {
             for x in min.x..=max_x {
                 let i = self.index(GridPos::new(x, y));
                 let old = self.costs[i];
                 if old != new {
-                    self.write_cost(i, old, new);
+                    self.write_cost(i, old, new, true);
                 }
             }
         }
@@ -414,7 +419,54 @@ impl NavGrid {
         self.fill_rect(GridPos::new(0, 0), GridPos::new(self.width - 1, self.height - 1), cell)
     }
 
-    fn write_cost(&mut self, i: usize, old: u32, new: u32) {
+    /// Sets many cells at once: the same as [`NavGrid::set`] for each in turn, but the bits
+    /// jump point search reads are rebuilt once at the end (linear in the grid's size) instead
+    /// of after every cell, whose refresh may reach along whole rows and columns. Use it to
+    /// load or regenerate a map. On an error the cells before it stay set (and the grid stays
+    /// consistent); the rest are not.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
+    ///
+    /// let mut grid = NavGrid::new(4, 4).unwrap();
+    /// grid.set_all((0..4).map(|y| (GridPos::new(2, y), Cell::Blocked))).unwrap();
+    /// assert!(!grid.connected(GridPos::new(0, 0), GridPos::new(3, 0)));
+    /// ```
+    pub fn set_all(
+        &mut self,
+        cells: impl IntoIterator<Item = (GridPos, Cell)>,
+    ) -> Result<(), GridError> {
+        let mut walls_moved = false;
+        let mut result = Ok(());
+        for (pos, cell) in cells {
+            if !self.in_bounds(pos) {
+                result =
+                    Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+                break;
+            }
+            let new = match cell_cost(cell, pos) {
+                Ok(new) => new,
+                Err(error) => {
+                    result = Err(error);
+                    break;
+                }
+            };
+            let i = self.index(pos);
+            let old = self.costs[i];
+            if old != new {
+                walls_moved |= (old == 0) != (new == 0);
+                self.write_cost(i, old, new, false);
+            }
+        }
+        if walls_moved {
+            self.refresh_all_bits();
+        }
+        result
+    }
+
+    /// Writes one cell's cost and keeps the counts, labels and bits in step; with `refresh`
+    /// false the turn and run bits are left for the caller to rebuild.
+    fn write_cost(&mut self, i: usize, old: u32, new: u32, refresh: bool) {
         if old != 0
             && let Some(count) = self.cost_counts.get_mut(&old)
         {
@@ -431,6 +483,8 @@ impl NavGrid {
             // Connectivity may have changed: labels are recomputed when next asked for.
             self.components.take();
             self.set_open_bit(i, new != 0);
+        }
+        if refresh && (old == 0) != (new == 0) {
             // The turn bits that read this cell: its own and its eight neighbours'.
             let stride = self.stride();
             let (x, y) = (i % stride, i / stride);
@@ -467,8 +521,9 @@ impl NavGrid {
         self.cost_counts.len() <= 1
     }
 
-    /// Bytes held by the grid: cell costs, the bit rows and columns, and (once computed)
-    /// component labels, all with the one-cell border.
+    /// Bytes held by the grid: cell costs, the bit rows and columns (open cells and turns),
+    /// the per-cell run bits, and (once computed) component labels, all with the one-cell
+    /// border.
     pub fn memory_bytes(&self) -> usize {
         let labels = self.components.get().map_or(0, |l| l.capacity() * 4);
         std::mem::size_of::<Self>()
@@ -663,6 +718,15 @@ impl NavGrid {
         }
     }
 
+    /// Recomputes every turn and run bit from the costs.
+    fn refresh_all_bits(&mut self) {
+        let stride = self.stride();
+        for i in 0..self.costs.len() {
+            self.refresh_turns(i % stride, i / stride);
+        }
+        self.refresh_all_runs();
+    }
+
     /// Recomputes every run bit, each line from its far end.
     fn refresh_all_runs(&mut self) {
         let (last_x, last_y) = (self.stride() as isize - 1, self.height as isize + 1);
@@ -842,8 +906,37 @@ mod tests {
                 assert!(grid.turn_rows == whole.turn_rows && grid.turn_cols == whole.turn_cols);
                 assert!(fresh.turn_rows == whole.turn_rows && fresh.turn_cols == whole.turn_cols);
                 assert!(grid.runs == whole.runs && fresh.runs == whole.runs);
+                // The same cells set all at once, bits rebuilt at the end.
+                let mut bulk = NavGrid::filled(width, height, Cell::GROUND).unwrap();
+                bulk.set_all(grid.positions().map(|p| (p, grid.get(p).unwrap()))).unwrap();
+                assert!(bulk == grid && bulk.turn_rows == whole.turn_rows);
+                assert!(bulk.turn_cols == whole.turn_cols && bulk.runs == whole.runs);
+                assert_eq!(bulk.min_cost(), grid.min_cost());
+                assert_eq!(bulk.passable_count(), grid.passable_count());
             }
         }
+    }
+
+    /// A bad cell in the middle of `set_all` stops it there: the cells before it are set, the
+    /// rest are not, and the bits match the cells that are set.
+    #[test]
+    fn set_all_stops_at_a_bad_cell_and_stays_consistent() {
+        let mut grid = NavGrid::new(8, 8).unwrap();
+        let wall = (0..8).map(|y| (GridPos::new(3, y), Cell::Blocked));
+        let bad = [(GridPos::new(9, 9), Cell::Blocked), (GridPos::new(5, 5), Cell::Blocked)];
+        let error = grid.set_all(wall.chain(bad)).unwrap_err();
+        assert_eq!(error, GridError::OutOfBounds { pos: GridPos::new(9, 9), width: 8, height: 8 });
+        assert_eq!(grid.get(GridPos::new(3, 7)), Some(Cell::Blocked));
+        assert_eq!(grid.get(GridPos::new(5, 5)), Some(Cell::GROUND));
+        let zero = grid.set_all([(GridPos::new(6, 6), Cell::Passable { cost: 0 })]);
+        assert_eq!(zero, Err(GridError::ZeroCost { pos: GridPos::new(6, 6) }));
+        let mut one_by_one = NavGrid::new(8, 8).unwrap();
+        for y in 0..8 {
+            one_by_one.set(GridPos::new(3, y), Cell::Blocked).unwrap();
+        }
+        assert!(grid == one_by_one && grid.runs == one_by_one.runs);
+        assert!(grid.turn_rows == one_by_one.turn_rows && grid.turn_cols == one_by_one.turn_cols);
+        assert!(!grid.connected(GridPos::new(0, 0), GridPos::new(7, 0)));
     }
 
     #[test]

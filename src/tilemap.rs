@@ -490,9 +490,11 @@ pub(crate) fn sync_nav_grid(
             fresh.set_neighborhood(settings.neighborhood);
             fresh.set_corner_rule(settings.corner_rule);
             let cells: Vec<GridPos> = fresh.positions().collect();
-            for &pos in &cells {
-                let _ = fresh.set(pos, combine(pos.y as usize * size.x as usize + pos.x as usize));
-            }
+            let tiles = cells
+                .iter()
+                .map(|&pos| (pos, combine(pos.y as usize * size.x as usize + pos.x as usize)));
+            // Every combined cell is valid (layer costs of 0 read as 1), so this cannot fail.
+            let _ = fresh.set_all(tiles);
             commands.insert_resource(fresh);
             changed.write(NavGridChanged { cells });
             return;

@@ -106,19 +106,21 @@ fn build(
         .with_neighborhood(neighborhood)
         .with_corner_rule(corner_rule);
     let mut count = 0usize;
+    let mut open = Vec::new();
     for (i, cost) in costs.enumerate() {
         if i >= grid.len() {
             return Err(BakeError::Invalid(format!("more than {} cells", grid.len())));
         }
         if cost != 0 {
             let pos = GridPos::new((i % width as usize) as u32, (i / width as usize) as u32);
-            grid.set(pos, Cell::Passable { cost }).map_err(invalid)?;
+            open.push((pos, Cell::Passable { cost }));
         }
         count = i + 1;
     }
     if count != grid.len() {
         return Err(BakeError::Invalid(format!("{count} cells for a {width} x {height} grid")));
     }
+    grid.set_all(open).map_err(invalid)?;
     Ok(grid)
 }
 

@@ -103,6 +103,7 @@ pub fn parse_map(text: &str) -> Result<NavGrid, MovingAiError> {
         .map_err(MovingAiError::Grid)?
         .with_neighborhood(Neighborhood::Eight)
         .with_corner_rule(CornerRule::NoCornerCutting);
+    let mut walls = Vec::new();
     for y in 0..height {
         let Some((n, row)) = lines.next() else {
             return Err(parse_error(
@@ -117,13 +118,14 @@ pub fn parse_map(text: &str) -> Result<NavGrid, MovingAiError> {
         }
         for (x, c) in row.chars().enumerate() {
             if !matches!(c, '.' | 'G' | 'S') {
-                grid.set(GridPos::new(x as u32, y), Cell::Blocked).map_err(MovingAiError::Grid)?;
+                walls.push((GridPos::new(x as u32, y), Cell::Blocked));
             }
         }
     }
     if let Some((n, _)) = lines.find(|(_, l)| !l.trim().is_empty()) {
         return Err(parse_error(n, format!("more than {height} grid rows")));
     }
+    grid.set_all(walls).map_err(MovingAiError::Grid)?;
     Ok(grid)
 }
 

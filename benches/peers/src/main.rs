@@ -205,7 +205,7 @@ fn main() {
     }
     println!(
         "\nmemory on 64room_000: grid {:.2} bytes/cell (costs, bit rows and columns, turn \
-         bits, component labels), search scratch {:.2} bytes/cell",
+         bits, run bits, component labels), search scratch {:.2} bytes/cell",
         grid.memory_bytes() as f64 / grid.len() as f64,
         pathfinder.scratch_bytes() as f64 / grid.len() as f64
     );

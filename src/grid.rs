@@ -937,6 +937,16 @@ mod tests {
         assert!(grid == one_by_one && grid.runs == one_by_one.runs);
         assert!(grid.turn_rows == one_by_one.turn_rows && grid.turn_cols == one_by_one.turn_cols);
         assert!(!grid.connected(GridPos::new(0, 0), GridPos::new(7, 0)));
+        // A large `fill_rect` takes the same path: the same cells and bits as cell by cell.
+        grid.fill_rect(GridPos::new(1, 2), GridPos::new(6, 6), Cell::Blocked).unwrap();
+        for y in 2..=6 {
+            for x in 1..=6 {
+                one_by_one.set(GridPos::new(x, y), Cell::Blocked).unwrap();
+            }
+        }
+        assert!(grid == one_by_one && grid.runs == one_by_one.runs);
+        assert!(grid.turn_rows == one_by_one.turn_rows && grid.turn_cols == one_by_one.turn_cols);
+        assert_eq!(grid.passable_count(), one_by_one.passable_count());
     }
 
     #[test]

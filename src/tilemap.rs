@@ -511,14 +511,25 @@ pub(crate) fn sync_nav_grid(
     }
     dirty.sort_unstable();
     dirty.dedup();
-    let mut cells = Vec::new();
-    for pos in dirty {
-        let k = pos.y as usize * size.x as usize + pos.x as usize;
-        let cell = combine(k);
-        if grid.get(pos) != Some(cell) && grid.set(pos, cell).is_ok() {
-            cells.push(pos);
-        }
-    }
+    let changes: Vec<(GridPos, Cell)> = dirty
+        .into_iter()
+        .map(|pos| (pos, combine(pos.y as usize * size.x as usize + pos.x as usize)))
+        .filter(|&(pos, cell)| grid.get(pos) != Some(cell))
+        .collect();
+    let cells: Vec<GridPos> = if changes.len() * 8 >= grid.len() {
+        // A large part of the map at once (a layer added or removed, a level rewritten): the
+        // search's bits are rebuilt once instead of along rows and columns cell by cell. Every
+        // combined cell is valid and every position is on the grid (the layers have its size),
+        // so this cannot fail.
+        let _ = grid.set_all(changes.iter().copied());
+        changes.into_iter().map(|(pos, _)| pos).collect()
+    } else {
+        changes
+            .into_iter()
+            .filter(|&(pos, cell)| grid.set(pos, cell).is_ok())
+            .map(|(pos, _)| pos)
+            .collect()
+    };
     if !cells.is_empty() {
         changed.write(NavGridChanged { cells });
     }

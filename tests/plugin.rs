@@ -265,6 +265,69 @@ fn texture_change_and_tilenav_override_update_the_grid_with_a_message() {
     assert_eq!(cell(&app, 4, 2), Cell::GROUND);
 }
 
+/// A level rewritten in one frame (a large share of the tiles change, so the grid takes them
+/// all at once): the message lists every changed cell, and jump point search on the plugin's
+/// grid finds the same costs as on a grid built cell by cell from the same rows.
+#[test]
+fn a_level_rewritten_in_one_frame_is_searched_like_a_fresh_grid() {
+    let (width, height) = (24u32, 16u32);
+    let floor: Vec<String> = (0..height).map(|_| ".".repeat(width as usize)).collect();
+    let rows: Vec<&str> = floor.iter().map(String::as_str).collect();
+    let mut app = app();
+    let map = spawn_map(&mut app, &rows);
+    app.update();
+    // Combs of wall with gaps that move from tooth to tooth, then the other way round.
+    let patterns: [fn(u32, u32) -> bool; 2] =
+        [|x, y| x % 4 == 2 && y != (x * 3) % 16, |x, y| y % 3 == 1 && x != (y * 5) % 24];
+    for wall_at in patterns {
+        let mut expected = NavGrid::new(width, height).unwrap();
+        let mut changed = Vec::new();
+        for y in 0..height {
+            for x in 0..width {
+                let pos = GridPos::new(x, y);
+                let wall = wall_at(x, y);
+                let texture = if wall { WALL } else { FLOOR };
+                let t = tile(&app, map, x, y);
+                let before = app.world().get::<TileTextureIndex>(t).unwrap().0;
+                if before != texture {
+                    app.world_mut().entity_mut(t).insert(TileTextureIndex(texture));
+                    changed.push(pos);
+                }
+                if wall {
+                    expected.set(pos, Cell::Blocked).unwrap();
+                }
+            }
+        }
+        app.update();
+        assert!(changed.len() * 8 >= (width * height) as usize, "a large share changes");
+        let message = app
+            .world()
+            .resource::<Messages<NavGridChanged>>()
+            .iter_current_update_messages()
+            .last()
+            .cloned();
+        changed.sort_unstable();
+        assert_eq!(message, Some(NavGridChanged { cells: changed }));
+        let grid = app.world().resource::<NavGrid>();
+        assert!(*grid == expected);
+        let mut pathfinder = Pathfinder::new();
+        let options = SearchOptions { algorithm: Algorithm::JumpPoint, ..Default::default() };
+        let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        for (k, &start) in open.iter().enumerate().step_by(7) {
+            let goal = open[(k * 31 + 5) % open.len()];
+            let ours = pathfinder.find_path(grid, start, goal, &options);
+            let fresh = pathfinder.find_path(&expected, start, goal, &options);
+            match (ours, fresh) {
+                (Ok(a), Ok(b)) => {
+                    assert!((a.cost - b.cost).abs() < 1e-9, "{start:?} to {goal:?}");
+                    assert!(a.cells.iter().all(|&c| grid.is_passable(c)));
+                }
+                (a, b) => assert_eq!(a.err(), b.err(), "{start:?} to {goal:?}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn two_layers_combine_blocked_wins_and_cost_is_the_highest() {
     let mut app = app();

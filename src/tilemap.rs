@@ -516,21 +516,14 @@ pub(crate) fn sync_nav_grid(
         .map(|pos| (pos, combine(pos.y as usize * size.x as usize + pos.x as usize)))
         .filter(|&(pos, cell)| grid.get(pos) != Some(cell))
         .collect();
-    let cells: Vec<GridPos> = if changes.len() * 8 >= grid.len() {
-        // A large part of the map at once (a layer added or removed, a level rewritten): the
-        // search's bits are rebuilt once instead of along rows and columns cell by cell. Every
-        // combined cell is valid and every position is on the grid (the layers have its size),
-        // so this cannot fail.
-        let _ = grid.set_all(changes.iter().copied());
-        changes.into_iter().map(|(pos, _)| pos).collect()
-    } else {
-        changes
-            .into_iter()
-            .filter(|&(pos, cell)| grid.set(pos, cell).is_ok())
-            .map(|(pos, _)| pos)
-            .collect()
-    };
-    if !cells.is_empty() {
-        changed.write(NavGridChanged { cells });
+    if changes.is_empty() {
+        return;
     }
+    // One call for the frame's changes: when they are many (a layer added or removed, a level
+    // rewritten) the search's bits are rebuilt once rather than round each cell. Every combined
+    // cell is valid and every position is on the grid (the layers have its size), so this
+    // cannot fail.
+    let _ = grid.set_all(changes.iter().copied());
+    let cells: Vec<GridPos> = changes.into_iter().map(|(pos, _)| pos).collect();
+    changed.write(NavGridChanged { cells });
 }

@@ -79,6 +79,15 @@ fn spawn_agent(app: &mut App, at: GridPos, goal: impl Into<PathGoal>, speed: f32
         .id()
 }
 
+/// The newest `NavGridChanged` message of the last update.
+fn last_grid_change(app: &App) -> Option<NavGridChanged> {
+    app.world()
+        .resource::<Messages<NavGridChanged>>()
+        .iter_current_update_messages()
+        .last()
+        .cloned()
+}
+
 fn arrivals(app: &App) -> Vec<Arrived> {
     let messages = app.world().resource::<Messages<Arrived>>();
     messages.iter_current_update_messages().copied().collect()
@@ -240,12 +249,7 @@ fn texture_change_and_tilenav_override_update_the_grid_with_a_message() {
     app.update();
     assert_eq!(cell(&app, 2, 2), Cell::Passable { cost: 5 });
     // The newest message lists exactly the cell that changed.
-    let changed = app
-        .world()
-        .resource::<Messages<NavGridChanged>>()
-        .iter_current_update_messages()
-        .last()
-        .cloned();
+    let changed = last_grid_change(&app);
     assert_eq!(changed, Some(NavGridChanged { cells: vec![GridPos::new(2, 2)] }));
 
     // An override wins over the texture, and removing it restores the texture's rule.
@@ -300,12 +304,7 @@ fn a_level_rewritten_in_one_frame_is_searched_like_a_fresh_grid() {
         }
         app.update();
         assert!(changed.len() * 8 >= (width * height) as usize, "a large share changes");
-        let message = app
-            .world()
-            .resource::<Messages<NavGridChanged>>()
-            .iter_current_update_messages()
-            .last()
-            .cloned();
+        let message = last_grid_change(&app);
         changed.sort_unstable();
         assert_eq!(message, Some(NavGridChanged { cells: changed }));
         let grid = app.world().resource::<NavGrid>();

@@ -5,9 +5,10 @@
 //! benchmarked without an `App`. (The grid derives Bevy's `Resource`, and `GridPos` derives
 //! `Reflect`, so that the plugin can use them as they are; that is the only tie.)
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -160,6 +161,13 @@ pub struct NavGrid {
     components: OnceLock<Vec<u32>>,
     /// Bumped on every change; lets caches elsewhere know the grid moved on.
     revision: u64,
+    /// This grid's identity in [`GridStamp`]s; a clone is another grid.
+    id: u64,
+    /// The latest cell changes, oldest first: (revision after the change, padded index, cost
+    /// before it). At most [`JOURNAL_LEN`] entries.
+    journal: VecDeque<(u64, u32, u32)>,
+    /// The journal lists no change made at or before this revision.
+    journal_floor: u64,
     /// Passable cells as bits, one padded row after another (`row_words` words each, the last
     /// word always spare so that scans may read past the row end): jump point search scans 64
     /// cells of a row per step.
@@ -182,6 +190,21 @@ pub struct NavGrid {
     runs: Vec<u8>,
 }
 
+/// How many of its latest cell changes a [`NavGrid`] lists for [`NavGrid::changes_since`].
+pub const JOURNAL_LEN: usize = 4096;
+
+/// A point in a [`NavGrid`]'s history: which grid, and how many changes it had seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GridStamp {
+    grid: u64,
+    revision: u64,
+}
+
+fn next_grid_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 /// The passable bit of [`NavGrid`]'s per-cell run bits.
 pub(crate) const OPEN: u8 = 1 << 4;
 
@@ -200,6 +223,9 @@ impl Clone for NavGrid {
             cost_counts: self.cost_counts.clone(),
             components,
             revision: self.revision,
+            id: next_grid_id(),
+            journal: VecDeque::new(),
+            journal_floor: self.revision,
             open_rows: self.open_rows.clone(),
             open_cols: self.open_cols.clone(),
             turn_rows: self.turn_rows.clone(),
@@ -250,6 +276,9 @@ impl NavGrid {
             cost_counts: BTreeMap::new(),
             components: OnceLock::new(),
             revision: 0,
+            id: next_grid_id(),
+            journal: VecDeque::new(),
+            journal_floor: 0,
             open_rows: Vec::new(),
             open_cols: Vec::new(),
             turn_rows: [Vec::new(), Vec::new()],
@@ -312,6 +341,7 @@ impl NavGrid {
     pub fn set_neighborhood(&mut self, neighborhood: Neighborhood) {
         self.neighborhood = neighborhood;
         self.revision += 1;
+        self.forget_changes();
     }
 
     pub fn corner_rule(&self) -> CornerRule {
@@ -321,6 +351,56 @@ impl NavGrid {
     pub fn set_corner_rule(&mut self, corner_rule: CornerRule) {
         self.corner_rule = corner_rule;
         self.revision += 1;
+        self.forget_changes();
+    }
+
+    /// Where the grid stands now, to ask [`changes_since`](Self::changes_since) later.
+    pub fn stamp(&self) -> GridStamp {
+        GridStamp { grid: self.id, revision: self.revision }
+    }
+
+    /// The cells changed since `stamp` was taken, each with what it was before that change (a
+    /// cell changed twice appears twice, oldest first). `None` when that is not known: the stamp
+    /// is of another grid (a clone counts as another), more than [`JOURNAL_LEN`] changes ago,
+    /// or a rule changed that alters every cell's moves (neighborhood, corner rule). Then treat
+    /// every cell as changed.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
+    ///
+    /// let mut grid = NavGrid::new(8, 8).unwrap();
+    /// let seen = grid.stamp();
+    /// grid.set(GridPos::new(3, 4), Cell::Blocked).unwrap();
+    /// let changed: Vec<_> = grid.changes_since(seen).unwrap().collect();
+    /// assert_eq!(changed, vec![(GridPos::new(3, 4), Cell::GROUND)]);
+    /// assert_eq!(grid.changes_since(grid.stamp()).unwrap().count(), 0);
+    /// ```
+    pub fn changes_since(
+        &self,
+        stamp: GridStamp,
+    ) -> Option<impl Iterator<Item = (GridPos, Cell)> + '_> {
+        if stamp.grid != self.id || stamp.revision < self.journal_floor {
+            return None;
+        }
+        let from = self.journal.partition_point(|&(revision, ..)| revision <= stamp.revision);
+        Some(self.journal.range(from..).map(|&(_, i, old)| {
+            let (x, y) = self.unpad(i as usize);
+            let old = if old == 0 { Cell::Blocked } else { Cell::Passable { cost: old } };
+            (GridPos::new(x, y), old)
+        }))
+    }
+
+    /// A copy that keeps this grid's identity, so that stamps taken of either match while
+    /// neither changes: a frozen view for a search spread over frames. Never changed itself.
+    pub(crate) fn frozen_copy(&self) -> NavGrid {
+        let mut copy = self.clone();
+        copy.id = self.id;
+        copy
+    }
+
+    fn forget_changes(&mut self) {
+        self.journal.clear();
+        self.journal_floor = self.revision;
     }
 
     /// Builder form of [`set_neighborhood`](Self::set_neighborhood).
@@ -476,6 +556,12 @@ impl NavGrid {
         }
         self.costs[i] = new;
         self.revision += 1;
+        if self.journal.len() >= JOURNAL_LEN
+            && let Some((dropped, ..)) = self.journal.pop_front()
+        {
+            self.journal_floor = dropped;
+        }
+        self.journal.push_back((self.revision, i as u32, old));
         let moved = (old == 0) != (new == 0);
         if moved {
             // Connectivity may have changed: labels are recomputed when next asked for.
@@ -534,6 +620,7 @@ impl NavGrid {
             + (self.open_rows.capacity() + self.open_cols.capacity()) * 8
             + self.turn_rows.iter().chain(&self.turn_cols).map(|b| b.capacity() * 8).sum::<usize>()
             + self.runs.capacity()
+            + self.journal.capacity() * std::mem::size_of::<(u64, u32, u32)>()
     }
 
     /// Number of passable cells.

@@ -13,6 +13,7 @@
 //! `default-features = false` the crate is the grid, the search and the file formats alone,
 //! with no Bevy in its dependency tree: for tools, servers and the fuzz targets in `fuzz/`.
 
+mod avoided;
 #[cfg(feature = "bevy")]
 mod debug;
 pub mod grid;
@@ -30,18 +31,19 @@ pub mod tilemap;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
+    pub use crate::grid::{Cell, CornerRule, GridError, GridPos, GridStamp, NavGrid, Neighborhood};
     #[cfg(feature = "bevy")]
     pub use crate::movement::{Arrived, NavObstacle, PathFollower, Replanning};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{NavSet, NavSettings, TilemapNavPlugin};
     #[cfg(feature = "bevy")]
     pub use crate::request::{
-        NavError, Path, PathFailed, PathGoal, PathRequest, WatchSearch, WatchedSearch,
+        NavDiagnostics, NavError, Path, PathFailed, PathGoal, PathRequest, WatchSearch,
+        WatchedSearch,
     };
     pub use crate::search::{
         Algorithm, Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions,
-        SearchStats, SearchTrace,
+        SearchStats, SearchStep, SearchTrace,
     };
     #[cfg(feature = "bevy")]
     pub use crate::tilemap::{

@@ -1,9 +1,13 @@
 //! Walking agents along their [`Path`]s, and planning again when the world changes under them.
 
+use std::collections::HashMap;
+
 use bevy::prelude::*;
 
-use crate::grid::{GridPos, NavGrid};
-use crate::request::{NavError, Path, PathFailed, PathGoal, PathRequest, start_cell};
+use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::request::{
+    NavDiagnostics, NavError, Path, PathFailed, PathGoal, PathRequest, start_cell,
+};
 use crate::tilemap::{NavGeometry, WorldToCellError};
 
 /// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
@@ -111,6 +115,145 @@ fn path_cut(grid: &NavGrid, path: &Path, next: usize) -> bool {
     false
 }
 
+/// Side of the square blocks of cells that [`PathIndex`] files paths under.
+const BLOCK: u32 = 16;
+
+/// Which agents' paths pass through each block of cells, so that a grid change checks only the
+/// paths that pass near it: walking agents elsewhere pay nothing.
+#[derive(Resource, Default)]
+pub(crate) struct PathIndex {
+    /// The grid size the blocks were laid out for, and blocks per row.
+    size: (u32, u32),
+    blocks_x: u32,
+    /// The agents filed under each block.
+    blocks: Vec<Vec<Entity>>,
+    /// The blocks each agent is filed under.
+    filed: HashMap<Entity, Vec<u32>>,
+    /// The grid as the paths were last checked against it.
+    seen: Option<GridStamp>,
+    /// Scratch: blocks of one path, agents filed near the changes, the changed cells.
+    scratch: Vec<u32>,
+    near: Vec<Entity>,
+    changed: Vec<GridPos>,
+}
+
+impl PathIndex {
+    fn lay_out(&mut self, width: u32, height: u32) {
+        self.size = (width, height);
+        self.blocks_x = width.div_ceil(BLOCK);
+        self.blocks.clear();
+        self.blocks.resize((self.blocks_x * height.div_ceil(BLOCK)) as usize, Vec::new());
+        self.filed.clear();
+    }
+
+    fn block(&self, x: u32, y: u32) -> u32 {
+        (y / BLOCK) * self.blocks_x + x / BLOCK
+    }
+
+    fn unfile(&mut self, entity: Entity) {
+        if let Some(blocks) = self.filed.remove(&entity) {
+            for b in blocks {
+                if let Some(list) = self.blocks.get_mut(b as usize)
+                    && let Some(k) = list.iter().position(|&e| e == entity)
+                {
+                    list.swap_remove(k);
+                }
+            }
+        }
+    }
+
+    /// Files `entity` under every block its path passes: its cells, and for a smoothed path the
+    /// blocks round each straight segment (whose line may leave the cells of the grid path).
+    fn file(&mut self, entity: Entity, path: &Path) {
+        self.unfile(entity);
+        let (width, height) = self.size;
+        let mut blocks = std::mem::take(&mut self.scratch);
+        blocks.clear();
+        let inside = |c: &GridPos| c.x < width && c.y < height;
+        blocks.extend(path.cells.iter().filter(|c| inside(c)).map(|c| self.block(c.x, c.y)));
+        if !path.corners.is_empty() {
+            let mut i = 0;
+            while i < path.cells.len() {
+                let j = path.next_target_after(i);
+                if let (Some(a), Some(b)) = (path.cells.get(i), path.cells.get(j))
+                    && inside(a)
+                    && inside(b)
+                {
+                    for by in a.y.min(b.y) / BLOCK..=a.y.max(b.y) / BLOCK {
+                        for bx in a.x.min(b.x) / BLOCK..=a.x.max(b.x) / BLOCK {
+                            blocks.push(by * self.blocks_x + bx);
+                        }
+                    }
+                }
+                i = j;
+            }
+        }
+        blocks.sort_unstable();
+        blocks.dedup();
+        for &b in &blocks {
+            self.blocks[b as usize].push(entity);
+        }
+        self.filed.insert(entity, blocks.clone());
+        self.scratch = blocks;
+    }
+
+    /// The agents filed near `changed` cells (within a step of one: a path through a changed
+    /// cell, or passing diagonally beside one), sorted, into `self.near`.
+    fn collect_near(&mut self, changed: impl Iterator<Item = GridPos>) {
+        self.near.clear();
+        self.changed.clear();
+        self.changed.extend(changed);
+        self.changed.sort_unstable();
+        self.changed.dedup();
+        let (width, height) = self.size;
+        for &cell in &self.changed {
+            let (x0, y0) = (cell.x.saturating_sub(1), cell.y.saturating_sub(1));
+            let (x1, y1) = ((cell.x + 1).min(width - 1), (cell.y + 1).min(height - 1));
+            for by in y0 / BLOCK..=y1 / BLOCK {
+                for bx in x0 / BLOCK..=x1 / BLOCK {
+                    self.near.extend(&self.blocks[(by * self.blocks_x + bx) as usize]);
+                }
+            }
+        }
+        self.near.sort_unstable();
+        self.near.dedup();
+    }
+}
+
+/// True when the rest of the path (from the point last passed) comes within a step of one of
+/// `changed` (sorted): through it, or diagonally beside it. For a smoothed path, within a step
+/// of a straight segment's bounding box. Many changes: true (the full check decides).
+fn passes_near(path: &Path, next: usize, changed: &[GridPos]) -> bool {
+    if changed.len() > 64 {
+        return true;
+    }
+    let near = |lo: GridPos, hi: GridPos| {
+        changed
+            .iter()
+            .any(|c| c.x + 1 >= lo.x && c.x <= hi.x + 1 && c.y + 1 >= lo.y && c.y <= hi.y + 1)
+    };
+    let cells = &path.cells;
+    let from = if next == 0 { 0 } else { path.previous_target(next) };
+    if path.corners.is_empty() {
+        return cells.get(from..).unwrap_or_default().iter().any(|&c| near(c, c));
+    }
+    let mut i = from;
+    while i < cells.len() {
+        let j = path.next_target_after(i).min(cells.len() - 1);
+        let (a, b) = (cells[i], cells[j]);
+        let lo = GridPos::new(a.x.min(b.x), a.y.min(b.y));
+        let hi = GridPos::new(a.x.max(b.x), a.y.max(b.y));
+        if near(lo, hi) || cells[i..=j].iter().any(|&c| near(c, c)) {
+            return true;
+        }
+        if j == cells.len() - 1 {
+            break;
+        }
+        i = j;
+    }
+    false
+}
+
 /// An agent that cannot go on stops where it is, and says why.
 fn stop(
     commands: &mut Commands,
@@ -124,15 +267,20 @@ fn stop(
 }
 
 /// Moves every agent along its path; re-plans those whose path a grid change has cut or a
-/// [`NavObstacle`] stands in. When the grid goes away (its tilemaps despawned or unmarked),
-/// walking agents stop where they are with a [`PathFailed`] saying [`NavError::NoGrid`]: there
-/// is nothing left to check their paths against.
+/// [`NavObstacle`] stands in. Only the paths that pass near changed cells are checked (found
+/// through the [`PathIndex`]); when the grid cannot say which cells changed (it was replaced,
+/// or its rules changed), every path is. When the grid goes away (its tilemaps despawned or
+/// unmarked), walking agents stop where they are with a [`PathFailed`] saying
+/// [`NavError::NoGrid`]: there is nothing left to check their paths against.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
     grid: Option<Res<NavGrid>>,
     geometry: Option<Res<NavGeometry>>,
+    mut index: ResMut<PathIndex>,
+    mut removed: RemovedComponents<Path>,
+    mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Query<(
         Entity,
         &mut Transform,
@@ -149,10 +297,33 @@ pub(crate) fn follow_paths(
         for (entity, ..) in &agents {
             stop(&mut commands, &mut failures, entity, NavError::NoGrid);
         }
+        index.seen = None;
         return;
     };
+    // Keep the index in step with the paths, then find the agents near the changed cells.
+    let mut check_all = false;
+    if index.size != (grid.width(), grid.height()) {
+        index.lay_out(grid.width(), grid.height());
+        check_all = true;
+    }
+    for entity in removed.read() {
+        index.unfile(entity);
+    }
+    for (entity, _, _, path, ..) in agents.iter_mut() {
+        if check_all || path.is_changed() || !index.filed.contains_key(&entity) {
+            index.file(entity, &path);
+        }
+    }
+    let changes = index.seen.and_then(|seen| grid.changes_since(seen));
+    match changes {
+        Some(changes) => index.collect_near(changes.map(|(cell, _)| cell)),
+        None => {
+            index.near.clear();
+            check_all = true;
+        }
+    }
+    index.seen = Some(grid.stamp());
     let dt = time.delta_secs();
-    let grid_changed = grid.is_changed();
     for (entity, mut transform, mut follower, mut path, mut replanning, mut requested) in
         &mut agents
     {
@@ -168,12 +339,19 @@ pub(crate) fn follow_paths(
             stop(&mut commands, &mut failures, entity, error);
             continue;
         }
-        // The grid changed: is the rest of the path still walkable?
+        // Cells near the path changed: is the rest of it still walkable?
+        let near_changes = check_all
+            || (index.near.binary_search(&entity).is_ok()
+                && passes_near(&path, follower.next, &index.changed));
+        if near_changes && !replanning && !requested {
+            diagnostics.paths_checked += 1;
+        }
         if !replanning
             && !requested
-            && ((grid_changed && path_cut(&grid, &path, follower.next))
+            && ((near_changes && path_cut(&grid, &path, follower.next))
                 || obstacle_ahead(&obstacles, entity, &path, follower.next))
         {
+            diagnostics.replans += 1;
             let safe = start_cell(&geometry, &grid, position, Some((&follower, &path)))
                 .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
             let goal = path.goal;
@@ -190,6 +368,7 @@ pub(crate) fn follow_paths(
                 corners: Vec::new(),
             };
             follower.next = 0;
+            index.file(entity, &path);
             // From now on this frame it is waiting for the new plan (the commands below apply
             // later): no `Arrived` for reaching the safe cell.
             replanning = true;

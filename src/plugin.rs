@@ -4,10 +4,12 @@ use bevy::prelude::*;
 
 use crate::grid::{CornerRule, Neighborhood};
 use crate::movement::{
-    Arrived, NavObstacle, ObstacleCells, PathFollower, Replanning, collect_obstacles, follow_paths,
+    Arrived, NavObstacle, ObstacleCells, PathFollower, PathIndex, Replanning, collect_obstacles,
+    follow_paths,
 };
 use crate::request::{
-    Path, PathFailed, PathRequest, RequestQueue, answer_requests, queue_requests,
+    NavDiagnostics, Path, PathFailed, PathRequest, RequestQueue, answer_requests, queue_requests,
+    reset_diagnostics,
 };
 use crate::search::SearchOptions;
 use crate::tilemap::{
@@ -24,8 +26,9 @@ pub struct NavSettings {
     pub search: SearchOptions,
     /// At most this many requests are answered per frame; the rest wait, in arrival order.
     pub max_requests_per_frame: usize,
-    /// After this many expanded cells in a frame, the remaining requests wait for the next frame
-    /// (at least one request is answered every frame).
+    /// The frame's search budget, in expanded cells: once spent, the remaining requests wait
+    /// for the next frame, and a search that needs more pauses and goes on next frame (before
+    /// any other), so that no frame waits on a long search. Paths are the same as in one go.
     pub max_expansions_per_frame: u64,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).
@@ -39,7 +42,7 @@ impl Default for NavSettings {
             corner_rule: CornerRule::NoCornerCutting,
             search: SearchOptions::default(),
             max_requests_per_frame: 64,
-            max_expansions_per_frame: 200_000,
+            max_expansions_per_frame: 20_000,
             debug: false,
         }
     }
@@ -72,6 +75,8 @@ impl Plugin for TilemapNavPlugin {
             .init_resource::<NavLayers>()
             .init_resource::<RequestQueue>()
             .init_resource::<ObstacleCells>()
+            .init_resource::<PathIndex>()
+            .init_resource::<NavDiagnostics>()
             .add_message::<NavGridChanged>()
             .add_message::<TilemapNavWarning>()
             .add_message::<PathFailed>()
@@ -83,6 +88,7 @@ impl Plugin for TilemapNavPlugin {
             .register_type::<PathFollower>()
             .register_type::<Replanning>()
             .register_type::<NavObstacle>()
+            .register_type::<NavDiagnostics>()
             .register_type::<crate::request::WatchSearch>()
             .configure_sets(
                 Update,
@@ -91,7 +97,7 @@ impl Plugin for TilemapNavPlugin {
             .add_systems(
                 Update,
                 (
-                    sync_nav_grid.in_set(NavSet::SyncGrid),
+                    (reset_diagnostics, sync_nav_grid).chain().in_set(NavSet::SyncGrid),
                     (collect_obstacles, queue_requests, answer_requests).chain().in_set(NavSet::Pathfind),
                     follow_paths.in_set(NavSet::Move),
                     crate::debug::draw_watched_search

@@ -5,10 +5,10 @@ use std::fmt;
 
 use bevy::prelude::*;
 
-use crate::grid::{GridPos, NavGrid};
+use crate::grid::{Cell, GridPos, NavGrid};
 use crate::movement::{ObstacleCells, PathFollower, Replanning};
 use crate::plugin::NavSettings;
-use crate::search::{PathError, Pathfinder, SearchOptions, SearchTrace};
+use crate::search::{PathError, PathResult, Pathfinder, SearchOptions, SearchStep, SearchTrace};
 use crate::tilemap::{NavGeometry, WorldToCellError};
 
 /// Where to go.
@@ -179,10 +179,65 @@ pub struct PathFailed {
     pub error: NavError,
 }
 
-/// Requests waiting for an answer, in arrival order, and the search scratch memory.
+/// What the plugin did in the last frame, to tune its budgets, for benchmarks and for tests.
+/// Reset at the start of every frame.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct NavDiagnostics {
+    /// Searches begun this frame.
+    pub searches_started: u32,
+    /// Searches that ended this frame with a path or an error.
+    pub searches_finished: u32,
+    /// Cells expanded by this frame's searches.
+    pub expansions: u64,
+    /// True when a search used up the frame's budget and goes on next frame.
+    pub search_paused: bool,
+    /// Searches begun again because the grid changed while they were spread over frames.
+    pub searches_redone: u32,
+    /// Walking agents whose path was checked against grid changes near it.
+    pub paths_checked: u32,
+    /// Walking agents sent to plan again (a cut path, or someone standing in the way).
+    pub replans: u32,
+}
+
+pub(crate) fn reset_diagnostics(mut diagnostics: ResMut<NavDiagnostics>) {
+    *diagnostics = NavDiagnostics::default();
+}
+
+/// A search spread over frames, for one agent's request.
+struct Running {
+    entity: Entity,
+    query: Query1,
+    /// The frozen grid it runs on, when it had to begin again after the live grid changed
+    /// under it; `None`: it runs on the live grid, which has not changed since it began.
+    frozen: Option<NavGrid>,
+    /// Times it began again.
+    redone: u32,
+    /// Cells it has expanded so far (since it last began).
+    expanded: u32,
+    /// Search time so far, microseconds.
+    micros: f32,
+}
+
+/// One request made concrete: where from, where to, how.
+#[derive(Clone, Copy)]
+struct Query1 {
+    start: GridPos,
+    goal: GridPos,
+    options: SearchOptions,
+}
+
+/// How often a search spread over frames begins again when the grid keeps changing under it
+/// before the plugin settles for a path that is checked walkable (but, in that rare case, not
+/// proven the cheapest).
+const MAX_REDOS: u32 = 2;
+
+/// Requests waiting for an answer, in arrival order, the search spread over frames, and the
+/// search scratch memory.
 #[derive(Resource, Default)]
 pub(crate) struct RequestQueue {
     waiting: VecDeque<Entity>,
+    running: Option<Running>,
     pathfinder: Pathfinder,
 }
 
@@ -231,7 +286,10 @@ pub(crate) fn start_cell(
         .unwrap_or(under))
 }
 
-/// Answers waiting requests in arrival order until the frame's budget is spent.
+/// Answers waiting requests in arrival order until the frame's budget of expanded cells is
+/// spent. A search that would overrun it pauses and goes on next frame (before any other), so
+/// no frame waits on a long search; if the grid changes meanwhile, its answer is checked against
+/// the new grid or the search begins again.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn answer_requests(
     mut commands: Commands,
@@ -248,12 +306,70 @@ pub(crate) fn answer_requests(
     )>,
     obstacles: Res<ObstacleCells>,
     mut failures: MessageWriter<PathFailed>,
+    mut diagnostics: ResMut<NavDiagnostics>,
 ) {
-    let (mut answered, mut expanded) = (0usize, 0u64);
-    let RequestQueue { waiting, pathfinder } = &mut *queue;
-    while answered < settings.max_requests_per_frame.max(1)
-        && (answered == 0 || expanded < settings.max_expansions_per_frame)
-    {
+    let mut budget = u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1);
+    let mut answered = 0usize;
+    let RequestQueue { waiting, running, pathfinder } = &mut *queue;
+    let map = grid.as_deref().zip(geometry.as_deref());
+    let mut out = Answers { commands: &mut commands, failures: &mut failures };
+    let diagnostics = &mut *diagnostics;
+
+    // The search spread over frames goes on first, unless its request went away or was
+    // replaced (it is then waiting again), or the grid did.
+    if let Some(mut run) = running.take() {
+        let wanted = requests.contains(run.entity) && !waiting.contains(&run.entity);
+        match map.filter(|_| wanted) {
+            None => pathfinder.cancel_search(),
+            Some((live, geometry)) => {
+                let follower = requests.get(run.entity).ok().and_then(|r| r.2);
+                let avoid = obstacles.for_agent(run.entity);
+                let began = std::time::Instant::now();
+                let mut step =
+                    pathfinder.resume_search(run.frozen.as_ref().unwrap_or(live), budget);
+                loop {
+                    match step {
+                        // The live grid changed under it: begin again, below.
+                        SearchStep::Done(Err(PathError::GridChanged)) => {}
+                        SearchStep::Paused { expanded } => {
+                            diagnostics.expansions += u64::from(expanded - run.expanded);
+                            run.expanded = expanded;
+                            diagnostics.search_paused = true;
+                            run.micros += began.elapsed().as_secs_f32() * 1e6;
+                            *running = Some(run);
+                            return;
+                        }
+                        SearchStep::Done(result) => {
+                            let used = done_expansions(&result).saturating_sub(run.expanded);
+                            budget = budget.saturating_sub(used.max(1));
+                            diagnostics.expansions += u64::from(used);
+                            if let Some(result) = settle(live, &run, result) {
+                                run.micros += began.elapsed().as_secs_f32() * 1e6;
+                                answered += 1;
+                                diagnostics.searches_finished += 1;
+                                let path = result
+                                    .map(|found| make_path(found, geometry, &run.query, run.micros))
+                                    .map_err(NavError::from);
+                                out.deliver(run.entity, follower, Some(live), path, pathfinder);
+                                break;
+                            }
+                        }
+                    }
+                    // Begin again on a frozen copy of the grid as it is now, which stays as it
+                    // is until the search ends (so a fresh copy's answer settles at once).
+                    let frozen = run.frozen.insert(live.frozen_copy());
+                    run.redone += 1;
+                    run.expanded = 0;
+                    diagnostics.searches_redone += 1;
+                    step = begin_search(pathfinder, frozen, &run.query, &avoid, budget);
+                }
+            }
+        }
+    }
+
+    // Then waiting requests, in arrival order, while the budget lasts; the one that runs out of
+    // it is spread over the next frames.
+    while answered < settings.max_requests_per_frame.max(1) && budget > 0 {
         let Some(entity) = waiting.pop_front() else {
             break;
         };
@@ -261,29 +377,74 @@ pub(crate) fn answer_requests(
             continue; // despawned, or the request was taken back
         };
         answered += 1;
+        let Some((grid, geometry)) = map else {
+            out.deliver(entity, follower, None, Err(NavError::NoGrid), pathfinder);
+            continue;
+        };
+        let query =
+            match prepare(grid, geometry, &settings, request, transform, follower.zip(old_path)) {
+                Ok(query) => query,
+                Err(error) => {
+                    out.deliver(entity, follower, Some(grid), Err(error), pathfinder);
+                    continue;
+                }
+            };
         if watched {
             pathfinder.record_next();
         }
-        let result = plan(
-            pathfinder,
-            grid.as_deref().zip(geometry.as_deref()),
-            &settings,
-            request,
-            transform,
-            follower.zip(old_path),
-            &obstacles.for_agent(entity),
-        );
-        let Ok(mut entity_commands) = commands.get_entity(entity) else {
-            continue;
+        let began = std::time::Instant::now();
+        let step = begin_search(pathfinder, grid, &query, &obstacles.for_agent(entity), budget);
+        let micros = began.elapsed().as_secs_f32() * 1e6;
+        diagnostics.searches_started += 1;
+        match step {
+            SearchStep::Paused { expanded } => {
+                diagnostics.expansions += u64::from(expanded);
+                diagnostics.search_paused = true;
+                *running =
+                    Some(Running { entity, query, frozen: None, redone: 0, expanded, micros });
+                break;
+            }
+            SearchStep::Done(result) => {
+                let used = done_expansions(&result);
+                budget = budget.saturating_sub(used.max(1));
+                diagnostics.expansions += u64::from(used);
+                diagnostics.searches_finished += 1;
+                let path = result
+                    .map(|found| make_path(found, geometry, &query, micros))
+                    .map_err(NavError::from);
+                out.deliver(entity, follower, Some(grid), path, pathfinder);
+            }
+        }
+    }
+}
+
+/// Where the frame's answers go.
+struct Answers<'a, 'w, 's, 'm> {
+    commands: &'a mut Commands<'w, 's>,
+    failures: &'a mut MessageWriter<'m, PathFailed>,
+}
+
+impl Answers<'_, '_, '_, '_> {
+    /// Gives `entity` its answer: the path (smoothed if its follower asks) or the failure.
+    fn deliver(
+        &mut self,
+        entity: Entity,
+        follower: Option<&PathFollower>,
+        grid: Option<&NavGrid>,
+        result: Result<Path, NavError>,
+        pathfinder: &mut Pathfinder,
+    ) {
+        let trace = pathfinder.take_trace();
+        let Ok(mut entity_commands) = self.commands.get_entity(entity) else {
+            return;
         };
         entity_commands.remove::<PathRequest>();
-        if let Some(trace) = pathfinder.take_trace() {
+        if let Some(trace) = trace {
             entity_commands.insert((WatchedSearch(trace), WatchSearch { step: 0 }));
         }
         match result {
             Ok(mut path) => {
-                expanded += u64::from(path.expanded);
-                if let (Some(follower), Some(grid)) = (follower, grid.as_deref())
+                if let (Some(follower), Some(grid)) = (follower, grid)
                     && follower.smooth
                 {
                     path.corners = corner_indices(grid, &path.cells);
@@ -296,22 +457,76 @@ pub(crate) fn answer_requests(
             Err(error) => {
                 let failed = PathFailed { entity, error };
                 entity_commands.insert(failed.clone());
-                failures.write(failed);
+                self.failures.write(failed);
             }
         }
     }
 }
 
-fn plan(
+/// Cells a finished search expanded (in its last call, for one spread over frames: close
+/// enough for the budget).
+fn done_expansions(result: &Result<PathResult, PathError>) -> u32 {
+    match result {
+        Ok(found) => found.stats.expanded,
+        Err(PathError::LimitExceeded { expanded }) => *expanded,
+        Err(_) => 0,
+    }
+}
+
+fn begin_search(
     pathfinder: &mut Pathfinder,
-    map: Option<(&NavGrid, &NavGeometry)>,
+    grid: &NavGrid,
+    query: &Query1,
+    avoid: &[GridPos],
+    budget: u32,
+) -> SearchStep {
+    pathfinder.start_search(grid, query.start, query.goal, &query.options, avoid, budget)
+}
+
+/// The answer of a search spread over frames, or `None` to begin it again. One that ran on a
+/// frozen grid answered for the grid as it was: if the live grid has only lost ground since
+/// (cells blocked or dearer) and the path still costs what it did, it is still the cheapest,
+/// since nothing got cheaper. Otherwise it begins again, or, after [`MAX_REDOS`], the path is
+/// taken if it can still be walked.
+fn settle(
+    live: &NavGrid,
+    run: &Running,
+    result: Result<PathResult, PathError>,
+) -> Option<Result<PathResult, PathError>> {
+    let Some(frozen) = run.frozen.as_ref() else {
+        return Some(result); // ran on the live grid, unchanged throughout
+    };
+    if live.stamp() == frozen.stamp() {
+        return Some(result);
+    }
+    let only_lost = live.changes_since(frozen.stamp()).is_some_and(|mut changes| {
+        changes.all(|(cell, before)| match (before, live.get(cell)) {
+            (_, Some(Cell::Blocked)) => true,
+            (Cell::Passable { cost: was }, Some(Cell::Passable { cost: now })) => now >= was,
+            _ => false,
+        })
+    });
+    let give_up = run.redone > MAX_REDOS;
+    match result {
+        Ok(found) => {
+            let walked = crate::search::path_cost(live, &found.cells)?;
+            let same = (walked - found.cost).abs() <= 1e-9 * found.cost.max(1.0);
+            ((same && only_lost) || give_up).then_some(Ok(PathResult { cost: walked, ..found }))
+        }
+        // No path on a grid that only lost ground: none now either.
+        Err(error) => (only_lost || give_up).then_some(Err(error)),
+    }
+}
+
+/// Makes a request concrete: its start cell, goal cell and options.
+fn prepare(
+    grid: &NavGrid,
+    geometry: &NavGeometry,
     settings: &NavSettings,
     request: &PathRequest,
     transform: Option<&Transform>,
     following: Option<(&PathFollower, &Path)>,
-    avoid: &[GridPos],
-) -> Result<Path, NavError> {
-    let (grid, geometry) = map.ok_or(NavError::NoGrid)?;
+) -> Result<Query1, NavError> {
     let start = match request.start {
         Some(start) => start,
         None => {
@@ -325,20 +540,21 @@ fn plan(
         PathGoal::World(world) => geometry.world_to_cell(world).map_err(NavError::Goal)?,
     };
     let options = request.options.unwrap_or(settings.search);
-    let started = std::time::Instant::now();
-    let found = pathfinder.find_path_avoiding(grid, start, goal, &options, avoid)?;
-    let micros = started.elapsed().as_secs_f32() * 1e6;
-    Ok(Path {
+    Ok(Query1 { start, goal, options })
+}
+
+fn make_path(found: PathResult, geometry: &NavGeometry, query: &Query1, micros: f32) -> Path {
+    Path {
         points: found.cells.iter().map(|&c| geometry.cell_to_world(c)).collect(),
         cells: found.cells,
         cost: found.cost,
-        goal,
+        goal: query.goal,
         complete: found.complete,
         expanded: found.stats.expanded,
         micros,
-        options,
+        options: query.options,
         corners: Vec::new(),
-    })
+    }
 }
 
 /// The indices in `cells` of its smoothed corners ([`crate::smooth::smooth_path`]).

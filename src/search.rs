@@ -10,7 +10,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood, OPEN};
+use crate::avoided::Avoided;
+use crate::grid::{CornerRule, DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood, OPEN};
 use crate::smooth::{segment_cells, segment_cost};
 
 /// The estimate of the remaining cost that guides A*.
@@ -197,9 +198,13 @@ pub enum PathError {
         max_cost: f64,
     },
     /// [`Algorithm::JumpPoint`] was asked for on a grid where it would not be optimal (not 8-way
-    /// without corner cutting, or terrain costs differ), or with a partial path or cells to
-    /// avoid.
+    /// without corner cutting, or terrain costs differ), or with a partial path.
     JumpPointUnsupported,
+    /// [`Pathfinder::resume_search`] with no search paused.
+    NothingToResume,
+    /// [`Pathfinder::resume_search`] on a grid other than the one the search began on, or on
+    /// the same grid after it changed: the search's state no longer fits it. Start again.
+    GridChanged,
 }
 
 impl fmt::Display for PathError {
@@ -229,6 +234,10 @@ impl fmt::Display for PathError {
                 f,
                 "jump point search needs an 8-way grid without corner cutting and one terrain cost"
             ),
+            PathError::NothingToResume => write!(f, "no search is paused"),
+            PathError::GridChanged => {
+                write!(f, "the grid changed since the paused search began; start it again")
+            }
         }
     }
 }
@@ -365,6 +374,57 @@ impl Scratch {
 #[derive(Default)]
 pub struct Pathfinder {
     scratch: Scratch,
+    avoided: Avoided,
+    /// The search that ran out of budget, if any.
+    paused: Option<Paused>,
+}
+
+/// How far a search begun with [`Pathfinder::start_search`] got.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SearchStep {
+    /// Finished: the path, or why there is none.
+    Done(Result<PathResult, PathError>),
+    /// Out of budget: go on with [`Pathfinder::resume_search`] on the same, unchanged grid.
+    Paused {
+        /// Cells expanded so far.
+        expanded: u32,
+    },
+}
+
+/// Which expansion a search uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Plain,
+    JumpPoint,
+    AnyAngle,
+}
+
+/// What the search loop keeps between one call and the next.
+#[derive(Clone, Copy, Debug)]
+struct LoopState {
+    stats: SearchStats,
+    /// For partial paths: the expanded cell closest to the goal (closeness, g, padded index).
+    best: (f64, f64, usize),
+    /// A successor was dropped for exceeding the cost limit.
+    pruned: bool,
+}
+
+/// A paused search: enough to rebuild its expansion and go on (its open list and cell states
+/// stay in the scratch memory).
+#[derive(Clone, Copy, Debug)]
+struct Paused {
+    start: GridPos,
+    goal: GridPos,
+    options: SearchOptions,
+    kind: Kind,
+    stamp: GridStamp,
+    state: LoopState,
+}
+
+/// The search loop's answer for one call.
+enum Outcome {
+    Done(Result<PathResult, PathError>),
+    Paused(LoopState),
 }
 
 impl fmt::Debug for Pathfinder {
@@ -382,6 +442,7 @@ impl Pathfinder {
     pub fn scratch_bytes(&self) -> usize {
         self.scratch.nodes.capacity() * std::mem::size_of::<NodeState>()
             + self.scratch.open.capacity() * std::mem::size_of::<OpenNode>()
+            + self.avoided.bytes()
     }
 
     /// The cheapest path from `start` to `goal` (or, with a weight above 1, one within that
@@ -420,11 +481,14 @@ impl Pathfinder {
         self.scratch.trace.take()
     }
 
-    /// Like [`find_path`](Self::find_path), never entering the cells in `avoid`, for this query
-    /// only (other characters standing in the way, say). The start and goal are never avoided;
-    /// cells outside the grid are ignored. An avoided cell is not a wall: a diagonal step may
-    /// pass beside it whatever the [`CornerRule`]. Costs nothing per expansion: avoided cells are
-    /// marked closed before the search begins.
+    /// Like [`find_path`](Self::find_path), with the cells in `avoid` walled for this query only
+    /// (other characters standing in the way, say): the path is the cheapest on the grid with
+    /// those cells blocked, corner rule included (under [`CornerRule::NoCornerCutting`] no
+    /// diagonal step squeezes past an avoided cell, as it would not past a wall). The start and
+    /// goal are never avoided; cells outside the grid are ignored.
+    ///
+    /// Jump point search still applies: it keeps the grid's precomputed bits and stops its runs
+    /// near the avoided cells, so a few avoided cells cost little.
     pub fn find_path_avoiding(
         &mut self,
         grid: &NavGrid,
@@ -433,259 +497,360 @@ impl Pathfinder {
         options: &SearchOptions,
         avoid: &[GridPos],
     ) -> Result<PathResult, PathError> {
+        match self.begin(grid, start, goal, options, avoid, None) {
+            SearchStep::Done(result) => result,
+            // Without a budget the loop runs to its end.
+            SearchStep::Paused { .. } => unreachable!("an unbudgeted search never pauses"),
+        }
+    }
+
+    /// Like [`find_path_avoiding`](Self::find_path_avoiding), but stops after `max_expansions`
+    /// expanded cells if it has not finished, to go on later with
+    /// [`resume_search`](Self::resume_search): a long search spread over several frames. The
+    /// answer is the same as in one go. Starting another search (or any `find_path`) drops a
+    /// paused one.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+    /// use bevy_tilemap_nav::search::{Algorithm, Pathfinder, SearchOptions, SearchStep};
+    ///
+    /// let grid = NavGrid::new(64, 64).unwrap();
+    /// let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    /// let (start, goal) = (GridPos::new(0, 0), GridPos::new(63, 40));
+    /// let mut pathfinder = Pathfinder::new();
+    /// let mut step = pathfinder.start_search(&grid, start, goal, &astar, &[], 10);
+    /// let mut calls = 1;
+    /// while let SearchStep::Paused { .. } = step {
+    ///     step = pathfinder.resume_search(&grid, 10); // next frame
+    ///     calls += 1;
+    /// }
+    /// let SearchStep::Done(Ok(path)) = step else { panic!() };
+    /// assert!(calls > 1);
+    /// assert_eq!(path.cost, pathfinder.find_path(&grid, start, goal, &astar).unwrap().cost);
+    /// ```
+    pub fn start_search(
+        &mut self,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+        avoid: &[GridPos],
+        max_expansions: u32,
+    ) -> SearchStep {
+        self.begin(grid, start, goal, options, avoid, Some(max_expansions))
+    }
+
+    /// Goes on with the paused search for at most `max_expansions` more expanded cells. `grid`
+    /// must be the grid it began on, unchanged ([`PathError::GridChanged`] otherwise: the
+    /// search is dropped, start it again).
+    pub fn resume_search(&mut self, grid: &NavGrid, max_expansions: u32) -> SearchStep {
+        let Some(paused) = self.paused.take() else {
+            return SearchStep::Done(Err(PathError::NothingToResume));
+        };
+        if grid.stamp() != paused.stamp {
+            return SearchStep::Done(Err(PathError::GridChanged));
+        }
+        let Paused { start, goal, options, kind, state, .. } = paused;
+        self.run(kind, grid, start, goal, &options, Some(state), Some(max_expansions))
+    }
+
+    /// True while a search begun with [`start_search`](Self::start_search) is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused.is_some()
+    }
+
+    /// Drops the paused search, if any.
+    pub fn cancel_search(&mut self) {
+        self.paused = None;
+    }
+
+    /// Checks the query, then searches.
+    fn begin(
+        &mut self,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+        avoid: &[GridPos],
+        budget: Option<u32>,
+    ) -> SearchStep {
+        self.paused = None;
         let (width, height) = (grid.width(), grid.height());
         if !grid.in_bounds(start) {
-            return Err(PathError::StartOutOfBounds { start, width, height });
+            return SearchStep::Done(Err(PathError::StartOutOfBounds { start, width, height }));
         }
         if !grid.in_bounds(goal) {
-            return Err(PathError::GoalOutOfBounds { goal, width, height });
+            return SearchStep::Done(Err(PathError::GoalOutOfBounds { goal, width, height }));
         }
         if !grid.is_passable(start) {
-            return Err(PathError::StartBlocked { start });
+            return SearchStep::Done(Err(PathError::StartBlocked { start }));
         }
         if !grid.is_passable(goal) {
-            return Err(PathError::GoalBlocked { goal });
+            return SearchStep::Done(Err(PathError::GoalBlocked { goal }));
         }
         if !(options.weight.is_finite() && options.weight >= 1.0) {
-            return Err(PathError::InvalidWeight { weight: options.weight });
+            return SearchStep::Done(Err(PathError::InvalidWeight { weight: options.weight }));
         }
         if let Some(max_cost) = options.limit.max_cost
             && (max_cost.is_nan() || max_cost < 0.0)
         {
-            return Err(PathError::InvalidCostLimit { max_cost });
+            return SearchStep::Done(Err(PathError::InvalidCostLimit { max_cost }));
         }
         if start == goal {
-            return Ok(PathResult {
+            return SearchStep::Done(Ok(PathResult {
                 cells: vec![start],
                 cost: 0.0,
                 stats: SearchStats::default(),
                 complete: true,
-            });
+            }));
         }
         // Component labels answer "unreachable" without a search. A partial request still
         // searches, to find the closest cell it can reach.
         if !options.partial && !grid.connected(start, goal) {
-            return Err(PathError::Unreachable { start, goal });
+            return SearchStep::Done(Err(PathError::Unreachable { start, goal }));
         }
-        self.pick_and_search(grid, start, goal, options, avoid)
-    }
-
-    /// Picks plain A* or jump point search for this query, then runs the search loop.
-    fn pick_and_search(
-        &mut self,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-        avoid: &[GridPos],
-    ) -> Result<PathResult, PathError> {
+        self.avoided.build(grid, avoid, start, goal);
         let jps_valid = jps_applies(grid);
-        let use_jps = match options.algorithm {
-            Algorithm::ThetaStar => {
-                let options = SearchOptions {
-                    heuristic: options.heuristic.or(Some(Heuristic::Euclidean)),
-                    ..*options
-                };
-                return self.search(
-                    grid,
-                    start,
-                    goal,
-                    &options,
-                    avoid,
-                    &AnyAngle(Neighbors::new(grid)),
-                );
-            }
-            Algorithm::Auto => jps_valid && avoid.is_empty() && !options.partial,
-            Algorithm::AStar => false,
-            Algorithm::JumpPoint if jps_valid && avoid.is_empty() && !options.partial => true,
-            Algorithm::JumpPoint => return Err(PathError::JumpPointUnsupported),
+        let kind = match options.algorithm {
+            Algorithm::ThetaStar => Kind::AnyAngle,
+            Algorithm::Auto if jps_valid && !options.partial => Kind::JumpPoint,
+            Algorithm::Auto | Algorithm::AStar => Kind::Plain,
+            Algorithm::JumpPoint if jps_valid && !options.partial => Kind::JumpPoint,
+            Algorithm::JumpPoint => return SearchStep::Done(Err(PathError::JumpPointUnsupported)),
         };
-        if use_jps {
-            let expansion = JumpPoints::new(grid, goal);
-            self.search(grid, start, goal, options, &[], &expansion)
-        } else {
-            self.search(grid, start, goal, options, avoid, &Neighbors::new(grid))
-        }
+        let options = match kind {
+            Kind::AnyAngle => SearchOptions {
+                heuristic: options.heuristic.or(Some(Heuristic::Euclidean)),
+                ..*options
+            },
+            _ => *options,
+        };
+        self.run(kind, grid, start, goal, &options, None, budget)
     }
 
-    /// The one A* loop; `expansion` says which cells follow a cell (its neighbors, or its jump
-    /// points) and at what cost.
-    fn search<E: Expansion>(
+    /// Runs (or, with `resume`, goes on with) the search loop with the expansion of `kind`.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
         &mut self,
+        kind: Kind,
         grid: &NavGrid,
         start: GridPos,
         goal: GridPos,
         options: &SearchOptions,
-        avoid: &[GridPos],
-        expansion: &E,
-    ) -> Result<PathResult, PathError> {
-        let heuristic = options.heuristic.unwrap_or(Heuristic::default_for(grid.neighborhood()));
-        let h_scale = options.weight * f64::from(grid.min_cost().unwrap_or(1));
-        let max_expansions = options.limit.max_expansions.unwrap_or(u32::MAX);
-        let max_cost = options.limit.max_cost.unwrap_or(f64::INFINITY);
-        // The octile distance times the one terrain cost is exactly what an octile-shaped path
-        // costs on a uniform grid: the heuristic is then exact wherever such a path is clear.
-        let exact_heuristic = heuristic == Heuristic::Octile && options.weight == 1.0;
-        // With a consistent heuristic (never dropping by more than a step costs), f never falls
-        // along a path, so a successor whose f equals the expanded cell's is itself a lowest-f
-        // cell: expanding it at once is one of A*'s allowed tie orders, and skips the heap's
-        // push and pop. Open floor towards the goal is mostly such successors.
-        let consistent = options.weight == 1.0
-            && !expansion.any_angle()
-            && !(heuristic == Heuristic::Manhattan && grid.neighborhood() == Neighborhood::Eight);
-        let stride = grid.stride();
-        // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
-        let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
-        let h = |x: isize, y: isize| -> f64 {
-            h_scale * heuristic.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
-        };
-        // For partial paths: the expanded cell closest to the goal (octile distance, then cost).
-        let closeness = |x: isize, y: isize| -> f64 {
-            Heuristic::Octile.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
-        };
-
+        resume: Option<LoopState>,
+        budget: Option<u32>,
+    ) -> SearchStep {
+        let avoided = self.avoided.any().then_some(&self.avoided);
         let s = &mut self.scratch;
-        s.begin(grid.padded_len());
-        let gen_seen = s.generation * 2;
-        let gen_closed = gen_seen + 1;
-        let Scratch { nodes, open, level, trace, .. } = s;
-        let start_i = grid.index(start);
-        let goal_i = grid.index(goal);
-        for &cell in avoid {
-            if grid.in_bounds(cell) && cell != start && cell != goal {
-                nodes[grid.index(cell)].stamp = gen_closed;
+        let outcome = match kind {
+            Kind::AnyAngle => {
+                let expansion = AnyAngle(Neighbors::new(grid, avoided));
+                search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
             }
-        }
-        // Theta*'s line-of-sight shortcuts must not cross an avoided cell either.
-        let mut avoided: Vec<GridPos> = Vec::new();
-        if expansion.any_angle() {
-            avoided.extend(avoid.iter().filter(|&&c| c != start && c != goal));
-            avoided.sort_unstable();
-        }
-        let crosses_avoided = |a: GridPos, b: GridPos| {
-            !avoided.is_empty()
-                && segment_cells(grid, a, b)
-                    .is_none_or(|cells| cells.iter().any(|c| avoided.binary_search(c).is_ok()))
+            Kind::JumpPoint => {
+                let expansion = JumpPoints::new(grid, goal, avoided);
+                search(s, grid, start, goal, options, None, &expansion, resume, budget)
+            }
+            Kind::Plain => {
+                let expansion = Neighbors::new(grid, avoided);
+                search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+            }
         };
-        nodes[start_i] = NodeState { g: 0.0, parent: start_i as u32, stamp: gen_seen };
-        let (sx, sy) = (start.x as isize + 1, start.y as isize + 1);
-        open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
-        if let Some(trace) = trace.as_mut() {
-            trace.opened.push((0, start));
+        match outcome {
+            Outcome::Done(result) => SearchStep::Done(result),
+            Outcome::Paused(state) => {
+                let stamp = grid.stamp();
+                self.paused = Some(Paused { start, goal, options: *options, kind, stamp, state });
+                SearchStep::Paused { expanded: state.stats.expanded }
+            }
         }
-        let mut stats = SearchStats { expanded: 0, pushed: 1 };
-        let mut best = (closeness(sx, sy), 0.0, start_i);
-        let mut pruned = false;
-        let mut stopped_at_limit = false;
+    }
+}
 
-        while let Some(node) = level.pop().or_else(|| open.pop()) {
-            let i = node.index as usize;
-            let f_here = f64::from_bits(node.f);
-            let state = nodes[i];
-            if state.stamp == gen_closed {
-                continue; // stale entry: already expanded with a lower g
+/// The one A* loop; `expansion` says which cells follow a cell (its neighbors, or its jump
+/// points) and at what cost. `closed_early`: avoided cells the loop itself must keep out of
+/// (marked closed before it begins), for expansions that do not know them as walls. With a
+/// `budget` it pauses after that many expansions; `resume` goes on from such a pause (the
+/// open list and cell states are still in `s`).
+#[allow(clippy::too_many_arguments)]
+fn search<E: Expansion>(
+    s: &mut Scratch,
+    grid: &NavGrid,
+    start: GridPos,
+    goal: GridPos,
+    options: &SearchOptions,
+    closed_early: Option<&Avoided>,
+    expansion: &E,
+    resume: Option<LoopState>,
+    budget: Option<u32>,
+) -> Outcome {
+    let heuristic = options.heuristic.unwrap_or(Heuristic::default_for(grid.neighborhood()));
+    let h_scale = options.weight * f64::from(grid.min_cost().unwrap_or(1));
+    let max_expansions = options.limit.max_expansions.unwrap_or(u32::MAX);
+    let max_cost = options.limit.max_cost.unwrap_or(f64::INFINITY);
+    // The octile distance times the one terrain cost is exactly what an octile-shaped path
+    // costs on a uniform grid: the heuristic is then exact wherever such a path is clear.
+    let exact_heuristic = heuristic == Heuristic::Octile && options.weight == 1.0;
+    // With a consistent heuristic (never dropping by more than a step costs), f never falls
+    // along a path, so a successor whose f equals the expanded cell's is itself a lowest-f
+    // cell: expanding it at once is one of A*'s allowed tie orders, and skips the heap's
+    // push and pop. Open floor towards the goal is mostly such successors.
+    let consistent = options.weight == 1.0
+        && !expansion.any_angle()
+        && !(heuristic == Heuristic::Manhattan && grid.neighborhood() == Neighborhood::Eight);
+    let stride = grid.stride();
+    // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
+    let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
+    let h = |x: isize, y: isize| -> f64 {
+        h_scale * heuristic.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
+    };
+    // For partial paths: the expanded cell closest to the goal (octile distance, then cost).
+    let closeness = |x: isize, y: isize| -> f64 {
+        Heuristic::Octile.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
+    };
+
+    if resume.is_none() {
+        s.begin(grid.padded_len());
+    }
+    let gen_seen = s.generation * 2;
+    let gen_closed = gen_seen + 1;
+    let Scratch { nodes, open, level, trace, .. } = s;
+    let start_i = grid.index(start);
+    let goal_i = grid.index(goal);
+    // Theta*'s line-of-sight shortcuts must not cross an avoided cell either.
+    let crosses_avoided = |a: GridPos, b: GridPos| {
+        closed_early.is_some_and(|avoided| {
+            segment_cells(grid, a, b)
+                .is_none_or(|cells| cells.iter().any(|&c| avoided.is_wall(grid.index(c))))
+        })
+    };
+    let LoopState { mut stats, mut best, mut pruned } = match resume {
+        Some(state) => state,
+        None => {
+            for &i in closed_early.map(Avoided::cells).unwrap_or_default() {
+                nodes[i].stamp = gen_closed;
             }
-            if i == goal_i {
-                return Ok(finish(grid, nodes, start_i, i, stats, true, expansion.any_angle()));
-            }
-            if stats.expanded >= max_expansions {
-                stopped_at_limit = true;
-                break;
-            }
-            nodes[i].stamp = gen_closed;
-            stats.expanded += 1;
+            nodes[start_i] = NodeState { g: 0.0, parent: start_i as u32, stamp: gen_seen };
+            let (sx, sy) = (start.x as isize + 1, start.y as isize + 1);
+            open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
             if let Some(trace) = trace.as_mut() {
-                let (px, py) = grid.unpad(i);
-                trace.expanded.push(GridPos::new(px, py));
+                trace.opened.push((0, start));
             }
-            let g_here = state.g;
-            let (x, y) = ((i % stride) as isize, (i / stride) as isize);
-            // Any-angle (Theta* only; the branch folds away for the others): a successor may
-            // hang from this cell's parent when it sees it.
-            let grandparent = state.parent as usize;
-            let shortcut = (expansion.any_angle() && grandparent != i).then(|| {
-                let (px, py) = grid.unpad(grandparent);
-                (nodes[grandparent].g, GridPos::new(px, py))
-            });
-            if options.partial {
-                let close = closeness(x, y);
-                if close < best.0 || (close == best.0 && g_here < best.1) {
-                    best = (close, g_here, i);
-                }
+            let stats = SearchStats { expanded: 0, pushed: 1 };
+            LoopState { stats, best: (closeness(sx, sy), 0.0, start_i), pruned: false }
+        }
+    };
+    let mut stopped_at_limit = false;
+    let pause_at = budget.map(|b| stats.expanded.saturating_add(b));
+
+    loop {
+        if pause_at.is_some_and(|at| stats.expanded >= at) {
+            return Outcome::Paused(LoopState { stats, best, pruned });
+        }
+        let Some(node) = level.pop().or_else(|| open.pop()) else {
+            break;
+        };
+        let i = node.index as usize;
+        let f_here = f64::from_bits(node.f);
+        let state = nodes[i];
+        if state.stamp == gen_closed {
+            continue; // stale entry: already expanded with a lower g
+        }
+        if i == goal_i {
+            let path = finish(grid, nodes, start_i, i, stats, true, expansion.any_angle());
+            return Outcome::Done(Ok(path));
+        }
+        if stats.expanded >= max_expansions {
+            stopped_at_limit = true;
+            break;
+        }
+        nodes[i].stamp = gen_closed;
+        stats.expanded += 1;
+        if let Some(trace) = trace.as_mut() {
+            let (px, py) = grid.unpad(i);
+            trace.expanded.push(GridPos::new(px, py));
+        }
+        let g_here = state.g;
+        let (x, y) = ((i % stride) as isize, (i / stride) as isize);
+        // Any-angle (Theta* only; the branch folds away for the others): a successor may
+        // hang from this cell's parent when it sees it.
+        let grandparent = state.parent as usize;
+        let shortcut = (expansion.any_angle() && grandparent != i).then(|| {
+            let (px, py) = grid.unpad(grandparent);
+            (nodes[grandparent].g, GridPos::new(px, py))
+        });
+        if options.partial {
+            let close = closeness(x, y);
+            if close < best.0 || (close == best.0 && g_here < best.1) {
+                best = (close, g_here, i);
             }
-            // This cell has the lowest f = g + h on the open list, so no path costs less than
-            // g + h; when a clear path to the goal costs exactly h, it is optimal: take it.
-            if exact_heuristic
-                && (i == start_i || x.abs_diff(gx).max(y.abs_diff(gy)) <= DIRECT_NEAR)
-                && let Some((turn, to_turn, rest)) = expansion.direct_to_goal(x, y)
-                && g_here + rest <= max_cost
-                && turn.is_none_or(|t| nodes[t].stamp != gen_closed)
+        }
+        // This cell has the lowest f = g + h on the open list, so no path costs less than
+        // g + h; when a clear path to the goal costs exactly h, it is optimal: take it.
+        if exact_heuristic
+            && (i == start_i || x.abs_diff(gx).max(y.abs_diff(gy)) <= DIRECT_NEAR)
+            && let Some((turn, to_turn, rest)) = expansion.direct_to_goal(x, y)
+            && g_here + rest <= max_cost
+            && turn.is_none_or(|t| nodes[t].stamp != gen_closed)
+        {
+            let mut parent = i;
+            for (cell, g) in
+                turn.map(|t| (t, g_here + to_turn)).into_iter().chain([(goal_i, g_here + rest)])
             {
-                let mut parent = i;
-                for (cell, g) in
-                    turn.map(|t| (t, g_here + to_turn)).into_iter().chain([(goal_i, g_here + rest)])
-                {
-                    nodes[cell] = NodeState { g, parent: parent as u32, stamp: gen_seen };
-                    parent = cell;
-                    stats.pushed += 1;
-                    if let Some(trace) = trace.as_mut() {
-                        let (cx, cy) = grid.unpad(cell);
-                        trace.opened.push((stats.expanded, GridPos::new(cx, cy)));
-                    }
-                }
-                return Ok(finish(
-                    grid,
-                    nodes,
-                    start_i,
-                    goal_i,
-                    stats,
-                    true,
-                    expansion.any_angle(),
-                ));
-            }
-            expansion.successors(i, x, y, state.parent as usize, |j, jx, jy, step| {
-                let mut g = g_here + step;
-                let mut parent = i;
-                if let Some((grandparent_g, grandparent_pos)) = shortcut {
-                    let target = GridPos::new(jx as u32 - 1, jy as u32 - 1);
-                    if let Some(line) = segment_cost(grid, grandparent_pos, target)
-                        && grandparent_g + line < g
-                        && !crosses_avoided(grandparent_pos, target)
-                    {
-                        g = grandparent_g + line;
-                        parent = grandparent;
-                    }
-                }
-                let next = &mut nodes[j];
-                if next.stamp == gen_closed || (next.stamp == gen_seen && g >= next.g) {
-                    return;
-                }
-                if g > max_cost {
-                    pruned = true;
-                    return;
-                }
-                *next = NodeState { g, parent: parent as u32, stamp: gen_seen };
-                let f = g + h(jx, jy);
-                if consistent && f <= f_here {
-                    level.push(OpenNode::new(f, g, j));
-                } else {
-                    open.push(OpenNode::new(f, g, j));
-                }
+                nodes[cell] = NodeState { g, parent: parent as u32, stamp: gen_seen };
+                parent = cell;
                 stats.pushed += 1;
                 if let Some(trace) = trace.as_mut() {
-                    trace.opened.push((stats.expanded, GridPos::new(jx as u32 - 1, jy as u32 - 1)));
+                    let (cx, cy) = grid.unpad(cell);
+                    trace.opened.push((stats.expanded, GridPos::new(cx, cy)));
                 }
-            });
+            }
+            let path = finish(grid, nodes, start_i, goal_i, stats, true, expansion.any_angle());
+            return Outcome::Done(Ok(path));
         }
-        if options.partial {
-            return Ok(finish(grid, nodes, start_i, best.2, stats, false, expansion.any_angle()));
-        }
-        if stopped_at_limit || pruned {
-            Err(PathError::LimitExceeded { expanded: stats.expanded })
-        } else {
-            Err(PathError::Unreachable { start, goal })
-        }
+        expansion.successors(i, x, y, state.parent as usize, |j, jx, jy, step| {
+            let mut g = g_here + step;
+            let mut parent = i;
+            if let Some((grandparent_g, grandparent_pos)) = shortcut {
+                let target = GridPos::new(jx as u32 - 1, jy as u32 - 1);
+                if let Some(line) = segment_cost(grid, grandparent_pos, target)
+                    && grandparent_g + line < g
+                    && !crosses_avoided(grandparent_pos, target)
+                {
+                    g = grandparent_g + line;
+                    parent = grandparent;
+                }
+            }
+            let next = &mut nodes[j];
+            if next.stamp == gen_closed || (next.stamp == gen_seen && g >= next.g) {
+                return;
+            }
+            if g > max_cost {
+                pruned = true;
+                return;
+            }
+            *next = NodeState { g, parent: parent as u32, stamp: gen_seen };
+            let f = g + h(jx, jy);
+            if consistent && f <= f_here {
+                level.push(OpenNode::new(f, g, j));
+            } else {
+                open.push(OpenNode::new(f, g, j));
+            }
+            stats.pushed += 1;
+            if let Some(trace) = trace.as_mut() {
+                trace.opened.push((stats.expanded, GridPos::new(jx as u32 - 1, jy as u32 - 1)));
+            }
+        });
     }
+    if options.partial {
+        let path = finish(grid, nodes, start_i, best.2, stats, false, expansion.any_angle());
+        return Outcome::Done(Ok(path));
+    }
+    Outcome::Done(if stopped_at_limit || pruned {
+        Err(PathError::LimitExceeded { expanded: stats.expanded })
+    } else {
+        Err(PathError::Unreachable { start, goal })
+    })
 }
 
 /// How near the goal (in steps along the longer axis) a cell must be for the search to look
@@ -736,10 +901,13 @@ struct Neighbors<'a> {
     directions: usize,
     offsets: [isize; 8],
     corner_rule: CornerRule,
+    /// This query's avoided cells: walls for the corner rule too (the search loop keeps the
+    /// path out of them).
+    avoided: Option<&'a Avoided>,
 }
 
 impl<'a> Neighbors<'a> {
-    fn new(grid: &'a NavGrid) -> Self {
+    fn new(grid: &'a NavGrid, avoided: Option<&'a Avoided>) -> Self {
         let stride = grid.stride() as isize;
         let mut offsets = [0isize; 8];
         for (offset, (dx, dy)) in offsets.iter_mut().zip(DIRECTIONS) {
@@ -754,7 +922,14 @@ impl<'a> Neighbors<'a> {
             },
             offsets,
             corner_rule: grid.corner_rule(),
+            avoided,
         }
+    }
+
+    /// Padded cell `i` is open: passable and not avoided.
+    #[inline]
+    fn side_open(&self, i: usize) -> bool {
+        self.costs[i] != 0 && self.avoided.is_none_or(|a| !a.is_wall(i))
     }
 }
 
@@ -780,8 +955,8 @@ impl Expansion for Neighbors<'_> {
             let step = if d < 4 {
                 1.0
             } else {
-                let side_a = costs[(i as isize + dx) as usize] != 0;
-                let side_b = costs[(i as isize + dy * self.stride) as usize] != 0;
+                let side_a = self.side_open((i as isize + dx) as usize);
+                let side_b = self.side_open((i as isize + dy * self.stride) as usize);
                 if !self.corner_rule.allows_diagonal(side_a, side_b) {
                     continue;
                 }
@@ -826,6 +1001,8 @@ struct JumpPoints<'a> {
     cost: f64,
     /// The grid's per-cell run bits.
     runs: &'a [u8],
+    /// This query's avoided cells, walls the grid's bits do not know: runs stop near them.
+    avoided: Option<&'a Avoided>,
 }
 
 /// 64 bits of a bit line from position `start` on: bit k is position `start + k`. Positions
@@ -886,14 +1063,52 @@ fn scan_line(
 }
 
 impl<'a> JumpPoints<'a> {
-    fn new(grid: &'a NavGrid, goal: GridPos) -> Self {
+    fn new(grid: &'a NavGrid, goal: GridPos, avoided: Option<&'a Avoided>) -> Self {
         Self {
             grid,
             stride: grid.stride() as isize,
             goal: (goal.x as isize + 1, goal.y as isize + 1),
             cost: f64::from(grid.min_cost().unwrap_or(1)),
             runs: grid.runs(),
+            avoided,
         }
+    }
+
+    /// Padded cell `i` is within a step of an avoided cell, where the grid's bits may be wrong
+    /// for this query: runs stop there and it is expanded in every direction.
+    #[inline]
+    fn near_avoided(&self, i: isize) -> bool {
+        self.avoided.is_some_and(|a| a.is_near(i as usize))
+    }
+
+    /// Padded cell `i` is open for this query: passable and not avoided.
+    #[inline]
+    fn open_here(&self, i: isize) -> bool {
+        self.open(i) && self.avoided.is_none_or(|a| !a.is_wall(i as usize))
+    }
+
+    /// A diagonal step from padded index `i` that checks the avoided cells too.
+    #[inline]
+    fn diagonal_step_open_here(&self, i: isize, dx: isize, vertical: isize) -> bool {
+        self.open_here(i + dx) && self.open_here(i + vertical) && self.open_here(i + dx + vertical)
+    }
+
+    /// No cell of the octile-shaped path from padded (`x`, `y`), `n1` steps of (ax, ay) then
+    /// `n2` of (bx, by), lies near an avoided cell (so the grid's own check of it holds).
+    fn far_from_avoided(&self, (x, y): (isize, isize), legs: [(isize, isize, isize); 2]) -> bool {
+        let mut i = y * self.stride + x;
+        if self.near_avoided(i) {
+            return false;
+        }
+        for (dx, dy, n) in legs {
+            for _ in 0..n {
+                i += dx + dy * self.stride;
+                if self.near_avoided(i) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     #[inline]
@@ -944,20 +1159,37 @@ impl<'a> JumpPoints<'a> {
         let k = if dy == 0 { usize::from(dx < 0) } else { 2 + usize::from(dy < 0) };
         let goal_ahead =
             if dy == 0 { gy == y && (gx - x) * dx > 0 } else { gx == x && (gy - y) * dy > 0 };
-        if self.runs[(y * self.stride + x) as usize] & (1 << k) == 0 && !goal_ahead {
+        // Where the run must stop for a look besides the grid's jump points: the goal, or the
+        // first cell near an avoided one (past it the grid's bits may be wrong this query).
+        let near = self.avoided.and_then(|a| {
+            if dy == 0 {
+                a.next_near(true, y as usize, x, dx)
+            } else {
+                a.next_near(false, x as usize, y, dy)
+            }
+        });
+        if self.runs[(y * self.stride + x) as usize] & (1 << k) == 0
+            && !goal_ahead
+            && near.is_none()
+        {
             return None;
         }
         let (xu, yu) = (x as usize, y as usize);
         // A row of the bits, or a column of the transposed bits: the same scan either way.
         let (line, turns, from, dir, goal) = if dy == 0 {
-            let goal = (gy == y).then_some(gx);
-            (grid.open_row(yu), grid.turn_row(yu, dx > 0), x, dx, goal)
+            (grid.open_row(yu), grid.turn_row(yu, dx > 0), x, dx, goal_ahead.then_some(gx))
         } else {
-            let goal = (gx == x).then_some(gy);
-            (grid.open_col(xu), grid.turn_col(xu, dy > 0), y, dy, goal)
+            (grid.open_col(xu), grid.turn_col(xu, dy > 0), y, dy, goal_ahead.then_some(gy))
         };
-        let found = scan_line(line, turns, from, dir, goal)?;
+        let stop = match (goal, near) {
+            (Some(g), Some(n)) => Some(if (g - from).abs() <= (n - from).abs() { g } else { n }),
+            (g, n) => g.or(n),
+        };
+        let found = scan_line(line, turns, from, dir, stop)?;
         let index = if dy == 0 { y * self.stride + found } else { found * self.stride + x };
+        if self.avoided.is_some_and(|a| a.is_wall(index as usize)) {
+            return None; // an avoided cell right ahead: a wall for this query
+        }
         Some((index, (found - from).abs()))
     }
 
@@ -985,7 +1217,12 @@ impl<'a> JumpPoints<'a> {
         let (gx, gy) = self.goal;
         let mut n = 0;
         loop {
-            if !self.diagonal_step_open(i, dx, vertical) {
+            let legal = if self.near_avoided(i) {
+                self.diagonal_step_open_here(i, dx, vertical)
+            } else {
+                self.diagonal_step_open(i, dx, vertical)
+            };
+            if !legal {
                 return;
             }
             i += dx + vertical;
@@ -993,13 +1230,17 @@ impl<'a> JumpPoints<'a> {
             y += dy;
             n += 1;
             let diagonal = n as f64 * SQRT_2 * self.cost;
-            if (x, y) == self.goal {
+            if (x, y) == self.goal || self.near_avoided(i) {
+                // The goal, or a cell whose surroundings this query changed: a jump point.
                 visit(i as usize, x, y, diagonal);
                 return;
             }
             if self.runs[i as usize] & ahead != 0
                 || (x == gx && (gy - y) * dy > 0)
                 || (y == gy && (gx - x) * dx > 0)
+                || self
+                    .avoided
+                    .is_some_and(|a| a.row_marked(y as usize) || a.col_marked(x as usize))
             {
                 for (sdx, sdy) in [(dx, 0), (0, dy)] {
                     if let Some((j, m)) = self.jump_straight(x, y, sdx, sdy) {
@@ -1045,8 +1286,14 @@ impl Expansion for JumpPoints<'_> {
         let total = diagonal_cost + straight_cost;
         let index = |x: isize, y: isize| (y * self.stride + x) as usize;
         let (cx, cy) = (x + sx * diagonal, y + sy * diagonal);
+        // Near an avoided cell the grid's own check does not hold: such a path is left to the
+        // search.
+        let far = |first: (isize, isize, isize), second: (isize, isize, isize)| {
+            self.avoided.is_none() || self.far_from_avoided((x, y), [first, second])
+        };
         if self.diagonal_clear(x, y, sx, sy, diagonal)
             && self.straight_clear(cx, cy, tx, ty, straight)
+            && far((sx, sy, diagonal), (tx, ty, straight))
         {
             let turn = (diagonal > 0 && straight > 0).then(|| index(cx, cy));
             return Some((turn, diagonal_cost, total));
@@ -1056,7 +1303,8 @@ impl Expansion for JumpPoints<'_> {
         }
         let (cx, cy) = (x + tx * straight, y + ty * straight);
         (self.straight_clear(x, y, tx, ty, straight)
-            && self.diagonal_clear(cx, cy, sx, sy, diagonal))
+            && self.diagonal_clear(cx, cy, sx, sy, diagonal)
+            && far((tx, ty, straight), (sx, sy, diagonal)))
         .then(|| (Some(index(cx, cy)), straight_cost, total))
     }
 
@@ -1073,7 +1321,9 @@ impl Expansion for JumpPoints<'_> {
         let (px, py) = ((parent as isize) % stride, (parent as isize) / stride);
         // The direction of the last step in: a successor hangs from its parent by a straight
         // run, a diagonal run, or a diagonal run then a straight one.
-        let (dx, dy) = octile_step(x - px, y - py);
+        // Near an avoided cell the pruning rules (read off the grid's walls) may not hold: expand
+        // it in every direction, as the start is.
+        let (dx, dy) = if self.near_avoided(i) { (0, 0) } else { octile_step(x - px, y - py) };
         let mut straight = |sdx: isize, sdy: isize| {
             if let Some((j, n)) = self.jump_straight(x, y, sdx, sdy) {
                 visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost);

@@ -870,3 +870,195 @@ fn non_finite_and_off_map_positions_stop_the_agent_with_a_typed_error() {
     }
     assert_eq!(app.world().get::<Transform>(odd).unwrap().translation, before);
 }
+
+fn set_tile(app: &mut App, map: Entity, cell: GridPos, texture: u32) {
+    let tile = tile(app, map, cell.x, cell.y);
+    app.world_mut().entity_mut(tile).insert(TileTextureIndex(texture));
+}
+
+fn diagnostics(app: &App) -> NavDiagnostics {
+    *app.world().resource::<NavDiagnostics>()
+}
+
+/// A wide open map for the tests below: 64 x 16 floor.
+fn open_map(app: &mut App) -> Entity {
+    let rows = vec![".".repeat(64); 16];
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    spawn_map(app, &rows)
+}
+
+#[test]
+fn a_grid_change_checks_only_the_paths_that_pass_near_it() {
+    let mut app = app();
+    let map = open_map(&mut app);
+    app.update();
+    // Two agents walking slowly along the bottom and top rows.
+    let low = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(62, 1), 8.0);
+    let high = spawn_agent(&mut app, GridPos::new(1, 14), GridPos::new(62, 14), 8.0);
+    app.update();
+    let low_path = app.world().get::<Path>(low).unwrap().clone();
+    let high_path = app.world().get::<Path>(high).unwrap().clone();
+    app.update();
+
+    // A wall far from both paths: nobody is checked, both keep their paths.
+    set_tile(&mut app, map, GridPos::new(40, 7), WALL);
+    app.update();
+    assert_eq!(last_grid_change(&app).unwrap().cells, vec![GridPos::new(40, 7)]);
+    assert_eq!(diagnostics(&app).paths_checked, 0);
+    assert_eq!(diagnostics(&app).replans, 0);
+
+    // A wall across the top path: only that agent is checked, and it plans again.
+    set_tile(&mut app, map, GridPos::new(40, 14), WALL);
+    app.update();
+    assert_eq!(diagnostics(&app).paths_checked, 1);
+    assert_eq!(diagnostics(&app).replans, 1);
+    assert!(app.world().get::<Replanning>(high).is_some());
+    assert_eq!(app.world().get::<Path>(low).unwrap().cells, low_path.cells);
+    assert!(app.world().get::<Replanning>(low).is_none());
+
+    // A wall right beside the bottom path: it is checked (it passes beside the change), found
+    // still walkable (straight steps do not touch the corner), and kept.
+    set_tile(&mut app, map, GridPos::new(30, 2), WALL);
+    app.update();
+    assert_eq!(diagnostics(&app).paths_checked, 1);
+    assert_eq!(diagnostics(&app).replans, 0);
+    assert_eq!(app.world().get::<Path>(low).unwrap().cells, low_path.cells);
+    // It arrives, on legal cells all the way.
+    app.world_mut().get_mut::<PathFollower>(low).unwrap().speed = 160.0;
+    walk_until_arrived(&mut app, low, 2000);
+    assert_ne!(app.world().get::<Path>(high).map(|p| p.cells.clone()), Some(high_path.cells));
+}
+
+#[test]
+fn a_wall_beside_a_diagonal_step_cuts_the_path() {
+    // The path steps diagonally from (2, 1) to (3, 2); walling (3, 1), beside that step and not
+    // on the path, makes it illegal under no corner cutting: caught, and planned again.
+    let mut app = app();
+    let map = open_map(&mut app);
+    app.update();
+    let agent = spawn_agent(&mut app, GridPos::new(0, 0), GridPos::new(10, 3), 0.0);
+    app.update();
+    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let diagonal = path
+        .cells
+        .windows(2)
+        .find(|w| w[0].x != w[1].x && w[0].y != w[1].y)
+        .expect("a diagonal step")
+        .to_vec();
+    let beside = GridPos::new(diagonal[1].x, diagonal[0].y);
+    assert!(!path.cells.contains(&beside));
+    set_tile(&mut app, map, beside, WALL);
+    app.update();
+    assert_eq!(diagnostics(&app).paths_checked, 1);
+    assert_eq!(diagnostics(&app).replans, 1);
+    app.update();
+    let new_path = app.world().get::<Path>(agent).unwrap();
+    let grid = app.world().resource::<NavGrid>();
+    assert!(bevy_tilemap_nav::search::path_cost(grid, &new_path.cells).is_some());
+}
+
+/// Spawns an agent with a plain A* request (many expansions on open floor).
+fn spawn_astar_agent(app: &mut App, at: GridPos, goal: GridPos) -> Entity {
+    let position = centre(app, at);
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    app.world_mut()
+        .spawn((
+            Transform::from_translation(position.extend(1.0)),
+            PathFollower::new(0.0),
+            PathRequest::to(goal).with_options(astar),
+        ))
+        .id()
+}
+
+/// Runs frames until `agent` has a path, checking the frame's expansions stay in the budget;
+/// returns the path and the number of frames.
+fn frames_until_path(app: &mut App, agent: Entity, budget: u64) -> (Path, usize) {
+    for frame in 1..1000 {
+        app.update();
+        let d = diagnostics(app);
+        assert!(d.expansions <= budget, "frame {frame}: {} expansions", d.expansions);
+        if let Some(path) = app.world().get::<Path>(agent) {
+            return (path.clone(), frame);
+        }
+    }
+    panic!("no path");
+}
+
+#[test]
+fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
+    let mut app = app();
+    let budget = 40;
+    app.insert_resource(NavSettings { max_expansions_per_frame: budget, ..NavSettings::default() });
+    let map = open_map(&mut app);
+    // A wall with a gap at the top, so that A* expands a good part of the map.
+    for y in 0..14 {
+        set_tile(&mut app, map, GridPos::new(32, y), WALL);
+    }
+    app.update();
+    let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
+    let agent = spawn_astar_agent(&mut app, start, goal);
+    // Another agent asking after it waits its turn, and is answered too.
+    let (path, frames) = frames_until_path(&mut app, agent, budget);
+    assert!(frames > 3, "answered in {frames} frames");
+    let grid = app.world().resource::<NavGrid>().clone();
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let whole = Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap();
+    assert_eq!(path.cells, whole.cells);
+    assert_eq!(path.expanded, whole.stats.expanded);
+}
+
+#[test]
+fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
+    for opened in [false, true] {
+        let mut app = app();
+        let budget = 40;
+        app.insert_resource(NavSettings {
+            max_expansions_per_frame: budget,
+            ..NavSettings::default()
+        });
+        let map = open_map(&mut app);
+        for y in 0..14 {
+            set_tile(&mut app, map, GridPos::new(32, y), WALL);
+        }
+        app.update();
+        let agent = spawn_astar_agent(&mut app, start, goal);
+        let mut redone = 0;
+        for _ in 0..2 {
+            app.update();
+            assert!(diagnostics(&app).search_paused);
+        }
+        // A wall far away while it runs: it begins again on a frozen copy of the new grid.
+        set_tile(&mut app, map, GridPos::new(5, 12), WALL);
+        for _ in 0..2 {
+            app.update();
+            assert!(diagnostics(&app).search_paused);
+            redone += diagnostics(&app).searches_redone;
+        }
+        // Then, while that runs: another wall far away (the grid only loses ground: its answer
+        // stands), or a gap low in the long wall (a much shorter way: it begins again).
+        if opened {
+            set_tile(&mut app, map, GridPos::new(32, 2), FLOOR);
+        } else {
+            set_tile(&mut app, map, GridPos::new(6, 12), WALL);
+        }
+        let mut found = None;
+        for _ in 0..1000 {
+            app.update();
+            assert!(diagnostics(&app).expansions <= budget);
+            redone += diagnostics(&app).searches_redone;
+            if let Some(path) = app.world().get::<Path>(agent) {
+                found = Some(path.clone());
+                break;
+            }
+        }
+        let path = found.expect("a path");
+        assert_eq!(redone, if opened { 2 } else { 1 });
+        let grid = app.world().resource::<NavGrid>().clone();
+        let best = Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap();
+        assert!((path.cost - best.cost).abs() < 1e-9, "{opened}: {} vs {}", path.cost, best.cost);
+        assert!(bevy_tilemap_nav::search::path_cost(&grid, &path.cells).is_some());
+        assert_eq!(path.cells.contains(&GridPos::new(32, 2)), opened);
+    }
+}

@@ -195,14 +195,33 @@ fn every_algorithm_honours_avoided_cells_or_says_it_cannot() {
     let open = NavGrid::new(9, 9).unwrap();
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(8, 8));
     let avoid = [GridPos::new(4, 4)];
-    for algorithm in [Algorithm::Auto, Algorithm::AStar, Algorithm::ThetaStar] {
+    for algorithm in [Algorithm::Auto, Algorithm::AStar, Algorithm::ThetaStar, Algorithm::JumpPoint]
+    {
         let o = SearchOptions { algorithm, ..SearchOptions::default() };
         let path = Pathfinder::new().find_path_avoiding(&open, start, goal, &o, &avoid).unwrap();
         assert!(!path.cells.contains(&avoid[0]), "{algorithm:?}: {:?}", path.cells);
     }
-    let jps = SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
-    let got = Pathfinder::new().find_path_avoiding(&open, start, goal, &jps, &avoid);
-    assert_eq!(got, Err(PathError::JumpPointUnsupported));
+}
+
+#[test]
+fn an_avoided_cell_is_a_wall_for_the_corner_rule_too() {
+    // Someone stands in the middle of an open 3 x 3 room. Under no corner cutting nobody
+    // squeezes diagonally past them, as nobody would past a wall: around the edge, 4 steps.
+    let grid = NavGrid::new(3, 3).unwrap();
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(2, 2));
+    let avoid = [GridPos::new(1, 1)];
+    for algorithm in [Algorithm::Auto, Algorithm::AStar, Algorithm::JumpPoint] {
+        let o = SearchOptions { algorithm, ..SearchOptions::default() };
+        let path = Pathfinder::new().find_path_avoiding(&grid, start, goal, &o, &avoid).unwrap();
+        assert_eq!(path.cost, 4.0, "{algorithm:?}: {:?}", path.cells);
+        assert!(path.cells.windows(2).all(|w| w[0].x == w[1].x || w[0].y == w[1].y));
+    }
+    // Where corners may be cut, one open side is enough: straight, diagonal past them, straight.
+    let cut = grid.clone().with_corner_rule(CornerRule::CutCorners);
+    let o = SearchOptions::default();
+    let path = Pathfinder::new().find_path_avoiding(&cut, start, goal, &o, &avoid).unwrap();
+    assert!((path.cost - (2.0 + std::f64::consts::SQRT_2)).abs() < 1e-9, "{:?}", path.cells);
+    assert!(!path.cells.contains(&avoid[0]));
 }
 
 #[test]

@@ -158,6 +158,50 @@ fn scratch_reuse_across_grid_sizes_gives_same_answers() {
     }
 }
 
+/// A random grid where jump point search applies (uniform cost, 8-way, no corner cutting),
+/// and the same grid as a model. Every fourth grid is wider or taller than 64 cells, so that
+/// the 64-cell bit scans cross word boundaries both ways.
+fn uniform_grid(rng: &mut Rng, round: usize) -> (NavGrid, Model) {
+    let (width, height) = match round % 4 {
+        0 => (60 + rng.below(100), 1 + rng.below(12)),
+        1 => (1 + rng.below(12), 60 + rng.below(100)),
+        _ => (1 + rng.below(16), 1 + rng.below(16)),
+    };
+    let cost = if rng.chance(30) { 1 + rng.below(5) } else { 1 };
+    let wall_percent = rng.below(45);
+    // Half the grids start open and get walls; half start walled and get opened, so both
+    // directions of a cell change keep the bit rows and columns in step.
+    let start_open = rng.chance(50);
+    let mut grid = NavGrid::filled(
+        width,
+        height,
+        if start_open { Cell::Passable { cost } } else { Cell::Blocked },
+    )
+    .unwrap();
+    let mut cells = vec![vec![Some(cost); width as usize]; height as usize];
+    for y in 0..height {
+        for x in 0..width {
+            let wall = rng.chance(wall_percent);
+            grid.set(
+                GridPos::new(x, y),
+                if wall { Cell::Blocked } else { Cell::Passable { cost } },
+            )
+            .unwrap();
+            if wall {
+                cells[y as usize][x as usize] = None;
+            }
+        }
+    }
+    let model = Model {
+        width: width.into(),
+        height: height.into(),
+        cells,
+        eight: true,
+        cut_corners: false,
+    };
+    (grid, model)
+}
+
 #[test]
 fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
     let mut rng = Rng(2024);
@@ -166,46 +210,8 @@ fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let mut found = 0;
     for round in 0..4000 {
-        // Uniform cost (1, or another single cost), 8-way, no corner cutting: where JPS applies.
-        // Every fourth grid is wider or taller than 64 cells, so that the 64-cell bit scans
-        // cross word boundaries both ways.
-        let (width, height) = match round % 4 {
-            0 => (60 + rng.below(100), 1 + rng.below(12)),
-            1 => (1 + rng.below(12), 60 + rng.below(100)),
-            _ => (1 + rng.below(16), 1 + rng.below(16)),
-        };
-        let cost = if rng.chance(30) { 1 + rng.below(5) } else { 1 };
-        let wall_percent = rng.below(45);
-        // Half the grids start open and get walls; half start walled and get opened, so both
-        // directions of a cell change keep the bit rows and columns in step.
-        let start_open = rng.chance(50);
-        let mut grid = NavGrid::filled(
-            width,
-            height,
-            if start_open { Cell::Passable { cost } } else { Cell::Blocked },
-        )
-        .unwrap();
-        let mut cells = vec![vec![Some(cost); width as usize]; height as usize];
-        for y in 0..height {
-            for x in 0..width {
-                let wall = rng.chance(wall_percent);
-                grid.set(
-                    GridPos::new(x, y),
-                    if wall { Cell::Blocked } else { Cell::Passable { cost } },
-                )
-                .unwrap();
-                if wall {
-                    cells[y as usize][x as usize] = None;
-                }
-            }
-        }
-        let model = Model {
-            width: width.into(),
-            height: height.into(),
-            cells,
-            eight: true,
-            cut_corners: false,
-        };
+        let (grid, model) = uniform_grid(&mut rng, round);
+        let (width, height) = (grid.width(), grid.height());
         for _ in 0..6 {
             let start = GridPos::new(rng.below(width), rng.below(height));
             let goal = GridPos::new(rng.below(width), rng.below(height));
@@ -253,4 +259,161 @@ fn jump_point_search_is_refused_where_it_would_not_be_optimal() {
         // Auto quietly uses A* there, and stays optimal (checked by the oracle tests).
         assert!(pathfinder.find_path(grid, a, b, &SearchOptions::default()).is_ok());
     }
+}
+
+#[test]
+fn avoided_cells_keep_jump_point_search_optimal() {
+    // Avoided cells are walls for one query: jump point search (which keeps the grid's bits and
+    // stops near them) and plain A* must both find the optimum of the grid with them walled.
+    let mut rng = Rng(4242);
+    let mut pathfinder = Pathfinder::new();
+    let jps = SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let (mut found, mut cut_off) = (0, 0);
+    for round in 0..3000 {
+        let (grid, model) = uniform_grid(&mut rng, round);
+        let (width, height) = (grid.width(), grid.height());
+        for _ in 0..6 {
+            let start = GridPos::new(rng.below(width), rng.below(height));
+            let goal = GridPos::new(rng.below(width), rng.below(height));
+            // Scattered cells, and some bunched round the straight line from start to goal
+            // (where they are in the way), sometimes the start and goal themselves.
+            let mut avoid = Vec::new();
+            for _ in 0..rng.below(12) {
+                avoid.push(GridPos::new(rng.below(width), rng.below(height)));
+            }
+            for _ in 0..rng.below(8) {
+                let t = rng.below(101);
+                let along = |a: u32, b: u32| a as i64 + (b as i64 - a as i64) * t as i64 / 100;
+                let mut jitter = |v: i64, max: u32| {
+                    (v + rng.below(3) as i64 - 1).clamp(0, max as i64 - 1) as u32
+                };
+                let (x, y) = (along(start.x, goal.x), along(start.y, goal.y));
+                avoid.push(GridPos::new(jitter(x, width), jitter(y, height)));
+            }
+            if rng.chance(10) {
+                avoid.push(start);
+                avoid.push(goal);
+            }
+            avoid.push(GridPos::new(width + 3, 0)); // off the grid: ignored
+            let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
+            let walled: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
+            let expected = model.dijkstra_avoiding(at(start), at(goal), &walled);
+            let got = pathfinder.find_path_avoiding(&grid, start, goal, &jps, &avoid);
+            let plain = pathfinder.find_path_avoiding(&grid, start, goal, &astar, &avoid);
+            match (expected, got) {
+                (Some(best), Ok(path)) => {
+                    found += 1;
+                    assert!(
+                        (path.cost - best).abs() < 1e-6,
+                        "round {round}: {} vs {best}, avoiding {avoid:?}",
+                        path.cost
+                    );
+                    assert_eq!((path.cells[0], path.end()), (start, goal));
+                    let cells: Vec<(i64, i64)> = path.cells.iter().map(|&p| at(p)).collect();
+                    let mut model_walled = Model { cells: model.cells.clone(), ..model };
+                    for &(x, y) in &walled {
+                        if (x, y) != at(start) && (x, y) != at(goal) && x < i64::from(width) {
+                            model_walled.cells[y as usize][x as usize] = None;
+                        }
+                    }
+                    let walked = model_walled
+                        .path_cost(&cells)
+                        .unwrap_or_else(|| panic!("round {round}: illegal path {cells:?}"));
+                    assert!((walked - path.cost).abs() < 1e-6, "round {round}");
+                    let plain = plain.unwrap();
+                    assert!((plain.cost - best).abs() < 1e-6, "round {round}: A* {}", plain.cost);
+                }
+                (None, Err(error)) => {
+                    if grid.connected(start, goal) {
+                        cut_off += 1;
+                    }
+                    assert!(
+                        matches!(error, PathError::Unreachable { .. })
+                            || start == goal
+                            || !grid.is_passable(start)
+                            || !grid.is_passable(goal),
+                        "round {round}: {error:?}"
+                    );
+                    assert!(plain.is_err());
+                }
+                (a, b) => panic!("round {round}: oracle {a:?}, jps {b:?}, avoiding {avoid:?}"),
+            }
+        }
+    }
+    // Both answers are exercised, including goals that only the avoided cells cut off.
+    assert!(found > 3000 && cut_off > 20, "{found} found, {cut_off} cut off by avoided cells");
+}
+
+#[test]
+fn a_search_spread_over_many_calls_answers_as_in_one_go() {
+    // Pausing after a few expansions and resuming (a search spread over frames) gives the very
+    // same answer, path and all, for every algorithm, option and outcome.
+    let mut rng = Rng(77);
+    let mut whole = Pathfinder::new();
+    let mut spread = Pathfinder::new();
+    let mut paused_searches = 0;
+    for round in 0..1500 {
+        let (grid, _) = if round % 2 == 0 {
+            uniform_grid(&mut rng, round)
+        } else {
+            random_grid(&mut rng, round % 4 == 1, round % 8 >= 4)
+        };
+        let (width, height) = (grid.width(), grid.height());
+        let algorithm = [Algorithm::Auto, Algorithm::AStar, Algorithm::ThetaStar][round % 3];
+        let options = SearchOptions {
+            algorithm,
+            partial: rng.chance(20),
+            limit: SearchLimit {
+                max_expansions: rng.chance(20).then(|| rng.below(40)),
+                max_cost: None,
+            },
+            ..SearchOptions::default()
+        };
+        let start = GridPos::new(rng.below(width), rng.below(height));
+        let goal = GridPos::new(rng.below(width), rng.below(height));
+        let avoid: Vec<GridPos> =
+            (0..rng.below(6)).map(|_| GridPos::new(rng.below(width), rng.below(height))).collect();
+        let expected = whole.find_path_avoiding(&grid, start, goal, &options, &avoid);
+        let budget = 1 + rng.below(8);
+        let mut step = spread.start_search(&grid, start, goal, &options, &avoid, budget);
+        let mut calls = 0;
+        while let SearchStep::Paused { expanded } = step {
+            assert!(spread.is_paused());
+            assert!(expanded <= budget * (calls + 1), "round {round}: budget overrun");
+            calls += 1;
+            step = spread.resume_search(&grid, budget);
+        }
+        assert!(!spread.is_paused());
+        if calls > 0 {
+            paused_searches += 1;
+        }
+        assert_eq!(step, SearchStep::Done(expected), "round {round}");
+    }
+    assert!(paused_searches > 300, "{paused_searches}");
+}
+
+#[test]
+fn a_paused_search_is_not_resumed_on_a_changed_grid() {
+    let mut grid = NavGrid::new(40, 40).unwrap();
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(39, 39));
+    let mut pathfinder = Pathfinder::new();
+    assert_eq!(
+        pathfinder.resume_search(&grid, 10),
+        SearchStep::Done(Err(PathError::NothingToResume))
+    );
+    let step = pathfinder.start_search(&grid, start, goal, &astar, &[], 5);
+    assert_eq!(step, SearchStep::Paused { expanded: 5 });
+    // Another grid (a clone is another grid), or this one changed: refused, and dropped.
+    let copy = grid.clone();
+    assert_eq!(pathfinder.resume_search(&copy, 10), SearchStep::Done(Err(PathError::GridChanged)));
+    assert!(!pathfinder.is_paused());
+    let _ = pathfinder.start_search(&grid, start, goal, &astar, &[], 5);
+    grid.set(GridPos::new(20, 20), Cell::Blocked).unwrap();
+    assert_eq!(pathfinder.resume_search(&grid, 10), SearchStep::Done(Err(PathError::GridChanged)));
+    // A plain query drops a paused search too.
+    let _ = pathfinder.start_search(&grid, start, goal, &astar, &[], 5);
+    assert!(pathfinder.find_path(&grid, start, goal, &astar).is_ok());
+    assert!(!pathfinder.is_paused());
 }

@@ -68,14 +68,23 @@ impl Model {
         self.dijkstra_avoiding(start, goal, &[])
     }
 
-    /// Dijkstra that never enters a cell of `avoid` (other than the goal). Avoided cells are not
-    /// walls: a diagonal step may pass beside one.
+    /// Dijkstra on these rules with the cells of `avoid` (other than start and goal) turned
+    /// into walls, for the corner rule too.
     pub fn dijkstra_avoiding(
         &self,
         start: (i64, i64),
         goal: (i64, i64),
         avoid: &[(i64, i64)],
     ) -> Option<f64> {
+        if avoid.iter().any(|&c| c != start && c != goal && self.cost(c.0, c.1).is_some()) {
+            let mut walled = Model { cells: self.cells.clone(), ..*self };
+            for &(x, y) in avoid {
+                if (x, y) != start && (x, y) != goal && walled.cost(x, y).is_some() {
+                    walled.cells[y as usize][x as usize] = None;
+                }
+            }
+            return walled.dijkstra_avoiding(start, goal, &[]);
+        }
         #[derive(PartialEq)]
         struct Entry(f64, i64, i64);
         impl Eq for Entry {}
@@ -106,9 +115,6 @@ impl Model {
             for dy in -1..=1 {
                 for dx in -1..=1 {
                     let next = (x + dx, y + dy);
-                    if next != goal && avoid.contains(&next) {
-                        continue;
-                    }
                     if let Some(c) = self.step_cost((x, y), next) {
                         let k = (y + dy) as usize * w + (x + dx) as usize;
                         if d + c < dist[k] {

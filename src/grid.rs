@@ -156,9 +156,9 @@ pub struct NavGrid {
     /// How many passable cells have each cost: gives the smallest cost (for an admissible
     /// heuristic) and whether all costs are equal, at once.
     cost_counts: BTreeMap<u32, u32>,
-    /// Connected-component labels (padded layout, 0 = blocked), computed on first use after a
-    /// change that could alter connectivity.
-    components: OnceLock<Vec<u32>>,
+    /// Connected-component labels, computed on first use, then kept up to date cell by cell
+    /// where that is cheap (see `update_labels`), else dropped until next asked for.
+    components: OnceLock<Labels>,
     /// Bumped on every change; lets caches elsewhere know the grid moved on.
     revision: u64,
     /// This grid's identity in [`GridStamp`]s; a clone is another grid.
@@ -203,6 +203,63 @@ pub struct GridStamp {
 fn next_grid_id() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Connected-component labels (padded layout, 0 = blocked) and the size of each label's
+/// component (index 0 unused; a merged-away label has size 0).
+#[derive(Clone, Debug)]
+struct Labels {
+    labels: Vec<u32>,
+    sizes: Vec<u32>,
+}
+
+/// Labels the 4-connected open region round padded cell `start` (unlabelled) with `label`;
+/// returns its size.
+fn fill(
+    costs: &[u32],
+    stride: usize,
+    labels: &mut [u32],
+    stack: &mut Vec<usize>,
+    start: usize,
+    label: u32,
+) -> u32 {
+    let mut size = 1;
+    labels[start] = label;
+    stack.push(start);
+    while let Some(i) = stack.pop() {
+        for j in [i - 1, i + 1, i - stride, i + stride] {
+            if costs[j] != 0 && labels[j] == 0 {
+                labels[j] = label;
+                size += 1;
+                stack.push(j);
+            }
+        }
+    }
+    size
+}
+
+/// Relabels the region of label `from` round padded cell `start` with `to`; returns its size.
+fn fill_over(
+    labels: &mut [u32],
+    stride: usize,
+    stack: &mut Vec<usize>,
+    start: usize,
+    from: u32,
+    to: u32,
+) -> u32 {
+    let mut size = 1;
+    labels[start] = to;
+    stack.push(start);
+    while let Some(i) = stack.pop() {
+        for j in [i - 1, i + 1, i - stride, i + stride] {
+            if labels[j] == from {
+                labels[j] = to;
+                size += 1;
+                stack.push(j);
+            }
+        }
+    }
+    size
 }
 
 /// The passable bit of [`NavGrid`]'s per-cell run bits.
@@ -564,9 +621,8 @@ impl NavGrid {
         self.journal.push_back((self.revision, i as u32, old));
         let moved = (old == 0) != (new == 0);
         if moved {
-            // Connectivity may have changed: labels are recomputed when next asked for.
-            self.components.take();
             self.set_open_bit(i, new != 0);
+            self.update_labels(i, new != 0);
         }
         moved
     }
@@ -613,7 +669,8 @@ impl NavGrid {
     /// the per-cell run bits, and (once computed) component labels, all with the one-cell
     /// border.
     pub fn memory_bytes(&self) -> usize {
-        let labels = self.components.get().map_or(0, |l| l.capacity() * 4);
+        let labels =
+            self.components.get().map_or(0, |l| (l.labels.capacity() + l.sizes.capacity()) * 4);
         std::mem::size_of::<Self>()
             + self.costs.capacity() * 4
             + labels
@@ -699,7 +756,7 @@ impl NavGrid {
         if !self.in_bounds(pos) {
             return None;
         }
-        let label = self.labels()[self.index(pos)];
+        let label = self.labels().labels[self.index(pos)];
         (label != 0).then_some(label)
     }
 
@@ -711,34 +768,159 @@ impl NavGrid {
         }
     }
 
-    fn labels(&self) -> &[u32] {
+    fn labels(&self) -> &Labels {
         self.components.get_or_init(|| self.compute_labels())
     }
 
     /// Flood fills 4-connected regions. Under both corner rules a legal diagonal step has a
     /// passable orthogonal cell beside it, so 8-way connectivity equals 4-way connectivity.
-    fn compute_labels(&self) -> Vec<u32> {
+    fn compute_labels(&self) -> Labels {
         let mut labels = vec![0u32; self.costs.len()];
+        let mut sizes = vec![0u32];
         let stride = self.stride();
         let mut stack = Vec::new();
-        let mut next = 0u32;
         for start in 0..self.costs.len() {
             if self.costs[start] == 0 || labels[start] != 0 {
                 continue;
             }
-            next += 1;
-            labels[start] = next;
-            stack.push(start);
-            while let Some(i) = stack.pop() {
-                for j in [i - 1, i + 1, i - stride, i + stride] {
-                    if self.costs[j] != 0 && labels[j] == 0 {
-                        labels[j] = next;
-                        stack.push(j);
+            let label = sizes.len() as u32;
+            sizes.push(fill(&self.costs, stride, &mut labels, &mut stack, start, label));
+        }
+        Labels { labels, sizes }
+    }
+
+    /// After padded cell `i` (of component `label`) was blocked and its open neighbours are not
+    /// joined round it: searches outwards from them, a bounded number of cells, to find whether
+    /// they are still joined, and gives any part cut off a label of its own. False when the
+    /// bound was reached first (the labels are then to be dropped).
+    fn rejoin(&mut self, i: usize, label: u32) -> bool {
+        const BOUND: usize = 4096;
+        let stride = self.stride();
+        let costs = &self.costs;
+        let Some(labels) = self.components.get_mut() else {
+            return true;
+        };
+        let mut targets: Vec<usize> =
+            [i - 1, i + 1, i - stride, i + stride].into_iter().filter(|&j| costs[j] != 0).collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut queue = std::collections::VecDeque::new();
+        while targets.len() > 1 {
+            seen.clear();
+            queue.clear();
+            seen.insert(targets[0]);
+            queue.push_back(targets[0]);
+            let mut missing = targets.len() - 1;
+            while let Some(c) = queue.pop_front() {
+                for j in [c - 1, c + 1, c - stride, c + stride] {
+                    if costs[j] != 0 && seen.insert(j) {
+                        if targets[1..].contains(&j) {
+                            missing -= 1;
+                        }
+                        queue.push_back(j);
+                    }
+                }
+                if missing == 0 {
+                    return true; // still one piece
+                }
+                if seen.len() > BOUND {
+                    return false;
+                }
+            }
+            // Exhausted: the part round targets[0] is cut off from the rest.
+            let new = labels.sizes.len() as u32;
+            for &c in &seen {
+                labels.labels[c] = new;
+            }
+            labels.sizes.push(seen.len() as u32);
+            if let Some(size) = labels.sizes.get_mut(label as usize) {
+                *size = size.saturating_sub(seen.len() as u32);
+            }
+            targets.retain(|t| !seen.contains(t));
+        }
+        true
+    }
+
+    /// Keeps the labels (if computed) in step after padded cell `i` turned open or blocked.
+    /// Opening joins the neighbours' components (relabelling all but the largest). Blocking can
+    /// split a component only if the cell's open neighbours are not joined round the ring of
+    /// its eight surrounding cells; then the labels are dropped, to be recomputed when next
+    /// asked for. Most changes (a cell in open ground, at the end of a corridor) cost O(1).
+    fn update_labels(&mut self, i: usize, open: bool) {
+        let stride = self.stride();
+        let Some(labels) = self.components.get_mut() else {
+            return;
+        };
+        let around = [i - 1, i + 1, i - stride, i + stride];
+        if open {
+            let mut best = 0u32;
+            for &j in &around {
+                let l = labels.labels[j];
+                if l != 0 && (best == 0 || labels.sizes[l as usize] > labels.sizes[best as usize]) {
+                    best = l;
+                }
+            }
+            if best == 0 {
+                labels.labels[i] = labels.sizes.len() as u32;
+                labels.sizes.push(1);
+                return;
+            }
+            labels.labels[i] = best;
+            labels.sizes[best as usize] += 1;
+            let mut stack = Vec::new();
+            for &j in &around {
+                let l = labels.labels[j];
+                if l != 0 && l != best {
+                    let moved = fill_over(&mut labels.labels, stride, &mut stack, j, l, best);
+                    labels.sizes[best as usize] += moved;
+                    labels.sizes[l as usize] = 0;
+                }
+            }
+        } else {
+            let label = labels.labels[i];
+            labels.labels[i] = 0;
+            if let Some(size) = labels.sizes.get_mut(label as usize) {
+                *size = size.saturating_sub(1);
+            }
+            // The ring round i, in order: the open neighbours must be joined along it.
+            let ring = [
+                i + 1,
+                i + 1 + stride,
+                i + stride,
+                i + stride - 1,
+                i - 1,
+                i - 1 - stride,
+                i - stride,
+                i - stride + 1,
+            ];
+            let costs = &self.costs;
+            let open_at = |k: usize| costs[ring[k % 8]] != 0;
+            // Count the runs of open ring cells that hold an orthogonal neighbour (even k).
+            // Orthogonal neighbours in one run are joined through the ring; in two runs they
+            // may not be.
+            let mut runs_with_neighbour = 0;
+            let start = (0..8).find(|&k| !open_at(k));
+            match start {
+                None => return, // the whole ring is open: still joined
+                Some(start) => {
+                    let mut in_run = false;
+                    let mut has_neighbour = false;
+                    for step in 1..=8 {
+                        let k = (start + step) % 8;
+                        if open_at(k) {
+                            in_run = true;
+                            has_neighbour |= k % 2 == 0;
+                        } else if in_run {
+                            runs_with_neighbour += usize::from(has_neighbour);
+                            in_run = false;
+                            has_neighbour = false;
+                        }
                     }
                 }
             }
+            if runs_with_neighbour > 1 && !self.rejoin(i, label) {
+                self.components.take();
+            }
         }
-        labels
     }
 
     // ---- internals shared with the search engine ----
@@ -1102,6 +1284,53 @@ mod tests {
         // Cost changes keep labels valid.
         grid.set(GridPos::new(2, 2), Cell::Passable { cost: 9 }).unwrap();
         assert!(grid.connected(a, b));
+    }
+
+    #[test]
+    fn labels_kept_cell_by_cell_match_labels_computed_afresh() {
+        // Random walls appear and vanish one at a time, with the labels in use throughout:
+        // after every change they must partition the open cells exactly as a fresh flood fill.
+        let mut seed = 12345u64;
+        let mut next = move |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(n)) as u32
+        };
+        let (mut kept, mut dropped) = (0, 0);
+        for round in 0..40 {
+            let (w, h) = (2 + next(20), 2 + next(20));
+            let mut grid = NavGrid::new(w, h).unwrap();
+            for _ in 0..(w * h / 3) {
+                grid.set(GridPos::new(next(w), next(h)), Cell::Blocked).unwrap();
+            }
+            for change in 0..300 {
+                let _ = grid.labels(); // labels in use
+                let pos = GridPos::new(next(w), next(h));
+                let cell = if grid.is_passable(pos) { Cell::Blocked } else { Cell::GROUND };
+                grid.set(pos, cell).unwrap();
+                let Some(labels) = grid.components.get() else {
+                    dropped += 1;
+                    continue;
+                };
+                kept += 1;
+                let fresh = grid.compute_labels();
+                let mut map = std::collections::HashMap::new();
+                let mut back = std::collections::HashMap::new();
+                for (i, (&l, &f)) in labels.labels.iter().zip(&fresh.labels).enumerate() {
+                    assert_eq!(l == 0, f == 0, "round {round} change {change} cell {i}");
+                    if l != 0 {
+                        assert_eq!(*map.entry(l).or_insert(f), f, "round {round} change {change}");
+                        assert_eq!(*back.entry(f).or_insert(l), l, "round {round} change {change}");
+                    }
+                }
+                for (&l, &f) in &map {
+                    assert_eq!(labels.sizes[l as usize], fresh.sizes[f as usize]);
+                }
+            }
+        }
+        // Changes keep the labels (splits are found by a bounded search round the cell).
+        assert!(kept > 9 * dropped, "kept {kept}, dropped {dropped}");
     }
 
     #[test]

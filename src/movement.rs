@@ -69,16 +69,17 @@ impl ObstacleCells {
     }
 }
 
+/// Notes the cells that [`NavObstacle`]s stand on this frame.
 pub(crate) fn collect_obstacles(
-    geometry: Option<Res<NavGeometry>>,
-    obstacles: Query<(Entity, &Transform), With<NavObstacle>>,
-    mut cells: ResMut<ObstacleCells>,
+    geometry: Option<&NavGeometry>,
+    obstacles: &Query<(Entity, &Transform), With<NavObstacle>>,
+    cells: &mut ObstacleCells,
 ) {
     cells.0.clear();
     let Some(geometry) = geometry else {
         return;
     };
-    for (entity, transform) in &obstacles {
+    for (entity, transform) in obstacles {
         if let Ok(cell) = geometry.world_to_cell(transform.translation.truncate()) {
             cells.0.push((entity, cell));
         }

@@ -4,12 +4,10 @@ use bevy::prelude::*;
 
 use crate::grid::{CornerRule, Neighborhood};
 use crate::movement::{
-    Arrived, NavObstacle, ObstacleCells, PathFollower, PathIndex, Replanning, collect_obstacles,
-    follow_paths,
+    Arrived, NavObstacle, ObstacleCells, PathFollower, PathIndex, Replanning, follow_paths,
 };
 use crate::request::{
-    NavDiagnostics, Path, PathFailed, PathRequest, RequestQueue, answer_requests, queue_requests,
-    reset_diagnostics,
+    NavDiagnostics, Path, PathFailed, PathRequest, RequestQueue, answer_requests,
 };
 use crate::search::SearchOptions;
 use crate::tilemap::{
@@ -30,6 +28,9 @@ pub struct NavSettings {
     /// for the next frame, and a search that needs more pauses and goes on next frame (before
     /// any other), so that no frame waits on a long search. Paths are the same as in one go.
     pub max_expansions_per_frame: u64,
+    /// The frame's search budget in time, on top of the one in cells: once spent, searches wait
+    /// or pause as above (the clock is read every 256 expanded cells). `None`: cells only.
+    pub max_search_time_per_frame: Option<std::time::Duration>,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).
     pub debug: bool,
@@ -43,6 +44,7 @@ impl Default for NavSettings {
             search: SearchOptions::default(),
             max_requests_per_frame: 64,
             max_expansions_per_frame: 20_000,
+            max_search_time_per_frame: Some(std::time::Duration::from_micros(500)),
             debug: false,
         }
     }
@@ -97,8 +99,8 @@ impl Plugin for TilemapNavPlugin {
             .add_systems(
                 Update,
                 (
-                    (reset_diagnostics, sync_nav_grid).chain().in_set(NavSet::SyncGrid),
-                    (collect_obstacles, queue_requests, answer_requests).chain().in_set(NavSet::Pathfind),
+                    sync_nav_grid.in_set(NavSet::SyncGrid),
+                    answer_requests.in_set(NavSet::Pathfind),
                     follow_paths.in_set(NavSet::Move),
                     crate::debug::draw_watched_search
                         .in_set(NavSet::Debug)

@@ -6,7 +6,7 @@ use std::fmt;
 use bevy::prelude::*;
 
 use crate::grid::{Cell, GridPos, NavGrid};
-use crate::movement::{ObstacleCells, PathFollower, Replanning};
+use crate::movement::{NavObstacle, ObstacleCells, PathFollower, Replanning, collect_obstacles};
 use crate::plugin::NavSettings;
 use crate::search::{PathError, PathResult, Pathfinder, SearchOptions, SearchStep, SearchTrace};
 use crate::tilemap::{NavGeometry, WorldToCellError};
@@ -180,7 +180,7 @@ pub struct PathFailed {
 }
 
 /// What the plugin did in the last frame, to tune its budgets, for benchmarks and for tests.
-/// Reset at the start of every frame.
+/// Reset when the frame's pathfinding begins.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Resource)]
 pub struct NavDiagnostics {
@@ -198,10 +198,6 @@ pub struct NavDiagnostics {
     pub paths_checked: u32,
     /// Walking agents sent to plan again (a cut path, or someone standing in the way).
     pub replans: u32,
-}
-
-pub(crate) fn reset_diagnostics(mut diagnostics: ResMut<NavDiagnostics>) {
-    *diagnostics = NavDiagnostics::default();
 }
 
 /// A search spread over frames, for one agent's request.
@@ -242,11 +238,8 @@ pub(crate) struct RequestQueue {
 }
 
 /// Queues new and replaced requests in arrival order.
-pub(crate) fn queue_requests(
-    mut queue: ResMut<RequestQueue>,
-    requests: Query<Entity, Changed<PathRequest>>,
-) {
-    for entity in &requests {
+fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<PathRequest>>) {
+    for entity in requests {
         if let Some(i) = queue.waiting.iter().position(|&e| e == entity) {
             queue.waiting.remove(i);
         }
@@ -304,11 +297,21 @@ pub(crate) fn answer_requests(
         Option<&Path>,
         Has<WatchSearch>,
     )>,
-    obstacles: Res<ObstacleCells>,
+    new_requests: Query<Entity, Changed<PathRequest>>,
+    obstacle_agents: Query<(Entity, &Transform), With<NavObstacle>>,
+    mut obstacles: ResMut<ObstacleCells>,
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
-    let mut budget = u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1);
+    // One system rather than three: each system costs the scheduler a wake-up.
+    *diagnostics = NavDiagnostics::default();
+    collect_obstacles(geometry.as_deref(), &obstacle_agents, &mut obstacles);
+    queue_requests(&mut queue, &new_requests);
+    let mut budget = Budget {
+        expansions: u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1),
+        deadline: settings.max_search_time_per_frame.map(|t| std::time::Instant::now() + t),
+    };
+    let budget_at_start = budget.expansions;
     let mut answered = 0usize;
     let RequestQueue { waiting, running, pathfinder } = &mut *queue;
     let map = grid.as_deref().zip(geometry.as_deref());
@@ -325,24 +328,22 @@ pub(crate) fn answer_requests(
                 let follower = requests.get(run.entity).ok().and_then(|r| r.2);
                 let avoid = obstacles.for_agent(run.entity);
                 let began = std::time::Instant::now();
-                let mut step =
-                    pathfinder.resume_search(run.frozen.as_ref().unwrap_or(live), budget);
+                let on = run.frozen.as_ref().unwrap_or(live);
+                let first = pathfinder.resume_search(on, budget.slice());
+                let mut step = go_on(pathfinder, on, first, &mut budget, run.expanded);
                 loop {
                     match step {
                         // The live grid changed under it: begin again, below.
                         SearchStep::Done(Err(PathError::GridChanged)) => {}
                         SearchStep::Paused { expanded } => {
-                            diagnostics.expansions += u64::from(expanded - run.expanded);
                             run.expanded = expanded;
                             diagnostics.search_paused = true;
+                            diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
                             run.micros += began.elapsed().as_secs_f32() * 1e6;
                             *running = Some(run);
                             return;
                         }
                         SearchStep::Done(result) => {
-                            let used = done_expansions(&result).saturating_sub(run.expanded);
-                            budget = budget.saturating_sub(used.max(1));
-                            diagnostics.expansions += u64::from(used);
                             if let Some(result) = settle(live, &run, result) {
                                 run.micros += began.elapsed().as_secs_f32() * 1e6;
                                 answered += 1;
@@ -361,7 +362,9 @@ pub(crate) fn answer_requests(
                     run.redone += 1;
                     run.expanded = 0;
                     diagnostics.searches_redone += 1;
-                    step = begin_search(pathfinder, frozen, &run.query, &avoid, budget);
+                    let first =
+                        begin_search(pathfinder, frozen, &run.query, &avoid, budget.slice());
+                    step = go_on(pathfinder, frozen, first, &mut budget, 0);
                 }
             }
         }
@@ -369,7 +372,12 @@ pub(crate) fn answer_requests(
 
     // Then waiting requests, in arrival order, while the budget lasts; the one that runs out of
     // it is spread over the next frames.
-    while answered < settings.max_requests_per_frame.max(1) && budget > 0 {
+    // At least one slice of search a frame, whatever the clock says, so that all goes on.
+    let mut searched = running.is_some();
+    while answered < settings.max_requests_per_frame.max(1)
+        && budget.expansions > 0
+        && (!searched || budget.left())
+    {
         let Some(entity) = waiting.pop_front() else {
             break;
         };
@@ -393,26 +401,75 @@ pub(crate) fn answer_requests(
             pathfinder.record_next();
         }
         let began = std::time::Instant::now();
-        let step = begin_search(pathfinder, grid, &query, &obstacles.for_agent(entity), budget);
+        let avoid = obstacles.for_agent(entity);
+        searched = true;
+        let first = begin_search(pathfinder, grid, &query, &avoid, budget.slice());
+        let step = go_on(pathfinder, grid, first, &mut budget, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;
         diagnostics.searches_started += 1;
         match step {
             SearchStep::Paused { expanded } => {
-                diagnostics.expansions += u64::from(expanded);
                 diagnostics.search_paused = true;
                 *running =
                     Some(Running { entity, query, frozen: None, redone: 0, expanded, micros });
                 break;
             }
             SearchStep::Done(result) => {
-                let used = done_expansions(&result);
-                budget = budget.saturating_sub(used.max(1));
-                diagnostics.expansions += u64::from(used);
                 diagnostics.searches_finished += 1;
                 let path = result
                     .map(|found| make_path(found, geometry, &query, micros))
                     .map_err(NavError::from);
                 out.deliver(entity, follower, Some(grid), path, pathfinder);
+            }
+        }
+    }
+    diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
+}
+
+/// The frame's search budget: expanded cells, and a time when one is set.
+struct Budget {
+    expansions: u32,
+    deadline: Option<std::time::Instant>,
+}
+
+/// With a time budget, searches run in slices of this many expansions, the clock read between.
+const SLICE: u32 = 256;
+
+impl Budget {
+    fn left(&self) -> bool {
+        self.expansions > 0 && self.deadline.is_none_or(|d| std::time::Instant::now() < d)
+    }
+
+    /// How many expansions the next call may take.
+    fn slice(&self) -> u32 {
+        if self.deadline.is_some() { self.expansions.min(SLICE) } else { self.expansions }
+    }
+}
+
+/// Goes on with a search (`step` is its first call this frame, on `grid`; it had expanded
+/// `before` cells until then) while the budget lasts, and charges the budget for it.
+fn go_on(
+    pathfinder: &mut Pathfinder,
+    grid: &NavGrid,
+    mut step: SearchStep,
+    budget: &mut Budget,
+    before: u32,
+) -> SearchStep {
+    let mut last = before;
+    loop {
+        match step {
+            SearchStep::Paused { expanded } => {
+                budget.expansions = budget.expansions.saturating_sub(expanded - last);
+                last = expanded;
+                if !budget.left() {
+                    return step;
+                }
+                step = pathfinder.resume_search(grid, budget.slice());
+            }
+            SearchStep::Done(ref result) => {
+                let used = done_expansions(result).saturating_sub(last);
+                budget.expansions = budget.expansions.saturating_sub(used.max(1));
+                return step;
             }
         }
     }

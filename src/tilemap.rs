@@ -312,7 +312,11 @@ pub(crate) fn sync_nav_grid(
         // says would make bevy_ecs_tilemap's own lookups panic.
         let cells = u64::from(size.x) * u64::from(size.y);
         let storage_size = UVec2::new(storage.size.x, storage.size.y);
-        let storage_tiles = storage.iter().count();
+        // Counting the tiles reads the whole storage: only when it or the size changed (an
+        // unchanged layer was found consistent when it was taken in).
+        let known = layers.layers.iter().any(|(e, l)| e == entity && l.size == size);
+        let storage_tiles =
+            if known && !storage.is_changed() { cells as usize } else { storage.iter().count() };
         let refusal = if **map_type != TilemapType::Square {
             let error = TilemapNavError::UnsupportedMapType(**map_type);
             Some((error, storage.is_added() || map_type.is_changed()))

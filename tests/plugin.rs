@@ -14,10 +14,16 @@ const MUD: u32 = 2;
 const TILE: f32 = 16.0;
 const DT: Duration = Duration::from_millis(16);
 
+/// The plugin's settings with the search budget in cells only: frame counts in these tests do
+/// not depend on how fast the machine is.
+fn settings() -> NavSettings {
+    NavSettings { max_search_time_per_frame: None, ..NavSettings::default() }
+}
+
 fn app() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin::default())
+        .add_plugins(TilemapNavPlugin { settings: settings() })
         .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
         .insert_resource(
             TileRules::default().with(WALL, Cell::Blocked).with(MUD, Cell::Passable { cost: 5 }),
@@ -412,7 +418,7 @@ fn two_hundred_agents_in_one_frame_are_all_answered_within_the_budget() {
 #[test]
 fn requests_are_answered_in_arrival_order() {
     let mut app = app();
-    app.insert_resource(NavSettings { max_requests_per_frame: 3, ..NavSettings::default() });
+    app.insert_resource(NavSettings { max_requests_per_frame: 3, ..settings() });
     spawn_map(&mut app, &ROOM);
     app.update();
     let agents: Vec<Entity> = (0..7u32)
@@ -988,7 +994,7 @@ fn frames_until_path(app: &mut App, agent: Entity, budget: u64) -> (Path, usize)
 fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
     let mut app = app();
     let budget = 40;
-    app.insert_resource(NavSettings { max_expansions_per_frame: budget, ..NavSettings::default() });
+    app.insert_resource(NavSettings { max_expansions_per_frame: budget, ..settings() });
     let map = open_map(&mut app);
     // A wall with a gap at the top, so that A* expands a good part of the map.
     for y in 0..14 {
@@ -1014,10 +1020,7 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
     for opened in [false, true] {
         let mut app = app();
         let budget = 40;
-        app.insert_resource(NavSettings {
-            max_expansions_per_frame: budget,
-            ..NavSettings::default()
-        });
+        app.insert_resource(NavSettings { max_expansions_per_frame: budget, ..settings() });
         let map = open_map(&mut app);
         for y in 0..14 {
             set_tile(&mut app, map, GridPos::new(32, y), WALL);
@@ -1061,4 +1064,32 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
         assert!(bevy_tilemap_nav::search::path_cost(&grid, &path.cells).is_some());
         assert_eq!(path.cells.contains(&GridPos::new(32, 2)), opened);
     }
+}
+
+#[test]
+fn a_search_time_budget_spreads_searches_and_always_makes_progress() {
+    // No time at all: each frame still runs one slice of search, so every request is answered,
+    // with the same paths.
+    let mut app = app();
+    app.insert_resource(NavSettings {
+        max_search_time_per_frame: Some(Duration::ZERO),
+        ..settings()
+    });
+    let map = open_map(&mut app);
+    for y in 0..14 {
+        set_tile(&mut app, map, GridPos::new(32, y), WALL);
+    }
+    app.update();
+    let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
+    let agent = spawn_astar_agent(&mut app, start, goal);
+    let other = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(5, 5), 0.0);
+    let (path, frames) = frames_until_path(&mut app, agent, 256);
+    assert!(frames > 1);
+    let grid = app.world().resource::<NavGrid>().clone();
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    assert_eq!(path.cells, Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap().cells);
+    for _ in 0..3 {
+        app.update();
+    }
+    assert!(app.world().get::<Path>(other).is_some());
 }

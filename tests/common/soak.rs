@@ -148,7 +148,10 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
     let mut rng = Rng(config.seed);
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin::default())
+        // The search budget in cells only, so that the run is the same on any machine.
+        .add_plugins(TilemapNavPlugin {
+            settings: NavSettings { max_search_time_per_frame: None, ..NavSettings::default() },
+        })
         .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
         .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
 

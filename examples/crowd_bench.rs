@@ -1,0 +1,301 @@
+//! The crowd benchmark, headless: 1,000 agents on a tilemap, each asking for a new random goal
+//! when it arrives or every 2 seconds, in 60 Hz frames; it times the plugin's systems (grid
+//! sync, pathfinding, movement) every frame and prints p50, p99 and max after the first second,
+//! for three situations on two maps:
+//!
+//! - `static`: nothing changes;
+//! - `toggle`: one random cell turns wall or floor every 5 frames;
+//! - `obstacles`: 10 of the agents are `NavObstacle`s, walked around by all the others.
+//!
+//! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
+//! (512 x 512, `assets/maps`). It also times the first frame (the grid built from the tiles)
+//! and reports live heap bytes after warm-up and at the end.
+//!
+//! ```sh
+//! cargo run --release --example crowd_bench                 # 3,600 frames a situation
+//! cargo run --release --example crowd_bench -- 600 rooms    # fewer frames, one map
+//! ```
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[allow(dead_code)]
+#[path = "../tests/common/soak.rs"]
+mod soak;
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::io::movingai::load_map;
+use bevy_tilemap_nav::prelude::*;
+use common::Rng;
+
+const FLOOR: u32 = 0;
+const WALL: u32 = 1;
+const TILE: f32 = 16.0;
+const AGENTS: usize = 1000;
+const OBSTACLES: usize = 10;
+/// Frames of the first second, left out of the figures.
+const WARM_UP: usize = 60;
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Situation {
+    Static,
+    Toggle,
+    Obstacles,
+}
+
+/// A 256 x 256 map of 16 x 16 rooms with doors between neighbours, two corridors across it,
+/// and a few pillars, from a seed.
+pub fn rooms_map(seed: u64) -> NavGrid {
+    let n = 256u32;
+    let mut rng = Rng(seed);
+    let mut cells = Vec::new();
+    let mut wall = vec![false; (n * n) as usize];
+    for y in 0..n {
+        for x in 0..n {
+            wall[(y * n + x) as usize] = x % 16 == 0 || y % 16 == 0 || x == n - 1 || y == n - 1;
+        }
+    }
+    let open = |wall: &mut Vec<bool>, x: u32, y: u32| {
+        if x > 0 && y > 0 && x < n - 1 && y < n - 1 {
+            wall[(y * n + x) as usize] = false;
+        }
+    };
+    // Doors: two cells wide, in three walls of four.
+    for ry in 0..16 {
+        for rx in 0..16 {
+            let (x0, y0) = (rx * 16, ry * 16);
+            if rng.chance(75) {
+                let d = 2 + rng.below(11);
+                open(&mut wall, x0 + 16, y0 + d);
+                open(&mut wall, x0 + 16, y0 + d + 1);
+            }
+            if rng.chance(75) {
+                let d = 2 + rng.below(11);
+                open(&mut wall, x0 + d, y0 + 16);
+                open(&mut wall, x0 + d + 1, y0 + 16);
+            }
+            // A pillar or two.
+            for _ in 0..rng.below(3) {
+                let (px, py) = (x0 + 3 + rng.below(10), y0 + 3 + rng.below(10));
+                wall[(py * n + px) as usize] = true;
+            }
+        }
+    }
+    // Corridors, three cells wide, across the middle both ways.
+    for a in 1..n - 1 {
+        for b in 127..130 {
+            open(&mut wall, a, b);
+            open(&mut wall, b, a);
+        }
+    }
+    let mut grid = NavGrid::new(n, n).expect("a 256 x 256 grid");
+    for y in 0..n {
+        for x in 0..n {
+            let cell = if wall[(y * n + x) as usize] { Cell::Blocked } else { Cell::GROUND };
+            cells.push((GridPos::new(x, y), cell));
+        }
+    }
+    grid.set_all(cells).expect("cells on the grid");
+    grid
+}
+
+/// Per-frame wall-clock time of the plugin's system sets, and the time to the end of the grid
+/// sync and of pathfinding (summed over the run).
+#[derive(Resource, Default)]
+struct Timing {
+    began: Option<Instant>,
+    frames: Vec<Duration>,
+    sync: Duration,
+    pathfind: Duration,
+}
+
+fn timer_start(mut timing: ResMut<Timing>) {
+    timing.began = Some(Instant::now());
+}
+
+fn timer_synced(mut timing: ResMut<Timing>) {
+    if let Some(began) = timing.began {
+        timing.sync += began.elapsed();
+    }
+}
+
+fn timer_pathfound(mut timing: ResMut<Timing>) {
+    if let Some(began) = timing.began {
+        timing.pathfind += began.elapsed();
+    }
+}
+
+fn timer_stop(mut timing: ResMut<Timing>) {
+    if let Some(began) = timing.began.take() {
+        timing.frames.push(began.elapsed());
+    }
+}
+
+struct Run {
+    first_frame: Duration,
+    frames: Vec<Duration>,
+    /// Mean time to the end of the sync, of pathfinding.
+    sync: Duration,
+    pathfind: Duration,
+    searches: u64,
+    paused_frames: usize,
+    early_bytes: usize,
+    late_bytes: usize,
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let k = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[k.min(sorted.len() - 1)]
+}
+
+fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
+    let mut rng = Rng(seed);
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::default())
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 60.0)))
+        .insert_resource(TileRules::default().with(WALL, Cell::Blocked))
+        .init_resource::<Timing>()
+        .add_systems(Update, timer_start.before(NavSet::SyncGrid))
+        .add_systems(Update, timer_synced.after(NavSet::SyncGrid).before(NavSet::Pathfind))
+        .add_systems(Update, timer_pathfound.after(NavSet::Pathfind).before(NavSet::Move))
+        .add_systems(Update, timer_stop.after(NavSet::Debug));
+
+    let (w, h) = (grid.width(), grid.height());
+    let size = TilemapSize { x: w, y: h };
+    let tilemap = app.world_mut().spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    let bundles: Vec<_> = grid
+        .positions()
+        .map(|pos| {
+            let texture = if grid.is_passable(pos) { FLOOR } else { WALL };
+            (TilePos { x: pos.x, y: pos.y }, TilemapId(tilemap), TileTextureIndex(texture))
+        })
+        .collect();
+    let tiles: Vec<Entity> = app.world_mut().spawn_batch(bundles).collect();
+    for (pos, &tile) in grid.positions().zip(&tiles) {
+        storage.set(&TilePos { x: pos.x, y: pos.y }, tile);
+    }
+    app.world_mut().entity_mut(tilemap).insert((
+        storage,
+        size,
+        TilemapGridSize { x: TILE, y: TILE },
+        TilemapTileSize { x: TILE, y: TILE },
+        TilemapType::Square,
+        TilemapAnchor::None,
+        Transform::default(),
+        NavTilemap,
+    ));
+    app.update();
+    let first_frame = app.world_mut().resource_mut::<Timing>().frames.pop().unwrap_or_default();
+
+    let geometry = *app.world().resource::<NavGeometry>();
+    let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let speed = 4.0 * TILE; // 4 tiles a second
+    let mut agents = Vec::with_capacity(AGENTS);
+    let mut next_goal_at = Vec::with_capacity(AGENTS);
+    for k in 0..AGENTS {
+        let at = open[rng.below(open.len() as u32) as usize];
+        let goal = open[rng.below(open.len() as u32) as usize];
+        let mut agent = app.world_mut().spawn((
+            Transform::from_translation(geometry.cell_to_world(at).extend(1.0)),
+            PathFollower::new(speed),
+            PathRequest::to(goal),
+        ));
+        if situation == Situation::Obstacles && k < OBSTACLES {
+            agent.insert(NavObstacle);
+        }
+        agents.push(agent.id());
+        // Staggered, so that the 2-second renewals do not all fall on one frame.
+        next_goal_at.push(rng.below(120) as usize);
+    }
+
+    let mut searches = 0u64;
+    let mut paused_frames = 0;
+    let (mut early_bytes, mut late_bytes) = (0, 0);
+    for frame in 0..frames {
+        if situation == Situation::Toggle && frame % 5 == 0 {
+            let tile = tiles[rng.below(tiles.len() as u32) as usize];
+            let mut texture = app.world_mut().get_mut::<TileTextureIndex>(tile).unwrap();
+            texture.0 = if texture.0 == WALL { FLOOR } else { WALL };
+        }
+        let arrived: Vec<Entity> = app
+            .world()
+            .resource::<Messages<Arrived>>()
+            .iter_current_update_messages()
+            .map(|a| a.entity)
+            .collect();
+        for (k, &agent) in agents.iter().enumerate() {
+            if frame >= next_goal_at[k] || arrived.contains(&agent) {
+                next_goal_at[k] = frame + 120;
+                let goal = open[rng.below(open.len() as u32) as usize];
+                app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+            }
+        }
+        app.update();
+        let diagnostics = *app.world().resource::<NavDiagnostics>();
+        searches += u64::from(diagnostics.searches_finished);
+        paused_frames += usize::from(diagnostics.search_paused);
+        if frame == frames / 4 {
+            early_bytes = soak::live_bytes();
+        }
+        if frame == frames - 1 {
+            late_bytes = soak::live_bytes();
+        }
+    }
+    let timing = app.world().resource::<Timing>();
+    let sync = timing.sync / frames as u32;
+    let pathfind = timing.pathfind / frames as u32;
+    let frames = std::mem::take(&mut app.world_mut().resource_mut::<Timing>().frames);
+    Run { first_frame, frames, sync, pathfind, searches, paused_frames, early_bytes, late_bytes }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let frames: usize = args.first().and_then(|f| f.parse().ok()).unwrap_or(3600).max(WARM_UP + 1);
+    let only = args.get(1).cloned();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let mut maps = vec![("rooms (256 x 256)", rooms_map(11))];
+    if only.as_deref() != Some("rooms") {
+        let room = load_map(format!("{dir}/64room_000.map")).expect("assets/maps/64room_000.map");
+        maps.push(("64room_000 (512 x 512)", room));
+    }
+    if only.as_deref() == Some("64room") {
+        maps.remove(0);
+    }
+    println!(
+        "crowd: {AGENTS} agents, {frames} frames of 1/60 s per situation, new goal on arrival or \
+         every 2 s; time of the plugin's systems per frame after the first {WARM_UP} frames"
+    );
+    println!(
+        "| map | situation | p50 | p99 | max | mean: sync, +pathfind, +move | first frame | \
+         searches/frame | paused frames | heap at 1/4, end |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (name, grid) in &maps {
+        for situation in [Situation::Static, Situation::Toggle, Situation::Obstacles] {
+            let run = run(grid, situation, frames, 5);
+            let mut sorted: Vec<Duration> = run.frames[WARM_UP.min(run.frames.len())..].to_vec();
+            let mean = run.frames.iter().sum::<Duration>() / run.frames.len().max(1) as u32;
+            sorted.sort_unstable();
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "| {name} | {situation:?} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2}, {:.2}, {:.2} ms | {:.1} ms | {:.1} | {} | {:.1} / {:.1} MiB |",
+                ms(percentile(&sorted, 0.5)),
+                ms(percentile(&sorted, 0.99)),
+                ms(*sorted.last().unwrap_or(&Duration::ZERO)),
+                ms(run.sync),
+                ms(run.pathfind - run.sync),
+                ms(mean - run.pathfind),
+                ms(run.first_frame),
+                run.searches as f64 / run.frames.len().max(1) as f64,
+                run.paused_frames,
+                run.early_bytes as f64 / (1 << 20) as f64,
+                run.late_bytes as f64 / (1 << 20) as f64,
+            );
+        }
+    }
+}

@@ -190,7 +190,12 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         NavTilemap,
     ));
     app.update();
-    let first_frame = app.world_mut().resource_mut::<Timing>().frames.pop().unwrap_or_default();
+    let first_frame = {
+        let mut timing = app.world_mut().resource_mut::<Timing>();
+        timing.sync = Duration::ZERO;
+        timing.pathfind = Duration::ZERO;
+        timing.frames.pop().unwrap_or_default()
+    };
 
     let geometry = *app.world().resource::<NavGeometry>();
     let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
@@ -288,8 +293,8 @@ fn main() {
                 ms(percentile(&sorted, 0.99)),
                 ms(*sorted.last().unwrap_or(&Duration::ZERO)),
                 ms(run.sync),
-                ms(run.pathfind - run.sync),
-                ms(mean - run.pathfind),
+                ms(run.pathfind.saturating_sub(run.sync)),
+                ms(mean.saturating_sub(run.pathfind)),
                 ms(run.first_frame),
                 run.searches as f64 / run.frames.len().max(1) as f64,
                 run.paused_frames,

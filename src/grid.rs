@@ -213,6 +213,34 @@ struct Labels {
     sizes: Vec<u32>,
 }
 
+/// All turn bits of one orientation at once, 64 cells a step, from the open bits laid out in
+/// `lines` lines of `words` words (rows of `open_rows`, or columns of `open_cols`). A cell of
+/// line `l` has a turn bit for runs towards + (`turns[0]`) when, on line `l - 1` or `l + 1`,
+/// the cell beside it is open and the one behind that (position - 1) is not; towards -
+/// (`turns[1]`) the same with position + 1. The same rule as `refresh_turns`, cell by cell.
+fn turns_from_open(open: &[u64], words: usize, lines: usize, turns: &mut [Vec<u64>; 2]) {
+    let line = |l: usize| &open[l * words..(l + 1) * words];
+    for l in 0..lines {
+        for w in 0..words {
+            let (mut forward, mut backward) = (0u64, 0u64);
+            for side in [l.checked_sub(1), Some(l + 1).filter(|&n| n < lines)].into_iter().flatten()
+            {
+                let bits = line(side);
+                let here = bits[w];
+                let before = if w > 0 { bits[w - 1] >> 63 } else { 0 };
+                let after = if w + 1 < words { bits[w + 1] << 63 } else { 0 };
+                // Bit p of `behind_forward` is the open bit of position p - 1.
+                let behind_forward = (here << 1) | before;
+                let behind_backward = (here >> 1) | after;
+                forward |= here & !behind_forward;
+                backward |= here & !behind_backward;
+            }
+            turns[0][l * words + w] = forward;
+            turns[1][l * words + w] = backward;
+        }
+    }
+}
+
 /// Labels the 4-connected open region round padded cell `start` (unlabelled) with `label`;
 /// returns its size.
 fn fill(
@@ -989,12 +1017,12 @@ impl NavGrid {
         }
     }
 
-    /// Recomputes every turn and run bit from the costs.
+    /// Recomputes every turn and run bit from the costs (the open bits being up to date).
     fn refresh_all_bits(&mut self) {
-        let stride = self.stride();
-        for i in 0..self.costs.len() {
-            self.refresh_turns(i % stride, i / stride);
-        }
+        let (rw, cw) = (self.row_words(), self.col_words());
+        let (rows, cols) = (self.height as usize + 2, self.stride());
+        turns_from_open(&self.open_rows, rw, rows, &mut self.turn_rows);
+        turns_from_open(&self.open_cols, cw, cols, &mut self.turn_cols);
         self.refresh_all_runs();
     }
 

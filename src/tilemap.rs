@@ -287,6 +287,8 @@ pub(crate) fn sync_nav_grid(
 ) {
     let mut dirty: Vec<GridPos> = Vec::new();
     let mut full = false;
+    // Layers taken in this frame: their cells were just read with the current rules.
+    let mut new_layers: Vec<Entity> = Vec::new();
 
     // Layers whose tilemap is gone (despawned or unmarked).
     let before = layers.layers.len();
@@ -371,6 +373,7 @@ pub(crate) fn sync_nav_grid(
                     }
                 }
                 layers.layers.push((*entity, layer));
+                new_layers.push(*entity);
                 full = true;
             }
             Some((_, layer)) if storage.is_changed() && !rules_changed => {
@@ -391,7 +394,7 @@ pub(crate) fn sync_nav_grid(
     }
 
     if rules_changed {
-        for (_, layer) in layers.layers.iter_mut() {
+        for (_, layer) in layers.layers.iter_mut().filter(|(e, _)| !new_layers.contains(e)) {
             for (cell, e) in layer.cells.iter_mut().zip(&layer.entities) {
                 *cell = resolve(*e, &tiles, &rules);
             }
@@ -412,8 +415,14 @@ pub(crate) fn sync_nav_grid(
             }
         }
     };
-    for (pos, map) in &changed_tiles {
-        touch(pos, map, &mut layers);
+    // (Every tile of a new layer counts as changed; it was just read, so is skipped. After a
+    // change of rules every layer was read again.)
+    if !rules_changed {
+        for (pos, map) in &changed_tiles {
+            if !new_layers.contains(&map.0) {
+                touch(pos, map, &mut layers);
+            }
+        }
     }
     for entity in removed_overrides.read() {
         if let Ok((pos, map)) = all_tiles.get(entity) {
@@ -478,7 +487,9 @@ pub(crate) fn sync_nav_grid(
                     }
                 }
             }
-            let Ok(mut fresh) = NavGrid::new(size.x, size.y) else {
+            // Start all walls (no jump point bits to compute), so that setting the cells
+            // builds the bits once.
+            let Ok(mut fresh) = NavGrid::filled(size.x, size.y, Cell::Blocked) else {
                 // Memory refused: say so, once, rather than abort.
                 if grid.is_some() {
                     commands.remove_resource::<NavGrid>();

@@ -74,11 +74,10 @@ fn town_rows() -> Vec<String> {
             if (1..=3).contains(&bx) && (1..=2).contains(&by) {
                 continue; // the plaza
             }
-            for y in y0..y0 + 6 {
-                for x in x0..x0 + 8 {
-                    let edge = y == y0 || y == y0 + 5 || x == x0 || x == x0 + 7;
-                    if edge {
-                        rows[y][x] = '#';
+            for (y, row) in rows.iter_mut().enumerate().skip(y0).take(6) {
+                for (x, c) in row.iter_mut().enumerate().skip(x0).take(8) {
+                    if y == y0 || y == y0 + 5 || x == x0 || x == x0 + 7 {
+                        *c = '#';
                     }
                 }
             }
@@ -178,6 +177,7 @@ fn new_goals(
     }
 }
 
+#[allow(clippy::type_complexity)]
 fn show_panel(
     diagnostics: Res<NavDiagnostics>,
     walking: Query<(), (With<Walker>, With<Path>, Without<Replanning>)>,

@@ -242,6 +242,12 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         }
         app.update();
         let diagnostics = *app.world().resource::<NavDiagnostics>();
+        if let Some(&last) = app.world().resource::<Timing>().frames.last()
+            && last > Duration::from_millis(4)
+            && std::env::var_os("CROWD_LONG").is_some()
+        {
+            eprintln!("frame {frame}: {last:?} {diagnostics:?}");
+        }
         searches += u64::from(diagnostics.searches_finished);
         paused_frames += usize::from(diagnostics.search_paused);
         if frame == frames / 4 {

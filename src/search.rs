@@ -647,8 +647,12 @@ impl Pathfinder {
                 let expansion = AnyAngle(Neighbors::new(grid, avoided));
                 search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
             }
+            Kind::JumpPoint if avoided.is_some() => {
+                let expansion = JumpPoints::<true>::new(grid, goal, avoided);
+                search(s, grid, start, goal, options, None, &expansion, resume, budget)
+            }
             Kind::JumpPoint => {
-                let expansion = JumpPoints::new(grid, goal, avoided);
+                let expansion = JumpPoints::<false>::new(grid, goal, None);
                 search(s, grid, start, goal, options, None, &expansion, resume, budget)
             }
             Kind::Plain => {
@@ -992,7 +996,7 @@ impl Expansion for AnyAngle<'_> {
 /// cell, run straight or diagonally, skipping cells that an optimal path would only pass
 /// through, and stop at the goal or at a cell where a wall forces a turn. Valid only where
 /// [`jps_applies`].
-struct JumpPoints<'a> {
+struct JumpPoints<'a, const AVOID: bool> {
     grid: &'a NavGrid,
     stride: isize,
     /// The goal's padded coordinates.
@@ -1002,7 +1006,7 @@ struct JumpPoints<'a> {
     /// The grid's per-cell run bits.
     runs: &'a [u8],
     /// This query's avoided cells, walls the grid's bits do not know: runs stop near them.
-    avoided: Option<&'a Avoided>,
+    avoided_cells: Option<&'a Avoided>,
 }
 
 /// 64 bits of a bit line from position `start` on: bit k is position `start + k`. Positions
@@ -1062,7 +1066,7 @@ fn scan_line(
     }
 }
 
-impl<'a> JumpPoints<'a> {
+impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
     fn new(grid: &'a NavGrid, goal: GridPos, avoided: Option<&'a Avoided>) -> Self {
         Self {
             grid,
@@ -1070,21 +1074,27 @@ impl<'a> JumpPoints<'a> {
             goal: (goal.x as isize + 1, goal.y as isize + 1),
             cost: f64::from(grid.min_cost().unwrap_or(1)),
             runs: grid.runs(),
-            avoided,
+            avoided_cells: avoided,
         }
+    }
+
+    /// This query's avoided cells; with `AVOID` false (none), every check on them folds away.
+    #[inline]
+    fn avoided(&self) -> Option<&'a Avoided> {
+        if AVOID { self.avoided_cells } else { None }
     }
 
     /// Padded cell `i` is within a step of an avoided cell, where the grid's bits may be wrong
     /// for this query: runs stop there and it is expanded in every direction.
     #[inline]
     fn near_avoided(&self, i: isize) -> bool {
-        self.avoided.is_some_and(|a| a.is_near(i as usize))
+        self.avoided().is_some_and(|a| a.is_near(i as usize))
     }
 
     /// Padded cell `i` is open for this query: passable and not avoided.
     #[inline]
     fn open_here(&self, i: isize) -> bool {
-        self.open(i) && self.avoided.is_none_or(|a| !a.is_wall(i as usize))
+        self.open(i) && self.avoided().is_none_or(|a| !a.is_wall(i as usize))
     }
 
     /// A diagonal step from padded index `i` that checks the avoided cells too.
@@ -1161,7 +1171,7 @@ impl<'a> JumpPoints<'a> {
             if dy == 0 { gy == y && (gx - x) * dx > 0 } else { gx == x && (gy - y) * dy > 0 };
         // Where the run must stop for a look besides the grid's jump points: the goal, or the
         // first cell near an avoided one (past it the grid's bits may be wrong this query).
-        let near = self.avoided.and_then(|a| {
+        let near = self.avoided().and_then(|a| {
             if dy == 0 {
                 a.next_near(true, y as usize, x, dx)
             } else {
@@ -1187,7 +1197,7 @@ impl<'a> JumpPoints<'a> {
         };
         let found = scan_line(line, turns, from, dir, stop)?;
         let index = if dy == 0 { y * self.stride + found } else { found * self.stride + x };
-        if self.avoided.is_some_and(|a| a.is_wall(index as usize)) {
+        if self.avoided().is_some_and(|a| a.is_wall(index as usize)) {
             return None; // an avoided cell right ahead: a wall for this query
         }
         Some((index, (found - from).abs()))
@@ -1239,7 +1249,7 @@ impl<'a> JumpPoints<'a> {
                 || (x == gx && (gy - y) * dy > 0)
                 || (y == gy && (gx - x) * dx > 0)
                 || self
-                    .avoided
+                    .avoided()
                     .is_some_and(|a| a.row_marked(y as usize) || a.col_marked(x as usize))
             {
                 for (sdx, sdy) in [(dx, 0), (0, dy)] {
@@ -1271,7 +1281,7 @@ fn run_open(line: &[u64], from: isize, dir: isize, n: isize) -> bool {
     true
 }
 
-impl Expansion for JumpPoints<'_> {
+impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
     /// The two octile-shaped paths (diagonal run then straight run, or straight then diagonal)
     /// cost exactly the octile distance: if either is clear, nothing is shorter.
     fn direct_to_goal(&self, x: isize, y: isize) -> Option<(Option<usize>, f64, f64)> {
@@ -1289,7 +1299,7 @@ impl Expansion for JumpPoints<'_> {
         // Near an avoided cell the grid's own check does not hold: such a path is left to the
         // search.
         let far = |first: (isize, isize, isize), second: (isize, isize, isize)| {
-            self.avoided.is_none() || self.far_from_avoided((x, y), [first, second])
+            self.avoided().is_none() || self.far_from_avoided((x, y), [first, second])
         };
         if self.diagonal_clear(x, y, sx, sy, diagonal)
             && self.straight_clear(cx, cy, tx, ty, straight)

@@ -14,6 +14,7 @@
 //! ```sh
 //! cargo run --release --example crowd_bench                 # 3,600 frames a situation
 //! cargo run --release --example crowd_bench -- 600 rooms    # fewer frames, one map
+//! CROWD_LONG=1 cargo run --release --example crowd_bench    # also print every frame over 4 ms
 //! ```
 
 #[path = "../tests/common/mod.rs"]

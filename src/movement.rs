@@ -294,6 +294,9 @@ pub(crate) fn follow_paths(
     mut arrived: MessageWriter<Arrived>,
     mut failures: MessageWriter<PathFailed>,
 ) {
+    for entity in removed.read() {
+        index.unfile(entity);
+    }
     let (Some(grid), Some(geometry)) = (grid, geometry) else {
         for (entity, ..) in &agents {
             stop(&mut commands, &mut failures, entity, NavError::NoGrid);
@@ -306,9 +309,6 @@ pub(crate) fn follow_paths(
     if index.size != (grid.width(), grid.height()) {
         index.lay_out(grid.width(), grid.height());
         check_all = true;
-    }
-    for entity in removed.read() {
-        index.unfile(entity);
     }
     for (entity, _, _, path, ..) in agents.iter_mut() {
         if check_all || path.is_changed() || !index.filed.contains_key(&entity) {

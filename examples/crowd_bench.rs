@@ -15,6 +15,7 @@
 //! cargo run --release --example crowd_bench                 # 3,600 frames a situation
 //! cargo run --release --example crowd_bench -- 600 rooms    # fewer frames, one map
 //! CROWD_LONG=1 cargo run --release --example crowd_bench    # also print every frame over 4 ms
+//! CROWD_PARTS=1 cargo run --release --example crowd_bench   # also the p99 of sync, pathfinding
 //! ```
 
 #[path = "../tests/common/mod.rs"]
@@ -111,6 +112,9 @@ struct Timing {
     frames: Vec<Duration>,
     sync: Duration,
     pathfind: Duration,
+    /// Per frame: (sync, pathfind) lengths.
+    parts: Vec<(Duration, Duration)>,
+    mark: Duration,
 }
 
 fn timer_start(mut timing: ResMut<Timing>) {
@@ -119,13 +123,18 @@ fn timer_start(mut timing: ResMut<Timing>) {
 
 fn timer_synced(mut timing: ResMut<Timing>) {
     if let Some(began) = timing.began {
-        timing.sync += began.elapsed();
+        let t = began.elapsed();
+        timing.sync += t;
+        timing.mark = t;
     }
 }
 
 fn timer_pathfound(mut timing: ResMut<Timing>) {
     if let Some(began) = timing.began {
-        timing.pathfind += began.elapsed();
+        let t = began.elapsed();
+        timing.pathfind += t;
+        let sync = timing.mark;
+        timing.parts.push((sync, t.saturating_sub(sync)));
     }
 }
 
@@ -259,6 +268,17 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         }
     }
     let timing = app.world().resource::<Timing>();
+    if std::env::var_os("CROWD_PARTS").is_some() {
+        let mut s: Vec<Duration> = timing.parts.iter().map(|p| p.0).collect();
+        let mut f: Vec<Duration> = timing.parts.iter().map(|p| p.1).collect();
+        s.sort_unstable();
+        f.sort_unstable();
+        eprintln!(
+            "{situation:?}: sync p99 {:?}, pathfind p99 {:?}",
+            percentile(&s, 0.99),
+            percentile(&f, 0.99)
+        );
+    }
     let sync = timing.sync / frames as u32;
     let pathfind = timing.pathfind / frames as u32;
     let frames = std::mem::take(&mut app.world_mut().resource_mut::<Timing>().frames);

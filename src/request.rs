@@ -203,7 +203,7 @@ pub struct NavDiagnostics {
 /// A search spread over frames, for one agent's request.
 struct Running {
     entity: Entity,
-    query: Query1,
+    query: Plan,
     /// The frozen grid it runs on, when it had to begin again after the live grid changed
     /// under it; `None`: it runs on the live grid, which has not changed since it began.
     frozen: Option<NavGrid>,
@@ -217,7 +217,7 @@ struct Running {
 
 /// One request made concrete: where from, where to, how.
 #[derive(Clone, Copy)]
-struct Query1 {
+struct Plan {
     start: GridPos,
     goal: GridPos,
     options: SearchOptions,
@@ -520,8 +520,7 @@ impl Answers<'_, '_, '_, '_> {
     }
 }
 
-/// Cells a finished search expanded (in its last call, for one spread over frames: close
-/// enough for the budget).
+/// Cells a finished search expanded in all (0 for answers given before any expansion).
 fn done_expansions(result: &Result<PathResult, PathError>) -> u32 {
     match result {
         Ok(found) => found.stats.expanded,
@@ -533,7 +532,7 @@ fn done_expansions(result: &Result<PathResult, PathError>) -> u32 {
 fn begin_search(
     pathfinder: &mut Pathfinder,
     grid: &NavGrid,
-    query: &Query1,
+    query: &Plan,
     avoid: &[GridPos],
     budget: u32,
 ) -> SearchStep {
@@ -583,7 +582,7 @@ fn prepare(
     request: &PathRequest,
     transform: Option<&Transform>,
     following: Option<(&PathFollower, &Path)>,
-) -> Result<Query1, NavError> {
+) -> Result<Plan, NavError> {
     let start = match request.start {
         Some(start) => start,
         None => {
@@ -597,10 +596,10 @@ fn prepare(
         PathGoal::World(world) => geometry.world_to_cell(world).map_err(NavError::Goal)?,
     };
     let options = request.options.unwrap_or(settings.search);
-    Ok(Query1 { start, goal, options })
+    Ok(Plan { start, goal, options })
 }
 
-fn make_path(found: PathResult, geometry: &NavGeometry, query: &Query1, micros: f32) -> Path {
+fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f32) -> Path {
     Path {
         points: found.cells.iter().map(|&c| geometry.cell_to_world(c)).collect(),
         cells: found.cells,

@@ -990,20 +990,25 @@ fn frames_until_path(app: &mut App, agent: Entity, budget: u64) -> (Path, usize)
     panic!("no path");
 }
 
-#[test]
-fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
+/// The open map with a long wall at x = 32 (a gap at the top, so that A* expands a good part
+/// of the map), built, with these settings.
+fn walled_map(settings: NavSettings) -> (App, Entity) {
     let mut app = app();
-    let budget = 40;
-    app.insert_resource(NavSettings { max_expansions_per_frame: budget, ..settings() });
+    app.insert_resource(settings);
     let map = open_map(&mut app);
-    // A wall with a gap at the top, so that A* expands a good part of the map.
     for y in 0..14 {
         set_tile(&mut app, map, GridPos::new(32, y), WALL);
     }
     app.update();
+    (app, map)
+}
+
+#[test]
+fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
+    let budget = 40;
+    let (mut app, _) = walled_map(NavSettings { max_expansions_per_frame: budget, ..settings() });
     let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
     let agent = spawn_astar_agent(&mut app, start, goal);
-    // Another agent asking after it waits its turn, and is answered too.
     let (path, frames) = frames_until_path(&mut app, agent, budget);
     assert!(frames > 3, "answered in {frames} frames");
     let grid = app.world().resource::<NavGrid>().clone();
@@ -1018,14 +1023,9 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
     for opened in [false, true] {
-        let mut app = app();
         let budget = 40;
-        app.insert_resource(NavSettings { max_expansions_per_frame: budget, ..settings() });
-        let map = open_map(&mut app);
-        for y in 0..14 {
-            set_tile(&mut app, map, GridPos::new(32, y), WALL);
-        }
-        app.update();
+        let settings = NavSettings { max_expansions_per_frame: budget, ..settings() };
+        let (mut app, map) = walled_map(settings);
         let agent = spawn_astar_agent(&mut app, start, goal);
         let mut redone = 0;
         for _ in 0..2 {
@@ -1070,16 +1070,8 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
 fn a_search_time_budget_spreads_searches_and_always_makes_progress() {
     // No time at all: each frame still runs one slice of search, so every request is answered,
     // with the same paths.
-    let mut app = app();
-    app.insert_resource(NavSettings {
-        max_search_time_per_frame: Some(Duration::ZERO),
-        ..settings()
-    });
-    let map = open_map(&mut app);
-    for y in 0..14 {
-        set_tile(&mut app, map, GridPos::new(32, y), WALL);
-    }
-    app.update();
+    let (mut app, _) =
+        walled_map(NavSettings { max_search_time_per_frame: Some(Duration::ZERO), ..settings() });
     let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
     let agent = spawn_astar_agent(&mut app, start, goal);
     let other = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(5, 5), 0.0);

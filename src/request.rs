@@ -433,7 +433,7 @@ struct Budget {
 }
 
 /// With a time budget, searches run in slices of this many expansions, the clock read between.
-const SLICE: u32 = 256;
+const SLICE: u32 = 64;
 
 impl Budget {
     fn left(&self) -> bool {

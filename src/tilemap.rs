@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::{
@@ -23,12 +25,24 @@ use crate::plugin::NavSettings;
 pub struct NavTilemap;
 
 /// A per-tile override, on a tile entity: this tile is blocked, or costs this much, whatever its
-/// texture says.
+/// texture says. Immutable: change it by inserting another (or remove it). The plugin learns of
+/// each insertion from a hook, so it need not look at every tile each frame to find them.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+#[component(immutable, on_insert = tile_nav_inserted)]
 #[reflect(Component)]
 pub enum TileNav {
     Blocked,
     Cost(u32),
+}
+
+/// Tiles given a [`TileNav`] since the grid sync last ran.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct InsertedOverrides(Vec<Entity>);
+
+fn tile_nav_inserted(mut world: DeferredWorld, context: HookContext) {
+    if let Some(mut inserted) = world.get_resource_mut::<InsertedOverrides>() {
+        inserted.0.push(context.entity);
+    }
 }
 
 impl TileNav {
@@ -279,7 +293,8 @@ pub(crate) fn sync_nav_grid(
         With<NavTilemap>,
     >,
     tiles: TileQuery,
-    changed_tiles: Query<(&TilePos, &TilemapId), Or<(Changed<TileTextureIndex>, Changed<TileNav>)>>,
+    changed_tiles: Query<(&TilePos, &TilemapId), Changed<TileTextureIndex>>,
+    mut inserted_overrides: ResMut<InsertedOverrides>,
     mut removed_overrides: RemovedComponents<TileNav>,
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
@@ -424,11 +439,15 @@ pub(crate) fn sync_nav_grid(
             }
         }
     }
-    for entity in removed_overrides.read() {
+    let overrides = std::mem::take(&mut inserted_overrides.0);
+    for entity in overrides.iter().copied().chain(removed_overrides.read()) {
         if let Ok((pos, map)) = all_tiles.get(entity) {
             touch(pos, map, &mut layers);
         }
     }
+    // The list's memory is kept for the next frame.
+    inserted_overrides.0 = overrides;
+    inserted_overrides.0.clear();
 
     // Geometry follows the first layer.
     let first = layers.layers.first().map(|(e, _)| *e);

@@ -34,7 +34,7 @@ impl From<Vec2> for PathGoal {
 
 /// Put this on an entity with a `Transform` to ask for a path from the tile under it to `goal`.
 /// The plugin answers by inserting [`Path`] (and removing this request) or [`PathFailed`].
-/// Inserting a new request replaces one still waiting.
+/// Inserting a new request replaces one still waiting (which keeps its place in the queue).
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct PathRequest {
@@ -238,12 +238,13 @@ pub(crate) struct RequestQueue {
 }
 
 /// Queues new and replaced requests in arrival order.
+/// A request that replaces one still waiting keeps its place: under a steady load an agent that
+/// renews its request is not sent to the back each time.
 fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<PathRequest>>) {
     for entity in requests {
-        if let Some(i) = queue.waiting.iter().position(|&e| e == entity) {
-            queue.waiting.remove(i);
+        if !queue.waiting.contains(&entity) {
+            queue.waiting.push_back(entity);
         }
-        queue.waiting.push_back(entity);
     }
 }
 

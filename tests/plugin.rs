@@ -440,6 +440,28 @@ fn requests_are_answered_in_arrival_order() {
 }
 
 #[test]
+fn a_request_replaced_while_waiting_keeps_its_place() {
+    let mut app = app();
+    app.insert_resource(NavSettings { max_requests_per_frame: 1, ..settings() });
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let agents: Vec<Entity> = (0..3u32)
+        .map(|i| spawn_agent(&mut app, GridPos::new(0, i), GridPos::new(9, i), 0.0))
+        .collect();
+    app.update(); // the first is answered
+    // The third and then the second renew their requests while waiting.
+    for &agent in [agents[2], agents[1]].iter() {
+        app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(8, 6)));
+    }
+    app.update();
+    let has_path = |app: &App, k: usize| app.world().get::<Path>(agents[k]).is_some();
+    assert!(has_path(&app, 1) && !has_path(&app, 2), "the second keeps its place");
+    assert_eq!(app.world().get::<Path>(agents[1]).unwrap().goal, GridPos::new(8, 6));
+    app.update();
+    assert!(has_path(&app, 2));
+}
+
+#[test]
 fn agents_walk_around_an_obstacle_character() {
     let mut app = app();
     spawn_map(&mut app, &["..........", "..........", ".........."]);

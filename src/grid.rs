@@ -241,47 +241,23 @@ fn turns_from_open(open: &[u64], words: usize, lines: usize, turns: &mut [Vec<u6
     }
 }
 
-/// Labels the 4-connected open region round padded cell `start` (unlabelled) with `label`;
-/// returns its size.
+/// Gives `label` to padded cell `start` and to every cell 4-connected to it through cells that
+/// `joins` (which must be false once a cell has `label`); returns how many it labelled.
 fn fill(
-    costs: &[u32],
-    stride: usize,
     labels: &mut [u32],
+    stride: usize,
     stack: &mut Vec<usize>,
     start: usize,
     label: u32,
+    joins: impl Fn(usize, u32) -> bool,
 ) -> u32 {
     let mut size = 1;
     labels[start] = label;
     stack.push(start);
     while let Some(i) = stack.pop() {
         for j in [i - 1, i + 1, i - stride, i + stride] {
-            if costs[j] != 0 && labels[j] == 0 {
+            if joins(j, labels[j]) {
                 labels[j] = label;
-                size += 1;
-                stack.push(j);
-            }
-        }
-    }
-    size
-}
-
-/// Relabels the region of label `from` round padded cell `start` with `to`; returns its size.
-fn fill_over(
-    labels: &mut [u32],
-    stride: usize,
-    stack: &mut Vec<usize>,
-    start: usize,
-    from: u32,
-    to: u32,
-) -> u32 {
-    let mut size = 1;
-    labels[start] = to;
-    stack.push(start);
-    while let Some(i) = stack.pop() {
-        for j in [i - 1, i + 1, i - stride, i + stride] {
-            if labels[j] == from {
-                labels[j] = to;
                 size += 1;
                 stack.push(j);
             }
@@ -813,7 +789,9 @@ impl NavGrid {
                 continue;
             }
             let label = sizes.len() as u32;
-            sizes.push(fill(&self.costs, stride, &mut labels, &mut stack, start, label));
+            let costs = &self.costs;
+            let unlabelled_open = |j: usize, l: u32| costs[j] != 0 && l == 0;
+            sizes.push(fill(&mut labels, stride, &mut stack, start, label, unlabelled_open));
         }
         Labels { labels, sizes }
     }
@@ -872,8 +850,9 @@ impl NavGrid {
     /// Keeps the labels (if computed) in step after padded cell `i` turned open or blocked.
     /// Opening joins the neighbours' components (relabelling all but the largest). Blocking can
     /// split a component only if the cell's open neighbours are not joined round the ring of
-    /// its eight surrounding cells; then the labels are dropped, to be recomputed when next
-    /// asked for. Most changes (a cell in open ground, at the end of a corridor) cost O(1).
+    /// its eight surrounding cells; then a bounded search ([`rejoin`](Self::rejoin)) decides,
+    /// and if it runs out the labels are dropped, to be recomputed when next asked for. Most
+    /// changes (a cell in open ground, at the end of a corridor) cost O(1).
     fn update_labels(&mut self, i: usize, open: bool) {
         let stride = self.stride();
         let Some(labels) = self.components.get_mut() else {
@@ -899,7 +878,8 @@ impl NavGrid {
             for &j in &around {
                 let l = labels.labels[j];
                 if l != 0 && l != best {
-                    let moved = fill_over(&mut labels.labels, stride, &mut stack, j, l, best);
+                    let of_l = |_: usize, label: u32| label == l;
+                    let moved = fill(&mut labels.labels, stride, &mut stack, j, best, of_l);
                     labels.sizes[best as usize] += moved;
                     labels.sizes[l as usize] = 0;
                 }
@@ -926,24 +906,19 @@ impl NavGrid {
             // Count the runs of open ring cells that hold an orthogonal neighbour (even k).
             // Orthogonal neighbours in one run are joined through the ring; in two runs they
             // may not be.
-            let mut runs_with_neighbour = 0;
-            let start = (0..8).find(|&k| !open_at(k));
-            match start {
-                None => return, // the whole ring is open: still joined
-                Some(start) => {
-                    let mut in_run = false;
-                    let mut has_neighbour = false;
-                    for step in 1..=8 {
-                        let k = (start + step) % 8;
-                        if open_at(k) {
-                            in_run = true;
-                            has_neighbour |= k % 2 == 0;
-                        } else if in_run {
-                            runs_with_neighbour += usize::from(has_neighbour);
-                            in_run = false;
-                            has_neighbour = false;
-                        }
-                    }
+            let Some(start) = (0..8).find(|&k| !open_at(k)) else {
+                return; // the whole ring is open: still joined
+            };
+            let (mut runs_with_neighbour, mut in_run, mut has_neighbour) = (0, false, false);
+            for step in 1..=8 {
+                let k = (start + step) % 8;
+                if open_at(k) {
+                    in_run = true;
+                    has_neighbour |= k % 2 == 0;
+                } else if in_run {
+                    runs_with_neighbour += usize::from(has_neighbour);
+                    in_run = false;
+                    has_neighbour = false;
                 }
             }
             if runs_with_neighbour > 1 && !self.rejoin(i, label) {

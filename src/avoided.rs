@@ -55,6 +55,9 @@ impl Avoided {
         goal: GridPos,
     ) {
         self.clear();
+        if avoid.is_empty() {
+            return; // nothing to lay out: no bitmaps for queries that never avoid anything
+        }
         let (stride, padded_len) = (grid.stride(), grid.padded_len());
         if (stride, padded_len) != (self.stride, self.padded_len) {
             self.stride = stride;

@@ -609,7 +609,6 @@ impl Pathfinder {
         if !options.partial && !grid.connected(start, goal) {
             return SearchStep::Done(Err(PathError::Unreachable { start, goal }));
         }
-        self.avoided.build(grid, avoid, start, goal);
         let jps_valid = jps_applies(grid);
         let kind = match options.algorithm {
             Algorithm::ThetaStar => Kind::AnyAngle,
@@ -618,6 +617,7 @@ impl Pathfinder {
             Algorithm::JumpPoint if jps_valid && !options.partial => Kind::JumpPoint,
             Algorithm::JumpPoint => return SearchStep::Done(Err(PathError::JumpPointUnsupported)),
         };
+        self.avoided.build(grid, avoid, start, goal);
         let options = match kind {
             Kind::AnyAngle => SearchOptions {
                 heuristic: options.heuristic.or(Some(Heuristic::Euclidean)),
@@ -1103,8 +1103,8 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
         self.open_here(i + dx) && self.open_here(i + vertical) && self.open_here(i + dx + vertical)
     }
 
-    /// No cell of the octile-shaped path from padded (`x`, `y`), `n1` steps of (ax, ay) then
-    /// `n2` of (bx, by), lies near an avoided cell (so the grid's own check of it holds).
+    /// No cell of the octile-shaped path from padded (`x`, `y`) along `legs` (each `n` steps of
+    /// (`dx`, `dy`)) lies near an avoided cell (so the grid's own check of it holds).
     fn far_from_avoided(&self, (x, y): (isize, isize), legs: [(isize, isize, isize); 2]) -> bool {
         let mut i = y * self.stride + x;
         if self.near_avoided(i) {

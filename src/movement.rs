@@ -132,8 +132,7 @@ pub(crate) struct PathIndex {
     filed: HashMap<Entity, Vec<u32>>,
     /// The grid as the paths were last checked against it.
     seen: Option<GridStamp>,
-    /// Scratch: blocks of one path, agents filed near the changes, the changed cells.
-    scratch: Vec<u32>,
+    /// Scratch: agents filed near the changes, the changed cells.
     near: Vec<Entity>,
     changed: Vec<GridPos>,
 }
@@ -151,25 +150,25 @@ impl PathIndex {
         (y / BLOCK) * self.blocks_x + x / BLOCK
     }
 
-    fn unfile(&mut self, entity: Entity) {
-        if let Some(blocks) = self.filed.remove(&entity) {
-            for b in blocks {
-                if let Some(list) = self.blocks.get_mut(b as usize)
-                    && let Some(k) = list.iter().position(|&e| e == entity)
-                {
-                    list.swap_remove(k);
-                }
+    /// Takes `entity` out of its blocks; returns the list of them (emptied, for reuse).
+    fn unfile(&mut self, entity: Entity) -> Vec<u32> {
+        let mut blocks = self.filed.remove(&entity).unwrap_or_default();
+        for &b in &blocks {
+            if let Some(list) = self.blocks.get_mut(b as usize)
+                && let Some(k) = list.iter().position(|&e| e == entity)
+            {
+                list.swap_remove(k);
             }
         }
+        blocks.clear();
+        blocks
     }
 
     /// Files `entity` under every block its path passes: its cells, and for a smoothed path the
     /// blocks round each straight segment (whose line may leave the cells of the grid path).
     fn file(&mut self, entity: Entity, path: &Path) {
-        self.unfile(entity);
+        let mut blocks = self.unfile(entity);
         let (width, height) = self.size;
-        let mut blocks = std::mem::take(&mut self.scratch);
-        blocks.clear();
         let inside = |c: &GridPos| c.x < width && c.y < height;
         blocks.extend(path.cells.iter().filter(|c| inside(c)).map(|c| self.block(c.x, c.y)));
         if !path.corners.is_empty() {
@@ -194,8 +193,7 @@ impl PathIndex {
         for &b in &blocks {
             self.blocks[b as usize].push(entity);
         }
-        self.filed.insert(entity, blocks.clone());
-        self.scratch = blocks;
+        self.filed.insert(entity, blocks);
     }
 
     /// The agents filed near `changed` cells (within a step of one: a path through a changed
@@ -301,7 +299,9 @@ pub(crate) fn follow_paths(
         for (entity, ..) in &agents {
             stop(&mut commands, &mut failures, entity, NavError::NoGrid);
         }
+        // Paths answered meanwhile are filed afresh once there is a grid again.
         index.seen = None;
+        index.size = (0, 0);
         return;
     };
     // Keep the index in step with the paths, then find the agents near the changed cells.
@@ -311,7 +311,7 @@ pub(crate) fn follow_paths(
         check_all = true;
     }
     for (entity, _, _, path, ..) in agents.iter_mut() {
-        if check_all || path.is_changed() || !index.filed.contains_key(&entity) {
+        if check_all || path.is_changed() {
             index.file(entity, &path);
         }
     }

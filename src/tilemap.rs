@@ -439,15 +439,11 @@ pub(crate) fn sync_nav_grid(
             }
         }
     }
-    let overrides = std::mem::take(&mut inserted_overrides.0);
-    for entity in overrides.iter().copied().chain(removed_overrides.read()) {
+    for entity in inserted_overrides.0.drain(..).chain(removed_overrides.read()) {
         if let Ok((pos, map)) = all_tiles.get(entity) {
             touch(pos, map, &mut layers);
         }
     }
-    // The list's memory is kept for the next frame.
-    inserted_overrides.0 = overrides;
-    inserted_overrides.0.clear();
 
     // Geometry follows the first layer.
     let first = layers.layers.first().map(|(e, _)| *e);

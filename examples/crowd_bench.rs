@@ -32,10 +32,8 @@ use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::movingai::load_map;
 use bevy_tilemap_nav::prelude::*;
 use common::Rng;
+use soak::{FLOOR, TILE, WALL};
 
-const FLOOR: u32 = 0;
-const WALL: u32 = 1;
-const TILE: f32 = 16.0;
 const AGENTS: usize = 1000;
 const OBSTACLES: usize = 10;
 /// Frames of the first second, left out of the figures.
@@ -174,31 +172,9 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         .add_systems(Update, timer_pathfound.after(NavSet::Pathfind).before(NavSet::Move))
         .add_systems(Update, timer_stop.after(NavSet::Debug));
 
-    let (w, h) = (grid.width(), grid.height());
-    let size = TilemapSize { x: w, y: h };
-    let tilemap = app.world_mut().spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    let bundles: Vec<_> = grid
-        .positions()
-        .map(|pos| {
-            let texture = if grid.is_passable(pos) { FLOOR } else { WALL };
-            (TilePos { x: pos.x, y: pos.y }, TilemapId(tilemap), TileTextureIndex(texture))
-        })
-        .collect();
-    let tiles: Vec<Entity> = app.world_mut().spawn_batch(bundles).collect();
-    for (pos, &tile) in grid.positions().zip(&tiles) {
-        storage.set(&TilePos { x: pos.x, y: pos.y }, tile);
-    }
-    app.world_mut().entity_mut(tilemap).insert((
-        storage,
-        size,
-        TilemapGridSize { x: TILE, y: TILE },
-        TilemapTileSize { x: TILE, y: TILE },
-        TilemapType::Square,
-        TilemapAnchor::None,
-        Transform::default(),
-        NavTilemap,
-    ));
+    let tiles = soak::spawn_tilemap(&mut app, grid.width(), grid.height(), |pos| {
+        if grid.is_passable(pos) { FLOOR } else { WALL }
+    });
     app.update();
     let first_frame = {
         let mut timing = app.world_mut().resource_mut::<Timing>();

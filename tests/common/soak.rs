@@ -68,9 +68,45 @@ pub fn live_bytes() -> usize {
     LIVE_BYTES.load(Ordering::Relaxed)
 }
 
-const FLOOR: u32 = 0;
-const WALL: u32 = 1;
-const TILE: f32 = 16.0;
+/// Spawns a square `width` x `height` tilemap of `TILE`-sized tiles marked for navigation, tile
+/// textures from `texture` (by position); returns the tiles, row by row from the bottom.
+pub fn spawn_tilemap(
+    app: &mut App,
+    width: u32,
+    height: u32,
+    mut texture: impl FnMut(GridPos) -> u32,
+) -> Vec<Entity> {
+    let size = TilemapSize { x: width, y: height };
+    let tilemap = app.world_mut().spawn_empty().id();
+    let bundles: Vec<_> = (0..height)
+        .flat_map(|y| (0..width).map(move |x| GridPos::new(x, y)))
+        .map(|pos| {
+            let tile_pos = TilePos { x: pos.x, y: pos.y };
+            (tile_pos, TilemapId(tilemap), TileTextureIndex(texture(pos)))
+        })
+        .collect();
+    let positions: Vec<TilePos> = bundles.iter().map(|b| b.0).collect();
+    let tiles: Vec<Entity> = app.world_mut().spawn_batch(bundles).collect();
+    let mut storage = TileStorage::empty(size);
+    for (pos, &tile) in positions.iter().zip(&tiles) {
+        storage.set(pos, tile);
+    }
+    app.world_mut().entity_mut(tilemap).insert((
+        storage,
+        size,
+        TilemapGridSize { x: TILE, y: TILE },
+        TilemapTileSize { x: TILE, y: TILE },
+        TilemapType::Square,
+        TilemapAnchor::None,
+        Transform::default(),
+        NavTilemap,
+    ));
+    tiles
+}
+
+pub const FLOOR: u32 = 0;
+pub const WALL: u32 = 1;
+pub const TILE: f32 = 16.0;
 const DT: Duration = Duration::from_millis(16);
 
 #[derive(Clone, Debug)]
@@ -157,30 +193,7 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
 
     // The map: a fifth walls at random.
     let n = config.size;
-    let size = TilemapSize { x: n, y: n };
-    let tilemap = app.world_mut().spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    let mut tiles = Vec::with_capacity((n * n) as usize);
-    for y in 0..n {
-        for x in 0..n {
-            let texture = if rng.chance(20) { WALL } else { FLOOR };
-            let pos = TilePos { x, y };
-            let tile =
-                app.world_mut().spawn((pos, TilemapId(tilemap), TileTextureIndex(texture))).id();
-            storage.set(&pos, tile);
-            tiles.push(tile);
-        }
-    }
-    app.world_mut().entity_mut(tilemap).insert((
-        storage,
-        size,
-        TilemapGridSize { x: TILE, y: TILE },
-        TilemapTileSize { x: TILE, y: TILE },
-        TilemapType::Square,
-        TilemapAnchor::None,
-        Transform::default(),
-        NavTilemap,
-    ));
+    let tiles = spawn_tilemap(&mut app, n, n, |_| if rng.chance(20) { WALL } else { FLOOR });
     app.update();
 
     let geometry = *app.world().resource::<NavGeometry>();

@@ -60,6 +60,9 @@ impl Cell {
 }
 
 /// Which steps an agent may take from a cell.
+///
+/// `Four` and `Eight` are square grids (and isometric ones: their tiles form a square grid
+/// drawn differently). `Hex` is a hexagonal grid: six neighbours, each one step of length 1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Neighborhood {
     /// Up, down, left, right.
@@ -67,7 +70,143 @@ pub enum Neighborhood {
     /// The four straight steps and the four diagonal ones (length sqrt(2)).
     #[default]
     Eight,
+    /// Six neighbours on a hexagonal grid whose cells are numbered as `HexCoords` says (the
+    /// numbering bevy_ecs_tilemap's `HexCoordSystem` of the same name uses). The corner rule
+    /// does not apply: hexagons share edges with all six neighbours.
+    Hex(HexCoords),
 }
+
+impl Neighborhood {
+    /// True for a hexagonal grid.
+    pub fn is_hex(self) -> bool {
+        matches!(self, Neighborhood::Hex(_))
+    }
+}
+
+/// How the cells of a hexagonal grid are numbered: the six coordinate systems of
+/// bevy_ecs_tilemap's `HexCoordSystem`, with the same names and the same neighbours.
+///
+/// `Row` and `Column` are axial coordinates (x = q, y = r); the other four are offset
+/// coordinates, where every other row (or column) is shifted by half a cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum HexCoords {
+    /// Axial coordinates, hexagons in rows ("pointy top").
+    Row,
+    /// Axial coordinates, hexagons in columns ("flat top").
+    Column,
+    /// Rows, the even ones shifted right.
+    RowEven,
+    /// Rows, the odd ones shifted right.
+    RowOdd,
+    /// Columns, the even ones shifted up.
+    ColumnEven,
+    /// Columns, the odd ones shifted up.
+    ColumnOdd,
+}
+
+impl HexCoords {
+    /// Every coordinate system, for tests and tools.
+    pub const ALL: [HexCoords; 6] = [
+        HexCoords::Row,
+        HexCoords::Column,
+        HexCoords::RowEven,
+        HexCoords::RowOdd,
+        HexCoords::ColumnEven,
+        HexCoords::ColumnOdd,
+    ];
+
+    /// The axial coordinates (q, r) of cell (`x`, `y`).
+    #[inline]
+    pub fn to_axial(self, x: i64, y: i64) -> (i64, i64) {
+        match self {
+            HexCoords::Row | HexCoords::Column => (x, y),
+            HexCoords::RowOdd => (x - y.div_euclid(2), y),
+            HexCoords::RowEven => (x - (y + 1).div_euclid(2), y),
+            HexCoords::ColumnOdd => (x, y - x.div_euclid(2)),
+            HexCoords::ColumnEven => (x, y - (x + 1).div_euclid(2)),
+        }
+    }
+
+    /// The cell (x, y) at axial coordinates (`q`, `r`): the inverse of
+    /// [`to_axial`](Self::to_axial).
+    #[inline]
+    pub fn from_axial(self, q: i64, r: i64) -> (i64, i64) {
+        match self {
+            HexCoords::Row | HexCoords::Column => (q, r),
+            HexCoords::RowOdd => (q + r.div_euclid(2), r),
+            HexCoords::RowEven => (q + (r + 1).div_euclid(2), r),
+            HexCoords::ColumnOdd => (q, r + q.div_euclid(2)),
+            HexCoords::ColumnEven => (q, r + (q + 1).div_euclid(2)),
+        }
+    }
+
+    /// The number of steps between two cells on an open hexagonal grid.
+    #[inline]
+    pub fn distance(self, a: GridPos, b: GridPos) -> u32 {
+        let (aq, ar) = self.to_axial(i64::from(a.x), i64::from(a.y));
+        let (bq, br) = self.to_axial(i64::from(b.x), i64::from(b.y));
+        let (dq, dr) = (aq - bq, ar - br);
+        ((dq.abs() + dr.abs() + (dq + dr).abs()) / 2) as u32
+    }
+
+    /// Whether the neighbours of a cell depend on the parity of its column (`Some(true)`), of
+    /// its row (`Some(false)`), or of neither (axial).
+    #[inline]
+    fn parity_by_column(self) -> Option<bool> {
+        match self {
+            HexCoords::Row | HexCoords::Column => None,
+            HexCoords::RowEven | HexCoords::RowOdd => Some(false),
+            HexCoords::ColumnEven | HexCoords::ColumnOdd => Some(true),
+        }
+    }
+
+    /// The six steps (dx, dy) out of a cell of the given parity (0 for an even row or column,
+    /// 1 for an odd one), in the order of bevy_ecs_tilemap's `HexDirection`.
+    pub(crate) fn steps(self, parity: usize) -> [(isize, isize); 6] {
+        // The steps in axial coordinates are the same everywhere; in offset coordinates they
+        // depend only on the parity of the shifted line, so one sample cell of each parity
+        // gives them.
+        let (x0, y0) = match self.parity_by_column() {
+            Some(true) => (4 + parity as i64, 4),
+            _ => (4, 4 + parity as i64),
+        };
+        let (q, r) = self.to_axial(x0, y0);
+        let mut steps = [(0, 0); 6];
+        for (step, (dq, dr)) in steps.iter_mut().zip(HEX_AXIAL_STEPS) {
+            let (x, y) = self.from_axial(q + dq, r + dr);
+            *step = ((x - x0) as isize, (y - y0) as isize);
+        }
+        steps
+    }
+
+    /// The parity (0 or 1) that picks a cell's steps from [`steps`](Self::steps).
+    #[inline]
+    pub(crate) fn parity(self, x: usize, y: usize) -> usize {
+        match self.parity_by_column() {
+            None => 0,
+            Some(true) => x & 1,
+            Some(false) => y & 1,
+        }
+    }
+
+    /// The centre of cell (`x`, `y`) in a plane where neighbouring centres are 1 apart
+    /// (pointy-top for the row systems, flat-top for the column ones, as bevy_ecs_tilemap
+    /// draws them): straight-line distances there never exceed the number of steps.
+    #[inline]
+    pub fn unit_center(self, x: i64, y: i64) -> (f64, f64) {
+        const HALF_SQRT_3: f64 = 0.866_025_403_784_438_6;
+        let (q, r) = self.to_axial(x, y);
+        let (q, r) = (q as f64, r as f64);
+        if self.parity_by_column() == Some(true) || self == HexCoords::Column {
+            (HALF_SQRT_3 * q, r + 0.5 * q)
+        } else {
+            (q + 0.5 * r, HALF_SQRT_3 * r)
+        }
+    }
+}
+
+/// The six steps in axial coordinates, in bevy_ecs_tilemap's `HexDirection` order.
+const HEX_AXIAL_STEPS: [(i64, i64); 6] = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)];
 
 /// When a diagonal step is legal on an 8-way grid.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -241,11 +380,50 @@ fn turns_from_open(open: &[u64], words: usize, lines: usize, turns: &mut [Vec<u6
     }
 }
 
-/// Gives `label` to padded cell `start` and to every cell 4-connected to it through cells that
+/// Which padded cells join a padded cell in connectivity: the four straight neighbours on a
+/// square grid (under both corner rules a legal diagonal step has an open straight cell beside
+/// it, so 8-way connectivity equals 4-way connectivity), the six neighbours on a hex grid.
+#[derive(Clone, Copy)]
+struct Adjacency {
+    stride: usize,
+    /// Padded offsets of the six hex steps, by parity.
+    hex: Option<(HexCoords, [[isize; 6]; 2])>,
+}
+
+impl Adjacency {
+    fn new(stride: usize, neighborhood: Neighborhood) -> Self {
+        let hex = match neighborhood {
+            Neighborhood::Hex(coords) => {
+                let offsets =
+                    |parity| coords.steps(parity).map(|(dx, dy)| dx + dy * stride as isize);
+                Some((coords, [offsets(0), offsets(1)]))
+            }
+            _ => None,
+        };
+        Self { stride, hex }
+    }
+
+    /// The cells joining padded cell `i` (an inner cell), in cyclic order round it for hex
+    /// grids; the first `n` of the array.
+    #[inline]
+    fn around(&self, i: usize) -> ([usize; 6], usize) {
+        match self.hex {
+            None => ([i - 1, i + 1, i - self.stride, i + self.stride, 0, 0], 4),
+            Some((coords, offsets)) => {
+                // Padded coordinates are one more than the cell's own.
+                let (x, y) = ((i % self.stride).wrapping_sub(1), (i / self.stride).wrapping_sub(1));
+                let offsets = offsets[coords.parity(x, y)];
+                (offsets.map(|o| (i as isize + o) as usize), 6)
+            }
+        }
+    }
+}
+
+/// Gives `label` to padded cell `start` and to every cell connected to it through cells that
 /// `joins` (which must be false once a cell has `label`); returns how many it labelled.
 fn fill(
     labels: &mut [u32],
-    stride: usize,
+    adjacency: Adjacency,
     stack: &mut Vec<usize>,
     start: usize,
     label: u32,
@@ -255,7 +433,8 @@ fn fill(
     labels[start] = label;
     stack.push(start);
     while let Some(i) = stack.pop() {
-        for j in [i - 1, i + 1, i - stride, i + stride] {
+        let (around, n) = adjacency.around(i);
+        for &j in &around[..n] {
             if joins(j, labels[j]) {
                 labels[j] = label;
                 size += 1;
@@ -400,6 +579,10 @@ impl NavGrid {
     }
 
     pub fn set_neighborhood(&mut self, neighborhood: Neighborhood) {
+        if neighborhood.is_hex() || self.neighborhood.is_hex() {
+            // Which cells are joined changes with the shape of the cells.
+            self.components.take();
+        }
         self.neighborhood = neighborhood;
         self.revision += 1;
         self.forget_changes();
@@ -703,6 +886,7 @@ impl NavGrid {
         let dirs: &[usize] = match self.neighborhood {
             Neighborhood::Four => &[0, 1, 2, 3],
             Neighborhood::Eight => &[0, 1, 2, 3, 4, 5, 6, 7],
+            Neighborhood::Hex(_) => &[8, 9, 10, 11, 12, 13],
         };
         from.into_iter().flat_map(move |i| {
             dirs.iter().filter_map(move |&d| {
@@ -720,6 +904,10 @@ impl NavGrid {
             return false;
         }
         let (dx, dy) = (i64::from(b.x) - i64::from(a.x), i64::from(b.y) - i64::from(a.y));
+        if let Neighborhood::Hex(coords) = self.neighborhood {
+            let parity = coords.parity(a.x as usize, a.y as usize);
+            return coords.steps(parity).contains(&(dx as isize, dy as isize));
+        }
         match (dx.abs(), dy.abs()) {
             (1, 0) | (0, 1) => true,
             (1, 1) => {
@@ -736,15 +924,20 @@ impl NavGrid {
         if !self.can_step(a, b) {
             return None;
         }
-        let length = if a.x != b.x && a.y != b.y { std::f64::consts::SQRT_2 } else { 1.0 };
+        let diagonal = a.x != b.x && a.y != b.y && !self.neighborhood.is_hex();
+        let length = if diagonal { std::f64::consts::SQRT_2 } else { 1.0 };
         Some(length * f64::from(self.cost(b)?))
     }
 
     /// Whether a diagonal step from `pos` by (dx, dy) is allowed by the corner rule, given that
     /// both end cells are passable. False for anything but a diagonal step (`dx` and `dy` each
-    /// 1 or -1) from a cell of the grid.
+    /// 1 or -1) from a cell of the grid, and always on a hex grid.
     pub fn diagonal_allowed(&self, pos: GridPos, dx: i32, dy: i32) -> bool {
-        if !self.in_bounds(pos) || dx.unsigned_abs() != 1 || dy.unsigned_abs() != 1 {
+        if self.neighborhood.is_hex()
+            || !self.in_bounds(pos)
+            || dx.unsigned_abs() != 1
+            || dy.unsigned_abs() != 1
+        {
             return false;
         }
         let i = self.index(pos) as isize;
@@ -777,12 +970,11 @@ impl NavGrid {
         self.components.get_or_init(|| self.compute_labels())
     }
 
-    /// Flood fills 4-connected regions. Under both corner rules a legal diagonal step has a
-    /// passable orthogonal cell beside it, so 8-way connectivity equals 4-way connectivity.
+    /// Flood fills connected regions (see [`Adjacency`]).
     fn compute_labels(&self) -> Labels {
         let mut labels = vec![0u32; self.costs.len()];
         let mut sizes = vec![0u32];
-        let stride = self.stride();
+        let adjacency = Adjacency::new(self.stride(), self.neighborhood);
         let mut stack = Vec::new();
         for start in 0..self.costs.len() {
             if self.costs[start] == 0 || labels[start] != 0 {
@@ -791,7 +983,7 @@ impl NavGrid {
             let label = sizes.len() as u32;
             let costs = &self.costs;
             let unlabelled_open = |j: usize, l: u32| costs[j] != 0 && l == 0;
-            sizes.push(fill(&mut labels, stride, &mut stack, start, label, unlabelled_open));
+            sizes.push(fill(&mut labels, adjacency, &mut stack, start, label, unlabelled_open));
         }
         Labels { labels, sizes }
     }
@@ -802,13 +994,14 @@ impl NavGrid {
     /// bound was reached first (the labels are then to be dropped).
     fn rejoin(&mut self, i: usize, label: u32) -> bool {
         const BOUND: usize = 4096;
-        let stride = self.stride();
+        let adjacency = Adjacency::new(self.stride(), self.neighborhood);
         let costs = &self.costs;
         let Some(labels) = self.components.get_mut() else {
             return true;
         };
+        let (around, n) = adjacency.around(i);
         let mut targets: Vec<usize> =
-            [i - 1, i + 1, i - stride, i + stride].into_iter().filter(|&j| costs[j] != 0).collect();
+            around[..n].iter().copied().filter(|&j| costs[j] != 0).collect();
         let mut seen = std::collections::HashSet::new();
         let mut queue = std::collections::VecDeque::new();
         while targets.len() > 1 {
@@ -818,7 +1011,8 @@ impl NavGrid {
             queue.push_back(targets[0]);
             let mut missing = targets.len() - 1;
             while let Some(c) = queue.pop_front() {
-                for j in [c - 1, c + 1, c - stride, c + stride] {
+                let (around, n) = adjacency.around(c);
+                for &j in &around[..n] {
                     if costs[j] != 0 && seen.insert(j) {
                         if targets[1..].contains(&j) {
                             missing -= 1;
@@ -855,13 +1049,15 @@ impl NavGrid {
     /// changes (a cell in open ground, at the end of a corridor) cost O(1).
     fn update_labels(&mut self, i: usize, open: bool) {
         let stride = self.stride();
+        let adjacency = Adjacency::new(stride, self.neighborhood);
         let Some(labels) = self.components.get_mut() else {
             return;
         };
-        let around = [i - 1, i + 1, i - stride, i + stride];
+        let (around, n) = adjacency.around(i);
+        let around = &around[..n];
         if open {
             let mut best = 0u32;
-            for &j in &around {
+            for &j in around {
                 let l = labels.labels[j];
                 if l != 0 && (best == 0 || labels.sizes[l as usize] > labels.sizes[best as usize]) {
                     best = l;
@@ -875,11 +1071,11 @@ impl NavGrid {
             labels.labels[i] = best;
             labels.sizes[best as usize] += 1;
             let mut stack = Vec::new();
-            for &j in &around {
+            for &j in around {
                 let l = labels.labels[j];
                 if l != 0 && l != best {
                     let of_l = |_: usize, label: u32| label == l;
-                    let moved = fill(&mut labels.labels, stride, &mut stack, j, best, of_l);
+                    let moved = fill(&mut labels.labels, adjacency, &mut stack, j, best, of_l);
                     labels.sizes[best as usize] += moved;
                     labels.sizes[l as usize] = 0;
                 }
@@ -889,6 +1085,16 @@ impl NavGrid {
             labels.labels[i] = 0;
             if let Some(size) = labels.sizes.get_mut(label as usize) {
                 *size = size.saturating_sub(1);
+            }
+            if adjacency.hex.is_some() {
+                // The six neighbours are a ring, each joined to the next: open ones in one run
+                // round it are still joined.
+                let open_at = |k: usize| self.costs[around[k % 6]] != 0;
+                let runs = (0..6).filter(|&k| open_at(k) && !open_at(k + 5)).count();
+                if runs > 1 && !self.rejoin(i, label) {
+                    self.components.take();
+                }
+                return;
             }
             // The ring round i, in order: the open neighbours must be joined along it.
             let ring = [
@@ -1114,11 +1320,18 @@ impl NavGrid {
         self.costs.len()
     }
 
-    /// Step `d` (0..4 straight: E, W, S, N; 4..8 diagonal) from padded index `i`: the target index
+    /// Step `d` (0..4 straight: E, W, S, N; 4..8 diagonal; 8..14 the six hex steps on a hex
+    /// grid) from padded index `i`: the target index
     /// and the step length, or `None` if the target is blocked or the corner rule forbids it.
     #[inline]
     pub(crate) fn step(&self, i: usize, d: usize) -> Option<(usize, f64)> {
         let stride = self.stride() as isize;
+        if let (Neighborhood::Hex(coords), 8..) = (self.neighborhood, d) {
+            let (x, y) = self.unpad(i);
+            let (dx, dy) = coords.steps(coords.parity(x as usize, y as usize))[d - 8];
+            let j = (i as isize + dx + dy * stride) as usize;
+            return (self.costs[j] != 0).then_some((j, 1.0));
+        }
         let (dx, dy) = DIRECTIONS[d];
         let j = (i as isize + dx + dy * stride) as usize;
         if self.costs[j] == 0 {

@@ -31,7 +31,9 @@ pub mod tilemap;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::grid::{Cell, CornerRule, GridError, GridPos, GridStamp, NavGrid, Neighborhood};
+    pub use crate::grid::{
+        Cell, CornerRule, GridError, GridPos, GridStamp, HexCoords, NavGrid, Neighborhood,
+    };
     #[cfg(feature = "bevy")]
     pub use crate::movement::{Arrived, NavObstacle, PathFollower, Replanning};
     #[cfg(feature = "bevy")]

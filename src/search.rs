@@ -11,7 +11,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::avoided::Avoided;
-use crate::grid::{CornerRule, DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood, OPEN};
+use crate::grid::{
+    CornerRule, DIRECTIONS, GridPos, GridStamp, HexCoords, NavGrid, Neighborhood, OPEN,
+};
 use crate::smooth::{segment_cells, segment_cost};
 
 /// The estimate of the remaining cost that guides A*.
@@ -25,10 +27,14 @@ pub enum Heuristic {
     /// dx + dy: exact on an open 4-way grid. Default for 4-way. Overestimates on 8-way grids
     /// (paths may then be suboptimal).
     Manhattan,
-    /// Straight-line distance: admissible on both neighborhoods, weaker than the defaults.
+    /// Straight-line distance (between hexagon centres on a hex grid): admissible on every
+    /// neighborhood, weaker than the defaults.
     Euclidean,
     /// No estimate: the search becomes Dijkstra's algorithm.
     Zero,
+    /// The number of steps on an open hex grid ([`HexCoords::distance`]): exact there, and the
+    /// default for hex grids. On a square grid it is max(dx, dy), a lower bound.
+    Hex,
 }
 
 impl Heuristic {
@@ -37,10 +43,37 @@ impl Heuristic {
         match neighborhood {
             Neighborhood::Four => Heuristic::Manhattan,
             Neighborhood::Eight => Heuristic::Octile,
+            Neighborhood::Hex(_) => Heuristic::Hex,
         }
     }
 
-    /// The unscaled estimate for a cell `dx`, `dy` cells away from the goal.
+    /// Whether the estimate never drops by more than a step costs (so that A* never reopens a
+    /// cell) on a grid of this neighborhood. Manhattan on 8-way grids, and the square-grid
+    /// estimates read on a hex grid's coordinates, are not.
+    pub fn is_consistent_on(self, neighborhood: Neighborhood) -> bool {
+        match (self, neighborhood) {
+            (Heuristic::Manhattan, Neighborhood::Eight) => false,
+            (Heuristic::Manhattan | Heuristic::Octile, Neighborhood::Hex(_)) => false,
+            _ => true,
+        }
+    }
+
+    /// The unscaled estimate between two cells of a grid of this neighborhood.
+    #[inline]
+    pub fn estimate(self, neighborhood: Neighborhood, a: GridPos, b: GridPos) -> f64 {
+        match (self, neighborhood) {
+            (Heuristic::Hex, Neighborhood::Hex(coords)) => f64::from(coords.distance(a, b)),
+            (Heuristic::Euclidean, Neighborhood::Hex(coords)) => {
+                let (ax, ay) = coords.unit_center(i64::from(a.x), i64::from(a.y));
+                let (bx, by) = coords.unit_center(i64::from(b.x), i64::from(b.y));
+                ((ax - bx) * (ax - bx) + (ay - by) * (ay - by)).sqrt()
+            }
+            _ => self.distance(a.x.abs_diff(b.x), a.y.abs_diff(b.y)),
+        }
+    }
+
+    /// The unscaled estimate for a cell `dx`, `dy` cells away from the goal on a square grid
+    /// (see [`estimate`](Self::estimate) for any grid).
     #[inline]
     pub fn distance(self, dx: u32, dy: u32) -> f64 {
         let (dx, dy) = (f64::from(dx), f64::from(dy));
@@ -52,6 +85,7 @@ impl Heuristic {
             Heuristic::Manhattan => dx + dy,
             Heuristic::Euclidean => (dx * dx + dy * dy).sqrt(),
             Heuristic::Zero => 0.0,
+            Heuristic::Hex => dx.max(dy),
         }
     }
 }
@@ -699,17 +733,26 @@ fn search<E: Expansion>(
     // along a path, so a successor whose f equals the expanded cell's is itself a lowest-f
     // cell: expanding it at once is one of A*'s allowed tie orders, and skips the heap's
     // push and pop. Open floor towards the goal is mostly such successors.
-    let consistent = options.weight == 1.0
-        && !expansion.any_angle()
-        && !(heuristic == Heuristic::Manhattan && grid.neighborhood() == Neighborhood::Eight);
+    let neighborhood = grid.neighborhood();
+    let consistent =
+        options.weight == 1.0 && !expansion.any_angle() && heuristic.is_consistent_on(neighborhood);
     let stride = grid.stride();
     // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
     let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
+    let hex = neighborhood.is_hex();
+    let unpadded = |x: isize, y: isize| GridPos::new(x as u32 - 1, y as u32 - 1);
     let h = |x: isize, y: isize| -> f64 {
+        if hex {
+            return h_scale * heuristic.estimate(neighborhood, unpadded(x, y), goal);
+        }
         h_scale * heuristic.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
     };
-    // For partial paths: the expanded cell closest to the goal (octile distance, then cost).
+    // For partial paths: the expanded cell closest to the goal (octile distance, or steps on a
+    // hex grid, then cost).
     let closeness = |x: isize, y: isize| -> f64 {
+        if let Neighborhood::Hex(coords) = neighborhood {
+            return f64::from(coords.distance(unpadded(x, y), goal));
+        }
         Heuristic::Octile.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
     };
 
@@ -904,6 +947,8 @@ struct Neighbors<'a> {
     stride: isize,
     directions: usize,
     offsets: [isize; 8],
+    /// On a hex grid: the coordinate system and its six steps (dx, dy) by parity.
+    hex: Option<(HexCoords, [[(isize, isize); 6]; 2])>,
     corner_rule: CornerRule,
     /// This query's avoided cells: walls for the corner rule too (the search loop keeps the
     /// path out of them).
@@ -922,9 +967,13 @@ impl<'a> Neighbors<'a> {
             stride,
             directions: match grid.neighborhood() {
                 Neighborhood::Four => 4,
-                Neighborhood::Eight => 8,
+                Neighborhood::Eight | Neighborhood::Hex(_) => 8,
             },
             offsets,
+            hex: match grid.neighborhood() {
+                Neighborhood::Hex(coords) => Some((coords, [coords.steps(0), coords.steps(1)])),
+                _ => None,
+            },
             corner_rule: grid.corner_rule(),
             avoided,
         }
@@ -948,6 +997,18 @@ impl Expansion for Neighbors<'_> {
         mut visit: impl FnMut(usize, isize, isize, f64),
     ) {
         let costs = self.costs;
+        if let Some((coords, steps)) = &self.hex {
+            // Padded coordinates are one more than the cell's own. Avoided cells are kept out
+            // by the search loop; hexagons have no corner rule.
+            for &(dx, dy) in &steps[coords.parity(x as usize - 1, y as usize - 1)] {
+                let j = (i as isize + dx + dy * self.stride) as usize;
+                let cost = costs[j];
+                if cost != 0 {
+                    visit(j, x + dx, y + dy, f64::from(cost));
+                }
+            }
+            return;
+        }
         for (d, (&offset, &(dx, dy))) in
             self.offsets.iter().zip(&DIRECTIONS).take(self.directions).enumerate()
         {
@@ -1428,10 +1489,29 @@ fn finish(
     let mut i = end_i as isize;
     let (x, y) = grid.unpad(end_i);
     cells.push(GridPos::new(x, y));
+    let hex = match grid.neighborhood() {
+        Neighborhood::Hex(coords) => Some(coords),
+        _ => None,
+    };
     while i != start_i as isize {
         let p = nodes[i as usize].parent as isize;
         let (sx, sy) = (p % stride - i % stride, p / stride - i / stride);
-        if any_angle_edges && sx != 0 && sy != 0 && sx.abs() != sy.abs() {
+        // On a hex grid every step is one to a neighbour (length 1); anything longer is a
+        // Theta* segment.
+        let hex_step = hex.map(|coords| {
+            let (a, b) = (grid.unpad(p as usize), grid.unpad(i as usize));
+            coords.distance(GridPos::new(a.0, a.1), GridPos::new(b.0, b.1)) == 1
+        });
+        if hex_step == Some(true) {
+            straight += u64::from(costs[i as usize]);
+            i = p;
+            let (x, y) = grid.unpad(i as usize);
+            cells.push(GridPos::new(x, y));
+            continue;
+        }
+        if hex_step == Some(false)
+            || (any_angle_edges && sx != 0 && sy != 0 && sx.abs() != sy.abs())
+        {
             // An any-angle segment (Theta*): its cells, and its cost as the search priced it.
             let (a, b) = (grid.unpad(p as usize), grid.unpad(i as usize));
             let (a, b) = (GridPos::new(a.0, a.1), GridPos::new(b.0, b.1));

@@ -3,13 +3,20 @@
 //!
 //! Plain Rust, like [`crate::grid`] and [`crate::search`].
 
-use crate::grid::{GridPos, NavGrid, Neighborhood};
+use crate::grid::{GridPos, HexCoords, NavGrid, Neighborhood};
 
 /// The cells whose centres a straight segment from the centre of `a` to the centre of `b`
 /// enters, in order (both ends included), or `None` if it enters a blocked cell or passes
 /// exactly through a corner the grid's corner rule forbids (two diagonal walls, or with
 /// [`NoCornerCutting`](crate::grid::CornerRule::NoCornerCutting) any wall at that corner).
+///
+/// On a hex grid the segment joins the cells' centres as drawn (see
+/// [`HexCoords::unit_center`]); it is followed four times per step, nudged to both sides of
+/// any edge it runs along, so that a segment grazing a blocked hexagon's edge is not clear.
 pub fn segment_cells(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<Vec<GridPos>> {
+    if let Neighborhood::Hex(coords) = grid.neighborhood() {
+        return hex_segment_cells(grid, coords, a, b);
+    }
     let (x0, y0, x1, y1) = (i64::from(a.x), i64::from(a.y), i64::from(b.x), i64::from(b.y));
     let (dx, dy) = ((x1 - x0).abs(), (y1 - y0).abs());
     let (sx, sy) = ((x1 - x0).signum(), (y1 - y0).signum());
@@ -58,8 +65,67 @@ pub fn segment_cost(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<f64> {
     let Some(highest) = cells.iter().skip(1).filter_map(|&c| grid.cost(c)).max() else {
         return Some(0.0);
     };
-    let (dx, dy) = (f64::from(a.x) - f64::from(b.x), f64::from(a.y) - f64::from(b.y));
-    Some((dx * dx + dy * dy).sqrt() * f64::from(highest))
+    Some(center_distance(grid, a, b) * f64::from(highest))
+}
+
+/// The straight-line distance between the centres of two cells, in steps: cell units on a
+/// square grid, neighbour spacing on a hex grid.
+pub fn center_distance(grid: &NavGrid, a: GridPos, b: GridPos) -> f64 {
+    let (dx, dy) = match grid.neighborhood() {
+        Neighborhood::Hex(coords) => {
+            let (ax, ay) = coords.unit_center(i64::from(a.x), i64::from(a.y));
+            let (bx, by) = coords.unit_center(i64::from(b.x), i64::from(b.y));
+            (ax - bx, ay - by)
+        }
+        _ => (f64::from(a.x) - f64::from(b.x), f64::from(a.y) - f64::from(b.y)),
+    };
+    (dx * dx + dy * dy).sqrt()
+}
+
+/// [`segment_cells`] on a hex grid: samples the segment in axial coordinates and rounds each
+/// sample to its hexagon (cube rounding), nudged both ways off edges.
+fn hex_segment_cells(
+    grid: &NavGrid,
+    coords: HexCoords,
+    a: GridPos,
+    b: GridPos,
+) -> Option<Vec<GridPos>> {
+    if !grid.is_passable(a) {
+        return None;
+    }
+    let (aq, ar) = coords.to_axial(i64::from(a.x), i64::from(a.y));
+    let (bq, br) = coords.to_axial(i64::from(b.x), i64::from(b.y));
+    let samples = 4 * i64::from(coords.distance(a, b));
+    let mut cells = vec![a];
+    for k in 1..=samples {
+        let t = k as f64 / samples as f64;
+        let (q, r) = (aq as f64 + (bq - aq) as f64 * t, ar as f64 + (br - ar) as f64 * t);
+        for nudge in [1e-6, -1e-6] {
+            let (cq, cr) = cube_round(q + nudge, r + nudge);
+            let (x, y) = coords.from_axial(cq, cr);
+            let cell = (x >= 0 && y >= 0).then(|| GridPos::new(x as u32, y as u32))?;
+            if !grid.is_passable(cell) {
+                return None;
+            }
+            if !cells.iter().rev().take(2).any(|&c| c == cell) {
+                cells.push(cell);
+            }
+        }
+    }
+    Some(cells)
+}
+
+/// The hexagon (axial) holding the fractional axial point (`q`, `r`).
+fn cube_round(q: f64, r: f64) -> (i64, i64) {
+    let s = -q - r;
+    let (mut rq, mut rr, rs) = (q.round(), r.round(), s.round());
+    let (dq, dr, ds) = ((rq - q).abs(), (rr - r).abs(), (rs - s).abs());
+    if dq > dr && dq > ds {
+        rq = -rr - rs;
+    } else if dr > ds {
+        rr = -rq - rs;
+    }
+    (rq as i64, rr as i64)
 }
 
 /// Pulls a grid path (consecutive cells one legal step apart, as a search returns) tight: the

@@ -11,7 +11,11 @@ fn random_grid(rng: &mut Rng) -> NavGrid {
     let (width, height) = (1 + rng.below(40), 1 + rng.below(40));
     let mut grid = NavGrid::new(width, height)
         .unwrap()
-        .with_neighborhood(if rng.chance(50) { Neighborhood::Four } else { Neighborhood::Eight })
+        .with_neighborhood(match rng.below(3) {
+            0 => Neighborhood::Four,
+            1 => Neighborhood::Eight,
+            _ => Neighborhood::Hex(HexCoords::ALL[rng.below(6) as usize]),
+        })
         .with_corner_rule(if rng.chance(50) {
             CornerRule::CutCorners
         } else {

@@ -36,7 +36,8 @@ fn random_grid(rng: &mut Rng, eight: bool, cut_corners: bool) -> (NavGrid, Model
             }
         }
     }
-    let model = Model { width: width.into(), height: height.into(), cells, eight, cut_corners };
+    let model =
+        Model { width: width.into(), height: height.into(), cells, eight, cut_corners, hex: None };
     (grid, model)
 }
 
@@ -198,6 +199,7 @@ fn uniform_grid(rng: &mut Rng, round: usize) -> (NavGrid, Model) {
         cells,
         eight: true,
         cut_corners: false,
+        hex: None,
     };
     (grid, model)
 }

@@ -105,6 +105,7 @@ fn check(input: Input) {
         cells,
         eight: input.eight,
         cut_corners: input.cut_corners,
+        hex: None,
     };
     let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
     let avoided: Vec<(i64, i64)> =

@@ -20,7 +20,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
+use crate::grid::{Cell, CornerRule, GridError, GridPos, HexCoords, NavGrid, Neighborhood};
 
 /// The format version this crate writes, and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -187,6 +187,10 @@ pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
     out.push(match grid.neighborhood() {
         Neighborhood::Four => 4,
         Neighborhood::Eight => 8,
+        // 60 + the coordinate system's place in `HexCoords::ALL`.
+        Neighborhood::Hex(coords) => {
+            60 + HexCoords::ALL.iter().position(|&c| c == coords).unwrap_or(0) as u8
+        }
     });
     out.push(match grid.corner_rule() {
         CornerRule::NoCornerCutting => 0,
@@ -250,6 +254,7 @@ pub fn from_binary(bytes: &[u8]) -> Result<NavGrid, BakeError> {
     let neighborhood = match bytes[16] {
         4 => Neighborhood::Four,
         8 => Neighborhood::Eight,
+        n @ 60..66 => Neighborhood::Hex(HexCoords::ALL[usize::from(n - 60)]),
         n => return Err(BakeError::Invalid(format!("neighborhood {n}"))),
     };
     let corner_rule = match bytes[17] {

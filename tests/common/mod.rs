@@ -36,6 +36,44 @@ pub struct Model {
     pub eight: bool,
     /// Diagonal allowed when at least one side cell is open (else both must be).
     pub cut_corners: bool,
+    /// A hex grid instead (`eight` and `cut_corners` unused): the six steps out of a cell.
+    pub hex: Option<HexRule>,
+}
+
+/// The six neighbours of a hex cell, tabled by hand from the drawings of each numbering (Red
+/// Blob Games' "Hexagonal Grids", with rows counted upwards as bevy_ecs_tilemap does), not
+/// derived from the crate's axial conversions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HexRule {
+    /// Row and Column: axial coordinates.
+    Axial,
+    /// RowOdd / RowEven: rows shifted, `odd_shifted` when the odd rows are the shifted ones.
+    Rows { odd_shifted: bool },
+    /// ColumnOdd / ColumnEven.
+    Columns { odd_shifted: bool },
+}
+
+impl HexRule {
+    pub fn steps(self, x: i64, y: i64) -> [(i64, i64); 6] {
+        // A shifted row's neighbours above and below lie at x and x + 1, an unshifted one's
+        // at x - 1 and x.
+        const UNSHIFTED: [(i64, i64); 6] = [(1, 0), (-1, 0), (-1, 1), (0, 1), (-1, -1), (0, -1)];
+        const SHIFTED: [(i64, i64); 6] = [(1, 0), (-1, 0), (0, 1), (1, 1), (0, -1), (1, -1)];
+        let transpose = |t: [(i64, i64); 6]| t.map(|(a, b)| (b, a));
+        match self {
+            HexRule::Axial => [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)],
+            HexRule::Rows { odd_shifted } => {
+                if (y % 2 == 1) == odd_shifted {
+                    SHIFTED
+                } else {
+                    UNSHIFTED
+                }
+            }
+            HexRule::Columns { odd_shifted } => {
+                transpose(if (x % 2 == 1) == odd_shifted { SHIFTED } else { UNSHIFTED })
+            }
+        }
+    }
 }
 
 impl Model {
@@ -51,6 +89,9 @@ impl Model {
         self.cost(ax, ay)?;
         let cost = f64::from(self.cost(bx, by)?);
         let (dx, dy) = (bx - ax, by - ay);
+        if let Some(rule) = self.hex {
+            return rule.steps(ax, ay).contains(&(dx, dy)).then_some(cost);
+        }
         match (dx.abs(), dy.abs()) {
             (1, 0) | (0, 1) => Some(cost),
             (1, 1) if self.eight => {
@@ -112,6 +153,7 @@ impl Model {
             if d > dist[y as usize * w + x as usize] {
                 continue;
             }
+            // Every step of either rule stays within one cell each way.
             for dy in -1..=1 {
                 for dx in -1..=1 {
                     let next = (x + dx, y + dy);

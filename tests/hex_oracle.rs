@@ -1,0 +1,254 @@
+//! Property test for hex grids: on thousands of random hex grids in every coordinate system,
+//! the search agrees with the Dijkstra oracle of `common` (whose hex neighbours are tabled by
+//! hand), every path is legal under the oracle's rules, "unreachable" verdicts agree, and the
+//! any-angle answers (Theta*, smoothing) only cross open hexagons.
+
+mod common;
+
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::smooth::{segment_cells, smooth_path, smoothed_cost};
+use common::{HexRule, Model, Rng};
+
+fn rule_of(coords: HexCoords) -> HexRule {
+    match coords {
+        HexCoords::Row | HexCoords::Column => HexRule::Axial,
+        HexCoords::RowOdd => HexRule::Rows { odd_shifted: true },
+        HexCoords::RowEven => HexRule::Rows { odd_shifted: false },
+        HexCoords::ColumnOdd => HexRule::Columns { odd_shifted: true },
+        HexCoords::ColumnEven => HexRule::Columns { odd_shifted: false },
+    }
+}
+
+/// A random hex grid (walls, costs) and the same grid as the oracle's model.
+fn random_hex_grid(rng: &mut Rng, coords: HexCoords) -> (NavGrid, Model) {
+    let width = 1 + rng.below(14);
+    let height = 1 + rng.below(14);
+    let wall_percent = rng.below(45);
+    let varied_costs = rng.chance(50);
+    let mut grid =
+        NavGrid::new(width, height).unwrap().with_neighborhood(Neighborhood::Hex(coords));
+    let mut cells = vec![vec![None; width as usize]; height as usize];
+    for y in 0..height {
+        for x in 0..width {
+            let cell = if rng.chance(wall_percent) {
+                Cell::Blocked
+            } else if varied_costs {
+                Cell::Passable { cost: 1 + rng.below(6) }
+            } else {
+                Cell::GROUND
+            };
+            grid.set(GridPos::new(x, y), cell).unwrap();
+            if let Cell::Passable { cost } = cell {
+                cells[y as usize][x as usize] = Some(cost);
+            }
+        }
+    }
+    let model = Model {
+        width: width.into(),
+        height: height.into(),
+        cells,
+        eight: false,
+        cut_corners: false,
+        hex: Some(rule_of(coords)),
+    };
+    (grid, model)
+}
+
+fn at(p: GridPos) -> (i64, i64) {
+    (i64::from(p.x), i64::from(p.y))
+}
+
+#[test]
+fn hex_neighbours_match_the_hand_tables() {
+    let mut rng = Rng(3);
+    for coords in HexCoords::ALL {
+        let (grid, model) = random_hex_grid(&mut rng, coords);
+        let open = NavGrid::new(9, 7).unwrap().with_neighborhood(Neighborhood::Hex(coords));
+        for pos in open.positions() {
+            let mut ours: Vec<(i64, i64)> = open.neighbors(pos).map(|(p, _)| at(p)).collect();
+            let (x, y) = at(pos);
+            let mut theirs: Vec<(i64, i64)> = rule_of(coords)
+                .steps(x, y)
+                .iter()
+                .map(|&(dx, dy)| (x + dx, y + dy))
+                .filter(|&(nx, ny)| nx >= 0 && ny >= 0 && nx < 9 && ny < 7)
+                .collect();
+            ours.sort_unstable();
+            theirs.sort_unstable();
+            assert_eq!(ours, theirs, "{coords:?} at {pos}");
+            for &(nx, ny) in &theirs {
+                let n = GridPos::new(nx as u32, ny as u32);
+                assert_eq!(coords.distance(pos, n), 1, "{coords:?}: {pos} to {n}");
+                assert!(open.can_step(pos, n) && open.can_step(n, pos));
+                assert_eq!(open.step_cost(pos, n), Some(1.0));
+            }
+        }
+        // Neighbours skip walls.
+        for pos in grid.positions() {
+            for (n, cost) in grid.neighbors(pos) {
+                assert_eq!(model.step_cost(at(pos), at(n)), Some(cost));
+            }
+        }
+    }
+}
+
+#[test]
+fn hex_search_matches_dijkstra_oracle_in_every_coordinate_system() {
+    let mut rng = Rng(41);
+    let mut pathfinder = Pathfinder::new();
+    let (mut found, mut unreachable) = (0, 0);
+    for round in 0..3000 {
+        let coords = HexCoords::ALL[round % 6];
+        let (grid, model) = random_hex_grid(&mut rng, coords);
+        let heuristic = [None, Some(Heuristic::Euclidean), Some(Heuristic::Zero)][round / 6 % 3];
+        let options = SearchOptions { heuristic, ..SearchOptions::default() };
+        for _ in 0..6 {
+            let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+            let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+            let oracle = model.dijkstra(at(start), at(goal));
+            let passable = grid.is_passable(start) && grid.is_passable(goal);
+            match pathfinder.find_path(&grid, start, goal, &options) {
+                Ok(path) => {
+                    let best = oracle.expect("the search found a path the oracle did not");
+                    assert!((path.cost - best).abs() < 1e-9, "{coords:?}: {} vs {best}", path.cost);
+                    let cells: Vec<(i64, i64)> = path.cells.iter().map(|&p| at(p)).collect();
+                    let legal = model.path_cost(&cells).expect("every step legal");
+                    assert!((legal - path.cost).abs() < 1e-9);
+                    assert_eq!((path.cells[0], path.end()), (start, goal));
+                    found += 1;
+                }
+                Err(PathError::Unreachable { .. }) => {
+                    assert!(oracle.is_none(), "{coords:?}: unreachable, oracle says {oracle:?}");
+                    assert!(!grid.connected(start, goal));
+                    unreachable += 1;
+                }
+                Err(PathError::StartBlocked { .. } | PathError::GoalBlocked { .. }) => {
+                    assert!(!passable);
+                }
+                Err(e) => panic!("{coords:?}: unexpected {e}"),
+            }
+            if passable {
+                assert_eq!(grid.connected(start, goal), oracle.is_some(), "{coords:?} labels");
+            }
+        }
+    }
+    assert!(found > 3000 && unreachable > 300, "found {found}, unreachable {unreachable}");
+}
+
+#[test]
+fn hex_avoid_lists_partial_paths_and_limits() {
+    let mut rng = Rng(17);
+    let mut pathfinder = Pathfinder::new();
+    for round in 0..1500 {
+        let coords = HexCoords::ALL[round % 6];
+        let (grid, model) = random_hex_grid(&mut rng, coords);
+        let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+        let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+        let avoid: Vec<GridPos> = (0..rng.below(6))
+            .map(|_| GridPos::new(rng.below(grid.width()), rng.below(grid.height())))
+            .collect();
+        let avoided: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
+        let options = SearchOptions::default();
+        let oracle = model.dijkstra_avoiding(at(start), at(goal), &avoided);
+        match pathfinder.find_path_avoiding(&grid, start, goal, &options, &avoid) {
+            Ok(path) => {
+                let best = oracle.expect("a path the oracle did not find");
+                assert!((path.cost - best).abs() < 1e-9, "{coords:?} avoiding");
+                for cell in path.cells.iter().skip(1).rev().skip(1) {
+                    assert!(!avoid.contains(cell), "{coords:?}: went through avoided {cell}");
+                }
+            }
+            Err(PathError::Unreachable { .. }) => assert!(oracle.is_none()),
+            Err(PathError::StartBlocked { .. } | PathError::GoalBlocked { .. }) => {}
+            Err(e) => panic!("{coords:?}: unexpected {e}"),
+        }
+        // A partial path ends on the reachable cell nearest the goal, legally.
+        let partial = SearchOptions { partial: true, ..SearchOptions::default() };
+        if let Ok(path) = pathfinder.find_path(&grid, start, goal, &partial) {
+            let cells: Vec<(i64, i64)> = path.cells.iter().map(|&p| at(p)).collect();
+            assert!(model.path_cost(&cells).is_some(), "{coords:?}: illegal partial path");
+            assert_eq!(path.complete, path.end() == goal);
+            if !path.complete {
+                assert!(model.dijkstra(at(start), at(goal)).is_none());
+                let nearest = grid
+                    .positions()
+                    .filter(|&p| model.dijkstra(at(start), at(p)).is_some())
+                    .map(|p| coords.distance(p, goal))
+                    .min();
+                assert_eq!(Some(coords.distance(path.end(), goal)), nearest);
+            }
+        }
+        // A cost limit below the optimum fails with LimitExceeded, never a costlier path.
+        if let Some(best) = model.dijkstra(at(start), at(goal)).filter(|&b| b >= 2.0) {
+            let limit = SearchOptions {
+                limit: SearchLimit { max_cost: Some(best - 1.0), ..SearchLimit::default() },
+                ..SearchOptions::default()
+            };
+            assert!(matches!(
+                pathfinder.find_path(&grid, start, goal, &limit),
+                Err(PathError::LimitExceeded { .. })
+            ));
+        }
+    }
+}
+
+#[test]
+fn hex_any_angle_paths_cross_only_open_hexagons() {
+    let mut rng = Rng(29);
+    let mut pathfinder = Pathfinder::new();
+    let mut shortened = 0;
+    for round in 0..1200 {
+        let coords = HexCoords::ALL[round % 6];
+        let (grid, model) = random_hex_grid(&mut rng, coords);
+        let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+        let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+        let Some(best) = model.dijkstra(at(start), at(goal)) else {
+            continue;
+        };
+        let grid_path =
+            pathfinder.find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+        // Smoothing: clear segments, never dearer than the grid path.
+        let corners = smooth_path(&grid, &grid_path.cells);
+        assert_eq!((corners[0], *corners.last().unwrap()), (start, goal));
+        let cost = smoothed_cost(&grid, &corners).expect("every smoothed segment clear");
+        assert!(cost <= best + 1e-9, "{coords:?}: smoothed {cost} > {best}");
+        if cost < best - 1e-9 {
+            shortened += 1;
+        }
+        // Theta*: every segment between its corners is clear.
+        let theta = SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
+        let path = pathfinder.find_path(&grid, start, goal, &theta).unwrap();
+        assert_eq!((path.cells[0], path.end()), (start, goal));
+        for cell in &path.cells {
+            assert!(grid.is_passable(*cell), "{coords:?}: Theta* through a wall at {cell}");
+        }
+        assert!(path.cost <= best * 1.0 + 1e-9, "{coords:?}: Theta* {} > A* {best}", path.cost);
+        for w in corners.windows(2) {
+            let cells = segment_cells(&grid, w[0], w[1]).unwrap();
+            assert!(cells.iter().all(|&c| grid.is_passable(c)));
+        }
+    }
+    assert!(shortened > 100, "smoothing shortened only {shortened} paths");
+}
+
+#[test]
+fn hex_labels_follow_changes() {
+    let mut rng = Rng(5);
+    for round in 0..300 {
+        let coords = HexCoords::ALL[round % 6];
+        let (mut grid, _) = random_hex_grid(&mut rng, coords);
+        let _ = grid.component(GridPos::new(0, 0)); // labels computed, then kept in step
+        for _ in 0..40 {
+            let pos = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+            let cell = if rng.chance(50) { Cell::Blocked } else { Cell::GROUND };
+            grid.set(pos, cell).unwrap();
+            let fresh = grid.clone().with_neighborhood(Neighborhood::Eight);
+            let fresh = fresh.with_neighborhood(Neighborhood::Hex(coords));
+            for a in grid.positions() {
+                for b in [GridPos::new(0, 0), pos] {
+                    assert_eq!(grid.connected(a, b), fresh.connected(a, b), "{coords:?}");
+                }
+            }
+        }
+    }
+}

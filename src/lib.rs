@@ -4,30 +4,23 @@
 //! built from the tiles, optimal A* paths on 4- or 8-way grids with per-tile terrain costs, and
 //! agents that walk those paths and plan again when walls move.
 //!
-//! The crate is layered:
-//! - [`grid`] and [`search`]: plain Rust, no Bevy types in their API;
-//! - [`io`]: map formats (MovingAI benchmark maps and scenarios);
-//! - the Bevy layer: [`plugin`], [`tilemap`], [`request`], [`movement`].
+//! The crate is layered, one folder each, each importing only the ones above it in this list:
+//! - [`grid`]: cells, costs, topologies (square 4/8-way, hex), connectivity, line of sight;
+//! - [`search`]: the A* loop and one file per expansion (neighbours, jump points, Theta*);
+//! - [`path`]: shaping found paths (smoothing, costs);
+//! - [`io`]: file formats (MovingAI maps and scenarios, baked grids);
+//! - [`plugin`]: the Bevy layer (tilemaps to grids, requests, movement, debug drawing).
 //!
 //! The Bevy layer sits behind the `bevy` feature (on by default). With
 //! `default-features = false` the crate is the grid, the search and the file formats alone,
 //! with no Bevy in its dependency tree: for tools, servers and the fuzz targets in `fuzz/`.
 
-mod avoided;
-#[cfg(feature = "bevy")]
-mod debug;
 pub mod grid;
 pub mod io;
-#[cfg(feature = "bevy")]
-pub mod movement;
+pub mod path;
 #[cfg(feature = "bevy")]
 pub mod plugin;
-#[cfg(feature = "bevy")]
-pub mod request;
 pub mod search;
-pub mod smooth;
-#[cfg(feature = "bevy")]
-pub mod tilemap;
 
 /// The names most programs need.
 pub mod prelude {
@@ -35,22 +28,15 @@ pub mod prelude {
         Cell, CornerRule, GridError, GridPos, GridStamp, HexCoords, NavGrid, Neighborhood,
     };
     #[cfg(feature = "bevy")]
-    pub use crate::movement::{Arrived, NavObstacle, PathFollower, Replanning};
-    #[cfg(feature = "bevy")]
-    pub use crate::plugin::{NavSet, NavSettings, TilemapNavPlugin};
-    #[cfg(feature = "bevy")]
-    pub use crate::request::{
-        NavDiagnostics, NavError, Path, PathFailed, PathGoal, PathRequest, WatchSearch,
-        WatchedSearch,
+    pub use crate::plugin::{
+        Arrived, BakedNavGrid, NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavObstacle,
+        NavSet, NavSettings, NavTilemap, Path, PathFailed, PathFollower, PathGoal, PathRequest,
+        Replanning, TileNav, TileRules, TilemapNavError, TilemapNavPlugin, TilemapNavWarning,
+        WatchSearch, WatchedSearch, WorldToCellError,
     };
     pub use crate::search::{
         Algorithm, Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions,
         SearchStats, SearchStep, SearchTrace,
-    };
-    #[cfg(feature = "bevy")]
-    pub use crate::tilemap::{
-        BakedNavGrid, NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,
-        TilemapNavWarning, WorldToCellError,
     };
 }
 

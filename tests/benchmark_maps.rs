@@ -2,7 +2,8 @@
 //! `arena2` with plain A*, all four maps with jump point search.
 
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
-use bevy_tilemap_nav::search::{Algorithm, Pathfinder, SearchOptions, path_cost};
+use bevy_tilemap_nav::path::path_cost;
+use bevy_tilemap_nav::search::{Algorithm, Pathfinder, SearchOptions};
 
 fn assert_all_optimal(name: &str, algorithm: Algorithm) {
     let options = SearchOptions { algorithm, ..SearchOptions::default() };

@@ -522,49 +522,6 @@ fn agent_caught_by_a_new_wall_steps_out_and_goes_on() {
 }
 
 #[test]
-fn non_square_tilemaps_are_refused_with_a_warning() {
-    let mut app = app();
-    let map = spawn_map(&mut app, &["...", "..."]);
-    app.world_mut().entity_mut(map).insert(TilemapType::Hexagon(HexCoordSystem::Row));
-    app.update();
-    let warnings: Vec<TilemapNavWarning> = app
-        .world()
-        .resource::<Messages<TilemapNavWarning>>()
-        .iter_current_update_messages()
-        .cloned()
-        .collect();
-    assert_eq!(
-        warnings,
-        vec![TilemapNavWarning {
-            error: TilemapNavError::UnsupportedMapType(TilemapType::Hexagon(HexCoordSystem::Row))
-        }]
-    );
-    assert!(app.world().get_resource::<NavGrid>().is_none());
-    // A square map that later turns hexagonal is taken out of the grid, with a warning.
-    let mut app2 = self::app();
-    let square = spawn_map(&mut app2, &["...", "..."]);
-    app2.update();
-    assert!(app2.world().get_resource::<NavGrid>().is_some());
-    app2.world_mut().entity_mut(square).insert(TilemapType::Hexagon(HexCoordSystem::Row));
-    app2.update();
-    assert!(app2.world().get_resource::<NavGrid>().is_none());
-    assert!(
-        app2.world()
-            .resource::<Messages<TilemapNavWarning>>()
-            .iter_current_update_messages()
-            .any(|w| matches!(w.error, TilemapNavError::UnsupportedMapType(_)))
-    );
-    // A request then fails plainly instead of walking a wrong grid.
-    let asker =
-        app.world_mut().spawn((Transform::default(), PathRequest::to(GridPos::new(1, 1)))).id();
-    app.update();
-    assert_eq!(
-        app.world().get::<PathFailed>(asker).map(|f| f.error.clone()),
-        Some(NavError::NoGrid)
-    );
-}
-
-#[test]
 fn a_new_request_replaces_the_one_being_walked() {
     let mut app = app();
     spawn_map(&mut app, &ROOM);
@@ -697,7 +654,7 @@ fn smoothed_follower_replans_when_a_wall_cuts_its_straight_line() {
     assert_eq!(path.corners.len(), 2);
     // Wall off a cell the straight line crosses but the grid path may not: (6, 2).
     let crossed =
-        bevy_tilemap_nav::smooth::segment_cells(app.world().resource::<NavGrid>(), start, goal)
+        bevy_tilemap_nav::grid::line::segment_cells(app.world().resource::<NavGrid>(), start, goal)
             .unwrap();
     let target = *crossed.iter().find(|c| c.x >= 6).unwrap();
     let t = tile(&app, map, target.x, target.y);
@@ -986,7 +943,7 @@ fn a_wall_beside_a_diagonal_step_cuts_the_path() {
     app.update();
     let new_path = app.world().get::<Path>(agent).unwrap();
     let grid = app.world().resource::<NavGrid>();
-    assert!(bevy_tilemap_nav::search::path_cost(grid, &new_path.cells).is_some());
+    assert!(bevy_tilemap_nav::path::path_cost(grid, &new_path.cells).is_some());
 }
 
 /// Spawns an agent with a plain A* request (many expansions on open floor).
@@ -1087,7 +1044,7 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
         let grid = app.world().resource::<NavGrid>().clone();
         let best = Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap();
         assert!((path.cost - best.cost).abs() < 1e-9, "{opened}: {} vs {}", path.cost, best.cost);
-        assert!(bevy_tilemap_nav::search::path_cost(&grid, &path.cells).is_some());
+        assert!(bevy_tilemap_nav::path::path_cost(&grid, &path.cells).is_some());
         assert_eq!(path.cells.contains(&GridPos::new(32, 2)), opened);
     }
 }

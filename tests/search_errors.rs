@@ -136,7 +136,7 @@ fn partial_path_ends_at_closest_reachable_cell() {
     assert_eq!(path.cells[0], GridPos::new(0, 4));
     // Column 2, beside the wall, row 1 (the goal's row) is closest to the goal.
     assert_eq!(path.end(), GridPos::new(2, 1));
-    assert!(bevy_tilemap_nav::search::path_cost(&grid, &path.cells).is_some());
+    assert!(bevy_tilemap_nav::path::path_cost(&grid, &path.cells).is_some());
 }
 
 #[test]
@@ -278,8 +278,10 @@ fn a_traced_search_records_every_expansion_and_answers_the_same() {
 /// far off the grid, steps that are not steps, and random cell lists: plain answers, no panic.
 #[test]
 fn garbage_positions_and_paths_get_plain_answers_never_a_panic() {
-    use bevy_tilemap_nav::search::{path_cost, turning_points};
-    use bevy_tilemap_nav::smooth::{segment_cells, segment_cost, smooth_path, smoothed_cost};
+    use bevy_tilemap_nav::grid::line::{segment_cells, segment_cost};
+    use bevy_tilemap_nav::path::path_cost;
+    use bevy_tilemap_nav::path::{smooth_path, smoothed_cost};
+    use bevy_tilemap_nav::search::turning_points;
 
     let mut grid = NavGrid::new(6, 5).unwrap();
     grid.fill_rect(GridPos::new(2, 0), GridPos::new(2, 3), Cell::Blocked).unwrap();
@@ -339,7 +341,7 @@ fn garbage_positions_and_paths_get_plain_answers_never_a_panic() {
 /// that has one; the path is still optimal and legal.
 #[test]
 fn a_clear_octile_path_ends_the_search_early() {
-    use bevy_tilemap_nav::search::path_cost;
+    use bevy_tilemap_nav::path::path_cost;
     let legal_at = |grid: &NavGrid, path: &PathResult| {
         path_cost(grid, &path.cells).is_some_and(|c| (c - path.cost).abs() < 1e-9)
     };

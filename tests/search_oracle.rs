@@ -36,8 +36,15 @@ fn random_grid(rng: &mut Rng, eight: bool, cut_corners: bool) -> (NavGrid, Model
             }
         }
     }
-    let model =
-        Model { width: width.into(), height: height.into(), cells, eight, cut_corners, hex: None };
+    let model = Model {
+        width: width.into(),
+        height: height.into(),
+        cells,
+        eight,
+        cut_corners,
+        hex: None,
+        staggered: false,
+    };
     (grid, model)
 }
 
@@ -200,6 +207,7 @@ fn uniform_grid(rng: &mut Rng, round: usize) -> (NavGrid, Model) {
         eight: true,
         cut_corners: false,
         hex: None,
+        staggered: false,
     };
     (grid, model)
 }

@@ -3,8 +3,8 @@
 
 mod common;
 
+use bevy_tilemap_nav::path::{smooth_path, smoothed_cost};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::smooth::{smooth_path, smoothed_cost};
 use common::Rng;
 
 /// Independent check: walk the segment between two cell centres in small steps and look at the

@@ -66,19 +66,31 @@ pub fn tile_rules() -> TileRules {
 /// The tileset, drawn pixel by pixel: one 32 x 32 tile after another in a row.
 pub fn tileset_image() -> Image {
     let size = TILE as u32;
-    let width = size * TILE_COUNT;
-    let mut data = vec![0u8; (width * size * 4) as usize];
-    for tile in 0..TILE_COUNT {
-        for y in 0..size {
-            for x in 0..size {
-                let rgb = tile_pixel(tile, x, y, size);
-                let i = ((y * width + tile * size + x) * 4) as usize;
-                data[i..i + 4].copy_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
+    tileset(size, size, TILE_COUNT, |tile, x, y| Some(tile_pixel(tile, x, y, size)))
+}
+
+/// A tileset of `count` tiles of `width` x `height` pixels side by side, each pixel from
+/// `pixel(tile, x, y)` (y down; `None` is transparent, for hexagons and diamonds).
+pub fn tileset(
+    width: u32,
+    height: u32,
+    count: u32,
+    pixel: impl Fn(u32, u32, u32) -> Option<[u8; 3]>,
+) -> Image {
+    let row = width * count;
+    let mut data = vec![0u8; (row * height * 4) as usize];
+    for tile in 0..count {
+        for y in 0..height {
+            for x in 0..width {
+                if let Some(rgb) = pixel(tile, x, y) {
+                    let i = ((y * row + tile * width + x) * 4) as usize;
+                    data[i..i + 4].copy_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
+                }
             }
         }
     }
     Image::new(
-        Extent3d { width, height: size, depth_or_array_layers: 1 },
+        Extent3d { width: row, height, depth_or_array_layers: 1 },
         TextureDimension::D2,
         data,
         TextureFormat::Rgba8UnormSrgb,
@@ -87,7 +99,7 @@ pub fn tileset_image() -> Image {
 }
 
 /// A little deterministic noise so that surfaces are not flat.
-fn noise(x: u32, y: u32, salt: u32) -> u8 {
+pub fn noise(x: u32, y: u32, salt: u32) -> u8 {
     let mut h = x.wrapping_mul(374_761_393)
         ^ y.wrapping_mul(668_265_263)
         ^ salt.wrapping_mul(2_246_822_519);
@@ -95,7 +107,7 @@ fn noise(x: u32, y: u32, salt: u32) -> u8 {
     (h >> 24) as u8
 }
 
-fn shade(base: [u8; 3], amount: i32) -> [u8; 3] {
+pub fn shade(base: [u8; 3], amount: i32) -> [u8; 3] {
     base.map(|c| (i32::from(c) + amount).clamp(0, 255) as u8)
 }
 

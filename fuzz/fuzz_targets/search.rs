@@ -8,8 +8,8 @@ mod common;
 
 use arbitrary::Arbitrary;
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::smooth::segment_cost;
-use common::Model;
+use bevy_tilemap_nav::grid::line::segment_cost;
+use common::{HEX_RULES, Model};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -20,6 +20,8 @@ struct Input {
     /// 1..=8 when the costs vary, the rest cost 1.
     cells: Vec<u8>,
     eight: bool,
+    /// A hex grid (the coordinate system `HexCoords::ALL[n % 6]`) instead of a square one.
+    hex: Option<u8>,
     cut_corners: bool,
     varied_costs: bool,
     /// Ends may lie outside the grid (up to 3 cells beyond it).
@@ -47,7 +49,11 @@ fn check(input: Input) {
     let (width, height) = (u32::from(input.width % 20) + 1, u32::from(input.height % 20) + 1);
     let mut grid = NavGrid::new(width, height)
         .unwrap()
-        .with_neighborhood(if input.eight { Neighborhood::Eight } else { Neighborhood::Four })
+        .with_neighborhood(match input.hex {
+            Some(n) => Neighborhood::Hex(HexCoords::ALL[usize::from(n % 6)]),
+            None if input.eight => Neighborhood::Eight,
+            None => Neighborhood::Four,
+        })
         .with_corner_rule(if input.cut_corners {
             CornerRule::CutCorners
         } else {
@@ -75,11 +81,12 @@ fn check(input: Input) {
         2 => Algorithm::JumpPoint,
         _ => Algorithm::ThetaStar,
     };
-    let heuristic = match input.heuristic % 6 {
+    let heuristic = match input.heuristic % 7 {
         0 => Some(Heuristic::Octile),
         1 => Some(Heuristic::Manhattan),
         2 => Some(Heuristic::Euclidean),
         3 => Some(Heuristic::Zero),
+        4 => Some(Heuristic::Hex),
         _ => None,
     };
     let weight = match input.weight {
@@ -105,7 +112,8 @@ fn check(input: Input) {
         cells,
         eight: input.eight,
         cut_corners: input.cut_corners,
-        hex: None,
+        hex: input.hex.map(|n| HEX_RULES[usize::from(n % 6)]),
+        staggered: false,
     };
     let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
     let avoided: Vec<(i64, i64)> =
@@ -202,6 +210,8 @@ fn check(input: Input) {
     // The heuristics that never overestimate on this neighbourhood give the optimum (times the
     // weight at most); Theta* may only beat the grid optimum.
     let admissible = match heuristic {
+        // The square-grid estimates, read on a hex grid's coordinates, may overestimate.
+        Some(Heuristic::Manhattan | Heuristic::Octile) if input.hex.is_some() => false,
         Some(Heuristic::Manhattan) => !input.eight,
         Some(Heuristic::Octile) => input.eight || theta,
         _ => true,

@@ -44,6 +44,9 @@ pub enum BakeError {
     Ron(String),
     /// The grid's size differs from what it is meant for (the tilemap's).
     SizeMismatch { expected: (u32, u32), found: (u32, u32) },
+    /// The grid's cells have another shape than the map's: a hex bake on a square map, a
+    /// square one on a hex map, or hexes numbered another way.
+    TopologyMismatch { expected: Neighborhood, found: Neighborhood },
     /// The file could not be read or written.
     Io { path: String, error: String },
 }
@@ -66,6 +69,9 @@ impl fmt::Display for BakeError {
                 "baked grid is {} x {} but the tilemap is {} x {}",
                 found.0, found.1, expected.0, expected.1
             ),
+            BakeError::TopologyMismatch { expected, found } => {
+                write!(f, "baked grid has {found:?} cells but the tilemap has {expected:?} cells")
+            }
         }
     }
 }
@@ -287,6 +293,17 @@ pub fn expect_size(grid: &NavGrid, width: u32, height: u32) -> Result<(), BakeEr
             found: (grid.width(), grid.height()),
         })
     }
+}
+
+/// Checks that a loaded grid's cells have the shape of the map it is meant for: both square
+/// (4- or 8-way: the map's settings then choose), or both hex with the same numbering.
+pub fn expect_topology(grid: &NavGrid, neighborhood: Neighborhood) -> Result<(), BakeError> {
+    let found = grid.neighborhood();
+    let same = match (found, neighborhood) {
+        (Neighborhood::Hex(a), Neighborhood::Hex(b)) => a == b,
+        (a, b) => !a.is_hex() && !b.is_hex(),
+    };
+    if same { Ok(()) } else { Err(BakeError::TopologyMismatch { expected: neighborhood, found }) }
 }
 
 fn is_ron(path: &std::path::Path) -> bool {

@@ -38,7 +38,17 @@ pub struct Model {
     pub cut_corners: bool,
     /// A hex grid instead (`eight` and `cut_corners` unused): the six steps out of a cell.
     pub hex: Option<HexRule>,
+    /// An isometric staggered map in its own tile coordinates instead (8-way, no corner
+    /// cutting): see [`STAGGERED_STEPS`].
+    pub staggered: bool,
 }
+
+/// The eight steps of an isometric staggered map in tile coordinates, as bevy_ecs_tilemap's
+/// `StaggeredPos::offset` gives them (E, N, W, S, then NE, NW, SW, SE), and for each diagonal
+/// the two straight steps beside it, which must both be open.
+pub const STAGGERED_STEPS: [(i64, i64); 8] =
+    [(1, -1), (0, 1), (-1, 1), (0, -1), (1, 0), (-1, 2), (-1, 0), (1, -2)];
+pub const STAGGERED_SIDES: [(usize, usize); 4] = [(0, 1), (2, 1), (2, 3), (0, 3)];
 
 /// The six neighbours of a hex cell, tabled by hand from the drawings of each numbering (Red
 /// Blob Games' "Hexagonal Grids", with rows counted upwards as bevy_ecs_tilemap does), not
@@ -52,6 +62,17 @@ pub enum HexRule {
     /// ColumnOdd / ColumnEven.
     Columns { odd_shifted: bool },
 }
+
+/// The rules of the crate's `HexCoords::ALL`, in that order (Row, Column, RowEven, RowOdd,
+/// ColumnEven, ColumnOdd).
+pub const HEX_RULES: [HexRule; 6] = [
+    HexRule::Axial,
+    HexRule::Axial,
+    HexRule::Rows { odd_shifted: false },
+    HexRule::Rows { odd_shifted: true },
+    HexRule::Columns { odd_shifted: false },
+    HexRule::Columns { odd_shifted: true },
+];
 
 impl HexRule {
     pub fn steps(self, x: i64, y: i64) -> [(i64, i64); 6] {
@@ -91,6 +112,16 @@ impl Model {
         let (dx, dy) = (bx - ax, by - ay);
         if let Some(rule) = self.hex {
             return rule.steps(ax, ay).contains(&(dx, dy)).then_some(cost);
+        }
+        if self.staggered {
+            let k = STAGGERED_STEPS.iter().position(|&s| s == (dx, dy))?;
+            if k < 4 {
+                return Some(cost);
+            }
+            let (a, b) = STAGGERED_SIDES[k - 4];
+            let open = |(sx, sy): (i64, i64)| self.cost(ax + sx, ay + sy).is_some();
+            let clear = open(STAGGERED_STEPS[a]) && open(STAGGERED_STEPS[b]);
+            return clear.then_some(cost * std::f64::consts::SQRT_2);
         }
         match (dx.abs(), dy.abs()) {
             (1, 0) | (0, 1) => Some(cost),
@@ -153,8 +184,9 @@ impl Model {
             if d > dist[y as usize * w + x as usize] {
                 continue;
             }
-            // Every step of either rule stays within one cell each way.
-            for dy in -1..=1 {
+            // Every step of the square and hex rules stays within one cell each way; the
+            // staggered steps reach two rows.
+            for dy in -2..=2 {
                 for dx in -1..=1 {
                     let next = (x + dx, y + dy);
                     if let Some(c) = self.step_cost((x, y), next) {

@@ -4,87 +4,12 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
-use crate::grid::{GridPos, GridStamp, NavGrid};
-use crate::request::{
-    NavDiagnostics, NavError, Path, PathFailed, PathGoal, PathRequest, start_cell,
+use super::agent::{
+    Arrived, NavDiagnostics, NavError, ObstacleCells, Path, PathFailed, PathFollower, PathGoal,
+    PathRequest, Replanning, start_cell,
 };
-use crate::tilemap::{NavGeometry, WorldToCellError};
-
-/// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
-/// from cell centre to cell centre and stops exactly on the last one.
-#[derive(Component, Clone, Debug, PartialEq, Reflect)]
-#[reflect(Component)]
-pub struct PathFollower {
-    /// World units per second.
-    pub speed: f32,
-    /// Index in the path of the point being walked to (set by the plugin).
-    pub next: usize,
-    /// Walk the smoothed path (straight lines between corners, see
-    /// [`crate::smooth::smooth_path`]) instead of from cell centre to cell centre. Applies to
-    /// paths answered after it is set.
-    pub smooth: bool,
-}
-
-impl PathFollower {
-    /// A follower that walks from cell centre to cell centre.
-    pub fn new(speed: f32) -> Self {
-        Self { speed, next: 0, smooth: false }
-    }
-
-    /// A follower that walks smoothed paths.
-    pub fn smoothed(speed: f32) -> Self {
-        Self { speed, next: 0, smooth: true }
-    }
-}
-
-/// Message: an agent reached the end of its path.
-#[derive(Message, Clone, Copy, Debug, PartialEq)]
-pub struct Arrived {
-    pub entity: Entity,
-    pub cell: GridPos,
-    /// False when the path was partial and ended at the closest reachable cell.
-    pub reached_goal: bool,
-}
-
-/// Present while an agent whose path was cut waits for a new one. It walks to a safe cell
-/// centre (its [`Path`] is then a one-cell stand-in) and no [`Arrived`] is sent for that.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
-#[reflect(Component)]
-pub struct Replanning;
-
-/// Marks a character that others walk around: requests from other agents treat the cell it
-/// stands on as blocked, and an agent about to step into that cell plans again.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
-#[reflect(Component)]
-pub struct NavObstacle;
-
-/// The cells that [`NavObstacle`]s stand on this frame.
-#[derive(Resource, Default, Debug)]
-pub(crate) struct ObstacleCells(pub Vec<(Entity, GridPos)>);
-
-impl ObstacleCells {
-    /// Cells to avoid for `entity`'s own planning.
-    pub(crate) fn for_agent(&self, entity: Entity) -> Vec<GridPos> {
-        self.0.iter().filter(|(e, _)| *e != entity).map(|(_, c)| *c).collect()
-    }
-}
-
-/// Notes the cells that [`NavObstacle`]s stand on this frame.
-pub(crate) fn collect_obstacles(
-    geometry: Option<&NavGeometry>,
-    obstacles: &Query<(Entity, &Transform), With<NavObstacle>>,
-    cells: &mut ObstacleCells,
-) {
-    cells.0.clear();
-    let Some(geometry) = geometry else {
-        return;
-    };
-    for (entity, transform) in obstacles {
-        if let Ok(cell) = geometry.world_to_cell(transform.translation.truncate()) {
-            cells.0.push((entity, cell));
-        }
-    }
-}
+use super::tilemap::{NavGeometry, WorldToCellError};
+use crate::grid::{GridPos, GridStamp, NavGrid};
 
 /// True when another character stands on one of the next two cells of the path (short of its
 /// goal, where it cannot be avoided).
@@ -108,7 +33,7 @@ fn path_cut(grid: &NavGrid, path: &Path, next: usize) -> bool {
     let mut i = from;
     while i < cells.len() && !path.corners.is_empty() {
         let j = path.next_target_after(i);
-        if j < cells.len() && crate::smooth::segment_cells(grid, cells[i], cells[j]).is_none() {
+        if j < cells.len() && crate::grid::line::segment_cells(grid, cells[i], cells[j]).is_none() {
             return true;
         }
         i = j;

@@ -1,22 +1,19 @@
-//! Property test for hex grids: on thousands of random hex grids in every coordinate system,
-//! the search agrees with the Dijkstra oracle of `common` (whose hex neighbours are tabled by
-//! hand), every path is legal under the oracle's rules, "unreachable" verdicts agree, and the
-//! any-angle answers (Theta*, smoothing) only cross open hexagons.
+//! Property tests for the other topologies. Hex grids: on thousands of random hex grids in
+//! every coordinate system, the search agrees with the Dijkstra oracle of `common` (whose hex
+//! neighbours are tabled by hand), every path is legal under the oracle's rules, "unreachable"
+//! verdicts agree, and the any-angle answers (Theta*, smoothing) only cross open hexagons.
+//! Isometric staggered maps: held as the sheared square grid (tile (x, y) is cell (x, x + y)),
+//! the search agrees with the oracle run on the tiles with bevy_ecs_tilemap's staggered steps.
 
 mod common;
 
+use bevy_tilemap_nav::grid::line::segment_cells;
+use bevy_tilemap_nav::path::{smooth_path, smoothed_cost};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::smooth::{segment_cells, smooth_path, smoothed_cost};
-use common::{HexRule, Model, Rng};
+use common::{HEX_RULES, HexRule, Model, Rng, STAGGERED_STEPS};
 
 fn rule_of(coords: HexCoords) -> HexRule {
-    match coords {
-        HexCoords::Row | HexCoords::Column => HexRule::Axial,
-        HexCoords::RowOdd => HexRule::Rows { odd_shifted: true },
-        HexCoords::RowEven => HexRule::Rows { odd_shifted: false },
-        HexCoords::ColumnOdd => HexRule::Columns { odd_shifted: true },
-        HexCoords::ColumnEven => HexRule::Columns { odd_shifted: false },
-    }
+    HEX_RULES[HexCoords::ALL.iter().position(|&c| c == coords).unwrap()]
 }
 
 /// A random hex grid (walls, costs) and the same grid as the oracle's model.
@@ -50,6 +47,7 @@ fn random_hex_grid(rng: &mut Rng, coords: HexCoords) -> (NavGrid, Model) {
         eight: false,
         cut_corners: false,
         hex: Some(rule_of(coords)),
+        staggered: false,
     };
     (grid, model)
 }
@@ -251,4 +249,73 @@ fn hex_labels_follow_changes() {
             }
         }
     }
+}
+
+/// A random isometric staggered tile map (walls), as the oracle's model in tile coordinates
+/// and as the sheared square grid the plugin holds: tile (x, y) is cell (x, x + y) of a grid
+/// `w` wide and `w + h - 1` tall, the cells off the map walls.
+fn random_staggered(rng: &mut Rng) -> (NavGrid, Model) {
+    let (width, height) = (1 + rng.below(12), 1 + rng.below(12));
+    let wall_percent = rng.below(40);
+    let mut grid = NavGrid::filled(width, width + height - 1, Cell::Blocked).unwrap();
+    let mut cells = vec![vec![None; width as usize]; height as usize];
+    for y in 0..height {
+        for x in 0..width {
+            if !rng.chance(wall_percent) {
+                grid.set(GridPos::new(x, x + y), Cell::GROUND).unwrap();
+                cells[y as usize][x as usize] = Some(1);
+            }
+        }
+    }
+    let model = Model {
+        width: width.into(),
+        height: height.into(),
+        cells,
+        eight: true,
+        cut_corners: false,
+        hex: None,
+        staggered: true,
+    };
+    (grid, model)
+}
+
+#[test]
+fn staggered_maps_match_dijkstra_oracle_on_their_tiles() {
+    let mut rng = Rng(77);
+    let mut pathfinder = Pathfinder::new();
+    let (mut found, mut unreachable, mut jump_point) = (0, 0, 0);
+    for _ in 0..3000 {
+        let (grid, model) = random_staggered(&mut rng);
+        let (w, h) = (model.width as u32, model.height as u32);
+        let tile = |rng: &mut Rng| (i64::from(rng.below(w)), i64::from(rng.below(h)));
+        let cell = |(x, y): (i64, i64)| GridPos::new(x as u32, (x + y) as u32);
+        let untile = |p: GridPos| (i64::from(p.x), i64::from(p.y) - i64::from(p.x));
+        jump_point += usize::from(bevy_tilemap_nav::search::jps_applies(&grid));
+        for _ in 0..6 {
+            let (a, b) = (tile(&mut rng), tile(&mut rng));
+            let oracle = model.dijkstra(a, b);
+            match pathfinder.find_path(&grid, cell(a), cell(b), &SearchOptions::default()) {
+                Ok(path) => {
+                    let best = oracle.expect("a path the oracle did not find");
+                    assert!((path.cost - best).abs() < 1e-9, "{} vs {best}", path.cost);
+                    let tiles: Vec<(i64, i64)> = path.cells.iter().map(|&p| untile(p)).collect();
+                    let walked = model.path_cost(&tiles).expect("every step a staggered step");
+                    assert!((walked - path.cost).abs() < 1e-9);
+                    found += 1;
+                }
+                Err(PathError::Unreachable { .. }) => {
+                    assert!(oracle.is_none());
+                    unreachable += 1;
+                }
+                Err(PathError::StartBlocked { .. } | PathError::GoalBlocked { .. }) => {
+                    assert!(model.cost(a.0, a.1).is_none() || model.cost(b.0, b.1).is_none());
+                }
+                Err(e) => panic!("unexpected {e}"),
+            }
+        }
+    }
+    // The sheared grid keeps jump point search (one cost, 8-way, no corner cutting).
+    assert_eq!(jump_point, 3000);
+    assert!(found > 5000 && unreachable > 300, "found {found}, unreachable {unreachable}");
+    assert_eq!(STAGGERED_STEPS.len(), 8);
 }

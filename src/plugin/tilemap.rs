@@ -9,13 +9,14 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::{
-    TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize, TilemapType,
+    HexCoordSystem, IsoCoordSystem, TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize,
+    TilemapType,
 };
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage, TileTextureIndex};
 
-use crate::grid::{Cell, GridPos, NavGrid};
-use crate::io::baked::{BakeError, expect_size};
-use crate::plugin::NavSettings;
+use super::settings::NavSettings;
+use crate::grid::{Cell, GridPos, HexCoords, NavGrid, Neighborhood};
+use crate::io::baked::{BakeError, expect_size, expect_topology};
 
 /// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles part of the
 /// [`NavGrid`]. Several marked tilemaps of the same size and grid are layers of one grid: a cell
@@ -115,8 +116,9 @@ pub struct NavGridChanged {
 /// Why something in the tilemap-to-grid layer could not be done.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TilemapNavError {
-    /// Only square tilemaps are supported so far.
-    UnsupportedMapType(TilemapType),
+    /// A layer's map type differs from the first layer's (a hex layer over a square map); it
+    /// is left out of the grid.
+    MapTypeMismatch { tilemap: Entity, expected: TilemapType, found: TilemapType },
     /// A layer's size differs from the first layer's; it is left out of the grid.
     SizeMismatch { tilemap: Entity, expected: UVec2, found: UVec2 },
     /// The tilemap has no cells.
@@ -134,9 +136,10 @@ pub enum TilemapNavError {
 impl fmt::Display for TilemapNavError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TilemapNavError::UnsupportedMapType(kind) => {
-                write!(f, "only square tilemaps are supported for navigation, not {kind:?}")
-            }
+            TilemapNavError::MapTypeMismatch { tilemap, expected, found } => write!(
+                f,
+                "tilemap {tilemap} is {found:?} but the navigation grid is {expected:?}; it is left out"
+            ),
             TilemapNavError::SizeMismatch { tilemap, expected, found } => write!(
                 f,
                 "tilemap {tilemap} is {found} tiles but the navigation grid is {expected}; it is left out"
@@ -199,7 +202,67 @@ impl fmt::Display for WorldToCellError {
 
 impl std::error::Error for WorldToCellError {}
 
+/// The hex numbering of a bevy_ecs_tilemap hex coordinate system (the same six, by name).
+pub fn hex_coords(system: HexCoordSystem) -> HexCoords {
+    match system {
+        HexCoordSystem::Row => HexCoords::Row,
+        HexCoordSystem::Column => HexCoords::Column,
+        HexCoordSystem::RowEven => HexCoords::RowEven,
+        HexCoordSystem::RowOdd => HexCoords::RowOdd,
+        HexCoordSystem::ColumnEven => HexCoords::ColumnEven,
+        HexCoordSystem::ColumnOdd => HexCoords::ColumnOdd,
+    }
+}
+
+/// The neighborhood a grid of this map type uses: the settings' one (4- or 8-way) on square
+/// and isometric maps, six neighbours on hex maps.
+pub fn neighborhood_for(map_type: TilemapType, square: Neighborhood) -> Neighborhood {
+    match map_type {
+        TilemapType::Hexagon(system) => Neighborhood::Hex(hex_coords(system)),
+        _ if square.is_hex() => Neighborhood::Eight,
+        _ => square,
+    }
+}
+
+/// True for isometric staggered maps, whose tiles are a square grid sheared (see
+/// [`NavGeometry::tile_to_cell`]).
+fn is_staggered(map_type: TilemapType) -> bool {
+    map_type == TilemapType::Isometric(IsoCoordSystem::Staggered)
+}
+
+/// The grid size for a tilemap of `size` tiles of this map type, or `None` if too large.
+fn grid_dims(map_type: TilemapType, size: UVec2) -> Option<UVec2> {
+    if is_staggered(map_type) {
+        // Tile (x, y) is cell (x, x + y): the cells from row 0 to row (w - 1) + (h - 1).
+        Some(UVec2::new(size.x, size.x.checked_add(size.y)? - 1))
+    } else {
+        Some(size)
+    }
+}
+
+/// The grid cell of tile (`x`, `y`) on a map of this type.
+#[inline]
+fn tile_cell(map_type: TilemapType, x: u32, y: u32) -> GridPos {
+    if is_staggered(map_type) { GridPos::new(x, x + y) } else { GridPos::new(x, y) }
+}
+
 impl NavGeometry {
+    /// The grid cell a tile is. On square, isometric diamond and hex maps that is the tile's
+    /// own position. On isometric staggered maps the tiles are a square grid drawn sheared
+    /// (bevy_ecs_tilemap's `StaggeredPos` to `DiamondPos`): tile (x, y) is cell (x, x + y) of
+    /// a grid `width` wide and `width + height - 1` tall, so that the eight moves and jump
+    /// point search work there as on a square map; the cells outside the tilemap are walls.
+    pub fn tile_to_cell(&self, tile: TilePos) -> GridPos {
+        tile_cell(self.map_type, tile.x, tile.y)
+    }
+
+    /// The tile a grid cell is, or `None` for a cell that is no tile of the map (see
+    /// [`tile_to_cell`](Self::tile_to_cell)).
+    pub fn cell_to_tile(&self, cell: GridPos) -> Option<TilePos> {
+        let y = if is_staggered(self.map_type) { cell.y.checked_sub(cell.x)? } else { cell.y };
+        (cell.x < self.size.x && y < self.size.y).then_some(TilePos::new(cell.x, y))
+    }
+
     /// The cell under a world position, using bevy_ecs_tilemap's own conversion.
     pub fn world_to_cell(&self, world: Vec2) -> Result<GridPos, WorldToCellError> {
         if !world.is_finite() {
@@ -218,19 +281,32 @@ impl NavGeometry {
             &self.map_type,
             &self.anchor,
         )
-        .map(|t| GridPos::new(t.x, t.y))
+        .map(|t| self.tile_to_cell(t))
         .ok_or(WorldToCellError::OffMap(world))
     }
 
-    /// The world-space centre of a cell.
+    /// The world-space centre of a cell, where bevy_ecs_tilemap draws its tile (honouring the
+    /// map type, the `TilemapAnchor` and the tilemap's transform).
     pub fn cell_to_world(&self, cell: GridPos) -> Vec2 {
-        let local = TilePos::new(cell.x, cell.y).center_in_world(
-            &self.size,
-            &self.grid_size,
-            &self.tile_size,
-            &self.map_type,
-            &self.anchor,
-        );
+        let center = |x: u32, y: u32| {
+            TilePos::new(x, y).center_in_world(
+                &self.size,
+                &self.grid_size,
+                &self.tile_size,
+                &self.map_type,
+                &self.anchor,
+            )
+        };
+        let local = if is_staggered(self.map_type) {
+            // Tile centres are affine in the tile position, so in the cell too: cell (x, d)
+            // is tile (x, d - x), which may lie off the map for a wall cell.
+            let origin = center(0, 0);
+            let up = center(0, 1) - origin;
+            let across = center(1, 0) - origin - up;
+            origin + across * cell.x as f32 + up * cell.y as f32
+        } else {
+            center(cell.x, cell.y)
+        };
         self.transform.transform_point(local.extend(0.0)).truncate()
     }
 }
@@ -239,6 +315,7 @@ impl NavGeometry {
 #[derive(Debug)]
 struct Layer {
     size: UVec2,
+    map_type: TilemapType,
     /// The storage's tile entities as last seen, index `y * width + x`.
     entities: Vec<Option<Entity>>,
     /// What each position of this layer says, index `y * width + x`.
@@ -300,6 +377,7 @@ pub(crate) fn sync_nav_grid(
     mut changed: MessageWriter<NavGridChanged>,
     mut warnings: MessageWriter<TilemapNavWarning>,
 ) {
+    // Tiles (as positions on their tilemap) whose combined cell may have changed.
     let mut dirty: Vec<GridPos> = Vec::new();
     let mut full = false;
     // Layers taken in this frame: their cells were just read with the current rules.
@@ -317,8 +395,19 @@ pub(crate) fn sync_nav_grid(
         full = true;
     }
 
+    // The first layer sets the map type: when it changes, the grid follows (and the other
+    // layers must match it).
+    if let Some((first, layer)) = layers.layers.first_mut()
+        && let Ok((.., map_type, _, _)) = tilemaps.get(*first)
+        && layer.map_type != *map_type
+    {
+        layer.map_type = *map_type;
+        full = true;
+    }
+
     // New layers, resized layers, and storages whose entities changed.
-    let mut expected: Option<UVec2> = layers.layers.first().map(|(_, l)| l.size);
+    let mut expected: Option<(UVec2, TilemapType)> =
+        layers.layers.first().map(|(_, l)| (l.size, l.map_type));
     let mut ordered: Vec<_> = tilemaps.iter().collect();
     ordered
         .sort_by_key(|t| layers.layers.iter().position(|(e, _)| *e == t.0).unwrap_or(usize::MAX));
@@ -334,10 +423,7 @@ pub(crate) fn sync_nav_grid(
         let known = layers.layers.iter().any(|(e, l)| e == entity && l.size == size);
         let storage_tiles =
             if known && !storage.is_changed() { cells as usize } else { storage.iter().count() };
-        let refusal = if **map_type != TilemapType::Square {
-            let error = TilemapNavError::UnsupportedMapType(**map_type);
-            Some((error, storage.is_added() || map_type.is_changed()))
-        } else if cells == 0 {
+        let refusal = if cells == 0 {
             Some((TilemapNavError::Empty { tilemap: *entity }, storage.is_added()))
         } else if storage_size != size || storage_tiles as u64 != cells {
             let error = TilemapNavError::InconsistentSize {
@@ -350,9 +436,24 @@ pub(crate) fn sync_nav_grid(
         } else if cells > crate::grid::MAX_CELLS {
             Some((TilemapNavError::TooLarge { tilemap: *entity, size }, storage.is_added()))
         } else {
-            let expected = *expected.get_or_insert(size);
-            let error = TilemapNavError::SizeMismatch { tilemap: *entity, expected, found: size };
-            (size != expected).then_some((error, storage.is_changed()))
+            let (expected_size, expected_type) = *expected.get_or_insert((size, **map_type));
+            if size != expected_size {
+                let error = TilemapNavError::SizeMismatch {
+                    tilemap: *entity,
+                    expected: expected_size,
+                    found: size,
+                };
+                Some((error, storage.is_changed()))
+            } else if **map_type != expected_type {
+                let error = TilemapNavError::MapTypeMismatch {
+                    tilemap: *entity,
+                    expected: expected_type,
+                    found: **map_type,
+                };
+                Some((error, storage.is_added() || map_type.is_changed()))
+            } else {
+                None
+            }
         };
         if let Some((error, say_so)) = refusal {
             if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
@@ -368,7 +469,8 @@ pub(crate) fn sync_nav_grid(
         let read = |x: usize, y: usize| storage.checked_get(&TilePos::new(x as u32, y as u32));
         match layers.layers.iter_mut().find(|(e, _)| e == entity) {
             None => {
-                let mut layer = Layer { size, entities: Vec::new(), cells: Vec::new() };
+                let mut layer =
+                    Layer { size, map_type: **map_type, entities: Vec::new(), cells: Vec::new() };
                 let count = width * size.y as usize;
                 if layer.entities.try_reserve_exact(count).is_err()
                     || layer.cells.try_reserve_exact(count).is_err()
@@ -475,7 +577,10 @@ pub(crate) fn sync_nav_grid(
         }
         return;
     };
-    let size = first_layer.size;
+    let (size, map_type) = (first_layer.size, first_layer.map_type);
+    let neighborhood = neighborhood_for(map_type, settings.neighborhood);
+    let tile_index = |pos: GridPos| pos.y as usize * size.x as usize + pos.x as usize;
+    let all_tiles = || (0..size.y).flat_map(move |y| (0..size.x).map(move |x| GridPos::new(x, y)));
     let combine = |k: usize| -> Cell {
         layers.layers.iter().fold(Cell::GROUND, |acc, (_, l)| match (acc, l.cells[k]) {
             (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
@@ -484,13 +589,21 @@ pub(crate) fn sync_nav_grid(
             }
         })
     };
+    let Some(dims) = grid_dims(map_type, size) else {
+        if grid.is_some() {
+            commands.remove_resource::<NavGrid>();
+        }
+        return;
+    };
     let mut grid = match grid {
-        Some(grid) if grid.width() == size.x && grid.height() == size.y => grid,
+        Some(grid) if grid.width() == dims.x && grid.height() == dims.y => grid,
         _ => {
             // First grid, or the map changed size: start from baked data if it fits, else
             // build it whole from the tiles.
             if let Some(baked) = baked.as_deref() {
-                match expect_size(&baked.0, size.x, size.y) {
+                match expect_size(&baked.0, dims.x, dims.y)
+                    .and_then(|()| expect_topology(&baked.0, neighborhood))
+                {
                     Ok(()) => {
                         let cells: Vec<GridPos> = baked.0.positions().collect();
                         commands.insert_resource(baked.0.clone());
@@ -504,7 +617,7 @@ pub(crate) fn sync_nav_grid(
             }
             // Start all walls (no jump point bits to compute), so that setting the cells
             // builds the bits once.
-            let Ok(mut fresh) = NavGrid::filled(size.x, size.y, Cell::Blocked) else {
+            let Ok(mut fresh) = NavGrid::filled(dims.x, dims.y, Cell::Blocked) else {
                 // Memory refused: say so, once, rather than abort.
                 if grid.is_some() {
                     commands.remove_resource::<NavGrid>();
@@ -517,12 +630,11 @@ pub(crate) fn sync_nav_grid(
                 }
                 return;
             };
-            fresh.set_neighborhood(settings.neighborhood);
+            fresh.set_neighborhood(neighborhood);
             fresh.set_corner_rule(settings.corner_rule);
             let cells: Vec<GridPos> = fresh.positions().collect();
-            let tiles = cells
-                .iter()
-                .map(|&pos| (pos, combine(pos.y as usize * size.x as usize + pos.x as usize)));
+            let tiles = all_tiles()
+                .map(|tile| (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile))));
             // Every combined cell is valid (layer costs of 0 read as 1), so this cannot fail.
             let _ = fresh.set_all(tiles);
             commands.insert_resource(fresh);
@@ -531,10 +643,10 @@ pub(crate) fn sync_nav_grid(
         }
     };
     if full {
-        dirty = grid.positions().collect();
+        dirty = all_tiles().collect();
     }
-    if grid.neighborhood() != settings.neighborhood {
-        grid.set_neighborhood(settings.neighborhood);
+    if grid.neighborhood() != neighborhood {
+        grid.set_neighborhood(neighborhood);
     }
     if grid.corner_rule() != settings.corner_rule {
         grid.set_corner_rule(settings.corner_rule);
@@ -543,7 +655,7 @@ pub(crate) fn sync_nav_grid(
     dirty.dedup();
     let changes: Vec<(GridPos, Cell)> = dirty
         .into_iter()
-        .map(|pos| (pos, combine(pos.y as usize * size.x as usize + pos.x as usize)))
+        .map(|tile| (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile))))
         .filter(|&(pos, cell)| grid.get(pos) != Some(cell))
         .collect();
     if changes.is_empty() {

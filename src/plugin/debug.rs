@@ -2,10 +2,9 @@
 
 use bevy::prelude::*;
 
+use super::agent::{Path, PathFollower, WatchSearch, WatchedSearch};
+use super::tilemap::NavGeometry;
 use crate::grid::NavGrid;
-use crate::movement::PathFollower;
-use crate::request::{Path, WatchSearch, WatchedSearch};
-use crate::tilemap::NavGeometry;
 
 pub(crate) fn draw_debug(
     mut gizmos: Gizmos,

@@ -1,14 +1,12 @@
-//! Smoothed paths: a grid path pulled tight with line of sight, so that a character walks
-//! straight across open floor instead of zig-zagging between cell centres.
-//!
-//! Plain Rust, like [`crate::grid`] and [`crate::search`].
+//! Line of sight on the grid: the cells a straight segment between two cell centres crosses,
+//! and what walking it costs. Theta* and path smoothing both ask these.
 
-use crate::grid::{GridPos, HexCoords, NavGrid, Neighborhood};
+use super::{GridPos, HexCoords, NavGrid, Neighborhood};
 
 /// The cells whose centres a straight segment from the centre of `a` to the centre of `b`
 /// enters, in order (both ends included), or `None` if it enters a blocked cell or passes
 /// exactly through a corner the grid's corner rule forbids (two diagonal walls, or with
-/// [`NoCornerCutting`](crate::grid::CornerRule::NoCornerCutting) any wall at that corner).
+/// [`NoCornerCutting`](super::CornerRule::NoCornerCutting) any wall at that corner).
 ///
 /// On a hex grid the segment joins the cells' centres as drawn (see
 /// [`HexCoords::unit_center`]); it is followed four times per step, nudged to both sides of
@@ -126,61 +124,4 @@ fn cube_round(q: f64, r: f64) -> (i64, i64) {
         rr = -rq - rs;
     }
     (rq as i64, rr as i64)
-}
-
-/// Pulls a grid path (consecutive cells one legal step apart, as a search returns) tight: the
-/// returned corner cells, start and end included, are joined by clear straight segments
-/// ([`segment_cells`]), and each segment costs no more ([`segment_cost`]) than the stretch of
-/// grid path it replaces, so the smoothed path never trades cheap ground for a shorter way
-/// through mud. On a 4-way grid, where characters move only straight, it returns the path's
-/// turning points instead.
-///
-/// ```
-/// use bevy_tilemap_nav::prelude::*;
-/// use bevy_tilemap_nav::smooth::smooth_path;
-///
-/// let grid = NavGrid::new(12, 6).unwrap();
-/// let path = Pathfinder::new()
-///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(11, 4), &SearchOptions::default())
-///     .unwrap();
-/// // Open floor: one straight segment.
-/// assert_eq!(smooth_path(&grid, &path.cells), vec![GridPos::new(0, 0), GridPos::new(11, 4)]);
-/// ```
-pub fn smooth_path(grid: &NavGrid, cells: &[GridPos]) -> Vec<GridPos> {
-    if grid.neighborhood() == Neighborhood::Four {
-        return crate::search::turning_points(cells);
-    }
-    if cells.len() <= 2 {
-        return cells.to_vec();
-    }
-    // Grid cost from the start to each cell of the path.
-    let mut along = Vec::with_capacity(cells.len());
-    along.push(0.0);
-    for w in cells.windows(2) {
-        let step = grid.step_cost(w[0], w[1]).unwrap_or(f64::INFINITY);
-        along.push(along.last().copied().unwrap_or(0.0) + step);
-    }
-    let mut corners = vec![cells[0]];
-    let mut anchor = 0;
-    let mut k = 1;
-    while k < cells.len() {
-        let fits = |end: usize| {
-            segment_cost(grid, cells[anchor], cells[end])
-                .is_some_and(|cost| cost <= along[end] - along[anchor] + 1e-9)
-        };
-        if k + 1 < cells.len() && fits(k + 1) {
-            k += 1;
-            continue;
-        }
-        corners.push(cells[k]);
-        anchor = k;
-        k += 1;
-    }
-    corners
-}
-
-/// The cost of walking a smoothed path segment by segment ([`segment_cost`]), or `None` if a
-/// segment is not clear.
-pub fn smoothed_cost(grid: &NavGrid, corners: &[GridPos]) -> Option<f64> {
-    corners.windows(2).map(|w| segment_cost(grid, w[0], w[1])).sum()
 }

@@ -1,0 +1,225 @@
+//! A hex strategy map: a unit crosses grassland, forest and shallow water, around mountains,
+//! along the cheapest path over six-sided tiles (bevy_ecs_tilemap's `Hexagon(RowOdd)` map).
+//!
+//! ```text
+//! cargo run --example hex_map
+//! ```
+//!
+//! Left click: move the unit there. Right click: raise or flatten a mountain (the unit plans
+//! again at once if its way is cut). Grass costs 1 to enter, forest 3, water 5; mountains block.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::prelude::*;
+use common::*;
+
+const GRASS: u32 = 0;
+const FOREST: u32 = 1;
+const WATER: u32 = 2;
+const MOUNTAIN: u32 = 3;
+
+/// Hexagons of this size in pixels (pointy top: a little taller than wide).
+const HEX_W: u32 = 30;
+const HEX_H: u32 = 34;
+
+/// The map, top row first: `.` grass, `f` forest, `~` water, `^` mountain.
+const MAP: [&str; 15] = [
+    "..........ff^^........",
+    "...ff....fff^^..~~~...",
+    "..ffff...ff.^...~~~~..",
+    "..fff.......^^...~~~..",
+    "............^^....~...",
+    ".....~~~.....^........",
+    "....~~~~~....^^..fff..",
+    "....~~~~.....^^.ffff..",
+    ".....~~......^..fff...",
+    "..........^^^^........",
+    "..ff.....^^......~~...",
+    ".fff............~~~~..",
+    ".fff.....ff.....~~~...",
+    "..f.....ffff..........",
+    "........fff...........",
+];
+
+fn main() {
+    game_app("bevy_tilemap_nav: hex map")
+        .insert_resource(
+            TileRules::default()
+                .with(FOREST, Cell::Passable { cost: 3 })
+                .with(WATER, Cell::Passable { cost: 5 })
+                .with(MOUNTAIN, Cell::Blocked),
+        )
+        .init_resource::<Status>()
+        .add_systems(Startup, setup)
+        .add_systems(
+            Update,
+            (
+                (ci_clicks, track_cursor, clicks).chain().before(NavSet::Pathfind),
+                (report, draw_paths, show_status).chain().after(NavSet::Move),
+            ),
+        )
+        .run();
+}
+
+#[derive(Component)]
+struct StatusText;
+
+#[derive(Resource, Default)]
+struct Status(String);
+
+/// One hexagon of the tileset: inside the pointy-top hexagon filling the tile, or `None`.
+fn hex_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
+    let (dx, dy) =
+        ((x as f32 + 0.5 - HEX_W as f32 / 2.0).abs(), (y as f32 + 0.5 - HEX_H as f32 / 2.0).abs());
+    let (half_w, radius) = (HEX_W as f32 / 2.0, HEX_H as f32 / 2.0);
+    let edge = radius - 0.5 * radius * dx / half_w;
+    if dx > half_w || dy > edge {
+        return None;
+    }
+    let rim = dx > half_w - 1.5 || dy > edge - 1.5;
+    let n = i32::from(noise(x, y, tile)) / 20 - 6;
+    let rgb = match tile {
+        GRASS => shade([96, 150, 70], n),
+        FOREST => {
+            // Little round trees.
+            let tree = [(9, 12), (20, 11), (14, 21), (22, 22)]
+                .iter()
+                .any(|&(tx, ty): &(i32, i32)| (x as i32 - tx).pow(2) + (y as i32 - ty).pow(2) < 14);
+            if tree { shade([34, 92, 40], n) } else { shade([80, 128, 60], n) }
+        }
+        WATER => {
+            let wave = (x + 2 * (y / 5)).is_multiple_of(9) && y % 5 == 2;
+            if wave { [170, 210, 235] } else { shade([60, 120, 190], n / 2) }
+        }
+        _ => {
+            // A grey peak with a snowy top.
+            let peak = dy < 13.0 - dx * 0.9 || (y as f32) > HEX_H as f32 / 2.0 - dx * 0.2;
+            if (y as f32) < 11.0 && dx < 4.0 {
+                [235, 235, 240]
+            } else if peak {
+                shade([120, 112, 108], n)
+            } else {
+                shade([150, 140, 120], n)
+            }
+        }
+    };
+    Some(if rim { shade(rgb, -35) } else { rgb })
+}
+
+fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+    spawn_camera(&mut commands);
+    let texture = images.add(tileset(HEX_W, HEX_H, 4, hex_pixel));
+    let size = TilemapSize { x: MAP[0].len() as u32, y: MAP.len() as u32 };
+    let tilemap = commands.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for (row, line) in MAP.iter().enumerate() {
+        for (x, c) in line.chars().enumerate() {
+            let position = TilePos { x: x as u32, y: size.y - 1 - row as u32 };
+            let texture = match c {
+                'f' => FOREST,
+                '~' => WATER,
+                '^' => MOUNTAIN,
+                _ => GRASS,
+            };
+            let tile = commands
+                .spawn(TileBundle {
+                    position,
+                    tilemap_id: TilemapId(tilemap),
+                    texture_index: TileTextureIndex(texture),
+                    ..Default::default()
+                })
+                .id();
+            storage.set(&position, tile);
+        }
+    }
+    let map_type = TilemapType::Hexagon(HexCoordSystem::RowOdd);
+    // Rows of pointy-top hexagons overlap by a quarter of their height.
+    let grid_size = TilemapGridSize { x: HEX_W as f32, y: HEX_W as f32 };
+    let tile_size = TilemapTileSize { x: HEX_W as f32, y: HEX_H as f32 };
+    commands.entity(tilemap).insert((
+        TilemapBundle {
+            grid_size,
+            map_type,
+            size,
+            storage,
+            texture: TilemapTexture::Single(texture),
+            tile_size,
+            anchor: TilemapAnchor::Center,
+            ..Default::default()
+        },
+        NavTilemap,
+    ));
+    let start = TilePos::new(2, 7).center_in_world(
+        &size,
+        &grid_size,
+        &tile_size,
+        &map_type,
+        &TilemapAnchor::Center,
+    );
+    commands.spawn((
+        Player,
+        Sprite::from_color(Color::srgb(0.95, 0.25, 0.2), Vec2::splat(14.0)),
+        Transform::from_translation(start.extend(5.0)),
+        PathFollower::new(120.0),
+    ));
+    commands.spawn((StatusText, help_text(15.0)));
+}
+
+/// Left click: the unit moves there (or as near as it can get). Right click: a mountain rises
+/// or falls on that hexagon.
+fn clicks(
+    mut commands: Commands,
+    mouse: Res<ButtonInput<MouseButton>>,
+    cursor: Res<CursorWorld>,
+    geometry: Option<Res<NavGeometry>>,
+    unit: Single<Entity, With<Player>>,
+    storage: Single<&TileStorage, With<NavTilemap>>,
+    mut textures: Query<&mut TileTextureIndex>,
+) {
+    let Some(world) = cursor.0 else {
+        return;
+    };
+    if mouse.just_pressed(MouseButton::Right)
+        && let Some(tile) =
+            geometry.as_deref().and_then(|g| g.cell_to_tile(hovered_tile(&cursor, Some(g))?))
+        && let Some(entity) = storage.checked_get(&tile)
+        && let Ok(mut texture) = textures.get_mut(entity)
+    {
+        texture.0 = if texture.0 == MOUNTAIN { GRASS } else { MOUNTAIN };
+    }
+    if mouse.just_pressed(MouseButton::Left) {
+        let options = SearchOptions { partial: true, ..SearchOptions::default() };
+        commands.entity(*unit).insert(PathRequest::to(world).with_options(options));
+    }
+}
+
+fn report(
+    mut failures: MessageReader<PathFailed>,
+    answered: Query<&Path, (With<Player>, Changed<Path>)>,
+    mut status: ResMut<Status>,
+) {
+    for failure in failures.read() {
+        status.0 = explain(&failure.error);
+    }
+    for path in &answered {
+        let reach = if path.complete { "" } else { " (as near as it gets)" };
+        status.0 = format!(
+            "Path{reach}: {} hexes, cost {:.0}, {} hexes searched in {:.0} us",
+            path.cells.len(),
+            path.cost,
+            path.expanded,
+            path.micros
+        );
+    }
+}
+
+fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>>) {
+    if status.is_changed() || text.0.is_empty() {
+        text.0 = format!(
+            "Left click: move the unit   Right click: raise / flatten a mountain\nGrass costs 1, forest 3, water 5; mountains block.\n{}",
+            status.0
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! An isometric room (bevy_ecs_tilemap's `Isometric(Diamond)` map): the character walks where
+//! you click, around walls and furniture, on straight lines across open floor.
+//!
+//! ```text
+//! cargo run --example iso_map
+//! ```
+//!
+//! Left click: walk there. Right click: put down or pick up a crate (the character plans
+//! again at once if its way is cut).
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::prelude::*;
+use common::*;
+
+const BOARDS: u32 = 0;
+const STONE: u32 = 1;
+const CRATE: u32 = 2;
+const RUG: u32 = 3;
+
+const ISO_W: u32 = 64;
+const ISO_H: u32 = 32;
+
+/// The room, row 0 first (tile row y = index): `#` stone wall, `.` boards, `c` crate, `r` rug.
+const ROOM: [&str; 14] = [
+    "##############",
+    "#.....#......#",
+    "#.....#..cc..#",
+    "#.rrr.#......#",
+    "#.rrr.....c..#",
+    "#.rrr.#......#",
+    "###.###......#",
+    "#.....####.###",
+    "#..c.........#",
+    "#......cc....#",
+    "#.....#......#",
+    "#.cc..#..rr..#",
+    "#.....#..rr..#",
+    "##############",
+];
+
+fn main() {
+    game_app("bevy_tilemap_nav: isometric room")
+        .insert_resource(TileRules::default().with(STONE, Cell::Blocked).with(CRATE, Cell::Blocked))
+        .init_resource::<Status>()
+        .add_systems(Startup, setup)
+        .add_systems(
+            Update,
+            (
+                (ci_clicks, track_cursor, clicks).chain().before(NavSet::Pathfind),
+                (report, draw_paths, show_status).chain().after(NavSet::Move),
+            ),
+        )
+        .run();
+}
+
+#[derive(Component)]
+struct StatusText;
+
+#[derive(Resource, Default)]
+struct Status(String);
+
+/// One diamond of the tileset, or `None` outside it.
+fn iso_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
+    let (dx, dy) = (
+        (x as f32 + 0.5 - ISO_W as f32 / 2.0).abs() / (ISO_W as f32 / 2.0),
+        (y as f32 + 0.5 - ISO_H as f32 / 2.0).abs() / (ISO_H as f32 / 2.0),
+    );
+    if dx + dy > 1.0 {
+        return None;
+    }
+    let rim = dx + dy > 0.93;
+    let n = i32::from(noise(x, y, tile)) / 20 - 6;
+    // Along the diamond's own axes, for patterns that follow the floor.
+    let (u, v) = (
+        (x as i32 * ISO_H as i32 + y as i32 * ISO_W as i32) / 64,
+        (x as i32 * ISO_H as i32 - y as i32 * ISO_W as i32 + 4096) / 64,
+    );
+    let rgb = match tile {
+        BOARDS => {
+            let seam = u % 8 == 0;
+            if seam { [92, 62, 38] } else { shade([156, 112, 70], n) }
+        }
+        STONE => {
+            let mortar = u % 10 == 0 || (v + if (u / 10) % 2 == 0 { 0 } else { 5 }) % 10 == 0;
+            if mortar { [50, 48, 56] } else { shade([118, 114, 126], n) }
+        }
+        CRATE => {
+            let slat = u % 7 == 0 || v % 7 == 0;
+            if slat { [110, 70, 30] } else { shade([196, 146, 74], n) }
+        }
+        _ => {
+            let stripe = (u / 4 + v / 4) % 2 == 0;
+            if stripe { shade([160, 40, 46], n / 2) } else { shade([210, 170, 80], n / 2) }
+        }
+    };
+    Some(if rim { shade(rgb, -30) } else { rgb })
+}
+
+fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+    spawn_camera(&mut commands);
+    let texture = images.add(tileset(ISO_W, ISO_H, 4, iso_pixel));
+    let size = TilemapSize { x: ROOM[0].len() as u32, y: ROOM.len() as u32 };
+    let tilemap = commands.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for (y, line) in ROOM.iter().enumerate() {
+        for (x, c) in line.chars().enumerate() {
+            let position = TilePos { x: x as u32, y: y as u32 };
+            let texture = match c {
+                '#' => STONE,
+                'c' => CRATE,
+                'r' => RUG,
+                _ => BOARDS,
+            };
+            let tile = commands
+                .spawn(TileBundle {
+                    position,
+                    tilemap_id: TilemapId(tilemap),
+                    texture_index: TileTextureIndex(texture),
+                    ..Default::default()
+                })
+                .id();
+            storage.set(&position, tile);
+        }
+    }
+    let map_type = TilemapType::Isometric(IsoCoordSystem::Diamond);
+    let grid_size = TilemapGridSize { x: ISO_W as f32, y: ISO_H as f32 };
+    let tile_size = TilemapTileSize { x: ISO_W as f32, y: ISO_H as f32 };
+    commands.entity(tilemap).insert((
+        TilemapBundle {
+            grid_size,
+            map_type,
+            size,
+            storage,
+            texture: TilemapTexture::Single(texture),
+            tile_size,
+            anchor: TilemapAnchor::Center,
+            ..Default::default()
+        },
+        NavTilemap,
+    ));
+    let start = TilePos::new(2, 1).center_in_world(
+        &size,
+        &grid_size,
+        &tile_size,
+        &map_type,
+        &TilemapAnchor::Center,
+    );
+    commands.spawn((
+        Player,
+        Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::new(14.0, 22.0)),
+        Transform::from_translation(start.extend(5.0)),
+        PathFollower::smoothed(150.0),
+    ));
+    commands.spawn((StatusText, help_text(15.0)));
+}
+
+/// Left click: walk there (or as near as it can get). Right click: a crate appears or goes.
+fn clicks(
+    mut commands: Commands,
+    mouse: Res<ButtonInput<MouseButton>>,
+    cursor: Res<CursorWorld>,
+    geometry: Option<Res<NavGeometry>>,
+    player: Single<Entity, With<Player>>,
+    storage: Single<&TileStorage, With<NavTilemap>>,
+    mut textures: Query<&mut TileTextureIndex>,
+) {
+    let Some(world) = cursor.0 else {
+        return;
+    };
+    if mouse.just_pressed(MouseButton::Right)
+        && let Some(tile) =
+            geometry.as_deref().and_then(|g| g.cell_to_tile(hovered_tile(&cursor, Some(g))?))
+        && let Some(entity) = storage.checked_get(&tile)
+        && let Ok(mut texture) = textures.get_mut(entity)
+        && texture.0 != STONE
+    {
+        texture.0 = if texture.0 == CRATE { BOARDS } else { CRATE };
+    }
+    if mouse.just_pressed(MouseButton::Left) {
+        let options = SearchOptions { partial: true, ..SearchOptions::default() };
+        commands.entity(*player).insert(PathRequest::to(world).with_options(options));
+    }
+}
+
+fn report(
+    mut failures: MessageReader<PathFailed>,
+    answered: Query<&Path, (With<Player>, Changed<Path>)>,
+    mut status: ResMut<Status>,
+) {
+    for failure in failures.read() {
+        status.0 = explain(&failure.error);
+    }
+    for path in &answered {
+        let reach = if path.complete { "" } else { " (as near as it gets)" };
+        status.0 = format!(
+            "Path{reach}: {} tiles, {} corners, {} tiles searched in {:.0} us",
+            path.cells.len(),
+            path.points.len(),
+            path.expanded,
+            path.micros
+        );
+    }
+}
+
+fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>>) {
+    if status.is_changed() || text.0.is_empty() {
+        text.0 = format!(
+            "Left click: walk there   Right click: put down / pick up a crate\n{}",
+            status.0
+        );
+    }
+}

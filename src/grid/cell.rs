@@ -1,0 +1,97 @@
+//! Cells and their positions: what a [`NavGrid`](super::NavGrid) holds.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A cell of a [`NavGrid`]: column `x`, row `y`. MovingAI files count rows from the top; the
+/// Bevy layer uses `bevy_ecs_tilemap`'s `TilePos` as it is (rows from the bottom).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+pub struct GridPos {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl GridPos {
+    pub const fn new(x: u32, y: u32) -> Self {
+        Self { x, y }
+    }
+}
+
+impl fmt::Display for GridPos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {})", self.x, self.y)
+    }
+}
+
+impl From<(u32, u32)> for GridPos {
+    fn from((x, y): (u32, u32)) -> Self {
+        Self { x, y }
+    }
+}
+
+/// What a cell is: a wall, or ground an agent may enter at a cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Cell {
+    /// Nothing may enter this cell.
+    Blocked,
+    /// An agent may enter; entering costs step length x `cost` (1 = ordinary ground).
+    Passable { cost: u32 },
+}
+
+impl Cell {
+    /// Ordinary ground: passable at cost 1.
+    pub const GROUND: Cell = Cell::Passable { cost: 1 };
+
+    pub fn is_passable(self) -> bool {
+        matches!(self, Cell::Passable { .. })
+    }
+}
+
+/// Why a grid could not be built or changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GridError {
+    /// Width or height is zero.
+    Empty { width: u32, height: u32 },
+    /// The grid would not fit in memory (or in this crate's 32-bit cell indices).
+    TooLarge { width: u32, height: u32 },
+    /// A cell outside the grid was addressed.
+    OutOfBounds { pos: GridPos, width: u32, height: u32 },
+    /// A passable cell must cost at least 1.
+    ZeroCost { pos: GridPos },
+}
+
+impl fmt::Display for GridError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GridError::Empty { width, height } => {
+                write!(f, "a navigation grid needs at least one cell, got {width} x {height}")
+            }
+            GridError::TooLarge { width, height } => {
+                write!(f, "a {width} x {height} navigation grid is too large to allocate")
+            }
+            GridError::OutOfBounds { pos, width, height } => {
+                write!(f, "cell {pos} is outside the {width} x {height} grid")
+            }
+            GridError::ZeroCost { pos } => {
+                write!(f, "cell {pos}: a passable cell must cost at least 1, got 0")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GridError {}
+
+/// Largest number of cells a grid may have: indices are `u32`, with a border of padding.
+pub const MAX_CELLS: u64 = 1 << 30;
+
+pub(crate) fn cell_cost(cell: Cell, pos: GridPos) -> Result<u32, GridError> {
+    match cell {
+        Cell::Blocked => Ok(0),
+        Cell::Passable { cost: 0 } => Err(GridError::ZeroCost { pos }),
+        Cell::Passable { cost } => Ok(cost),
+    }
+}

@@ -1,0 +1,18 @@
+//! Shaping paths the search found: smoothing them with line of sight, and what walking a list
+//! of cells costs. Plain Rust, above the grid and the search.
+
+mod smooth;
+
+pub use smooth::{smooth_path, smoothed_cost};
+
+use crate::grid::{GridPos, NavGrid};
+
+/// Cost of a path given cell by cell under the grid's rules, or `None` if some step is not a
+/// legal move (off the grid, into a wall, too long, or across a forbidden corner).
+pub fn path_cost(grid: &NavGrid, cells: &[GridPos]) -> Option<f64> {
+    let first = *cells.first()?;
+    if !grid.is_passable(first) {
+        return None;
+    }
+    cells.windows(2).map(|pair| grid.step_cost(pair[0], pair[1])).sum()
+}

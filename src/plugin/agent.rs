@@ -1,0 +1,308 @@
+//! What an agent carries and what it is told: the request for a path, the path, the walker
+//! that follows it, obstacles, and the messages and errors about them. Shared by the request
+//! and movement systems, which both import it from here.
+
+use std::fmt;
+
+use bevy::prelude::*;
+
+use super::tilemap::{NavGeometry, WorldToCellError};
+use crate::grid::{GridPos, NavGrid};
+use crate::search::{PathError, SearchOptions, SearchTrace};
+
+/// Where to go.
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub enum PathGoal {
+    /// A tile position (`TilePos` x and y).
+    Tile(GridPos),
+    /// A world position; the goal is the tile under it.
+    World(Vec2),
+}
+
+impl From<GridPos> for PathGoal {
+    fn from(pos: GridPos) -> Self {
+        PathGoal::Tile(pos)
+    }
+}
+
+impl From<Vec2> for PathGoal {
+    fn from(world: Vec2) -> Self {
+        PathGoal::World(world)
+    }
+}
+
+/// Put this on an entity with a `Transform` to ask for a path from the tile under it to `goal`.
+/// The plugin answers by inserting [`Path`] (and removing this request) or [`PathFailed`].
+/// Inserting a new request replaces one still waiting (which keeps its place in the queue).
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct PathRequest {
+    pub goal: PathGoal,
+    /// Heuristic, weight, limits, partial paths. `None`: the plugin's defaults
+    /// ([`NavSettings::search`]).
+    #[reflect(ignore)]
+    pub options: Option<SearchOptions>,
+    /// Start here instead of at the tile under the entity's `Transform`.
+    pub start: Option<GridPos>,
+}
+
+impl PathRequest {
+    /// A request with the plugin's default options.
+    pub fn to(goal: impl Into<PathGoal>) -> Self {
+        Self { goal: goal.into(), options: None, start: None }
+    }
+
+    pub fn with_options(mut self, options: SearchOptions) -> Self {
+        self.options = Some(options);
+        self
+    }
+}
+
+/// The answer to a [`PathRequest`]: the cells to walk and their world-space centres.
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct Path {
+    /// Start to end, both included.
+    pub cells: Vec<GridPos>,
+    /// World-space centre of each cell (as many as `cells`: a `Path` made by hand where the two
+    /// differ is not walked).
+    pub points: Vec<Vec2>,
+    /// Total cost, as the search engine computes it.
+    pub cost: f64,
+    /// The goal that was asked for.
+    pub goal: GridPos,
+    /// False for a partial path that stops at the reachable cell closest to the goal.
+    pub complete: bool,
+    /// Cells expanded by the search.
+    pub expanded: u32,
+    /// Search time in microseconds.
+    pub micros: f32,
+    /// The options it was planned with, to plan again the same way.
+    #[reflect(ignore)]
+    pub options: SearchOptions,
+    /// For a smoothed path ([`PathFollower::smooth`]): the indices in `cells` of the corners
+    /// walked through in straight lines. Empty: every cell centre is walked through.
+    pub corners: Vec<usize>,
+}
+
+impl Path {
+    /// The index of the first point walked to after index `i`.
+    pub fn next_target_after(&self, i: usize) -> usize {
+        if self.corners.is_empty() {
+            i + 1
+        } else {
+            self.corners.iter().copied().find(|&c| c > i).unwrap_or(self.cells.len())
+        }
+    }
+
+    /// The index of the last point walked through before reaching index `next`.
+    pub fn previous_target(&self, next: usize) -> usize {
+        if self.corners.is_empty() {
+            next.saturating_sub(1)
+        } else {
+            self.corners.iter().copied().rev().find(|&c| c < next).unwrap_or(0)
+        }
+    }
+
+    /// The world points still to walk to, from index `next` on.
+    pub fn remaining_points(&self, next: usize) -> impl Iterator<Item = Vec2> + '_ {
+        let mut i = next;
+        std::iter::from_fn(move || {
+            let point = self.points.get(i).copied()?;
+            i = self.next_target_after(i);
+            Some(point)
+        })
+    }
+}
+
+/// Why a request got no path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NavError {
+    /// The search engine's verdict: out of bounds, blocked, unreachable, limit.
+    Search(PathError),
+    /// There is no navigation grid yet (no tilemap marked `NavTilemap`).
+    NoGrid,
+    /// The entity has no `Transform` to start from.
+    NoTransform,
+    /// The entity's position has no cell.
+    Start(WorldToCellError),
+    /// The goal's world position has no cell.
+    Goal(WorldToCellError),
+}
+
+impl fmt::Display for NavError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NavError::Search(e) => write!(f, "{e}"),
+            NavError::NoGrid => write!(f, "no navigation grid: mark a tilemap with NavTilemap"),
+            NavError::NoTransform => write!(f, "the entity has no Transform to start from"),
+            NavError::Start(e) => write!(f, "start: {e}"),
+            NavError::Goal(e) => write!(f, "goal: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for NavError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NavError::Search(e) => Some(e),
+            NavError::Start(e) | NavError::Goal(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<PathError> for NavError {
+    fn from(e: PathError) -> Self {
+        NavError::Search(e)
+    }
+}
+
+/// Put this on an agent to watch its searches: the plugin records each search it answers for
+/// this agent in a [`WatchedSearch`], and the debug view draws the closed cells, the open cells
+/// and (at the last step) the path, after `step` expansions. Raise `step` to step through it.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct WatchSearch {
+    pub step: usize,
+}
+
+/// The recording of the last search answered for an agent with [`WatchSearch`].
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub struct WatchedSearch(pub SearchTrace);
+
+/// A failed request: inserted on the entity (replacing any earlier one) and sent as a message.
+#[derive(Component, Message, Clone, Debug, PartialEq)]
+pub struct PathFailed {
+    pub entity: Entity,
+    pub error: NavError,
+}
+
+/// What the plugin did in the last frame, to tune its budgets, for benchmarks and for tests.
+/// Reset when the frame's pathfinding begins.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct NavDiagnostics {
+    /// Searches begun this frame.
+    pub searches_started: u32,
+    /// Searches that ended this frame with a path or an error.
+    pub searches_finished: u32,
+    /// Cells expanded by this frame's searches.
+    pub expansions: u64,
+    /// True when a search used up the frame's budget and goes on next frame.
+    pub search_paused: bool,
+    /// Searches begun again because the grid changed while they were spread over frames.
+    pub searches_redone: u32,
+    /// Walking agents whose path was checked against grid changes near it.
+    pub paths_checked: u32,
+    /// Walking agents sent to plan again (a cut path, or someone standing in the way).
+    pub replans: u32,
+}
+
+/// The cell an agent plans from: where it stands, or, when it is between two cells of its
+/// path, the one of them it can safely walk to. An agent caught in a cell that has just become a
+/// wall plans from a passable neighbouring cell, so that it walks out rather than stay stuck.
+pub(crate) fn start_cell(
+    geometry: &NavGeometry,
+    grid: &NavGrid,
+    position: Vec2,
+    following: Option<(&PathFollower, &Path)>,
+) -> Result<GridPos, WorldToCellError> {
+    let under = geometry.world_to_cell(position)?;
+    let mut candidates = Vec::with_capacity(4);
+    // Where it stands is safe if passable: walking to that cell's centre stays inside it.
+    candidates.push(under);
+    if let Some((follower, path)) = following {
+        let next = follower.next.min(path.cells.len().saturating_sub(1));
+        candidates.extend(path.cells.get(path.previous_target(next)).copied());
+        candidates.extend(path.cells.get(next).copied());
+    }
+    if let Some(&cell) = candidates.iter().find(|&&c| grid.is_passable(c)) {
+        return Ok(cell);
+    }
+    // Standing in a wall: the nearest passable neighbour, straight steps first.
+    let around = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+    Ok(around
+        .iter()
+        .filter_map(|&(dx, dy)| {
+            Some(GridPos::new(under.x.checked_add_signed(dx)?, under.y.checked_add_signed(dy)?))
+        })
+        .find(|&c| grid.is_passable(c))
+        .unwrap_or(under))
+}
+
+/// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
+/// from cell centre to cell centre and stops exactly on the last one.
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct PathFollower {
+    /// World units per second.
+    pub speed: f32,
+    /// Index in the path of the point being walked to (set by the plugin).
+    pub next: usize,
+    /// Walk the smoothed path (straight lines between corners, see
+    /// [`crate::path::smooth_path`]) instead of from cell centre to cell centre. Applies to
+    /// paths answered after it is set.
+    pub smooth: bool,
+}
+
+impl PathFollower {
+    /// A follower that walks from cell centre to cell centre.
+    pub fn new(speed: f32) -> Self {
+        Self { speed, next: 0, smooth: false }
+    }
+
+    /// A follower that walks smoothed paths.
+    pub fn smoothed(speed: f32) -> Self {
+        Self { speed, next: 0, smooth: true }
+    }
+}
+
+/// Message: an agent reached the end of its path.
+#[derive(Message, Clone, Copy, Debug, PartialEq)]
+pub struct Arrived {
+    pub entity: Entity,
+    pub cell: GridPos,
+    /// False when the path was partial and ended at the closest reachable cell.
+    pub reached_goal: bool,
+}
+
+/// Present while an agent whose path was cut waits for a new one. It walks to a safe cell
+/// centre (its [`Path`] is then a one-cell stand-in) and no [`Arrived`] is sent for that.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct Replanning;
+
+/// Marks a character that others walk around: requests from other agents treat the cell it
+/// stands on as blocked, and an agent about to step into that cell plans again.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct NavObstacle;
+
+/// The cells that [`NavObstacle`]s stand on this frame.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct ObstacleCells(pub Vec<(Entity, GridPos)>);
+
+impl ObstacleCells {
+    /// Cells to avoid for `entity`'s own planning.
+    pub(crate) fn for_agent(&self, entity: Entity) -> Vec<GridPos> {
+        self.0.iter().filter(|(e, _)| *e != entity).map(|(_, c)| *c).collect()
+    }
+}
+
+/// Notes the cells that [`NavObstacle`]s stand on this frame.
+pub(crate) fn collect_obstacles(
+    geometry: Option<&NavGeometry>,
+    obstacles: &Query<(Entity, &Transform), With<NavObstacle>>,
+    cells: &mut ObstacleCells,
+) {
+    cells.0.clear();
+    let Some(geometry) = geometry else {
+        return;
+    };
+    for (entity, transform) in obstacles {
+        if let Ok(cell) = geometry.world_to_cell(transform.translation.truncate()) {
+            cells.0.push((entity, cell));
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The Bevy layer: the plugin, its settings and system sets, and the systems it adds, one file
+//! each, lower files never importing higher ones:
+//!
+//! - `settings`: [`NavSettings`];
+//! - `tilemap`: tilemaps to the [`NavGrid`](crate::grid::NavGrid) and world <-> cell
+//!   ([`NavGeometry`]);
+//! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
+//!   [`NavObstacle`], messages and errors), shared by the two systems above it;
+//! - `request`: the system answering requests; `movement`: the system walking paths;
+//! - `debug`: gizmo drawing; and this file, the plugin that adds them all.
+
+mod agent;
+mod debug;
+mod movement;
+mod request;
+mod settings;
+mod tilemap;
+
+use bevy::prelude::*;
+
+pub use agent::{
+    Arrived, NavDiagnostics, NavError, NavObstacle, Path, PathFailed, PathFollower, PathGoal,
+    PathRequest, Replanning, WatchSearch, WatchedSearch,
+};
+pub use settings::NavSettings;
+pub use tilemap::{
+    BakedNavGrid, NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,
+    TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
+};
+
+use agent::ObstacleCells;
+use movement::{PathIndex, follow_paths};
+use request::{RequestQueue, answer_requests};
+use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
+
+/// The plugin's systems, in this order in `Update`. Put your own systems before or after a set,
+/// for example `my_system.before(NavSet::Pathfind)` to have requests answered the same frame.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NavSet {
+    /// Tilemaps to `NavGrid`.
+    SyncGrid,
+    /// `PathRequest` to `Path` or `PathFailed`.
+    Pathfind,
+    /// `PathFollower`s walk their paths.
+    Move,
+    /// Gizmo drawing, when enabled.
+    Debug,
+}
+
+/// Adds tilemap navigation to an app. See the crate's README for a walk-through.
+#[derive(Default)]
+pub struct TilemapNavPlugin {
+    pub settings: NavSettings,
+}
+
+impl Plugin for TilemapNavPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(self.settings)
+            .init_resource::<TileRules>()
+            .init_resource::<NavLayers>()
+            .init_resource::<InsertedOverrides>()
+            .init_resource::<RequestQueue>()
+            .init_resource::<ObstacleCells>()
+            .init_resource::<PathIndex>()
+            .init_resource::<NavDiagnostics>()
+            .add_message::<NavGridChanged>()
+            .add_message::<TilemapNavWarning>()
+            .add_message::<PathFailed>()
+            .add_message::<Arrived>()
+            .register_type::<NavTilemap>()
+            .register_type::<TileNav>()
+            .register_type::<PathRequest>()
+            .register_type::<Path>()
+            .register_type::<PathFollower>()
+            .register_type::<Replanning>()
+            .register_type::<NavObstacle>()
+            .register_type::<NavDiagnostics>()
+            .register_type::<WatchSearch>()
+            .configure_sets(
+                Update,
+                (NavSet::SyncGrid, NavSet::Pathfind, NavSet::Move, NavSet::Debug).chain(),
+            )
+            .add_systems(
+                Update,
+                (
+                    sync_nav_grid.in_set(NavSet::SyncGrid),
+                    answer_requests.in_set(NavSet::Pathfind),
+                    follow_paths.in_set(NavSet::Move),
+                    debug::draw_watched_search
+                        .in_set(NavSet::Debug)
+                        .run_if(resource_exists::<bevy::gizmos::config::GizmoConfigStore>),
+                    debug::draw_debug.in_set(NavSet::Debug).run_if(
+                        |settings: Res<NavSettings>, store: Option<Res<bevy::gizmos::config::GizmoConfigStore>>| {
+                            settings.debug && store.is_some()
+                        },
+                    ),
+                ),
+            );
+    }
+}

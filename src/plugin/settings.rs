@@ -1,0 +1,44 @@
+//! The plugin's settings: a resource every system reads, defined here below them all.
+
+use bevy::prelude::*;
+
+use crate::grid::{CornerRule, Neighborhood};
+use crate::search::SearchOptions;
+
+/// How the plugin builds grids and answers requests. A resource: change it at run time and the
+/// next frame follows it.
+#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+pub struct NavSettings {
+    /// The moves on square and isometric maps: `Four` or `Eight` (a `Hex` value reads as
+    /// `Eight` there). Hex maps always use their six neighbours.
+    pub neighborhood: Neighborhood,
+    pub corner_rule: CornerRule,
+    /// Search options for requests that bring none (heuristic, weight, limits, partial paths).
+    pub search: SearchOptions,
+    /// At most this many requests are answered per frame; the rest wait, in arrival order.
+    pub max_requests_per_frame: usize,
+    /// The frame's search budget, in expanded cells: once spent, the remaining requests wait
+    /// for the next frame, and a search that needs more pauses and goes on next frame (before
+    /// any other), so that no frame waits on a long search. Paths are the same as in one go.
+    pub max_expansions_per_frame: u64,
+    /// The frame's search budget in time, on top of the one in cells: once spent, searches wait
+    /// or pause as above (the clock is read every 64 expanded cells). `None`: cells only.
+    pub max_search_time_per_frame: Option<std::time::Duration>,
+    /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
+    /// `DefaultPlugins`).
+    pub debug: bool,
+}
+
+impl Default for NavSettings {
+    fn default() -> Self {
+        Self {
+            neighborhood: Neighborhood::Eight,
+            corner_rule: CornerRule::NoCornerCutting,
+            search: SearchOptions::default(),
+            max_requests_per_frame: 64,
+            max_expansions_per_frame: 20_000,
+            max_search_time_per_frame: Some(std::time::Duration::from_micros(500)),
+            debug: false,
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! What jump point search keeps in step with the grid: the passable cells as bit rows and
+//! columns (64 cells a word), the turn bits (where a straight run may meet a jump point) and the
+//! per-cell run bits. Built from the cells on the first jump point search of a grid, then told
+//! of every cell that turns open or blocked through the grid's one change hook
+//! ([`CellIndex`]); grids never searched this way (hex maps, terrain costs) never hold them.
+
+use std::any::Any;
+
+use crate::grid::{CellIndex, CellView, DIRECTIONS};
+
+/// Jump point search's bits for one grid (padded layout, like the grid's cells).
+#[derive(Clone, Debug)]
+pub(crate) struct JumpBits {
+    /// Padded width and height.
+    stride: usize,
+    rows: usize,
+    /// Passable cells as bits, one padded row after another (`row_words` words each, the last
+    /// word always spare so that scans may read past the row end): jump point search scans 64
+    /// cells of a row per step.
+    open_rows: Vec<u64>,
+    /// The same bits transposed: one padded column after another (`col_words` words each).
+    open_cols: Vec<u64>,
+    /// Where a straight run along a row may turn (a jump point of jump point search): bit x of
+    /// row y is set when a cell beside (x, y), above or below, is open while the one behind it
+    /// is blocked. `[0]` for runs towards +x (behind is x - 1), `[1]` towards -x. Same layout
+    /// as `open_rows`; kept in step cell by cell.
+    turn_rows: [Vec<u64>; 2],
+    /// The same for runs along a column, towards +y and -y, in the layout of `open_cols`.
+    turn_cols: [Vec<u64>; 2],
+    /// One byte per padded cell: [`OPEN`] when passable, and bit `k` (for direction `k` of
+    /// `DIRECTIONS`: +x, -x, +y, -y) when a straight run from the cell that way meets a turn
+    /// bit before a wall. A diagonal run of jump point search stops where either of its two
+    /// straight runs would find a jump point: this answers that in one load, not two scans.
+    /// Kept in step cell by cell (a change reaches back along its rows and columns only as far
+    /// as the bits change).
+    runs: Vec<u8>,
+}
+
+impl JumpBits {
+    /// The bits of the grid's cells, built whole (linear in the grid's size, 64 cells a step
+    /// for the turn bits).
+    pub(crate) fn build(cells: CellView) -> Self {
+        let (stride, rows) = (cells.stride, cells.costs.len() / cells.stride);
+        let mut bits = Self {
+            stride,
+            rows,
+            open_rows: Vec::new(),
+            open_cols: Vec::new(),
+            turn_rows: [Vec::new(), Vec::new()],
+            turn_cols: [Vec::new(), Vec::new()],
+            runs: vec![0; cells.costs.len()],
+        };
+        let (row_bits, col_bits) = (bits.row_words() * rows, bits.col_words() * stride);
+        bits.open_rows = vec![0; row_bits];
+        bits.open_cols = vec![0; col_bits];
+        bits.turn_rows = [vec![0; row_bits], vec![0; row_bits]];
+        bits.turn_cols = [vec![0; col_bits], vec![0; col_bits]];
+        for (i, &cost) in cells.costs.iter().enumerate() {
+            if cost != 0 {
+                bits.set_open_bit(i, true);
+            }
+        }
+        bits.refresh_all_bits(cells.costs);
+        bits
+    }
+}
+
+impl CellIndex for JumpBits {
+    fn cells_moved(&mut self, cells: CellView, moved: &[usize]) {
+        for &i in moved {
+            self.set_open_bit(i, cells.costs[i] != 0);
+        }
+        // `parse_map` of 64room_000 (6% walls) took 24 ms refreshing round each wall after the
+        // batch, 30 ms with a full rebuild; past an eighth of the grid, the rebuild wins.
+        if moved.len() * 8 >= cells.costs.len() {
+            self.refresh_all_bits(cells.costs);
+        } else {
+            for &i in moved {
+                self.refresh_around(cells.costs, i);
+            }
+        }
+    }
+
+    fn clone_index(&self) -> Box<dyn CellIndex> {
+        Box::new(self.clone())
+    }
+
+    fn memory_bytes(&self) -> usize {
+        (self.open_rows.capacity() + self.open_cols.capacity()) * 8
+            + self.turn_rows.iter().chain(&self.turn_cols).map(|b| b.capacity() * 8).sum::<usize>()
+            + self.runs.capacity()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// All turn bits of one orientation at once, 64 cells a step, from the open bits laid out in
+/// `lines` lines of `words` words (rows of `open_rows`, or columns of `open_cols`). A cell of
+/// line `l` has a turn bit for runs towards + (`turns[0]`) when, on line `l - 1` or `l + 1`,
+/// the cell beside it is open and the one behind that (position - 1) is not; towards -
+/// (`turns[1]`) the same with position + 1. The same rule as `refresh_turns`, cell by cell.
+fn turns_from_open(open: &[u64], words: usize, lines: usize, turns: &mut [Vec<u64>; 2]) {
+    let line = |l: usize| &open[l * words..(l + 1) * words];
+    for l in 0..lines {
+        for w in 0..words {
+            let (mut forward, mut backward) = (0u64, 0u64);
+            for side in [l.checked_sub(1), Some(l + 1).filter(|&n| n < lines)].into_iter().flatten()
+            {
+                let bits = line(side);
+                let here = bits[w];
+                let before = if w > 0 { bits[w - 1] >> 63 } else { 0 };
+                let after = if w + 1 < words { bits[w + 1] << 63 } else { 0 };
+                // Bit p of `behind_forward` is the open bit of position p - 1.
+                let behind_forward = (here << 1) | before;
+                let behind_backward = (here >> 1) | after;
+                forward |= here & !behind_forward;
+                backward |= here & !behind_backward;
+            }
+            turns[0][l * words + w] = forward;
+            turns[1][l * words + w] = backward;
+        }
+    }
+}
+
+/// The passable bit of the per-cell run bits.
+pub(crate) const OPEN: u8 = 1 << 4;
+
+impl JumpBits {
+    /// Words per padded row in `open_rows` (one spare).
+    #[inline]
+    pub(crate) fn row_words(&self) -> usize {
+        self.stride.div_ceil(64) + 1
+    }
+
+    /// Words per padded column in `open_cols` (one spare).
+    #[inline]
+    pub(crate) fn col_words(&self) -> usize {
+        self.rows.div_ceil(64) + 1
+    }
+
+    fn set_open_bit(&mut self, i: usize, open: bool) {
+        let stride = self.stride;
+        let (x, y) = (i % stride, i / stride);
+        let (rw, cw) = (self.row_words(), self.col_words());
+        let row = &mut self.open_rows[y * rw + x / 64];
+        let col = &mut self.open_cols[x * cw + y / 64];
+        if open {
+            *row |= 1 << (x % 64);
+            *col |= 1 << (y % 64);
+            self.runs[i] |= OPEN;
+        } else {
+            *row &= !(1 << (x % 64));
+            *col &= !(1 << (y % 64));
+            self.runs[i] &= !OPEN;
+        }
+    }
+
+    /// The turn bit of padded (`x`, `y`) for runs in direction `k` (+x, -x, +y, -y).
+    fn turn_at(&self, k: usize, x: usize, y: usize) -> bool {
+        let word = match k {
+            0 | 1 => self.turn_rows[k][y * self.row_words() + x / 64] >> (x % 64),
+            _ => self.turn_cols[k - 2][x * self.col_words() + y / 64] >> (y % 64),
+        };
+        word & 1 == 1
+    }
+
+    /// Recomputes the run bit of direction `k` (+x, -x, +y, -y) for padded (`x`, `y`) and the
+    /// cells behind it (against the run direction), each from the cell ahead of it: the first
+    /// `settle` cells whatever, then until a bit comes out as it was.
+    fn refresh_runs(&mut self, costs: &[u32], k: usize, mut x: isize, mut y: isize, settle: usize) {
+        let (dx, dy) = DIRECTIONS[k];
+        let (stride, rows) = (self.stride as isize, self.rows as isize);
+        let inside = |x: isize, y: isize| (0..stride).contains(&x) && (0..rows).contains(&y);
+        let bit = 1u8 << k;
+        let mut done = 0;
+        while inside(x, y) {
+            let (ax, ay) = (x + dx, y + dy);
+            let ahead = (ay * stride + ax) as usize;
+            let run = inside(ax, ay)
+                && costs[ahead] != 0
+                && (self.turn_at(k, ax as usize, ay as usize) || self.runs[ahead] & bit != 0);
+            let cell = &mut self.runs[(y * stride + x) as usize];
+            if (*cell & bit != 0) == run && done >= settle {
+                break;
+            }
+            *cell = if run { *cell | bit } else { *cell & !bit };
+            x -= dx;
+            y -= dy;
+            done += 1;
+        }
+    }
+
+    /// Recomputes every turn and run bit (the open bits being up to date).
+    fn refresh_all_bits(&mut self, costs: &[u32]) {
+        let (rw, cw) = (self.row_words(), self.col_words());
+        let (rows, cols) = (self.rows, self.stride);
+        turns_from_open(&self.open_rows, rw, rows, &mut self.turn_rows);
+        turns_from_open(&self.open_cols, cw, cols, &mut self.turn_cols);
+        self.refresh_all_runs(costs);
+    }
+
+    /// Recomputes every run bit, each line from its far end.
+    fn refresh_all_runs(&mut self, costs: &[u32]) {
+        let (last_x, last_y) = (self.stride as isize - 1, self.rows as isize - 1);
+        for y in 0..=last_y {
+            self.refresh_runs(costs, 0, last_x, y, usize::MAX);
+            self.refresh_runs(costs, 1, 0, y, usize::MAX);
+        }
+        for x in 0..=last_x {
+            self.refresh_runs(costs, 2, x, last_y, usize::MAX);
+            self.refresh_runs(costs, 3, x, 0, usize::MAX);
+        }
+    }
+
+    /// Recomputes the four turn bits of padded (`x`, `y`) from the costs.
+    fn refresh_turns(&mut self, costs: &[u32], x: usize, y: usize) {
+        let stride = self.stride;
+        let rows = self.rows;
+        let open = |x: usize, y: usize| x < stride && y < rows && costs[y * stride + x] != 0;
+        // Runs along the row: the cells above and below, and those behind them.
+        let side = |x: usize, behind: Option<usize>| {
+            let turn = |sy: Option<usize>| {
+                sy.is_some_and(|sy| open(x, sy) && !behind.is_some_and(|bx| open(bx, sy)))
+            };
+            turn(y.checked_sub(1)) || turn(Some(y + 1))
+        };
+        let along_rows = [side(x, x.checked_sub(1)), side(x, Some(x + 1))];
+        // Runs along the column: the cells left and right, and those behind them.
+        let across = |behind: Option<usize>| {
+            let turn = |sx: Option<usize>| {
+                sx.is_some_and(|sx| open(sx, y) && !behind.is_some_and(|by| open(sx, by)))
+            };
+            turn(x.checked_sub(1)) || turn(Some(x + 1))
+        };
+        let along_cols = [across(y.checked_sub(1)), across(Some(y + 1))];
+        let (rw, cw) = (self.row_words(), self.col_words());
+        let put = |bits: &mut Vec<u64>, word: usize, bit: usize, on: bool| {
+            if on {
+                bits[word] |= 1 << bit;
+            } else {
+                bits[word] &= !(1 << bit);
+            }
+        };
+        for k in 0..2 {
+            put(&mut self.turn_rows[k], y * rw + x / 64, x % 64, along_rows[k]);
+            put(&mut self.turn_cols[k], x * cw + y / 64, y % 64, along_cols[k]);
+        }
+    }
+
+    /// Turn bits of padded row `y` for runs towards +x (`forward`) or -x.
+    #[inline]
+    pub(crate) fn turn_row(&self, y: usize, forward: bool) -> &[u64] {
+        let rw = self.row_words();
+        &self.turn_rows[usize::from(!forward)][y * rw..(y + 1) * rw]
+    }
+
+    /// Turn bits of padded column `x` for runs towards +y (`forward`) or -y.
+    #[inline]
+    pub(crate) fn turn_col(&self, x: usize, forward: bool) -> &[u64] {
+        let cw = self.col_words();
+        &self.turn_cols[usize::from(!forward)][x * cw..(x + 1) * cw]
+    }
+
+    /// Passable-cell bits of padded row `y` (`row_words` words).
+    #[inline]
+    pub(crate) fn open_row(&self, y: usize) -> &[u64] {
+        let rw = self.row_words();
+        &self.open_rows[y * rw..(y + 1) * rw]
+    }
+
+    /// Passable-cell bits of padded column `x` (`col_words` words).
+    #[inline]
+    pub(crate) fn open_col(&self, x: usize) -> &[u64] {
+        let cw = self.col_words();
+        &self.open_cols[x * cw..(x + 1) * cw]
+    }
+
+    /// The per-cell run bits (padded layout): [`OPEN`], and bit `k` when a straight run that way
+    /// finds a jump point before a wall.
+    #[inline]
+    pub(crate) fn runs(&self) -> &[u8] {
+        &self.runs
+    }
+    /// Refreshes the turn and run bits that read padded cell `i`, after it turned open or
+    /// blocked. Any order of cells is fine: each refresh reaches back along its lines for as
+    /// long as the bits change.
+    fn refresh_around(&mut self, costs: &[u32], i: usize) {
+        // The turn bits that read this cell: its own and its eight neighbours'.
+        let stride = self.stride;
+        let (x, y) = (i % stride, i / stride);
+        for ty in y.saturating_sub(1)..=(y + 1).min(self.rows - 1) {
+            for tx in x.saturating_sub(1)..=(x + 1).min(stride - 1) {
+                self.refresh_turns(costs, tx, ty);
+            }
+        }
+        // The run bits that read those: along the three rows and three columns through
+        // them, back from this cell (the three nearest always, then while they change).
+        let (x, y) = (x as isize, y as isize);
+        for k in 0..4 {
+            for side in [-1, 0, 1] {
+                let (line_x, line_y) = if k < 2 { (x, y + side) } else { (x + side, y) };
+                self.refresh_runs(costs, k, line_x, line_y, 3);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Cell, GridPos, NavGrid};
+
+    fn bits(grid: &NavGrid) -> &JumpBits {
+        grid.cell_index(JumpBits::build).expect("jump point bits")
+    }
+
+    fn same(a: &JumpBits, b: &JumpBits) -> bool {
+        a.open_rows == b.open_rows
+            && a.open_cols == b.open_cols
+            && a.turn_rows == b.turn_rows
+            && a.turn_cols == b.turn_cols
+            && a.runs == b.runs
+    }
+
+    /// The bits kept in step cell by cell (`set`), batch by batch (`set_all`) and rebuilt
+    /// whole (a big `set_all`, or built afresh) all agree, after thousands of random walls built
+    /// and torn down on a grid wider and taller than 64 cells (so that words and the spare word
+    /// are crossed). The per-cell turn rule and the word-parallel one are thereby the same.
+    #[test]
+    fn bits_kept_in_step_equal_bits_built_whole() {
+        let (width, height) = (70, 67);
+        let mut grid = NavGrid::new(width, height).unwrap();
+        let _ = bits(&grid);
+        // The same changes a few at a time through `set_all`, refreshing round each.
+        let mut batched = grid.clone();
+        let mut batch = Vec::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..4000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let pos = GridPos::new((seed % u64::from(width)) as u32, (seed >> 32) as u32 % height);
+            let cell = if seed >> 20 & 3 == 0 { Cell::GROUND } else { Cell::Blocked };
+            grid.set(pos, cell).unwrap();
+            batch.push((pos, cell));
+            if batch.len() == 8 || round % 500 == 499 {
+                batched.set_all(batch.drain(..)).unwrap();
+            }
+            if round % 500 == 499 {
+                let whole = JumpBits::build(grid.cell_view());
+                assert!(same(bits(&grid), &whole), "cell by cell, round {round}");
+                assert!(batched == grid && same(bits(&batched), &whole), "batched");
+                // A grid whose bits are built only now, after its cells.
+                let late = NavGrid::filled(width, height, Cell::Blocked).unwrap();
+                let mut late = late;
+                late.set_all(grid.positions().map(|p| (p, grid.get(p).unwrap()))).unwrap();
+                assert!(same(bits(&late), &whole), "built late");
+                // All cells at once on a grid with bits: rebuilt whole at the end.
+                let mut bulk = NavGrid::new(width, height).unwrap();
+                let _ = bits(&bulk);
+                bulk.set_all(grid.positions().map(|p| (p, grid.get(p).unwrap()))).unwrap();
+                assert!(bulk == grid && same(bits(&bulk), &whole), "bulk");
+            }
+        }
+    }
+
+    /// A bad cell in the middle of `set_all` stops it there; the bits match the cells set.
+    #[test]
+    fn bits_follow_a_set_all_stopped_by_a_bad_cell() {
+        let mut grid = NavGrid::new(8, 8).unwrap();
+        let _ = bits(&grid);
+        let wall = (0..8).map(|y| (GridPos::new(3, y), Cell::Blocked));
+        let bad = [(GridPos::new(9, 9), Cell::Blocked), (GridPos::new(5, 5), Cell::Blocked)];
+        assert!(grid.set_all(wall.chain(bad)).is_err());
+        assert!(same(bits(&grid), &JumpBits::build(grid.cell_view())));
+        grid.fill_rect(GridPos::new(1, 2), GridPos::new(6, 6), Cell::Blocked).unwrap();
+        assert!(same(bits(&grid), &JumpBits::build(grid.cell_view())));
+        // A clone carries its bits, and they follow its own changes.
+        let mut copy = grid.clone();
+        copy.set(GridPos::new(3, 3), Cell::GROUND).unwrap();
+        assert!(same(bits(&copy), &JumpBits::build(copy.cell_view())));
+        assert!(same(bits(&grid), &JumpBits::build(grid.cell_view())));
+    }
+}

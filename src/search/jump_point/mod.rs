@@ -1,0 +1,433 @@
+//! Jump point search (Harabor and Grastien 2011) on 8-way grids of one cost without corner
+//! cutting, scanning 64 cells a step with the bits of [`bits::JumpBits`].
+
+pub(crate) mod bits;
+
+use std::f64::consts::SQRT_2;
+
+use super::astar::Expansion;
+use super::avoided::Avoided;
+use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+use bits::{JumpBits, OPEN};
+
+/// True when jump point search finds optimal paths on this grid: 8-way, no corner cutting,
+/// every passable cell the same cost.
+pub fn jps_applies(grid: &NavGrid) -> bool {
+    grid.neighborhood() == Neighborhood::Eight
+        && grid.corner_rule() == CornerRule::NoCornerCutting
+        && grid.has_uniform_cost()
+}
+
+/// Jump point search (Harabor and Grastien 2011) under the no-corner-cutting rule: from each
+/// cell, run straight or diagonally, skipping cells that an optimal path would only pass
+/// through, and stop at the goal or at a cell where a wall forces a turn. Valid only where
+/// [`jps_applies`].
+pub(super) struct JumpPoints<'a, const AVOID: bool> {
+    /// The grid's jump point bits.
+    bits: &'a JumpBits,
+    stride: isize,
+    /// The goal's padded coordinates.
+    goal: (isize, isize),
+    /// The one passable cost.
+    cost: f64,
+    /// The grid's per-cell run bits.
+    runs: &'a [u8],
+    /// This query's avoided cells, walls the grid's bits do not know: runs stop near them.
+    avoided_cells: Option<&'a Avoided>,
+}
+
+/// 64 bits of a bit line from position `start` on: bit k is position `start + k`. Positions
+/// outside the line read as 0 (blocked).
+#[inline]
+fn bits_from(line: &[u64], start: isize) -> u64 {
+    if start < 0 {
+        return if start <= -64 { 0 } else { bits_from(line, 0) << (-start) as u32 };
+    }
+    let (word, bit) = (start as usize / 64, (start % 64) as u32);
+    let low = line.get(word).copied().unwrap_or(0);
+    if bit == 0 {
+        return low;
+    }
+    let high = line.get(word + 1).copied().unwrap_or(0);
+    (low >> bit) | (high << (64 - bit))
+}
+
+/// 64 bits of a bit line going backwards from `end`: bit k is position `end - k`.
+#[inline]
+fn bits_back(line: &[u64], end: isize) -> u64 {
+    bits_from(line, end - 63).reverse_bits()
+}
+
+/// Scans a line of cells (a row, or a column of the transposed bits) from position `from` in
+/// direction `dir` (+1 or -1), 64 cells a step, for the first jump point: the goal, or a cell
+/// whose turn bit for this direction is set (an open side cell whose neighbor behind is a wall:
+/// a turn an optimal path may take there). `None` when a wall comes first.
+#[inline]
+fn scan_line(
+    line: &[u64],
+    turns: &[u64],
+    from: isize,
+    dir: isize,
+    goal: Option<isize>,
+) -> Option<isize> {
+    let mut p = from + dir;
+    loop {
+        let (open, turn) = if dir > 0 {
+            (bits_from(line, p), bits_from(turns, p))
+        } else {
+            (bits_back(line, p), bits_back(turns, p))
+        };
+        let wall = !open;
+        let mut hits = wall | turn;
+        if let Some(g) = goal {
+            let k = (g - p) * dir;
+            if (0..64).contains(&k) {
+                hits |= 1 << k;
+            }
+        }
+        if hits != 0 {
+            let k = hits.trailing_zeros();
+            return if wall >> k & 1 == 1 { None } else { Some(p + k as isize * dir) };
+        }
+        p += 64 * dir;
+    }
+}
+
+impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
+    pub(crate) fn new(
+        grid: &NavGrid,
+        bits: &'a JumpBits,
+        goal: GridPos,
+        avoided: Option<&'a Avoided>,
+    ) -> Self {
+        Self {
+            bits,
+            stride: grid.stride() as isize,
+            goal: (goal.x as isize + 1, goal.y as isize + 1),
+            cost: f64::from(grid.min_cost().unwrap_or(1)),
+            runs: bits.runs(),
+            avoided_cells: avoided,
+        }
+    }
+
+    /// This query's avoided cells; with `AVOID` false (none), every check on them folds away.
+    #[inline]
+    fn avoided(&self) -> Option<&'a Avoided> {
+        if AVOID { self.avoided_cells } else { None }
+    }
+
+    /// Padded cell `i` is within a step of an avoided cell, where the grid's bits may be wrong
+    /// for this query: runs stop there and it is expanded in every direction.
+    #[inline]
+    fn near_avoided(&self, i: isize) -> bool {
+        self.avoided().is_some_and(|a| a.is_near(i as usize))
+    }
+
+    /// Padded cell `i` is open for this query: passable and not avoided.
+    #[inline]
+    fn open_here(&self, i: isize) -> bool {
+        self.open(i) && self.avoided().is_none_or(|a| !a.is_wall(i as usize))
+    }
+
+    /// A diagonal step from padded index `i` that checks the avoided cells too.
+    #[inline]
+    fn diagonal_step_open_here(&self, i: isize, dx: isize, vertical: isize) -> bool {
+        self.open_here(i + dx) && self.open_here(i + vertical) && self.open_here(i + dx + vertical)
+    }
+
+    /// No cell of the octile-shaped path from padded (`x`, `y`) along `legs` (each `n` steps of
+    /// (`dx`, `dy`)) lies near an avoided cell (so the grid's own check of it holds).
+    fn far_from_avoided(&self, (x, y): (isize, isize), legs: [(isize, isize, isize); 2]) -> bool {
+        let mut i = y * self.stride + x;
+        if self.near_avoided(i) {
+            return false;
+        }
+        for (dx, dy, n) in legs {
+            for _ in 0..n {
+                i += dx + dy * self.stride;
+                if self.near_avoided(i) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    #[inline]
+    fn open(&self, i: isize) -> bool {
+        self.runs[i as usize] & OPEN != 0
+    }
+
+    /// A diagonal step from padded index `i` by `dx` across and `vertical` (`dy` x stride) is
+    /// legal: onto an open cell, and (no corner cutting) between two open side cells.
+    #[inline]
+    fn diagonal_step_open(&self, i: isize, dx: isize, vertical: isize) -> bool {
+        let runs = self.runs;
+        let (a, b, c) = ((i + dx) as usize, (i + vertical) as usize, (i + dx + vertical) as usize);
+        runs[a] & runs[b] & runs[c] & OPEN != 0
+    }
+
+    /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells.
+    #[inline]
+    fn straight_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
+        if dy == 0 {
+            run_open(self.bits.open_row(y as usize), x, dx, n)
+        } else {
+            run_open(self.bits.open_col(x as usize), y, dy, n)
+        }
+    }
+
+    /// `n` diagonal steps from padded (`x`, `y`) in direction (dx, dy) are all legal.
+    #[inline]
+    fn diagonal_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
+        let vertical = dy * self.stride;
+        let mut i = y * self.stride + x;
+        for _ in 0..n {
+            if !self.diagonal_step_open(i, dx, vertical) {
+                return false;
+            }
+            i += dx + vertical;
+        }
+        true
+    }
+
+    /// Runs straight from padded (`x`, `y`) in direction (dx, dy) (one of them 0): the first
+    /// jump point, as (index, steps), or `None` at a wall.
+    #[inline]
+    fn jump_straight(&self, x: isize, y: isize, dx: isize, dy: isize) -> Option<(isize, isize)> {
+        let bits = self.bits;
+        let (gx, gy) = self.goal;
+        // Most runs find nothing: the run bits say so in one load, unless the goal lies ahead.
+        let k = if dy == 0 { usize::from(dx < 0) } else { 2 + usize::from(dy < 0) };
+        let goal_ahead =
+            if dy == 0 { gy == y && (gx - x) * dx > 0 } else { gx == x && (gy - y) * dy > 0 };
+        // Where the run must stop for a look besides the grid's jump points: the goal, or the
+        // first cell near an avoided one (past it the grid's bits may be wrong this query).
+        let near = self.avoided().and_then(|a| {
+            if dy == 0 {
+                a.next_near(true, y as usize, x, dx)
+            } else {
+                a.next_near(false, x as usize, y, dy)
+            }
+        });
+        if self.runs[(y * self.stride + x) as usize] & (1 << k) == 0
+            && !goal_ahead
+            && near.is_none()
+        {
+            return None;
+        }
+        let (xu, yu) = (x as usize, y as usize);
+        // A row of the bits, or a column of the transposed bits: the same scan either way.
+        let (line, turns, from, dir, goal) = if dy == 0 {
+            (bits.open_row(yu), bits.turn_row(yu, dx > 0), x, dx, goal_ahead.then_some(gx))
+        } else {
+            (bits.open_col(xu), bits.turn_col(xu, dy > 0), y, dy, goal_ahead.then_some(gy))
+        };
+        let stop = match (goal, near) {
+            (Some(g), Some(n)) => Some(if (g - from).abs() <= (n - from).abs() { g } else { n }),
+            (g, n) => g.or(n),
+        };
+        let found = scan_line(line, turns, from, dir, stop)?;
+        let index = if dy == 0 { y * self.stride + found } else { found * self.stride + x };
+        if self.avoided().is_some_and(|a| a.is_wall(index as usize)) {
+            return None; // an avoided cell right ahead: a wall for this query
+        }
+        Some((index, (found - from).abs()))
+    }
+
+    /// Runs diagonally from padded (`x`, `y`) in direction (dx, dy) until a wall (or the goal),
+    /// and visits, as successors of the cell it started from, what an expansion of each
+    /// diagonal jump point on the way would find: the jump points of its straight runs (dx, 0)
+    /// and (0, dy), at the cost of the diagonal run there plus the straight run. The diagonal
+    /// jump points themselves never go on the open list (Harabor and Grastien 2014); the path
+    /// from the start cell to such a successor is diagonal first, then straight.
+    ///
+    /// A cell stops the run for a look when the grid's run bits say one of its straight runs
+    /// finds a jump point, or when it lies on the goal's row or column with the goal ahead.
+    #[inline]
+    fn diagonal_run(
+        &self,
+        mut x: isize,
+        mut y: isize,
+        dx: isize,
+        dy: isize,
+        visit: &mut impl FnMut(usize, isize, isize, f64),
+    ) {
+        let vertical = dy * self.stride;
+        let mut i = y * self.stride + x;
+        let ahead: u8 = (if dx > 0 { 1 } else { 2 }) | (if dy > 0 { 4 } else { 8 });
+        let (gx, gy) = self.goal;
+        let mut n = 0;
+        loop {
+            let legal = if self.near_avoided(i) {
+                self.diagonal_step_open_here(i, dx, vertical)
+            } else {
+                self.diagonal_step_open(i, dx, vertical)
+            };
+            if !legal {
+                return;
+            }
+            i += dx + vertical;
+            x += dx;
+            y += dy;
+            n += 1;
+            let diagonal = n as f64 * SQRT_2 * self.cost;
+            if (x, y) == self.goal || self.near_avoided(i) {
+                // The goal, or a cell whose surroundings this query changed: a jump point.
+                visit(i as usize, x, y, diagonal);
+                return;
+            }
+            if self.runs[i as usize] & ahead != 0
+                || (x == gx && (gy - y) * dy > 0)
+                || (y == gy && (gx - x) * dx > 0)
+                || self
+                    .avoided()
+                    .is_some_and(|a| a.row_marked(y as usize) || a.col_marked(x as usize))
+            {
+                for (sdx, sdy) in [(dx, 0), (0, dy)] {
+                    if let Some((j, m)) = self.jump_straight(x, y, sdx, sdy) {
+                        let straight = m as f64 * self.cost;
+                        visit(j as usize, x + sdx * m, y + sdy * m, diagonal + straight);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// True when the `n` cells after position `from` of a bit line, going in direction `dir`, are
+/// all open.
+#[inline]
+fn run_open(line: &[u64], from: isize, dir: isize, n: isize) -> bool {
+    let mut done = 0;
+    while done < n {
+        let p = from + dir * (done + 1);
+        let bits = if dir > 0 { bits_from(line, p) } else { bits_back(line, p) };
+        let take = (n - done).min(64);
+        let mask = if take == 64 { u64::MAX } else { (1u64 << take) - 1 };
+        if bits & mask != mask {
+            return false;
+        }
+        done += take;
+    }
+    true
+}
+
+impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
+    /// The two octile-shaped paths (diagonal run then straight run, or straight then diagonal)
+    /// cost exactly the octile distance: if either is clear, nothing is shorter.
+    fn direct_to_goal(&self, x: isize, y: isize) -> Option<(Option<usize>, f64, f64)> {
+        let (gx, gy) = self.goal;
+        let (sx, sy) = ((gx - x).signum(), (gy - y).signum());
+        let (adx, ady) = ((gx - x).abs(), (gy - y).abs());
+        let diagonal = adx.min(ady);
+        let straight = adx.max(ady) - diagonal;
+        let (tx, ty) = if adx > ady { (sx, 0) } else { (0, sy) };
+        let diagonal_cost = diagonal as f64 * SQRT_2 * self.cost;
+        let straight_cost = straight as f64 * self.cost;
+        let total = diagonal_cost + straight_cost;
+        let index = |x: isize, y: isize| (y * self.stride + x) as usize;
+        let (cx, cy) = (x + sx * diagonal, y + sy * diagonal);
+        // Near an avoided cell the grid's own check does not hold: such a path is left to the
+        // search.
+        let far = |first: (isize, isize, isize), second: (isize, isize, isize)| {
+            self.avoided().is_none() || self.far_from_avoided((x, y), [first, second])
+        };
+        if self.diagonal_clear(x, y, sx, sy, diagonal)
+            && self.straight_clear(cx, cy, tx, ty, straight)
+            && far((sx, sy, diagonal), (tx, ty, straight))
+        {
+            let turn = (diagonal > 0 && straight > 0).then(|| index(cx, cy));
+            return Some((turn, diagonal_cost, total));
+        }
+        if diagonal == 0 || straight == 0 {
+            return None; // one run, already tried
+        }
+        let (cx, cy) = (x + tx * straight, y + ty * straight);
+        (self.straight_clear(x, y, tx, ty, straight)
+            && self.diagonal_clear(cx, cy, sx, sy, diagonal)
+            && far((tx, ty, straight), (sx, sy, diagonal)))
+        .then(|| (Some(index(cx, cy)), straight_cost, total))
+    }
+
+    fn successors(
+        &self,
+        i: usize,
+        x: isize,
+        y: isize,
+        parent: usize,
+        mut visit: impl FnMut(usize, isize, isize, f64),
+    ) {
+        let stride = self.stride;
+        let i = i as isize;
+        let (px, py) = ((parent as isize) % stride, (parent as isize) / stride);
+        // The direction of the last step in: a successor hangs from its parent by a straight
+        // run, a diagonal run, or a diagonal run then a straight one.
+        // Near an avoided cell the pruning rules (read off the grid's walls) may not hold: expand
+        // it in every direction, as the start is.
+        let (dx, dy) = if self.near_avoided(i) { (0, 0) } else { octile_step(x - px, y - py) };
+        let mut straight = |sdx: isize, sdy: isize| {
+            if let Some((j, n)) = self.jump_straight(x, y, sdx, sdy) {
+                visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost);
+            }
+        };
+        // Directions worth exploring from here (the pruned neighbor set): straight ones now,
+        // diagonal ones after.
+        let mut diagonals = [(0isize, 0isize); 4];
+        let mut count = 0;
+        if dx == 0 && dy == 0 {
+            for (sdx, sdy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                straight(sdx, sdy);
+            }
+            diagonals = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
+            count = 4;
+        } else if dx != 0 && dy != 0 {
+            straight(dx, 0);
+            straight(0, dy);
+            diagonals[0] = (dx, dy);
+            count = 1;
+        } else if dx != 0 {
+            let ahead = self.open(i + dx);
+            for side in [1, -1] {
+                // A side cell is worth turning to only when the one behind it is a wall:
+                // otherwise the parent reaches it as cheaply without this cell.
+                if self.open(i + side * stride) && !self.open(i - dx + side * stride) {
+                    straight(0, side);
+                    if ahead {
+                        diagonals[count] = (dx, side);
+                        count += 1;
+                    }
+                }
+            }
+            if ahead {
+                straight(dx, 0);
+            }
+        } else {
+            let ahead = self.open(i + dy * stride);
+            for side in [1, -1] {
+                if self.open(i + side) && !self.open(i + side - dy * stride) {
+                    straight(side, 0);
+                    if ahead {
+                        diagonals[count] = (side, dy);
+                        count += 1;
+                    }
+                }
+            }
+            if ahead {
+                straight(0, dy);
+            }
+        }
+        for &(ddx, ddy) in &diagonals[..count] {
+            self.diagonal_run(x, y, ddx, ddy, &mut visit);
+        }
+    }
+}
+
+/// The first step of an octile-shaped run covering (`sx`, `sy`) that goes straight first and
+/// diagonal last: along the longer axis when one is longer, else diagonal. From a jump point
+/// back to its parent this is the reverse of the last step in.
+#[inline]
+fn octile_step(sx: isize, sy: isize) -> (isize, isize) {
+    let (ax, ay) = (sx.abs(), sy.abs());
+    (if ax >= ay { sx.signum() } else { 0 }, if ay >= ax { sy.signum() } else { 0 })
+}

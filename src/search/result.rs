@@ -1,0 +1,182 @@
+//! What a query answers: the path and its cost, or why there is none; and the recording of a
+//! search, step by step.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::grid::GridPos;
+
+/// What a search did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchStats {
+    /// Cells taken off the open list and expanded.
+    pub expanded: u32,
+    /// Entries pushed onto the open list.
+    pub pushed: u32,
+}
+
+/// A path found by a search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PathResult {
+    /// Every cell from the start to the end, both included; consecutive cells are one legal step
+    /// apart.
+    pub cells: Vec<GridPos>,
+    /// Total cost: the sum over steps of step length (1 or sqrt(2)) x cost of the cell entered.
+    pub cost: f64,
+    pub stats: SearchStats,
+    /// False for a partial path (see [`SearchOptions::partial`]) that stops short of the goal.
+    pub complete: bool,
+}
+
+impl PathResult {
+    /// The last cell of the path: the goal when [`complete`](Self::complete).
+    pub fn end(&self) -> GridPos {
+        *self.cells.last().expect("a path has at least one cell")
+    }
+
+    /// The turning points: the start, every cell where the direction of travel changes, and the
+    /// end. Walking straight from one to the next retraces the path exactly.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::prelude::*;
+    ///
+    /// let grid = NavGrid::new(6, 3).unwrap();
+    /// let path = Pathfinder::new()
+    ///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(5, 2), &SearchOptions::default())
+    ///     .unwrap();
+    /// // Two diagonal steps and three straight ones (or the other way round): one turn.
+    /// assert_eq!(path.waypoints().len(), 3);
+    /// ```
+    pub fn waypoints(&self) -> Vec<GridPos> {
+        turning_points(&self.cells)
+    }
+}
+
+/// Why no path was returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PathError {
+    StartOutOfBounds {
+        start: GridPos,
+        width: u32,
+        height: u32,
+    },
+    GoalOutOfBounds {
+        goal: GridPos,
+        width: u32,
+        height: u32,
+    },
+    StartBlocked {
+        start: GridPos,
+    },
+    GoalBlocked {
+        goal: GridPos,
+    },
+    /// No sequence of legal steps leads from start to goal.
+    Unreachable {
+        start: GridPos,
+        goal: GridPos,
+    },
+    /// The search stopped at a [`SearchLimit`] before finding a path.
+    LimitExceeded {
+        expanded: u32,
+    },
+    /// The weight is NaN, infinite or below 1.
+    InvalidWeight {
+        weight: f64,
+    },
+    /// The cost limit is NaN or negative.
+    InvalidCostLimit {
+        max_cost: f64,
+    },
+    /// [`Algorithm::JumpPoint`] was asked for on a grid where it would not be optimal (not 8-way
+    /// without corner cutting, or terrain costs differ), or with a partial path.
+    JumpPointUnsupported,
+    /// [`Pathfinder::resume_search`] with no search paused.
+    NothingToResume,
+    /// [`Pathfinder::resume_search`] on a grid other than the one the search began on, or on
+    /// the same grid after it changed: the search's state no longer fits it. Start again.
+    GridChanged,
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathError::StartOutOfBounds { start, width, height } => {
+                write!(f, "start {start} is outside the {width} x {height} grid")
+            }
+            PathError::GoalOutOfBounds { goal, width, height } => {
+                write!(f, "goal {goal} is outside the {width} x {height} grid")
+            }
+            PathError::StartBlocked { start } => write!(f, "start {start} is blocked"),
+            PathError::GoalBlocked { goal } => write!(f, "goal {goal} is blocked"),
+            PathError::Unreachable { start, goal } => {
+                write!(f, "no path leads from {start} to {goal}")
+            }
+            PathError::LimitExceeded { expanded } => {
+                write!(f, "search limit reached after expanding {expanded} cells")
+            }
+            PathError::InvalidWeight { weight } => {
+                write!(f, "heuristic weight must be a finite number >= 1, got {weight}")
+            }
+            PathError::InvalidCostLimit { max_cost } => {
+                write!(f, "the cost limit must be a number >= 0, got {max_cost}")
+            }
+            PathError::JumpPointUnsupported => write!(
+                f,
+                "jump point search needs an 8-way grid without corner cutting and one terrain cost"
+            ),
+            PathError::NothingToResume => write!(f, "no search is paused"),
+            PathError::GridChanged => {
+                write!(f, "the grid changed since the paused search began; start it again")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PathError {}
+
+/// A recording of one search, to watch it step by step: the cells in the order they were
+/// expanded (closed), and each cell put on the open list with how many expansions had been done
+/// by then.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchTrace {
+    pub expanded: Vec<GridPos>,
+    pub opened: Vec<(u32, GridPos)>,
+}
+
+impl SearchTrace {
+    /// The closed and open cells after the first `step` expansions.
+    pub fn at_step(&self, step: usize) -> (Vec<GridPos>, Vec<GridPos>) {
+        let step = step.min(self.expanded.len());
+        let closed: Vec<GridPos> = self.expanded[..step].to_vec();
+        let done: std::collections::HashSet<GridPos> = closed.iter().copied().collect();
+        let mut seen = std::collections::HashSet::new();
+        let open = self
+            .opened
+            .iter()
+            .filter(|(at, cell)| {
+                (*at as usize) <= step && !done.contains(cell) && seen.insert(*cell)
+            })
+            .map(|(_, cell)| *cell)
+            .collect();
+        (closed, open)
+    }
+}
+
+/// The cells of `cells` where the direction of travel changes, with the first and last cell.
+pub fn turning_points(cells: &[GridPos]) -> Vec<GridPos> {
+    let direction = |a: GridPos, b: GridPos| {
+        ((i64::from(b.x) - i64::from(a.x)).signum(), (i64::from(b.y) - i64::from(a.y)).signum())
+    };
+    let mut points: Vec<GridPos> = cells.first().copied().into_iter().collect();
+    for w in cells.windows(3) {
+        if direction(w[0], w[1]) != direction(w[1], w[2]) {
+            points.push(w[1]);
+        }
+    }
+    if cells.len() > 1 {
+        points.extend(cells.last());
+    }
+    points
+}

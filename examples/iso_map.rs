@@ -196,9 +196,9 @@ fn report(
     for path in &answered {
         let reach = if path.complete { "" } else { " (as near as it gets)" };
         status.0 = format!(
-            "Path{reach}: {} tiles, {} corners, {} tiles searched in {:.0} us",
+            "Path{reach}: {} tiles, straight lines between {} corners, {} tiles searched in {:.0} us",
             path.cells.len(),
-            path.points.len(),
+            path.corners.len(),
             path.expanded,
             path.micros
         );

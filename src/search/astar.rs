@@ -143,22 +143,9 @@ pub(super) fn search<E: Expansion>(
     let stride = grid.stride();
     // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
     let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
-    let hex = neighborhood.is_hex();
-    let unpadded = |x: isize, y: isize| GridPos::new(x as u32 - 1, y as u32 - 1);
-    let h = |x: isize, y: isize| -> f64 {
-        if hex {
-            return h_scale * heuristic.estimate(neighborhood, unpadded(x, y), goal);
-        }
-        h_scale * heuristic.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
-    };
-    // For partial paths: the expanded cell closest to the goal (octile distance, or steps on a
-    // hex grid, then cost).
-    let closeness = |x: isize, y: isize| -> f64 {
-        if let Neighborhood::Hex(coords) = neighborhood {
-            return f64::from(coords.distance(unpadded(x, y), goal));
-        }
-        Heuristic::Octile.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
-    };
+    let h = |x: isize, y: isize| -> f64 { h_scale * expansion.distance(heuristic, x, y, goal) };
+    // For partial paths: the expanded cell closest to the goal, then the cheapest.
+    let closeness = |x: isize, y: isize| -> f64 { expansion.closeness(x, y, goal) };
 
     if resume.is_none() {
         s.begin(grid.padded_len());
@@ -322,6 +309,22 @@ pub(super) trait Expansion {
     /// bound, so that the search may stop there.
     fn direct_to_goal(&self, _x: isize, _y: isize) -> Option<(Option<usize>, f64, f64)> {
         None
+    }
+
+    /// The unscaled `heuristic` estimate from padded (`x`, `y`) to `goal`: on a square grid its
+    /// formula on the two distances along the axes.
+    #[inline]
+    fn distance(&self, heuristic: Heuristic, x: isize, y: isize, goal: GridPos) -> f64 {
+        let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
+        heuristic.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
+    }
+
+    /// For partial paths, how far padded (`x`, `y`) is from `goal` (the octile distance on a
+    /// square grid): the expanded cell that minimises it is where a partial path ends.
+    #[inline]
+    fn closeness(&self, x: isize, y: isize, goal: GridPos) -> f64 {
+        let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
+        Heuristic::Octile.distance(x.abs_diff(gx) as u32, y.abs_diff(gy) as u32)
     }
 
     /// Calls `visit(j, jx, jy, cost)` for each successor `j` (padded index and coordinates) of

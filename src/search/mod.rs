@@ -13,6 +13,7 @@
 mod any_angle;
 mod astar;
 mod avoided;
+mod hex;
 pub(crate) mod jump_point;
 mod neighbors;
 mod options;
@@ -28,6 +29,7 @@ use crate::grid::{GridPos, GridStamp, NavGrid};
 use any_angle::AnyAngle;
 use astar::{LoopState, Outcome, Scratch, search};
 use avoided::Avoided;
+use hex::HexNeighbors;
 use jump_point::JumpPoints;
 use jump_point::bits::JumpBits;
 use neighbors::Neighbors;
@@ -308,22 +310,32 @@ impl Pathfinder {
         let bits = (kind == Kind::JumpPoint).then(|| grid.cell_index(JumpBits::build)).flatten();
         let kind = if kind == Kind::JumpPoint && bits.is_none() { Kind::Plain } else { kind };
         let s = &mut self.scratch;
-        let outcome = match (kind, bits) {
-            (Kind::AnyAngle, _) => {
-                let expansion = AnyAngle(Neighbors::new(grid, avoided));
+        let outcome = if let Some(hex) = HexNeighbors::new(grid) {
+            // Jump point search never runs on a hex grid (`jps_applies`).
+            if kind == Kind::AnyAngle {
+                let expansion = AnyAngle(hex);
                 search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+            } else {
+                search(s, grid, start, goal, options, avoided, &hex, resume, budget)
             }
-            (Kind::JumpPoint, Some(bits)) if avoided.is_some() => {
-                let expansion = JumpPoints::<true>::new(grid, bits, goal, avoided);
-                search(s, grid, start, goal, options, None, &expansion, resume, budget)
-            }
-            (Kind::JumpPoint, Some(bits)) => {
-                let expansion = JumpPoints::<false>::new(grid, bits, goal, None);
-                search(s, grid, start, goal, options, None, &expansion, resume, budget)
-            }
-            (Kind::Plain | Kind::JumpPoint, _) => {
-                let expansion = Neighbors::new(grid, avoided);
-                search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+        } else {
+            match (kind, bits) {
+                (Kind::AnyAngle, _) => {
+                    let expansion = AnyAngle(Neighbors::new(grid, avoided));
+                    search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+                }
+                (Kind::JumpPoint, Some(bits)) if avoided.is_some() => {
+                    let expansion = JumpPoints::<true>::new(grid, bits, goal, avoided);
+                    search(s, grid, start, goal, options, None, &expansion, resume, budget)
+                }
+                (Kind::JumpPoint, Some(bits)) => {
+                    let expansion = JumpPoints::<false>::new(grid, bits, goal, None);
+                    search(s, grid, start, goal, options, None, &expansion, resume, budget)
+                }
+                (Kind::Plain | Kind::JumpPoint, _) => {
+                    let expansion = Neighbors::new(grid, avoided);
+                    search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+                }
             }
         };
         match outcome {

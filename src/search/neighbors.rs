@@ -1,14 +1,11 @@
-//! Plain expansion: every legal step to a neighbour (square 4- or 8-way with the corner rule,
-//! or the six steps of a hex grid).
+//! Plain expansion on a square grid: every legal step to a neighbour (4- or 8-way, with the
+//! corner rule).
 
 use std::f64::consts::SQRT_2;
 
 use super::astar::Expansion;
 use super::avoided::Avoided;
-use crate::grid::{CornerRule, DIRECTIONS, HexCoords, NavGrid, Neighborhood};
-
-/// The six steps (dx, dy) of a hex grid, for even and odd lines.
-type HexSteps = [[(isize, isize); 6]; 2];
+use crate::grid::{CornerRule, DIRECTIONS, NavGrid, Neighborhood};
 
 /// Plain A*: every legal step to a neighbor.
 pub(super) struct Neighbors<'a> {
@@ -16,8 +13,6 @@ pub(super) struct Neighbors<'a> {
     stride: isize,
     directions: usize,
     offsets: [isize; 8],
-    /// On a hex grid: the coordinate system and its six steps (dx, dy) by parity.
-    hex: Option<(HexCoords, HexSteps)>,
     corner_rule: CornerRule,
     /// This query's avoided cells: walls for the corner rule too (the search loop keeps the
     /// path out of them).
@@ -39,10 +34,6 @@ impl<'a> Neighbors<'a> {
                 Neighborhood::Eight | Neighborhood::Hex(_) => 8,
             },
             offsets,
-            hex: match grid.neighborhood() {
-                Neighborhood::Hex(coords) => Some((coords, [coords.steps(0), coords.steps(1)])),
-                _ => None,
-            },
             corner_rule: grid.corner_rule(),
             avoided,
         }
@@ -66,18 +57,6 @@ impl Expansion for Neighbors<'_> {
         mut visit: impl FnMut(usize, isize, isize, f64),
     ) {
         let costs = self.costs;
-        if let Some((coords, steps)) = &self.hex {
-            // Padded coordinates are one more than the cell's own. Avoided cells are kept out
-            // by the search loop; hexagons have no corner rule.
-            for &(dx, dy) in &steps[coords.parity(x as usize - 1, y as usize - 1)] {
-                let j = (i as isize + dx + dy * self.stride) as usize;
-                let cost = costs[j];
-                if cost != 0 {
-                    visit(j, x + dx, y + dy, f64::from(cost));
-                }
-            }
-            return;
-        }
         for (d, (&offset, &(dx, dy))) in
             self.offsets.iter().zip(&DIRECTIONS).take(self.directions).enumerate()
         {

@@ -327,7 +327,7 @@ fn garbage_positions_and_paths_get_plain_answers_never_a_panic() {
         let smoothed = smooth_path(&grid, &cells);
         assert_eq!(smoothed.first(), cells.first());
         assert_eq!(smoothed.last(), cells.last());
-        let turns = turning_points(&cells);
+        let turns = turning_points(grid.neighborhood(), &cells);
         assert_eq!(turns.last(), cells.last());
         if let Some(cost) = path_cost(&grid, &cells) {
             assert!(cells.iter().all(|&c| grid.is_passable(c)) && cost.is_finite());

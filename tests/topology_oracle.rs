@@ -225,6 +225,13 @@ fn hex_any_angle_paths_cross_only_open_hexagons() {
             let cells = segment_cells(&grid, w[0], w[1]).unwrap();
             assert!(cells.iter().all(|&c| grid.is_passable(c)));
         }
+        // Waypoints (where the direction changes) are joined by clear straight lines, for the
+        // grid path and the Theta* path alike.
+        for found in [&grid_path, &path] {
+            for w in found.waypoints().windows(2) {
+                assert!(segment_cells(&grid, w[0], w[1]).is_some(), "{coords:?}: {w:?}");
+            }
+        }
     }
     assert!(shortened > 100, "smoothing shortened only {shortened} paths");
 }
@@ -318,4 +325,26 @@ fn staggered_maps_match_dijkstra_oracle_on_their_tiles() {
     assert_eq!(jump_point, 3000);
     assert!(found > 5000 && unreachable > 300, "found {found}, unreachable {unreachable}");
     assert_eq!(STAGGERED_STEPS.len(), 8);
+}
+
+/// Found by the fuzz target: in offset coordinates a straight run up a column zig-zags between
+/// hexagons, so its waypoints must be read in axial coordinates (here the straight line from
+/// (0, 0) to (0, 6) would run along the map's edge, outside it).
+#[test]
+fn hex_waypoints_follow_straight_lines_of_hexagons() {
+    let grid = NavGrid::new(16, 8).unwrap().with_neighborhood(Neighborhood::Hex(HexCoords::RowOdd));
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(0, 6));
+    for algorithm in [Algorithm::AStar, Algorithm::ThetaStar] {
+        let options = SearchOptions {
+            algorithm,
+            heuristic: Some(Heuristic::Octile),
+            ..SearchOptions::default()
+        };
+        let path = Pathfinder::new().find_path(&grid, start, goal, &options).unwrap();
+        let waypoints = path.waypoints();
+        assert!(waypoints.len() >= 3, "{algorithm:?}: {waypoints:?}");
+        for w in waypoints.windows(2) {
+            assert!(segment_cells(&grid, w[0], w[1]).is_some(), "{algorithm:?}: {w:?}");
+        }
+    }
 }

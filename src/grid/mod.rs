@@ -8,7 +8,7 @@
 //! - `cell`: positions and cells; `topology`: the moves between cells (square 4/8-way with a
 //!   corner rule, hex); `components`: which cells are connected; [`line`]: line of sight.
 //! - What the search derives from the cells (jump point search's bits) is not kept here: it
-//!   is a [`CellIndex`] the search hands in, built on first use and told of every change.
+//!   is a `CellIndex` the search hands in, built on first use and told of every change.
 
 use std::any::Any;
 use std::collections::{BTreeMap, VecDeque};

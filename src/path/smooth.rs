@@ -24,7 +24,7 @@ use crate::grid::{GridPos, NavGrid, Neighborhood};
 /// ```
 pub fn smooth_path(grid: &NavGrid, cells: &[GridPos]) -> Vec<GridPos> {
     if grid.neighborhood() == Neighborhood::Four {
-        return crate::search::turning_points(cells);
+        return crate::search::turning_points(grid.neighborhood(), cells);
     }
     if cells.len() <= 2 {
         return cells.to_vec();

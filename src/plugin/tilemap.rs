@@ -7,6 +7,7 @@ use std::fmt;
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
+use bevy::utils::Parallel;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::{
     HexCoordSystem, IsoCoordSystem, TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize,
@@ -180,6 +181,10 @@ pub struct NavGeometry {
     pub map_type: TilemapType,
     pub anchor: TilemapAnchor,
     pub transform: Transform,
+    /// On square and isometric maps, where cell centres are affine in the cell: the world
+    /// centre of cell (0, 0) and the steps to cells (1, 0) and (0, 1), so that a path's
+    /// points cost two multiply-adds each rather than bevy_ecs_tilemap's whole conversion.
+    affine: Option<[Vec2; 3]>,
 }
 
 /// Why a world position has no cell.
@@ -247,6 +252,27 @@ fn tile_cell(map_type: TilemapType, x: u32, y: u32) -> GridPos {
 }
 
 impl NavGeometry {
+    /// The geometry of a tilemap with these components.
+    pub fn new(
+        tilemap: Entity,
+        size: TilemapSize,
+        grid_size: TilemapGridSize,
+        tile_size: TilemapTileSize,
+        map_type: TilemapType,
+        anchor: TilemapAnchor,
+        transform: Transform,
+    ) -> Self {
+        let mut geometry =
+            Self { tilemap, size, grid_size, tile_size, map_type, anchor, transform, affine: None };
+        if !matches!(map_type, TilemapType::Hexagon(_)) {
+            let origin = geometry.center(GridPos::new(0, 0));
+            let across = geometry.center(GridPos::new(1, 0)) - origin;
+            let up = geometry.center(GridPos::new(0, 1)) - origin;
+            geometry.affine = Some([origin, across, up]);
+        }
+        geometry
+    }
+
     /// The grid cell a tile is. On square, isometric diamond and hex maps that is the tile's
     /// own position. On isometric staggered maps the tiles are a square grid drawn sheared
     /// (bevy_ecs_tilemap's `StaggeredPos` to `DiamondPos`): tile (x, y) is cell (x, x + y) of
@@ -288,6 +314,14 @@ impl NavGeometry {
     /// The world-space centre of a cell, where bevy_ecs_tilemap draws its tile (honouring the
     /// map type, the `TilemapAnchor` and the tilemap's transform).
     pub fn cell_to_world(&self, cell: GridPos) -> Vec2 {
+        match self.affine {
+            Some([origin, across, up]) => origin + across * cell.x as f32 + up * cell.y as f32,
+            None => self.center(cell),
+        }
+    }
+
+    /// [`cell_to_world`](Self::cell_to_world) through bevy_ecs_tilemap's conversion.
+    fn center(&self, cell: GridPos) -> Vec2 {
         let center = |x: u32, y: u32| {
             TilePos::new(x, y).center_in_world(
                 &self.size,
@@ -327,6 +361,13 @@ struct Layer {
 pub(crate) struct NavLayers {
     layers: Vec<(Entity, Layer)>,
     rules_seen: Option<TileRules>,
+}
+
+/// The tiles whose texture changed this frame: found by all threads, then listed.
+#[derive(Default)]
+pub(crate) struct ChangedTiles {
+    found: Parallel<Vec<(TilePos, TilemapId)>>,
+    list: Vec<(TilePos, TilemapId)>,
 }
 
 type TileQuery<'w, 's> =
@@ -371,6 +412,7 @@ pub(crate) fn sync_nav_grid(
     >,
     tiles: TileQuery,
     changed_tiles: Query<(&TilePos, &TilemapId), Changed<TileTextureIndex>>,
+    mut changed_scratch: Local<ChangedTiles>,
     mut inserted_overrides: ResMut<InsertedOverrides>,
     mut removed_overrides: RemovedComponents<TileNav>,
     all_tiles: Query<(&TilePos, &TilemapId)>,
@@ -535,7 +577,15 @@ pub(crate) fn sync_nav_grid(
     // (Every tile of a new layer counts as changed; it was just read, so is skipped. After a
     // change of rules every layer was read again.)
     if !rules_changed {
-        for (pos, map) in &changed_tiles {
+        // Finding the changed textures reads a change tick per tile of every layer, each
+        // frame: on a 512 x 512 map that is most of this system's time, so the threads share it.
+        let ChangedTiles { found, list } = &mut *changed_scratch;
+        changed_tiles.par_iter().for_each(|(pos, map)| {
+            found.borrow_local_mut().push((*pos, *map));
+        });
+        list.clear();
+        found.drain_into(list);
+        for (pos, map) in list.iter() {
             if !new_layers.contains(&map.0) {
                 touch(pos, map, &mut layers);
             }
@@ -551,15 +601,15 @@ pub(crate) fn sync_nav_grid(
     let first = layers.layers.first().map(|(e, _)| *e);
     match first.and_then(|e| tilemaps.get(e).ok()) {
         Some((entity, _, size, grid_size, tile_size, map_type, anchor, transform)) => {
-            let new = NavGeometry {
-                tilemap: entity,
-                size: *size,
-                grid_size: *grid_size,
-                tile_size: *tile_size,
-                map_type: *map_type,
-                anchor: anchor.copied().unwrap_or_default(),
-                transform: *transform,
-            };
+            let new = NavGeometry::new(
+                entity,
+                *size,
+                *grid_size,
+                *tile_size,
+                *map_type,
+                anchor.copied().unwrap_or_default(),
+                *transform,
+            );
             if geometry.as_deref() != Some(&new) {
                 commands.insert_resource(new);
             }

@@ -419,5 +419,5 @@ pub(super) fn finish(
     }
     cells.reverse();
     let cost = straight as f64 + diagonal as f64 * SQRT_2 + any_angle;
-    PathResult { cells, cost, stats, complete }
+    PathResult { cells, cost, stats, complete, neighborhood: grid.neighborhood() }
 }

@@ -267,6 +267,7 @@ impl Pathfinder {
                 cost: 0.0,
                 stats: SearchStats::default(),
                 complete: true,
+                neighborhood: grid.neighborhood(),
             }));
         }
         // Component labels answer "unreachable" without a search. A partial request still

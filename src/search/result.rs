@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::GridPos;
+use crate::grid::{GridPos, Neighborhood};
 
 /// What a search did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +27,10 @@ pub struct PathResult {
     pub stats: SearchStats,
     /// False for a partial path (see [`SearchOptions::partial`]) that stops short of the goal.
     pub complete: bool,
+    /// The moves of the grid it was found on (what a straight line is, for
+    /// [`waypoints`](Self::waypoints)).
+    #[serde(default)]
+    pub neighborhood: Neighborhood,
 }
 
 impl PathResult {
@@ -49,7 +53,7 @@ impl PathResult {
     /// assert_eq!(path.waypoints().len(), 3);
     /// ```
     pub fn waypoints(&self) -> Vec<GridPos> {
-        turning_points(&self.cells)
+        turning_points(self.neighborhood, &self.cells)
     }
 }
 
@@ -164,10 +168,20 @@ impl SearchTrace {
     }
 }
 
-/// The cells of `cells` where the direction of travel changes, with the first and last cell.
-pub fn turning_points(cells: &[GridPos]) -> Vec<GridPos> {
+/// The cells of `cells` where the direction of travel changes on a grid of `neighborhood`,
+/// with the first and last cell.
+pub fn turning_points(neighborhood: Neighborhood, cells: &[GridPos]) -> Vec<GridPos> {
     let direction = |a: GridPos, b: GridPos| {
-        ((i64::from(b.x) - i64::from(a.x)).signum(), (i64::from(b.y) - i64::from(a.y)).signum())
+        let (ax, ay, bx, by) = (i64::from(a.x), i64::from(a.y), i64::from(b.x), i64::from(b.y));
+        match neighborhood {
+            // In offset coordinates a straight line of hexagons zig-zags; in axial ones it
+            // keeps one step.
+            Neighborhood::Hex(coords) => {
+                let ((aq, ar), (bq, br)) = (coords.to_axial(ax, ay), coords.to_axial(bx, by));
+                ((bq - aq).signum(), (br - ar).signum())
+            }
+            _ => ((bx - ax).signum(), (by - ay).signum()),
+        }
     };
     let mut points: Vec<GridPos> = cells.first().copied().into_iter().collect();
     for w in cells.windows(3) {

@@ -51,12 +51,13 @@ fn main() {
                 .with(WATER, Cell::Passable { cost: 5 })
                 .with(MOUNTAIN, Cell::Blocked),
         )
+        .insert_resource(RightClickToggle { on: MOUNTAIN, off: GRASS, fixed: Vec::new() })
         .init_resource::<Status>()
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (
-                (ci_clicks, track_cursor, clicks).chain().before(NavSet::Pathfind),
+                (ci_clicks, track_cursor, move_and_toggle).chain().before(NavSet::Pathfind),
                 (report, draw_paths, show_status).chain().after(NavSet::Move),
             ),
         )
@@ -110,89 +111,25 @@ fn hex_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
 
 fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     spawn_camera(&mut commands);
-    let texture = images.add(tileset(HEX_W, HEX_H, 4, hex_pixel));
-    let size = TilemapSize { x: MAP[0].len() as u32, y: MAP.len() as u32 };
-    let tilemap = commands.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for (row, line) in MAP.iter().enumerate() {
-        for (x, c) in line.chars().enumerate() {
-            let position = TilePos { x: x as u32, y: size.y - 1 - row as u32 };
-            let texture = match c {
-                'f' => FOREST,
-                '~' => WATER,
-                '^' => MOUNTAIN,
-                _ => GRASS,
-            };
-            let tile = commands
-                .spawn(TileBundle {
-                    position,
-                    tilemap_id: TilemapId(tilemap),
-                    texture_index: TileTextureIndex(texture),
-                    ..Default::default()
-                })
-                .id();
-            storage.set(&position, tile);
-        }
-    }
-    let map_type = TilemapType::Hexagon(HexCoordSystem::RowOdd);
-    // Rows of pointy-top hexagons overlap by a quarter of their height.
-    let grid_size = TilemapGridSize { x: HEX_W as f32, y: HEX_W as f32 };
-    let tile_size = TilemapTileSize { x: HEX_W as f32, y: HEX_H as f32 };
-    commands.entity(tilemap).insert((
-        TilemapBundle {
-            grid_size,
-            map_type,
-            size,
-            storage,
-            texture: TilemapTexture::Single(texture),
-            tile_size,
-            anchor: TilemapAnchor::Center,
-            ..Default::default()
-        },
-        NavTilemap,
-    ));
-    let start = TilePos::new(2, 7).center_in_world(
-        &size,
-        &grid_size,
-        &tile_size,
-        &map_type,
-        &TilemapAnchor::Center,
-    );
-    commands.spawn((
-        Player,
-        Sprite::from_color(Color::srgb(0.95, 0.25, 0.2), Vec2::splat(14.0)),
-        Transform::from_translation(start.extend(5.0)),
-        PathFollower::new(120.0),
-    ));
-    commands.spawn((StatusText, help_text(15.0)));
-}
-
-/// Left click: the unit moves there (or as near as it can get). Right click: a mountain rises
-/// or falls on that hexagon.
-fn clicks(
-    mut commands: Commands,
-    mouse: Res<ButtonInput<MouseButton>>,
-    cursor: Res<CursorWorld>,
-    geometry: Option<Res<NavGeometry>>,
-    unit: Single<Entity, With<Player>>,
-    storage: Single<&TileStorage, With<NavTilemap>>,
-    mut textures: Query<&mut TileTextureIndex>,
-) {
-    let Some(world) = cursor.0 else {
-        return;
+    let look = MapLook {
+        map_type: TilemapType::Hexagon(HexCoordSystem::RowOdd),
+        // Rows of pointy-top hexagons overlap by a quarter of their height.
+        grid_size: TilemapGridSize { x: HEX_W as f32, y: HEX_W as f32 },
+        tile_size: TilemapTileSize { x: HEX_W as f32, y: HEX_H as f32 },
+        texture: images.add(tileset(HEX_W, HEX_H, 4, hex_pixel)),
     };
-    if mouse.just_pressed(MouseButton::Right)
-        && let Some(tile) =
-            geometry.as_deref().and_then(|g| g.cell_to_tile(hovered_tile(&cursor, Some(g))?))
-        && let Some(entity) = storage.checked_get(&tile)
-        && let Ok(mut texture) = textures.get_mut(entity)
-    {
-        texture.0 = if texture.0 == MOUNTAIN { GRASS } else { MOUNTAIN };
-    }
-    if mouse.just_pressed(MouseButton::Left) {
-        let options = SearchOptions { partial: true, ..SearchOptions::default() };
-        commands.entity(*unit).insert(PathRequest::to(world).with_options(options));
-    }
+    let texture_for = |c| match c {
+        'f' => FOREST,
+        '~' => WATER,
+        '^' => MOUNTAIN,
+        _ => GRASS,
+    };
+    let unit = (
+        Sprite::from_color(Color::srgb(0.95, 0.25, 0.2), Vec2::splat(14.0)),
+        PathFollower::new(120.0),
+    );
+    spawn_map_and_player(&mut commands, &MAP, texture_for, look, (2, 7), unit);
+    commands.spawn((StatusText, help_text(15.0)));
 }
 
 fn report(

@@ -23,33 +23,34 @@ const RUG: u32 = 3;
 const ISO_W: u32 = 64;
 const ISO_H: u32 = 32;
 
-/// The room, row 0 first (tile row y = index): `#` stone wall, `.` boards, `c` crate, `r` rug.
+/// The room, top row first: `#` stone wall, `.` boards, `c` crate, `r` rug.
 const ROOM: [&str; 14] = [
     "##############",
+    "#.....#..rr..#",
+    "#.cc..#..rr..#",
     "#.....#......#",
-    "#.....#..cc..#",
+    "#......cc....#",
+    "#..c.........#",
+    "#.....####.###",
+    "###.###......#",
     "#.rrr.#......#",
     "#.rrr.....c..#",
     "#.rrr.#......#",
-    "###.###......#",
-    "#.....####.###",
-    "#..c.........#",
-    "#......cc....#",
+    "#.....#..cc..#",
     "#.....#......#",
-    "#.cc..#..rr..#",
-    "#.....#..rr..#",
     "##############",
 ];
 
 fn main() {
     game_app("bevy_tilemap_nav: isometric room")
         .insert_resource(TileRules::default().with(STONE, Cell::Blocked).with(CRATE, Cell::Blocked))
+        .insert_resource(RightClickToggle { on: CRATE, off: BOARDS, fixed: vec![STONE] })
         .init_resource::<Status>()
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (
-                (ci_clicks, track_cursor, clicks).chain().before(NavSet::Pathfind),
+                (ci_clicks, track_cursor, move_and_toggle).chain().before(NavSet::Pathfind),
                 (report, draw_paths, show_status).chain().after(NavSet::Move),
             ),
         )
@@ -101,88 +102,24 @@ fn iso_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
 
 fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     spawn_camera(&mut commands);
-    let texture = images.add(tileset(ISO_W, ISO_H, 4, iso_pixel));
-    let size = TilemapSize { x: ROOM[0].len() as u32, y: ROOM.len() as u32 };
-    let tilemap = commands.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for (y, line) in ROOM.iter().enumerate() {
-        for (x, c) in line.chars().enumerate() {
-            let position = TilePos { x: x as u32, y: y as u32 };
-            let texture = match c {
-                '#' => STONE,
-                'c' => CRATE,
-                'r' => RUG,
-                _ => BOARDS,
-            };
-            let tile = commands
-                .spawn(TileBundle {
-                    position,
-                    tilemap_id: TilemapId(tilemap),
-                    texture_index: TileTextureIndex(texture),
-                    ..Default::default()
-                })
-                .id();
-            storage.set(&position, tile);
-        }
-    }
-    let map_type = TilemapType::Isometric(IsoCoordSystem::Diamond);
-    let grid_size = TilemapGridSize { x: ISO_W as f32, y: ISO_H as f32 };
-    let tile_size = TilemapTileSize { x: ISO_W as f32, y: ISO_H as f32 };
-    commands.entity(tilemap).insert((
-        TilemapBundle {
-            grid_size,
-            map_type,
-            size,
-            storage,
-            texture: TilemapTexture::Single(texture),
-            tile_size,
-            anchor: TilemapAnchor::Center,
-            ..Default::default()
-        },
-        NavTilemap,
-    ));
-    let start = TilePos::new(2, 1).center_in_world(
-        &size,
-        &grid_size,
-        &tile_size,
-        &map_type,
-        &TilemapAnchor::Center,
-    );
-    commands.spawn((
-        Player,
-        Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::new(14.0, 22.0)),
-        Transform::from_translation(start.extend(5.0)),
-        PathFollower::smoothed(150.0),
-    ));
-    commands.spawn((StatusText, help_text(15.0)));
-}
-
-/// Left click: walk there (or as near as it can get). Right click: a crate appears or goes.
-fn clicks(
-    mut commands: Commands,
-    mouse: Res<ButtonInput<MouseButton>>,
-    cursor: Res<CursorWorld>,
-    geometry: Option<Res<NavGeometry>>,
-    player: Single<Entity, With<Player>>,
-    storage: Single<&TileStorage, With<NavTilemap>>,
-    mut textures: Query<&mut TileTextureIndex>,
-) {
-    let Some(world) = cursor.0 else {
-        return;
+    let look = MapLook {
+        map_type: TilemapType::Isometric(IsoCoordSystem::Diamond),
+        grid_size: TilemapGridSize { x: ISO_W as f32, y: ISO_H as f32 },
+        tile_size: TilemapTileSize { x: ISO_W as f32, y: ISO_H as f32 },
+        texture: images.add(tileset(ISO_W, ISO_H, 4, iso_pixel)),
     };
-    if mouse.just_pressed(MouseButton::Right)
-        && let Some(tile) =
-            geometry.as_deref().and_then(|g| g.cell_to_tile(hovered_tile(&cursor, Some(g))?))
-        && let Some(entity) = storage.checked_get(&tile)
-        && let Ok(mut texture) = textures.get_mut(entity)
-        && texture.0 != STONE
-    {
-        texture.0 = if texture.0 == CRATE { BOARDS } else { CRATE };
-    }
-    if mouse.just_pressed(MouseButton::Left) {
-        let options = SearchOptions { partial: true, ..SearchOptions::default() };
-        commands.entity(*player).insert(PathRequest::to(world).with_options(options));
-    }
+    let texture_for = |c| match c {
+        '#' => STONE,
+        'c' => CRATE,
+        'r' => RUG,
+        _ => BOARDS,
+    };
+    let character = (
+        Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::new(14.0, 22.0)),
+        PathFollower::smoothed(150.0),
+    );
+    spawn_map_and_player(&mut commands, &ROOM, texture_for, look, (2, 1), character);
+    commands.spawn((StatusText, help_text(15.0)));
 }
 
 fn report(

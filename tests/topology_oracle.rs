@@ -10,7 +10,7 @@ mod common;
 use bevy_tilemap_nav::grid::line::segment_cells;
 use bevy_tilemap_nav::path::{smooth_path, smoothed_cost};
 use bevy_tilemap_nav::prelude::*;
-use common::{HEX_RULES, HexRule, Model, Rng, STAGGERED_STEPS};
+use common::{HEX_RULES, HexRule, Model, Rng, STAGGERED_STEPS, random_cells};
 
 fn rule_of(coords: HexCoords) -> HexRule {
     HEX_RULES[HexCoords::ALL.iter().position(|&c| c == coords).unwrap()]
@@ -20,26 +20,15 @@ fn rule_of(coords: HexCoords) -> HexRule {
 fn random_hex_grid(rng: &mut Rng, coords: HexCoords) -> (NavGrid, Model) {
     let width = 1 + rng.below(14);
     let height = 1 + rng.below(14);
-    let wall_percent = rng.below(45);
-    let varied_costs = rng.chance(50);
+    let (wall_percent, varied_costs) = (rng.below(45), rng.chance(50));
+    let cells = random_cells(rng, width, height, wall_percent, varied_costs);
     let mut grid =
         NavGrid::new(width, height).unwrap().with_neighborhood(Neighborhood::Hex(coords));
-    let mut cells = vec![vec![None; width as usize]; height as usize];
-    for y in 0..height {
-        for x in 0..width {
-            let cell = if rng.chance(wall_percent) {
-                Cell::Blocked
-            } else if varied_costs {
-                Cell::Passable { cost: 1 + rng.below(6) }
-            } else {
-                Cell::GROUND
-            };
-            grid.set(GridPos::new(x, y), cell).unwrap();
-            if let Cell::Passable { cost } = cell {
-                cells[y as usize][x as usize] = Some(cost);
-            }
-        }
-    }
+    grid.set_all(grid.positions().collect::<Vec<_>>().into_iter().map(|p| {
+        let cost = cells[p.y as usize][p.x as usize];
+        (p, cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost }))
+    }))
+    .unwrap();
     let model = Model {
         width: width.into(),
         height: height.into(),

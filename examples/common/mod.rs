@@ -427,3 +427,99 @@ pub fn explain(error: &NavError) -> String {
         other => format!("No path: {other}."),
     }
 }
+
+/// How a map of the hex and isometric examples is drawn: its type, grid and tile sizes (in
+/// pixels), and its tileset.
+pub struct MapLook {
+    pub map_type: TilemapType,
+    pub grid_size: TilemapGridSize,
+    pub tile_size: TilemapTileSize,
+    pub texture: Handle<Image>,
+}
+
+/// Spawns `rows` (row 0 at the top of the screen, each character a tile through `texture_for`)
+/// as a tilemap drawn as `look` says, marked for navigation and centred on the origin, and the
+/// player's character on tile (`x`, `y`). Returns the character.
+pub fn spawn_map_and_player(
+    commands: &mut Commands,
+    rows: &[&str],
+    texture_for: impl Fn(char) -> u32,
+    look: MapLook,
+    (x, y): (u32, u32),
+    player: impl Bundle,
+) -> Entity {
+    let size = TilemapSize { x: rows[0].len() as u32, y: rows.len() as u32 };
+    let tilemap = commands.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for (row, line) in rows.iter().enumerate() {
+        for (x, c) in line.chars().enumerate() {
+            let position = TilePos { x: x as u32, y: size.y - 1 - row as u32 };
+            let tile = commands
+                .spawn(TileBundle {
+                    position,
+                    tilemap_id: TilemapId(tilemap),
+                    texture_index: TileTextureIndex(texture_for(c)),
+                    ..Default::default()
+                })
+                .id();
+            storage.set(&position, tile);
+        }
+    }
+    let MapLook { map_type, grid_size, tile_size, texture } = look;
+    let anchor = TilemapAnchor::Center;
+    commands.entity(tilemap).insert((
+        TilemapBundle {
+            grid_size,
+            map_type,
+            size,
+            storage,
+            texture: TilemapTexture::Single(texture),
+            tile_size,
+            anchor,
+            ..Default::default()
+        },
+        NavTilemap,
+    ));
+    let at = TilePos::new(x, y).center_in_world(&size, &grid_size, &tile_size, &map_type, &anchor);
+    commands.spawn((Player, player, Transform::from_translation(at.extend(5.0)))).id()
+}
+
+/// What a right click does to a tile in [`move_and_toggle`]: texture `on` where it is not,
+/// `off` where it is; tiles of the textures in `fixed` stay as they are.
+#[derive(Resource)]
+pub struct RightClickToggle {
+    pub on: u32,
+    pub off: u32,
+    pub fixed: Vec<u32>,
+}
+
+/// Left click: the player goes there (or as near as it can get). Right click: the tile under
+/// the mouse toggles as [`RightClickToggle`] says.
+#[allow(clippy::too_many_arguments)]
+pub fn move_and_toggle(
+    mut commands: Commands,
+    mouse: Res<ButtonInput<MouseButton>>,
+    cursor: Res<CursorWorld>,
+    geometry: Option<Res<NavGeometry>>,
+    toggle: Res<RightClickToggle>,
+    player: Single<Entity, With<Player>>,
+    storage: Single<&TileStorage, With<NavTilemap>>,
+    mut textures: Query<&mut TileTextureIndex>,
+) {
+    let Some(world) = cursor.0 else {
+        return;
+    };
+    if mouse.just_pressed(MouseButton::Right)
+        && let Some(tile) =
+            geometry.as_deref().and_then(|g| g.cell_to_tile(hovered_tile(&cursor, Some(g))?))
+        && let Some(entity) = storage.checked_get(&tile)
+        && let Ok(mut texture) = textures.get_mut(entity)
+        && !toggle.fixed.contains(&texture.0)
+    {
+        texture.0 = if texture.0 == toggle.on { toggle.off } else { toggle.on };
+    }
+    if mouse.just_pressed(MouseButton::Left) {
+        let options = SearchOptions { partial: true, ..SearchOptions::default() };
+        commands.entity(*player).insert(PathRequest::to(world).with_options(options));
+    }
+}

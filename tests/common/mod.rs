@@ -27,6 +27,32 @@ impl Rng {
     }
 }
 
+/// Random cells for a width x height grid, `cells[y][x]`: a wall (`None`) with the given
+/// chance, else a cost (1 to 6 when `varied_costs`, else 1).
+pub fn random_cells(
+    rng: &mut Rng,
+    width: u32,
+    height: u32,
+    wall_percent: u32,
+    varied_costs: bool,
+) -> Vec<Vec<Option<u32>>> {
+    (0..height)
+        .map(|_| {
+            (0..width)
+                .map(|_| {
+                    if rng.chance(wall_percent) {
+                        None
+                    } else if varied_costs {
+                        Some(1 + rng.below(6))
+                    } else {
+                        Some(1)
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The movement rules written out again, independently of the crate: `cells[y][x]` is `None`
 /// for a wall or `Some(cost)`.
 pub struct Model {

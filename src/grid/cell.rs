@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// A cell of a [`NavGrid`]: column `x`, row `y`. MovingAI files count rows from the top; the
+/// A cell of a [`NavGrid`](super::NavGrid): column `x`, row `y`. MovingAI files count rows from the top; the
 /// Bevy layer uses `bevy_ecs_tilemap`'s `TilePos` as it is (rows from the bottom).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,

@@ -6,7 +6,7 @@
 //! `Reflect`, so that the plugin can use them as they are; that is the only tie.)
 //!
 //! - `cell`: positions and cells; `topology`: the moves between cells (square 4/8-way with a
-//!   corner rule, hex); `components`: which cells are connected; [`line`]: line of sight.
+//!   corner rule, hex); `components`: which cells are connected; [`line`](mod@line): line of sight.
 //! - What the search derives from the cells (jump point search's bits) is not kept here: it
 //!   is a `CellIndex` the search hands in, built on first use and told of every change.
 

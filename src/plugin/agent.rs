@@ -39,7 +39,7 @@ impl From<Vec2> for PathGoal {
 pub struct PathRequest {
     pub goal: PathGoal,
     /// Heuristic, weight, limits, partial paths. `None`: the plugin's defaults
-    /// ([`NavSettings::search`]).
+    /// ([`NavSettings::search`](super::NavSettings::search)).
     #[reflect(ignore)]
     pub options: Option<SearchOptions>,
     /// Start here instead of at the tile under the entity's `Transform`.

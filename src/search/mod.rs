@@ -148,7 +148,7 @@ impl Pathfinder {
 
     /// Like [`find_path`](Self::find_path), with the cells in `avoid` walled for this query only
     /// (other characters standing in the way, say): the path is the cheapest on the grid with
-    /// those cells blocked, corner rule included (under [`CornerRule::NoCornerCutting`] no
+    /// those cells blocked, corner rule included (under [`CornerRule::NoCornerCutting`](crate::grid::CornerRule::NoCornerCutting) no
     /// diagonal step squeezes past an avoided cell, as it would not past a wall). The start and
     /// goal are never avoided; cells outside the grid are ignored.
     ///

@@ -22,7 +22,7 @@ pub enum Heuristic {
     Euclidean,
     /// No estimate: the search becomes Dijkstra's algorithm.
     Zero,
-    /// The number of steps on an open hex grid ([`HexCoords::distance`]): exact there, and the
+    /// The number of steps on an open hex grid ([`HexCoords::distance`](crate::grid::HexCoords::distance)): exact there, and the
     /// default for hex grids. On a square grid it is max(dx, dy), a lower bound.
     Hex,
 }
@@ -81,7 +81,7 @@ impl Heuristic {
 }
 
 /// Caps on the work a search may do. A search that hits a cap fails with
-/// [`PathError::LimitExceeded`] (or, with [`SearchOptions::partial`], returns the best partial
+/// [`PathError::LimitExceeded`](super::PathError::LimitExceeded) (or, with [`SearchOptions::partial`], returns the best partial
 /// path found).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SearchLimit {
@@ -101,7 +101,7 @@ pub struct SearchOptions {
     pub weight: f64,
     pub limit: SearchLimit,
     /// When the goal cannot be reached (or a limit is hit), return the path to the reachable
-    /// cell closest to the goal instead of an error. [`PathResult::complete`] tells which.
+    /// cell closest to the goal instead of an error. [`PathResult::complete`](super::PathResult::complete) tells which.
     pub partial: bool,
     /// Plain A* or jump point search; `Auto` picks jump point search wherever it is valid.
     #[serde(default)]
@@ -117,7 +117,7 @@ pub enum Algorithm {
     Auto,
     /// Plain A*, always.
     AStar,
-    /// Jump point search; [`PathError::JumpPointUnsupported`] where it is not valid.
+    /// Jump point search; [`PathError::JumpPointUnsupported`](super::PathError::JumpPointUnsupported) where it is not valid.
     JumpPoint,
     /// Theta* (Nash, Daniel, Koenig and Felner 2007), an any-angle search: a cell's parent may be
     /// any earlier cell in line of sight, so paths run straight across open floor at any angle.

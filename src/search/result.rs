@@ -25,7 +25,7 @@ pub struct PathResult {
     /// Total cost: the sum over steps of step length (1 or sqrt(2)) x cost of the cell entered.
     pub cost: f64,
     pub stats: SearchStats,
-    /// False for a partial path (see [`SearchOptions::partial`]) that stops short of the goal.
+    /// False for a partial path (see [`SearchOptions::partial`](super::SearchOptions::partial)) that stops short of the goal.
     pub complete: bool,
     /// The moves of the grid it was found on (what a straight line is, for
     /// [`waypoints`](Self::waypoints)).
@@ -81,7 +81,7 @@ pub enum PathError {
         start: GridPos,
         goal: GridPos,
     },
-    /// The search stopped at a [`SearchLimit`] before finding a path.
+    /// The search stopped at a [`SearchLimit`](super::SearchLimit) before finding a path.
     LimitExceeded {
         expanded: u32,
     },
@@ -93,12 +93,12 @@ pub enum PathError {
     InvalidCostLimit {
         max_cost: f64,
     },
-    /// [`Algorithm::JumpPoint`] was asked for on a grid where it would not be optimal (not 8-way
+    /// [`Algorithm::JumpPoint`](super::Algorithm::JumpPoint) was asked for on a grid where it would not be optimal (not 8-way
     /// without corner cutting, or terrain costs differ), or with a partial path.
     JumpPointUnsupported,
-    /// [`Pathfinder::resume_search`] with no search paused.
+    /// [`Pathfinder::resume_search`](super::Pathfinder::resume_search) with no search paused.
     NothingToResume,
-    /// [`Pathfinder::resume_search`] on a grid other than the one the search began on, or on
+    /// [`Pathfinder::resume_search`](super::Pathfinder::resume_search) on a grid other than the one the search began on, or on
     /// the same grid after it changed: the search's state no longer fits it. Start again.
     GridChanged,
 }

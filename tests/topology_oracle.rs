@@ -337,3 +337,60 @@ fn hex_waypoints_follow_straight_lines_of_hexagons() {
         }
     }
 }
+
+/// The hex distance never overestimates (it is at most the oracle's cost on an open grid of
+/// cost 1, and equal there) and never drops by more than a step (consistent), from every cell
+/// to every goal.
+#[test]
+fn hex_distance_is_admissible_and_consistent() {
+    for coords in HexCoords::ALL {
+        let grid = NavGrid::new(9, 8).unwrap().with_neighborhood(Neighborhood::Hex(coords));
+        let cells = vec![vec![Some(1); 9]; 8];
+        let model = Model {
+            width: 9,
+            height: 8,
+            cells,
+            eight: false,
+            cut_corners: false,
+            hex: Some(rule_of(coords)),
+            staggered: false,
+        };
+        let h = |a: GridPos, b: GridPos| Heuristic::Hex.estimate(grid.neighborhood(), a, b);
+        for goal in grid.positions() {
+            for a in grid.positions() {
+                assert_eq!(Some(h(a, goal)), model.dijkstra(at(a), at(goal)), "{coords:?}");
+                for (b, step) in grid.neighbors(a) {
+                    assert!(h(a, goal) <= step + h(b, goal), "{coords:?}: {a} {b} {goal}");
+                }
+            }
+        }
+    }
+}
+
+/// The search view works on hex grids: a recorded search answers as an unrecorded one and
+/// records each expansion once, ending on the goal.
+#[test]
+fn hex_searches_can_be_watched() {
+    let mut rng = Rng(91);
+    let mut pathfinder = Pathfinder::new();
+    for round in 0..300 {
+        let coords = HexCoords::ALL[round % 6];
+        let (grid, _) = random_hex_grid(&mut rng, coords);
+        let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+        let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
+        let options = SearchOptions::default();
+        let plain = pathfinder.find_path(&grid, start, goal, &options);
+        let (traced, trace) = pathfinder.find_path_traced(&grid, start, goal, &options);
+        assert_eq!(plain, traced, "{coords:?}");
+        if let Ok(path) = traced
+            && start != goal
+        {
+            assert_eq!(trace.expanded.len(), path.stats.expanded as usize);
+            let mut seen = trace.expanded.clone();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), trace.expanded.len(), "{coords:?}: a cell expanded twice");
+            assert!(trace.opened.iter().any(|&(_, cell)| cell == goal));
+        }
+    }
+}

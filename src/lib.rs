@@ -1,8 +1,8 @@
 //! # bevy_tilemap_nav
 //!
-//! Pathfinding for Bevy games whose levels are `bevy_ecs_tilemap` tilemaps: a navigation grid
-//! built from the tiles, optimal A* paths on 4- or 8-way grids with per-tile terrain costs, and
-//! agents that walk those paths and plan again when walls move.
+//! Pathfinding for Bevy games whose levels are `bevy_ecs_tilemap` tilemaps (square, isometric
+//! or hexagonal): a navigation grid built from the tiles, optimal A* paths with per-tile terrain
+//! costs, and agents that walk those paths and plan again when walls move.
 //!
 //! The crate is layered, one folder each, each importing only the ones above it in this list:
 //! - [`grid`]: cells, costs, topologies (square 4/8-way, hex), connectivity, line of sight;

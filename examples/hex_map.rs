@@ -52,23 +52,29 @@ fn main() {
                 .with(MOUNTAIN, Cell::Blocked),
         )
         .insert_resource(RightClickToggle { on: MOUNTAIN, off: GRASS, fixed: Vec::new() })
-        .init_resource::<Status>()
+        .insert_resource(PathStatus {
+            help: "Left click: move the unit   Right click: raise / flatten a mountain\nGrass costs 1, forest 3, water 5; mountains block.",
+            describe: |path| {
+                format!(
+                    "{} hexes, cost {:.0}, {} hexes searched in {:.0} us",
+                    path.cells.len(),
+                    path.cost,
+                    path.expanded,
+                    path.micros
+                )
+            },
+            last: String::new(),
+        })
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (
                 (ci_clicks, track_cursor, move_and_toggle).chain().before(NavSet::Pathfind),
-                (report, draw_paths, show_status).chain().after(NavSet::Move),
+                (report_player_path, draw_paths, show_path_status).chain().after(NavSet::Move),
             ),
         )
         .run();
 }
-
-#[derive(Component)]
-struct StatusText;
-
-#[derive(Resource, Default)]
-struct Status(String);
 
 /// One hexagon of the tileset: inside the pointy-top hexagon filling the tile, or `None`.
 fn hex_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
@@ -129,34 +135,5 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         PathFollower::new(120.0),
     );
     spawn_map_and_player(&mut commands, &MAP, texture_for, look, (2, 7), unit);
-    commands.spawn((StatusText, help_text(15.0)));
-}
-
-fn report(
-    mut failures: MessageReader<PathFailed>,
-    answered: Query<&Path, (With<Player>, Changed<Path>)>,
-    mut status: ResMut<Status>,
-) {
-    for failure in failures.read() {
-        status.0 = explain(&failure.error);
-    }
-    for path in &answered {
-        let reach = if path.complete { "" } else { " (as near as it gets)" };
-        status.0 = format!(
-            "Path{reach}: {} hexes, cost {:.0}, {} hexes searched in {:.0} us",
-            path.cells.len(),
-            path.cost,
-            path.expanded,
-            path.micros
-        );
-    }
-}
-
-fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>>) {
-    if status.is_changed() || text.0.is_empty() {
-        text.0 = format!(
-            "Left click: move the unit   Right click: raise / flatten a mountain\nGrass costs 1, forest 3, water 5; mountains block.\n{}",
-            status.0
-        );
-    }
+    commands.spawn((PathStatusText, help_text(15.0)));
 }

@@ -45,23 +45,29 @@ fn main() {
     game_app("bevy_tilemap_nav: isometric room")
         .insert_resource(TileRules::default().with(STONE, Cell::Blocked).with(CRATE, Cell::Blocked))
         .insert_resource(RightClickToggle { on: CRATE, off: BOARDS, fixed: vec![STONE] })
-        .init_resource::<Status>()
+        .insert_resource(PathStatus {
+            help: "Left click: walk there   Right click: put down / pick up a crate",
+            describe: |path| {
+                format!(
+                    "{} tiles, straight lines between {} corners, {} tiles searched in {:.0} us",
+                    path.cells.len(),
+                    path.corners.len(),
+                    path.expanded,
+                    path.micros
+                )
+            },
+            last: String::new(),
+        })
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (
                 (ci_clicks, track_cursor, move_and_toggle).chain().before(NavSet::Pathfind),
-                (report, draw_paths, show_status).chain().after(NavSet::Move),
+                (report_player_path, draw_paths, show_path_status).chain().after(NavSet::Move),
             ),
         )
         .run();
 }
-
-#[derive(Component)]
-struct StatusText;
-
-#[derive(Resource, Default)]
-struct Status(String);
 
 /// One diamond of the tileset, or `None` outside it.
 fn iso_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
@@ -119,34 +125,5 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         PathFollower::smoothed(150.0),
     );
     spawn_map_and_player(&mut commands, &ROOM, texture_for, look, (2, 1), character);
-    commands.spawn((StatusText, help_text(15.0)));
-}
-
-fn report(
-    mut failures: MessageReader<PathFailed>,
-    answered: Query<&Path, (With<Player>, Changed<Path>)>,
-    mut status: ResMut<Status>,
-) {
-    for failure in failures.read() {
-        status.0 = explain(&failure.error);
-    }
-    for path in &answered {
-        let reach = if path.complete { "" } else { " (as near as it gets)" };
-        status.0 = format!(
-            "Path{reach}: {} tiles, straight lines between {} corners, {} tiles searched in {:.0} us",
-            path.cells.len(),
-            path.corners.len(),
-            path.expanded,
-            path.micros
-        );
-    }
-}
-
-fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>>) {
-    if status.is_changed() || text.0.is_empty() {
-        text.0 = format!(
-            "Left click: walk there   Right click: put down / pick up a crate\n{}",
-            status.0
-        );
-    }
+    commands.spawn((PathStatusText, help_text(15.0)));
 }

@@ -157,39 +157,14 @@ pub fn texture_for(c: char) -> u32 {
 /// Spawns the level as a bevy_ecs_tilemap tilemap, marked for navigation, centred on the
 /// origin. Row 0 of `rows` is the top of the screen.
 pub fn spawn_level(commands: &mut Commands, images: &mut Assets<Image>, rows: &[&str]) -> Entity {
-    let texture = images.add(tileset_image());
-    let size = TilemapSize { x: rows[0].len() as u32, y: rows.len() as u32 };
-    let tilemap = commands.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for (row, line) in rows.iter().enumerate() {
-        for (x, c) in line.chars().enumerate() {
-            let position = TilePos { x: x as u32, y: size.y - 1 - row as u32 };
-            let tile = commands
-                .spawn(TileBundle {
-                    position,
-                    tilemap_id: TilemapId(tilemap),
-                    texture_index: TileTextureIndex(texture_for(c)),
-                    ..Default::default()
-                })
-                .id();
-            storage.set(&position, tile);
-        }
-    }
     let tile_size = TilemapTileSize { x: TILE, y: TILE };
-    commands.entity(tilemap).insert((
-        TilemapBundle {
-            grid_size: tile_size.into(),
-            map_type: TilemapType::Square,
-            size,
-            storage,
-            texture: TilemapTexture::Single(texture),
-            tile_size,
-            anchor: TilemapAnchor::Center,
-            ..Default::default()
-        },
-        NavTilemap,
-    ));
-    tilemap
+    let look = MapLook {
+        map_type: TilemapType::Square,
+        grid_size: tile_size.into(),
+        tile_size,
+        texture: images.add(tileset_image()),
+    };
+    spawn_map(commands, rows, texture_for, &look)
 }
 
 /// The app both examples start from: Bevy with a window sized for the level (plus room for the
@@ -438,15 +413,12 @@ pub struct MapLook {
 }
 
 /// Spawns `rows` (row 0 at the top of the screen, each character a tile through `texture_for`)
-/// as a tilemap drawn as `look` says, marked for navigation and centred on the origin, and the
-/// player's character on tile (`x`, `y`). Returns the character.
-pub fn spawn_map_and_player(
+/// as a tilemap drawn as `look` says, marked for navigation and centred on the origin.
+pub fn spawn_map(
     commands: &mut Commands,
     rows: &[&str],
     texture_for: impl Fn(char) -> u32,
-    look: MapLook,
-    (x, y): (u32, u32),
-    player: impl Bundle,
+    look: &MapLook,
 ) -> Entity {
     let size = TilemapSize { x: rows[0].len() as u32, y: rows.len() as u32 };
     let tilemap = commands.spawn_empty().id();
@@ -465,21 +437,35 @@ pub fn spawn_map_and_player(
             storage.set(&position, tile);
         }
     }
-    let MapLook { map_type, grid_size, tile_size, texture } = look;
-    let anchor = TilemapAnchor::Center;
     commands.entity(tilemap).insert((
         TilemapBundle {
-            grid_size,
-            map_type,
+            grid_size: look.grid_size,
+            map_type: look.map_type,
             size,
             storage,
-            texture: TilemapTexture::Single(texture),
-            tile_size,
-            anchor,
+            texture: TilemapTexture::Single(look.texture.clone()),
+            tile_size: look.tile_size,
+            anchor: TilemapAnchor::Center,
             ..Default::default()
         },
         NavTilemap,
     ));
+    tilemap
+}
+
+/// [`spawn_map`], and the player's character on tile (`x`, `y`). Returns the character.
+pub fn spawn_map_and_player(
+    commands: &mut Commands,
+    rows: &[&str],
+    texture_for: impl Fn(char) -> u32,
+    look: MapLook,
+    (x, y): (u32, u32),
+    player: impl Bundle,
+) -> Entity {
+    spawn_map(commands, rows, texture_for, &look);
+    let size = TilemapSize { x: rows[0].len() as u32, y: rows.len() as u32 };
+    let MapLook { map_type, grid_size, tile_size, .. } = look;
+    let anchor = TilemapAnchor::Center;
     let at = TilePos::new(x, y).center_in_world(&size, &grid_size, &tile_size, &map_type, &anchor);
     commands.spawn((Player, player, Transform::from_translation(at.extend(5.0)))).id()
 }
@@ -521,5 +507,42 @@ pub fn move_and_toggle(
     if mouse.just_pressed(MouseButton::Left) {
         let options = SearchOptions { partial: true, ..SearchOptions::default() };
         commands.entity(*player).insert(PathRequest::to(world).with_options(options));
+    }
+}
+
+/// The two-line panel of the hex and isometric examples: the controls, then what the last
+/// answer to the player's request was (`describe` words a path).
+#[derive(Resource)]
+pub struct PathStatus {
+    pub help: &'static str,
+    pub describe: fn(&Path) -> String,
+    pub last: String,
+}
+
+/// The text node [`show_path_status`] fills.
+#[derive(Component)]
+pub struct PathStatusText;
+
+/// Keeps [`PathStatus::last`] to the player's last answer: a path, or why there is none.
+pub fn report_player_path(
+    mut failures: MessageReader<PathFailed>,
+    answered: Query<&Path, (With<Player>, Changed<Path>)>,
+    mut status: ResMut<PathStatus>,
+) {
+    for failure in failures.read() {
+        status.last = explain(&failure.error);
+    }
+    for path in &answered {
+        let reach = if path.complete { "" } else { " (as near as it gets)" };
+        status.last = format!("Path{reach}: {}", (status.describe)(path));
+    }
+}
+
+pub fn show_path_status(
+    status: Res<PathStatus>,
+    mut text: Single<&mut Text, With<PathStatusText>>,
+) {
+    if status.is_changed() || text.0.is_empty() {
+        text.0 = format!("{}\n{}", status.help, status.last);
     }
 }

@@ -65,14 +65,8 @@ fn main() {
             },
             last: String::new(),
         })
+        .add_plugins(ClickToMovePlugin)
         .add_systems(Startup, setup)
-        .add_systems(
-            Update,
-            (
-                (ci_clicks, track_cursor, move_and_toggle).chain().before(NavSet::Pathfind),
-                (report_player_path, draw_paths, show_path_status).chain().after(NavSet::Move),
-            ),
-        )
         .run();
 }
 

@@ -36,15 +36,7 @@ fn random_grid(rng: &mut Rng, eight: bool, cut_corners: bool) -> (NavGrid, Model
             }
         }
     }
-    let model = Model {
-        width: width.into(),
-        height: height.into(),
-        cells,
-        eight,
-        cut_corners,
-        hex: None,
-        staggered: false,
-    };
+    let model = Model { eight, cut_corners, ..Model::of(cells) };
     (grid, model)
 }
 
@@ -200,15 +192,7 @@ fn uniform_grid(rng: &mut Rng, round: usize) -> (NavGrid, Model) {
             }
         }
     }
-    let model = Model {
-        width: width.into(),
-        height: height.into(),
-        cells,
-        eight: true,
-        cut_corners: false,
-        hex: None,
-        staggered: false,
-    };
+    let model = Model { eight: true, ..Model::of(cells) };
     (grid, model)
 }
 

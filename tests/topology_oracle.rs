@@ -29,15 +29,7 @@ fn random_hex_grid(rng: &mut Rng, coords: HexCoords) -> (NavGrid, Model) {
         (p, cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost }))
     }))
     .unwrap();
-    let model = Model {
-        width: width.into(),
-        height: height.into(),
-        cells,
-        eight: false,
-        cut_corners: false,
-        hex: Some(rule_of(coords)),
-        staggered: false,
-    };
+    let model = Model { hex: Some(rule_of(coords)), ..Model::of(cells) };
     (grid, model)
 }
 
@@ -253,25 +245,14 @@ fn hex_labels_follow_changes() {
 fn random_staggered(rng: &mut Rng) -> (NavGrid, Model) {
     let (width, height) = (1 + rng.below(12), 1 + rng.below(12));
     let wall_percent = rng.below(40);
+    let cells = random_cells(rng, width, height, wall_percent, false);
     let mut grid = NavGrid::filled(width, width + height - 1, Cell::Blocked).unwrap();
-    let mut cells = vec![vec![None; width as usize]; height as usize];
-    for y in 0..height {
-        for x in 0..width {
-            if !rng.chance(wall_percent) {
-                grid.set(GridPos::new(x, x + y), Cell::GROUND).unwrap();
-                cells[y as usize][x as usize] = Some(1);
-            }
+    for (y, row) in (0..).zip(&cells) {
+        for (x, _) in (0..).zip(row).filter(|(_, cost)| cost.is_some()) {
+            grid.set(GridPos::new(x, x + y), Cell::GROUND).unwrap();
         }
     }
-    let model = Model {
-        width: width.into(),
-        height: height.into(),
-        cells,
-        eight: true,
-        cut_corners: false,
-        hex: None,
-        staggered: true,
-    };
+    let model = Model { eight: true, staggered: true, ..Model::of(cells) };
     (grid, model)
 }
 
@@ -346,15 +327,7 @@ fn hex_distance_is_admissible_and_consistent() {
     for coords in HexCoords::ALL {
         let grid = NavGrid::new(9, 8).unwrap().with_neighborhood(Neighborhood::Hex(coords));
         let cells = vec![vec![Some(1); 9]; 8];
-        let model = Model {
-            width: 9,
-            height: 8,
-            cells,
-            eight: false,
-            cut_corners: false,
-            hex: Some(rule_of(coords)),
-            staggered: false,
-        };
+        let model = Model { hex: Some(rule_of(coords)), ..Model::of(cells) };
         let h = |a: GridPos, b: GridPos| Heuristic::Hex.estimate(grid.neighborhood(), a, b);
         for goal in grid.positions() {
             for a in grid.positions() {

@@ -546,3 +546,20 @@ pub fn show_path_status(
         text.0 = format!("{}\n{}", status.help, status.last);
     }
 }
+
+/// The systems the hex and isometric examples share: CI clicks and the mouse before
+/// pathfinding ([`move_and_toggle`]), then the path drawn and the panel
+/// ([`PathStatus`]) after movement.
+pub struct ClickToMovePlugin;
+
+impl Plugin for ClickToMovePlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(
+            Update,
+            (
+                (ci_clicks, track_cursor, move_and_toggle).chain().before(NavSet::Pathfind),
+                (report_player_path, draw_paths, show_path_status).chain().after(NavSet::Move),
+            ),
+        );
+    }
+}

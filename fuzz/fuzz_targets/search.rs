@@ -107,13 +107,10 @@ fn check(input: Input) {
     // Avoided cells (the two ends excepted) are walls for this query, corner rule included:
     // the oracle and the legality checks use the grid with them walled.
     let model = Model {
-        width: width.into(),
-        height: height.into(),
-        cells,
         eight: input.eight,
         cut_corners: input.cut_corners,
         hex: input.hex.map(|n| HEX_RULES[usize::from(n % 6)]),
-        staggered: false,
+        ..Model::of(cells)
     };
     let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
     let avoided: Vec<(i64, i64)> =

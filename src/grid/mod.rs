@@ -463,14 +463,25 @@ impl NavGrid {
     /// out-of-bounds cell.
     pub fn neighbors(&self, pos: GridPos) -> impl Iterator<Item = (GridPos, f64)> + '_ {
         let from = self.in_bounds(pos).then(|| self.index(pos)).filter(|&i| self.costs[i] != 0);
-        let dirs: &[usize] = match self.neighborhood {
-            Neighborhood::Four => &[0, 1, 2, 3],
-            Neighborhood::Eight => &[0, 1, 2, 3, 4, 5, 6, 7],
-            Neighborhood::Hex(_) => &[8, 9, 10, 11, 12, 13],
+        let (dirs, hex): (&[usize], _) = match self.neighborhood {
+            Neighborhood::Four => (&[0, 1, 2, 3], None),
+            Neighborhood::Eight => (&[0, 1, 2, 3, 4, 5, 6, 7], None),
+            Neighborhood::Hex(coords) => {
+                let steps = coords.steps(coords.parity(pos.x as usize, pos.y as usize));
+                (&[0, 1, 2, 3, 4, 5], Some(steps))
+            }
         };
+        let stride = self.stride() as isize;
         from.into_iter().flat_map(move |i| {
             dirs.iter().filter_map(move |&d| {
-                let (j, len) = self.step(i, d)?;
+                let (j, len) = match hex {
+                    Some(steps) => {
+                        let (dx, dy) = steps[d];
+                        let j = (i as isize + dx + dy * stride) as usize;
+                        (self.costs[j] != 0).then_some((j, 1.0))?
+                    }
+                    None => self.step(i, d)?,
+                };
                 let (x, y) = self.unpad(j);
                 Some((GridPos::new(x, y), len * f64::from(self.costs[j])))
             })
@@ -556,18 +567,12 @@ impl NavGrid {
         self.costs.len()
     }
 
-    /// Step `d` (0..4 straight: E, W, S, N; 4..8 diagonal; 8..14 the six hex steps on a hex
-    /// grid) from padded index `i`: the target index
-    /// and the step length, or `None` if the target is blocked or the corner rule forbids it.
+    /// Square-grid step `d` (0..4 straight: E, W, S, N; 4..8 diagonal) from padded index `i`:
+    /// the target index and the step length, or `None` if the target is blocked or the corner
+    /// rule forbids it.
     #[inline]
-    pub(crate) fn step(&self, i: usize, d: usize) -> Option<(usize, f64)> {
+    fn step(&self, i: usize, d: usize) -> Option<(usize, f64)> {
         let stride = self.stride() as isize;
-        if let (Neighborhood::Hex(coords), 8..) = (self.neighborhood, d) {
-            let (x, y) = self.unpad(i);
-            let (dx, dy) = coords.steps(coords.parity(x as usize, y as usize))[d - 8];
-            let j = (i as isize + dx + dy * stride) as usize;
-            return (self.costs[j] != 0).then_some((j, 1.0));
-        }
         let (dx, dy) = DIRECTIONS[d];
         let j = (i as isize + dx + dy * stride) as usize;
         if self.costs[j] == 0 {

@@ -265,9 +265,12 @@ impl NavGeometry {
         let mut geometry =
             Self { tilemap, size, grid_size, tile_size, map_type, anchor, transform, affine: None };
         if !matches!(map_type, TilemapType::Hexagon(_)) {
-            let origin = geometry.center(GridPos::new(0, 0));
-            let across = geometry.center(GridPos::new(1, 0)) - origin;
-            let up = geometry.center(GridPos::new(0, 1)) - origin;
+            let origin = geometry.tile_center(0, 0);
+            let up = geometry.tile_center(0, 1) - origin;
+            let across = geometry.tile_center(1, 0) - origin;
+            // On a staggered map cell (x, d) is tile (x, d - x): a step across the cells is a
+            // step across the tiles and one down.
+            let across = if is_staggered(map_type) { across - up } else { across };
             geometry.affine = Some([origin, across, up]);
         }
         geometry
@@ -316,31 +319,20 @@ impl NavGeometry {
     pub fn cell_to_world(&self, cell: GridPos) -> Vec2 {
         match self.affine {
             Some([origin, across, up]) => origin + across * cell.x as f32 + up * cell.y as f32,
-            None => self.center(cell),
+            None => self.tile_center(cell.x, cell.y),
         }
     }
 
-    /// [`cell_to_world`](Self::cell_to_world) through bevy_ecs_tilemap's conversion.
-    fn center(&self, cell: GridPos) -> Vec2 {
-        let center = |x: u32, y: u32| {
-            TilePos::new(x, y).center_in_world(
-                &self.size,
-                &self.grid_size,
-                &self.tile_size,
-                &self.map_type,
-                &self.anchor,
-            )
-        };
-        let local = if is_staggered(self.map_type) {
-            // Tile centres are affine in the tile position, so in the cell too: cell (x, d)
-            // is tile (x, d - x), which may lie off the map for a wall cell.
-            let origin = center(0, 0);
-            let up = center(0, 1) - origin;
-            let across = center(1, 0) - origin - up;
-            origin + across * cell.x as f32 + up * cell.y as f32
-        } else {
-            center(cell.x, cell.y)
-        };
+    /// The world-space centre of tile (`x`, `y`) through bevy_ecs_tilemap's conversion (the
+    /// tile may lie off the map: centres are computed all the same).
+    fn tile_center(&self, x: u32, y: u32) -> Vec2 {
+        let local = TilePos::new(x, y).center_in_world(
+            &self.size,
+            &self.grid_size,
+            &self.tile_size,
+            &self.map_type,
+            &self.anchor,
+        );
         self.transform.transform_point(local.extend(0.0)).truncate()
     }
 }

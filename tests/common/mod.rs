@@ -124,6 +124,13 @@ impl HexRule {
 }
 
 impl Model {
+    /// A model of `cells` (`cells[y][x]`) under 4-way square rules; set the rule fields on top
+    /// (`Model { eight: true, ..Model::of(cells) }`).
+    pub fn of(cells: Vec<Vec<Option<u32>>>) -> Self {
+        let (width, height) = (cells.first().map_or(0, Vec::len) as i64, cells.len() as i64);
+        Self { width, height, cells, eight: false, cut_corners: false, hex: None, staggered: false }
+    }
+
     pub fn cost(&self, x: i64, y: i64) -> Option<u32> {
         if x < 0 || y < 0 || x >= self.width || y >= self.height {
             return None;

@@ -1,7 +1,11 @@
 //! The crowd benchmark, headless: 1,000 agents on a tilemap, each asking for a new random goal
 //! when it arrives or every 2 seconds, in 60 Hz frames; it times the plugin's systems (grid
 //! sync, pathfinding, movement) every frame and prints p50, p99 and max after the first second,
-//! for three situations on two maps:
+//! two ways: their own running time (`NavDiagnostics::systems_time`, what the plugin's code
+//! costs) and the wall time from before the first to after the last (that plus Bevy's
+//! multi-threaded scheduler starting each system on a worker thread, which on a 2-core machine
+//! costs tens of microseconds a system and is at the mercy of the OS scheduler). Three
+//! situations on two maps:
 //!
 //! - `static`: nothing changes;
 //! - `toggle`: one random cell turns wall or floor every 5 frames;
@@ -15,7 +19,7 @@
 //! cargo run --release --example crowd_bench                 # 3,600 frames a situation
 //! cargo run --release --example crowd_bench -- 600 rooms    # fewer frames, one map
 //! CROWD_LONG=1 cargo run --release --example crowd_bench    # also print every frame over 4 ms
-//! CROWD_PARTS=1 cargo run --release --example crowd_bench   # also the p99 of sync, pathfinding
+//! CROWD_SINGLE=1 cargo run --release --example crowd_bench  # one thread, no task pool wake-ups
 //! ```
 
 #[path = "../tests/common/mod.rs"]
@@ -102,38 +106,16 @@ pub fn rooms_map(seed: u64) -> NavGrid {
     grid
 }
 
-/// Per-frame wall-clock time of the plugin's system sets, and the time to the end of the grid
-/// sync and of pathfinding (summed over the run).
+/// Per-frame wall-clock time from just before the plugin's first system to just after its
+/// last: the systems' own time plus the scheduler's time to start each of them.
 #[derive(Resource, Default)]
 struct Timing {
     began: Option<Instant>,
     frames: Vec<Duration>,
-    sync: Duration,
-    pathfind: Duration,
-    /// Per frame: (sync, pathfind) lengths.
-    parts: Vec<(Duration, Duration)>,
-    mark: Duration,
 }
 
 fn timer_start(mut timing: ResMut<Timing>) {
     timing.began = Some(Instant::now());
-}
-
-fn timer_synced(mut timing: ResMut<Timing>) {
-    if let Some(began) = timing.began {
-        let t = began.elapsed();
-        timing.sync += t;
-        timing.mark = t;
-    }
-}
-
-fn timer_pathfound(mut timing: ResMut<Timing>) {
-    if let Some(began) = timing.began {
-        let t = began.elapsed();
-        timing.pathfind += t;
-        let sync = timing.mark;
-        timing.parts.push((sync, t.saturating_sub(sync)));
-    }
 }
 
 fn timer_stop(mut timing: ResMut<Timing>) {
@@ -144,10 +126,12 @@ fn timer_stop(mut timing: ResMut<Timing>) {
 
 struct Run {
     first_frame: Duration,
+    /// Per frame: the plugin's systems' own time (`NavDiagnostics::systems_time`).
+    own: Vec<Duration>,
+    /// Per frame: wall time from before the first of the plugin's systems to after the last.
     frames: Vec<Duration>,
-    /// Mean time to the end of the sync, of pathfinding.
-    sync: Duration,
-    pathfind: Duration,
+    /// Mean own time of the sync, pathfinding and movement systems.
+    parts: [Duration; 3],
     searches: u64,
     paused_frames: usize,
     early_bytes: usize,
@@ -162,26 +146,29 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     let mut rng = Rng(seed);
     let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin::default())
+    if std::env::var_os("CROWD_SINGLE").is_some() {
+        app.add_plugins(
+            MinimalPlugins
+                .set(TaskPoolPlugin { task_pool_options: TaskPoolOptions::with_num_threads(1) }),
+        );
+        app.edit_schedule(Update, |s| {
+            s.set_executor(bevy::ecs::schedule::SingleThreadedExecutor::new());
+        });
+    } else {
+        app.add_plugins(MinimalPlugins);
+    }
+    app.add_plugins(TilemapNavPlugin::default())
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 60.0)))
         .insert_resource(TileRules::default().with(WALL, Cell::Blocked))
         .init_resource::<Timing>()
         .add_systems(Update, timer_start.before(NavSet::SyncGrid))
-        .add_systems(Update, timer_synced.after(NavSet::SyncGrid).before(NavSet::Pathfind))
-        .add_systems(Update, timer_pathfound.after(NavSet::Pathfind).before(NavSet::Move))
         .add_systems(Update, timer_stop.after(NavSet::Debug));
 
     let tiles = soak::spawn_tilemap(&mut app, grid.width(), grid.height(), |pos| {
         if grid.is_passable(pos) { FLOOR } else { WALL }
     });
     app.update();
-    let first_frame = {
-        let mut timing = app.world_mut().resource_mut::<Timing>();
-        timing.sync = Duration::ZERO;
-        timing.pathfind = Duration::ZERO;
-        timing.frames.pop().unwrap_or_default()
-    };
+    let first_frame = app.world_mut().resource_mut::<Timing>().frames.pop().unwrap_or_default();
 
     let geometry = *app.world().resource::<NavGeometry>();
     let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
@@ -205,6 +192,8 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     }
 
     let mut searches = 0u64;
+    let mut own = Vec::with_capacity(frames);
+    let mut parts = [Duration::ZERO; 3];
     let mut paused_frames = 0;
     let (mut early_bytes, mut late_bytes) = (0, 0);
     for frame in 0..frames {
@@ -229,12 +218,18 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         app.update();
         let diagnostics = *app.world().resource::<NavDiagnostics>();
         if let Some(&last) = app.world().resource::<Timing>().frames.last()
-            && last > Duration::from_millis(4)
+            && last.max(diagnostics.systems_time()) > Duration::from_millis(4)
             && std::env::var_os("CROWD_LONG").is_some()
         {
-            eprintln!("frame {frame}: {last:?} {diagnostics:?}");
+            eprintln!("frame {frame}: wall {last:?} {diagnostics:?}");
         }
         searches += u64::from(diagnostics.searches_finished);
+        own.push(diagnostics.systems_time());
+        if frame >= WARM_UP {
+            parts[0] += diagnostics.sync_time;
+            parts[1] += diagnostics.pathfind_time;
+            parts[2] += diagnostics.move_time;
+        }
         paused_frames += usize::from(diagnostics.search_paused);
         if frame == frames / 4 {
             early_bytes = soak::live_bytes();
@@ -243,22 +238,10 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             late_bytes = soak::live_bytes();
         }
     }
-    let timing = app.world().resource::<Timing>();
-    if std::env::var_os("CROWD_PARTS").is_some() {
-        let mut s: Vec<Duration> = timing.parts.iter().map(|p| p.0).collect();
-        let mut f: Vec<Duration> = timing.parts.iter().map(|p| p.1).collect();
-        s.sort_unstable();
-        f.sort_unstable();
-        eprintln!(
-            "{situation:?}: sync p99 {:?}, pathfind p99 {:?}",
-            percentile(&s, 0.99),
-            percentile(&f, 0.99)
-        );
-    }
-    let sync = timing.sync / frames as u32;
-    let pathfind = timing.pathfind / frames as u32;
+    let measured = frames.saturating_sub(WARM_UP).max(1) as u32;
+    let parts = parts.map(|p| p / measured);
     let frames = std::mem::take(&mut app.world_mut().resource_mut::<Timing>().frames);
-    Run { first_frame, frames, sync, pathfind, searches, paused_frames, early_bytes, late_bytes }
+    Run { first_frame, own, frames, parts, searches, paused_frames, early_bytes, late_bytes }
 }
 
 fn main() {
@@ -276,28 +259,39 @@ fn main() {
     }
     println!(
         "crowd: {AGENTS} agents, {frames} frames of 1/60 s per situation, new goal on arrival or \
-         every 2 s; time of the plugin's systems per frame after the first {WARM_UP} frames"
+         every 2 s; per frame after the first {WARM_UP}: the plugin's systems' own time \
+         (NavDiagnostics), and the wall time from before its first system to after its last"
     );
     println!(
-        "| map | situation | p50 | p99 | max | mean: sync, +pathfind, +move | first frame | \
-         searches/frame | paused frames | heap at 1/4, end |"
+        "| map | situation | own p50 | own p99 | own max | wall p50 | wall p99 | wall max | \
+         own mean: sync, pathfind, move | first frame | searches/frame | paused frames | \
+         heap at 1/4, end |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    // p50, p99 and max of the frames after the warm-up, in ms.
+    let spread = |frames: &[Duration]| {
+        let mut sorted = frames[WARM_UP.min(frames.len())..].to_vec();
+        sorted.sort_unstable();
+        let max = sorted.last().copied().unwrap_or_default();
+        [percentile(&sorted, 0.5), percentile(&sorted, 0.99), max].map(ms)
+    };
     for (name, grid) in &maps {
         for situation in [Situation::Static, Situation::Toggle, Situation::Obstacles] {
             let run = run(grid, situation, frames, 5);
-            let mut sorted: Vec<Duration> = run.frames[WARM_UP.min(run.frames.len())..].to_vec();
-            let mean = run.frames.iter().sum::<Duration>() / run.frames.len().max(1) as u32;
-            sorted.sort_unstable();
-            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            let own = spread(&run.own);
+            let wall = spread(&run.frames);
+            let [sync, pathfind, walk] = run.parts.map(ms);
             println!(
-                "| {name} | {situation:?} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2}, {:.2}, {:.2} ms | {:.1} ms | {:.1} | {} | {:.1} / {:.1} MiB |",
-                ms(percentile(&sorted, 0.5)),
-                ms(percentile(&sorted, 0.99)),
-                ms(*sorted.last().unwrap_or(&Duration::ZERO)),
-                ms(run.sync),
-                ms(run.pathfind.saturating_sub(run.sync)),
-                ms(mean.saturating_sub(run.pathfind)),
+                "| {name} | {situation:?} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms | \
+                 {:.2} ms | {sync:.2}, {pathfind:.2}, {walk:.2} ms | {:.1} ms | {:.1} | {} | \
+                 {:.1} / {:.1} MiB |",
+                own[0],
+                own[1],
+                own[2],
+                wall[0],
+                wall[1],
+                wall[2],
                 ms(run.first_frame),
                 run.searches as f64 / run.frames.len().max(1) as f64,
                 run.paused_frames,

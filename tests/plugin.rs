@@ -420,6 +420,27 @@ fn two_hundred_agents_in_one_frame_are_all_answered_within_the_budget() {
 }
 
 #[test]
+fn diagnostics_report_each_frames_work_and_each_systems_time() {
+    let mut app = app();
+    spawn_map(&mut app, &ROOM);
+    app.update();
+    let agent = spawn_agent(&mut app, GridPos::new(0, 0), GridPos::new(9, 0), 4.0);
+    app.update();
+    let frame = diagnostics(&app);
+    assert_eq!((frame.searches_started, frame.searches_finished), (1, 1));
+    assert!(frame.expansions > 0);
+    // Every system ran and timed itself; the total is their sum.
+    assert!(frame.sync_time > Duration::ZERO && frame.pathfind_time > Duration::ZERO);
+    assert!(frame.move_time > Duration::ZERO);
+    assert_eq!(frame.systems_time(), frame.sync_time + frame.pathfind_time + frame.move_time);
+    assert!(app.world().get::<Path>(agent).is_some());
+    // The next frame starts afresh: no search, the counts back to zero.
+    app.update();
+    let next = diagnostics(&app);
+    assert_eq!((next.searches_started, next.searches_finished, next.expansions), (0, 0, 0));
+}
+
+#[test]
 fn requests_are_answered_in_arrival_order() {
     let mut app = app();
     app.insert_resource(NavSettings { max_requests_per_frame: 3, ..settings() });

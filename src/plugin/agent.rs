@@ -178,27 +178,6 @@ pub struct PathFailed {
     pub error: NavError,
 }
 
-/// What the plugin did in the last frame, to tune its budgets, for benchmarks and for tests.
-/// Reset when the frame's pathfinding begins.
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Reflect)]
-#[reflect(Resource)]
-pub struct NavDiagnostics {
-    /// Searches begun this frame.
-    pub searches_started: u32,
-    /// Searches that ended this frame with a path or an error.
-    pub searches_finished: u32,
-    /// Cells expanded by this frame's searches.
-    pub expansions: u64,
-    /// True when a search used up the frame's budget and goes on next frame.
-    pub search_paused: bool,
-    /// Searches begun again because the grid changed while they were spread over frames.
-    pub searches_redone: u32,
-    /// Walking agents whose path was checked against grid changes near it.
-    pub paths_checked: u32,
-    /// Walking agents sent to plan again (a cut path, or someone standing in the way).
-    pub replans: u32,
-}
-
 /// The cell an agent plans from: where it stands, or, when it is between two cells of its
 /// path, the one of them it can safely walk to. An agent caught in a cell that has just become a
 /// wall plans from a passable neighbouring cell, so that it walks out rather than stay stuck.

@@ -1,7 +1,7 @@
 //! The Bevy layer: the plugin, its settings and system sets, and the systems it adds, one file
 //! each, lower files never importing higher ones:
 //!
-//! - `settings`: [`NavSettings`];
+//! - `settings`: [`NavSettings`]; `diagnostics`: [`NavDiagnostics`], what the systems did;
 //! - `tilemap`: tilemaps to the [`NavGrid`](crate::grid::NavGrid) and world <-> cell
 //!   ([`NavGeometry`]);
 //! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
@@ -11,6 +11,7 @@
 
 mod agent;
 mod debug;
+mod diagnostics;
 mod movement;
 mod request;
 mod settings;
@@ -19,9 +20,10 @@ mod tilemap;
 use bevy::prelude::*;
 
 pub use agent::{
-    Arrived, NavDiagnostics, NavError, NavObstacle, Path, PathFailed, PathFollower, PathGoal,
-    PathRequest, Replanning, WatchSearch, WatchedSearch,
+    Arrived, NavError, NavObstacle, Path, PathFailed, PathFollower, PathGoal, PathRequest,
+    Replanning, WatchSearch, WatchedSearch,
 };
+pub use diagnostics::NavDiagnostics;
 pub use settings::NavSettings;
 pub use tilemap::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use bevy::prelude::*;
 
 use super::agent::{
-    Arrived, NavDiagnostics, NavError, ObstacleCells, Path, PathFailed, PathFollower, PathGoal,
-    PathRequest, Replanning, start_cell,
+    Arrived, NavError, ObstacleCells, Path, PathFailed, PathFollower, PathGoal, PathRequest,
+    Replanning, start_cell,
 };
+use super::diagnostics::NavDiagnostics;
 use super::tilemap::{NavGeometry, WorldToCellError};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
@@ -217,6 +218,7 @@ pub(crate) fn follow_paths(
     mut arrived: MessageWriter<Arrived>,
     mut failures: MessageWriter<PathFailed>,
 ) {
+    let began = std::time::Instant::now();
     for entity in removed.read() {
         index.unfile(entity);
     }
@@ -227,6 +229,7 @@ pub(crate) fn follow_paths(
         // Paths answered meanwhile are filed afresh once there is a grid again.
         index.seen = None;
         index.size = (0, 0);
+        diagnostics.move_time = began.elapsed();
         return;
     };
     // Keep the index in step with the paths, then find the agents near the changed cells.
@@ -340,4 +343,5 @@ pub(crate) fn follow_paths(
             }
         }
     }
+    diagnostics.move_time = began.elapsed();
 }

@@ -6,9 +6,10 @@ use std::collections::VecDeque;
 use bevy::prelude::*;
 
 use super::agent::{
-    NavDiagnostics, NavError, NavObstacle, ObstacleCells, Path, PathFailed, PathFollower, PathGoal,
-    PathRequest, Replanning, WatchSearch, WatchedSearch, collect_obstacles, start_cell,
+    NavError, NavObstacle, ObstacleCells, Path, PathFailed, PathFollower, PathGoal, PathRequest,
+    Replanning, WatchSearch, WatchedSearch, collect_obstacles, start_cell,
 };
+use super::diagnostics::NavDiagnostics;
 use super::settings::NavSettings;
 use super::tilemap::NavGeometry;
 use crate::grid::{Cell, GridPos, NavGrid};
@@ -87,7 +88,7 @@ pub(crate) fn answer_requests(
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
     // One system rather than three: each system costs the scheduler a wake-up.
-    *diagnostics = NavDiagnostics::default();
+    let frame_began = std::time::Instant::now();
     collect_obstacles(geometry.as_deref(), &obstacle_agents, &mut obstacles);
     queue_requests(&mut queue, &new_requests);
     let mut budget = Budget {
@@ -124,6 +125,7 @@ pub(crate) fn answer_requests(
                             diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
                             run.micros += began.elapsed().as_secs_f32() * 1e6;
                             *running = Some(run);
+                            diagnostics.pathfind_time = frame_began.elapsed();
                             return;
                         }
                         SearchStep::Done(result) => {
@@ -207,6 +209,7 @@ pub(crate) fn answer_requests(
         }
     }
     diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
+    diagnostics.pathfind_time = frame_began.elapsed();
 }
 
 /// The frame's search budget: expanded cells, and a time when one is set.

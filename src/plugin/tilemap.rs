@@ -7,7 +7,6 @@ use std::fmt;
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
-use bevy::utils::Parallel;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::{
     HexCoordSystem, IsoCoordSystem, TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize,
@@ -15,6 +14,7 @@ use bevy_ecs_tilemap::map::{
 };
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage, TileTextureIndex};
 
+use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::settings::NavSettings;
 use crate::grid::{Cell, GridPos, HexCoords, NavGrid, Neighborhood};
 use crate::io::baked::{BakeError, expect_size, expect_topology};
@@ -355,12 +355,9 @@ pub(crate) struct NavLayers {
     rules_seen: Option<TileRules>,
 }
 
-/// The tiles whose texture changed this frame: found by all threads, then listed.
+/// The tiles whose texture changed this frame (the list reused from frame to frame).
 #[derive(Default)]
-pub(crate) struct ChangedTiles {
-    found: Parallel<Vec<(TilePos, TilemapId)>>,
-    list: Vec<(TilePos, TilemapId)>,
-}
+pub(crate) struct ChangedTiles(Vec<(TilePos, TilemapId)>);
 
 type TileQuery<'w, 's> =
     Query<'w, 's, (Option<&'static TileNav>, Option<&'static TileTextureIndex>), With<TilePos>>;
@@ -404,13 +401,16 @@ pub(crate) fn sync_nav_grid(
     >,
     tiles: TileQuery,
     changed_tiles: Query<(&TilePos, &TilemapId), Changed<TileTextureIndex>>,
-    mut changed_scratch: Local<ChangedTiles>,
+    (mut changed_scratch, mut diagnostics): (Local<ChangedTiles>, ResMut<NavDiagnostics>),
     mut inserted_overrides: ResMut<InsertedOverrides>,
     mut removed_overrides: RemovedComponents<TileNav>,
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
     mut warnings: MessageWriter<TilemapNavWarning>,
 ) {
+    // The first of the plugin's systems: it begins the frame's diagnostics.
+    *diagnostics = NavDiagnostics::default();
+    let _clock = Stopwatch::start(&mut diagnostics.sync_time);
     // Tiles (as positions on their tilemap) whose combined cell may have changed.
     let mut dirty: Vec<GridPos> = Vec::new();
     let mut full = false;
@@ -570,13 +570,11 @@ pub(crate) fn sync_nav_grid(
     // change of rules every layer was read again.)
     if !rules_changed {
         // Finding the changed textures reads a change tick per tile of every layer, each
-        // frame: on a 512 x 512 map that is most of this system's time, so the threads share it.
-        let ChangedTiles { found, list } = &mut *changed_scratch;
-        changed_tiles.par_iter().for_each(|(pos, map)| {
-            found.borrow_local_mut().push((*pos, *map));
-        });
+        // frame: on a 512 x 512 map that is most of this system's time. One thread does it: on
+        // 2 cores, sharing it (`par_iter`) cost more in wake-ups than it saved (crowd_bench).
+        let list = &mut changed_scratch.0;
         list.clear();
-        found.drain_into(list);
+        list.extend(changed_tiles.iter().map(|(pos, map)| (*pos, *map)));
         for (pos, map) in list.iter() {
             if !new_layers.contains(&map.0) {
                 touch(pos, map, &mut layers);

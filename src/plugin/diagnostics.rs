@@ -1,0 +1,59 @@
+//! [`NavDiagnostics`]: what the plugin's systems did and how long they took, frame by frame.
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+
+/// What the plugin did in the last frame, to tune its budgets, for benchmarks and for tests.
+/// Reset when the frame's grid sync (the plugin's first system) begins.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct NavDiagnostics {
+    /// Searches begun this frame.
+    pub searches_started: u32,
+    /// Searches that ended this frame with a path or an error.
+    pub searches_finished: u32,
+    /// Cells expanded by this frame's searches.
+    pub expansions: u64,
+    /// True when a search used up the frame's budget and goes on next frame.
+    pub search_paused: bool,
+    /// Searches begun again because the grid changed while they were spread over frames.
+    pub searches_redone: u32,
+    /// Walking agents whose path was checked against grid changes near it.
+    pub paths_checked: u32,
+    /// Walking agents sent to plan again (a cut path, or someone standing in the way).
+    pub replans: u32,
+    /// Time the grid sync system took this frame (its own running time, from its first line
+    /// to its last: not the scheduler's time to start it).
+    pub sync_time: Duration,
+    /// Time the request system took this frame (searches, and building the answers).
+    pub pathfind_time: Duration,
+    /// Time the movement system took this frame.
+    pub move_time: Duration,
+}
+
+impl NavDiagnostics {
+    /// The plugin's systems' own time this frame: grid sync, pathfinding and movement.
+    pub fn systems_time(&self) -> Duration {
+        self.sync_time + self.pathfind_time + self.move_time
+    }
+}
+
+/// Writes the time from its making to its drop into `into`: a system's own running time,
+/// whichever way it returns.
+pub(crate) struct Stopwatch<'a> {
+    into: &'a mut Duration,
+    began: Instant,
+}
+
+impl<'a> Stopwatch<'a> {
+    pub(crate) fn start(into: &'a mut Duration) -> Self {
+        Self { into, began: Instant::now() }
+    }
+}
+
+impl Drop for Stopwatch<'_> {
+    fn drop(&mut self) {
+        *self.into = self.began.elapsed();
+    }
+}

@@ -76,9 +76,10 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
-    /// Makes room for `len` cells and starts a new generation.
+    /// Makes room for `len` cells and starts a new generation. The room only grows, so that
+    /// searches taking turns on grids of different sizes (a linked search) do not clear it.
     fn begin(&mut self, len: usize) {
-        if self.nodes.len() != len {
+        if self.nodes.len() < len {
             self.nodes.clear();
             self.nodes.resize(len, NodeState::default());
             self.generation = 0;

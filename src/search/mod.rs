@@ -8,13 +8,15 @@
 //! - one file per expansion, the way the loop finds the cells that follow a cell:
 //!   `neighbors` (plain A*, square or hex), `jump_point` (jump point search and the bits it keeps
 //!   in step with the grid), `any_angle` (Theta*);
-//! - `avoided`: cells avoided for one query, as temporary walls.
+//! - `avoided`: cells avoided for one query, as temporary walls;
+//! - `linked`: paths across several grids joined by links, over the searches above.
 
 mod any_angle;
 mod astar;
 mod avoided;
 mod hex;
 pub(crate) mod jump_point;
+mod linked;
 mod neighbors;
 mod options;
 mod result;
@@ -22,6 +24,7 @@ mod result;
 use std::fmt;
 
 pub use jump_point::jps_applies;
+pub use linked::{Leg, Link, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 

@@ -101,6 +101,15 @@ pub enum PathError {
     /// [`Pathfinder::resume_search`](super::Pathfinder::resume_search) on a grid other than the one the search began on, or on
     /// the same grid after it changed: the search's state no longer fits it. Start again.
     GridChanged,
+    /// A linked search named a grid it was not given (an index past the end of its maps).
+    NoSuchMap {
+        map: usize,
+    },
+    /// A link of a linked search has a cost that is NaN, infinite or negative, or a cell off
+    /// its grid (or on a grid it was not given).
+    InvalidLink {
+        link: usize,
+    },
 }
 
 impl fmt::Display for PathError {
@@ -134,6 +143,11 @@ impl fmt::Display for PathError {
             PathError::GridChanged => {
                 write!(f, "the grid changed since the paused search began; start it again")
             }
+            PathError::NoSuchMap { map } => write!(f, "there is no map {map}"),
+            PathError::InvalidLink { link } => write!(
+                f,
+                "link {link} has a cost that is not a finite number >= 0, or a cell off its map"
+            ),
         }
     }
 }

@@ -149,12 +149,12 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut town: Re
 fn drop_walls(
     mouse: Res<ButtonInput<MouseButton>>,
     cursor: Res<CursorWorld>,
-    geometry: Option<Res<NavGeometry>>,
+    maps: Res<NavMaps>,
     storage: Query<&TileStorage, With<NavTilemap>>,
     mut textures: Query<&mut TileTextureIndex>,
 ) {
     if (mouse.just_pressed(MouseButton::Left) || mouse.just_pressed(MouseButton::Right))
-        && let Some(cell) = hovered_tile(&cursor, geometry.as_deref())
+        && let Some(cell) = hovered_tile(&cursor, maps.first().map(|m| &m.geometry))
         && let Ok(storage) = storage.single()
     {
         toggle_tile(&mut textures, storage, cell);

@@ -170,7 +170,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     app.update();
     let first_frame = app.world_mut().resource_mut::<Timing>().frames.pop().unwrap_or_default();
 
-    let geometry = *app.world().resource::<NavGeometry>();
+    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
     let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
     let speed = 4.0 * TILE; // 4 tiles a second
     let mut agents = Vec::with_capacity(AGENTS);

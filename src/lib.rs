@@ -9,7 +9,8 @@
 //! - [`search`]: the A* loop and one file per expansion (neighbours, jump points, Theta*);
 //! - [`path`]: shaping found paths (smoothing, costs);
 //! - [`io`]: file formats (MovingAI maps and scenarios, baked grids);
-//! - [`plugin`]: the Bevy layer (tilemaps to grids, requests, movement, debug drawing).
+//! - [`plugin`]: the Bevy layer (tilemaps to navigation maps, links between them, requests,
+//!   movement, debug drawing).
 //!
 //! The Bevy layer sits behind the `bevy` feature (on by default). With
 //! `default-features = false` the crate is the grid, the search and the file formats alone,
@@ -29,14 +30,15 @@ pub mod prelude {
     };
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
-        Arrived, BakedNavGrid, NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavObstacle,
-        NavSet, NavSettings, NavTilemap, Path, PathFailed, PathFollower, PathGoal, PathRequest,
+        Arrived, BakedNavGrid, LinkCrossed, LinkEnd, NavDiagnostics, NavError, NavGeometry,
+        NavGridChanged, NavLayerOf, NavLink, NavMap, NavMaps, NavObstacle, NavSet, NavSettings,
+        NavTilemap, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg, PathRequest,
         Replanning, TileNav, TileRules, TilemapNavError, TilemapNavPlugin, TilemapNavWarning,
         WatchSearch, WatchedSearch, WorldToCellError,
     };
     pub use crate::search::{
-        Algorithm, Heuristic, PathError, PathResult, Pathfinder, SearchLimit, SearchOptions,
-        SearchStats, SearchStep, SearchTrace,
+        Algorithm, Heuristic, Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder,
+        SearchLimit, SearchOptions, SearchStats, SearchStep, SearchTrace,
     };
 }
 

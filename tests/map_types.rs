@@ -99,8 +99,8 @@ fn every_tile_centre_and_every_point_inside_an_edge_maps_to_its_tile() {
             let mut app = app();
             spawn_map(&mut app, &ROWS, map_type, anchor);
             app.update();
-            let geometry = *app.world().resource::<NavGeometry>();
-            let grid = app.world().resource::<NavGrid>();
+            let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+            let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
             let open = grid.clone();
             let mut checked = 0;
             for y in 0..ROWS.len() as u32 {
@@ -183,8 +183,8 @@ fn check_neighbours(map_type: TilemapType, corner_rule: CornerRule) {
         let rows = [".......", ".......", ".......", ".......", "......."];
         spawn_map(&mut app, &rows, map_type, TilemapAnchor::None);
         app.update();
-        let geometry = *app.world().resource::<NavGeometry>();
-        let grid = app.world().resource::<NavGrid>();
+        let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+        let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
         let size = TilemapSize { x: 7, y: 5 };
         let mut refused = 0;
         for y in 0..size.y {
@@ -242,7 +242,7 @@ fn an_agent_walks_round_a_wall_on_every_map_type() {
                 let mut app = app();
                 spawn_map(&mut app, &ROWS, map_type, anchor);
                 app.update();
-                let geometry = *app.world().resource::<NavGeometry>();
+                let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
                 let (start, goal) = (TilePos::new(1, 3), TilePos::new(7, 3));
                 let (start, goal) = (geometry.tile_to_cell(start), geometry.tile_to_cell(goal));
                 let follower =
@@ -263,7 +263,7 @@ fn an_agent_walks_round_a_wall_on_every_map_type() {
                     let cell = geometry.world_to_cell(at).expect("agent on the map");
                     let tile = geometry.cell_to_tile(cell).expect("agent on a tile");
                     assert!(
-                        app.world().resource::<NavGrid>().is_passable(cell),
+                        app.world().resource::<NavMaps>().first().unwrap().grid.is_passable(cell),
                         "{map_type:?} {anchor:?}: agent in the wall at {tile:?}"
                     );
                     // Going round the wall (rows 2 to 4 of column 4) means passing row 1 or 5.
@@ -292,6 +292,14 @@ fn a_layer_of_another_map_type_is_left_out_and_the_grid_follows_the_first_layer(
     let hex = TilemapType::Hexagon(HexCoordSystem::RowOdd);
     let second = spawn_map(&mut app, &["####", "####"], hex, TilemapAnchor::None);
     app.update();
+    // Left to the default rule, a hex tilemap over a square one is another map.
+    let maps = app.world().resource::<NavMaps>();
+    assert_eq!(maps.len(), 2);
+    assert_eq!(maps.get(second).unwrap().grid.neighborhood(), Neighborhood::Hex(HexCoords::RowOdd));
+    // Said to be layers of one map, the hex one is left out.
+    app.world_mut().entity_mut(first).insert(NavLayerOf(first));
+    app.world_mut().entity_mut(second).insert((NavLayerOf(first), hex));
+    app.update();
     let warnings: Vec<TilemapNavWarning> = app
         .world()
         .resource::<Messages<TilemapNavWarning>>()
@@ -309,19 +317,19 @@ fn a_layer_of_another_map_type_is_left_out_and_the_grid_follows_the_first_layer(
         }]
     );
     // The walls of the left-out layer are not in the grid.
-    assert_eq!(app.world().resource::<NavGrid>().passable_count(), 8);
+    assert_eq!(app.world().resource::<NavMaps>().first().unwrap().grid.passable_count(), 8);
     // The first layer turns hexagonal: the grid follows it, and the second layer now fits.
     app.world_mut().entity_mut(first).insert(hex);
     app.update();
     app.update();
-    let grid = app.world().resource::<NavGrid>();
+    let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
     assert_eq!(grid.neighborhood(), Neighborhood::Hex(HexCoords::RowOdd));
     assert_eq!(grid.passable_count(), 0, "both layers now combine");
     // Staggered: the grid is the sheared square grid, w x (w + h - 1).
     app.world_mut().entity_mut(second).despawn();
     app.world_mut().entity_mut(first).insert(TilemapType::Isometric(IsoCoordSystem::Staggered));
     app.update();
-    let grid = app.world().resource::<NavGrid>();
+    let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
     assert_eq!((grid.width(), grid.height()), (4, 5));
     assert_eq!(grid.passable_count(), 8);
     assert_eq!(grid.neighborhood(), Neighborhood::Eight);
@@ -346,7 +354,10 @@ fn a_hex_bake_on_a_square_map_is_a_typed_error() {
         );
     assert!(refused, "the hex bake should be refused with TopologyMismatch");
     // The tiles were scanned instead: a square grid.
-    assert_eq!(app.world().resource::<NavGrid>().neighborhood(), Neighborhood::Eight);
+    assert_eq!(
+        app.world().resource::<NavMaps>().first().unwrap().grid.neighborhood(),
+        Neighborhood::Eight
+    );
     // The matching bake is taken.
     let mut app = app_with_bake(
         NavGrid::new(4, 2).unwrap().with_neighborhood(Neighborhood::Hex(HexCoords::Row)),

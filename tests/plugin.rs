@@ -71,7 +71,7 @@ fn tile(app: &App, tilemap: Entity, x: u32, y: u32) -> Entity {
 }
 
 fn centre(app: &App, cell: GridPos) -> Vec2 {
-    app.world().resource::<NavGeometry>().cell_to_world(cell)
+    app.world().resource::<NavMaps>().first().unwrap().geometry.cell_to_world(cell)
 }
 
 fn spawn_agent(app: &mut App, at: GridPos, goal: impl Into<PathGoal>, speed: f32) -> Entity {
@@ -105,10 +105,10 @@ fn walk_until_arrived(app: &mut App, entity: Entity, max_frames: usize) -> usize
     for frame in 0..max_frames {
         app.update();
         let position = app.world().get::<Transform>(entity).unwrap().translation.truncate();
-        let geometry = *app.world().resource::<NavGeometry>();
+        let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
         let cell = geometry.world_to_cell(position).expect("agent on the map");
         assert!(
-            app.world().resource::<NavGrid>().is_passable(cell),
+            app.world().resource::<NavMaps>().first().unwrap().grid.is_passable(cell),
             "frame {frame}: agent inside blocked cell {cell}"
         );
         if arrivals(app).iter().any(|a| a.entity == entity) {
@@ -138,7 +138,7 @@ fn agent_walks_around_a_wall_to_the_goal_centre_on_an_optimal_path() {
     app.update();
 
     let path = app.world().get::<Path>(agent).expect("answered").clone();
-    let grid = app.world().resource::<NavGrid>().clone();
+    let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
     let optimum =
         Pathfinder::new().find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
     assert!((path.cost - optimum.cost).abs() < 1e-9);
@@ -233,9 +233,9 @@ fn sealed_goal_gives_path_failed_unreachable_and_agent_stops_on_a_legal_cell() {
     assert!(app.world().get::<PathFailed>(agent).is_some());
     // It stopped on the centre of a passable cell, not between cells.
     let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
-    let geometry = *app.world().resource::<NavGeometry>();
+    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
     let cell = geometry.world_to_cell(at).unwrap();
-    assert!(app.world().resource::<NavGrid>().is_passable(cell));
+    assert!(app.world().resource::<NavMaps>().first().unwrap().grid.is_passable(cell));
     assert_eq!(at, geometry.cell_to_world(cell));
     assert!(app.world().get::<Path>(agent).is_none());
     assert!(arrivals(&app).is_empty());
@@ -246,7 +246,9 @@ fn texture_change_and_tilenav_override_update_the_grid_with_a_message() {
     let mut app = app();
     let map = spawn_map(&mut app, &ROOM);
     app.update();
-    let cell = |app: &App, x, y| app.world().resource::<NavGrid>().get(GridPos::new(x, y)).unwrap();
+    let cell = |app: &App, x, y| {
+        app.world().resource::<NavMaps>().first().unwrap().grid.get(GridPos::new(x, y)).unwrap()
+    };
     assert_eq!(cell(&app, 4, 3), Cell::Blocked);
     assert_eq!(cell(&app, 2, 2), Cell::GROUND);
 
@@ -256,7 +258,7 @@ fn texture_change_and_tilenav_override_update_the_grid_with_a_message() {
     assert_eq!(cell(&app, 2, 2), Cell::Passable { cost: 5 });
     // The newest message lists exactly the cell that changed.
     let changed = last_grid_change(&app);
-    assert_eq!(changed, Some(NavGridChanged { cells: vec![GridPos::new(2, 2)] }));
+    assert_eq!(changed, Some(NavGridChanged { map, cells: vec![GridPos::new(2, 2)] }));
 
     // An override wins over the texture, and removing it restores the texture's rule.
     let wall = tile(&app, map, 4, 3);
@@ -316,8 +318,8 @@ fn a_level_rewritten_in_one_frame_is_searched_like_a_fresh_grid() {
         assert!(changed.len() * 8 >= (width * height) as usize, "a large share changes");
         let message = last_grid_change(&app);
         changed.sort_unstable();
-        assert_eq!(message, Some(NavGridChanged { cells: changed }));
-        let grid = app.world().resource::<NavGrid>();
+        assert_eq!(message, Some(NavGridChanged { map, cells: changed }));
+        let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
         assert!(*grid == expected);
         let mut pathfinder = Pathfinder::new();
         let options = SearchOptions { algorithm: Algorithm::JumpPoint, ..Default::default() };
@@ -343,7 +345,7 @@ fn two_layers_combine_blocked_wins_and_cost_is_the_highest() {
     spawn_map(&mut app, &["~~..", "...."]);
     spawn_map(&mut app, &["..~#", "  ~ "]);
     app.update();
-    let grid = app.world().resource::<NavGrid>();
+    let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
     let at = |x, y| grid.get(GridPos::new(x, y)).unwrap();
     // Top row (y = 1): mud+floor, mud+floor, floor+mud, floor+wall.
     assert_eq!(at(0, 1), Cell::Passable { cost: 5 });
@@ -498,7 +500,8 @@ fn agents_walk_around_an_obstacle_character() {
     for frame in 0..400 {
         app.update();
         let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
-        let cell = app.world().resource::<NavGeometry>().world_to_cell(at).unwrap();
+        let cell =
+            app.world().resource::<NavMaps>().first().unwrap().geometry.world_to_cell(at).unwrap();
         assert_ne!(cell, GridPos::new(5, 0), "frame {frame}: walked into the other character");
         if arrivals(&app).iter().any(|a| a.entity == agent) {
             return;
@@ -517,7 +520,7 @@ fn agent_caught_by_a_new_wall_steps_out_and_goes_on() {
     app.update();
     // Walk until the agent is past the centre of cell (3, 1) (the cell behind it on its path is
     // then (3, 1) itself), and build a wall right there.
-    let geometry = *app.world().resource::<NavGeometry>();
+    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
     let wall_centre = centre(&app, GridPos::new(3, 1));
     for _ in 0..400 {
         app.update();
@@ -600,21 +603,30 @@ fn the_grid_can_start_from_baked_data() {
     app.insert_resource(BakedNavGrid(loaded));
     let map = spawn_map(&mut app, &["....", "....", "...."]);
     app.update();
-    assert_eq!(*app.world().resource::<NavGrid>(), grid);
+    assert_eq!(app.world().resource::<NavMaps>().first().unwrap().grid, grid);
     // Tile changes still apply on top of it.
     let t = tile(&app, map, 3, 0);
     app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
     app.update();
-    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(3, 0)), Some(Cell::Blocked));
-    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(1, 1)), Some(Cell::Blocked));
+    assert_eq!(
+        app.world().resource::<NavMaps>().first().unwrap().grid.get(GridPos::new(3, 0)),
+        Some(Cell::Blocked)
+    );
+    assert_eq!(
+        app.world().resource::<NavMaps>().first().unwrap().grid.get(GridPos::new(1, 1)),
+        Some(Cell::Blocked)
+    );
 
     // Baked data of the wrong size: a warning, and the tiles are scanned instead.
     let mut app = self::app();
     app.insert_resource(BakedNavGrid(NavGrid::new(9, 9).unwrap()));
     spawn_map(&mut app, &["....", "....", "...."]);
     app.update();
-    assert_eq!(app.world().resource::<NavGrid>().width(), 4);
-    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(1, 1)), Some(Cell::GROUND));
+    assert_eq!(app.world().resource::<NavMaps>().first().unwrap().grid.width(), 4);
+    assert_eq!(
+        app.world().resource::<NavMaps>().first().unwrap().grid.get(GridPos::new(1, 1)),
+        Some(Cell::GROUND)
+    );
     let warned =
         app.world().resource::<Messages<TilemapNavWarning>>().iter_current_update_messages().any(
             |w| matches!(w.error, TilemapNavError::Baked(baked::BakeError::SizeMismatch { .. })),
@@ -674,9 +686,12 @@ fn smoothed_follower_replans_when_a_wall_cuts_its_straight_line() {
     let path = app.world().get::<Path>(agent).unwrap().clone();
     assert_eq!(path.corners.len(), 2);
     // Wall off a cell the straight line crosses but the grid path may not: (6, 2).
-    let crossed =
-        bevy_tilemap_nav::grid::line::segment_cells(app.world().resource::<NavGrid>(), start, goal)
-            .unwrap();
+    let crossed = bevy_tilemap_nav::grid::line::segment_cells(
+        &app.world().resource::<NavMaps>().first().unwrap().grid,
+        start,
+        goal,
+    )
+    .unwrap();
     let target = *crossed.iter().find(|c| c.x >= 6).unwrap();
     let t = tile(&app, map, target.x, target.y);
     app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
@@ -709,19 +724,20 @@ fn warnings(app: &App) -> Vec<TilemapNavError> {
 }
 
 fn passable_count(app: &App) -> usize {
-    let grid = app.world().resource::<NavGrid>();
+    let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
     grid.positions().filter(|&p| grid.is_passable(p)).count()
 }
 
 #[test]
-fn tilemaps_that_do_not_fit_the_grid_are_left_out_with_a_warning() {
+fn tilemaps_no_grid_can_take_are_left_out_with_a_warning_and_other_sizes_are_other_maps() {
     let mut app = app();
     let room = spawn_map(&mut app, &ROOM);
     app.update();
     let walls_in_room = 10 * 7 - passable_count(&app);
     assert_eq!(walls_in_room, 5);
 
-    // Another size, no size at all, and a TilemapSize its TileStorage does not back.
+    // Another size (another map), no size at all, and a TilemapSize its TileStorage does not
+    // back.
     let small = spawn_map(&mut app, &["#....", ".....", ".....", ".....", "....#"]);
     let empty = app
         .world_mut()
@@ -740,22 +756,22 @@ fn tilemaps_that_do_not_fit_the_grid_are_left_out_with_a_warning() {
     app.update();
 
     let got = warnings(&app);
-    assert!(got.contains(&TilemapNavError::SizeMismatch {
-        tilemap: small,
-        expected: UVec2::new(10, 7),
-        found: UVec2::new(5, 5),
-    }));
     assert!(got.contains(&TilemapNavError::Empty { tilemap: empty }));
     assert!(got.iter().any(|e| matches!(
         e,
         TilemapNavError::InconsistentSize { tilemap, storage_tiles: 9, .. } if *tilemap == liar
     )));
-    assert_eq!(got.len(), 3, "{got:?}");
-    // The grid is the room's alone: none of the others' walls are in it.
-    let grid = app.world().resource::<NavGrid>();
-    assert_eq!((grid.width(), grid.height()), (10, 7));
-    assert_eq!(passable_count(&app), 10 * 7 - walls_in_room);
-    assert_eq!(app.world().resource::<NavGeometry>().tilemap, room);
+    assert_eq!(got.len(), 2, "{got:?}");
+    // Two maps: the room, and the small one; neither has the other's walls.
+    let maps = app.world().resource::<NavMaps>();
+    assert_eq!(maps.len(), 2);
+    let room_map = maps.get(room).expect("the room is a map of its own");
+    assert_eq!((room_map.grid.width(), room_map.grid.height()), (10, 7));
+    assert_eq!(room_map.grid.passable_count(), 10 * 7 - walls_in_room);
+    assert_eq!(room_map.geometry.tilemap, room);
+    assert_eq!(maps.of_tilemap(small).map(|m| m.entity), Some(small));
+    assert_eq!(maps.get(small).unwrap().grid.passable_count(), 25 - 2);
+    assert!(maps.of_tilemap(liar).is_none() && maps.of_tilemap(empty).is_none());
     // And it still answers requests.
     let agent = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 200.0);
     walk_until_arrived(&mut app, agent, 400);
@@ -780,7 +796,7 @@ fn despawning_tilemaps_while_agents_walk() {
     );
     app.update();
     let corner = GridPos::new(0, 6);
-    assert!(!app.world().resource::<NavGrid>().is_passable(corner));
+    assert!(!app.world().resource::<NavMaps>().first().unwrap().grid.is_passable(corner));
 
     // The prop layer goes while the agent walks: its crate leaves the grid, the walk goes on.
     let agent = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 32.0);
@@ -789,7 +805,7 @@ fn despawning_tilemaps_while_agents_walk() {
     }
     app.world_mut().despawn(props);
     app.update();
-    assert!(app.world().resource::<NavGrid>().is_passable(corner));
+    assert!(app.world().resource::<NavMaps>().first().unwrap().grid.is_passable(corner));
     assert!(app.world().get::<Path>(agent).is_some(), "still walking");
     walk_until_arrived(&mut app, agent, 600);
 
@@ -801,8 +817,7 @@ fn despawning_tilemaps_while_agents_walk() {
     assert!(app.world().get::<Path>(agent).is_some());
     app.world_mut().despawn(room);
     app.update();
-    assert!(app.world().get_resource::<NavGrid>().is_none());
-    assert!(app.world().get_resource::<NavGeometry>().is_none());
+    assert!(app.world().resource::<NavMaps>().is_empty());
     assert_eq!(
         app.world().get::<PathFailed>(agent).map(|f| f.error.clone()),
         Some(NavError::NoGrid)
@@ -831,11 +846,17 @@ fn costs_of_zero_read_as_ground() {
     let map = spawn_map(&mut app, &["~..", "...", "..."]);
     app.update();
     let mud = GridPos::new(0, 2);
-    assert_eq!(app.world().resource::<NavGrid>().get(mud), Some(Cell::GROUND));
+    assert_eq!(
+        app.world().resource::<NavMaps>().first().unwrap().grid.get(mud),
+        Some(Cell::GROUND)
+    );
     let floor = tile(&app, map, 1, 1);
     app.world_mut().entity_mut(floor).insert(TileNav::Cost(0));
     app.update();
-    assert_eq!(app.world().resource::<NavGrid>().get(GridPos::new(1, 1)), Some(Cell::GROUND));
+    assert_eq!(
+        app.world().resource::<NavMaps>().first().unwrap().grid.get(GridPos::new(1, 1)),
+        Some(Cell::GROUND)
+    );
     let agent = spawn_agent(&mut app, GridPos::new(2, 0), mud, 100.0);
     walk_until_arrived(&mut app, agent, 200);
 }
@@ -963,7 +984,7 @@ fn a_wall_beside_a_diagonal_step_cuts_the_path() {
     assert_eq!(diagnostics(&app).replans, 1);
     app.update();
     let new_path = app.world().get::<Path>(agent).unwrap();
-    let grid = app.world().resource::<NavGrid>();
+    let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
     assert!(bevy_tilemap_nav::path::path_cost(grid, &new_path.cells).is_some());
 }
 
@@ -1015,7 +1036,7 @@ fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
     let agent = spawn_astar_agent(&mut app, start, goal);
     let (path, frames) = frames_until_path(&mut app, agent, budget);
     assert!(frames > 3, "answered in {frames} frames");
-    let grid = app.world().resource::<NavGrid>().clone();
+    let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let whole = Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap();
     assert_eq!(path.cells, whole.cells);
@@ -1062,7 +1083,7 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
         }
         let path = found.expect("a path");
         assert_eq!(redone, if opened { 2 } else { 1 });
-        let grid = app.world().resource::<NavGrid>().clone();
+        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
         let best = Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap();
         assert!((path.cost - best.cost).abs() < 1e-9, "{opened}: {} vs {}", path.cost, best.cost);
         assert!(bevy_tilemap_nav::path::path_cost(&grid, &path.cells).is_some());
@@ -1081,7 +1102,7 @@ fn a_search_time_budget_spreads_searches_and_always_makes_progress() {
     let other = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(5, 5), 0.0);
     let (path, frames) = frames_until_path(&mut app, agent, 64);
     assert!(frames > 1);
-    let grid = app.world().resource::<NavGrid>().clone();
+    let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     assert_eq!(path.cells, Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap().cells);
     for _ in 0..3 {

@@ -229,14 +229,14 @@ pub fn hovered_tile(cursor: &CursorWorld, geometry: Option<&NavGeometry>) -> Opt
     geometry?.world_to_cell(cursor.0?).ok()
 }
 
-/// CI hook: `bevy_ci_testing` custom events `"left X Y"` and `"right X Y"` (tile coordinates)
-/// become real window input: the same `CursorMoved` and `MouseButtonInput` messages the window
+/// CI hook: `bevy_ci_testing` custom events `"left X Y"` and `"right X Y"` (cell coordinates,
+/// on the oldest map; `"left X Y M"` on the map M-th oldest, from 0) become real window input: the same `CursorMoved` and `MouseButtonInput` messages the window
 /// backend sends when a person clicks there. `"key K"` presses a letter key the same way.
 pub fn ci_clicks(
     mut custom: MessageReader<CiTestingCustomEvent>,
     window: Single<Entity, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
-    geometry: Option<Res<NavGeometry>>,
+    maps: Res<NavMaps>,
     mut moved: MessageWriter<CursorMoved>,
     mut buttons: MessageWriter<MouseButtonInput>,
     mut keys: MessageWriter<bevy::input::keyboard::KeyboardInput>,
@@ -245,9 +245,11 @@ pub fn ci_clicks(
     for CiTestingCustomEvent(text) in custom.read() {
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
-            [button @ ("left" | "right"), x, y] => {
-                let (Ok(x), Ok(y), Some(geometry)) = (x.parse(), y.parse(), geometry.as_deref())
-                else {
+            [button @ ("left" | "right"), x, y, map @ ..] => {
+                // An optional fourth word: the map, by its place among the maps (0: oldest).
+                let map = map.first().map_or(Some(0), |m| m.parse::<usize>().ok());
+                let geometry = map.and_then(|m| maps.iter().nth(m)).map(|m| &m.geometry);
+                let (Ok(x), Ok(y), Some(geometry)) = (x.parse(), y.parse(), geometry) else {
                     warn!("bad CI click `{text}`");
                     continue;
                 };
@@ -327,7 +329,7 @@ pub fn player_clicks(
     mut commands: Commands,
     mouse: Res<ButtonInput<MouseButton>>,
     cursor: Res<CursorWorld>,
-    geometry: Option<Res<NavGeometry>>,
+    maps: Res<NavMaps>,
     player: Single<Entity, With<Player>>,
     storage: Query<&TileStorage, With<NavTilemap>>,
     mut textures: Query<&mut TileTextureIndex>,
@@ -336,7 +338,7 @@ pub fn player_clicks(
         return false;
     };
     if mouse.just_pressed(MouseButton::Right)
-        && let Some(cell) = hovered_tile(&cursor, geometry.as_deref())
+        && let Some(cell) = hovered_tile(&cursor, maps.first().map(|m| &m.geometry))
         && let Ok(storage) = storage.single()
     {
         toggle_tile(&mut textures, storage, cell);
@@ -381,9 +383,28 @@ pub fn draw_paths(
         let here = transform.translation.truncate();
         gizmos
             .linestrip_2d(std::iter::once(here).chain(path.points[next..].iter().copied()), color);
-        if let Some(&end) = path.points.last() {
+        // Walks after links (stairs): each drawn on its own map, a dashed hop between.
+        let mut from = path.points.last().copied();
+        for leg in &path.legs {
+            if let (Some(a), Some(&b)) = (from, leg.points.first()) {
+                dashed_line(&mut gizmos, a, b, color.with_alpha(0.5));
+            }
+            gizmos.linestrip_2d(leg.points.iter().copied(), color);
+            from = leg.points.last().copied();
+        }
+        if let Some(&end) = path.legs.last().map_or(path.points.last(), |l| l.points.last()) {
             gizmos.circle_2d(Isometry2d::from_translation(end), TILE * 0.3, color);
         }
+    }
+}
+
+/// A dashed line from `a` to `b`.
+pub fn dashed_line(gizmos: &mut Gizmos, a: Vec2, b: Vec2, color: impl Into<Color>) {
+    let color = color.into();
+    let dashes = (a.distance(b) / 12.0).ceil().max(1.0) as usize;
+    for k in (0..dashes).step_by(2) {
+        let (t0, t1) = (k as f32 / dashes as f32, ((k + 1) as f32 / dashes as f32).min(1.0));
+        gizmos.line_2d(a.lerp(b, t0), a.lerp(b, t1), color);
     }
 }
 
@@ -480,24 +501,26 @@ pub struct RightClickToggle {
 }
 
 /// Left click: the player goes there (or as near as it can get). Right click: the tile under
-/// the mouse toggles as [`RightClickToggle`] says.
+/// the mouse, on whichever map it is, toggles as [`RightClickToggle`] says.
 #[allow(clippy::too_many_arguments)]
 pub fn move_and_toggle(
     mut commands: Commands,
     mouse: Res<ButtonInput<MouseButton>>,
     cursor: Res<CursorWorld>,
-    geometry: Option<Res<NavGeometry>>,
+    maps: Res<NavMaps>,
     toggle: Res<RightClickToggle>,
     player: Single<Entity, With<Player>>,
-    storage: Single<&TileStorage, With<NavTilemap>>,
+    storages: Query<&TileStorage, With<NavTilemap>>,
     mut textures: Query<&mut TileTextureIndex>,
 ) {
     let Some(world) = cursor.0 else {
         return;
     };
     if mouse.just_pressed(MouseButton::Right)
+        && let Some(map) = maps.at_world(world)
         && let Some(tile) =
-            geometry.as_deref().and_then(|g| g.cell_to_tile(hovered_tile(&cursor, Some(g))?))
+            map.geometry.world_to_cell(world).ok().and_then(|c| map.geometry.cell_to_tile(c))
+        && let Ok(storage) = storages.get(map.layers[0])
         && let Some(entity) = storage.checked_get(&tile)
         && let Ok(mut texture) = textures.get_mut(entity)
         && !toggle.fixed.contains(&texture.0)

@@ -6,17 +6,22 @@ use std::fmt;
 
 use bevy::prelude::*;
 
-use super::tilemap::{NavGeometry, WorldToCellError};
+use super::link::LinkEnd;
+use super::tilemap::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use crate::grid::{GridPos, NavGrid};
 use crate::search::{PathError, SearchOptions, SearchTrace};
 
 /// Where to go.
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
 pub enum PathGoal {
-    /// A tile position (`TilePos` x and y).
+    /// A cell of the map the agent is on (on square, diamond and hex maps its `TilePos` x
+    /// and y; see [`NavGeometry::tile_to_cell`] for staggered ones).
     Tile(GridPos),
-    /// A world position; the goal is the tile under it.
+    /// A world position; the goal is the cell under it, on the agent's own map if it lies on
+    /// it, else on the map under it ([`NavMaps::at_world`]).
     World(Vec2),
+    /// A cell of a given map (its [`NavMap::entity`]).
+    OnMap { map: Entity, cell: GridPos },
 }
 
 impl From<GridPos> for PathGoal {
@@ -42,7 +47,7 @@ pub struct PathRequest {
     /// ([`NavSettings::search`](super::NavSettings::search)).
     #[reflect(ignore)]
     pub options: Option<SearchOptions>,
-    /// Start here instead of at the tile under the entity's `Transform`.
+    /// Start at this cell of the agent's map instead of at the cell under its `Transform`.
     pub start: Option<GridPos>,
 }
 
@@ -58,19 +63,24 @@ impl PathRequest {
     }
 }
 
-/// The answer to a [`PathRequest`]: the cells to walk and their world-space centres.
+/// The answer to a [`PathRequest`]: the cells to walk and their world-space centres, on one map;
+/// for a path through [`NavLink`](super::NavLink)s, the walks after each link follow in
+/// [`legs`](Self::legs).
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct Path {
-    /// Start to end, both included.
+    /// The map walked on now (its [`NavMap::entity`]).
+    pub map: Entity,
+    /// Start to end, both included: the walk on `map` (to the goal, or to the first link).
     pub cells: Vec<GridPos>,
     /// World-space centre of each cell (as many as `cells`: a `Path` made by hand where the two
     /// differ is not walked).
     pub points: Vec<Vec2>,
     /// Total cost, as the search engine computes it.
     pub cost: f64,
-    /// The goal that was asked for.
+    /// The goal that was asked for, and its map.
     pub goal: GridPos,
+    pub goal_map: Entity,
     /// False for a partial path that stops at the reachable cell closest to the goal.
     pub complete: bool,
     /// Cells expanded by the search.
@@ -83,6 +93,43 @@ pub struct Path {
     /// For a smoothed path ([`PathFollower::smooth`]): the indices in `cells` of the corners
     /// walked through in straight lines. Empty: every cell centre is walked through.
     pub corners: Vec<usize>,
+    /// The walks still to come after `cells`, each reached through a link: the agent walks to
+    /// the end of `cells`, is carried across the first leg's link, and walks it; and so on.
+    pub legs: Vec<PathLeg>,
+}
+
+/// A walk of a [`Path`] that begins across a link.
+#[derive(Clone, Debug, PartialEq, Reflect)]
+pub struct PathLeg {
+    /// The link taken to begin it (the link's entity), from the end of the walk before.
+    pub link: Entity,
+    /// Where the link leaves from and where it arrives: the first cell of `cells`.
+    pub from: LinkEnd,
+    pub map: Entity,
+    pub cells: Vec<GridPos>,
+    pub points: Vec<Vec2>,
+    /// Its cost (the link's included).
+    pub cost: f64,
+}
+
+/// The map an agent stands on. The plugin sets it when it answers a request and when the agent
+/// crosses a link; insert it to place an agent on a map yourself (where maps overlap: floors
+/// drawn at one place). Without it, an agent is on the map under its feet
+/// ([`NavMaps::at_world`]).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+#[reflect(Component)]
+pub struct OnNavMap(pub Entity);
+
+/// The map an agent is on: its [`OnNavMap`] if that map exists, else the map under `position`.
+pub(crate) fn agent_map<'a>(
+    maps: &'a NavMaps,
+    on: Option<&OnNavMap>,
+    position: Vec2,
+) -> Option<&'a NavMap> {
+    match on {
+        Some(OnNavMap(map)) => maps.get(*map),
+        None => maps.at_world(position),
+    }
 }
 
 impl Path {
@@ -122,6 +169,9 @@ pub enum NavError {
     Search(PathError),
     /// There is no navigation grid yet (no tilemap marked `NavTilemap`).
     NoGrid,
+    /// The map the agent was on, or was heading for, is gone (its tilemaps despawned or
+    /// unmarked), or the agent's [`OnNavMap`] names no map.
+    MapGone { map: Entity },
     /// The entity has no `Transform` to start from.
     NoTransform,
     /// The entity's position has no cell.
@@ -135,6 +185,7 @@ impl fmt::Display for NavError {
         match self {
             NavError::Search(e) => write!(f, "{e}"),
             NavError::NoGrid => write!(f, "no navigation grid: mark a tilemap with NavTilemap"),
+            NavError::MapGone { map } => write!(f, "map {map} is gone"),
             NavError::NoTransform => write!(f, "the entity has no Transform to start from"),
             NavError::Start(e) => write!(f, "start: {e}"),
             NavError::Goal(e) => write!(f, "goal: {e}"),
@@ -210,6 +261,20 @@ pub(crate) fn start_cell(
         .unwrap_or(under))
 }
 
+/// The indices in `cells` of its smoothed corners ([`crate::path::smooth_path`]).
+pub(crate) fn corner_indices(grid: &NavGrid, cells: &[GridPos]) -> Vec<usize> {
+    let corners = crate::path::smooth_path(grid, cells);
+    let mut indices = Vec::with_capacity(corners.len());
+    let mut from = 0;
+    for corner in corners {
+        if let Some(k) = cells[from..].iter().position(|&c| c == corner) {
+            indices.push(from + k);
+            from += k;
+        }
+    }
+    indices
+}
+
 /// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
 /// from cell centre to cell centre and stops exactly on the last one.
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
@@ -258,30 +323,38 @@ pub struct Replanning;
 #[reflect(Component)]
 pub struct NavObstacle;
 
-/// The cells that [`NavObstacle`]s stand on this frame.
+/// The cells that [`NavObstacle`]s stand on this frame: (obstacle, map, cell).
 #[derive(Resource, Default, Debug)]
-pub(crate) struct ObstacleCells(pub Vec<(Entity, GridPos)>);
+pub(crate) struct ObstacleCells(pub Vec<(Entity, Entity, GridPos)>);
 
 impl ObstacleCells {
-    /// Cells to avoid for `entity`'s own planning.
-    pub(crate) fn for_agent(&self, entity: Entity) -> Vec<GridPos> {
-        self.0.iter().filter(|(e, _)| *e != entity).map(|(_, c)| *c).collect()
+    /// Cells of `map` to avoid for `entity`'s own planning.
+    pub(crate) fn for_agent(&self, entity: Entity, map: Entity) -> Vec<GridPos> {
+        self.0.iter().filter(|(e, m, _)| *e != entity && *m == map).map(|(_, _, c)| *c).collect()
+    }
+
+    /// Cells of every map to avoid for `entity`'s own planning.
+    pub(crate) fn for_agent_anywhere(
+        &self,
+        entity: Entity,
+    ) -> impl Iterator<Item = (Entity, GridPos)> + '_ {
+        self.0.iter().filter(move |(e, ..)| *e != entity).map(|(_, m, c)| (*m, *c))
     }
 }
 
 /// Notes the cells that [`NavObstacle`]s stand on this frame.
 pub(crate) fn collect_obstacles(
-    geometry: Option<&NavGeometry>,
-    obstacles: &Query<(Entity, &Transform), With<NavObstacle>>,
+    maps: &NavMaps,
+    obstacles: &Query<(Entity, &Transform, Option<&OnNavMap>), With<NavObstacle>>,
     cells: &mut ObstacleCells,
 ) {
     cells.0.clear();
-    let Some(geometry) = geometry else {
-        return;
-    };
-    for (entity, transform) in obstacles {
-        if let Ok(cell) = geometry.world_to_cell(transform.translation.truncate()) {
-            cells.0.push((entity, cell));
+    for (entity, transform, on) in obstacles {
+        let position = transform.translation.truncate();
+        if let Some(map) = agent_map(maps, on, position)
+            && let Ok(cell) = map.geometry.world_to_cell(position)
+        {
+            cells.0.push((entity, map.entity, cell));
         }
     }
 }

@@ -3,35 +3,40 @@
 use bevy::prelude::*;
 
 use super::agent::{Path, PathFollower, WatchSearch, WatchedSearch};
-use super::tilemap::NavGeometry;
-use crate::grid::NavGrid;
+use super::tilemap::NavMaps;
 
 pub(crate) fn draw_debug(
     mut gizmos: Gizmos,
-    grid: Option<Res<NavGrid>>,
-    geometry: Option<Res<NavGeometry>>,
+    maps: Res<NavMaps>,
     agents: Query<(&Transform, &Path, Option<&PathFollower>)>,
 ) {
-    let (Some(grid), Some(geometry)) = (grid, geometry) else {
+    let Some(first) = maps.first() else {
         return;
     };
-    let cell_size = Vec2::new(geometry.grid_size.x, geometry.grid_size.y) * 0.9;
-    for pos in grid.positions() {
-        if !grid.is_passable(pos) {
-            let centre = geometry.cell_to_world(pos);
-            gizmos.rect_2d(
-                Isometry2d::from_translation(centre),
-                cell_size,
-                Color::srgba(1.0, 0.2, 0.2, 0.6),
-            );
+    for map in maps.iter() {
+        let (grid, geometry) = (&map.grid, &map.geometry);
+        let cell_size = Vec2::new(geometry.grid_size.x, geometry.grid_size.y) * 0.9;
+        for pos in grid.positions() {
+            if !grid.is_passable(pos) {
+                let centre = geometry.cell_to_world(pos);
+                gizmos.rect_2d(
+                    Isometry2d::from_translation(centre),
+                    cell_size,
+                    Color::srgba(1.0, 0.2, 0.2, 0.6),
+                );
+            }
         }
     }
+    let cell_size = Vec2::new(first.geometry.grid_size.x, first.geometry.grid_size.y) * 0.9;
     for (transform, path, follower) in &agents {
         let next = follower.map_or(0, |f| f.next);
         let here = transform.translation.truncate();
         let rest = std::iter::once(here).chain(path.remaining_points(next));
         gizmos.linestrip_2d(rest, Color::srgb(1.0, 0.9, 0.2));
-        if let Some(&end) = path.points.last() {
+        for leg in &path.legs {
+            gizmos.linestrip_2d(leg.points.iter().copied(), Color::srgb(1.0, 0.9, 0.2));
+        }
+        if let Some(&end) = path.legs.last().map_or(path.points.last(), |l| l.points.last()) {
             gizmos.circle_2d(
                 Isometry2d::from_translation(end),
                 cell_size.x * 0.35,
@@ -45,14 +50,15 @@ pub(crate) fn draw_debug(
 /// expansions: closed cells (blue), open cells (green), and at the last step the path (yellow).
 pub(crate) fn draw_watched_search(
     mut gizmos: Gizmos,
-    geometry: Option<Res<NavGeometry>>,
+    maps: Res<NavMaps>,
     watched: Query<(&WatchSearch, &WatchedSearch, Option<&Path>)>,
 ) {
-    let Some(geometry) = geometry else {
-        return;
-    };
-    let size = Vec2::new(geometry.grid_size.x, geometry.grid_size.y);
     for (watch, WatchedSearch(trace), path) in &watched {
+        let map = path.and_then(|p| maps.get(p.map)).or(maps.first());
+        let Some(geometry) = map.map(|m| &m.geometry) else {
+            continue;
+        };
+        let size = Vec2::new(geometry.grid_size.x, geometry.grid_size.y);
         let (closed, open) = trace.at_step(watch.step);
         for (cells, color) in
             [(closed, Color::srgba(0.3, 0.5, 1.0, 0.9)), (open, Color::srgba(0.3, 1.0, 0.4, 0.9))]

@@ -2,8 +2,9 @@
 //! each, lower files never importing higher ones:
 //!
 //! - `settings`: [`NavSettings`]; `diagnostics`: [`NavDiagnostics`], what the systems did;
-//! - `tilemap`: tilemaps to the [`NavGrid`](crate::grid::NavGrid) and world <-> cell
-//!   ([`NavGeometry`]);
+//! - `tilemap`: tilemaps to navigation maps ([`NavMaps`], a [`NavGrid`](crate::grid::NavGrid)
+//!   each) and world <-> cell ([`NavGeometry`]);
+//! - `link`: [`NavLink`]s between cells of the maps;
 //! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
 //!   [`NavObstacle`], messages and errors), shared by the two systems above it;
 //! - `request`: the system answering requests; `movement`: the system walking paths;
@@ -12,6 +13,7 @@
 mod agent;
 mod debug;
 mod diagnostics;
+mod link;
 mod movement;
 mod request;
 mod settings;
@@ -20,18 +22,19 @@ mod tilemap;
 use bevy::prelude::*;
 
 pub use agent::{
-    Arrived, NavError, NavObstacle, Path, PathFailed, PathFollower, PathGoal, PathRequest,
-    Replanning, WatchSearch, WatchedSearch,
+    Arrived, NavError, NavObstacle, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg,
+    PathRequest, Replanning, WatchSearch, WatchedSearch,
 };
 pub use diagnostics::NavDiagnostics;
+pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use settings::NavSettings;
 pub use tilemap::{
-    BakedNavGrid, NavGeometry, NavGridChanged, NavTilemap, TileNav, TileRules, TilemapNavError,
-    TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
+    BakedNavGrid, NavGeometry, NavGridChanged, NavLayerOf, NavMap, NavMaps, NavTilemap, TileNav,
+    TileRules, TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
 };
 
 use agent::ObstacleCells;
-use movement::{PathIndex, follow_paths};
+use movement::{PathIndexes, follow_paths};
 use request::{RequestQueue, answer_requests};
 use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
 
@@ -60,22 +63,27 @@ impl Plugin for TilemapNavPlugin {
         app.insert_resource(self.settings)
             .init_resource::<TileRules>()
             .init_resource::<NavLayers>()
+            .init_resource::<NavMaps>()
             .init_resource::<InsertedOverrides>()
             .init_resource::<RequestQueue>()
             .init_resource::<ObstacleCells>()
-            .init_resource::<PathIndex>()
+            .init_resource::<PathIndexes>()
             .init_resource::<NavDiagnostics>()
             .add_message::<NavGridChanged>()
             .add_message::<TilemapNavWarning>()
             .add_message::<PathFailed>()
             .add_message::<Arrived>()
+            .add_message::<LinkCrossed>()
             .register_type::<NavTilemap>()
+            .register_type::<NavLayerOf>()
             .register_type::<TileNav>()
             .register_type::<PathRequest>()
             .register_type::<Path>()
             .register_type::<PathFollower>()
             .register_type::<Replanning>()
             .register_type::<NavObstacle>()
+            .register_type::<NavLink>()
+            .register_type::<OnNavMap>()
             .register_type::<NavDiagnostics>()
             .register_type::<WatchSearch>()
             .configure_sets(

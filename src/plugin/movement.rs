@@ -5,11 +5,12 @@ use std::collections::HashMap;
 use bevy::prelude::*;
 
 use super::agent::{
-    Arrived, NavError, ObstacleCells, Path, PathFailed, PathFollower, PathGoal, PathRequest,
-    Replanning, start_cell,
+    Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
+    PathRequest, Replanning, corner_indices, start_cell,
 };
 use super::diagnostics::NavDiagnostics;
-use super::tilemap::{NavGeometry, WorldToCellError};
+use super::link::{LinkCrossed, LinkEnd, NavLink, usable};
+use super::tilemap::{NavMap, NavMaps, WorldToCellError};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
 /// True when another character stands on one of the next two cells of the path (short of its
@@ -17,7 +18,11 @@ use crate::grid::{GridPos, GridStamp, NavGrid};
 fn obstacle_ahead(obstacles: &ObstacleCells, entity: Entity, path: &Path, next: usize) -> bool {
     let from = if next == 0 { 0 } else { path.previous_target(next) + 1 };
     let ahead = &path.cells[from.min(path.cells.len())..(from + 2).min(path.cells.len())];
-    obstacles.0.iter().any(|(e, c)| *e != entity && *c != path.goal && ahead.contains(c))
+    let at_goal = |c: &GridPos| *c == path.goal && path.goal_map == path.map;
+    obstacles
+        .0
+        .iter()
+        .any(|(e, m, c)| *e != entity && *m == path.map && !at_goal(c) && ahead.contains(c))
 }
 
 /// True when the rest of the path, from the point last passed on, is no longer walkable: a
@@ -45,9 +50,13 @@ fn path_cut(grid: &NavGrid, path: &Path, next: usize) -> bool {
 /// Side of the square blocks of cells that [`PathIndex`] files paths under.
 const BLOCK: u32 = 16;
 
-/// Which agents' paths pass through each block of cells, so that a grid change checks only the
-/// paths that pass near it: walking agents elsewhere pay nothing.
+/// Each map's [`PathIndex`], by map entity.
 #[derive(Resource, Default)]
+pub(crate) struct PathIndexes(HashMap<Entity, PathIndex>);
+
+/// Which agents' paths pass through each block of cells of one map, so that a grid change
+/// checks only the paths that pass near it: walking agents elsewhere pay nothing.
+#[derive(Default)]
 pub(crate) struct PathIndex {
     /// The grid size the blocks were laid out for, and blocks per row.
     size: (u32, u32),
@@ -191,19 +200,20 @@ fn stop(
     failures.write(failed);
 }
 
-/// Moves every agent along its path; re-plans those whose path a grid change has cut or a
-/// [`NavObstacle`] stands in. Only the paths that pass near changed cells are checked (found
-/// through the [`PathIndex`]); when the grid cannot say which cells changed (it was replaced,
-/// or its rules changed), every path is. When the grid goes away (its tilemaps despawned or
-/// unmarked), walking agents stop where they are with a [`PathFailed`] saying
-/// [`NavError::NoGrid`]: there is nothing left to check their paths against.
+/// Moves every agent along its path; re-plans those whose path a grid change has cut, a
+/// [`NavObstacle`](super::NavObstacle) stands in, or a link it was to take went away. Only the
+/// paths that pass near changed cells are checked (found through each map's [`PathIndex`]);
+/// when a grid cannot say which cells changed (it was built afresh, or its rules changed),
+/// every path on it is. An agent at the end of a walk followed by a link is carried across it
+/// ([`LinkCrossed`]) and walks on. When an agent's map goes away (its tilemaps despawned or
+/// unmarked), it stops where it is with a [`PathFailed`] saying [`NavError::MapGone`] (or
+/// [`NavError::NoGrid`] when no map is left).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn follow_paths(
     mut commands: Commands,
     time: Res<Time>,
-    grid: Option<Res<NavGrid>>,
-    geometry: Option<Res<NavGeometry>>,
-    mut index: ResMut<PathIndex>,
+    maps: Res<NavMaps>,
+    mut indexes: ResMut<PathIndexes>,
     mut removed: RemovedComponents<Path>,
     mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Query<(
@@ -214,44 +224,51 @@ pub(crate) fn follow_paths(
         Has<Replanning>,
         Has<PathRequest>,
     )>,
-    obstacles: Res<ObstacleCells>,
+    (links, obstacles): (Query<&NavLink>, Res<ObstacleCells>),
     mut arrived: MessageWriter<Arrived>,
     mut failures: MessageWriter<PathFailed>,
+    mut crossed: MessageWriter<LinkCrossed>,
 ) {
     let began = std::time::Instant::now();
+    let indexes = &mut indexes.0;
     for entity in removed.read() {
-        index.unfile(entity);
-    }
-    let (Some(grid), Some(geometry)) = (grid, geometry) else {
-        for (entity, ..) in &agents {
-            stop(&mut commands, &mut failures, entity, NavError::NoGrid);
+        for index in indexes.values_mut() {
+            index.unfile(entity);
         }
-        // Paths answered meanwhile are filed afresh once there is a grid again.
-        index.seen = None;
-        index.size = (0, 0);
-        diagnostics.move_time = began.elapsed();
-        return;
-    };
-    // Keep the index in step with the paths, then find the agents near the changed cells.
-    let mut check_all = false;
-    if index.size != (grid.width(), grid.height()) {
-        index.lay_out(grid.width(), grid.height());
-        check_all = true;
+    }
+    // Keep each map's index in step with the paths, then find the agents near changed cells.
+    indexes.retain(|map, _| maps.get(*map).is_some());
+    let mut check_all: Vec<Entity> = Vec::new();
+    for map in maps.iter() {
+        let index = indexes.entry(map.entity).or_default();
+        if index.size != (map.grid.width(), map.grid.height()) {
+            index.lay_out(map.grid.width(), map.grid.height());
+            check_all.push(map.entity);
+        }
     }
     for (entity, _, _, path, ..) in agents.iter_mut() {
-        if check_all || path.is_changed() {
-            index.file(entity, &path);
+        if path.is_changed() || check_all.contains(&path.map) {
+            for index in indexes.values_mut() {
+                index.unfile(entity);
+            }
+            if let Some(index) = indexes.get_mut(&path.map) {
+                index.file(entity, &path);
+            }
         }
     }
-    let changes = index.seen.and_then(|seen| grid.changes_since(seen));
-    match changes {
-        Some(changes) => index.collect_near(changes.map(|(cell, _)| cell)),
-        None => {
-            index.near.clear();
-            check_all = true;
+    for map in maps.iter() {
+        let Some(index) = indexes.get_mut(&map.entity) else {
+            continue;
+        };
+        match index.seen.and_then(|seen| map.grid.changes_since(seen)) {
+            Some(changes) => index.collect_near(changes.map(|(cell, _)| cell)),
+            None => {
+                index.near.clear();
+                check_all.push(map.entity);
+            }
         }
+        index.seen = Some(map.grid.stamp());
     }
-    index.seen = Some(grid.stamp());
     let dt = time.delta_secs();
     for (entity, mut transform, mut follower, mut path, mut replanning, mut requested) in
         &mut agents
@@ -261,6 +278,15 @@ pub(crate) fn follow_paths(
         if path.points.is_empty() || path.points.len() != path.cells.len() {
             continue;
         }
+        let (Some(map), Some(index)) = (maps.get(path.map), indexes.get(&path.map)) else {
+            let error = if maps.is_empty() {
+                NavError::NoGrid
+            } else {
+                NavError::MapGone { map: path.map }
+            };
+            stop(&mut commands, &mut failures, entity, error);
+            continue;
+        };
         if !position.is_finite() {
             // Something else wrote a NaN or infinite position: there is no way back to the
             // path from there.
@@ -269,47 +295,30 @@ pub(crate) fn follow_paths(
             continue;
         }
         // Cells near the path changed: is the rest of it still walkable?
-        let near_changes = check_all
+        let near_changes = check_all.contains(&path.map)
             || (index.near.binary_search(&entity).is_ok()
                 && passes_near(&path, follower.next, &index.changed));
         if near_changes && !replanning && !requested {
             diagnostics.paths_checked += 1;
         }
+        let links_gone = || {
+            path.legs.iter().any(|leg| {
+                let to = LinkEnd::new(leg.map, leg.cells.first().copied().unwrap_or_default());
+                !links.get(leg.link).is_ok_and(|link| usable(&maps, link, leg.from, to))
+            })
+        };
         if !replanning
             && !requested
-            && ((near_changes && path_cut(&grid, &path, follower.next))
-                || obstacle_ahead(&obstacles, entity, &path, follower.next))
+            && ((near_changes && path_cut(&map.grid, &path, follower.next))
+                || obstacle_ahead(&obstacles, entity, &path, follower.next)
+                || links_gone())
         {
             diagnostics.replans += 1;
-            let safe = start_cell(&geometry, &grid, position, Some((&follower, &path)))
-                .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
-            let goal = path.goal;
-            let options = path.options;
-            *path = Path {
-                cells: vec![safe],
-                points: vec![geometry.cell_to_world(safe)],
-                cost: 0.0,
-                goal,
-                complete: false,
-                expanded: 0,
-                micros: 0.0,
-                options,
-                corners: Vec::new(),
-            };
-            follower.next = 0;
-            index.file(entity, &path);
-            // From now on this frame it is waiting for the new plan (the commands below apply
-            // later): no `Arrived` for reaching the safe cell.
+            replan(&mut commands, entity, map, position, &mut follower, &mut path);
+            // From now on this frame it is waiting for the new plan (the commands apply later):
+            // no `Arrived` for reaching the safe cell.
             replanning = true;
             requested = true;
-            commands.entity(entity).insert((
-                Replanning,
-                PathRequest {
-                    goal: PathGoal::Tile(goal),
-                    options: Some(options),
-                    start: Some(safe),
-                },
-            ));
         }
 
         let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
@@ -330,13 +339,41 @@ pub(crate) fn follow_paths(
                 break;
             }
         }
+        // At a link: carried across to the next walk, which begins where the link arrives.
+        if follower.next >= path.points.len() && !replanning && !path.legs.is_empty() {
+            let leg = path.legs.remove(0);
+            let from = leg.from;
+            let to = LinkEnd::new(leg.map, leg.cells[0]);
+            crossed.write(LinkCrossed { entity, link: leg.link, from, to });
+            at = leg.points[0];
+            path.map = leg.map;
+            path.cells = leg.cells;
+            path.points = leg.points;
+            follower.next = path.cells.len().min(1);
+            commands.entity(entity).insert(OnNavMap(leg.map));
+            if let Some(next_map) = maps.get(leg.map) {
+                path.corners = if follower.smooth {
+                    corner_indices(&next_map.grid, &path.cells)
+                } else {
+                    Vec::new()
+                };
+                // Changed since it was planned: plan again from here.
+                if path_cut(&next_map.grid, &path, 0) {
+                    diagnostics.replans += 1;
+                    replan(&mut commands, entity, next_map, at, &mut follower, &mut path);
+                    replanning = true;
+                    requested = true;
+                }
+            }
+        }
         transform.translation.x = at.x;
         transform.translation.y = at.y;
-        if follower.next >= path.points.len() {
+        if follower.next >= path.points.len() && path.legs.is_empty() {
             let cell = *path.cells.last().expect("non-empty path");
             commands.entity(entity).remove::<Path>();
             if !replanning {
-                arrived.write(Arrived { entity, cell, reached_goal: cell == path.goal });
+                let reached_goal = cell == path.goal && path.map == path.goal_map;
+                arrived.write(Arrived { entity, cell, reached_goal });
             } else if !requested {
                 // The new plan failed (a PathFailed says why): the agent stops here.
                 commands.entity(entity).remove::<Replanning>();
@@ -344,4 +381,43 @@ pub(crate) fn follow_paths(
         }
     }
     diagnostics.move_time = began.elapsed();
+}
+
+/// Sends an agent whose path is cut to plan again: it walks to a safe cell of `map` meanwhile
+/// (its path becomes that one cell) and asks for a path to the same goal.
+fn replan(
+    commands: &mut Commands,
+    entity: Entity,
+    map: &NavMap,
+    position: Vec2,
+    follower: &mut PathFollower,
+    path: &mut Path,
+) {
+    let safe = start_cell(&map.geometry, &map.grid, position, Some((follower, path)))
+        .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
+    let (goal, goal_map, options) = (path.goal, path.goal_map, path.options);
+    *path = Path {
+        map: map.entity,
+        cells: vec![safe],
+        points: vec![map.geometry.cell_to_world(safe)],
+        cost: 0.0,
+        goal,
+        goal_map,
+        complete: false,
+        expanded: 0,
+        micros: 0.0,
+        options,
+        corners: Vec::new(),
+        legs: Vec::new(),
+    };
+    follower.next = 0;
+    commands.entity(entity).insert((
+        Replanning,
+        OnNavMap(map.entity),
+        PathRequest {
+            goal: PathGoal::OnMap { map: goal_map, cell: goal },
+            options: Some(options),
+            start: Some(safe),
+        },
+    ));
 }

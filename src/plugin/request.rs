@@ -6,14 +6,18 @@ use std::collections::VecDeque;
 use bevy::prelude::*;
 
 use super::agent::{
-    NavError, NavObstacle, ObstacleCells, Path, PathFailed, PathFollower, PathGoal, PathRequest,
-    Replanning, WatchSearch, WatchedSearch, collect_obstacles, start_cell,
+    NavError, NavObstacle, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
+    PathLeg, PathRequest, Replanning, WatchSearch, WatchedSearch, collect_obstacles,
+    corner_indices, start_cell,
 };
 use super::diagnostics::NavDiagnostics;
+use super::link::{LinkEnd, NavLink, gather_links};
 use super::settings::NavSettings;
-use super::tilemap::NavGeometry;
+use super::tilemap::{NavGeometry, NavMaps, WorldToCellError};
 use crate::grid::{Cell, GridPos, NavGrid};
-use crate::search::{PathError, PathResult, Pathfinder, SearchOptions, SearchStep};
+use crate::search::{
+    Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder, SearchOptions, SearchStep,
+};
 
 /// A search spread over frames, for one agent's request.
 struct Running {
@@ -30,10 +34,12 @@ struct Running {
     micros: f32,
 }
 
-/// One request made concrete: where from, where to, how.
+/// One request made concrete: where from, where to (each on its map), how.
 #[derive(Clone, Copy)]
 struct Plan {
+    map: Entity,
     start: GridPos,
+    goal_map: Entity,
     goal: GridPos,
     options: SearchOptions,
 }
@@ -50,6 +56,8 @@ pub(crate) struct RequestQueue {
     waiting: VecDeque<Entity>,
     running: Option<Running>,
     pathfinder: Pathfinder,
+    /// This frame's links (reused).
+    links: Vec<(Link, Entity)>,
 }
 
 /// Queues new and replaced requests in arrival order.
@@ -64,32 +72,36 @@ fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<Pat
 }
 
 /// Answers waiting requests in arrival order until the frame's budget of expanded cells is
-/// spent. A search that would overrun it pauses and goes on next frame (before any other), so
-/// no frame waits on a long search; if the grid changes meanwhile, its answer is checked against
-/// the new grid or the search begins again.
+/// spent. A search on one map that would overrun it pauses and goes on next frame (before any
+/// other), so no frame waits on a long search; if the grid changes meanwhile, its answer is
+/// checked against the new grid or the search begins again. A search through links runs whole
+/// (its walks are ordinary searches between few places) and is charged to the budget after.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn answer_requests(
     mut commands: Commands,
     mut queue: ResMut<RequestQueue>,
     settings: Res<NavSettings>,
-    grid: Option<Res<NavGrid>>,
-    geometry: Option<Res<NavGeometry>>,
+    maps: Res<NavMaps>,
     requests: Query<(
         &PathRequest,
         Option<&Transform>,
         Option<&PathFollower>,
         Option<&Path>,
+        Option<&OnNavMap>,
         Has<WatchSearch>,
     )>,
     new_requests: Query<Entity, Changed<PathRequest>>,
-    obstacle_agents: Query<(Entity, &Transform), With<NavObstacle>>,
+    (obstacle_agents, links): (
+        Query<(Entity, &Transform, Option<&OnNavMap>), With<NavObstacle>>,
+        Query<(Entity, &NavLink)>,
+    ),
     mut obstacles: ResMut<ObstacleCells>,
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
     // One system rather than three: each system costs the scheduler a wake-up.
     let frame_began = std::time::Instant::now();
-    collect_obstacles(geometry.as_deref(), &obstacle_agents, &mut obstacles);
+    collect_obstacles(&maps, &obstacle_agents, &mut obstacles);
     queue_requests(&mut queue, &new_requests);
     let mut budget = Budget {
         expansions: u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1),
@@ -97,20 +109,28 @@ pub(crate) fn answer_requests(
     };
     let budget_at_start = budget.expansions;
     let mut answered = 0usize;
-    let RequestQueue { waiting, running, pathfinder } = &mut *queue;
-    let map = grid.as_deref().zip(geometry.as_deref());
+    let RequestQueue { waiting, running, pathfinder, links: frame_links } = &mut *queue;
+    gather_links(&maps, &links, frame_links);
     let mut out = Answers { commands: &mut commands, failures: &mut failures };
     let diagnostics = &mut *diagnostics;
 
     // The search spread over frames goes on first, unless its request went away or was
-    // replaced (it is then waiting again), or the grid did.
+    // replaced (it is then waiting again), or its map did.
     if let Some(mut run) = running.take() {
         let wanted = requests.contains(run.entity) && !waiting.contains(&run.entity);
-        match map.filter(|_| wanted) {
-            None => pathfinder.cancel_search(),
-            Some((live, geometry)) => {
+        match maps.get(run.query.map).filter(|_| wanted) {
+            None => {
+                pathfinder.cancel_search();
+                if wanted {
+                    let follower = requests.get(run.entity).ok().and_then(|r| r.2);
+                    let error = NavError::MapGone { map: run.query.map };
+                    out.deliver(run.entity, follower, None, Err(error), pathfinder);
+                }
+            }
+            Some(map) => {
+                let (live, geometry) = (&map.grid, &map.geometry);
                 let follower = requests.get(run.entity).ok().and_then(|r| r.2);
-                let avoid = obstacles.for_agent(run.entity);
+                let avoid = obstacles.for_agent(run.entity, run.query.map);
                 let began = std::time::Instant::now();
                 let on = run.frozen.as_ref().unwrap_or(live);
                 let first = pathfinder.resume_search(on, budget.slice());
@@ -166,32 +186,54 @@ pub(crate) fn answer_requests(
         let Some(entity) = waiting.pop_front() else {
             break;
         };
-        let Ok((request, transform, follower, old_path, watched)) = requests.get(entity) else {
+        let Ok((request, transform, follower, old_path, on_map, watched)) = requests.get(entity)
+        else {
             continue; // despawned, or the request was taken back
         };
         answered += 1;
-        let Some((grid, geometry)) = map else {
+        if maps.is_empty() {
             out.deliver(entity, follower, None, Err(NavError::NoGrid), pathfinder);
             continue;
-        };
+        }
         let query =
-            match prepare(grid, geometry, &settings, request, transform, follower.zip(old_path)) {
+            match prepare(&maps, &settings, request, transform, on_map, follower.zip(old_path)) {
                 Ok(query) => query,
                 Err(error) => {
-                    out.deliver(entity, follower, Some(grid), Err(error), pathfinder);
+                    out.deliver(entity, follower, None, Err(error), pathfinder);
                     continue;
                 }
             };
+        // Both on one map, which no link touches, or no links at all: a search on that map.
+        let Some(map) = maps.get(query.map) else {
+            continue; // prepare found it
+        };
+        let (grid, geometry) = (&map.grid, &map.geometry);
         if watched {
             pathfinder.record_next();
         }
         let began = std::time::Instant::now();
-        let avoid = obstacles.for_agent(entity);
         searched = true;
+        diagnostics.searches_started += 1;
+        if query.goal_map != query.map || !frame_links.is_empty() {
+            let found = linked_search(pathfinder, &maps, frame_links, &obstacles, entity, &query);
+            let micros = began.elapsed().as_secs_f32() * 1e6;
+            let expanded = match &found {
+                Ok(path) => path.stats.expanded,
+                Err(PathError::LimitExceeded { expanded }) => *expanded,
+                Err(_) => 0,
+            };
+            budget.expansions = budget.expansions.saturating_sub(expanded.max(1));
+            diagnostics.searches_finished += 1;
+            let path = found
+                .map(|found| make_linked_path(found, &maps, frame_links, &query, micros))
+                .map_err(NavError::from);
+            out.deliver(entity, follower, Some(grid), path, pathfinder);
+            continue;
+        }
+        let avoid = obstacles.for_agent(entity, query.map);
         let first = begin_search(pathfinder, grid, &query, &avoid, budget.slice());
         let step = go_on(pathfinder, grid, first, &mut budget, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;
-        diagnostics.searches_started += 1;
         match step {
             SearchStep::Paused { expanded } => {
                 diagnostics.search_paused = true;
@@ -210,6 +252,27 @@ pub(crate) fn answer_requests(
     }
     diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
     diagnostics.pathfind_time = frame_began.elapsed();
+}
+
+/// A search across the maps and links, from `query`'s start to its goal.
+fn linked_search(
+    pathfinder: &mut Pathfinder,
+    maps: &NavMaps,
+    links: &[(Link, Entity)],
+    obstacles: &ObstacleCells,
+    entity: Entity,
+    query: &Plan,
+) -> Result<LinkedPath, PathError> {
+    let index = |map: Entity| maps.index_of(map).ok_or(PathError::NoSuchMap { map: usize::MAX });
+    let start = MapPos::new(index(query.map)?, query.start);
+    let goal = MapPos::new(index(query.goal_map)?, query.goal);
+    let avoid: Vec<MapPos> = obstacles
+        .for_agent_anywhere(entity)
+        .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
+        .collect();
+    let core_links: Vec<Link> = links.iter().map(|(link, _)| *link).collect();
+    let grids = maps.grids();
+    pathfinder.find_linked_path_avoiding(&grids, &core_links, start, goal, &query.options, &avoid)
 }
 
 /// The frame's search budget: expanded cells, and a time when one is set.
@@ -294,7 +357,8 @@ impl Answers<'_, '_, '_, '_> {
                 {
                     path.corners = corner_indices(grid, &path.cells);
                 }
-                entity_commands.remove::<(PathFailed, Replanning)>().insert(path);
+                let on = OnNavMap(path.map);
+                entity_commands.remove::<(PathFailed, Replanning)>().insert((path, on));
                 if let Some(follower) = follower {
                     entity_commands.insert(PathFollower { next: 0, ..follower.clone() });
                 }
@@ -362,55 +426,112 @@ fn settle(
     }
 }
 
-/// Makes a request concrete: its start cell, goal cell and options.
+/// Makes a request concrete: its start map and cell, goal map and cell, and options.
 fn prepare(
-    grid: &NavGrid,
-    geometry: &NavGeometry,
+    maps: &NavMaps,
     settings: &NavSettings,
     request: &PathRequest,
     transform: Option<&Transform>,
+    on_map: Option<&OnNavMap>,
     following: Option<(&PathFollower, &Path)>,
 ) -> Result<Plan, NavError> {
+    let position = transform.map(|t| t.translation.truncate());
+    let map = match (on_map, position) {
+        (Some(OnNavMap(map)), _) => maps.get(*map).ok_or(NavError::MapGone { map: *map })?,
+        (None, Some(p)) if !p.is_finite() => {
+            return Err(NavError::Start(WorldToCellError::NotFinite(p)));
+        }
+        (None, Some(p)) => maps.at_world(p).ok_or(NavError::Start(WorldToCellError::OffMap(p)))?,
+        (None, None) if request.start.is_some() => maps.first().ok_or(NavError::NoGrid)?,
+        (None, None) => return Err(NavError::NoTransform),
+    };
     let start = match request.start {
         Some(start) => start,
         None => {
-            let transform = transform.ok_or(NavError::NoTransform)?;
-            start_cell(geometry, grid, transform.translation.truncate(), following)
-                .map_err(NavError::Start)?
+            let position = position.ok_or(NavError::NoTransform)?;
+            let following = following.filter(|(_, path)| path.map == map.entity);
+            start_cell(&map.geometry, &map.grid, position, following).map_err(NavError::Start)?
         }
     };
-    let goal = match request.goal {
-        PathGoal::Tile(pos) => pos,
-        PathGoal::World(world) => geometry.world_to_cell(world).map_err(NavError::Goal)?,
+    let (goal_map, goal) = match request.goal {
+        PathGoal::Tile(pos) => (map.entity, pos),
+        PathGoal::OnMap { map: goal_map, cell } => {
+            maps.get(goal_map).ok_or(NavError::MapGone { map: goal_map })?;
+            (goal_map, cell)
+        }
+        PathGoal::World(world) => match map.geometry.world_to_cell(world) {
+            Ok(cell) => (map.entity, cell),
+            Err(error) => {
+                let other = maps.at_world(world).ok_or(NavError::Goal(error))?;
+                (other.entity, other.geometry.world_to_cell(world).map_err(NavError::Goal)?)
+            }
+        },
     };
     let options = request.options.unwrap_or(settings.search);
-    Ok(Plan { start, goal, options })
+    Ok(Plan { map: map.entity, start, goal_map, goal, options })
 }
 
 fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f32) -> Path {
     Path {
+        map: query.map,
         points: found.cells.iter().map(|&c| geometry.cell_to_world(c)).collect(),
         cells: found.cells,
         cost: found.cost,
         goal: query.goal,
+        goal_map: query.goal_map,
         complete: found.complete,
         expanded: found.stats.expanded,
         micros,
         options: query.options,
         corners: Vec::new(),
+        legs: Vec::new(),
     }
 }
 
-/// The indices in `cells` of its smoothed corners ([`crate::path::smooth_path`]).
-fn corner_indices(grid: &NavGrid, cells: &[GridPos]) -> Vec<usize> {
-    let corners = crate::path::smooth_path(grid, cells);
-    let mut indices = Vec::with_capacity(corners.len());
-    let mut from = 0;
-    for corner in corners {
-        if let Some(k) = cells[from..].iter().position(|&c| c == corner) {
-            indices.push(from + k);
-            from += k;
+/// A path through links: its first walk as the path's cells, the others as its legs.
+fn make_linked_path(
+    found: LinkedPath,
+    maps: &NavMaps,
+    links: &[(Link, Entity)],
+    query: &Plan,
+    micros: f32,
+) -> Path {
+    let entity_of = |index: usize| maps.iter().nth(index).map(|m| m.entity);
+    let points = |index: usize, cells: &[GridPos]| -> Vec<Vec2> {
+        let map = maps.iter().nth(index);
+        cells.iter().map(|&c| map.map_or(Vec2::ZERO, |m| m.geometry.cell_to_world(c))).collect()
+    };
+    let mut walks = found.legs.into_iter();
+    // A linked path has at least one leg.
+    let first = walks.next().expect("a linked path has a walk");
+    let mut legs = Vec::new();
+    let (mut map, mut end, mut then) = (first.map, first.path.end(), first.then);
+    for walk in walks {
+        let next = (walk.map, walk.path.end(), walk.then);
+        if let Some(link) = then {
+            legs.push(PathLeg {
+                link: links[link].1,
+                from: LinkEnd::new(entity_of(map).unwrap_or(query.map), end),
+                map: entity_of(walk.map).unwrap_or(query.goal_map),
+                points: points(walk.map, &walk.path.cells),
+                cost: walk.path.cost + links[link].0.cost,
+                cells: walk.path.cells,
+            });
         }
+        (map, end, then) = next;
     }
-    indices
+    Path {
+        map: entity_of(first.map).unwrap_or(query.map),
+        points: points(first.map, &first.path.cells),
+        cells: first.path.cells,
+        cost: found.cost,
+        goal: query.goal,
+        goal_map: query.goal_map,
+        complete: true,
+        expanded: found.stats.expanded,
+        micros,
+        options: query.options,
+        corners: Vec::new(),
+        legs,
+    }
 }

@@ -1,5 +1,5 @@
-//! From `bevy_ecs_tilemap` tiles to the [`NavGrid`] resource, and between world space and grid
-//! cells.
+//! From `bevy_ecs_tilemap` tiles to navigation maps (a [`NavGrid`] each, in the [`NavMaps`]
+//! resource), and between world space and grid cells.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -19,12 +19,109 @@ use super::settings::NavSettings;
 use crate::grid::{Cell, GridPos, HexCoords, NavGrid, Neighborhood};
 use crate::io::baked::{BakeError, expect_size, expect_topology};
 
-/// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles part of the
-/// [`NavGrid`]. Several marked tilemaps of the same size and grid are layers of one grid: a cell
-/// is blocked if any layer blocks it, and otherwise costs the highest of the layers' costs.
+/// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles navigable.
+///
+/// Marked tilemaps that lie on one another (same size, tile and grid size, map type, anchor and
+/// `Transform`) are layers of one navigation map: a cell is blocked if any layer blocks it,
+/// and otherwise costs the highest of the layers' costs (the floor layer and the walls layer of
+/// a level). Tilemaps placed elsewhere, or of another size or type, are maps of their own. When
+/// that rule does not fit (two floors of a dungeon drawn at the same place, one at a time), put
+/// [`NavLayerOf`] on the tilemaps to say which map each belongs to.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component, Default)]
 pub struct NavTilemap;
+
+/// Groups marked tilemaps explicitly: every [`NavTilemap`] with `NavLayerOf(e)` is a layer of
+/// the map whose entity is `e` (any entity: the level's, or one of the layers'), and of no
+/// other. Its layers must share size and map type (a layer that does not is left out, with a
+/// [`TilemapNavWarning`]); the map's placement is its first (oldest) layer's.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+#[reflect(Component)]
+pub struct NavLayerOf(pub Entity);
+
+/// One navigation map: its grid, where it lies in the world, and the tilemaps it is made of.
+#[derive(Clone, Debug)]
+pub struct NavMap {
+    /// The map's entity: the one named by the layers' [`NavLayerOf`], or else its first
+    /// (oldest) layer tilemap. Requests, paths, links and messages name maps by it.
+    pub entity: Entity,
+    pub grid: NavGrid,
+    pub geometry: NavGeometry,
+    /// Its layer tilemaps, oldest first.
+    pub layers: Vec<Entity>,
+}
+
+/// Every navigation map, oldest first, kept in step with the marked tilemaps by the plugin.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_tilemap_nav::prelude::*;
+/// fn show(maps: Res<NavMaps>) {
+///     // A game with one map:
+///     if let Some(map) = maps.first() {
+///         let open = map.grid.positions().filter(|&p| map.grid.is_passable(p)).count();
+///         println!("{open} open cells");
+///     }
+///     // A game with several: by the map's entity, or by a world position.
+///     if let Some(map) = maps.at_world(Vec2::new(100.0, 40.0)) {
+///         println!("(100, 40) is on map {}", map.entity);
+///     }
+/// }
+/// ```
+#[derive(Resource, Clone, Debug, Default)]
+pub struct NavMaps {
+    maps: Vec<NavMap>,
+}
+
+impl NavMaps {
+    /// The oldest map: in a game with one map, the map.
+    pub fn first(&self) -> Option<&NavMap> {
+        self.maps.first()
+    }
+
+    /// The map whose entity is `map`.
+    pub fn get(&self, map: Entity) -> Option<&NavMap> {
+        self.maps.iter().find(|m| m.entity == map)
+    }
+
+    /// The map a marked tilemap is a layer of.
+    pub fn of_tilemap(&self, tilemap: Entity) -> Option<&NavMap> {
+        self.maps.iter().find(|m| m.layers.contains(&tilemap))
+    }
+
+    /// The map under a world position: of the maps it lies on, the oldest whose cell there is
+    /// open, or else the oldest.
+    pub fn at_world(&self, world: Vec2) -> Option<&NavMap> {
+        let mut on =
+            self.maps.iter().filter_map(|m| Some((m, m.geometry.world_to_cell(world).ok()?)));
+        let first = on.clone().next().map(|(m, _)| m);
+        on.find(|(m, cell)| m.grid.is_passable(*cell)).map(|(m, _)| m).or(first)
+    }
+
+    /// Every map, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &NavMap> {
+        self.maps.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.maps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.maps.is_empty()
+    }
+
+    /// The position of map `map` in [`iter`](Self::iter)'s order (the index a linked search
+    /// names it by).
+    pub(crate) fn index_of(&self, map: Entity) -> Option<usize> {
+        self.maps.iter().position(|m| m.entity == map)
+    }
+
+    /// Every map's grid, in [`iter`](Self::iter)'s order.
+    pub(crate) fn grids(&self) -> Vec<&NavGrid> {
+        self.maps.iter().map(|m| &m.grid).collect()
+    }
+}
 
 /// A per-tile override, on a tile entity: this tile is blocked, or costs this much, whatever its
 /// texture says. Immutable: change it by inserting another (or remove it). The plugin learns of
@@ -99,17 +196,20 @@ impl TileRules {
     }
 }
 
-/// Insert this resource (a grid loaded with [`crate::io::baked`]) to start the [`NavGrid`] from
-/// baked data instead of scanning the tilemap. It is used when the grid is first built, if its
-/// size matches the tilemap's (otherwise a [`TilemapNavWarning`] says so and the tiles are
-/// scanned). Tile changes at run time then update the grid as usual; a change of [`TileRules`]
-/// or of the layers rescans the tiles.
+/// Insert this resource (a grid loaded with [`crate::io::baked`]) to start the first (oldest)
+/// map's [`NavGrid`] from baked data instead of scanning its tiles. It is used when that grid is
+/// first built, if its size and topology match the tilemap's (otherwise a
+/// [`TilemapNavWarning`] says so and the tiles are scanned). Tile changes at run time then
+/// update the grid as usual; a change of [`TileRules`] or of the layers rescans the tiles.
 #[derive(Resource, Clone, Debug)]
 pub struct BakedNavGrid(pub NavGrid);
 
-/// Message: cells of the [`NavGrid`] changed this frame (walls built or removed, costs changed).
+/// Message: cells of a map's [`NavGrid`] changed this frame (walls built or removed, costs
+/// changed), or the map was built afresh (every cell listed).
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct NavGridChanged {
+    /// The map's entity ([`NavMap::entity`]).
+    pub map: Entity,
     /// The cells whose blocked state or cost changed, each once.
     pub cells: Vec<GridPos>,
 }
@@ -117,10 +217,11 @@ pub struct NavGridChanged {
 /// Why something in the tilemap-to-grid layer could not be done.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TilemapNavError {
-    /// A layer's map type differs from the first layer's (a hex layer over a square map); it
-    /// is left out of the grid.
+    /// A layer's map type differs from its map's first layer's (tilemaps grouped by
+    /// [`NavLayerOf`]); it is left out.
     MapTypeMismatch { tilemap: Entity, expected: TilemapType, found: TilemapType },
-    /// A layer's size differs from the first layer's; it is left out of the grid.
+    /// A layer's size differs from its map's first layer's (tilemaps grouped by
+    /// [`NavLayerOf`]); it is left out.
     SizeMismatch { tilemap: Entity, expected: UVec2, found: UVec2 },
     /// The tilemap has no cells.
     Empty { tilemap: Entity },
@@ -139,11 +240,11 @@ impl fmt::Display for TilemapNavError {
         match self {
             TilemapNavError::MapTypeMismatch { tilemap, expected, found } => write!(
                 f,
-                "tilemap {tilemap} is {found:?} but the navigation grid is {expected:?}; it is left out"
+                "tilemap {tilemap} is {found:?} but the map it is a layer of is {expected:?}; it is left out"
             ),
             TilemapNavError::SizeMismatch { tilemap, expected, found } => write!(
                 f,
-                "tilemap {tilemap} is {found} tiles but the navigation grid is {expected}; it is left out"
+                "tilemap {tilemap} is {found} tiles but the map it is a layer of is {expected}; it is left out"
             ),
             TilemapNavError::Empty { tilemap } => write!(f, "tilemap {tilemap} has no tiles"),
             TilemapNavError::InconsistentSize { tilemap, size, storage_size, storage_tiles } => {
@@ -170,9 +271,9 @@ pub struct TilemapNavWarning {
     pub error: TilemapNavError,
 }
 
-/// Where the grid sits in the world: what world <-> cell conversion needs. Taken from the first
-/// (oldest) [`NavTilemap`]; its `Transform` must be the world transform (a root entity).
-#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+/// Where a map's grid sits in the world: what world <-> cell conversion needs. Taken from the
+/// map's first (oldest) layer; its `Transform` must be the world transform (a root entity).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NavGeometry {
     pub tilemap: Entity,
     pub size: TilemapSize,
@@ -348,7 +449,7 @@ struct Layer {
     cells: Vec<Cell>,
 }
 
-/// The layers behind the grid, oldest first.
+/// The layer tilemaps behind the maps, oldest first.
 #[derive(Resource, Default, Debug)]
 pub(crate) struct NavLayers {
     layers: Vec<(Entity, Layer)>,
@@ -362,6 +463,23 @@ pub(crate) struct ChangedTiles(Vec<(TilePos, TilemapId)>);
 type TileQuery<'w, 's> =
     Query<'w, 's, (Option<&'static TileNav>, Option<&'static TileTextureIndex>), With<TilePos>>;
 
+type TilemapQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        Ref<'static, TileStorage>,
+        &'static TilemapSize,
+        &'static TilemapGridSize,
+        &'static TilemapTileSize,
+        Ref<'static, TilemapType>,
+        Option<&'static TilemapAnchor>,
+        Ref<'static, Transform>,
+        Option<&'static NavLayerOf>,
+    ),
+    With<NavTilemap>,
+>;
+
 fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> Cell {
     let Some(entity) = entity else {
         return rules.missing;
@@ -374,31 +492,38 @@ fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> Cell
     }
 }
 
-/// The grid sync system: keeps [`NavGrid`] and [`NavGeometry`] in step with the marked
-/// tilemaps. Unchanged cells cost nothing; changed ones are written and reported in one
+/// What makes layers one map: an explicit [`NavLayerOf`], or else lying on one another.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum GroupKey {
+    Explicit(Entity),
+    Placed {
+        size: UVec2,
+        map_type: TilemapType,
+        grid_size: TilemapGridSize,
+        tile_size: TilemapTileSize,
+        anchor: TilemapAnchor,
+        transform: Transform,
+    },
+}
+
+/// One map's layers this frame (indices into `NavLayers::layers`).
+struct Group {
+    key: GroupKey,
+    map: Entity,
+    members: Vec<usize>,
+}
+
+/// The grid sync system: keeps [`NavMaps`] in step with the marked tilemaps, a map per group of
+/// layers. Unchanged cells cost nothing; a map's changed cells are written and reported in one
 /// [`NavGridChanged`] message.
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn sync_nav_grid(
-    mut commands: Commands,
     mut layers: ResMut<NavLayers>,
-    grid: Option<ResMut<NavGrid>>,
-    geometry: Option<Res<NavGeometry>>,
+    mut maps: ResMut<NavMaps>,
     settings: Res<NavSettings>,
     rules: Res<TileRules>,
     baked: Option<Res<BakedNavGrid>>,
-    tilemaps: Query<
-        (
-            Entity,
-            Ref<TileStorage>,
-            &TilemapSize,
-            &TilemapGridSize,
-            &TilemapTileSize,
-            Ref<TilemapType>,
-            Option<&TilemapAnchor>,
-            Ref<Transform>,
-        ),
-        With<NavTilemap>,
-    >,
+    tilemaps: TilemapQuery,
     tiles: TileQuery,
     changed_tiles: Query<(&TilePos, &TilemapId), Changed<TileTextureIndex>>,
     (mut changed_scratch, mut diagnostics): (Local<ChangedTiles>, ResMut<NavDiagnostics>),
@@ -411,50 +536,37 @@ pub(crate) fn sync_nav_grid(
     // The first of the plugin's systems: it begins the frame's diagnostics.
     *diagnostics = NavDiagnostics::default();
     let _clock = Stopwatch::start(&mut diagnostics.sync_time);
-    // Tiles (as positions on their tilemap) whose combined cell may have changed.
-    let mut dirty: Vec<GridPos> = Vec::new();
-    let mut full = false;
-    // Layers taken in this frame: their cells were just read with the current rules.
+    // Tiles (layer tilemap, position on it) whose combined cell may have changed.
+    let mut dirty: Vec<(Entity, GridPos)> = Vec::new();
+    // Layers read whole this frame: their maps are rebuilt whole.
     let mut new_layers: Vec<Entity> = Vec::new();
 
-    // Layers whose tilemap is gone (despawned or unmarked).
-    let before = layers.layers.len();
+    // Layers whose tilemap is gone (despawned or unmarked): their maps' layer lists change.
     layers.layers.retain(|(e, _)| tilemaps.contains(*e));
-    full |= layers.layers.len() != before;
 
     // Rules changed: every cell of every layer may read differently.
     let rules_changed = layers.rules_seen.as_ref() != Some(&*rules);
     if rules_changed {
         layers.rules_seen = Some(rules.clone());
-        full = true;
     }
 
-    // The first layer sets the map type: when it changes, the grid follows (and the other
-    // layers must match it).
-    if let Some((first, layer)) = layers.layers.first_mut()
-        && let Ok((.., map_type, _, _)) = tilemaps.get(*first)
-        && layer.map_type != *map_type
-    {
-        layer.map_type = *map_type;
-        full = true;
-    }
-
-    // New layers, resized layers, and storages whose entities changed.
-    let mut expected: Option<(UVec2, TilemapType)> =
-        layers.layers.first().map(|(_, l)| (l.size, l.map_type));
+    // New layers, resized or retyped layers, and storages whose entities changed.
     let mut ordered: Vec<_> = tilemaps.iter().collect();
     ordered
         .sort_by_key(|t| layers.layers.iter().position(|(e, _)| *e == t.0).unwrap_or(usize::MAX));
-    for (entity, storage, size, _, _, map_type, _, _) in &ordered {
+    for (entity, storage, size, _, _, map_type, ..) in &ordered {
         let size = UVec2::new(size.x, size.y);
-        // Maps the grid cannot take are left out (and taken out if they were in), with a
+        // Tilemaps no grid can take are left out (and taken out if they were in), with a
         // warning when they appear or change. A storage that does not hold the tiles its size
         // says would make bevy_ecs_tilemap's own lookups panic.
         let cells = u64::from(size.x) * u64::from(size.y);
         let storage_size = UVec2::new(storage.size.x, storage.size.y);
         // Counting the tiles reads the whole storage: only when it or the size changed (an
         // unchanged layer was found consistent when it was taken in).
-        let known = layers.layers.iter().any(|(e, l)| e == entity && l.size == size);
+        let known = layers
+            .layers
+            .iter()
+            .any(|(e, l)| e == entity && l.size == size && l.map_type == **map_type);
         let storage_tiles =
             if known && !storage.is_changed() { cells as usize } else { storage.iter().count() };
         let refusal = if cells == 0 {
@@ -467,33 +579,15 @@ pub(crate) fn sync_nav_grid(
                 storage_tiles,
             };
             Some((error, storage.is_changed()))
-        } else if cells > crate::grid::MAX_CELLS {
+        } else if grid_dims(**map_type, size)
+            .is_none_or(|d| u64::from(d.x) * u64::from(d.y) > crate::grid::MAX_CELLS)
+        {
             Some((TilemapNavError::TooLarge { tilemap: *entity, size }, storage.is_added()))
         } else {
-            let (expected_size, expected_type) = *expected.get_or_insert((size, **map_type));
-            if size != expected_size {
-                let error = TilemapNavError::SizeMismatch {
-                    tilemap: *entity,
-                    expected: expected_size,
-                    found: size,
-                };
-                Some((error, storage.is_changed()))
-            } else if **map_type != expected_type {
-                let error = TilemapNavError::MapTypeMismatch {
-                    tilemap: *entity,
-                    expected: expected_type,
-                    found: **map_type,
-                };
-                Some((error, storage.is_added() || map_type.is_changed()))
-            } else {
-                None
-            }
+            None
         };
         if let Some((error, say_so)) = refusal {
-            if let Some(i) = layers.layers.iter().position(|(e, _)| e == entity) {
-                layers.layers.remove(i);
-                full = true;
-            }
+            layers.layers.retain(|(e, _)| e != entity);
             if say_so {
                 warnings.write(TilemapNavWarning { error });
             }
@@ -501,47 +595,56 @@ pub(crate) fn sync_nav_grid(
         }
         let width = size.x as usize;
         let read = |x: usize, y: usize| storage.checked_get(&TilePos::new(x as u32, y as u32));
-        match layers.layers.iter_mut().find(|(e, _)| e == entity) {
-            None => {
-                let mut layer =
-                    Layer { size, map_type: **map_type, entities: Vec::new(), cells: Vec::new() };
-                let count = width * size.y as usize;
-                if layer.entities.try_reserve_exact(count).is_err()
-                    || layer.cells.try_reserve_exact(count).is_err()
-                {
-                    if storage.is_added() {
-                        warnings.write(TilemapNavWarning {
-                            error: TilemapNavError::TooLarge { tilemap: *entity, size },
-                        });
-                    }
-                    continue;
-                }
+        let at = layers.layers.iter().position(|(e, _)| e == entity);
+        if let Some(k) = at
+            && layers.layers[k].1.size == size
+            && layers.layers[k].1.map_type == **map_type
+        {
+            if storage.is_changed() && !rules_changed {
+                let layer = &mut layers.layers[k].1;
                 for y in 0..size.y as usize {
                     for x in 0..width {
                         let e = read(x, y);
-                        layer.entities.push(e);
-                        layer.cells.push(resolve(e, &tiles, &rules));
-                    }
-                }
-                layers.layers.push((*entity, layer));
-                new_layers.push(*entity);
-                full = true;
-            }
-            Some((_, layer)) if storage.is_changed() && !rules_changed => {
-                for y in 0..size.y as usize {
-                    for x in 0..width {
-                        let e = read(x, y);
-                        let k = y * width + x;
-                        if layer.entities[k] != e {
-                            layer.entities[k] = e;
-                            layer.cells[k] = resolve(e, &tiles, &rules);
-                            dirty.push(GridPos::new(x as u32, y as u32));
+                        let i = y * width + x;
+                        if layer.entities[i] != e {
+                            layer.entities[i] = e;
+                            layer.cells[i] = resolve(e, &tiles, &rules);
+                            dirty.push((*entity, GridPos::new(x as u32, y as u32)));
                         }
                     }
                 }
             }
-            Some(_) => {}
+            continue;
         }
+        // New, or resized or retyped: read whole (in its place, keeping its age).
+        let mut layer =
+            Layer { size, map_type: **map_type, entities: Vec::new(), cells: Vec::new() };
+        let count = width * size.y as usize;
+        if layer.entities.try_reserve_exact(count).is_err()
+            || layer.cells.try_reserve_exact(count).is_err()
+        {
+            if storage.is_added() {
+                warnings.write(TilemapNavWarning {
+                    error: TilemapNavError::TooLarge { tilemap: *entity, size },
+                });
+            }
+            if let Some(k) = at {
+                layers.layers.remove(k);
+            }
+            continue;
+        }
+        for y in 0..size.y as usize {
+            for x in 0..width {
+                let e = read(x, y);
+                layer.entities.push(e);
+                layer.cells.push(resolve(e, &tiles, &rules));
+            }
+        }
+        match at {
+            Some(k) => layers.layers[k].1 = layer,
+            None => layers.layers.push((*entity, layer)),
+        }
+        new_layers.push(*entity);
     }
 
     if rules_changed {
@@ -562,7 +665,7 @@ pub(crate) fn sync_nav_grid(
             let cell = resolve(layer.entities[k], &tiles, &rules);
             if layer.cells[k] != cell {
                 layer.cells[k] = cell;
-                dirty.push(GridPos::new(pos.x, pos.y));
+                dirty.push((map.0, GridPos::new(pos.x, pos.y)));
             }
         }
     };
@@ -587,125 +690,185 @@ pub(crate) fn sync_nav_grid(
         }
     }
 
-    // Geometry follows the first layer.
-    let first = layers.layers.first().map(|(e, _)| *e);
-    match first.and_then(|e| tilemaps.get(e).ok()) {
-        Some((entity, _, size, grid_size, tile_size, map_type, anchor, transform)) => {
-            let new = NavGeometry::new(
-                entity,
-                *size,
-                *grid_size,
-                *tile_size,
-                *map_type,
-                anchor.copied().unwrap_or_default(),
-                *transform,
-            );
-            if geometry.as_deref() != Some(&new) {
-                commands.insert_resource(new);
+    // Layers into maps, oldest layer first.
+    let mut groups: Vec<Group> = Vec::new();
+    for (index, (entity, layer)) in layers.layers.iter().enumerate() {
+        let Ok((_, _, _, grid_size, tile_size, map_type, anchor, transform, layer_of)) =
+            tilemaps.get(*entity)
+        else {
+            continue;
+        };
+        let key = match layer_of {
+            Some(NavLayerOf(map)) => GroupKey::Explicit(*map),
+            None => GroupKey::Placed {
+                size: layer.size,
+                map_type: layer.map_type,
+                grid_size: *grid_size,
+                tile_size: *tile_size,
+                anchor: anchor.copied().unwrap_or_default(),
+                transform: *transform,
+            },
+        };
+        match groups.iter_mut().find(|g| g.key == key) {
+            Some(group) => {
+                let first = &layers.layers[group.members[0]].1;
+                let say_so = new_layers.contains(entity) || map_type.is_changed();
+                if layer.size != first.size {
+                    let error = TilemapNavError::SizeMismatch {
+                        tilemap: *entity,
+                        expected: first.size,
+                        found: layer.size,
+                    };
+                    if say_so {
+                        warnings.write(TilemapNavWarning { error });
+                    }
+                } else if layer.map_type != first.map_type {
+                    let error = TilemapNavError::MapTypeMismatch {
+                        tilemap: *entity,
+                        expected: first.map_type,
+                        found: layer.map_type,
+                    };
+                    if say_so {
+                        warnings.write(TilemapNavWarning { error });
+                    }
+                } else {
+                    group.members.push(index);
+                }
             }
-        }
-        None => {
-            if geometry.is_some() {
-                commands.remove_resource::<NavGeometry>();
+            None => {
+                let map = match key {
+                    GroupKey::Explicit(map) => map,
+                    GroupKey::Placed { .. } => *entity,
+                };
+                groups.push(Group { key, map, members: vec![index] });
             }
         }
     }
 
-    let Some((_, first_layer)) = layers.layers.first() else {
-        if grid.is_some() {
-            commands.remove_resource::<NavGrid>();
-        }
-        return;
-    };
-    let (size, map_type) = (first_layer.size, first_layer.map_type);
-    let neighborhood = neighborhood_for(map_type, settings.neighborhood);
-    let tile_index = |pos: GridPos| pos.y as usize * size.x as usize + pos.x as usize;
-    let all_tiles = || (0..size.y).flat_map(move |y| (0..size.x).map(move |x| GridPos::new(x, y)));
-    let combine = |k: usize| -> Cell {
-        layers.layers.iter().fold(Cell::GROUND, |acc, (_, l)| match (acc, l.cells[k]) {
-            (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
-            (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
-                Cell::Passable { cost: a.max(b) }
-            }
-        })
-    };
-    let Some(dims) = grid_dims(map_type, size) else {
-        if grid.is_some() {
-            commands.remove_resource::<NavGrid>();
-        }
-        return;
-    };
-    let mut grid = match grid {
-        Some(grid) if grid.width() == dims.x && grid.height() == dims.y => grid,
-        _ => {
-            // First grid, or the map changed size: start from baked data if it fits, else
-            // build it whole from the tiles.
-            if let Some(baked) = baked.as_deref() {
-                match expect_size(&baked.0, dims.x, dims.y)
-                    .and_then(|()| expect_topology(&baked.0, neighborhood))
-                {
-                    Ok(()) => {
-                        let cells: Vec<GridPos> = baked.0.positions().collect();
-                        commands.insert_resource(baked.0.clone());
-                        changed.write(NavGridChanged { cells });
-                        return;
-                    }
-                    Err(error) => {
-                        warnings.write(TilemapNavWarning { error: TilemapNavError::Baked(error) });
-                    }
+    // Each group's map, kept or built; maps whose group is gone are dropped.
+    let mut old_maps = std::mem::take(&mut maps.maps);
+    for (g, group) in groups.iter().enumerate() {
+        let members: Vec<(Entity, &Layer)> =
+            group.members.iter().map(|&i| (layers.layers[i].0, &layers.layers[i].1)).collect();
+        let (first_entity, first_layer) = members[0];
+        let Ok((_, _, size, grid_size, tile_size, map_type, anchor, transform, _)) =
+            tilemaps.get(first_entity)
+        else {
+            continue;
+        };
+        let geometry = NavGeometry::new(
+            first_entity,
+            *size,
+            *grid_size,
+            *tile_size,
+            *map_type,
+            anchor.copied().unwrap_or_default(),
+            *transform,
+        );
+        let layer_entities: Vec<Entity> = members.iter().map(|(e, _)| *e).collect();
+        let old =
+            old_maps.iter().position(|m| m.entity == group.map).map(|k| old_maps.swap_remove(k));
+        let (size, map_type) = (first_layer.size, first_layer.map_type);
+        let neighborhood = neighborhood_for(map_type, settings.neighborhood);
+        // Every size was checked above.
+        let Some(dims) = grid_dims(map_type, size) else {
+            continue;
+        };
+        let tile_index = |pos: GridPos| pos.y as usize * size.x as usize + pos.x as usize;
+        let combine = |k: usize| -> Cell {
+            members.iter().fold(Cell::GROUND, |acc, (_, l)| match (acc, l.cells[k]) {
+                (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
+                (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
+                    Cell::Passable { cost: a.max(b) }
                 }
-            }
-            // Start all walls (no jump point bits to compute), so that setting the cells
-            // builds the bits once.
-            let Ok(mut fresh) = NavGrid::filled(dims.x, dims.y, Cell::Blocked) else {
-                // Memory refused: say so, once, rather than abort.
-                if grid.is_some() {
-                    commands.remove_resource::<NavGrid>();
+            })
+        };
+        let all_tiles =
+            || (0..size.y).flat_map(move |y| (0..size.x).map(move |x| GridPos::new(x, y)));
+        let rebuild = rules_changed
+            || layer_entities.iter().any(|e| new_layers.contains(e))
+            || old.as_ref().is_none_or(|m| {
+                m.layers != layer_entities || (m.grid.width(), m.grid.height()) != (dims.x, dims.y)
+            });
+        let grid = match old {
+            Some(NavMap { mut grid, .. }) if (grid.width(), grid.height()) == (dims.x, dims.y) => {
+                if grid.neighborhood() != neighborhood {
+                    grid.set_neighborhood(neighborhood);
                 }
-                if full {
-                    let tilemap = layers.layers[0].0;
-                    warnings.write(TilemapNavWarning {
-                        error: TilemapNavError::TooLarge { tilemap, size },
+                if grid.corner_rule() != settings.corner_rule {
+                    grid.set_corner_rule(settings.corner_rule);
+                }
+                let mut tiles_to_check: Vec<GridPos> = if rebuild {
+                    all_tiles().collect()
+                } else {
+                    dirty
+                        .iter()
+                        .filter(|(e, _)| layer_entities.contains(e))
+                        .map(|&(_, pos)| pos)
+                        .collect()
+                };
+                tiles_to_check.sort_unstable();
+                tiles_to_check.dedup();
+                let changes: Vec<(GridPos, Cell)> = tiles_to_check
+                    .into_iter()
+                    .map(|tile| (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile))))
+                    .filter(|&(pos, cell)| grid.get(pos) != Some(cell))
+                    .collect();
+                if !changes.is_empty() {
+                    // One call for the frame's changes: when they are many (a layer added or
+                    // removed, a level rewritten) the search's bits are rebuilt once rather
+                    // than round each cell. Every combined cell is valid and every position is
+                    // on the grid (the layers have its size), so this cannot fail.
+                    let _ = grid.set_all(changes.iter().copied());
+                    let cells: Vec<GridPos> = changes.into_iter().map(|(pos, _)| pos).collect();
+                    changed.write(NavGridChanged { map: group.map, cells });
+                }
+                grid
+            }
+            _ => {
+                // A new map, or one that changed size: the first map starts from baked data
+                // if it fits, any other is built whole from its tiles.
+                let baked =
+                    baked.as_deref().filter(|_| g == 0).and_then(|baked| {
+                        match expect_size(&baked.0, dims.x, dims.y)
+                            .and_then(|()| expect_topology(&baked.0, neighborhood))
+                        {
+                            Ok(()) => Some(baked.0.clone()),
+                            Err(error) => {
+                                warnings.write(TilemapNavWarning {
+                                    error: TilemapNavError::Baked(error),
+                                });
+                                None
+                            }
+                        }
                     });
-                }
-                return;
-            };
-            fresh.set_neighborhood(neighborhood);
-            fresh.set_corner_rule(settings.corner_rule);
-            let cells: Vec<GridPos> = fresh.positions().collect();
-            let tiles = all_tiles()
-                .map(|tile| (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile))));
-            // Every combined cell is valid (layer costs of 0 read as 1), so this cannot fail.
-            let _ = fresh.set_all(tiles);
-            commands.insert_resource(fresh);
-            changed.write(NavGridChanged { cells });
-            return;
-        }
-    };
-    if full {
-        dirty = all_tiles().collect();
+                let grid = match baked {
+                    Some(grid) => grid,
+                    None => {
+                        // Start all walls (no jump point bits to compute), so that setting
+                        // the cells builds the bits once.
+                        let Ok(mut fresh) = NavGrid::filled(dims.x, dims.y, Cell::Blocked) else {
+                            // Memory refused: say so rather than abort.
+                            warnings.write(TilemapNavWarning {
+                                error: TilemapNavError::TooLarge { tilemap: first_entity, size },
+                            });
+                            continue;
+                        };
+                        fresh.set_neighborhood(neighborhood);
+                        fresh.set_corner_rule(settings.corner_rule);
+                        let tiles = all_tiles().map(|tile| {
+                            (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile)))
+                        });
+                        // Every combined cell is valid (layer costs of 0 read as 1), so this
+                        // cannot fail.
+                        let _ = fresh.set_all(tiles);
+                        fresh
+                    }
+                };
+                changed.write(NavGridChanged { map: group.map, cells: grid.positions().collect() });
+                grid
+            }
+        };
+        maps.maps.push(NavMap { entity: group.map, grid, geometry, layers: layer_entities });
     }
-    if grid.neighborhood() != neighborhood {
-        grid.set_neighborhood(neighborhood);
-    }
-    if grid.corner_rule() != settings.corner_rule {
-        grid.set_corner_rule(settings.corner_rule);
-    }
-    dirty.sort_unstable();
-    dirty.dedup();
-    let changes: Vec<(GridPos, Cell)> = dirty
-        .into_iter()
-        .map(|tile| (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile))))
-        .filter(|&(pos, cell)| grid.get(pos) != Some(cell))
-        .collect();
-    if changes.is_empty() {
-        return;
-    }
-    // One call for the frame's changes: when they are many (a layer added or removed, a level
-    // rewritten) the search's bits are rebuilt once rather than round each cell. Every combined
-    // cell is valid and every position is on the grid (the layers have its size), so this
-    // cannot fail.
-    let _ = grid.set_all(changes.iter().copied());
-    let cells: Vec<GridPos> = changes.into_iter().map(|(pos, _)| pos).collect();
-    changed.write(NavGridChanged { cells });
 }

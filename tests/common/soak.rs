@@ -196,12 +196,12 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
     let tiles = spawn_tilemap(&mut app, n, n, |_| if rng.chance(20) { WALL } else { FLOOR });
     app.update();
 
-    let geometry = *app.world().resource::<NavGeometry>();
+    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
     let speed = config.tiles_per_frame * TILE / DT.as_secs_f32();
     let mut pathfinder = Pathfinder::new();
     let mut agents: Vec<Agent> = Vec::with_capacity(config.agents);
     {
-        let grid = app.world().resource::<NavGrid>().clone();
+        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
         for _ in 0..config.agents {
             let cell = random_open_cell(&grid, &mut rng);
             let entity = app
@@ -240,7 +240,7 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
             .map(|a| a.entity)
             .collect();
         {
-            let grid = app.world().resource::<NavGrid>().clone();
+            let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
             for agent in &mut agents {
                 let failed = app.world().get::<PathFailed>(agent.entity).is_some();
                 let done = arrived.contains(&agent.entity);
@@ -298,7 +298,7 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
         total_time += took;
         report.worst_frame = report.worst_frame.max(took);
 
-        let grid = app.world().resource::<NavGrid>();
+        let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
         components.label(grid);
         for agent in &mut agents {
             let position = app.world().get::<Transform>(agent.entity).unwrap().translation;

@@ -1,0 +1,106 @@
+//! Links between cells of the navigation maps (stairs, doors between levels, teleporters,
+//! ladders, drops), as entities a game spawns and despawns, and the message sent when an agent
+//! is carried across one.
+
+use bevy::prelude::*;
+
+use super::tilemap::NavMaps;
+use crate::grid::GridPos;
+use crate::search::{Link, MapPos};
+
+/// One end of a [`NavLink`]: a cell of a map (named by its entity, [`NavMap::entity`](super::NavMap::entity)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
+pub struct LinkEnd {
+    pub map: Entity,
+    pub cell: GridPos,
+}
+
+impl LinkEnd {
+    pub fn new(map: Entity, cell: GridPos) -> Self {
+        Self { map, cell }
+    }
+}
+
+/// A link between two cells, on one map or on two: spawn an entity with it, despawn it (or
+/// remove it) to take it away. Paths go through it when that is cheaper; an agent walks to
+/// `from`, is carried to `to` (a [`LinkCrossed`] message says so, for an animation or a fade;
+/// its `Transform` moves there) and walks on. While either cell is blocked, or a map is
+/// missing, the link is not taken.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_tilemap_nav::prelude::*;
+/// fn stairs(mut commands: Commands, ground: Entity, upstairs: Entity) {
+///     commands.spawn(NavLink::two_way(
+///         LinkEnd::new(ground, GridPos::new(14, 3)),
+///         LinkEnd::new(upstairs, GridPos::new(1, 3)),
+///         2.0,
+///     ));
+/// }
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct NavLink {
+    pub from: LinkEnd,
+    pub to: LinkEnd,
+    /// What taking it costs, in cell-cost units (it stands in for entering `to`); a cost that
+    /// is NaN, infinite or negative makes the link unusable.
+    pub cost: f64,
+    /// Whether it can be taken from `to` to `from` as well.
+    pub two_way: bool,
+}
+
+impl NavLink {
+    /// A link that can be taken both ways (stairs, a door).
+    pub fn two_way(from: LinkEnd, to: LinkEnd, cost: f64) -> Self {
+        Self { from, to, cost, two_way: true }
+    }
+
+    /// A link that can be taken from `from` to `to` only (a drop, a one-way teleporter).
+    pub fn one_way(from: LinkEnd, to: LinkEnd, cost: f64) -> Self {
+        Self { from, to, cost, two_way: false }
+    }
+}
+
+/// Message: an agent was carried across a link.
+#[derive(Message, Clone, Copy, Debug, PartialEq)]
+pub struct LinkCrossed {
+    pub entity: Entity,
+    /// The link's entity.
+    pub link: Entity,
+    /// Where it left, and where it arrived.
+    pub from: LinkEnd,
+    pub to: LinkEnd,
+}
+
+/// The links in the maps' terms: core [`Link`]s naming maps by their index in `maps`, each
+/// with its entity. Links to a missing map, a cell off its map, or with a bad cost are left
+/// out (they can never be taken).
+pub(crate) fn gather_links(
+    maps: &NavMaps,
+    links: &Query<(Entity, &NavLink)>,
+    out: &mut Vec<(Link, Entity)>,
+) {
+    out.clear();
+    let end = |e: LinkEnd| {
+        let map = maps.index_of(e.map)?;
+        maps.get(e.map)?.grid.in_bounds(e.cell).then_some(MapPos::new(map, e.cell))
+    };
+    for (entity, link) in links {
+        if let (Some(from), Some(to)) = (end(link.from), end(link.to))
+            && link.cost.is_finite()
+            && link.cost >= 0.0
+        {
+            out.push((Link { from, to, cost: link.cost, two_way: link.two_way }, entity));
+        }
+    }
+}
+
+/// True when `link` can be taken from `from` now: it exists, goes that way and both of its
+/// cells are open.
+pub(crate) fn usable(maps: &NavMaps, link: &NavLink, from: LinkEnd, to: LinkEnd) -> bool {
+    let forward = link.from == from && link.to == to;
+    let back = link.two_way && link.to == from && link.from == to;
+    let open = |e: LinkEnd| maps.get(e.map).is_some_and(|m| m.grid.is_passable(e.cell));
+    (forward || back) && link.cost.is_finite() && link.cost >= 0.0 && open(from) && open(to)
+}

@@ -250,20 +250,20 @@ fn a_level_despawned_under_an_agent_stops_it_with_a_typed_error() {
         app.update();
     }
     assert_eq!(app.world().get::<Transform>(agent).unwrap().translation, stopped);
-    // Asked again, it is told its map is gone (it is still said to be on it).
+    // Asked again, it is told its map is gone (no other map lies under it).
     app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(1, 1)));
     app.update();
     assert_eq!(
         app.world().get::<PathFailed>(agent).map(|f| f.error.clone()),
         Some(NavError::MapGone { map: b[0] })
     );
-    // A link to the gone level is never taken; the level streams back in as a new map.
+    // The level streams back in, a new map: the agent, on the map under its feet now, walks.
     let b_again = spawn_level(&mut app, &LEVEL_B, 32.0, Vec2::new(0.0, 400.0));
     app.update();
     assert_eq!(maps(&app).len(), 2);
-    app.world_mut()
-        .entity_mut(agent)
-        .insert((OnNavMap(b_again[0]), PathRequest::to(GridPos::new(5, 4))));
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(5, 4)));
+    app.update();
+    assert_eq!(app.world().get::<OnNavMap>(agent), Some(&OnNavMap(b_again[0])));
     walk_until_arrived(&mut app, agent, 1200);
 }
 

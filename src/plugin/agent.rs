@@ -114,8 +114,8 @@ pub struct PathLeg {
 
 /// The map an agent stands on. The plugin sets it when it answers a request and when the agent
 /// crosses a link; insert it to place an agent on a map yourself (where maps overlap: floors
-/// drawn at one place). Without it, an agent is on the map under its feet
-/// ([`NavMaps::at_world`]).
+/// drawn at one place). Without it, or when the map it names is gone, an agent is on the map
+/// under its feet ([`NavMaps::at_world`]).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
 pub struct OnNavMap(pub Entity);
@@ -126,10 +126,7 @@ pub(crate) fn agent_map<'a>(
     on: Option<&OnNavMap>,
     position: Vec2,
 ) -> Option<&'a NavMap> {
-    match on {
-        Some(OnNavMap(map)) => maps.get(*map),
-        None => maps.at_world(position),
-    }
+    on.and_then(|on| maps.get(on.0)).or_else(|| maps.at_world(position))
 }
 
 impl Path {

@@ -436,14 +436,21 @@ fn prepare(
     following: Option<(&PathFollower, &Path)>,
 ) -> Result<Plan, NavError> {
     let position = transform.map(|t| t.translation.truncate());
-    let map = match (on_map, position) {
-        (Some(OnNavMap(map)), _) => maps.get(*map).ok_or(NavError::MapGone { map: *map })?,
+    // Its `OnNavMap`; if that map is gone, the map under its feet.
+    let map = match (on_map.and_then(|on| maps.get(on.0)), position) {
+        (Some(map), _) => map,
         (None, Some(p)) if !p.is_finite() => {
             return Err(NavError::Start(WorldToCellError::NotFinite(p)));
         }
-        (None, Some(p)) => maps.at_world(p).ok_or(NavError::Start(WorldToCellError::OffMap(p)))?,
-        (None, None) if request.start.is_some() => maps.first().ok_or(NavError::NoGrid)?,
-        (None, None) => return Err(NavError::NoTransform),
+        (None, Some(p)) => maps.at_world(p).ok_or(match on_map {
+            Some(OnNavMap(gone)) => NavError::MapGone { map: *gone },
+            None => NavError::Start(WorldToCellError::OffMap(p)),
+        })?,
+        (None, None) => match on_map {
+            Some(OnNavMap(gone)) => return Err(NavError::MapGone { map: *gone }),
+            None if request.start.is_some() => maps.first().ok_or(NavError::NoGrid)?,
+            None => return Err(NavError::NoTransform),
+        },
     };
     let start = match request.start {
         Some(start) => start,

@@ -9,6 +9,9 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
+#[path = "common/tilemap.rs"]
+mod tilemap;
+use tilemap::spawn_text_tilemap;
 
 const FLOOR: u32 = 0;
 const WALL: u32 = 1;
@@ -27,34 +30,12 @@ fn app() -> App {
 /// Spawns a square tilemap from text rows (top row first: `#` wall, `.` floor, ` ` no tile)
 /// with tiles `tile` units wide, placed at `at`.
 fn spawn_layer(app: &mut App, rows: &[&str], tile: f32, at: Vec2) -> Entity {
-    let (width, height) = (rows[0].len() as u32, rows.len() as u32);
-    let size = TilemapSize { x: width, y: height };
-    let world = app.world_mut();
-    let tilemap = world.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for (row, line) in rows.iter().enumerate() {
-        for (x, c) in line.chars().enumerate() {
-            let texture = match c {
-                '#' => WALL,
-                '.' => FLOOR,
-                _ => continue,
-            };
-            let pos = TilePos { x: x as u32, y: height - 1 - row as u32 };
-            let t = world.spawn((pos, TilemapId(tilemap), TileTextureIndex(texture))).id();
-            storage.set(&pos, t);
-        }
-    }
-    world.entity_mut(tilemap).insert((
-        storage,
-        size,
-        TilemapGridSize { x: tile, y: tile },
-        TilemapTileSize { x: tile, y: tile },
-        TilemapType::Square,
-        TilemapAnchor::None,
-        Transform::from_translation(at.extend(0.0)),
-        NavTilemap,
-    ));
-    tilemap
+    let texture = |c| match c {
+        '#' => Some(WALL),
+        '.' => Some(FLOOR),
+        _ => None,
+    };
+    spawn_text_tilemap(app, rows, tile, at, texture)
 }
 
 /// A level of two layers (floor everywhere; the walls layer's `#`s), at `at`. Returns the
@@ -187,11 +168,11 @@ fn floors_drawn_at_one_place_are_grouped_by_nav_layer_of_and_joined_by_stairs() 
     // Left alone, all four layers lie on one another: one map.
     app.update();
     assert_eq!(maps(&app).len(), 1);
-    // Grouped: two floors, named by their first layers.
-    for (floor, layers) in [(ground[0], ground), (upstairs[0], upstairs)] {
-        for layer in layers {
-            app.world_mut().entity_mut(layer).insert(NavLayerOf(floor));
-        }
+    // Grouped: two floors, named by their first layers (which need no `NavLayerOf` of their
+    // own: being named is enough).
+    app.world_mut().entity_mut(ground[1]).insert(NavLayerOf(ground[0]));
+    for layer in upstairs {
+        app.world_mut().entity_mut(layer).insert(NavLayerOf(upstairs[0]));
     }
     // The upstairs floor has a wall across it, with the stairs on either side.
     let t = app.world().get::<TileStorage>(upstairs[0]).unwrap().get(&TilePos::new(3, 4)).unwrap();
@@ -199,6 +180,8 @@ fn floors_drawn_at_one_place_are_grouped_by_nav_layer_of_and_joined_by_stairs() 
     app.update();
     assert_eq!(maps(&app).len(), 2);
     let (g, u) = (ground[0], upstairs[0]);
+    assert_eq!(maps(&app).get(g).unwrap().layers, ground.to_vec());
+    assert_eq!(maps(&app).get(u).unwrap().layers, upstairs.to_vec());
     assert_ne!(
         maps(&app).get(g).unwrap().grid.passable_count(),
         maps(&app).get(u).unwrap().grid.passable_count()

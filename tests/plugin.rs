@@ -7,6 +7,9 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
+#[path = "common/tilemap.rs"]
+mod tilemap;
+use tilemap::spawn_text_tilemap;
 
 const FLOOR: u32 = 0;
 const WALL: u32 = 1;
@@ -34,36 +37,13 @@ fn app() -> App {
 /// Spawns a square tilemap drawn from text rows (top row first): `#` wall, `~` mud, `.` floor,
 /// ` ` no tile. Returns the tilemap entity.
 fn spawn_map(app: &mut App, rows: &[&str]) -> Entity {
-    let height = rows.len() as u32;
-    let width = rows[0].len() as u32;
-    let size = TilemapSize { x: width, y: height };
-    let world = app.world_mut();
-    let tilemap = world.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for (row, line) in rows.iter().enumerate() {
-        for (x, c) in line.chars().enumerate() {
-            let texture = match c {
-                '#' => WALL,
-                '~' => MUD,
-                '.' => FLOOR,
-                _ => continue,
-            };
-            let pos = TilePos { x: x as u32, y: height - 1 - row as u32 };
-            let tile = world.spawn((pos, TilemapId(tilemap), TileTextureIndex(texture))).id();
-            storage.set(&pos, tile);
-        }
-    }
-    world.entity_mut(tilemap).insert((
-        storage,
-        size,
-        TilemapGridSize { x: TILE, y: TILE },
-        TilemapTileSize { x: TILE, y: TILE },
-        TilemapType::Square,
-        TilemapAnchor::None,
-        Transform::default(),
-        NavTilemap,
-    ));
-    tilemap
+    let texture = |c| match c {
+        '#' => Some(WALL),
+        '~' => Some(MUD),
+        '.' => Some(FLOOR),
+        _ => None,
+    };
+    spawn_text_tilemap(app, rows, TILE, Vec2::ZERO, texture)
 }
 
 fn tile(app: &App, tilemap: Entity, x: u32, y: u32) -> Entity {

@@ -270,6 +270,7 @@ pub(crate) fn follow_paths(
         index.seen = Some(map.grid.stamp());
     }
     let dt = time.delta_secs();
+    let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
     for (entity, mut transform, mut follower, mut path, mut replanning, mut requested) in
         &mut agents
     {
@@ -278,7 +279,11 @@ pub(crate) fn follow_paths(
         if path.points.is_empty() || path.points.len() != path.cells.len() {
             continue;
         }
-        let (Some(map), Some(index)) = (maps.get(path.map), indexes.get(&path.map)) else {
+        // Agents on one map follow one another: look the map up once for a run of them.
+        if last.is_none_or(|(entity, ..)| entity != path.map) {
+            last = maps.get(path.map).zip(indexes.get(&path.map)).map(|(m, i)| (path.map, m, i));
+        }
+        let Some((_, map, index)) = last else {
             let error = if maps.is_empty() {
                 NavError::NoGrid
             } else {

@@ -22,7 +22,7 @@ pub struct NavSettings {
     /// any other), so that no frame waits on a long search. Paths are the same as in one go.
     pub max_expansions_per_frame: u64,
     /// The frame's search budget in time, on top of the one in cells: once spent, searches wait
-    /// or pause as above (the clock is read every 64 expanded cells). `None`: cells only.
+    /// or pause as above (the clock is read every 16 expanded cells). `None`: cells only.
     pub max_search_time_per_frame: Option<std::time::Duration>,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).

@@ -32,8 +32,8 @@ use crate::io::baked::{BakeError, expect_size, expect_topology};
 pub struct NavTilemap;
 
 /// Groups marked tilemaps explicitly: every [`NavTilemap`] with `NavLayerOf(e)` is a layer of
-/// the map whose entity is `e` (any entity: the level's, or one of the layers'), and of no
-/// other. Its layers must share size and map type (a layer that does not is left out, with a
+/// the map whose entity is `e` (any entity: the level's, or one of the layers', which is then a
+/// layer of that map whether or not it carries a `NavLayerOf` itself), and of no other. Its layers must share size and map type (a layer that does not is left out, with a
 /// [`TilemapNavWarning`]); the map's placement is its first (oldest) layer's.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
@@ -690,7 +690,10 @@ pub(crate) fn sync_nav_grid(
         }
     }
 
-    // Layers into maps, oldest layer first.
+    // Layers into maps, oldest layer first. A tilemap that some `NavLayerOf` names is in that
+    // map too, whether or not it carries one itself.
+    let named: Vec<Entity> =
+        tilemaps.iter().filter_map(|t| t.8.map(|layer_of| layer_of.0)).collect();
     let mut groups: Vec<Group> = Vec::new();
     for (index, (entity, layer)) in layers.layers.iter().enumerate() {
         let Ok((_, _, _, grid_size, tile_size, map_type, anchor, transform, layer_of)) =
@@ -700,6 +703,7 @@ pub(crate) fn sync_nav_grid(
         };
         let key = match layer_of {
             Some(NavLayerOf(map)) => GroupKey::Explicit(*map),
+            None if named.contains(entity) => GroupKey::Explicit(*entity),
             None => GroupKey::Placed {
                 size: layer.size,
                 map_type: layer.map_type,

@@ -1,0 +1,44 @@
+//! Tilemaps drawn as text, for the plugin's tests: a real bevy_ecs_tilemap tilemap (TileStorage,
+//! TilePos, TileTextureIndex) marked for navigation.
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::prelude::*;
+
+/// Spawns a square tilemap from text rows (top row first), each character's texture index from
+/// `texture` (`None`: no tile there), tiles `tile` units wide, the tilemap at `at`. Returns the
+/// tilemap entity.
+pub fn spawn_text_tilemap(
+    app: &mut App,
+    rows: &[&str],
+    tile: f32,
+    at: Vec2,
+    texture: impl Fn(char) -> Option<u32>,
+) -> Entity {
+    let (width, height) = (rows[0].len() as u32, rows.len() as u32);
+    let size = TilemapSize { x: width, y: height };
+    let world = app.world_mut();
+    let tilemap = world.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for (row, line) in rows.iter().enumerate() {
+        for (x, c) in line.chars().enumerate() {
+            let Some(index) = texture(c) else {
+                continue;
+            };
+            let pos = TilePos { x: x as u32, y: height - 1 - row as u32 };
+            let t = world.spawn((pos, TilemapId(tilemap), TileTextureIndex(index))).id();
+            storage.set(&pos, t);
+        }
+    }
+    world.entity_mut(tilemap).insert((
+        storage,
+        size,
+        TilemapGridSize { x: tile, y: tile },
+        TilemapTileSize { x: tile, y: tile },
+        TilemapType::Square,
+        TilemapAnchor::None,
+        Transform::from_translation(at.extend(0.0)),
+        NavTilemap,
+    ));
+    tilemap
+}

@@ -1,6 +1,7 @@
 //! A crowd: 300 characters criss-cross a town of rooms and streets, each off to a new random
-//! spot whenever it arrives. Drop walls in their way and watch the ones whose routes you cut
-//! plan again while the rest walk on. The panel shows what the plugin did this frame.
+//! spot whenever it arrives, steering round each other (`Avoidance`) in the streets and
+//! through the houses' doorways. Drop walls in their way and watch the ones whose routes you
+//! cut plan again while the rest walk on. The panel shows what the plugin did this frame.
 //!
 //! ```text
 //! cargo run --example crowd
@@ -140,6 +141,8 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut town: Re
             Transform::from_translation(centre.extend(4.0)),
             PathFollower::new(TILE * (2.5 + (k % 5) as f32 * 0.4)),
             PathRequest::to(town.random_cell()),
+            // Bodies as wide as drawn: they squeeze past each other in the houses' doorways.
+            Avoidance::new(TILE * 0.25),
         ));
     }
     commands.spawn((Panel, help_text(14.0)));

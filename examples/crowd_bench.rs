@@ -9,7 +9,9 @@
 //!
 //! - `static`: nothing changes;
 //! - `toggle`: one random cell turns wall or floor every 5 frames;
-//! - `obstacles`: 10 of the agents are `NavObstacle`s, walked around by all the others.
+//! - `obstacles`: 10 of the agents are `NavObstacle`s, walked around by all the others;
+//! - `avoidance`: every agent has `Avoidance` (bodies 0.6 tiles across) and steers round the
+//!   others (ORCA, neighbours through a spatial hash).
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`). It also times the first frame (the grid built from the tiles)
@@ -48,6 +50,7 @@ enum Situation {
     Static,
     Toggle,
     Obstacles,
+    Avoidance,
 }
 
 /// A 256 x 256 map of 16 x 16 rooms with doors between neighbours, two corridors across it,
@@ -186,6 +189,9 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         if situation == Situation::Obstacles && k < OBSTACLES {
             agent.insert(NavObstacle);
         }
+        if situation == Situation::Avoidance {
+            agent.insert(Avoidance::new(0.3 * TILE));
+        }
         agents.push(agent.id());
         // Staggered, so that the 2-second renewals do not all fall on one frame.
         next_goal_at.push(rng.below(120) as usize);
@@ -277,7 +283,9 @@ fn main() {
         [percentile(&sorted, 0.5), percentile(&sorted, 0.99), max].map(ms)
     };
     for (name, grid) in &maps {
-        for situation in [Situation::Static, Situation::Toggle, Situation::Obstacles] {
+        let situations =
+            [Situation::Static, Situation::Toggle, Situation::Obstacles, Situation::Avoidance];
+        for situation in situations {
             let run = run(grid, situation, frames, 5);
             let own = spread(&run.own);
             let wall = spread(&run.frames);

@@ -6,6 +6,7 @@
 //! ```sh
 //! cargo run --release --example soak            # 10,000 frames
 //! cargo run --release --example soak -- 100000  # longer
+//! SOAK_AVOIDANCE=1 cargo run --release --example soak   # agents steer round each other
 //! ```
 
 #[path = "../tests/common/mod.rs"]
@@ -15,10 +16,14 @@ mod soak;
 
 fn main() {
     let frames = std::env::args().nth(1).and_then(|f| f.parse().ok()).unwrap_or(10_000);
-    let config = soak::SoakConfig::standard(frames);
+    let config = if std::env::var_os("SOAK_AVOIDANCE").is_some() {
+        soak::SoakConfig::with_avoidance(frames)
+    } else {
+        soak::SoakConfig::standard(frames)
+    };
     println!(
-        "soak: {} agents, {} x {} tiles, {} walls toggled a frame, {frames} frames",
-        config.agents, config.size, config.size, config.toggles_per_frame
+        "soak: {} agents, {} x {} tiles, {} walls toggled a frame, {frames} frames, avoidance {:?}",
+        config.agents, config.size, config.size, config.toggles_per_frame, config.avoidance
     );
     let report = soak::run(&config, |frame, bytes| {
         println!("frame {frame:>7}: {:>7.1} MiB live", bytes as f64 / (1 << 20) as f64);

@@ -19,3 +19,16 @@ fn five_hundred_agents_under_changing_walls() {
     assert!(report.checked_trips >= config.agents * frames / 2000, "{report:?}");
     assert!(report.steps_checked >= config.agents * frames / 10, "{report:?}");
 }
+
+#[test]
+#[ignore = "long: 500 agents with avoidance for 10,000 frames; .ci/run runs it"]
+fn five_hundred_avoiding_agents_under_changing_walls() {
+    let frames = std::env::var("SOAK_FRAMES").ok().and_then(|f| f.parse().ok()).unwrap_or(10_000);
+    let config = soak::SoakConfig::with_avoidance(frames);
+    let report = soak::run(&config, |frame, bytes| {
+        eprintln!("frame {frame}: {:.1} MiB live", bytes as f64 / (1 << 20) as f64)
+    });
+    eprintln!("{report:#?}");
+    assert!(report.checked_trips >= config.agents * frames / 4000, "{report:?}");
+    assert!(report.steps_checked >= config.agents * frames / 20, "{report:?}");
+}

@@ -320,6 +320,11 @@ pub struct Replanning;
 #[reflect(Component)]
 pub struct NavObstacle;
 
+/// Cells of its own map that an agent's next search treats as walls (other characters in its
+/// way, found by the avoidance), removed once the request is answered.
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub(crate) struct PlanAround(pub(crate) Vec<GridPos>);
+
 /// The cells that [`NavObstacle`]s stand on this frame: (obstacle, map, cell).
 #[derive(Resource, Default, Debug)]
 pub(crate) struct ObstacleCells(pub Vec<(Entity, Entity, GridPos)>);

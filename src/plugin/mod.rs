@@ -7,10 +7,12 @@
 //! - `link`: [`NavLink`]s between cells of the maps;
 //! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
 //!   [`NavObstacle`], messages and errors), shared by the two systems above it;
+//! - `avoidance`: agents steering round each other (ORCA), used by the movement system;
 //! - `request`: the system answering requests; `movement`: the system walking paths;
 //! - `debug`: gizmo drawing; and this file, the plugin that adds them all.
 
 mod agent;
+mod avoidance;
 mod debug;
 mod diagnostics;
 mod link;
@@ -25,9 +27,10 @@ pub use agent::{
     Arrived, NavError, NavObstacle, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg,
     PathRequest, Replanning, WatchSearch, WatchedSearch,
 };
+pub use avoidance::Avoidance;
 pub use diagnostics::NavDiagnostics;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
-pub use settings::NavSettings;
+pub use settings::{AvoidanceSettings, NavSettings};
 pub use tilemap::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavLayerOf, NavMap, NavMaps, NavTilemap, TileNav,
     TileRules, TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
@@ -82,6 +85,7 @@ impl Plugin for TilemapNavPlugin {
             .register_type::<PathFollower>()
             .register_type::<Replanning>()
             .register_type::<NavObstacle>()
+            .register_type::<Avoidance>()
             .register_type::<NavLink>()
             .register_type::<OnNavMap>()
             .register_type::<NavDiagnostics>()

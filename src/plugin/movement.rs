@@ -8,8 +8,10 @@ use super::agent::{
     Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
     PathRequest, Replanning, corner_indices, start_cell,
 };
+use super::avoidance::{Crowd, Stall, Standing, Walkers, Yielding, resolve_stall, tick_yielding};
 use super::diagnostics::NavDiagnostics;
 use super::link::{LinkCrossed, LinkEnd, NavLink, usable};
+use super::settings::NavSettings;
 use super::tilemap::{NavMap, NavMaps, WorldToCellError};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
@@ -216,20 +218,21 @@ pub(crate) fn follow_paths(
     mut indexes: ResMut<PathIndexes>,
     mut removed: RemovedComponents<Path>,
     mut diagnostics: ResMut<NavDiagnostics>,
-    mut agents: Query<(
-        Entity,
-        &mut Transform,
-        &mut PathFollower,
-        &mut Path,
-        Has<Replanning>,
-        Has<PathRequest>,
-    )>,
+    mut agents: Walkers,
+    mut standing: Standing,
     (links, obstacles): (Query<&NavLink>, Res<ObstacleCells>),
+    (settings, mut crowd): (Res<NavSettings>, Local<Crowd>),
     mut arrived: MessageWriter<Arrived>,
     mut failures: MessageWriter<PathFailed>,
     mut crossed: MessageWriter<LinkCrossed>,
 ) {
     let began = std::time::Instant::now();
+    let avoiding = settings.avoidance.enabled;
+    let dt = time.delta_secs();
+    if avoiding {
+        crowd.gather(&agents, &standing);
+        tick_yielding(&mut commands, &mut standing, dt);
+    }
     let indexes = &mut indexes.0;
     for entity in removed.read() {
         for index in indexes.values_mut() {
@@ -269,10 +272,18 @@ pub(crate) fn follow_paths(
         }
         index.seen = Some(map.grid.stamp());
     }
-    let dt = time.delta_secs();
     let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
-    for (entity, mut transform, mut follower, mut path, mut replanning, mut requested) in
-        &mut agents
+    let mut stalls: Vec<Stall> = Vec::new();
+    for (
+        entity,
+        mut transform,
+        mut follower,
+        mut path,
+        mut replanning,
+        mut requested,
+        mut avoidance,
+        mut yielding,
+    ) in &mut agents
     {
         let position = transform.translation.truncate();
         // A hand-made `Path` whose cells and points differ in number is not walked.
@@ -327,21 +338,49 @@ pub(crate) fn follow_paths(
         }
 
         let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
-        let mut budget = speed * dt;
         let mut at = position;
-        while follower.next < path.points.len() {
-            let target = path.points[follower.next];
-            let to = target - at;
-            let distance = to.length();
-            if distance <= budget {
-                at = target;
-                budget -= distance;
-                follower.next = path.next_target_after(follower.next);
-            } else {
-                if budget > 0.0 {
-                    at += to / distance * budget;
+        match avoidance.as_deref_mut().filter(|_| avoiding && dt > 0.0) {
+            Some(body) => {
+                at = crowd.steer(
+                    entity,
+                    body,
+                    position,
+                    speed,
+                    dt,
+                    &mut follower,
+                    &path,
+                    map,
+                    &settings,
+                );
+                if body.stalled > settings.avoidance.stall_time && !replanning && !requested {
+                    body.stalled = 0.0;
+                    body.stalls += 1;
+                    if body.stalls > 1 {
+                        // Stalled again without getting on: through the others for a second.
+                        body.passing_through = 1.0;
+                        body.stalls = 0;
+                    } else {
+                        stalls.push(Stall { entity, at, map: map.entity, radius: body.radius });
+                    }
                 }
-                break;
+            }
+            None => {
+                let mut budget = speed * dt;
+                while follower.next < path.points.len() {
+                    let target = path.points[follower.next];
+                    let to = target - at;
+                    let distance = to.length();
+                    if distance <= budget {
+                        at = target;
+                        budget -= distance;
+                        follower.next = path.next_target_after(follower.next);
+                    } else {
+                        if budget > 0.0 {
+                            at += to / distance * budget;
+                        }
+                        break;
+                    }
+                }
             }
         }
         // At a link: carried across to the next walk, which begins where the link arrives.
@@ -374,9 +413,31 @@ pub(crate) fn follow_paths(
         transform.translation.x = at.x;
         transform.translation.y = at.y;
         if follower.next >= path.points.len() && path.legs.is_empty() {
-            let cell = *path.cells.last().expect("non-empty path");
+            let last = *path.cells.last().expect("non-empty path");
+            // Where it stopped: the last cell, or (an avoiding agent held back from it by
+            // someone standing there) the cell it stands in.
+            let cell = if path.points.last() == Some(&at) {
+                last
+            } else {
+                map_of(&maps, path.map)
+                    .and_then(|m| m.geometry.world_to_cell(at).ok())
+                    .unwrap_or(last)
+            };
             commands.entity(entity).remove::<Path>();
-            if !replanning {
+            if let Some(body) = avoidance.as_deref_mut() {
+                body.velocity = Vec2::ZERO;
+                body.stalled = 0.0;
+                body.stalls = 0;
+            }
+            let side_step =
+                yielding.as_deref_mut().filter(|y| path.goal == y.aside && path.map == y.aside_map);
+            if let Some(yielding) = side_step {
+                // At the side cell it stepped to: it waits there (no `Arrived`), then goes on.
+                yielding.arrived = true;
+            } else if !replanning {
+                if yielding.is_some() {
+                    commands.entity(entity).remove::<Yielding>(); // sent elsewhere meanwhile
+                }
                 let reached_goal = cell == path.goal && path.map == path.goal_map;
                 arrived.write(Arrived { entity, cell, reached_goal });
             } else if !requested {
@@ -385,7 +446,17 @@ pub(crate) fn follow_paths(
             }
         }
     }
+    for stall in stalls {
+        if let Some(map) = maps.get(stall.map) {
+            diagnostics.replans += 1;
+            resolve_stall(&mut commands, &crowd, &agents, map, stall);
+        }
+    }
     diagnostics.move_time = began.elapsed();
+}
+
+fn map_of(maps: &NavMaps, map: Entity) -> Option<&NavMap> {
+    maps.get(map)
 }
 
 /// Sends an agent whose path is cut to plan again: it walks to a safe cell of `map` meanwhile

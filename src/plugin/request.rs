@@ -7,9 +7,10 @@ use bevy::prelude::*;
 
 use super::agent::{
     NavError, NavObstacle, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathLeg, PathRequest, Replanning, WatchSearch, WatchedSearch, collect_obstacles,
+    PathLeg, PathRequest, PlanAround, Replanning, WatchSearch, WatchedSearch, collect_obstacles,
     corner_indices, start_cell,
 };
+use super::avoidance::Yielding;
 use super::diagnostics::NavDiagnostics;
 use super::link::{LinkEnd, NavLink, gather_links};
 use super::settings::NavSettings;
@@ -88,12 +89,14 @@ pub(crate) fn answer_requests(
         Option<&PathFollower>,
         Option<&Path>,
         Option<&OnNavMap>,
+        Option<&PlanAround>,
         Has<WatchSearch>,
     )>,
     new_requests: Query<Entity, Changed<PathRequest>>,
-    (obstacle_agents, links): (
+    (obstacle_agents, links, yielders): (
         Query<(Entity, &Transform, Option<&OnNavMap>), With<NavObstacle>>,
         Query<(Entity, &NavLink)>,
+        Query<&'static Yielding>,
     ),
     mut obstacles: ResMut<ObstacleCells>,
     mut failures: MessageWriter<PathFailed>,
@@ -111,7 +114,7 @@ pub(crate) fn answer_requests(
     let mut answered = 0usize;
     let RequestQueue { waiting, running, pathfinder, links: frame_links } = &mut *queue;
     gather_links(&maps, &links, frame_links);
-    let mut out = Answers { commands: &mut commands, failures: &mut failures };
+    let mut out = Answers { commands: &mut commands, failures: &mut failures, yielders: &yielders };
     let diagnostics = &mut *diagnostics;
 
     // The search spread over frames goes on first, unless its request went away or was
@@ -124,13 +127,16 @@ pub(crate) fn answer_requests(
                 if wanted {
                     let follower = requests.get(run.entity).ok().and_then(|r| r.2);
                     let error = NavError::MapGone { map: run.query.map };
-                    out.deliver(run.entity, follower, None, Err(error), pathfinder);
+                    let asked = requests.get(run.entity).ok().map(|r| r.0.goal);
+                    out.deliver(run.entity, asked, follower, None, Err(error), pathfinder);
                 }
             }
             Some(map) => {
                 let (live, geometry) = (&map.grid, &map.geometry);
                 let follower = requests.get(run.entity).ok().and_then(|r| r.2);
-                let avoid = obstacles.for_agent(run.entity, run.query.map);
+                let mut avoid = obstacles.for_agent(run.entity, run.query.map);
+                let around = requests.get(run.entity).ok().and_then(|r| r.5);
+                avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
                 let began = std::time::Instant::now();
                 let on = run.frozen.as_ref().unwrap_or(live);
                 let first = pathfinder.resume_search(on, budget.slice());
@@ -148,6 +154,15 @@ pub(crate) fn answer_requests(
                             diagnostics.pathfind_time = frame_began.elapsed();
                             return;
                         }
+                        SearchStep::Done(Err(PathError::Unreachable { .. }))
+                            if around.is_some_and(|a| !a.0.is_empty()) =>
+                        {
+                            // No way round the characters in the way: the way through them,
+                            // searched again from the start next frame.
+                            out.commands.entity(run.entity).remove::<PlanAround>();
+                            waiting.push_front(run.entity);
+                            break;
+                        }
                         SearchStep::Done(result) => {
                             if let Some(result) = settle(live, &run, result) {
                                 run.micros += began.elapsed().as_secs_f32() * 1e6;
@@ -156,7 +171,9 @@ pub(crate) fn answer_requests(
                                 let path = result
                                     .map(|found| make_path(found, geometry, &run.query, run.micros))
                                     .map_err(NavError::from);
-                                out.deliver(run.entity, follower, Some(live), path, pathfinder);
+                                let asked = requests.get(run.entity).ok().map(|r| r.0.goal);
+                                let to = (asked, follower, Some(live));
+                                out.deliver(run.entity, to.0, to.1, to.2, path, pathfinder);
                                 break;
                             }
                         }
@@ -186,20 +203,23 @@ pub(crate) fn answer_requests(
         let Some(entity) = waiting.pop_front() else {
             break;
         };
-        let Ok((request, transform, follower, old_path, on_map, watched)) = requests.get(entity)
+        let Ok((request, transform, follower, old_path, on_map, around, watched)) =
+            requests.get(entity)
         else {
             continue; // despawned, or the request was taken back
         };
         answered += 1;
         if maps.is_empty() {
-            out.deliver(entity, follower, None, Err(NavError::NoGrid), pathfinder);
+            let error = Err(NavError::NoGrid);
+            out.deliver(entity, Some(request.goal), follower, None, error, pathfinder);
             continue;
         }
         let query =
             match prepare(&maps, &settings, request, transform, on_map, follower.zip(old_path)) {
                 Ok(query) => query,
                 Err(error) => {
-                    out.deliver(entity, follower, None, Err(error), pathfinder);
+                    let asked = Some(request.goal);
+                    out.deliver(entity, asked, follower, None, Err(error), pathfinder);
                     continue;
                 }
             };
@@ -215,7 +235,14 @@ pub(crate) fn answer_requests(
         searched = true;
         diagnostics.searches_started += 1;
         if query.goal_map != query.map || !frame_links.is_empty() {
-            let found = linked_search(pathfinder, &maps, frame_links, &obstacles, entity, &query);
+            let around = around.map_or(&[][..], |a| &a.0[..]);
+            let mut found =
+                linked_search(pathfinder, &maps, frame_links, &obstacles, entity, around, &query);
+            if matches!(found, Err(PathError::Unreachable { .. })) && !around.is_empty() {
+                // No way round the characters in the way: the way through them, then.
+                found =
+                    linked_search(pathfinder, &maps, frame_links, &obstacles, entity, &[], &query);
+            }
             let micros = began.elapsed().as_secs_f32() * 1e6;
             let expanded = match &found {
                 Ok(path) => path.stats.expanded,
@@ -227,10 +254,11 @@ pub(crate) fn answer_requests(
             let path = found
                 .map(|found| make_linked_path(found, &maps, frame_links, &query, micros))
                 .map_err(NavError::from);
-            out.deliver(entity, follower, Some(grid), path, pathfinder);
+            out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
             continue;
         }
-        let avoid = obstacles.for_agent(entity, query.map);
+        let mut avoid = obstacles.for_agent(entity, query.map);
+        avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
         let first = begin_search(pathfinder, grid, &query, &avoid, budget.slice());
         let step = go_on(pathfinder, grid, first, &mut budget, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;
@@ -243,10 +271,21 @@ pub(crate) fn answer_requests(
             }
             SearchStep::Done(result) => {
                 diagnostics.searches_finished += 1;
+                let result = match result {
+                    // No way round the characters in the way: the way through them, then.
+                    Err(PathError::Unreachable { .. })
+                        if around.is_some_and(|a| !a.0.is_empty()) =>
+                    {
+                        let avoid = obstacles.for_agent(entity, query.map);
+                        let (start, goal) = (query.start, query.goal);
+                        pathfinder.find_path_avoiding(grid, start, goal, &query.options, &avoid)
+                    }
+                    result => result,
+                };
                 let path = result
                     .map(|found| make_path(found, geometry, &query, micros))
                     .map_err(NavError::from);
-                out.deliver(entity, follower, Some(grid), path, pathfinder);
+                out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
             }
         }
     }
@@ -261,6 +300,7 @@ fn linked_search(
     links: &[(Link, Entity)],
     obstacles: &ObstacleCells,
     entity: Entity,
+    around: &[GridPos],
     query: &Plan,
 ) -> Result<LinkedPath, PathError> {
     let index = |map: Entity| maps.index_of(map).ok_or(PathError::NoSuchMap { map: usize::MAX });
@@ -269,6 +309,7 @@ fn linked_search(
     let avoid: Vec<MapPos> = obstacles
         .for_agent_anywhere(entity)
         .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
+        .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
         .collect();
     let core_links: Vec<Link> = links.iter().map(|(link, _)| *link).collect();
     let grids = maps.grids();
@@ -327,16 +368,21 @@ fn go_on(
 }
 
 /// Where the frame's answers go.
-struct Answers<'a, 'w, 's, 'm> {
+struct Answers<'a, 'w, 's, 'm, 'y, 'z> {
     commands: &'a mut Commands<'w, 's>,
     failures: &'a mut MessageWriter<'m, PathFailed>,
+    /// Agents stepping aside for another ([`Yielding`]): a failed side step is theirs to
+    /// handle (they wait where they are, then go on), not the game's.
+    yielders: &'a Query<'y, 'z, &'static Yielding>,
 }
 
-impl Answers<'_, '_, '_, '_> {
+impl Answers<'_, '_, '_, '_, '_, '_> {
     /// Gives `entity` its answer: the path (smoothed if its follower asks) or the failure.
+    #[allow(clippy::too_many_arguments)]
     fn deliver(
         &mut self,
         entity: Entity,
+        asked: Option<PathGoal>,
         follower: Option<&PathFollower>,
         grid: Option<&NavGrid>,
         result: Result<Path, NavError>,
@@ -346,7 +392,14 @@ impl Answers<'_, '_, '_, '_> {
         let Ok(mut entity_commands) = self.commands.get_entity(entity) else {
             return;
         };
-        entity_commands.remove::<PathRequest>();
+        // An answer for an agent stepping aside ([`Yielding`]): to its side step, or to a
+        // request the game made meanwhile (which ends the stepping aside).
+        let yielding = self.yielders.get(entity).ok();
+        let side_step = yielding.is_some_and(|y| asked == Some(y.side_step()));
+        if yielding.is_some() && !side_step {
+            entity_commands.remove::<Yielding>();
+        }
+        entity_commands.remove::<(PathRequest, PlanAround)>();
         if let Some(trace) = trace {
             entity_commands.insert((WatchedSearch(trace), WatchSearch { step: 0 }));
         }
@@ -363,6 +416,8 @@ impl Answers<'_, '_, '_, '_> {
                     entity_commands.insert(PathFollower { next: 0, ..follower.clone() });
                 }
             }
+            // A failed side step is the agent's own business: it waits where it is, then goes on.
+            Err(_) if side_step => {}
             Err(error) => {
                 let failed = PathFailed { entity, error };
                 entity_commands.insert(failed.clone());

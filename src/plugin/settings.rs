@@ -24,6 +24,8 @@ pub struct NavSettings {
     /// The frame's search budget in time, on top of the one in cells: once spent, searches wait
     /// or pause as above (the clock is read every 16 expanded cells). `None`: cells only.
     pub max_search_time_per_frame: Option<std::time::Duration>,
+    /// How agents with [`Avoidance`](super::Avoidance) steer round each other.
+    pub avoidance: AvoidanceSettings,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).
     pub debug: bool,
@@ -38,7 +40,30 @@ impl Default for NavSettings {
             max_requests_per_frame: 64,
             max_expansions_per_frame: 20_000,
             max_search_time_per_frame: Some(std::time::Duration::from_micros(500)),
+            avoidance: AvoidanceSettings::default(),
             debug: false,
         }
+    }
+}
+
+/// How agents with [`Avoidance`](super::Avoidance) steer round each other ([`NavSettings::avoidance`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AvoidanceSettings {
+    /// Off: agents with [`Avoidance`](super::Avoidance) walk their paths as the others do.
+    pub enabled: bool,
+    /// Seconds ahead that velocities are kept collision-free: longer is more cautious.
+    pub time_horizon: f32,
+    /// Neighbours considered per agent, nearest first.
+    pub max_neighbours: usize,
+    /// Neighbours farther than this many of the agent's own radii (plus theirs) are ignored.
+    pub reach: f32,
+    /// Seconds of little headway before a blocked agent plans around the one in its way (or
+    /// steps aside).
+    pub stall_time: f32,
+}
+
+impl Default for AvoidanceSettings {
+    fn default() -> Self {
+        Self { enabled: true, time_horizon: 1.0, max_neighbours: 8, reach: 6.0, stall_time: 0.75 }
     }
 }

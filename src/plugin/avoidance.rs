@@ -1,0 +1,772 @@
+//! Local avoidance between moving characters: ORCA (optimal reciprocal collision avoidance, van
+//! den Berg, Guy, Lin and Manocha, 2011, the method of RVO2), with neighbours found through a
+//! spatial hash so that the work grows with the crowd's density, not its square.
+//!
+//! Each walking agent wants to head for the next point of its path at its speed. Every
+//! neighbour within reach rules out a half-plane of velocities (those that would bring the two
+//! within their radii before the time horizon, the moving neighbour taking half the care, a
+//! standing one none); a small linear program picks the allowed velocity nearest the wanted one.
+//! The grid then has the last word: a step that would enter a blocked cell or cut a blocked
+//! corner is cut back (see `movement`).
+
+use std::collections::VecDeque;
+
+use bevy::prelude::*;
+
+use super::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
+#[cfg(doc)]
+use super::settings::AvoidanceSettings;
+use super::settings::NavSettings;
+use super::tilemap::NavMap;
+use crate::grid::GridPos;
+use crate::search::SearchOptions;
+
+/// Opt-in local avoidance for an agent: with it, a walking agent steers around the other agents
+/// that have it (walking or standing), then rejoins its path. `radius` is the body's radius in
+/// world units; the plugin keeps the other fields up to date.
+///
+/// No standoff lasts: after [`AvoidanceSettings::stall_time`] of little headway, an agent
+/// blocked by another plans around it, or (two heading into each other) one of the two steps
+/// aside to let the other pass; an agent that stalls again before it gets on walks through the
+/// others for a second, as if they were not there (a jam in a narrow passage dissolves).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct Avoidance {
+    pub radius: f32,
+    /// Last frame's velocity.
+    pub velocity: Vec2,
+    /// Seconds of little headway so far.
+    pub stalled: f32,
+    /// Stalls since it last passed a point of its path.
+    pub stalls: u32,
+    /// Seconds it still walks through the others.
+    pub passing_through: f32,
+}
+
+impl Avoidance {
+    pub fn new(radius: f32) -> Self {
+        Self { radius, velocity: Vec2::ZERO, stalled: 0.0, stalls: 0, passing_through: 0.0 }
+    }
+}
+
+/// A neighbour as avoidance sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Neighbour {
+    pub(crate) position: Vec2,
+    pub(crate) velocity: Vec2,
+    pub(crate) radius: f32,
+    /// It avoids too (it is walking): each takes half the care.
+    pub(crate) reciprocal: bool,
+}
+
+/// A half-plane of allowed velocities: those on the left of `direction` through `point`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Line {
+    point: Vec2,
+    direction: Vec2,
+}
+
+const EPSILON: f32 = 1e-5;
+
+fn det(a: Vec2, b: Vec2) -> f32 {
+    a.x * b.y - a.y * b.x
+}
+
+/// The velocity nearest `preferred`, at most `max_speed` long, that keeps an agent at
+/// `position` (radius `radius`, moving at `velocity`) clear of `neighbours` for `horizon`
+/// seconds; `dt` is the frame's length. `lines` is scratch memory.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn orca_velocity(
+    position: Vec2,
+    velocity: Vec2,
+    radius: f32,
+    preferred: Vec2,
+    max_speed: f32,
+    neighbours: &[Neighbour],
+    horizon: f32,
+    dt: f32,
+    lines: &mut Vec<Line>,
+) -> Vec2 {
+    lines.clear();
+    let inv_horizon = 1.0 / horizon.max(EPSILON);
+    for other in neighbours {
+        let relative_position = other.position - position;
+        let relative_velocity = velocity - other.velocity;
+        let dist_sq = relative_position.length_squared();
+        let combined = radius + other.radius;
+        let combined_sq = combined * combined;
+        let (direction, u);
+        if dist_sq > combined_sq {
+            // No collision yet: the velocity obstacle is a truncated cone.
+            let w = relative_velocity - inv_horizon * relative_position;
+            let w_length_sq = w.length_squared();
+            let dot = w.dot(relative_position);
+            if dot < 0.0 && dot * dot > combined_sq * w_length_sq {
+                // Nearest to the cut-off circle.
+                let w_length = w_length_sq.sqrt().max(EPSILON);
+                let unit_w = w / w_length;
+                direction = Vec2::new(unit_w.y, -unit_w.x);
+                u = (combined * inv_horizon - w_length) * unit_w;
+            } else {
+                // Nearest to a leg of the cone.
+                let leg = (dist_sq - combined_sq).sqrt();
+                direction = if det(relative_position, w) > 0.0 {
+                    Vec2::new(
+                        relative_position.x * leg - relative_position.y * combined,
+                        relative_position.x * combined + relative_position.y * leg,
+                    ) / dist_sq
+                } else {
+                    -Vec2::new(
+                        relative_position.x * leg + relative_position.y * combined,
+                        -relative_position.x * combined + relative_position.y * leg,
+                    ) / dist_sq
+                };
+                u = relative_velocity.dot(direction) * direction - relative_velocity;
+            }
+        } else {
+            // Already overlapping: get apart within this frame.
+            let inv_dt = 1.0 / dt.max(EPSILON);
+            let w = relative_velocity - inv_dt * relative_position;
+            let w_length = w.length().max(EPSILON);
+            let unit_w = w / w_length;
+            direction = Vec2::new(unit_w.y, -unit_w.x);
+            u = (combined * inv_dt - w_length) * unit_w;
+        }
+        let share = if other.reciprocal { 0.5 } else { 1.0 };
+        lines.push(Line { point: velocity + share * u, direction });
+    }
+    let mut result = Vec2::ZERO;
+    let failed = linear_program_2(lines, max_speed, preferred, false, &mut result);
+    if failed < lines.len() {
+        linear_program_3(lines, failed, max_speed, &mut result);
+    }
+    if result.is_finite() { result } else { Vec2::ZERO }
+}
+
+/// The best velocity on line `line_no` within speed `radius` that the lines before it allow;
+/// false if there is none.
+fn linear_program_1(
+    lines: &[Line],
+    line_no: usize,
+    radius: f32,
+    optimum: Vec2,
+    direction_opt: bool,
+    result: &mut Vec2,
+) -> bool {
+    let line = lines[line_no];
+    let dot = line.point.dot(line.direction);
+    let discriminant = dot * dot + radius * radius - line.point.length_squared();
+    if discriminant < 0.0 {
+        return false; // the speed circle misses the line
+    }
+    let sqrt_disc = discriminant.sqrt();
+    let (mut t_left, mut t_right) = (-dot - sqrt_disc, -dot + sqrt_disc);
+    for other in &lines[..line_no] {
+        let denominator = det(line.direction, other.direction);
+        let numerator = det(other.direction, line.point - other.point);
+        if denominator.abs() <= EPSILON {
+            // Parallel lines.
+            if numerator < 0.0 {
+                return false;
+            }
+            continue;
+        }
+        let t = numerator / denominator;
+        if denominator >= 0.0 {
+            t_right = t_right.min(t);
+        } else {
+            t_left = t_left.max(t);
+        }
+        if t_left > t_right {
+            return false;
+        }
+    }
+    *result = if direction_opt {
+        if optimum.dot(line.direction) > 0.0 {
+            line.point + t_right * line.direction
+        } else {
+            line.point + t_left * line.direction
+        }
+    } else {
+        let t = line.direction.dot(optimum - line.point).clamp(t_left, t_right);
+        line.point + t * line.direction
+    };
+    true
+}
+
+/// The velocity nearest `optimum` within speed `radius` that every line allows; on failure,
+/// the index of the line that could not be met (`result` then holds the best so far).
+fn linear_program_2(
+    lines: &[Line],
+    radius: f32,
+    optimum: Vec2,
+    direction_opt: bool,
+    result: &mut Vec2,
+) -> usize {
+    *result = if direction_opt {
+        optimum * radius
+    } else if optimum.length_squared() > radius * radius {
+        optimum.normalize_or_zero() * radius
+    } else {
+        optimum
+    };
+    for i in 0..lines.len() {
+        if det(lines[i].direction, lines[i].point - *result) > 0.0 {
+            let before = *result;
+            if !linear_program_1(lines, i, radius, optimum, direction_opt, result) {
+                *result = before;
+                return i;
+            }
+        }
+    }
+    lines.len()
+}
+
+/// When no velocity meets every line (a dense crowd): the one that breaks them least.
+fn linear_program_3(lines: &[Line], begin: usize, radius: f32, result: &mut Vec2) {
+    let mut distance = 0.0;
+    let mut projected: Vec<Line> = Vec::with_capacity(lines.len());
+    for i in begin..lines.len() {
+        if det(lines[i].direction, lines[i].point - *result) > distance {
+            projected.clear();
+            for j in 0..i {
+                let determinant = det(lines[i].direction, lines[j].direction);
+                let point = if determinant.abs() <= EPSILON {
+                    if lines[i].direction.dot(lines[j].direction) > 0.0 {
+                        continue; // same direction
+                    }
+                    0.5 * (lines[i].point + lines[j].point)
+                } else {
+                    lines[i].point
+                        + (det(lines[j].direction, lines[i].point - lines[j].point) / determinant)
+                            * lines[i].direction
+                };
+                let direction = (lines[j].direction - lines[i].direction).normalize_or_zero();
+                projected.push(Line { point, direction });
+            }
+            let before = *result;
+            let towards = Vec2::new(-lines[i].direction.y, lines[i].direction.x);
+            if linear_program_2(&projected, radius, towards, true, result) < projected.len() {
+                *result = before;
+            }
+            distance = det(lines[i].direction, lines[i].point - *result);
+        }
+    }
+}
+
+/// Agents' positions bucketed in square cells of `size` world units, to find the neighbours of
+/// each without looking at every other.
+#[derive(Default)]
+pub(crate) struct SpatialHash {
+    size: f32,
+    /// (bucket key, agent index), sorted.
+    entries: Vec<(u64, u32)>,
+}
+
+fn bucket(p: Vec2, size: f32) -> (i32, i32) {
+    ((p.x / size).floor() as i32, (p.y / size).floor() as i32)
+}
+
+fn key((x, y): (i32, i32)) -> u64 {
+    (u64::from(x as u32) << 32) | u64::from(y as u32)
+}
+
+impl SpatialHash {
+    /// Buckets `positions` (non-finite ones left out) in cells of `size`.
+    pub(crate) fn build(&mut self, size: f32, positions: impl Iterator<Item = Vec2>) {
+        self.size = size.max(EPSILON);
+        self.entries.clear();
+        for (i, p) in positions.enumerate() {
+            if p.is_finite() {
+                self.entries.push((key(bucket(p, self.size)), i as u32));
+            }
+        }
+        self.entries.sort_unstable();
+    }
+
+    /// Calls `found` with the index of every agent in the buckets within `reach` of `at`.
+    pub(crate) fn near(&self, at: Vec2, reach: f32, mut found: impl FnMut(usize)) {
+        if !at.is_finite() || self.entries.is_empty() {
+            return;
+        }
+        let (x0, y0) = bucket(at - Vec2::splat(reach), self.size);
+        let (x1, y1) = bucket(at + Vec2::splat(reach), self.size);
+        // A reach of many buckets (a huge radius): look at them all rather than loop for ever.
+        if (x1 - x0) as i64 * (y1 - y0) as i64 > 64 {
+            self.entries.iter().for_each(|&(_, i)| found(i as usize));
+            return;
+        }
+        for x in x0..=x1 {
+            for y in y0..=y1 {
+                let k = key((x, y));
+                let start = self.entries.partition_point(|e| e.0 < k);
+                for &(bk, i) in &self.entries[start..] {
+                    if bk != k {
+                        break;
+                    }
+                    found(i as usize);
+                }
+            }
+        }
+    }
+}
+
+/// An agent with [`Avoidance`] as the others see it this frame.
+#[derive(Clone, Copy, Debug)]
+struct Body {
+    entity: Entity,
+    position: Vec2,
+    velocity: Vec2,
+    radius: f32,
+    walking: bool,
+}
+
+/// The movement system's avoidance state, kept between frames for its memory.
+#[derive(Default)]
+pub(crate) struct Crowd {
+    bodies: Vec<Body>,
+    hash: SpatialHash,
+    neighbours: Vec<(f32, Neighbour)>,
+    near: Vec<Neighbour>,
+    lines: Vec<Line>,
+}
+
+/// The query of walking agents, as the movement system holds it.
+pub(crate) type Walkers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut Transform,
+        &'static mut PathFollower,
+        &'static mut Path,
+        Has<super::agent::Replanning>,
+        Has<PathRequest>,
+        Option<&'static mut Avoidance>,
+        Option<&'static mut Yielding>,
+    ),
+>;
+
+/// The query of agents with [`Avoidance`] and no path.
+pub(crate) type Standing<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static Transform,
+        &'static mut Avoidance,
+        Option<&'static mut Yielding>,
+        Has<PathRequest>,
+    ),
+    Without<Path>,
+>;
+
+/// An agent that made too little headway for too long, for [`resolve_stall`].
+pub(crate) struct Stall {
+    pub(crate) entity: Entity,
+    pub(crate) at: Vec2,
+    pub(crate) map: Entity,
+    pub(crate) radius: f32,
+}
+
+/// On an agent stepping aside to let another pass: where it was going, and how long it still
+/// waits once at the side cell.
+#[derive(Component, Clone, Copy, Debug)]
+pub(crate) struct Yielding {
+    goal_map: Entity,
+    goal: GridPos,
+    options: SearchOptions,
+    wait: f32,
+    pub(crate) arrived: bool,
+    /// The side cell it steps to.
+    pub(crate) aside_map: Entity,
+    pub(crate) aside: GridPos,
+}
+
+impl Yielding {
+    /// The request for the side step.
+    pub(crate) fn side_step(&self) -> PathGoal {
+        PathGoal::OnMap { map: self.aside_map, cell: self.aside }
+    }
+}
+
+impl Crowd {
+    /// Notes every agent with [`Avoidance`]: where it is, how it moves, how big it is.
+    pub(crate) fn gather(&mut self, walkers: &Walkers, standing: &Standing) {
+        self.bodies.clear();
+        for (entity, transform, _, _, _, _, body, _) in walkers {
+            if let Some(body) = body {
+                let position = transform.translation.truncate();
+                self.bodies.push(Body {
+                    entity,
+                    position,
+                    velocity: body.velocity,
+                    radius: body.radius,
+                    walking: true,
+                });
+            }
+        }
+        for (entity, transform, body, ..) in standing {
+            let position = transform.translation.truncate();
+            self.bodies.push(Body {
+                entity,
+                position,
+                velocity: Vec2::ZERO,
+                radius: body.radius,
+                walking: false,
+            });
+        }
+        let widest = self.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
+        self.hash.build((widest * 4.0).max(1.0), self.bodies.iter().map(|b| b.position));
+    }
+
+    /// Moves a walking agent one frame: towards its path's next point, round the others, never
+    /// into a blocked cell or across a blocked corner; notes its velocity and whether it is
+    /// stalled. Returns its new position.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn steer(
+        &mut self,
+        entity: Entity,
+        body: &mut Avoidance,
+        position: Vec2,
+        speed: f32,
+        dt: f32,
+        follower: &mut PathFollower,
+        path: &Path,
+        map: &NavMap,
+        settings: &NavSettings,
+    ) -> Vec2 {
+        let Some(&target) = path.points.get(follower.next) else {
+            return position;
+        };
+        let last = path.next_target_after(follower.next) >= path.points.len();
+        let to = target - position;
+        let distance = to.length();
+        // Slow down onto the last point rather than overshoot it.
+        let wanted = if last { speed.min(distance / dt) } else { speed };
+        let preferred = if distance > 0.0 { to / distance * wanted } else { Vec2::ZERO };
+        // The nearest neighbours within reach.
+        let radius = body.radius.max(0.0);
+        let reach = radius * settings.avoidance.reach.max(1.0) + radius;
+        self.neighbours.clear();
+        let (bodies, neighbours) = (&self.bodies, &mut self.neighbours);
+        self.hash.near(position, reach * 2.0, |i| {
+            let other = bodies[i];
+            let gap = other.position.distance(position) - other.radius;
+            if other.entity != entity && gap <= reach {
+                let n = Neighbour {
+                    position: other.position,
+                    velocity: other.velocity,
+                    radius: other.radius,
+                    reciprocal: other.walking,
+                };
+                neighbours.push((gap, n));
+            }
+        });
+        self.neighbours.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        self.neighbours.truncate(settings.avoidance.max_neighbours);
+        if body.passing_through > 0.0 {
+            body.passing_through -= dt;
+            self.neighbours.clear();
+        }
+        self.near.clear();
+        self.near.extend(self.neighbours.iter().map(|(_, n)| *n));
+        let velocity = orca_velocity(
+            position,
+            body.velocity,
+            radius,
+            preferred,
+            speed,
+            &self.near,
+            settings.avoidance.time_horizon,
+            dt,
+            &mut self.lines,
+        );
+        let at = clamp_step(map, position, position + velocity * dt);
+        body.velocity = (at - position) / dt;
+        // Headway: less than a quarter of what it wanted, and not there yet.
+        let held_back = wanted > 0.0 && (at - position).length() < 0.25 * wanted * dt;
+        if held_back {
+            body.stalled += dt;
+        } else {
+            body.stalled = 0.0;
+        }
+        // Points passed: the next one within the body's radius (or a frame's walk). The last
+        // one: reached; or, held back from it, within the body's radius of it, or a little
+        // farther when someone stands on it (as close as it gets: the agent arrives where it
+        // is, and `Arrived` says whether that is the goal's cell).
+        let near_enough = radius.max(speed * dt);
+        while let Some(&point) = path.points.get(follower.next) {
+            let last = path.next_target_after(follower.next) >= path.points.len();
+            let distance = at.distance(point);
+            if last && distance <= 1e-3 * near_enough.max(1.0) {
+                follower.next = path.points.len();
+                return point;
+            }
+            // Someone stands on it: as close as it gets is a body or two away.
+            let taken = || {
+                self.near
+                    .iter()
+                    .any(|n| !n.reciprocal && n.position.distance(point) < n.radius + radius)
+            };
+            if last
+                && !(held_back
+                    && (distance <= radius || (distance <= 3.0 * radius + near_enough && taken())))
+            {
+                break;
+            }
+            if !last && distance > near_enough {
+                break;
+            }
+            follower.next = path.next_target_after(follower.next);
+            body.stalls = 0; // getting on
+        }
+        at
+    }
+
+    /// The agent with [`Avoidance`] in the way of `stall`'s: the nearest one touching or nearly
+    /// so, on the side it wants to go.
+    fn blocker(&self, stall: &Stall, towards: Vec2) -> Option<Body> {
+        let mut best: Option<(f32, Body)> = None;
+        self.hash.near(stall.at, stall.radius * 8.0, |i| {
+            let other = self.bodies[i];
+            let offset = other.position - stall.at;
+            let gap = offset.length() - other.radius - stall.radius;
+            let ahead = towards == Vec2::ZERO || offset.dot(towards) > 0.0;
+            if other.entity != stall.entity
+                && ahead
+                && gap <= stall.radius
+                && best.is_none_or(|(g, _)| gap < g)
+            {
+                best = Some((gap, other));
+            }
+        });
+        best.map(|(_, b)| b)
+    }
+}
+
+/// A stalled agent: if another walking agent heading into it blocks it, the one of the two with
+/// the larger entity steps aside to a cell off the other's way and waits there, then goes on;
+/// the other keeps going (one walking the same way ahead is waited for). If a standing agent blocks it, it plans around that one. If nothing does (a
+/// corner), it plans again from where it stands.
+pub(crate) fn resolve_stall(
+    commands: &mut Commands,
+    crowd: &Crowd,
+    walkers: &Walkers,
+    map: &NavMap,
+    stall: Stall,
+) {
+    let Ok((_, _, follower, path, _, _, _, yielding)) = walkers.get(stall.entity) else {
+        return;
+    };
+    let towards = path.points.get(follower.next).map_or(Vec2::ZERO, |p| *p - stall.at);
+    let Ok(here) = map.geometry.world_to_cell(stall.at) else {
+        return;
+    };
+    // Where it is really going: its path's goal, or, while it steps aside, the goal it stepped
+    // aside from.
+    let (goal_map, goal_cell, options) = match yielding {
+        Some(y) => (y.goal_map, y.goal, y.options),
+        None => (path.goal_map, path.goal, path.options),
+    };
+    let goal = PathGoal::OnMap { map: goal_map, cell: goal_cell };
+    let replan = |commands: &mut Commands, around: Vec<GridPos>| {
+        let request = PathRequest { goal, options: Some(options), start: Some(here) };
+        commands.entity(stall.entity).insert((request, PlanAround(around)));
+    };
+    let Some(blocker) = crowd.blocker(&stall, towards) else {
+        replan(commands, Vec::new());
+        return;
+    };
+    let blocker_cell = map.geometry.world_to_cell(blocker.position).ok();
+    if !blocker.walking {
+        replan(commands, blocker_cell.into_iter().collect());
+        return;
+    }
+    // Only two heading into each other need one to step aside; one walking the same way
+    // ahead will move on.
+    let their_heading = walkers
+        .get(blocker.entity)
+        .ok()
+        .and_then(|(_, t, f, p, ..)| Some(*p.points.get(f.next)? - t.translation.truncate()));
+    let head_on = their_heading.is_some_and(|h| h.dot(towards) < 0.0);
+    if !head_on || stall.entity < blocker.entity {
+        return; // it waits, or the other steps aside
+    }
+    // Step aside: the nearest open cell off the other's remaining way.
+    let their_way: Vec<GridPos> = walkers
+        .get(blocker.entity)
+        .map(|(_, _, f, p, ..)| {
+            p.cells.get(f.next.saturating_sub(1)..).unwrap_or_default().to_vec()
+        })
+        .unwrap_or_default();
+    let Some(aside) = side_cell(map, here, blocker_cell, &their_way) else {
+        replan(commands, blocker_cell.into_iter().collect());
+        return;
+    };
+    let wait = 1.0;
+    let yielding = Yielding {
+        goal_map,
+        goal: goal_cell,
+        options,
+        wait,
+        arrived: false,
+        aside_map: map.entity,
+        aside,
+    };
+    commands.entity(stall.entity).insert((
+        yielding,
+        PathRequest {
+            goal: yielding.side_step(),
+            options: Some(SearchOptions { partial: true, ..options }),
+            start: Some(here),
+        },
+        PlanAround(blocker_cell.into_iter().collect()),
+    ));
+}
+
+/// The nearest open cell (in steps, at most 256 cells searched) that is not on `way` nor next
+/// to it on a straight side, reached without passing `blocked`.
+fn side_cell(
+    map: &NavMap,
+    from: GridPos,
+    blocked: Option<GridPos>,
+    way: &[GridPos],
+) -> Option<GridPos> {
+    let grid = &map.grid;
+    let off_way = |c: GridPos| !way.iter().any(|w| w.x.abs_diff(c.x) + w.y.abs_diff(c.y) <= 1);
+    let mut seen = vec![from];
+    let mut queue = VecDeque::from([from]);
+    while let Some(cell) = queue.pop_front() {
+        if cell != from && off_way(cell) {
+            return Some(cell);
+        }
+        if seen.len() > 256 {
+            break;
+        }
+        for (next, _) in grid.neighbors(cell) {
+            if Some(next) != blocked && !seen.contains(&next) {
+                seen.push(next);
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// Agents waiting at a side cell: when the wait is over they ask again for their own goal.
+pub(crate) fn tick_yielding(commands: &mut Commands, standing: &mut Standing, dt: f32) {
+    for (entity, _, _, yielding, requested) in standing.iter_mut() {
+        let Some(mut yielding) = yielding else {
+            continue;
+        };
+        if requested {
+            continue;
+        }
+        yielding.wait -= if yielding.arrived { dt } else { 0.0 };
+        // Stopped short of the side cell (its request failed) counts as there.
+        yielding.arrived = true;
+        if yielding.wait <= 0.0 {
+            let goal = PathGoal::OnMap { map: yielding.goal_map, cell: yielding.goal };
+            let request = PathRequest { goal, options: Some(yielding.options), start: None };
+            commands.entity(entity).remove::<Yielding>().insert(request);
+        }
+    }
+}
+
+/// Where a step from `from` towards `to` may end on `map`: `to` if its cell is open and one legal
+/// step (corner rule included) from `from`'s, else the step along one axis only that is, else
+/// `from`.
+pub(crate) fn clamp_step(map: &NavMap, from: Vec2, to: Vec2) -> Vec2 {
+    let (grid, geometry) = (&map.grid, &map.geometry);
+    let Ok(start) = geometry.world_to_cell(from) else {
+        return from;
+    };
+    let fits = |p: Vec2| {
+        geometry
+            .world_to_cell(p)
+            .is_ok_and(|c| grid.is_passable(c) && (c == start || grid.can_step(start, c)))
+    };
+    [to, Vec2::new(to.x, from.y), Vec2::new(from.x, to.y)]
+        .into_iter()
+        .find(|&p| p.is_finite() && fits(p))
+        .unwrap_or(from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(positions: &mut [Vec2], velocities: &mut [Vec2], goals: &[Vec2], radius: f32) {
+        let dt = 0.05;
+        let mut lines = Vec::new();
+        let snapshot: Vec<(Vec2, Vec2)> =
+            positions.iter().copied().zip(velocities.iter().copied()).collect();
+        for i in 0..positions.len() {
+            let neighbours: Vec<Neighbour> = snapshot
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, &(position, velocity))| Neighbour {
+                    position,
+                    velocity,
+                    radius,
+                    reciprocal: true,
+                })
+                .collect();
+            let to_goal = goals[i] - positions[i];
+            let preferred = to_goal.clamp_length_max(1.0);
+            let v = orca_velocity(
+                positions[i],
+                velocities[i],
+                radius,
+                preferred,
+                1.0,
+                &neighbours,
+                2.0,
+                dt,
+                &mut lines,
+            );
+            velocities[i] = v;
+        }
+        for (p, v) in positions.iter_mut().zip(velocities.iter()) {
+            *p += *v * dt;
+        }
+    }
+
+    #[test]
+    fn two_agents_head_on_pass_each_other_without_touching() {
+        let radius = 0.25;
+        // Nearly on one line (exactly on one, ORCA's two half-planes are mirror images and the
+        // two stop face to face: the movement system's stall handling is for that).
+        let mut positions = vec![Vec2::new(-3.0, 0.02), Vec2::new(3.0, -0.02)];
+        let mut velocities = vec![Vec2::ZERO; 2];
+        let goals = [Vec2::new(3.0, 0.02), Vec2::new(-3.0, -0.02)];
+        let mut closest = f32::INFINITY;
+        for _ in 0..400 {
+            step(&mut positions, &mut velocities, &goals, radius);
+            closest = closest.min(positions[0].distance(positions[1]));
+        }
+        assert!(closest >= 2.0 * radius * 0.99, "came within {closest}");
+        for (p, g) in positions.iter().zip(goals) {
+            assert!(p.distance(g) < 0.05, "{p} short of {g}");
+        }
+    }
+
+    #[test]
+    fn the_spatial_hash_finds_every_agent_within_reach() {
+        let points: Vec<Vec2> =
+            (0..200).map(|i| Vec2::new((i * 37 % 101) as f32, (i * 53 % 89) as f32)).collect();
+        let mut hash = SpatialHash::default();
+        hash.build(4.0, points.iter().copied());
+        for (i, &at) in points.iter().enumerate() {
+            let mut found = Vec::new();
+            hash.near(at, 6.0, |j| found.push(j));
+            for (j, &other) in points.iter().enumerate() {
+                if other.distance(at) <= 6.0 {
+                    assert!(found.contains(&j), "{i}: missed {j}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! Local avoidance in a headless `App`: agents with `Avoidance` cross, swap sides and meet in a
+//! corridor, on square and hex maps. Every frame, every agent stands in an open cell of its map
+//! and every move between two frames is one legal step (no blocked corner cut); bodies keep
+//! apart up to a stated tolerance; everyone arrives within a bound.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::prelude::*;
+#[path = "common/tilemap.rs"]
+mod tilemap;
+use tilemap::spawn_text_tilemap;
+
+const FLOOR: u32 = 0;
+const WALL: u32 = 1;
+const TILE: f32 = 16.0;
+const DT: Duration = Duration::from_millis(16);
+/// Bodies may overlap by this share of the sum of their radii at most (ORCA keeps them apart
+/// in continuous time; frames are discrete steps).
+const OVERLAP: f32 = 0.1;
+
+fn app() -> App {
+    let mut app = App::new();
+    let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin { settings })
+        .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
+        .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
+    app
+}
+
+fn spawn_room(app: &mut App, rows: &[&str]) -> Entity {
+    let texture = |c| match c {
+        '#' => Some(WALL),
+        _ => Some(FLOOR),
+    };
+    let map = spawn_text_tilemap(app, rows, TILE, Vec2::ZERO, texture);
+    app.update();
+    map
+}
+
+fn spawn_walker(app: &mut App, at: GridPos, goal: GridPos, radius: f32) -> Entity {
+    let map = app.world().resource::<NavMaps>().first().unwrap();
+    let position = map.geometry.cell_to_world(at);
+    app.world_mut()
+        .spawn((
+            Transform::from_translation(position.extend(1.0)),
+            PathFollower::new(4.0 * TILE),
+            PathRequest::to(goal),
+            Avoidance::new(radius),
+        ))
+        .id()
+}
+
+/// Runs frames until every agent has arrived at its goal cell's centre (at most `frames`),
+/// checking the rules above each frame. Returns the frames it took and the smallest gap seen
+/// between two bodies, as a share of the sum of their radii.
+fn run_until_all_arrive(
+    app: &mut App,
+    agents: &[(Entity, GridPos)],
+    frames: usize,
+) -> (usize, f32) {
+    let mut arrived = vec![false; agents.len()];
+    let mut closest = f32::INFINITY;
+    let mut before: Vec<Vec2> = positions(app, agents);
+    for frame in 0..frames {
+        app.update();
+        let now = positions(app, agents);
+        let map = app.world().resource::<NavMaps>().first().unwrap();
+        for (k, (&p, &q)) in before.iter().zip(&now).enumerate() {
+            let (a, b) =
+                (map.geometry.world_to_cell(p).unwrap(), map.geometry.world_to_cell(q).unwrap());
+            assert!(map.grid.is_passable(b), "frame {frame}: agent {k} in blocked cell {b}");
+            assert!(
+                a == b || map.grid.can_step(a, b),
+                "frame {frame}: agent {k} jumped {a} -> {b}"
+            );
+        }
+        for i in 0..agents.len() {
+            for j in i + 1..agents.len() {
+                let sum = radius(app, agents[i].0) + radius(app, agents[j].0);
+                closest = closest.min(now[i].distance(now[j]) / sum);
+            }
+        }
+        let messages = app.world().resource::<Messages<Arrived>>();
+        for a in messages.iter_current_update_messages() {
+            if let Some(k) = agents.iter().position(|(e, _)| *e == a.entity) {
+                assert!(a.reached_goal && a.cell == agents[k].1, "{a:?}");
+                arrived[k] = true;
+            }
+        }
+        if arrived.iter().all(|&a| a) {
+            return (frame, closest);
+        }
+        before = now;
+    }
+    let late: Vec<usize> = (0..agents.len()).filter(|&k| !arrived[k]).collect();
+    for &k in &late {
+        let e = agents[k].0;
+        let w = app.world();
+        eprintln!(
+            "{k}: at {:?} goal {:?} path {:?} req {:?} failed {:?} av {:?} follower {:?}",
+            w.get::<Transform>(e).unwrap().translation,
+            agents[k].1,
+            w.get::<Path>(e).map(|p| (p.cells.clone(), p.points.len())),
+            w.get::<PathRequest>(e),
+            w.get::<PathFailed>(e),
+            w.get::<Avoidance>(e),
+            w.get::<PathFollower>(e)
+        );
+    }
+    panic!("agents {late:?} did not arrive within {frames} frames");
+}
+
+fn positions(app: &App, agents: &[(Entity, GridPos)]) -> Vec<Vec2> {
+    agents
+        .iter()
+        .map(|(e, _)| app.world().get::<Transform>(*e).unwrap().translation.truncate())
+        .collect()
+}
+
+fn radius(app: &App, entity: Entity) -> f32 {
+    app.world().get::<Avoidance>(entity).unwrap().radius
+}
+
+const OPEN_ROOM: [&str; 9] = [
+    "##############",
+    "#............#",
+    "#............#",
+    "#............#",
+    "#............#",
+    "#............#",
+    "#............#",
+    "#............#",
+    "##############",
+];
+
+#[test]
+fn two_agents_crossing_head_on_both_arrive_and_keep_apart() {
+    let mut app = app();
+    spawn_room(&mut app, &OPEN_ROOM);
+    let (a, b) = (GridPos::new(1, 4), GridPos::new(12, 4));
+    let r = 0.4 * TILE;
+    let agents = [(spawn_walker(&mut app, a, b, r), b), (spawn_walker(&mut app, b, a, r), a)];
+    let (frames, closest) = run_until_all_arrive(&mut app, &agents, 600);
+    assert!(closest >= 1.0 - OVERLAP, "bodies came to {closest} of their radii");
+    // Straight across is 11 tiles at 4 tiles a second: 172 frames; the detour costs little.
+    assert!(frames < 260, "{frames} frames");
+}
+
+#[test]
+fn twenty_agents_swapping_sides_of_a_room_all_arrive() {
+    let mut app = app();
+    let mut rows = vec!["#".repeat(24)];
+    rows.extend((0..10).map(|_| format!("#{}#", ".".repeat(22))));
+    rows.push("#".repeat(24));
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    spawn_room(&mut app, &rows);
+    // Ten down each side, each bound for the other side's mirror cell: their ways all cross
+    // in the middle of the room.
+    let r = 0.3 * TILE;
+    let mut agents = Vec::new();
+    for y in 1..=10u32 {
+        let (left, right) = (GridPos::new(1, y), GridPos::new(22, 11 - y));
+        agents.push((spawn_walker(&mut app, left, right, r), right));
+        agents.push((spawn_walker(&mut app, right, left, r), left));
+    }
+    // Straight across is 21 to 23 tiles, 6 seconds at 4 tiles a second (360 frames): allowed,
+    // four times that.
+    let (frames, closest) = run_until_all_arrive(&mut app, &agents, 1440);
+    assert!(closest >= 1.0 - OVERLAP, "bodies came to {closest} of their radii");
+    eprintln!("twenty agents: {frames} frames, closest {closest}");
+}
+
+#[test]
+fn two_agents_meeting_in_a_one_cell_corridor_get_past_each_other() {
+    let mut app = app();
+    spawn_room(
+        &mut app,
+        &[
+            "#################",
+            "#...#########...#",
+            "#...............#",
+            "#...#########...#",
+            "#################",
+        ],
+    );
+    let (a, b) = (GridPos::new(1, 2), GridPos::new(15, 2));
+    // Bodies 1.2 tiles across: two cannot pass in the corridor (centres keep to open cells).
+    let r = 0.6 * TILE;
+    let agents = [(spawn_walker(&mut app, a, b, r), b), (spawn_walker(&mut app, b, a, r), a)];
+    // 14 tiles at 4 a second is 210 frames; one of them backs out and waits: allowed, 1000.
+    let (frames, _) = run_until_all_arrive(&mut app, &agents, 1000);
+    eprintln!("corridor: {frames} frames");
+}
+
+#[test]
+fn agents_cross_on_a_hex_map_too() {
+    let mut app = app();
+    let rows = ["#########", "#.......#", "#.......#", "#.......#", "#.......#", "#########"];
+    let map = spawn_room(&mut app, &rows);
+    app.world_mut().entity_mut(map).insert(TilemapType::Hexagon(HexCoordSystem::RowOdd));
+    app.update();
+    let (a, b) = (GridPos::new(1, 2), GridPos::new(7, 2));
+    let r = 0.35 * TILE;
+    let agents = [(spawn_walker(&mut app, a, b, r), b), (spawn_walker(&mut app, b, a, r), a)];
+    let (_, closest) = run_until_all_arrive(&mut app, &agents, 900);
+    assert!(closest >= 1.0 - OVERLAP, "bodies came to {closest} of their radii");
+}

@@ -22,6 +22,7 @@
 //! cargo run --release --example crowd_bench -- 600 rooms    # fewer frames, one map
 //! CROWD_LONG=1 cargo run --release --example crowd_bench    # also print every frame over 4 ms
 //! CROWD_SINGLE=1 cargo run --release --example crowd_bench  # one thread, no task pool wake-ups
+//! CROWD_SITUATION=avoidance cargo run --release --example crowd_bench  # one situation
 //! ```
 
 #[path = "../tests/common/mod.rs"]
@@ -285,7 +286,11 @@ fn main() {
     for (name, grid) in &maps {
         let situations =
             [Situation::Static, Situation::Toggle, Situation::Obstacles, Situation::Avoidance];
+        let only = std::env::var("CROWD_SITUATION").ok().map(|s| s.to_lowercase());
         for situation in situations {
+            if only.as_ref().is_some_and(|o| *o != format!("{situation:?}").to_lowercase()) {
+                continue;
+            }
             let run = run(grid, situation, frames, 5);
             let own = spread(&run.own);
             let wall = spread(&run.frames);

@@ -30,11 +30,12 @@ pub mod prelude {
     };
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
-        Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, LinkCrossed, LinkEnd, NavDiagnostics,
-        NavError, NavGeometry, NavGridChanged, NavLayerOf, NavLink, NavMap, NavMaps, NavObstacle,
-        NavSet, NavSettings, NavTilemap, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-        PathLeg, PathRequest, Replanning, TileNav, TileRules, TilemapNavError, TilemapNavPlugin,
-        TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
+        Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, GridLocked, LinkCrossed, LinkEnd,
+        NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavLayerOf, NavLink, NavMap,
+        NavMaps, NavObstacle, NavSet, NavSettings, NavTilemap, OnNavMap, Path, PathFailed,
+        PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TileNav, TileRules,
+        TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch,
+        WorldToCellError,
     };
     pub use crate::search::{
         Algorithm, Heuristic, Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder,

@@ -209,3 +209,120 @@ fn agents_cross_on_a_hex_map_too() {
     let (_, closest) = run_until_all_arrive(&mut app, &agents, 900);
     assert!(closest >= 1.0 - OVERLAP, "bodies came to {closest} of their radii");
 }
+
+fn spawn_locked(app: &mut App, at: GridPos, goal: GridPos) -> Entity {
+    let map = app.world().resource::<NavMaps>().first().unwrap();
+    let position = map.geometry.cell_to_world(at);
+    app.world_mut()
+        .spawn((
+            Transform::from_translation(position.extend(1.0)),
+            PathFollower::new(4.0 * TILE),
+            PathRequest::to(goal),
+            GridLocked::default(),
+        ))
+        .id()
+}
+
+/// Runs frames until every grid-locked agent has arrived (at most `frames`), checking every
+/// frame that no two stand in one cell, none holds another's cell, and no two swap cells.
+fn run_locked(app: &mut App, agents: &[(Entity, GridPos)], frames: usize) -> usize {
+    let mut arrived = vec![false; agents.len()];
+    let cells = |app: &App| -> Vec<GridPos> {
+        let map = app.world().resource::<NavMaps>().first().unwrap();
+        positions(app, agents).iter().map(|&p| map.geometry.world_to_cell(p).unwrap()).collect()
+    };
+    let mut before = cells(app);
+    for frame in 0..frames {
+        app.update();
+        let now = cells(app);
+        let map = app.world().resource::<NavMaps>().first().unwrap();
+        let mut held = Vec::new();
+        for (k, &(entity, _)) in agents.iter().enumerate() {
+            assert!(map.grid.is_passable(now[k]), "frame {frame}: agent {k} in a blocked cell");
+            let lock = app.world().get::<GridLocked>(entity).unwrap();
+            held.extend(lock.holds.map(|h| h.1));
+            held.extend(lock.entering);
+            // It stands in the cell it holds or the one it is entering.
+            let own = [lock.holds.map(|h| h.1), lock.entering];
+            assert!(own.contains(&Some(now[k])), "frame {frame}: agent {k} outside its cells");
+        }
+        let count = held.len();
+        held.sort_unstable();
+        held.dedup();
+        assert_eq!(held.len(), count, "frame {frame}: a cell held twice");
+        for i in 0..agents.len() {
+            for j in i + 1..agents.len() {
+                assert_ne!(now[i], now[j], "frame {frame}: agents {i} and {j} in one cell");
+                let swapped = now[i] == before[j] && now[j] == before[i] && now[i] != now[j];
+                assert!(!swapped, "frame {frame}: agents {i} and {j} swapped cells");
+            }
+        }
+        let messages = app.world().resource::<Messages<Arrived>>();
+        for a in messages.iter_current_update_messages() {
+            if let Some(k) = agents.iter().position(|(e, _)| *e == a.entity) {
+                assert!(a.reached_goal && a.cell == agents[k].1, "{a:?}");
+                arrived[k] = true;
+            }
+        }
+        if arrived.iter().all(|&a| a) {
+            return frame;
+        }
+        before = now;
+    }
+    let late: Vec<usize> = (0..agents.len()).filter(|&k| !arrived[k]).collect();
+    panic!("grid-locked agents {late:?} did not arrive within {frames} frames");
+}
+
+#[test]
+fn grid_locked_agents_meeting_in_a_corridor_never_share_a_cell_and_get_past() {
+    let mut app = app();
+    spawn_room(
+        &mut app,
+        &[
+            "#################",
+            "#...#########...#",
+            "#...............#",
+            "#...#########...#",
+            "#################",
+        ],
+    );
+    let (a, b) = (GridPos::new(1, 2), GridPos::new(15, 2));
+    let agents = [(spawn_locked(&mut app, a, b), b), (spawn_locked(&mut app, b, a), a)];
+    // 14 cells at 4 a second is 210 frames; one backs out of the corridor and waits.
+    let frames = run_locked(&mut app, &agents, 1200);
+    eprintln!("grid-locked corridor: {frames} frames");
+}
+
+#[test]
+fn twelve_grid_locked_agents_swapping_sides_of_a_room_all_arrive_one_per_cell() {
+    let mut app = app();
+    spawn_room(&mut app, &OPEN_ROOM);
+    let mut agents = Vec::new();
+    for y in 1..=6u32 {
+        let (left, right) = (GridPos::new(1, y), GridPos::new(12, 8 - y));
+        agents.push((spawn_locked(&mut app, left, right), right));
+        agents.push((spawn_locked(&mut app, right, left), left));
+    }
+    let frames = run_locked(&mut app, &agents, 2400);
+    eprintln!("twelve grid-locked: {frames} frames");
+}
+
+#[test]
+fn a_grid_locked_agent_waits_for_a_taken_cell_then_goes_round() {
+    let mut app = app();
+    // Two ways from left to right: the short one through the middle, a long one round the top.
+    spawn_room(
+        &mut app,
+        &["###########", "#.........#", "#.#######.#", "#.........#", "###########"],
+    );
+    // Someone stands in the middle of the short way and stays there.
+    let stander = spawn_locked(&mut app, GridPos::new(5, 1), GridPos::new(5, 1));
+    let walker = spawn_locked(&mut app, GridPos::new(1, 1), GridPos::new(9, 1));
+    let frames =
+        run_locked(&mut app, &[(walker, GridPos::new(9, 1)), (stander, GridPos::new(5, 1))], 900);
+    // It went round the top.
+    assert!(frames > 0);
+    let at = app.world().get::<Transform>(walker).unwrap().translation.truncate();
+    let map = app.world().resource::<NavMaps>().first().unwrap();
+    assert_eq!(map.geometry.world_to_cell(at).unwrap(), GridPos::new(9, 1));
+}

@@ -325,6 +325,8 @@ struct Body {
 #[derive(Default)]
 pub(crate) struct Crowd {
     bodies: Vec<Body>,
+    /// The largest radius among them.
+    widest: f32,
     hash: SpatialHash,
     neighbours: Vec<(f32, Neighbour)>,
     near: Vec<Neighbour>,
@@ -344,22 +346,17 @@ pub(crate) type Walkers<'w, 's> = Query<
         Has<PathRequest>,
         Option<&'static mut Avoidance>,
         Option<&'static mut Yielding>,
+        Option<&'static mut super::gridlock::GridLocked>,
     ),
 >;
 
 /// The query of agents with [`Avoidance`] and no path.
-pub(crate) type Standing<'w, 's> = Query<
-    'w,
-    's,
-    (
-        Entity,
-        &'static Transform,
-        &'static mut Avoidance,
-        Option<&'static mut Yielding>,
-        Has<PathRequest>,
-    ),
-    Without<Path>,
->;
+pub(crate) type Standing<'w, 's> =
+    Query<'w, 's, (Entity, &'static Transform, &'static Avoidance), Without<Path>>;
+
+/// The query of agents stepping aside with no path (waiting at the side cell).
+pub(crate) type Waiting<'w, 's> =
+    Query<'w, 's, (Entity, &'static mut Yielding, Has<PathRequest>), Without<Path>>;
 
 /// An agent that made too little headway for too long, for [`resolve_stall`].
 pub(crate) struct Stall {
@@ -384,6 +381,20 @@ pub(crate) struct Yielding {
 }
 
 impl Yielding {
+    /// Stepping aside from the way to `goal` on `goal_map` to `aside` on `aside_map`.
+    pub(crate) fn new(
+        (goal_map, goal): (Entity, GridPos),
+        options: SearchOptions,
+        (aside_map, aside): (Entity, GridPos),
+    ) -> Self {
+        Self { goal_map, goal, options, wait: 1.0, arrived: false, aside_map, aside }
+    }
+
+    /// Where it was going, and how.
+    pub(crate) fn goal(&self) -> ((Entity, GridPos), SearchOptions) {
+        ((self.goal_map, self.goal), self.options)
+    }
+
     /// The request for the side step.
     pub(crate) fn side_step(&self) -> PathGoal {
         PathGoal::OnMap { map: self.aside_map, cell: self.aside }
@@ -392,9 +403,9 @@ impl Yielding {
 
 impl Crowd {
     /// Notes every agent with [`Avoidance`]: where it is, how it moves, how big it is.
-    pub(crate) fn gather(&mut self, walkers: &Walkers, standing: &Standing) {
+    pub(crate) fn gather(&mut self, walkers: &Walkers, standing: &Standing, reach: f32) {
         self.bodies.clear();
-        for (entity, transform, _, _, _, _, body, _) in walkers {
+        for (entity, transform, _, _, _, _, body, ..) in walkers {
             if let Some(body) = body {
                 let position = transform.translation.truncate();
                 self.bodies.push(Body {
@@ -406,7 +417,7 @@ impl Crowd {
                 });
             }
         }
-        for (entity, transform, body, ..) in standing {
+        for (entity, transform, body) in standing {
             let position = transform.translation.truncate();
             self.bodies.push(Body {
                 entity,
@@ -416,8 +427,11 @@ impl Crowd {
                 walking: false,
             });
         }
-        let widest = self.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
-        self.hash.build((widest * 4.0).max(1.0), self.bodies.iter().map(|b| b.position));
+        // Buckets as wide as the farthest an agent looks (its reach plus a neighbour's radius):
+        // a query reads two or three buckets each way.
+        self.widest = self.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
+        let size = self.widest * (reach.max(1.0) + 2.0);
+        self.hash.build(size.max(1.0), self.bodies.iter().map(|b| b.position));
     }
 
     /// Moves a walking agent one frame: towards its path's next point, round the others, never
@@ -450,7 +464,7 @@ impl Crowd {
         let reach = radius * settings.avoidance.reach.max(1.0) + radius;
         self.neighbours.clear();
         let (bodies, neighbours) = (&self.bodies, &mut self.neighbours);
-        self.hash.near(position, reach * 2.0, |i| {
+        self.hash.near(position, reach + self.widest, |i| {
             let other = bodies[i];
             let gap = other.position.distance(position) - other.radius;
             if other.entity != entity && gap <= reach {
@@ -556,7 +570,7 @@ pub(crate) fn resolve_stall(
     map: &NavMap,
     stall: Stall,
 ) {
-    let Ok((_, _, follower, path, _, _, _, yielding)) = walkers.get(stall.entity) else {
+    let Ok((_, _, follower, path, _, _, _, yielding, _)) = walkers.get(stall.entity) else {
         return;
     };
     let towards = path.points.get(follower.next).map_or(Vec2::ZERO, |p| *p - stall.at);
@@ -600,7 +614,8 @@ pub(crate) fn resolve_stall(
             p.cells.get(f.next.saturating_sub(1)..).unwrap_or_default().to_vec()
         })
         .unwrap_or_default();
-    let Some(aside) = side_cell(map, here, blocker_cell, &their_way) else {
+    // Bodies pass side by side: a cell next to the way is not enough.
+    let Some(aside) = side_cell(map, here, |c| Some(c) == blocker_cell, &their_way, 1) else {
         replan(commands, blocker_cell.into_iter().collect());
         return;
     };
@@ -625,16 +640,17 @@ pub(crate) fn resolve_stall(
     ));
 }
 
-/// The nearest open cell (in steps, at most 256 cells searched) that is not on `way` nor next
-/// to it on a straight side, reached without passing `blocked`.
-fn side_cell(
+/// The nearest open cell (in steps, at most 256 cells searched) farther than `margin` straight
+/// steps from every cell of `way`, reached without entering a cell `closed` says no to.
+pub(crate) fn side_cell(
     map: &NavMap,
     from: GridPos,
-    blocked: Option<GridPos>,
+    closed: impl Fn(GridPos) -> bool,
     way: &[GridPos],
+    margin: u32,
 ) -> Option<GridPos> {
     let grid = &map.grid;
-    let off_way = |c: GridPos| !way.iter().any(|w| w.x.abs_diff(c.x) + w.y.abs_diff(c.y) <= 1);
+    let off_way = |c: GridPos| !way.iter().any(|w| w.x.abs_diff(c.x) + w.y.abs_diff(c.y) <= margin);
     let mut seen = vec![from];
     let mut queue = VecDeque::from([from]);
     while let Some(cell) = queue.pop_front() {
@@ -645,7 +661,7 @@ fn side_cell(
             break;
         }
         for (next, _) in grid.neighbors(cell) {
-            if Some(next) != blocked && !seen.contains(&next) {
+            if !closed(next) && !seen.contains(&next) {
                 seen.push(next);
                 queue.push_back(next);
             }
@@ -655,11 +671,8 @@ fn side_cell(
 }
 
 /// Agents waiting at a side cell: when the wait is over they ask again for their own goal.
-pub(crate) fn tick_yielding(commands: &mut Commands, standing: &mut Standing, dt: f32) {
-    for (entity, _, _, yielding, requested) in standing.iter_mut() {
-        let Some(mut yielding) = yielding else {
-            continue;
-        };
+pub(crate) fn tick_yielding(commands: &mut Commands, waiting: &mut Waiting, dt: f32) {
+    for (entity, mut yielding, requested) in waiting.iter_mut() {
         if requested {
             continue;
         }

@@ -7,7 +7,8 @@
 //! - `link`: [`NavLink`]s between cells of the maps;
 //! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
 //!   [`NavObstacle`], messages and errors), shared by the two systems above it;
-//! - `avoidance`: agents steering round each other (ORCA), used by the movement system;
+//! - `avoidance`: agents steering round each other (ORCA), and `gridlock`: agents holding
+//!   whole cells, both used by the movement system;
 //! - `request`: the system answering requests; `movement`: the system walking paths;
 //! - `debug`: gizmo drawing; and this file, the plugin that adds them all.
 
@@ -15,6 +16,7 @@ mod agent;
 mod avoidance;
 mod debug;
 mod diagnostics;
+mod gridlock;
 mod link;
 mod movement;
 mod request;
@@ -29,6 +31,7 @@ pub use agent::{
 };
 pub use avoidance::Avoidance;
 pub use diagnostics::NavDiagnostics;
+pub use gridlock::GridLocked;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use settings::{AvoidanceSettings, NavSettings};
 pub use tilemap::{
@@ -86,6 +89,7 @@ impl Plugin for TilemapNavPlugin {
             .register_type::<Replanning>()
             .register_type::<NavObstacle>()
             .register_type::<Avoidance>()
+            .register_type::<GridLocked>()
             .register_type::<NavLink>()
             .register_type::<OnNavMap>()
             .register_type::<NavDiagnostics>()

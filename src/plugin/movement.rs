@@ -8,8 +8,11 @@ use super::agent::{
     Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
     PathRequest, Replanning, corner_indices, start_cell,
 };
-use super::avoidance::{Crowd, Stall, Standing, Walkers, Yielding, resolve_stall, tick_yielding};
+use super::avoidance::{
+    Crowd, Stall, Standing, Waiting, Walkers, Yielding, resolve_stall, tick_yielding,
+};
 use super::diagnostics::NavDiagnostics;
+use super::gridlock::{GridLocked, LockedStanding, Occupancy, resolve_waits};
 use super::link::{LinkCrossed, LinkEnd, NavLink, usable};
 use super::settings::NavSettings;
 use super::tilemap::{NavMap, NavMaps, WorldToCellError};
@@ -219,7 +222,8 @@ pub(crate) fn follow_paths(
     mut removed: RemovedComponents<Path>,
     mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Walkers,
-    mut standing: Standing,
+    (standing, mut waiting): (Standing, Waiting),
+    (mut occupancy, mut locked_standing): (Local<Occupancy>, LockedStanding),
     (links, obstacles): (Query<&NavLink>, Res<ObstacleCells>),
     (settings, mut crowd): (Res<NavSettings>, Local<Crowd>),
     mut arrived: MessageWriter<Arrived>,
@@ -230,9 +234,10 @@ pub(crate) fn follow_paths(
     let avoiding = settings.avoidance.enabled;
     let dt = time.delta_secs();
     if avoiding {
-        crowd.gather(&agents, &standing);
-        tick_yielding(&mut commands, &mut standing, dt);
+        crowd.gather(&agents, &standing, settings.avoidance.reach);
     }
+    tick_yielding(&mut commands, &mut waiting, dt);
+    occupancy.gather(&maps, &mut agents, &mut locked_standing);
     let indexes = &mut indexes.0;
     for entity in removed.read() {
         for index in indexes.values_mut() {
@@ -283,6 +288,7 @@ pub(crate) fn follow_paths(
         mut requested,
         mut avoidance,
         mut yielding,
+        mut lock,
     ) in &mut agents
     {
         let position = transform.translation.truncate();
@@ -339,46 +345,61 @@ pub(crate) fn follow_paths(
 
         let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
         let mut at = position;
-        match avoidance.as_deref_mut().filter(|_| avoiding && dt > 0.0) {
-            Some(body) => {
-                at = crowd.steer(
-                    entity,
-                    body,
-                    position,
-                    speed,
-                    dt,
-                    &mut follower,
-                    &path,
-                    map,
-                    &settings,
-                );
-                if body.stalled > settings.avoidance.stall_time && !replanning && !requested {
-                    body.stalled = 0.0;
-                    body.stalls += 1;
-                    if body.stalls > 1 {
-                        // Stalled again without getting on: through the others for a second.
-                        body.passing_through = 1.0;
-                        body.stalls = 0;
-                    } else {
-                        stalls.push(Stall { entity, at, map: map.entity, radius: body.radius });
+        if let Some(lock) = lock.as_deref_mut() {
+            let patience = settings.avoidance.stall_time;
+            at = occupancy.step(
+                entity,
+                lock,
+                position,
+                speed,
+                dt,
+                &mut follower,
+                &path,
+                map,
+                patience,
+            );
+        } else {
+            match avoidance.as_deref_mut().filter(|_| avoiding && dt > 0.0) {
+                Some(body) => {
+                    at = crowd.steer(
+                        entity,
+                        body,
+                        position,
+                        speed,
+                        dt,
+                        &mut follower,
+                        &path,
+                        map,
+                        &settings,
+                    );
+                    if body.stalled > settings.avoidance.stall_time && !replanning && !requested {
+                        body.stalled = 0.0;
+                        body.stalls += 1;
+                        if body.stalls > 1 {
+                            // Stalled again without getting on: through the others for a second.
+                            body.passing_through = 1.0;
+                            body.stalls = 0;
+                        } else {
+                            stalls.push(Stall { entity, at, map: map.entity, radius: body.radius });
+                        }
                     }
                 }
-            }
-            None => {
-                let mut budget = speed * dt;
-                while follower.next < path.points.len() {
-                    let target = path.points[follower.next];
-                    let to = target - at;
-                    let distance = to.length();
-                    if distance <= budget {
-                        at = target;
-                        budget -= distance;
-                        follower.next = path.next_target_after(follower.next);
-                    } else {
-                        if budget > 0.0 {
-                            at += to / distance * budget;
+                None => {
+                    let mut budget = speed * dt;
+                    while follower.next < path.points.len() {
+                        let target = path.points[follower.next];
+                        let to = target - at;
+                        let distance = to.length();
+                        if distance <= budget {
+                            at = target;
+                            budget -= distance;
+                            follower.next = path.next_target_after(follower.next);
+                        } else {
+                            if budget > 0.0 {
+                                at += to / distance * budget;
+                            }
+                            break;
                         }
-                        break;
                     }
                 }
             }
@@ -389,6 +410,10 @@ pub(crate) fn follow_paths(
             let from = leg.from;
             let to = LinkEnd::new(leg.map, leg.cells[0]);
             crossed.write(LinkCrossed { entity, link: leg.link, from, to });
+            if let Some(lock) = lock.as_deref_mut() {
+                // It holds the cell it lands in from next frame on.
+                *lock = GridLocked::default();
+            }
             at = leg.points[0];
             path.map = leg.map;
             path.cells = leg.cells;
@@ -446,6 +471,7 @@ pub(crate) fn follow_paths(
             }
         }
     }
+    resolve_waits(&mut commands, &mut occupancy, &maps, &agents);
     for stall in stalls {
         if let Some(map) = maps.get(stall.map) {
             diagnostics.replans += 1;

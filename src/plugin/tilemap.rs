@@ -286,6 +286,8 @@ pub struct NavGeometry {
     /// centre of cell (0, 0) and the steps to cells (1, 0) and (0, 1), so that a path's
     /// points cost two multiply-adds each rather than bevy_ecs_tilemap's whole conversion.
     affine: Option<[Vec2; 3]>,
+    /// World to the tilemap's local space (the transform's inverse), computed once.
+    to_local: bevy::math::Affine3A,
 }
 
 /// Why a world position has no cell.
@@ -363,8 +365,18 @@ impl NavGeometry {
         anchor: TilemapAnchor,
         transform: Transform,
     ) -> Self {
-        let mut geometry =
-            Self { tilemap, size, grid_size, tile_size, map_type, anchor, transform, affine: None };
+        let to_local = transform.compute_affine().inverse();
+        let mut geometry = Self {
+            tilemap,
+            size,
+            grid_size,
+            tile_size,
+            map_type,
+            anchor,
+            transform,
+            affine: None,
+            to_local,
+        };
         if !matches!(map_type, TilemapType::Hexagon(_)) {
             let origin = geometry.tile_center(0, 0);
             let up = geometry.tile_center(0, 1) - origin;
@@ -398,7 +410,7 @@ impl NavGeometry {
         if !world.is_finite() {
             return Err(WorldToCellError::NotFinite(world));
         }
-        let local = self.transform.compute_affine().inverse().transform_point3(world.extend(0.0));
+        let local = self.to_local.transform_point3(world.extend(0.0));
         let local = local.truncate();
         if !local.is_finite() {
             return Err(WorldToCellError::NotFinite(world));

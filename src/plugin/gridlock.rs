@@ -1,0 +1,214 @@
+//! Grid-locked movement, for games whose characters occupy whole tiles (turn-based games,
+//! roguelikes, tile puzzles): at most one agent per cell, an agent steps into the next cell of
+//! its path only once that cell is free (it holds both while it moves between them), waits while
+//! it is taken, and plans again when the wait lasts. Two agents never swap through each other:
+//! each needs the other's cell free first.
+
+use std::collections::HashMap;
+
+use bevy::prelude::*;
+
+use super::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use super::avoidance::{Walkers, Yielding, side_cell};
+use super::tilemap::{NavMap, NavMaps};
+use crate::grid::GridPos;
+
+/// Put this on an agent to make it occupy whole cells: see the module's description. The
+/// plugin keeps its fields up to date.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct GridLocked {
+    /// The cell it holds, and its map (`None` until the plugin first sees it: then the cell
+    /// under it).
+    pub holds: Option<(Entity, GridPos)>,
+    /// The next cell, held too while it walks there.
+    pub entering: Option<GridPos>,
+    /// Seconds it has waited for the next cell.
+    pub waited: f32,
+}
+
+/// Which agent holds each cell this frame.
+#[derive(Default)]
+pub(crate) struct Occupancy {
+    held: HashMap<(Entity, GridPos), Entity>,
+    /// Agents that waited too long, for [`resolve_waits`].
+    waits: Vec<Wait>,
+}
+
+/// An agent that waited too long for `cell`, held by `holder`.
+pub(crate) struct Wait {
+    entity: Entity,
+    map: Entity,
+    here: GridPos,
+    cell: GridPos,
+    holder: Entity,
+}
+
+/// The grid-locked agents standing (with no path).
+pub(crate) type LockedStanding<'w, 's> =
+    Query<'w, 's, (Entity, &'static Transform, &'static mut GridLocked), Without<Path>>;
+
+impl Occupancy {
+    /// Notes the cells every grid-locked agent holds: its own, and the one it is entering.
+    pub(crate) fn gather(
+        &mut self,
+        maps: &NavMaps,
+        walkers: &mut Walkers,
+        standing: &mut LockedStanding,
+    ) {
+        self.held.clear();
+        self.waits.clear();
+        let walking = walkers.iter_mut().filter_map(|(entity, transform, _, path, .., lock)| {
+            Some((entity, transform.translation.truncate(), Some(path.map), lock?.into_inner()))
+        });
+        let standing = standing.iter_mut().map(|(entity, transform, lock)| {
+            (entity, transform.translation.truncate(), None, lock.into_inner())
+        });
+        for (entity, position, on, lock) in walking.collect::<Vec<_>>().into_iter().chain(standing)
+        {
+            let map = on.or(lock.holds.map(|h| h.0));
+            let Some(map) = map.and_then(|m| maps.get(m)).or_else(|| maps.at_world(position))
+            else {
+                continue;
+            };
+            // Placed by hand, moved to another map, or never seen: it holds the cell under it.
+            if lock.holds.is_none_or(|(m, _)| m != map.entity) {
+                lock.entering = None;
+                lock.holds =
+                    map.geometry.world_to_cell(position).ok().map(|cell| (map.entity, cell));
+            }
+            if let Some((m, cell)) = lock.holds {
+                self.held.entry((m, cell)).or_insert(entity);
+                if let Some(next) = lock.entering {
+                    self.held.entry((m, next)).or_insert(entity);
+                }
+            }
+        }
+    }
+
+    /// Walks a grid-locked agent one frame along `path`: into the next cell once it is free,
+    /// waiting meanwhile. Returns its new position.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn step(
+        &mut self,
+        entity: Entity,
+        lock: &mut GridLocked,
+        position: Vec2,
+        speed: f32,
+        dt: f32,
+        follower: &mut PathFollower,
+        path: &Path,
+        map: &NavMap,
+        patience: f32,
+    ) -> Vec2 {
+        let mut budget = speed * dt;
+        let mut at = position;
+        while let Some((_, here)) = lock.holds.filter(|(m, _)| *m == map.entity) {
+            let Some(&want) = path.cells.get(follower.next) else {
+                return at;
+            };
+            // Where to now: the cell it is entering, its own cell's centre, or the next cell
+            // once that is free.
+            let target = match lock.entering {
+                Some(next) => next,
+                None if want == here => here,
+                None => match self.held.get(&(map.entity, want)) {
+                    Some(&holder) if holder != entity => {
+                        lock.waited += dt;
+                        if lock.waited > patience {
+                            lock.waited = 0.0;
+                            self.waits.push(Wait {
+                                entity,
+                                map: map.entity,
+                                here,
+                                cell: want,
+                                holder,
+                            });
+                        }
+                        return at;
+                    }
+                    _ => {
+                        self.held.insert((map.entity, want), entity);
+                        lock.entering = Some(want);
+                        lock.waited = 0.0;
+                        want
+                    }
+                },
+            };
+            let centre = map.geometry.cell_to_world(target);
+            let distance = at.distance(centre);
+            if distance > budget {
+                return at + (centre - at) / distance * budget;
+            }
+            budget -= distance;
+            at = centre;
+            if lock.entering.take().is_some() {
+                // In: it lets the cell behind go.
+                if self.held.get(&(map.entity, here)) == Some(&entity) {
+                    self.held.remove(&(map.entity, here));
+                }
+                lock.holds = Some((map.entity, target));
+            }
+            follower.next += 1;
+        }
+        at
+    }
+}
+
+/// Agents that waited too long: of two waiting for each other's cells, the one with the larger
+/// entity steps aside to a free cell off the other's way and waits there; an agent waiting for
+/// a cell someone stands on (or a queue that does not move) plans around the taken cell (or, if
+/// there is no way round, the same way again).
+pub(crate) fn resolve_waits(
+    commands: &mut Commands,
+    occupancy: &mut Occupancy,
+    maps: &NavMaps,
+    walkers: &Walkers,
+) {
+    for wait in std::mem::take(&mut occupancy.waits) {
+        let Some(map) = maps.get(wait.map) else {
+            continue;
+        };
+        let Ok((_, _, _, path, _, _, _, yielding, _)) = walkers.get(wait.entity) else {
+            continue;
+        };
+        // Where it is really going (while it steps aside, the goal it stepped aside from).
+        let ((goal_map, goal_cell), options) =
+            yielding.map_or(((path.goal_map, path.goal), path.options), |y| y.goal());
+        let goal = PathGoal::OnMap { map: goal_map, cell: goal_cell };
+        // Does the holder (walking) want this agent's cell?
+        let holder = walkers.get(wait.holder).ok();
+        let head_on = holder.is_some_and(|(_, _, their_follower, their_path, .., lock)| {
+            let entering = lock.is_some_and(|l| l.entering.is_some());
+            !entering && their_path.cells.get(their_follower.next) == Some(&wait.here)
+        });
+        if head_on {
+            if wait.entity < wait.holder {
+                continue; // the other steps aside
+            }
+            let their_way: Vec<GridPos> = holder
+                .and_then(|(_, _, f, p, ..)| {
+                    Some(p.cells.get(f.next.saturating_sub(1)..)?.to_vec())
+                })
+                .unwrap_or_default();
+            let held = |c: GridPos| occupancy.held.contains_key(&(map.entity, c));
+            // One agent per cell: any cell off the way will do.
+            if let Some(aside) = side_cell(map, wait.here, held, &their_way, 0) {
+                let yielding = Yielding::new((goal_map, goal_cell), options, (map.entity, aside));
+                let request = PathRequest {
+                    goal: yielding.side_step(),
+                    options: Some(options),
+                    start: Some(wait.here),
+                };
+                commands.entity(wait.entity).insert((
+                    yielding,
+                    request,
+                    PlanAround(vec![wait.cell]),
+                ));
+                continue;
+            }
+        }
+        let request = PathRequest { goal, options: Some(options), start: Some(wait.here) };
+        commands.entity(wait.entity).insert((request, PlanAround(vec![wait.cell])));
+    }
+}

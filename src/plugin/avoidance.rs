@@ -254,58 +254,93 @@ fn linear_program_3(lines: &[Line], begin: usize, radius: f32, result: &mut Vec2
     }
 }
 
-/// Agents' positions bucketed in square cells of `size` world units, to find the neighbours of
-/// each without looking at every other.
+/// Agents' positions bucketed in square cells of `size` world units over the box they occupy
+/// (a counting sort: each bucket's agents lie together), to find the neighbours of each without
+/// looking at every other.
 #[derive(Default)]
 pub(crate) struct SpatialHash {
     size: f32,
-    /// (bucket key, agent index), sorted.
-    entries: Vec<(u64, u32)>,
+    origin: Vec2,
+    /// Buckets across and down.
+    dims: (usize, usize),
+    /// Where each bucket's agents begin in `agents` (one more entry than buckets).
+    starts: Vec<u32>,
+    agents: Vec<u32>,
+    /// Scratch: each agent's bucket.
+    buckets: Vec<u32>,
 }
 
-fn bucket(p: Vec2, size: f32) -> (i32, i32) {
-    ((p.x / size).floor() as i32, (p.y / size).floor() as i32)
-}
-
-fn key((x, y): (i32, i32)) -> u64 {
-    (u64::from(x as u32) << 32) | u64::from(y as u32)
-}
+/// At most this many buckets: a crowd spread thin over a huge area gets larger ones.
+const MAX_BUCKETS: usize = 1 << 20;
 
 impl SpatialHash {
     /// Buckets `positions` (non-finite ones left out) in cells of `size`.
-    pub(crate) fn build(&mut self, size: f32, positions: impl Iterator<Item = Vec2>) {
-        self.size = size.max(EPSILON);
-        self.entries.clear();
-        for (i, p) in positions.enumerate() {
-            if p.is_finite() {
-                self.entries.push((key(bucket(p, self.size)), i as u32));
+    pub(crate) fn build(&mut self, size: f32, positions: impl Iterator<Item = Vec2> + Clone) {
+        let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+        for p in positions.clone().filter(|p| p.is_finite()) {
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        self.starts.clear();
+        self.agents.clear();
+        self.buckets.clear();
+        if lo.x > hi.x {
+            self.dims = (0, 0);
+            return;
+        }
+        let mut size = size.max(EPSILON);
+        let span = hi - lo;
+        while ((span.x / size) as usize + 1).saturating_mul((span.y / size) as usize + 1)
+            > MAX_BUCKETS
+        {
+            size *= 2.0;
+        }
+        self.size = size;
+        self.origin = lo;
+        self.dims = ((span.x / size) as usize + 1, (span.y / size) as usize + 1);
+        self.starts.resize(self.dims.0 * self.dims.1 + 1, 0);
+        for p in positions {
+            let b = if p.is_finite() {
+                let (x, y) = self.bucket_of(p);
+                (y * self.dims.0 + x) as u32
+            } else {
+                u32::MAX
+            };
+            self.buckets.push(b);
+            if b != u32::MAX {
+                self.starts[b as usize + 1] += 1;
             }
         }
-        self.entries.sort_unstable();
+        for k in 1..self.starts.len() {
+            self.starts[k] += self.starts[k - 1];
+        }
+        let mut next = self.starts.clone();
+        self.agents.resize(self.starts[self.starts.len() - 1] as usize, 0);
+        for (i, &b) in self.buckets.iter().enumerate() {
+            if b != u32::MAX {
+                self.agents[next[b as usize] as usize] = i as u32;
+                next[b as usize] += 1;
+            }
+        }
+    }
+
+    fn bucket_of(&self, p: Vec2) -> (usize, usize) {
+        let q = ((p - self.origin) / self.size).max(Vec2::ZERO);
+        ((q.x as usize).min(self.dims.0 - 1), (q.y as usize).min(self.dims.1 - 1))
     }
 
     /// Calls `found` with the index of every agent in the buckets within `reach` of `at`.
     pub(crate) fn near(&self, at: Vec2, reach: f32, mut found: impl FnMut(usize)) {
-        if !at.is_finite() || self.entries.is_empty() {
+        if !at.is_finite() || self.dims.0 == 0 {
             return;
         }
-        let (x0, y0) = bucket(at - Vec2::splat(reach), self.size);
-        let (x1, y1) = bucket(at + Vec2::splat(reach), self.size);
-        // A reach of many buckets (a huge radius): look at them all rather than loop for ever.
-        if (x1 - x0) as i64 * (y1 - y0) as i64 > 64 {
-            self.entries.iter().for_each(|&(_, i)| found(i as usize));
-            return;
-        }
-        for x in x0..=x1 {
-            for y in y0..=y1 {
-                let k = key((x, y));
-                let start = self.entries.partition_point(|e| e.0 < k);
-                for &(bk, i) in &self.entries[start..] {
-                    if bk != k {
-                        break;
-                    }
-                    found(i as usize);
-                }
+        let (x0, y0) = self.bucket_of(at - Vec2::splat(reach));
+        let (x1, y1) = self.bucket_of(at + Vec2::splat(reach));
+        for y in y0..=y1 {
+            let row = y * self.dims.0;
+            let (from, to) = (self.starts[row + x0] as usize, self.starts[row + x1 + 1] as usize);
+            for &i in &self.agents[from..to] {
+                found(i as usize);
             }
         }
     }

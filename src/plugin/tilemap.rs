@@ -286,8 +286,10 @@ pub struct NavGeometry {
     /// centre of cell (0, 0) and the steps to cells (1, 0) and (0, 1), so that a path's
     /// points cost two multiply-adds each rather than bevy_ecs_tilemap's whole conversion.
     affine: Option<[Vec2; 3]>,
-    /// World to the tilemap's local space (the transform's inverse), computed once.
+    /// World to the tilemap's local space (the transform's inverse), and the anchor's offset
+    /// in that space: computed once, not per conversion.
     to_local: bevy::math::Affine3A,
+    anchor_offset: Vec2,
 }
 
 /// Why a world position has no cell.
@@ -366,6 +368,7 @@ impl NavGeometry {
         transform: Transform,
     ) -> Self {
         let to_local = transform.compute_affine().inverse();
+        let anchor_offset = anchor.as_offset(&size, &grid_size, &tile_size, &map_type);
         let mut geometry = Self {
             tilemap,
             size,
@@ -376,6 +379,7 @@ impl NavGeometry {
             transform,
             affine: None,
             to_local,
+            anchor_offset,
         };
         if !matches!(map_type, TilemapType::Hexagon(_)) {
             let origin = geometry.tile_center(0, 0);
@@ -415,16 +419,27 @@ impl NavGeometry {
         if !local.is_finite() {
             return Err(WorldToCellError::NotFinite(world));
         }
-        TilePos::from_world_pos(
-            &local,
-            &self.size,
-            &self.grid_size,
-            &self.tile_size,
-            &self.map_type,
-            &self.anchor,
-        )
-        .map(|t| self.tile_to_cell(t))
-        .ok_or(WorldToCellError::OffMap(world))
+        // bevy_ecs_tilemap's own conversion, with the anchor's offset taken off once here.
+        let pos = local - self.anchor_offset;
+        let tile = match self.map_type {
+            // Its square case, written out: the most common, and called per agent per frame.
+            TilemapType::Square => {
+                let x = ((pos.x / self.grid_size.x) + 0.5).floor();
+                let y = ((pos.y / self.grid_size.y) + 0.5).floor();
+                let inside =
+                    x >= 0.0 && y >= 0.0 && x < self.size.x as f32 && y < self.size.y as f32;
+                inside.then(|| TilePos::new(x as u32, y as u32))
+            }
+            _ => TilePos::from_world_pos(
+                &pos,
+                &self.size,
+                &self.grid_size,
+                &self.tile_size,
+                &self.map_type,
+                &TilemapAnchor::None,
+            ),
+        };
+        tile.map(|t| self.tile_to_cell(t)).ok_or(WorldToCellError::OffMap(world))
     }
 
     /// The world-space centre of a cell, where bevy_ecs_tilemap draws its tile (honouring the

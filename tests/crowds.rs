@@ -6,12 +6,11 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 #[path = "common/tilemap.rs"]
 mod tilemap;
-use tilemap::spawn_text_tilemap;
+use tilemap::{nav_app, spawn_text_tilemap};
 
 const FLOOR: u32 = 0;
 const WALL: u32 = 1;
@@ -22,13 +21,7 @@ const DT: Duration = Duration::from_millis(16);
 const OVERLAP: f32 = 0.1;
 
 fn app() -> App {
-    let mut app = App::new();
-    let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
-    app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin { settings })
-        .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
-        .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
-    app
+    nav_app(DT, WALL)
 }
 
 fn spawn_room(app: &mut App, rows: &[&str]) -> Entity {
@@ -125,6 +118,15 @@ fn radius(app: &App, entity: Entity) -> f32 {
     app.world().get::<Avoidance>(entity).unwrap().radius
 }
 
+/// Two rooms joined by a corridor one cell wide.
+const CORRIDOR: [&str; 5] = [
+    "#################",
+    "#...#########...#",
+    "#...............#",
+    "#...#########...#",
+    "#################",
+];
+
 const OPEN_ROOM: [&str; 9] = [
     "##############",
     "#............#",
@@ -177,16 +179,7 @@ fn twenty_agents_swapping_sides_of_a_room_all_arrive() {
 #[test]
 fn two_agents_meeting_in_a_one_cell_corridor_get_past_each_other() {
     let mut app = app();
-    spawn_room(
-        &mut app,
-        &[
-            "#################",
-            "#...#########...#",
-            "#...............#",
-            "#...#########...#",
-            "#################",
-        ],
-    );
+    spawn_room(&mut app, &CORRIDOR);
     let (a, b) = (GridPos::new(1, 2), GridPos::new(15, 2));
     // Bodies 1.2 tiles across: two cannot pass in the corridor (centres keep to open cells).
     let r = 0.6 * TILE;
@@ -276,16 +269,7 @@ fn run_locked(app: &mut App, agents: &[(Entity, GridPos)], frames: usize) -> usi
 #[test]
 fn grid_locked_agents_meeting_in_a_corridor_never_share_a_cell_and_get_past() {
     let mut app = app();
-    spawn_room(
-        &mut app,
-        &[
-            "#################",
-            "#...#########...#",
-            "#...............#",
-            "#...#########...#",
-            "#################",
-        ],
-    );
+    spawn_room(&mut app, &CORRIDOR);
     let (a, b) = (GridPos::new(1, 2), GridPos::new(15, 2));
     let agents = [(spawn_locked(&mut app, a, b), b), (spawn_locked(&mut app, b, a), a)];
     // 14 cells at 4 a second is 210 frames; one backs out of the corridor and waits.

@@ -6,25 +6,18 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 #[path = "common/tilemap.rs"]
 mod tilemap;
-use tilemap::spawn_text_tilemap;
+use tilemap::{nav_app, spawn_text_tilemap};
 
 const FLOOR: u32 = 0;
 const WALL: u32 = 1;
 const DT: Duration = Duration::from_millis(16);
 
 fn app() -> App {
-    let mut app = App::new();
-    let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
-    app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin { settings })
-        .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
-        .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
-    app
+    nav_app(DT, WALL)
 }
 
 /// Spawns a square tilemap from text rows (top row first: `#` wall, `.` floor, ` ` no tile)

@@ -9,7 +9,7 @@ use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 #[path = "common/tilemap.rs"]
 mod tilemap;
-use tilemap::spawn_text_tilemap;
+use tilemap::{nav_app, spawn_text_tilemap};
 
 const FLOOR: u32 = 0;
 const WALL: u32 = 1;
@@ -24,13 +24,10 @@ fn settings() -> NavSettings {
 }
 
 fn app() -> App {
-    let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin { settings: settings() })
-        .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
-        .insert_resource(
-            TileRules::default().with(WALL, Cell::Blocked).with(MUD, Cell::Passable { cost: 5 }),
-        );
+    let mut app = nav_app(DT, WALL);
+    app.insert_resource(
+        TileRules::default().with(WALL, Cell::Blocked).with(MUD, Cell::Passable { cost: 5 }),
+    );
     app
 }
 

@@ -1,9 +1,24 @@
 //! Tilemaps drawn as text, for the plugin's tests: a real bevy_ecs_tilemap tilemap (TileStorage,
 //! TilePos, TileTextureIndex) marked for navigation.
 
+use std::time::Duration;
+
 use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
+
+/// A headless app with the plugin, frames of `frame` each, the search budget in cells only (so
+/// that frame counts do not depend on the machine's speed) and texture `wall` a wall.
+pub fn nav_app(frame: Duration, wall: u32) -> App {
+    let mut app = App::new();
+    let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin { settings })
+        .insert_resource(TimeUpdateStrategy::ManualDuration(frame))
+        .insert_resource(TileRules::default().with(wall, Cell::Blocked));
+    app
+}
 
 /// Spawns a square tilemap from text rows (top row first), each character's texture index from
 /// `texture` (`None`: no tile there), tiles `tile` units wide, the tilemap at `at`. Returns the

@@ -21,8 +21,8 @@ fn five_hundred_agents_under_changing_walls() {
 }
 
 #[test]
-#[ignore = "long: 500 agents with avoidance for 10,000 frames; .ci/run runs it"]
-fn five_hundred_avoiding_agents_under_changing_walls() {
+#[ignore = "long: 200 avoiding agents for 10,000 frames (about 15 s); .ci/run runs it"]
+fn two_hundred_avoiding_agents_under_changing_walls() {
     let frames = std::env::var("SOAK_FRAMES").ok().and_then(|f| f.parse().ok()).unwrap_or(10_000);
     let config = soak::SoakConfig::with_avoidance(frames);
     let report = soak::run(&config, |frame, bytes| {

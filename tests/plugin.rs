@@ -1070,10 +1070,23 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
 
 #[test]
 fn a_search_time_budget_spreads_searches_and_always_makes_progress() {
-    // No time at all: each frame still runs one slice of search, so every request is answered,
-    // with the same paths.
-    let (mut app, _) =
-        walled_map(NavSettings { max_search_time_per_frame: Some(Duration::ZERO), ..settings() });
+    // No time at all, from the search budget or (the frame's whole time taken by the other
+    // systems) from the frame budget: each frame still runs one slice of search, so every
+    // request is answered, with the same paths.
+    let no_search_time =
+        NavSettings { max_search_time_per_frame: Some(Duration::ZERO), ..settings() };
+    let no_frame_time = NavSettings {
+        max_search_time_per_frame: Some(Duration::from_millis(500)),
+        max_time_per_frame: Some(Duration::ZERO),
+        ..settings()
+    };
+    for settings in [no_search_time, no_frame_time] {
+        search_time_budget_case(settings);
+    }
+}
+
+fn search_time_budget_case(settings: NavSettings) {
+    let (mut app, _) = walled_map(settings);
     let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
     let agent = spawn_astar_agent(&mut app, start, goal);
     let other = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(5, 5), 0.0);

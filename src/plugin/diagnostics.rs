@@ -57,3 +57,8 @@ impl Drop for Stopwatch<'_> {
         *self.into = self.began.elapsed();
     }
 }
+
+/// The movement system's time in the last frame, for the next frame's search budget
+/// ([`NavSettings::max_time_per_frame`](super::NavSettings::max_time_per_frame)).
+#[derive(Resource, Default, Debug)]
+pub(crate) struct LastMove(pub(crate) Duration);

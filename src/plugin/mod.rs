@@ -75,6 +75,7 @@ impl Plugin for TilemapNavPlugin {
             .init_resource::<ObstacleCells>()
             .init_resource::<PathIndexes>()
             .init_resource::<NavDiagnostics>()
+            .init_resource::<diagnostics::LastMove>()
             .add_message::<NavGridChanged>()
             .add_message::<TilemapNavWarning>()
             .add_message::<PathFailed>()

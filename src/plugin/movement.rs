@@ -11,7 +11,7 @@ use super::agent::{
 use super::avoidance::{
     Crowd, Stall, Standing, Waiting, Walkers, Yielding, resolve_stall, tick_yielding,
 };
-use super::diagnostics::NavDiagnostics;
+use super::diagnostics::{LastMove, NavDiagnostics};
 use super::gridlock::{GridLocked, LockedStanding, Occupancy, resolve_waits};
 use super::link::{LinkCrossed, LinkEnd, NavLink, usable};
 use super::settings::NavSettings;
@@ -225,7 +225,7 @@ pub(crate) fn follow_paths(
     (standing, mut waiting): (Standing, Waiting),
     (mut occupancy, mut locked_standing): (Local<Occupancy>, LockedStanding),
     (links, obstacles): (Query<&NavLink>, Res<ObstacleCells>),
-    (settings, mut crowd): (Res<NavSettings>, Local<Crowd>),
+    (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
     mut arrived: MessageWriter<Arrived>,
     mut failures: MessageWriter<PathFailed>,
     mut crossed: MessageWriter<LinkCrossed>,
@@ -479,6 +479,7 @@ pub(crate) fn follow_paths(
         }
     }
     diagnostics.move_time = began.elapsed();
+    last_move.0 = diagnostics.move_time;
 }
 
 fn map_of(maps: &NavMaps, map: Entity) -> Option<&NavMap> {

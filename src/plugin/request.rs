@@ -11,7 +11,7 @@ use super::agent::{
     corner_indices, start_cell,
 };
 use super::avoidance::Yielding;
-use super::diagnostics::NavDiagnostics;
+use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{LinkEnd, NavLink, gather_links};
 use super::settings::NavSettings;
 use super::tilemap::{NavGeometry, NavMaps, WorldToCellError};
@@ -98,7 +98,7 @@ pub(crate) fn answer_requests(
         Query<(Entity, &NavLink)>,
         Query<&'static Yielding>,
     ),
-    mut obstacles: ResMut<ObstacleCells>,
+    (mut obstacles, last_move): (ResMut<ObstacleCells>, Res<LastMove>),
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
@@ -108,7 +108,12 @@ pub(crate) fn answer_requests(
     queue_requests(&mut queue, &new_requests);
     let mut budget = Budget {
         expansions: u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1),
-        deadline: settings.max_search_time_per_frame.map(|t| std::time::Instant::now() + t),
+        deadline: settings.max_search_time_per_frame.map(|t| {
+            // What the frame has left after the tile sync and (as last frame) the movement.
+            let spent = diagnostics.sync_time + last_move.0;
+            let left = settings.max_time_per_frame.map_or(t, |frame| frame.saturating_sub(spent));
+            std::time::Instant::now() + t.min(left)
+        }),
     };
     let budget_at_start = budget.expansions;
     let mut answered = 0usize;

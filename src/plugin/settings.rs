@@ -24,6 +24,13 @@ pub struct NavSettings {
     /// The frame's search budget in time, on top of the one in cells: once spent, searches wait
     /// or pause as above (the clock is read every 16 expanded cells). `None`: cells only.
     pub max_search_time_per_frame: Option<std::time::Duration>,
+    /// What the plugin's systems together (tile sync, searches, movement) aim to take a frame:
+    /// the searches get at most what the tile sync and the movement's last frame leave of it,
+    /// and never more than `max_search_time_per_frame` (a game whose movement is heavy, say
+    /// with [`Avoidance`](super::Avoidance), then searches a little less a frame rather than
+    /// overrun). Applies only with a search time budget; one slice of search a frame runs
+    /// whatever the clock says, so that all goes on. `None`: the search budget alone.
+    pub max_time_per_frame: Option<std::time::Duration>,
     /// How agents with [`Avoidance`](super::Avoidance) steer round each other.
     pub avoidance: AvoidanceSettings,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
@@ -40,6 +47,7 @@ impl Default for NavSettings {
             max_requests_per_frame: 64,
             max_expansions_per_frame: 20_000,
             max_search_time_per_frame: Some(std::time::Duration::from_micros(500)),
+            max_time_per_frame: Some(std::time::Duration::from_micros(800)),
             avoidance: AvoidanceSettings::default(),
             debug: false,
         }

@@ -190,17 +190,27 @@ fn two_agents_meeting_in_a_one_cell_corridor_get_past_each_other() {
 }
 
 #[test]
-fn agents_cross_on_a_hex_map_too() {
-    let mut app = app();
+fn agents_cross_on_hex_and_isometric_maps_too() {
     let rows = ["#########", "#.......#", "#.......#", "#.......#", "#.......#", "#########"];
-    let map = spawn_room(&mut app, &rows);
-    app.world_mut().entity_mut(map).insert(TilemapType::Hexagon(HexCoordSystem::RowOdd));
-    app.update();
-    let (a, b) = (GridPos::new(1, 2), GridPos::new(7, 2));
-    let r = 0.35 * TILE;
-    let agents = [(spawn_walker(&mut app, a, b, r), b), (spawn_walker(&mut app, b, a, r), a)];
-    let (_, closest) = run_until_all_arrive(&mut app, &agents, 900);
-    assert!(closest >= 1.0 - OVERLAP, "bodies came to {closest} of their radii");
+    let types = [
+        TilemapType::Hexagon(HexCoordSystem::RowOdd),
+        TilemapType::Isometric(IsoCoordSystem::Diamond),
+        TilemapType::Isometric(IsoCoordSystem::Staggered),
+    ];
+    for map_type in types {
+        let mut app = app();
+        let map = spawn_room(&mut app, &rows);
+        app.world_mut().entity_mut(map).insert(map_type);
+        app.update();
+        // Staggered maps hold tile (x, y) as cell (x, x + y).
+        let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+        let (a, b) =
+            (geometry.tile_to_cell(TilePos::new(1, 2)), geometry.tile_to_cell(TilePos::new(7, 2)));
+        let r = 0.3 * TILE;
+        let agents = [(spawn_walker(&mut app, a, b, r), b), (spawn_walker(&mut app, b, a, r), a)];
+        let (_, closest) = run_until_all_arrive(&mut app, &agents, 900);
+        assert!(closest >= 1.0 - OVERLAP, "{map_type:?}: bodies came to {closest} of their radii");
+    }
 }
 
 fn spawn_locked(app: &mut App, at: GridPos, goal: GridPos) -> Entity {

@@ -77,34 +77,25 @@ fn run_until_all_arrive(
                 closest = closest.min(now[i].distance(now[j]) / sum);
             }
         }
-        let messages = app.world().resource::<Messages<Arrived>>();
-        for a in messages.iter_current_update_messages() {
-            if let Some(k) = agents.iter().position(|(e, _)| *e == a.entity) {
-                assert!(a.reached_goal && a.cell == agents[k].1, "{a:?}");
-                arrived[k] = true;
-            }
-        }
-        if arrived.iter().all(|&a| a) {
+        if note_arrivals(app, agents, &mut arrived) {
             return (frame, closest);
         }
         before = now;
     }
     let late: Vec<usize> = (0..agents.len()).filter(|&k| !arrived[k]).collect();
-    for &k in &late {
-        let e = agents[k].0;
-        let w = app.world();
-        eprintln!(
-            "{k}: at {:?} goal {:?} path {:?} req {:?} failed {:?} av {:?} follower {:?}",
-            w.get::<Transform>(e).unwrap().translation,
-            agents[k].1,
-            w.get::<Path>(e).map(|p| (p.cells.clone(), p.points.len())),
-            w.get::<PathRequest>(e),
-            w.get::<PathFailed>(e),
-            w.get::<Avoidance>(e),
-            w.get::<PathFollower>(e)
-        );
-    }
     panic!("agents {late:?} did not arrive within {frames} frames");
+}
+
+/// Marks the agents that arrived this frame (each at its goal cell); true once all have.
+fn note_arrivals(app: &App, agents: &[(Entity, GridPos)], arrived: &mut [bool]) -> bool {
+    let messages = app.world().resource::<Messages<Arrived>>();
+    for a in messages.iter_current_update_messages() {
+        if let Some(k) = agents.iter().position(|(e, _)| *e == a.entity) {
+            assert!(a.reached_goal && a.cell == agents[k].1, "{a:?}");
+            arrived[k] = true;
+        }
+    }
+    arrived.iter().all(|&a| a)
 }
 
 fn positions(app: &App, agents: &[(Entity, GridPos)]) -> Vec<Vec2> {
@@ -260,14 +251,7 @@ fn run_locked(app: &mut App, agents: &[(Entity, GridPos)], frames: usize) -> usi
                 assert!(!swapped, "frame {frame}: agents {i} and {j} swapped cells");
             }
         }
-        let messages = app.world().resource::<Messages<Arrived>>();
-        for a in messages.iter_current_update_messages() {
-            if let Some(k) = agents.iter().position(|(e, _)| *e == a.entity) {
-                assert!(a.reached_goal && a.cell == agents[k].1, "{a:?}");
-                arrived[k] = true;
-            }
-        }
-        if arrived.iter().all(|&a| a) {
+        if note_arrivals(app, agents, &mut arrived) {
             return frame;
         }
         before = now;

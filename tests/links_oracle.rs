@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{Link, LinkedPath, MapPos};
-use common::{HEX_RULES, Model, Rng, random_cells};
+use common::{Cheapest, HEX_RULES, Model, Rng, random_cells};
 
 /// A random grid of a random kind, and the same grid as the oracle's model.
 fn random_map(rng: &mut Rng) -> (NavGrid, Model) {
@@ -62,19 +62,6 @@ fn random_pos(rng: &mut Rng, grids: &[NavGrid]) -> MapPos {
 
 /// Dijkstra over (map, x, y) with the models' steps and the links whose two cells are open.
 fn oracle(models: &[Model], links: &[Link], start: MapPos, goal: MapPos) -> Option<f64> {
-    #[derive(PartialEq)]
-    struct Entry(f64, usize, i64, i64);
-    impl Eq for Entry {}
-    impl PartialOrd for Entry {
-        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-    impl Ord for Entry {
-        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-            other.0.total_cmp(&self.0)
-        }
-    }
     let xy = |p: MapPos| (i64::from(p.cell.x), i64::from(p.cell.y));
     let open = |p: MapPos| models[p.map].cost(xy(p).0, xy(p).1).is_some();
     if !open(start) || !open(goal) {
@@ -94,8 +81,8 @@ fn oracle(models: &[Model], links: &[Link], start: MapPos, goal: MapPos) -> Opti
     let mut dist = vec![f64::INFINITY; cells];
     let mut heap = BinaryHeap::new();
     dist[index(start.map, xy(start).0, xy(start).1)] = 0.0;
-    heap.push(Entry(0.0, start.map, xy(start).0, xy(start).1));
-    while let Some(Entry(d, map, x, y)) = heap.pop() {
+    heap.push(Cheapest(0.0, (start.map, xy(start).0, xy(start).1)));
+    while let Some(Cheapest(d, (map, x, y))) = heap.pop() {
         if (map, x, y) == (goal.map, xy(goal).0, xy(goal).1) {
             return Some(d);
         }
@@ -125,7 +112,7 @@ fn oracle(models: &[Model], links: &[Link], start: MapPos, goal: MapPos) -> Opti
             let k = index(m, nx, ny);
             if d + c < dist[k] {
                 dist[k] = d + c;
-                heap.push(Entry(d + c, m, nx, ny));
+                heap.push(Cheapest(d + c, (m, nx, ny)));
             }
         }
     }

@@ -59,6 +59,13 @@ pub(crate) struct Neighbour {
     pub(crate) reciprocal: bool,
 }
 
+/// [`orca_velocity`]'s memory: the half-planes, and those projected when they cannot all be met.
+#[derive(Default)]
+pub(crate) struct OrcaScratch {
+    lines: Vec<Line>,
+    projected: Vec<Line>,
+}
+
 /// A half-plane of allowed velocities: those on the left of `direction` through `point`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Line {
@@ -74,7 +81,7 @@ fn det(a: Vec2, b: Vec2) -> f32 {
 
 /// The velocity nearest `preferred`, at most `max_speed` long, that keeps an agent at
 /// `position` (radius `radius`, moving at `velocity`) clear of `neighbours` for `horizon`
-/// seconds; `dt` is the frame's length. `lines` is scratch memory.
+/// seconds; `dt` is the frame's length. `scratch` is memory reused from call to call.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn orca_velocity(
     position: Vec2,
@@ -85,8 +92,9 @@ pub(crate) fn orca_velocity(
     neighbours: &[Neighbour],
     horizon: f32,
     dt: f32,
-    lines: &mut Vec<Line>,
+    scratch: &mut OrcaScratch,
 ) -> Vec2 {
+    let OrcaScratch { lines, projected } = scratch;
     lines.clear();
     let inv_horizon = 1.0 / horizon.max(EPSILON);
     for other in neighbours {
@@ -138,7 +146,7 @@ pub(crate) fn orca_velocity(
     let mut result = Vec2::ZERO;
     let failed = linear_program_2(lines, max_speed, preferred, false, &mut result);
     if failed < lines.len() {
-        linear_program_3(lines, failed, max_speed, &mut result);
+        linear_program_3(lines, failed, max_speed, &mut result, projected);
     }
     if result.is_finite() { result } else { Vec2::ZERO }
 }
@@ -223,9 +231,14 @@ fn linear_program_2(
 }
 
 /// When no velocity meets every line (a dense crowd): the one that breaks them least.
-fn linear_program_3(lines: &[Line], begin: usize, radius: f32, result: &mut Vec2) {
+fn linear_program_3(
+    lines: &[Line],
+    begin: usize,
+    radius: f32,
+    result: &mut Vec2,
+    projected: &mut Vec<Line>,
+) {
     let mut distance = 0.0;
-    let mut projected: Vec<Line> = Vec::with_capacity(lines.len());
     for i in begin..lines.len() {
         if det(lines[i].direction, lines[i].point - *result) > distance {
             projected.clear();
@@ -246,7 +259,7 @@ fn linear_program_3(lines: &[Line], begin: usize, radius: f32, result: &mut Vec2
             }
             let before = *result;
             let towards = Vec2::new(-lines[i].direction.y, lines[i].direction.x);
-            if linear_program_2(&projected, radius, towards, true, result) < projected.len() {
+            if linear_program_2(projected, radius, towards, true, result) < projected.len() {
                 *result = before;
             }
             distance = det(lines[i].direction, lines[i].point - *result);
@@ -365,7 +378,7 @@ pub(crate) struct Crowd {
     hash: SpatialHash,
     neighbours: Vec<(f32, Neighbour)>,
     near: Vec<Neighbour>,
-    lines: Vec<Line>,
+    orca: OrcaScratch,
 }
 
 /// The query of walking agents, as the movement system holds it.
@@ -529,7 +542,7 @@ impl Crowd {
             &self.near,
             settings.avoidance.time_horizon,
             dt,
-            &mut self.lines,
+            &mut self.orca,
         );
         let at = clamp_step(map, position, position + velocity * dt);
         body.velocity = (at - position) / dt;
@@ -747,7 +760,7 @@ mod tests {
 
     fn step(positions: &mut [Vec2], velocities: &mut [Vec2], goals: &[Vec2], radius: f32) {
         let dt = 0.05;
-        let mut lines = Vec::new();
+        let mut scratch = OrcaScratch::default();
         let snapshot: Vec<(Vec2, Vec2)> =
             positions.iter().copied().zip(velocities.iter().copied()).collect();
         for i in 0..positions.len() {
@@ -773,7 +786,7 @@ mod tests {
                 &neighbours,
                 2.0,
                 dt,
-                &mut lines,
+                &mut scratch,
             );
             velocities[i] = v;
         }

@@ -73,25 +73,31 @@ pub struct LinkCrossed {
     pub to: LinkEnd,
 }
 
-/// The links in the maps' terms: core [`Link`]s naming maps by their index in `maps`, each
-/// with its entity. Links to a missing map, a cell off its map, or with a bad cost are left
-/// out (they can never be taken).
-pub(crate) fn gather_links(
-    maps: &NavMaps,
-    links: &Query<(Entity, &NavLink)>,
-    out: &mut Vec<(Link, Entity)>,
-) {
-    out.clear();
-    let end = |e: LinkEnd| {
-        let map = maps.index_of(e.map)?;
-        maps.get(e.map)?.grid.in_bounds(e.cell).then_some(MapPos::new(map, e.cell))
-    };
-    for (entity, link) in links {
-        if let (Some(from), Some(to)) = (end(link.from), end(link.to))
-            && link.cost.is_finite()
-            && link.cost >= 0.0
-        {
-            out.push((Link { from, to, cost: link.cost, two_way: link.two_way }, entity));
+/// The frame's links in the maps' terms: core [`Link`]s naming maps by their index in
+/// [`NavMaps`], and beside each its entity. Links to a missing map, a cell off its map, or with a
+/// bad cost are left out (they can never be taken).
+#[derive(Default)]
+pub(crate) struct FrameLinks {
+    pub(crate) links: Vec<Link>,
+    pub(crate) entities: Vec<Entity>,
+}
+
+impl FrameLinks {
+    pub(crate) fn gather(&mut self, maps: &NavMaps, links: &Query<(Entity, &NavLink)>) {
+        self.links.clear();
+        self.entities.clear();
+        let end = |e: LinkEnd| {
+            let map = maps.index_of(e.map)?;
+            maps.get(e.map)?.grid.in_bounds(e.cell).then_some(MapPos::new(map, e.cell))
+        };
+        for (entity, link) in links {
+            if let (Some(from), Some(to)) = (end(link.from), end(link.to))
+                && link.cost.is_finite()
+                && link.cost >= 0.0
+            {
+                self.links.push(Link { from, to, cost: link.cost, two_way: link.two_way });
+                self.entities.push(entity);
+            }
         }
     }
 }

@@ -444,9 +444,7 @@ pub(crate) fn follow_paths(
             let cell = if path.points.last() == Some(&at) {
                 last
             } else {
-                map_of(&maps, path.map)
-                    .and_then(|m| m.geometry.world_to_cell(at).ok())
-                    .unwrap_or(last)
+                maps.get(path.map).and_then(|m| m.geometry.world_to_cell(at).ok()).unwrap_or(last)
             };
             commands.entity(entity).remove::<Path>();
             if let Some(body) = avoidance.as_deref_mut() {
@@ -480,10 +478,6 @@ pub(crate) fn follow_paths(
     }
     diagnostics.move_time = began.elapsed();
     last_move.0 = diagnostics.move_time;
-}
-
-fn map_of(maps: &NavMaps, map: Entity) -> Option<&NavMap> {
-    maps.get(map)
 }
 
 /// Sends an agent whose path is cut to plan again: it walks to a safe cell of `map` meanwhile

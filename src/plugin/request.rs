@@ -12,7 +12,7 @@ use super::agent::{
 };
 use super::avoidance::Yielding;
 use super::diagnostics::{LastMove, NavDiagnostics};
-use super::link::{LinkEnd, NavLink, gather_links};
+use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::settings::NavSettings;
 use super::tilemap::{NavGeometry, NavMaps, WorldToCellError};
 use crate::grid::{Cell, GridPos, NavGrid};
@@ -58,7 +58,7 @@ pub(crate) struct RequestQueue {
     running: Option<Running>,
     pathfinder: Pathfinder,
     /// This frame's links (reused).
-    links: Vec<(Link, Entity)>,
+    links: FrameLinks,
 }
 
 /// Queues new and replaced requests in arrival order.
@@ -118,7 +118,7 @@ pub(crate) fn answer_requests(
     let budget_at_start = budget.expansions;
     let mut answered = 0usize;
     let RequestQueue { waiting, running, pathfinder, links: frame_links } = &mut *queue;
-    gather_links(&maps, &links, frame_links);
+    frame_links.gather(&maps, &links);
     let mut out = Answers { commands: &mut commands, failures: &mut failures, yielders: &yielders };
     let diagnostics = &mut *diagnostics;
 
@@ -239,14 +239,28 @@ pub(crate) fn answer_requests(
         let began = std::time::Instant::now();
         searched = true;
         diagnostics.searches_started += 1;
-        if query.goal_map != query.map || !frame_links.is_empty() {
+        if query.goal_map != query.map || !frame_links.links.is_empty() {
             let around = around.map_or(&[][..], |a| &a.0[..]);
-            let mut found =
-                linked_search(pathfinder, &maps, frame_links, &obstacles, entity, around, &query);
+            let mut found = linked_search(
+                pathfinder,
+                &maps,
+                &frame_links.links,
+                &obstacles,
+                entity,
+                around,
+                &query,
+            );
             if matches!(found, Err(PathError::Unreachable { .. })) && !around.is_empty() {
                 // No way round the characters in the way: the way through them, then.
-                found =
-                    linked_search(pathfinder, &maps, frame_links, &obstacles, entity, &[], &query);
+                found = linked_search(
+                    pathfinder,
+                    &maps,
+                    &frame_links.links,
+                    &obstacles,
+                    entity,
+                    &[],
+                    &query,
+                );
             }
             let micros = began.elapsed().as_secs_f32() * 1e6;
             let expanded = match &found {
@@ -302,7 +316,7 @@ pub(crate) fn answer_requests(
 fn linked_search(
     pathfinder: &mut Pathfinder,
     maps: &NavMaps,
-    links: &[(Link, Entity)],
+    links: &[Link],
     obstacles: &ObstacleCells,
     entity: Entity,
     around: &[GridPos],
@@ -316,9 +330,8 @@ fn linked_search(
         .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
         .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
         .collect();
-    let core_links: Vec<Link> = links.iter().map(|(link, _)| *link).collect();
     let grids = maps.grids();
-    pathfinder.find_linked_path_avoiding(&grids, &core_links, start, goal, &query.options, &avoid)
+    pathfinder.find_linked_path_avoiding(&grids, links, start, goal, &query.options, &avoid)
 }
 
 /// The frame's search budget: expanded cells, and a time when one is set.
@@ -559,7 +572,7 @@ fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f3
 fn make_linked_path(
     found: LinkedPath,
     maps: &NavMaps,
-    links: &[(Link, Entity)],
+    links: &FrameLinks,
     query: &Plan,
     micros: f32,
 ) -> Path {
@@ -577,11 +590,11 @@ fn make_linked_path(
         let next = (walk.map, walk.path.end(), walk.then);
         if let Some(link) = then {
             legs.push(PathLeg {
-                link: links[link].1,
+                link: links.entities[link],
                 from: LinkEnd::new(entity_of(map).unwrap_or(query.map), end),
                 map: entity_of(walk.map).unwrap_or(query.goal_map),
                 points: points(walk.map, &walk.path.cells),
-                cost: walk.path.cost + links[link].0.cost,
+                cost: walk.path.cost + links.links[link].cost,
                 cells: walk.path.cells,
             });
         }

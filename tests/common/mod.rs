@@ -53,6 +53,25 @@ pub fn random_cells(
         .collect()
 }
 
+/// A Dijkstra open-list entry: cost first, then what it reaches; `BinaryHeap` pops the
+/// cheapest.
+#[derive(PartialEq)]
+pub struct Cheapest<T>(pub f64, pub T);
+
+impl<T: PartialEq> Eq for Cheapest<T> {}
+
+impl<T: PartialEq> PartialOrd for Cheapest<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T: PartialEq> Ord for Cheapest<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.0.total_cmp(&self.0)
+    }
+}
+
 /// The movement rules written out again, independently of the crate: `cells[y][x]` is `None`
 /// for a wall or `Some(cost)`.
 pub struct Model {
@@ -190,27 +209,14 @@ impl Model {
             }
             return walled.dijkstra_avoiding(start, goal, &[]);
         }
-        #[derive(PartialEq)]
-        struct Entry(f64, i64, i64);
-        impl Eq for Entry {}
-        impl PartialOrd for Entry {
-            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-                Some(self.cmp(other))
-            }
-        }
-        impl Ord for Entry {
-            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-                other.0.total_cmp(&self.0)
-            }
-        }
         self.cost(start.0, start.1)?;
         self.cost(goal.0, goal.1)?;
         let w = self.width as usize;
         let mut dist = vec![f64::INFINITY; w * self.height as usize];
         let mut heap = BinaryHeap::new();
         dist[start.1 as usize * w + start.0 as usize] = 0.0;
-        heap.push(Entry(0.0, start.0, start.1));
-        while let Some(Entry(d, x, y)) = heap.pop() {
+        heap.push(Cheapest(0.0, (start.0, start.1)));
+        while let Some(Cheapest(d, (x, y))) = heap.pop() {
             if (x, y) == goal {
                 return Some(d);
             }
@@ -226,7 +232,7 @@ impl Model {
                         let k = (y + dy) as usize * w + (x + dx) as usize;
                         if d + c < dist[k] {
                             dist[k] = d + c;
-                            heap.push(Entry(d + c, x + dx, y + dy));
+                            heap.push(Cheapest(d + c, (x + dx, y + dy)));
                         }
                     }
                 }

@@ -51,6 +51,21 @@ impl Cell {
     }
 }
 
+/// A kind of ground (water, mud, road, wall...), by number: what a
+/// [`NavProfile`](super::NavProfile) reads to give each kind of agent its own costs. Every
+/// cell has one (default `Terrain(0)`); the grid's own cost and wall say what an agent with no
+/// profile sees, whatever the terrain.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+pub struct Terrain(pub u8);
+
+impl Terrain {
+    /// The terrain of a cell nobody gave one.
+    pub const DEFAULT: Terrain = Terrain(0);
+}
+
 /// Why a grid could not be built or changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GridError {
@@ -62,6 +77,9 @@ pub enum GridError {
     OutOfBounds { pos: GridPos, width: u32, height: u32 },
     /// A passable cell must cost at least 1.
     ZeroCost { pos: GridPos },
+    /// An agent size the grid cannot serve: 0, larger than
+    /// [`MAX_AGENT_SIZE`](super::MAX_AGENT_SIZE), or larger than 1 on a hex grid.
+    UnsupportedSize { size: u32 },
 }
 
 impl fmt::Display for GridError {
@@ -79,6 +97,12 @@ impl fmt::Display for GridError {
             GridError::ZeroCost { pos } => {
                 write!(f, "cell {pos}: a passable cell must cost at least 1, got 0")
             }
+            GridError::UnsupportedSize { size } => write!(
+                f,
+                "agent size {size} is not supported: sizes run from 1 to {} tiles, and hex \
+                 grids take size 1 only",
+                super::MAX_AGENT_SIZE
+            ),
         }
     }
 }

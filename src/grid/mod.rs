@@ -19,10 +19,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 mod cell;
 mod components;
 pub mod line;
+mod profile;
 mod topology;
 
 pub(crate) use cell::cell_cost;
-pub use cell::{Cell, GridError, GridPos, MAX_CELLS};
+pub use cell::{Cell, GridError, GridPos, MAX_CELLS, Terrain};
+pub(crate) use profile::apply_cost;
+pub use profile::{MAX_AGENT_SIZE, NavProfile, TerrainRule};
 pub(crate) use topology::DIRECTIONS;
 pub use topology::{CornerRule, HexCoords, Neighborhood};
 
@@ -51,6 +54,9 @@ pub struct NavGrid {
     corner_rule: CornerRule,
     /// Padded cell costs, row-major with stride `width + 2`; 0 means blocked.
     costs: Vec<u32>,
+    /// Each cell's terrain class, indexed like `costs`; empty while every cell has
+    /// [`Terrain::DEFAULT`].
+    terrain: Vec<u8>,
     /// How many passable cells have each cost: gives the smallest cost (for an admissible
     /// heuristic) and whether all costs are equal, at once.
     cost_counts: BTreeMap<u32, u32>,
@@ -103,6 +109,7 @@ impl Clone for NavGrid {
             neighborhood: self.neighborhood,
             corner_rule: self.corner_rule,
             costs: self.costs.clone(),
+            terrain: self.terrain.clone(),
             cost_counts: self.cost_counts.clone(),
             components,
             revision: self.revision,
@@ -122,6 +129,7 @@ impl PartialEq for NavGrid {
             && self.neighborhood == other.neighborhood
             && self.corner_rule == other.corner_rule
             && self.costs == other.costs
+            && self.terrain_padded() == other.terrain_padded()
     }
 }
 
@@ -152,6 +160,7 @@ impl NavGrid {
             neighborhood: Neighborhood::Eight,
             corner_rule: CornerRule::NoCornerCutting,
             costs,
+            terrain: Vec::new(),
             cost_counts: BTreeMap::new(),
             components: OnceLock::new(),
             revision: 0,
@@ -402,13 +411,7 @@ impl NavGrid {
             *self.cost_counts.entry(new).or_insert(0) += 1;
         }
         self.costs[i] = new;
-        self.revision += 1;
-        if self.journal.len() >= JOURNAL_LEN
-            && let Some((dropped, ..)) = self.journal.pop_front()
-        {
-            self.journal_floor = dropped;
-        }
-        self.journal.push_back((self.revision, i as u32, old));
+        self.note_change(i, old);
         let moved = (old == 0) != (new == 0);
         if moved {
             let cells = Cells { costs: &self.costs, adjacency: self.adjacency() };
@@ -418,6 +421,17 @@ impl NavGrid {
             }
         }
         moved
+    }
+
+    /// Bumps the revision and lists padded cell `i` (whose cost was `old`) as changed.
+    fn note_change(&mut self, i: usize, old: u32) {
+        self.revision += 1;
+        if self.journal.len() >= JOURNAL_LEN
+            && let Some((dropped, ..)) = self.journal.pop_front()
+        {
+            self.journal_floor = dropped;
+        }
+        self.journal.push_back((self.revision, i as u32, old));
     }
 
     /// The smallest cost of any passable cell, or `None` if every cell is blocked.
@@ -443,9 +457,79 @@ impl NavGrid {
             self.components.get().map_or(0, |l| (l.labels.capacity() + l.sizes.capacity()) * 4);
         std::mem::size_of::<Self>()
             + self.costs.capacity() * 4
+            + self.terrain.capacity()
             + labels
             + self.index.get().map_or(0, |index| index.memory_bytes())
             + self.journal.capacity() * std::mem::size_of::<(u64, u32, u32)>()
+    }
+
+    /// The terrain class of `pos` ([`Terrain::DEFAULT`] unless one was set), or `None` outside
+    /// the grid.
+    pub fn terrain(&self, pos: GridPos) -> Option<Terrain> {
+        self.in_bounds(pos)
+            .then(|| Terrain(self.terrain.get(self.index(pos)).copied().unwrap_or(0)))
+    }
+
+    /// Sets the terrain class of one cell; returns the one it replaced. Its cost and wall are
+    /// unchanged: agents without a [`NavProfile`] see no difference. A change is listed by
+    /// [`changes_since`](Self::changes_since) (with the cell as it is), so that the grids
+    /// derived for profiles follow it.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{GridPos, NavGrid, Terrain};
+    ///
+    /// const WATER: Terrain = Terrain(1);
+    /// let mut grid = NavGrid::new(4, 4).unwrap();
+    /// grid.set_terrain(GridPos::new(1, 2), WATER).unwrap();
+    /// assert_eq!(grid.terrain(GridPos::new(1, 2)), Some(WATER));
+    /// assert_eq!(grid.terrain(GridPos::new(0, 0)), Some(Terrain::DEFAULT));
+    /// ```
+    pub fn set_terrain(&mut self, pos: GridPos, terrain: Terrain) -> Result<Terrain, GridError> {
+        if !self.in_bounds(pos) {
+            return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+        }
+        Ok(self.write_terrain(self.index(pos), terrain))
+    }
+
+    /// Sets the terrain class of many cells (see [`set_terrain`](Self::set_terrain)). On an
+    /// error the cells before it stay set; the rest are not.
+    pub fn set_all_terrain(
+        &mut self,
+        cells: impl IntoIterator<Item = (GridPos, Terrain)>,
+    ) -> Result<(), GridError> {
+        for (pos, terrain) in cells {
+            if !self.in_bounds(pos) {
+                return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+            }
+            self.write_terrain(self.index(pos), terrain);
+        }
+        Ok(())
+    }
+
+    /// Writes one cell's terrain class; returns the one it replaced.
+    fn write_terrain(&mut self, i: usize, terrain: Terrain) -> Terrain {
+        let old = Terrain(self.terrain.get(i).copied().unwrap_or(0));
+        if old == terrain {
+            return old;
+        }
+        if self.terrain.is_empty() {
+            self.terrain = vec![0; self.costs.len()];
+        }
+        self.terrain[i] = terrain.0;
+        self.note_change(i, self.costs[i]);
+        old
+    }
+
+    /// Padded terrain classes, indexed like the costs; empty when every cell is
+    /// [`Terrain::DEFAULT`] (and so for two grids with the same classes).
+    fn terrain_padded(&self) -> &[u8] {
+        if self.terrain.iter().all(|&t| t == 0) { &[] } else { &self.terrain }
+    }
+
+    /// The terrain class of padded cell `i`.
+    #[inline]
+    pub(crate) fn terrain_at(&self, i: usize) -> u8 {
+        self.terrain.get(i).copied().unwrap_or(0)
     }
 
     /// Number of passable cells.

@@ -1,8 +1,10 @@
 //! Shaping paths the search found: smoothing them with line of sight, and what walking a list
-//! of cells costs. Plain Rust, above the grid and the search.
+//! of cells costs; reachable areas (movement ranges). Plain Rust, above the grid and the search.
 
+mod reach;
 mod smooth;
 
+pub use reach::{Reach, ReachedCell, reachable};
 pub use smooth::{smooth_path, smoothed_cost};
 
 use crate::grid::{GridPos, NavGrid};

@@ -26,7 +26,7 @@ pub(super) struct OpenNode {
 
 impl OpenNode {
     #[inline]
-    fn new(f: f64, g: f64, index: usize) -> Self {
+    pub(super) fn new(f: f64, g: f64, index: usize) -> Self {
         Self { f: f.to_bits(), g: (g as f32).to_bits(), index: index as u32 }
     }
 }
@@ -78,7 +78,7 @@ pub(super) struct Scratch {
 impl Scratch {
     /// Makes room for `len` cells and starts a new generation. The room only grows, so that
     /// searches taking turns on grids of different sizes (a linked search) do not clear it.
-    fn begin(&mut self, len: usize) {
+    pub(super) fn begin(&mut self, len: usize) {
         if self.nodes.len() < len {
             self.nodes.clear();
             self.nodes.resize(len, NodeState::default());

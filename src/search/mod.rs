@@ -9,20 +9,25 @@
 //!   `neighbors` (plain A*, square or hex), `jump_point` (jump point search and the bits it keeps
 //!   in step with the grid), `any_angle` (Theta*);
 //! - `avoided`: cells avoided for one query, as temporary walls;
-//! - `linked`: paths across several grids joined by links, over the searches above.
+//! - `linked`: paths across several grids joined by links, over the searches above;
+//! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
+//! - `nearest`: the cheapest path to any of several goals.
 
+mod agent_grid;
 mod any_angle;
 mod astar;
 mod avoided;
 mod hex;
 pub(crate) mod jump_point;
 mod linked;
+mod nearest;
 mod neighbors;
 mod options;
 mod result;
 
 use std::fmt;
 
+pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};

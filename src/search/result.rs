@@ -101,6 +101,8 @@ pub enum PathError {
     /// [`Pathfinder::resume_search`](super::Pathfinder::resume_search) on a grid other than the one the search began on, or on
     /// the same grid after it changed: the search's state no longer fits it. Start again.
     GridChanged,
+    /// A search for the nearest of several goals was given none.
+    NoGoals,
     /// A linked search named a grid it was not given (an index past the end of its maps).
     NoSuchMap {
         map: usize,
@@ -144,6 +146,7 @@ impl fmt::Display for PathError {
                 write!(f, "the grid changed since the paused search began; start it again")
             }
             PathError::NoSuchMap { map } => write!(f, "there is no map {map}"),
+            PathError::NoGoals => write!(f, "a search for the nearest goal was given no goals"),
             PathError::InvalidLink { link } => write!(
                 f,
                 "link {link} has a cost that is not a finite number >= 0, or a cell off its map"

@@ -209,17 +209,21 @@ impl Model {
             }
             return walled.dijkstra_avoiding(start, goal, &[]);
         }
-        self.cost(start.0, start.1)?;
         self.cost(goal.0, goal.1)?;
+        let cost = self.distances(start)?[goal.1 as usize * self.width as usize + goal.0 as usize];
+        cost.is_finite().then_some(cost)
+    }
+
+    /// Plain Dijkstra from `start` to every cell: the cheapest cost of each (index
+    /// `y * width + x`; infinite where unreachable), or None if the start is blocked.
+    pub fn distances(&self, start: (i64, i64)) -> Option<Vec<f64>> {
+        self.cost(start.0, start.1)?;
         let w = self.width as usize;
         let mut dist = vec![f64::INFINITY; w * self.height as usize];
         let mut heap = BinaryHeap::new();
         dist[start.1 as usize * w + start.0 as usize] = 0.0;
         heap.push(Cheapest(0.0, (start.0, start.1)));
         while let Some(Cheapest(d, (x, y))) = heap.pop() {
-            if (x, y) == goal {
-                return Some(d);
-            }
             if d > dist[y as usize * w + x as usize] {
                 continue;
             }
@@ -238,7 +242,7 @@ impl Model {
                 }
             }
         }
-        None
+        Some(dist)
     }
 
     /// Cost of a path of cells under these rules, or None if any step is illegal.

@@ -1,0 +1,156 @@
+//! Reachable areas: every cell an agent can reach within a cost budget, with its cost (what a
+//! tactics game draws as a unit's movement range).
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::f64::consts::SQRT_2;
+
+use crate::grid::{GridPos, NavGrid};
+use crate::search::PathError;
+
+/// A cell of a [`Reach`]: its cost from the start and the cell it is entered from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReachedCell {
+    pub pos: GridPos,
+    /// The cost of the cheapest path from the start (the same sum as
+    /// [`Pathfinder::find_path`](crate::search::Pathfinder::find_path)'s).
+    pub cost: f64,
+    /// The cell before it on a cheapest path (the start's is itself).
+    pub from: GridPos,
+}
+
+/// The cells reachable from a start within a budget ([`reachable`]).
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    start: GridPos,
+    budget: f64,
+    /// Cheapest first.
+    cells: Vec<ReachedCell>,
+    index: HashMap<GridPos, usize>,
+}
+
+impl Reach {
+    pub fn start(&self) -> GridPos {
+        self.start
+    }
+
+    pub fn budget(&self) -> f64 {
+        self.budget
+    }
+
+    /// Every reachable cell, the start first, in order of cost.
+    pub fn cells(&self) -> &[ReachedCell] {
+        &self.cells
+    }
+
+    /// The cost of reaching `pos`, or `None` if it is not within the budget.
+    pub fn cost(&self, pos: GridPos) -> Option<f64> {
+        self.index.get(&pos).map(|&k| self.cells[k].cost)
+    }
+
+    pub fn contains(&self, pos: GridPos) -> bool {
+        self.index.contains_key(&pos)
+    }
+
+    /// A cheapest path from the start to `pos`, both included, or `None` if `pos` is not
+    /// within the budget.
+    pub fn path_to(&self, pos: GridPos) -> Option<Vec<GridPos>> {
+        let mut k = *self.index.get(&pos)?;
+        let mut cells = vec![pos];
+        while self.cells[k].pos != self.start {
+            let from = self.cells[k].from;
+            cells.push(from);
+            k = self.index[&from];
+        }
+        cells.reverse();
+        Some(cells)
+    }
+}
+
+/// Dijkstra's open-list entry: cheapest first (ties: the later pushed).
+#[derive(PartialEq)]
+struct Entry(f64, u64, u64, GridPos);
+
+impl Eq for Entry {}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.total_cmp(&self.0)
+    }
+}
+
+/// Every cell reachable from `start` by a path costing at most `budget` (infinite: the whole
+/// connected area), with its cost: a Dijkstra search under the grid's rules that stops at the
+/// budget. For an agent's own profile and size, pass its
+/// [`AgentGrid::grid`](crate::search::AgentGrid::grid).
+///
+/// Costs are summed the way [`Pathfinder`](crate::search::Pathfinder) sums them (straight and
+/// diagonal steps apart, then combined), so a path of five cost-1 steps costs exactly 5.0 and
+/// fits a budget of 5.
+///
+/// Errors: the start off the grid or blocked; a budget that is NaN or negative
+/// ([`PathError::InvalidCostLimit`]).
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid, Neighborhood};
+/// use bevy_tilemap_nav::path::reachable;
+///
+/// let grid = NavGrid::new(9, 9).unwrap().with_neighborhood(Neighborhood::Four);
+/// let range = reachable(&grid, GridPos::new(4, 4), 2.0).unwrap();
+/// assert_eq!(range.cells().len(), 13); // a diamond of radius 2
+/// assert_eq!(range.cost(GridPos::new(6, 4)), Some(2.0));
+/// assert!(!range.contains(GridPos::new(6, 5)));
+/// ```
+pub fn reachable(grid: &NavGrid, start: GridPos, budget: f64) -> Result<Reach, PathError> {
+    if !grid.in_bounds(start) {
+        let (width, height) = (grid.width(), grid.height());
+        return Err(PathError::StartOutOfBounds { start, width, height });
+    }
+    if !grid.is_passable(start) {
+        return Err(PathError::StartBlocked { start });
+    }
+    if budget.is_nan() || budget < 0.0 {
+        return Err(PathError::InvalidCostLimit { max_cost: budget });
+    }
+    let hex = grid.neighborhood().is_hex();
+    let cost_of = |straight: u64, diagonal: u64| straight as f64 + diagonal as f64 * SQRT_2;
+    // Best known (straight, diagonal) sums per cell, and the cell before it.
+    let mut best: HashMap<GridPos, (u64, u64, GridPos)> = HashMap::new();
+    let mut reach = Reach { start, budget, ..Reach::default() };
+    let mut open = BinaryHeap::new();
+    best.insert(start, (0, 0, start));
+    open.push(Entry(0.0, 0, 0, start));
+    while let Some(Entry(cost, straight, diagonal, pos)) = open.pop() {
+        if reach.index.contains_key(&pos) {
+            continue;
+        }
+        let from = best[&pos].2;
+        reach.index.insert(pos, reach.cells.len());
+        reach.cells.push(ReachedCell { pos, cost, from });
+        for (next, _) in grid.neighbors(pos) {
+            if reach.index.contains_key(&next) {
+                continue;
+            }
+            let enter = u64::from(grid.cost(next).unwrap_or(0));
+            let diagonal_step = !hex && next.x != pos.x && next.y != pos.y;
+            let (s, d) = if diagonal_step {
+                (straight, diagonal + enter)
+            } else {
+                (straight + enter, diagonal)
+            };
+            let c = cost_of(s, d);
+            if c > budget || best.get(&next).is_some_and(|&(bs, bd, _)| cost_of(bs, bd) <= c) {
+                continue;
+            }
+            best.insert(next, (s, d, pos));
+            open.push(Entry(c, s, d, next));
+        }
+    }
+    Ok(reach)
+}

@@ -26,20 +26,22 @@ pub mod search;
 /// The names most programs need.
 pub mod prelude {
     pub use crate::grid::{
-        Cell, CornerRule, GridError, GridPos, GridStamp, HexCoords, NavGrid, Neighborhood,
+        Cell, CornerRule, GridError, GridPos, GridStamp, HexCoords, NavGrid, NavProfile,
+        Neighborhood, Terrain, TerrainRule,
     };
+    pub use crate::path::{Reach, ReachedCell, reachable};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
         Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, GridLocked, LinkCrossed, LinkEnd,
-        NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavLayerOf, NavLink, NavMap,
-        NavMaps, NavObstacle, NavSet, NavSettings, NavTilemap, OnNavMap, Path, PathFailed,
-        PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TileNav, TileRules,
-        TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch,
-        WorldToCellError,
+        MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavLayerOf,
+        NavLink, NavMap, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTilemap,
+        OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg, PathRequest, ProfileId,
+        RangeFailed, RangeRequest, Replanning, TileNav, TileRules, TileTerrain, TilemapNavError,
+        TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
     };
     pub use crate::search::{
-        Algorithm, Heuristic, Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder,
-        SearchLimit, SearchOptions, SearchStats, SearchStep, SearchTrace,
+        AgentGrid, Algorithm, Heuristic, Link, LinkedPath, MapPos, PathError, PathResult,
+        Pathfinder, SearchLimit, SearchOptions, SearchStats, SearchStep, SearchTrace,
     };
 }
 

@@ -7,8 +7,9 @@ use std::fmt;
 use bevy::prelude::*;
 
 use super::link::LinkEnd;
+use super::profiles::{NavAgent, NavProfiles, ProfileId};
 use super::tilemap::{NavGeometry, NavMap, NavMaps, WorldToCellError};
-use crate::grid::{GridPos, NavGrid};
+use crate::grid::{GridError, GridPos, NavGrid};
 use crate::search::{PathError, SearchOptions, SearchTrace};
 
 /// Where to go.
@@ -49,12 +50,21 @@ pub struct PathRequest {
     pub options: Option<SearchOptions>,
     /// Start at this cell of the agent's map instead of at the cell under its `Transform`.
     pub start: Option<GridPos>,
+    /// Plan for this kind of agent (profile, size); `None`: the entity's [`NavAgent`], or the
+    /// plain agent without one.
+    pub agent: Option<NavAgent>,
 }
 
 impl PathRequest {
     /// A request with the plugin's default options.
     pub fn to(goal: impl Into<PathGoal>) -> Self {
-        Self { goal: goal.into(), options: None, start: None }
+        Self { goal: goal.into(), options: None, start: None, agent: None }
+    }
+
+    /// Plan for this kind of agent, whatever the entity's [`NavAgent`] says.
+    pub fn for_agent(mut self, agent: NavAgent) -> Self {
+        self.agent = Some(agent);
+        self
     }
 
     pub fn with_options(mut self, options: SearchOptions) -> Self {
@@ -96,6 +106,9 @@ pub struct Path {
     /// The walks still to come after `cells`, each reached through a link: the agent walks to
     /// the end of `cells`, is carried across the first leg's link, and walks it; and so on.
     pub legs: Vec<PathLeg>,
+    /// The kind of agent it was planned for. For a larger agent the cells are where the lowest
+    /// corner of its body stands, and the points the centres of its body.
+    pub agent: NavAgent,
 }
 
 /// A walk of a [`Path`] that begins across a link.
@@ -175,6 +188,10 @@ pub enum NavError {
     Start(WorldToCellError),
     /// The goal's world position has no cell.
     Goal(WorldToCellError),
+    /// The agent's [`NavAgent`] names a profile that [`NavProfiles`] does not have.
+    UnknownProfile { profile: ProfileId },
+    /// The agent's size is one the map cannot serve ([`GridError::UnsupportedSize`]).
+    Agent(GridError),
 }
 
 impl fmt::Display for NavError {
@@ -186,6 +203,10 @@ impl fmt::Display for NavError {
             NavError::NoTransform => write!(f, "the entity has no Transform to start from"),
             NavError::Start(e) => write!(f, "start: {e}"),
             NavError::Goal(e) => write!(f, "goal: {e}"),
+            NavError::UnknownProfile { profile } => {
+                write!(f, "no navigation profile {profile:?} in NavProfiles")
+            }
+            NavError::Agent(e) => write!(f, "{e}"),
         }
     }
 }
@@ -195,6 +216,7 @@ impl std::error::Error for NavError {
         match self {
             NavError::Search(e) => Some(e),
             NavError::Start(e) | NavError::Goal(e) => Some(e),
+            NavError::Agent(e) => Some(e),
             _ => None,
         }
     }
@@ -256,6 +278,51 @@ pub(crate) fn start_cell(
         })
         .find(|&c| grid.is_passable(c))
         .unwrap_or(under))
+}
+
+/// The grid an agent of kind `agent` searches on `map`, or why there is none: its profile is
+/// unknown, its size unsupported there (the plugin makes the grid of every other kind in use
+/// before requests are answered).
+pub(crate) fn agent_grid<'a>(
+    map: &'a NavMap,
+    agent: NavAgent,
+    profiles: &NavProfiles,
+) -> Result<&'a NavGrid, NavError> {
+    if let Some(grid) = map.grid_for(agent) {
+        return Ok(grid);
+    }
+    match agent.profile {
+        Some(profile) if profiles.get(profile).is_none() => {
+            Err(NavError::UnknownProfile { profile })
+        }
+        _ => Err(NavError::Agent(GridError::UnsupportedSize { size: agent.size })),
+    }
+}
+
+/// The cell where an agent of kind `agent` at `position` plans from on `map` (for a larger
+/// agent: where the lowest corner of its body stands), as [`start_cell`] finds it.
+pub(crate) fn agent_start(
+    map: &NavMap,
+    grid: &NavGrid,
+    agent: NavAgent,
+    position: Vec2,
+    following: Option<(&PathFollower, &Path)>,
+) -> Result<GridPos, WorldToCellError> {
+    let corner = position - map.geometry.body_offset(agent.size);
+    if !corner.is_finite() {
+        return Err(WorldToCellError::NotFinite(position));
+    }
+    match start_cell(&map.geometry, grid, corner, following) {
+        // A large body's corner can lie off the map where its centre does not.
+        Err(WorldToCellError::OffMap(_)) => Err(WorldToCellError::OffMap(position)),
+        found => found,
+    }
+}
+
+/// Where an agent of kind `agent` stands when its lowest corner is at `cell`: the centre of
+/// its body.
+pub(crate) fn body_point(geometry: &NavGeometry, agent: NavAgent, cell: GridPos) -> Vec2 {
+    geometry.cell_to_world(cell) + geometry.body_offset(agent.size)
 }
 
 /// The indices in `cells` of its smoothed corners ([`crate::path::smooth_path`]).

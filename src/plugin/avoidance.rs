@@ -633,7 +633,7 @@ pub(crate) fn resolve_stall(
     };
     let goal = PathGoal::OnMap { map: goal_map, cell: goal_cell };
     let replan = |commands: &mut Commands, around: Vec<GridPos>| {
-        let request = PathRequest { goal, options: Some(options), start: Some(here) };
+        let request = PathRequest { goal, options: Some(options), start: Some(here), agent: None };
         commands.entity(stall.entity).insert((request, PlanAround(around)));
     };
     let Some(blocker) = crowd.blocker(&stall, towards) else {
@@ -683,6 +683,7 @@ pub(crate) fn resolve_stall(
             goal: yielding.side_step(),
             options: Some(SearchOptions { partial: true, ..options }),
             start: Some(here),
+            agent: None,
         },
         PlanAround(blocker_cell.into_iter().collect()),
     ));
@@ -729,7 +730,8 @@ pub(crate) fn tick_yielding(commands: &mut Commands, waiting: &mut Waiting, dt: 
         yielding.arrived = true;
         if yielding.wait <= 0.0 {
             let goal = PathGoal::OnMap { map: yielding.goal_map, cell: yielding.goal };
-            let request = PathRequest { goal, options: Some(yielding.options), start: None };
+            let request =
+                PathRequest { goal, options: Some(yielding.options), start: None, agent: None };
             commands.entity(entity).remove::<Yielding>().insert(request);
         }
     }

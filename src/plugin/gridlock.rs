@@ -199,6 +199,7 @@ pub(crate) fn resolve_waits(
                     goal: yielding.side_step(),
                     options: Some(options),
                     start: Some(wait.here),
+                    agent: None,
                 };
                 commands.entity(wait.entity).insert((
                     yielding,
@@ -208,7 +209,8 @@ pub(crate) fn resolve_waits(
                 continue;
             }
         }
-        let request = PathRequest { goal, options: Some(options), start: Some(wait.here) };
+        let request =
+            PathRequest { goal, options: Some(options), start: Some(wait.here), agent: None };
         commands.entity(wait.entity).insert((request, PlanAround(vec![wait.cell])));
     }
 }

@@ -4,11 +4,15 @@
 //! - `settings`: [`NavSettings`]; `diagnostics`: [`NavDiagnostics`], what the systems did;
 //! - `tilemap`: tilemaps to navigation maps ([`NavMaps`], a [`NavGrid`](crate::grid::NavGrid)
 //!   each) and world <-> cell ([`NavGeometry`]);
+//! - `profiles`: kinds of agents ([`NavProfiles`], [`NavAgent`]), below the maps that keep a
+//!   grid for each kind;
 //! - `link`: [`NavLink`]s between cells of the maps;
 //! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
 //!   [`NavObstacle`], messages and errors), shared by the two systems above it;
 //! - `avoidance`: agents steering round each other (ORCA), and `gridlock`: agents holding
 //!   whole cells, both used by the movement system;
+//! - `per_agent`: the grids kept per kind of agent, re-plans when kinds change, movement
+//!   ranges ([`RangeRequest`]);
 //! - `request`: the system answering requests; `movement`: the system walking paths;
 //! - `debug`: gizmo drawing; and this file, the plugin that adds them all.
 
@@ -19,6 +23,8 @@ mod diagnostics;
 mod gridlock;
 mod link;
 mod movement;
+mod per_agent;
+mod profiles;
 mod request;
 mod settings;
 mod tilemap;
@@ -33,14 +39,18 @@ pub use avoidance::Avoidance;
 pub use diagnostics::NavDiagnostics;
 pub use gridlock::GridLocked;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
+pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
+pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use settings::{AvoidanceSettings, NavSettings};
 pub use tilemap::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavLayerOf, NavMap, NavMaps, NavTilemap, TileNav,
-    TileRules, TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
+    TileRules, TileTerrain, TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords,
+    neighborhood_for,
 };
 
 use agent::ObstacleCells;
 use movement::{PathIndexes, follow_paths};
+use per_agent::{answer_ranges, keep_agent_grids};
 use request::{RequestQueue, answer_requests};
 use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
 
@@ -50,7 +60,8 @@ use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
 pub enum NavSet {
     /// Tilemaps to `NavGrid`.
     SyncGrid,
-    /// `PathRequest` to `Path` or `PathFailed`.
+    /// The grids of the kinds of agents in use; `RangeRequest` to `MoveRange`; `PathRequest`
+    /// to `Path` or `PathFailed`.
     Pathfind,
     /// `PathFollower`s walk their paths.
     Move,
@@ -68,6 +79,7 @@ impl Plugin for TilemapNavPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(self.settings)
             .init_resource::<TileRules>()
+            .init_resource::<NavProfiles>()
             .init_resource::<NavLayers>()
             .init_resource::<NavMaps>()
             .init_resource::<InsertedOverrides>()
@@ -81,9 +93,13 @@ impl Plugin for TilemapNavPlugin {
             .add_message::<PathFailed>()
             .add_message::<Arrived>()
             .add_message::<LinkCrossed>()
+            .add_message::<RangeFailed>()
             .register_type::<NavTilemap>()
             .register_type::<NavLayerOf>()
             .register_type::<TileNav>()
+            .register_type::<TileTerrain>()
+            .register_type::<NavAgent>()
+            .register_type::<RangeRequest>()
             .register_type::<PathRequest>()
             .register_type::<Path>()
             .register_type::<PathFollower>()
@@ -103,7 +119,9 @@ impl Plugin for TilemapNavPlugin {
                 Update,
                 (
                     sync_nav_grid.in_set(NavSet::SyncGrid),
-                    answer_requests.in_set(NavSet::Pathfind),
+                    (keep_agent_grids, answer_ranges, answer_requests)
+                        .chain()
+                        .in_set(NavSet::Pathfind),
                     follow_paths.in_set(NavSet::Move),
                     debug::draw_watched_search
                         .in_set(NavSet::Debug)

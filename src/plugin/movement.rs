@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use super::agent::{
     Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathRequest, Replanning, corner_indices, start_cell,
+    PathRequest, Replanning, agent_start, body_point, corner_indices,
 };
 use super::avoidance::{
     Crowd, Stall, Standing, Waiting, Walkers, Yielding, resolve_stall, tick_yielding,
@@ -30,9 +30,13 @@ fn obstacle_ahead(obstacles: &ObstacleCells, entity: Entity, path: &Path, next: 
         .any(|(e, m, c)| *e != entity && *m == path.map && !at_goal(c) && ahead.contains(c))
 }
 
-/// True when the rest of the path, from the point last passed on, is no longer walkable: a
-/// cell step is illegal now or, on a smoothed path, a straight segment is no longer clear.
-fn path_cut(grid: &NavGrid, path: &Path, next: usize) -> bool {
+/// True when the rest of the path, from the point last passed on, is no longer walkable on
+/// `grid` (the map's grid for the path's kind of agent; `None`, not made yet: cut): a cell step
+/// is illegal now or, on a smoothed path, a straight segment is no longer clear.
+fn path_cut(grid: Option<&NavGrid>, path: &Path, next: usize) -> bool {
+    let Some(grid) = grid else {
+        return true;
+    };
     let cells = &path.cells;
     if next == 0 && cells.first().is_some_and(|&c| !grid.is_passable(c)) {
         return true;
@@ -316,8 +320,10 @@ pub(crate) fn follow_paths(
             stop(&mut commands, &mut failures, entity, error);
             continue;
         }
-        // Cells near the path changed: is the rest of it still walkable?
+        // Cells near the path changed: is the rest of it still walkable? (A larger agent's
+        // cells are its body's corner: a change up to its size away may cut its path.)
         let near_changes = check_all.contains(&path.map)
+            || (path.agent.size > 1 && !index.changed.is_empty())
             || (index.near.binary_search(&entity).is_ok()
                 && passes_near(&path, follower.next, &index.changed));
         if near_changes && !replanning && !requested {
@@ -331,7 +337,7 @@ pub(crate) fn follow_paths(
         };
         if !replanning
             && !requested
-            && ((near_changes && path_cut(&map.grid, &path, follower.next))
+            && ((near_changes && path_cut(map.grid_for(path.agent), &path, follower.next))
                 || obstacle_ahead(&obstacles, entity, &path, follower.next)
                 || links_gone())
         {
@@ -421,13 +427,15 @@ pub(crate) fn follow_paths(
             follower.next = path.cells.len().min(1);
             commands.entity(entity).insert(OnNavMap(leg.map));
             if let Some(next_map) = maps.get(leg.map) {
-                path.corners = if follower.smooth {
-                    corner_indices(&next_map.grid, &path.cells)
-                } else {
-                    Vec::new()
+                let grid = next_map.grid_for(path.agent);
+                path.corners = match grid {
+                    Some(grid) if follower.smooth && path.agent.size == 1 => {
+                        corner_indices(grid, &path.cells)
+                    }
+                    _ => Vec::new(),
                 };
                 // Changed since it was planned: plan again from here.
-                if path_cut(&next_map.grid, &path, 0) {
+                if path_cut(grid, &path, 0) {
                     diagnostics.replans += 1;
                     replan(&mut commands, entity, next_map, at, &mut follower, &mut path);
                     replanning = true;
@@ -490,13 +498,15 @@ fn replan(
     follower: &mut PathFollower,
     path: &mut Path,
 ) {
-    let safe = start_cell(&map.geometry, &map.grid, position, Some((follower, path)))
+    let agent = path.agent;
+    let grid = map.grid_for(agent).unwrap_or(&map.grid);
+    let safe = agent_start(map, grid, agent, position, Some((follower, path)))
         .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
     let (goal, goal_map, options) = (path.goal, path.goal_map, path.options);
     *path = Path {
         map: map.entity,
         cells: vec![safe],
-        points: vec![map.geometry.cell_to_world(safe)],
+        points: vec![body_point(&map.geometry, agent, safe)],
         cost: 0.0,
         goal,
         goal_map,
@@ -506,6 +516,7 @@ fn replan(
         options,
         corners: Vec::new(),
         legs: Vec::new(),
+        agent,
     };
     follower.next = 0;
     commands.entity(entity).insert((
@@ -515,6 +526,7 @@ fn replan(
             goal: PathGoal::OnMap { map: goal_map, cell: goal },
             options: Some(options),
             start: Some(safe),
+            agent: Some(agent),
         },
     ));
 }

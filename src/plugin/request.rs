@@ -7,12 +7,13 @@ use bevy::prelude::*;
 
 use super::agent::{
     NavError, NavObstacle, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathLeg, PathRequest, PlanAround, Replanning, WatchSearch, WatchedSearch, collect_obstacles,
-    corner_indices, start_cell,
+    PathLeg, PathRequest, PlanAround, Replanning, WatchSearch, WatchedSearch, agent_grid,
+    agent_start, body_point, collect_obstacles, corner_indices,
 };
 use super::avoidance::Yielding;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{FrameLinks, LinkEnd, NavLink};
+use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;
 use super::tilemap::{NavGeometry, NavMaps, WorldToCellError};
 use crate::grid::{Cell, GridPos, NavGrid};
@@ -43,6 +44,8 @@ struct Plan {
     goal_map: Entity,
     goal: GridPos,
     options: SearchOptions,
+    /// The kind of agent it plans for: which of each map's grids it searches.
+    agent: NavAgent,
 }
 
 /// How often a search spread over frames begins again when the grid keeps changing under it
@@ -81,7 +84,7 @@ fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<Pat
 pub(crate) fn answer_requests(
     mut commands: Commands,
     mut queue: ResMut<RequestQueue>,
-    settings: Res<NavSettings>,
+    (settings, profiles): (Res<NavSettings>, Res<NavProfiles>),
     maps: Res<NavMaps>,
     requests: Query<(
         &PathRequest,
@@ -91,6 +94,7 @@ pub(crate) fn answer_requests(
         Option<&OnNavMap>,
         Option<&PlanAround>,
         Has<WatchSearch>,
+        Option<&NavAgent>,
     )>,
     new_requests: Query<Entity, Changed<PathRequest>>,
     (obstacle_agents, links, yielders): (
@@ -136,8 +140,14 @@ pub(crate) fn answer_requests(
                     out.deliver(run.entity, asked, follower, None, Err(error), pathfinder);
                 }
             }
+            Some(map) if map.grid_for(run.query.agent).is_none() => {
+                // Its kind's grid was dropped (its profile changed): plan it again.
+                pathfinder.cancel_search();
+                waiting.push_front(run.entity);
+            }
             Some(map) => {
-                let (live, geometry) = (&map.grid, &map.geometry);
+                let geometry = &map.geometry;
+                let live = map.grid_for(run.query.agent).unwrap_or(&map.grid);
                 let follower = requests.get(run.entity).ok().and_then(|r| r.2);
                 let mut avoid = obstacles.for_agent(run.entity, run.query.map);
                 let around = requests.get(run.entity).ok().and_then(|r| r.5);
@@ -208,7 +218,7 @@ pub(crate) fn answer_requests(
         let Some(entity) = waiting.pop_front() else {
             break;
         };
-        let Ok((request, transform, follower, old_path, on_map, around, watched)) =
+        let Ok((request, transform, follower, old_path, on_map, around, watched, kind)) =
             requests.get(entity)
         else {
             continue; // despawned, or the request was taken back
@@ -219,20 +229,22 @@ pub(crate) fn answer_requests(
             out.deliver(entity, Some(request.goal), follower, None, error, pathfinder);
             continue;
         }
-        let query =
-            match prepare(&maps, &settings, request, transform, on_map, follower.zip(old_path)) {
-                Ok(query) => query,
-                Err(error) => {
-                    let asked = Some(request.goal);
-                    out.deliver(entity, asked, follower, None, Err(error), pathfinder);
-                    continue;
-                }
-            };
-        // Both on one map, which no link touches, or no links at all: a search on that map.
-        let Some(map) = maps.get(query.map) else {
-            continue; // prepare found it
+        let agent = request.agent.or(kind.copied()).unwrap_or_default();
+        let following = follower.zip(old_path);
+        let asked = (&*maps, &*profiles, &*settings, agent);
+        let query = match prepare(asked, request, transform, on_map, following) {
+            Ok(query) => query,
+            Err(error) => {
+                let asked = Some(request.goal);
+                out.deliver(entity, asked, follower, None, Err(error), pathfinder);
+                continue;
+            }
         };
-        let (grid, geometry) = (&map.grid, &map.geometry);
+        // Both on one map, which no link touches, or no links at all: a search on that map.
+        let Some((map, Some(grid))) = maps.get(query.map).map(|m| (m, m.grid_for(agent))) else {
+            continue; // prepare found them
+        };
+        let geometry = &map.geometry;
         if watched {
             pathfinder.record_next();
         }
@@ -330,7 +342,7 @@ fn linked_search(
         .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
         .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
         .collect();
-    let grids = maps.grids();
+    let grids = maps.grids_for(query.agent).ok_or(PathError::NoSuchMap { map: usize::MAX })?;
     pathfinder.find_linked_path_avoiding(&grids, links, start, goal, &query.options, &avoid)
 }
 
@@ -423,8 +435,11 @@ impl Answers<'_, '_, '_, '_, '_, '_> {
         }
         match result {
             Ok(mut path) => {
+                // A larger agent walks from cell to cell: a straight line between corners
+                // clear for its corner cell could still take its body over a wall's corner.
                 if let (Some(follower), Some(grid)) = (follower, grid)
                     && follower.smooth
+                    && path.agent.size == 1
                 {
                     path.corners = corner_indices(grid, &path.cells);
                 }
@@ -501,8 +516,7 @@ fn settle(
 
 /// Makes a request concrete: its start map and cell, goal map and cell, and options.
 fn prepare(
-    maps: &NavMaps,
-    settings: &NavSettings,
+    (maps, profiles, settings, agent): (&NavMaps, &NavProfiles, &NavSettings, NavAgent),
     request: &PathRequest,
     transform: Option<&Transform>,
     on_map: Option<&OnNavMap>,
@@ -525,13 +539,19 @@ fn prepare(
             None => return Err(NavError::NoTransform),
         },
     };
+    let grid = agent_grid(map, agent, profiles)?;
     let start = match request.start {
         Some(start) => start,
         None => {
             let position = position.ok_or(NavError::NoTransform)?;
             let following = following.filter(|(_, path)| path.map == map.entity);
-            start_cell(&map.geometry, &map.grid, position, following).map_err(NavError::Start)?
+            agent_start(map, grid, agent, position, following).map_err(NavError::Start)?
         }
+    };
+    // A larger agent's goal is where its body's centre is to be: its corner cell lies half a
+    // body back.
+    let corner = |geometry: &NavGeometry, world: Vec2| {
+        geometry.world_to_cell(world - geometry.body_offset(agent.size))
     };
     let (goal_map, goal) = match request.goal {
         PathGoal::Tile(pos) => (map.entity, pos),
@@ -539,22 +559,27 @@ fn prepare(
             maps.get(goal_map).ok_or(NavError::MapGone { map: goal_map })?;
             (goal_map, cell)
         }
-        PathGoal::World(world) => match map.geometry.world_to_cell(world) {
+        PathGoal::World(world) => match corner(&map.geometry, world) {
             Ok(cell) => (map.entity, cell),
             Err(error) => {
                 let other = maps.at_world(world).ok_or(NavError::Goal(error))?;
-                (other.entity, other.geometry.world_to_cell(world).map_err(NavError::Goal)?)
+                (other.entity, corner(&other.geometry, world).map_err(NavError::Goal)?)
             }
         },
     };
+    if goal_map != map.entity {
+        // Across maps: every map's grid for this kind (made with this one's).
+        let goal_on = maps.get(goal_map).ok_or(NavError::MapGone { map: goal_map })?;
+        agent_grid(goal_on, agent, profiles)?;
+    }
     let options = request.options.unwrap_or(settings.search);
-    Ok(Plan { map: map.entity, start, goal_map, goal, options })
+    Ok(Plan { map: map.entity, start, goal_map, goal, options, agent })
 }
 
 fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f32) -> Path {
     Path {
         map: query.map,
-        points: found.cells.iter().map(|&c| geometry.cell_to_world(c)).collect(),
+        points: found.cells.iter().map(|&c| body_point(geometry, query.agent, c)).collect(),
         cells: found.cells,
         cost: found.cost,
         goal: query.goal,
@@ -565,6 +590,7 @@ fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f3
         options: query.options,
         corners: Vec::new(),
         legs: Vec::new(),
+        agent: query.agent,
     }
 }
 
@@ -579,7 +605,10 @@ fn make_linked_path(
     let entity_of = |index: usize| maps.iter().nth(index).map(|m| m.entity);
     let points = |index: usize, cells: &[GridPos]| -> Vec<Vec2> {
         let map = maps.iter().nth(index);
-        cells.iter().map(|&c| map.map_or(Vec2::ZERO, |m| m.geometry.cell_to_world(c))).collect()
+        cells
+            .iter()
+            .map(|&c| map.map_or(Vec2::ZERO, |m| body_point(&m.geometry, query.agent, c)))
+            .collect()
     };
     let mut walks = found.legs.into_iter();
     // A linked path has at least one leg.
@@ -613,5 +642,6 @@ fn make_linked_path(
         options: query.options,
         corners: Vec::new(),
         legs,
+        agent: query.agent,
     }
 }

@@ -15,9 +15,11 @@ use bevy_ecs_tilemap::map::{
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage, TileTextureIndex};
 
 use super::diagnostics::{NavDiagnostics, Stopwatch};
+use super::profiles::NavAgent;
 use super::settings::NavSettings;
-use crate::grid::{Cell, GridPos, HexCoords, NavGrid, Neighborhood};
+use crate::grid::{Cell, GridPos, HexCoords, NavGrid, Neighborhood, Terrain};
 use crate::io::baked::{BakeError, expect_size, expect_topology};
+use crate::search::AgentGrid;
 
 /// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles navigable.
 ///
@@ -49,6 +51,26 @@ pub struct NavMap {
     pub geometry: NavGeometry,
     /// Its layer tilemaps, oldest first.
     pub layers: Vec<Entity>,
+    /// The grid as each kind of agent in use sees it (a [`NavProfile`](crate::grid::NavProfile),
+    /// a size), made when an agent of that kind first asks and kept in step with `grid`.
+    pub(crate) agents: Vec<(NavAgent, AgentGrid)>,
+}
+
+impl NavMap {
+    /// The grid an agent of this kind searches: `grid` itself for an agent with no profile and
+    /// size 1, else its [`AgentGrid`]'s (`None` until the plugin has made it, which it does
+    /// for the kinds of the agents that ask for paths or ranges).
+    pub fn grid_for(&self, agent: NavAgent) -> Option<&NavGrid> {
+        if agent.is_plain() {
+            return Some(&self.grid);
+        }
+        self.agent_grid(agent).map(AgentGrid::grid)
+    }
+
+    /// The [`AgentGrid`] kept for agents of this kind, if any (with each cell's clearance).
+    pub fn agent_grid(&self, agent: NavAgent) -> Option<&AgentGrid> {
+        self.agents.iter().find(|(kind, _)| *kind == agent).map(|(_, grid)| grid)
+    }
 }
 
 /// Every navigation map, oldest first, kept in step with the marked tilemaps by the plugin.
@@ -117,9 +139,14 @@ impl NavMaps {
         self.maps.iter().position(|m| m.entity == map)
     }
 
-    /// Every map's grid, in [`iter`](Self::iter)'s order.
-    pub(crate) fn grids(&self) -> Vec<&NavGrid> {
-        self.maps.iter().map(|m| &m.grid).collect()
+    /// Every map's grid for agents of this kind, in [`iter`](Self::iter)'s order (`None` if
+    /// one is not made yet).
+    pub(crate) fn grids_for(&self, agent: NavAgent) -> Option<Vec<&NavGrid>> {
+        self.maps.iter().map(|m| m.grid_for(agent)).collect()
+    }
+
+    pub(crate) fn maps_mut(&mut self) -> impl Iterator<Item = &mut NavMap> {
+        self.maps.iter_mut()
     }
 }
 
@@ -134,7 +161,14 @@ pub enum TileNav {
     Cost(u32),
 }
 
-/// Tiles given a [`TileNav`] since the grid sync last ran.
+/// A per-tile terrain class, on a tile entity: what [`NavProfile`](crate::grid::NavProfile)s
+/// read, whatever [`TileRules::terrain_by_texture`] says. Immutable, like [`TileNav`].
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+#[component(immutable, on_insert = tile_nav_inserted)]
+#[reflect(Component)]
+pub struct TileTerrain(pub Terrain);
+
+/// Tiles given a [`TileNav`] or a [`TileTerrain`] since the grid sync last ran.
 #[derive(Resource, Default, Debug)]
 pub(crate) struct InsertedOverrides(Vec<Entity>);
 
@@ -154,16 +188,21 @@ impl TileNav {
     }
 }
 
-/// How tiles become cells: a rule per texture index, with defaults for the rest.
+/// How tiles become cells: a rule per texture index, with defaults for the rest; and the
+/// terrain class of each texture, for [`NavProfile`](crate::grid::NavProfile)s.
 ///
 /// ```
 /// use bevy_tilemap_nav::prelude::*;
 ///
+/// const WATER: Terrain = Terrain(1);
 /// let rules = TileRules::default()
 ///     .with(1, Cell::Blocked)                 // wall
-///     .with(2, Cell::Passable { cost: 4 });   // mud
+///     .with(2, Cell::Passable { cost: 4 })    // mud
+///     .with(3, Cell::Blocked)                 // water: walkers keep out...
+///     .with_terrain(3, WATER);                // ...boats read it as water
 /// assert_eq!(rules.cell_for_texture(1), Cell::Blocked);
 /// assert_eq!(rules.cell_for_texture(7), Cell::GROUND);
+/// assert_eq!(rules.terrain_for_texture(3), WATER);
 /// ```
 #[derive(Resource, Clone, Debug, PartialEq)]
 pub struct TileRules {
@@ -174,11 +213,20 @@ pub struct TileRules {
     /// A position with no tile in a layer's storage (default: ground, so an empty prop layer
     /// blocks nothing).
     pub missing: Cell,
+    /// Texture index -> terrain class (unlisted: [`Terrain::DEFAULT`]). Where layers lie on
+    /// one another, a cell takes the class of the newest layer that gives it one other than
+    /// the default.
+    pub terrain_by_texture: HashMap<u32, Terrain>,
 }
 
 impl Default for TileRules {
     fn default() -> Self {
-        Self { by_texture: HashMap::new(), unlisted: Cell::GROUND, missing: Cell::GROUND }
+        Self {
+            by_texture: HashMap::new(),
+            unlisted: Cell::GROUND,
+            missing: Cell::GROUND,
+            terrain_by_texture: HashMap::new(),
+        }
     }
 }
 
@@ -193,6 +241,16 @@ impl TileRules {
 
     pub fn cell_for_texture(&self, texture_index: u32) -> Cell {
         self.by_texture.get(&texture_index).copied().unwrap_or(self.unlisted)
+    }
+
+    /// Gives the tiles of one texture index a terrain class.
+    pub fn with_terrain(mut self, texture_index: u32, terrain: Terrain) -> Self {
+        self.terrain_by_texture.insert(texture_index, terrain);
+        self
+    }
+
+    pub fn terrain_for_texture(&self, texture_index: u32) -> Terrain {
+        self.terrain_by_texture.get(&texture_index).copied().unwrap_or_default()
     }
 }
 
@@ -451,6 +509,16 @@ impl NavGeometry {
         }
     }
 
+    /// Where the centre of an agent `size` tiles across lies from the centre of the cell
+    /// where its lowest corner stands (an [`AgentGrid`]'s cell): half a body diagonally up the
+    /// map's axes. Zero for size 1, and on hex maps (which take size 1 only).
+    pub fn body_offset(&self, size: u32) -> Vec2 {
+        match self.affine {
+            Some([_, across, up]) => (across + up) * size.saturating_sub(1) as f32 / 2.0,
+            None => Vec2::ZERO,
+        }
+    }
+
     /// The world-space centre of tile (`x`, `y`) through bevy_ecs_tilemap's conversion (the
     /// tile may lie off the map: centres are computed all the same).
     fn tile_center(&self, x: u32, y: u32) -> Vec2 {
@@ -472,8 +540,9 @@ struct Layer {
     map_type: TilemapType,
     /// The storage's tile entities as last seen, index `y * width + x`.
     entities: Vec<Option<Entity>>,
-    /// What each position of this layer says, index `y * width + x`.
-    cells: Vec<Cell>,
+    /// What each position of this layer says (its cell and terrain class), index
+    /// `y * width + x`.
+    cells: Vec<(Cell, Terrain)>,
 }
 
 /// The layer tilemaps behind the maps, oldest first.
@@ -487,8 +556,12 @@ pub(crate) struct NavLayers {
 #[derive(Default)]
 pub(crate) struct ChangedTiles(Vec<(TilePos, TilemapId)>);
 
-type TileQuery<'w, 's> =
-    Query<'w, 's, (Option<&'static TileNav>, Option<&'static TileTextureIndex>), With<TilePos>>;
+type TileQuery<'w, 's> = Query<
+    'w,
+    's,
+    (Option<&'static TileNav>, Option<&'static TileTerrain>, Option<&'static TileTextureIndex>),
+    With<TilePos>,
+>;
 
 type TilemapQuery<'w, 's> = Query<
     'w,
@@ -507,16 +580,21 @@ type TilemapQuery<'w, 's> = Query<
     With<NavTilemap>,
 >;
 
-fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> Cell {
-    let Some(entity) = entity else {
-        return rules.missing;
+fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> (Cell, Terrain) {
+    let Some(Ok((nav, terrain, texture))) = entity.map(|e| tiles.get(e)) else {
+        return (rules.missing, Terrain::DEFAULT);
     };
-    match tiles.get(entity) {
-        Ok((Some(nav), _)) => nav.cell(),
-        Ok((None, Some(texture))) => rules.cell_for_texture(texture.0),
-        Ok((None, None)) => rules.unlisted,
-        Err(_) => rules.missing,
-    }
+    let cell = match (nav, texture) {
+        (Some(nav), _) => nav.cell(),
+        (None, Some(texture)) => rules.cell_for_texture(texture.0),
+        (None, None) => rules.unlisted,
+    };
+    let terrain = match (terrain, texture) {
+        (Some(terrain), _) => terrain.0,
+        (None, Some(texture)) => rules.terrain_for_texture(texture.0),
+        (None, None) => Terrain::DEFAULT,
+    };
+    (cell, terrain)
 }
 
 /// What makes layers one map: an explicit [`NavLayerOf`], or else lying on one another.
@@ -555,7 +633,10 @@ pub(crate) fn sync_nav_grid(
     changed_tiles: Query<(&TilePos, &TilemapId), Changed<TileTextureIndex>>,
     (mut changed_scratch, mut diagnostics): (Local<ChangedTiles>, ResMut<NavDiagnostics>),
     mut inserted_overrides: ResMut<InsertedOverrides>,
-    mut removed_overrides: RemovedComponents<TileNav>,
+    (mut removed_overrides, mut removed_terrain): (
+        RemovedComponents<TileNav>,
+        RemovedComponents<TileTerrain>,
+    ),
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
     mut warnings: MessageWriter<TilemapNavWarning>,
@@ -711,7 +792,8 @@ pub(crate) fn sync_nav_grid(
             }
         }
     }
-    for entity in inserted_overrides.0.drain(..).chain(removed_overrides.read()) {
+    let removed = removed_overrides.read().chain(removed_terrain.read());
+    for entity in inserted_overrides.0.drain(..).chain(removed) {
         if let Ok((pos, map)) = all_tiles.get(entity) {
             touch(pos, map, &mut layers);
         }
@@ -797,8 +879,10 @@ pub(crate) fn sync_nav_grid(
             *transform,
         );
         let layer_entities: Vec<Entity> = members.iter().map(|(e, _)| *e).collect();
-        let old =
+        let mut old =
             old_maps.iter().position(|m| m.entity == group.map).map(|k| old_maps.swap_remove(k));
+        // The grids kept for kinds of agents follow the map's grid (`keep_agent_grids`).
+        let agents = old.as_mut().map(|m| std::mem::take(&mut m.agents)).unwrap_or_default();
         let (size, map_type) = (first_layer.size, first_layer.map_type);
         let neighborhood = neighborhood_for(map_type, settings.neighborhood);
         // Every size was checked above.
@@ -806,12 +890,16 @@ pub(crate) fn sync_nav_grid(
             continue;
         };
         let tile_index = |pos: GridPos| pos.y as usize * size.x as usize + pos.x as usize;
-        let combine = |k: usize| -> Cell {
-            members.iter().fold(Cell::GROUND, |acc, (_, l)| match (acc, l.cells[k]) {
-                (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
-                (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
-                    Cell::Passable { cost: a.max(b) }
-                }
+        let combine = |k: usize| -> (Cell, Terrain) {
+            members.iter().fold((Cell::GROUND, Terrain::DEFAULT), |(cell, terrain), (_, l)| {
+                let (here, class) = l.cells[k];
+                let cell = match (cell, here) {
+                    (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
+                    (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
+                        Cell::Passable { cost: a.max(b) }
+                    }
+                };
+                (cell, if class == Terrain::DEFAULT { terrain } else { class })
             })
         };
         let all_tiles =
@@ -840,17 +928,20 @@ pub(crate) fn sync_nav_grid(
                 };
                 tiles_to_check.sort_unstable();
                 tiles_to_check.dedup();
-                let changes: Vec<(GridPos, Cell)> = tiles_to_check
+                let changes: Vec<(GridPos, (Cell, Terrain))> = tiles_to_check
                     .into_iter()
                     .map(|tile| (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile))))
-                    .filter(|&(pos, cell)| grid.get(pos) != Some(cell))
+                    .filter(|&(pos, (cell, terrain))| {
+                        grid.get(pos) != Some(cell) || grid.terrain(pos) != Some(terrain)
+                    })
                     .collect();
                 if !changes.is_empty() {
                     // One call for the frame's changes: when they are many (a layer added or
                     // removed, a level rewritten) the search's bits are rebuilt once rather
                     // than round each cell. Every combined cell is valid and every position is
                     // on the grid (the layers have its size), so this cannot fail.
-                    let _ = grid.set_all(changes.iter().copied());
+                    let _ = grid.set_all(changes.iter().map(|&(pos, (cell, _))| (pos, cell)));
+                    let _ = grid.set_all_terrain(changes.iter().map(|&(pos, (_, t))| (pos, t)));
                     let cells: Vec<GridPos> = changes.into_iter().map(|(pos, _)| pos).collect();
                     changed.write(NavGridChanged { map: group.map, cells });
                 }
@@ -887,12 +978,17 @@ pub(crate) fn sync_nav_grid(
                         };
                         fresh.set_neighborhood(neighborhood);
                         fresh.set_corner_rule(settings.corner_rule);
-                        let tiles = all_tiles().map(|tile| {
-                            (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile)))
-                        });
+                        let tiles: Vec<(GridPos, (Cell, Terrain))> = all_tiles()
+                            .map(|tile| {
+                                (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile)))
+                            })
+                            .collect();
                         // Every combined cell is valid (layer costs of 0 read as 1), so this
                         // cannot fail.
-                        let _ = fresh.set_all(tiles);
+                        let _ = fresh.set_all(tiles.iter().map(|&(pos, (cell, _))| (pos, cell)));
+                        let _ = fresh.set_all_terrain(
+                            tiles.iter().map(|&(pos, (_, t))| (pos, t)).filter(|(_, t)| t.0 != 0),
+                        );
                         fresh
                     }
                 };
@@ -900,6 +996,12 @@ pub(crate) fn sync_nav_grid(
                 grid
             }
         };
-        maps.maps.push(NavMap { entity: group.map, grid, geometry, layers: layer_entities });
+        maps.maps.push(NavMap {
+            entity: group.map,
+            grid,
+            geometry,
+            layers: layer_entities,
+            agents,
+        });
     }
 }

@@ -1,0 +1,177 @@
+//! Per-agent navigation in the plugin: the grids kept for each kind of agent in use ([`NavAgent`]:
+//! a profile, a size), plans made again when an agent's kind or a profile changes, and movement
+//! ranges ([`RangeRequest`] answered with [`MoveRange`]).
+
+use bevy::prelude::*;
+
+use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, agent_grid, agent_start};
+use super::profiles::{NavAgent, NavProfiles, ProfileId};
+use super::tilemap::{NavMaps, WorldToCellError};
+use crate::grid::{GridPos, NavProfile};
+use crate::path::{Reach, reachable};
+use crate::search::AgentGrid;
+
+/// Put this on an agent to ask which cells it can reach for at most `budget` (the sum of the
+/// step costs, as a path's cost): a tactics game's movement range. The plugin answers in the
+/// same frame with a [`MoveRange`] (removing this request) or a [`RangeFailed`] message. The
+/// range is for the agent's [`NavAgent`] kind, on the map it stands on.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct RangeRequest {
+    pub budget: f64,
+    /// From this cell of the agent's map instead of from where it stands.
+    pub start: Option<GridPos>,
+    /// For this kind of agent instead of the entity's [`NavAgent`].
+    pub agent: Option<NavAgent>,
+}
+
+impl RangeRequest {
+    /// The range of the agent where it stands, for its own kind.
+    pub fn within(budget: f64) -> Self {
+        Self { budget, start: None, agent: None }
+    }
+}
+
+/// The answer to a [`RangeRequest`]: every cell within the budget with its cost and the way
+/// there ([`Reach`]). For a larger agent the cells are where the lowest corner of its body
+/// stands ([`NavGeometry::body_offset`](super::NavGeometry::body_offset) gives its centre).
+#[derive(Component, Clone, Debug)]
+pub struct MoveRange {
+    /// The map the range lies on.
+    pub map: Entity,
+    pub agent: NavAgent,
+    pub reach: Reach,
+}
+
+/// Message: a [`RangeRequest`] could not be answered (the request is removed).
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct RangeFailed {
+    pub entity: Entity,
+    pub error: NavError,
+}
+
+type Wanted<'w, 's> = Query<
+    'w,
+    's,
+    (Option<&'static PathRequest>, Option<&'static RangeRequest>, Option<&'static NavAgent>),
+    Or<(With<PathRequest>, With<RangeRequest>)>,
+>;
+
+/// Keeps, on every map, the grid of each kind of agent that has a path or asks for one (made
+/// when first needed, followed change by change, dropped when no agent of that kind is left or
+/// its profile changed), and sends agents whose kind or profile changed to plan again.
+pub(crate) fn keep_agent_grids(
+    mut commands: Commands,
+    mut maps: ResMut<NavMaps>,
+    profiles: Res<NavProfiles>,
+    mut seen: Local<Vec<NavProfile>>,
+    wanted: Wanted,
+    paths: Query<(Entity, &Path, Option<&NavAgent>, Has<PathRequest>)>,
+    changed_kinds: Query<(), Changed<NavAgent>>,
+) {
+    let mut changed_profiles: Vec<ProfileId> = Vec::new();
+    if profiles.is_changed() {
+        changed_profiles.extend(
+            profiles
+                .iter()
+                .filter(|(id, p)| seen.get(usize::from(id.0)) != Some(p))
+                .map(|(id, _)| id),
+        );
+        *seen = profiles.iter().map(|(_, p)| p.clone()).collect();
+    }
+    let mut kinds: Vec<NavAgent> = Vec::new();
+    for (entity, path, kind, requested) in &paths {
+        let profile_changed = path.agent.profile.is_some_and(|p| changed_profiles.contains(&p));
+        let now = kind.copied().filter(|k| *k != path.agent && changed_kinds.contains(entity));
+        if !requested && (profile_changed || now.is_some()) {
+            let agent = now.unwrap_or(path.agent);
+            commands.entity(entity).insert(PathRequest {
+                goal: PathGoal::OnMap { map: path.goal_map, cell: path.goal },
+                options: Some(path.options),
+                start: None,
+                agent: Some(agent),
+            });
+            kinds.push(agent);
+        }
+        kinds.push(path.agent);
+    }
+    for (path, range, kind) in &wanted {
+        let own = kind.copied().unwrap_or_default();
+        kinds.extend(path.map(|r| r.agent.unwrap_or(own)));
+        kinds.extend(range.map(|r| r.agent.unwrap_or(own)));
+    }
+    kinds.retain(|k| !k.is_plain() && k.is_known(&profiles));
+    kinds.sort_unstable_by_key(|k| (k.profile, k.size));
+    kinds.dedup();
+    for map in maps.maps_mut() {
+        map.agents.retain(|(kind, _)| {
+            kinds.contains(kind) && kind.profile.is_none_or(|p| !changed_profiles.contains(&p))
+        });
+        for (_, grid) in &mut map.agents {
+            // Memory refused for a resized map: the grid stays as it was, and paths on it are
+            // checked against it as before.
+            let _ = grid.update(&map.grid);
+        }
+        for &kind in &kinds {
+            if map.agents.iter().any(|(k, _)| *k == kind) {
+                continue;
+            }
+            let profile = kind.profile.and_then(|p| profiles.get(p)).cloned().unwrap_or_default();
+            // A size this map cannot serve (hex) makes no grid: requests say why.
+            if let Ok(grid) = AgentGrid::new(&map.grid, profile, kind.size) {
+                map.agents.push((kind, grid));
+            }
+        }
+    }
+}
+
+/// Answers [`RangeRequest`]s.
+pub(crate) fn answer_ranges(
+    mut commands: Commands,
+    maps: Res<NavMaps>,
+    profiles: Res<NavProfiles>,
+    requests: Query<
+        (Entity, &RangeRequest, Option<&Transform>, Option<&OnNavMap>, Option<&NavAgent>),
+        Changed<RangeRequest>,
+    >,
+    mut failed: MessageWriter<RangeFailed>,
+) {
+    for (entity, request, transform, on_map, kind) in &requests {
+        let agent = request.agent.or(kind.copied()).unwrap_or_default();
+        let position = transform.map(|t| t.translation.truncate());
+        let answer = (|| {
+            let on = on_map.and_then(|on| maps.get(on.0));
+            let map = match (on, position) {
+                (Some(map), _) => map,
+                (None, Some(p)) if !p.is_finite() => {
+                    return Err(NavError::Start(WorldToCellError::NotFinite(p)));
+                }
+                (None, Some(p)) => {
+                    maps.at_world(p).ok_or(NavError::Start(WorldToCellError::OffMap(p)))?
+                }
+                (None, None) if request.start.is_some() => maps.first().ok_or(NavError::NoGrid)?,
+                (None, None) => return Err(NavError::NoTransform),
+            };
+            let grid = agent_grid(map, agent, &profiles)?;
+            let start = match (request.start, position) {
+                (Some(start), _) => start,
+                (None, Some(p)) => {
+                    agent_start(map, grid, agent, p, None).map_err(NavError::Start)?
+                }
+                (None, None) => return Err(NavError::NoTransform),
+            };
+            let reach = reachable(grid, start, request.budget)?;
+            Ok(MoveRange { map: map.entity, agent, reach })
+        })();
+        let mut entity_commands = commands.entity(entity);
+        entity_commands.remove::<RangeRequest>();
+        match answer {
+            Ok(range) => {
+                entity_commands.insert(range);
+            }
+            Err(error) => {
+                failed.write(RangeFailed { entity, error });
+            }
+        }
+    }
+}

@@ -13,7 +13,7 @@ mod common;
 use bevy_tilemap_nav::grid::{MAX_AGENT_SIZE, NavProfile, Terrain, TerrainRule};
 use bevy_tilemap_nav::path::reachable;
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::AgentGrid;
+use bevy_tilemap_nav::search::{AgentGrid, jps_applies};
 use common::{HEX_RULES, Model, Rng};
 
 const CLASSES: u32 = 4;
@@ -363,4 +363,49 @@ fn a_profile_that_changes_nothing_sees_the_grid_as_it_is() {
         }
         assert!(NavProfile::default().is_identity());
     }
+}
+
+/// Where a profile makes the grid uniform for an agent (a boat on water, on a map of mixed
+/// land costs), jump point search runs on its grid, with A*'s costs.
+#[test]
+fn jump_point_search_runs_where_the_profile_makes_the_grid_uniform() {
+    let mut rng = Rng(0x1A5);
+    let water = Terrain(1);
+    let sail = NavProfile::new().with(water, TerrainRule::Cost(1)).otherwise(TerrainRule::Blocked);
+    let mut pathfinder = Pathfinder::new();
+    let mut fewer = 0;
+    for round in 0..20 {
+        let mut base = NavGrid::new(64, 64).unwrap();
+        for pos in base.positions().collect::<Vec<_>>() {
+            // Land of costs 1 to 4; a lake of water (blocked for walkers) with islands.
+            if pos.x > 4 && pos.y > 4 && !rng.chance(8) {
+                base.set(pos, Cell::Blocked).unwrap();
+                base.set_terrain(pos, water).unwrap();
+            } else {
+                base.set(pos, Cell::Passable { cost: 1 + rng.below(4) }).unwrap();
+            }
+        }
+        assert!(!jps_applies(&base));
+        let boat = AgentGrid::new(&base, sail.clone(), 1).unwrap();
+        assert!(jps_applies(boat.grid()), "round {round}");
+        for _ in 0..20 {
+            let a = GridPos::new(5 + rng.below(59), 5 + rng.below(59));
+            let b = GridPos::new(5 + rng.below(59), 5 + rng.below(59));
+            let jump =
+                SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
+            let plain = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+            match (
+                pathfinder.find_path(boat.grid(), a, b, &jump),
+                pathfinder.find_path(boat.grid(), a, b, &plain),
+            ) {
+                (Ok(j), Ok(p)) => {
+                    assert!((j.cost - p.cost).abs() < 1e-9);
+                    fewer += usize::from(j.stats.expanded < p.stats.expanded);
+                }
+                (Err(j), Err(p)) => assert_eq!(j, p),
+                (j, p) => panic!("round {round}: {j:?} vs {p:?}"),
+            }
+        }
+    }
+    assert!(fewer > 200, "{fewer}");
 }

@@ -32,7 +32,39 @@ fn random_grid(rng: &mut Rng) -> NavGrid {
         };
         grid.set(pos, cell).unwrap();
     }
+    if rng.chance(50) {
+        for pos in grid.positions().collect::<Vec<_>>() {
+            grid.set_terrain(pos, Terrain(rng.below(4) as u8)).unwrap();
+        }
+    }
     grid
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// Files of format version 1 (no terrain classes) still load.
+#[test]
+fn version_one_files_still_load() {
+    let mut rng = Rng(11);
+    for _ in 0..50 {
+        let mut grid = random_grid(&mut rng);
+        let plain: Vec<GridPos> = grid.positions().collect();
+        grid.set_all_terrain(plain.into_iter().map(|p| (p, Terrain::DEFAULT))).unwrap();
+        // Version 2 bytes without the terrain section (a count of 0 runs) are version 1's.
+        let v2 = baked::to_binary(&grid);
+        let mut v1 = v2[..v2.len() - 12].to_vec();
+        v1[4..8].copy_from_slice(&1u32.to_le_bytes());
+        let sum = checksum(&v1);
+        v1.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(baked::from_binary(&v1).unwrap(), grid);
+        let ron = baked::to_ron(&grid).replace("version: 2", "version: 1");
+        assert!(!ron.contains("terrain: [0"));
+        assert_eq!(baked::from_ron(&ron).unwrap(), grid);
+    }
 }
 
 #[test]
@@ -88,7 +120,7 @@ fn future_versions_and_foreign_files_are_refused() {
         Err(BakeError::NotBaked)
     );
 
-    let text = baked::to_ron(&grid).replace("version: 1", "version: 7");
+    let text = baked::to_ron(&grid).replace(&format!("version: {FORMAT_VERSION}"), "version: 7");
     assert_eq!(
         baked::from_ron(&text),
         Err(BakeError::FutureVersion { found: 7, supported: FORMAT_VERSION })
@@ -124,7 +156,7 @@ fn files_round_trip_in_both_forms() {
     }
     // The RON file is text a person can read.
     let text = std::fs::read_to_string(dir.join("level.ron")).unwrap();
-    assert!(text.contains("version: 1") && text.contains("costs:"));
+    assert!(text.contains(&format!("version: {FORMAT_VERSION}")) && text.contains("costs:"));
     // A damaged file on disk is an error too, and a missing one says which path.
     let mut bytes = std::fs::read(dir.join("level.nav")).unwrap();
     bytes.truncate(bytes.len() / 2);
@@ -159,9 +191,8 @@ fn huge_declared_sizes_are_refused_not_allocated() {
         body.extend_from_slice(&u32::MAX.to_le_bytes());
         body.extend_from_slice(&1u32.to_le_bytes());
     }
-    let sum = body
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    body.extend_from_slice(&0u32.to_le_bytes()); // no terrain runs
+    let sum = checksum(&body);
     body.extend_from_slice(&sum.to_le_bytes());
     match baked::from_binary(&body) {
         Err(BakeError::Invalid(why)) => assert!(why.contains("too large"), "{why}"),

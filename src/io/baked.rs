@@ -20,10 +20,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::{Cell, CornerRule, GridError, GridPos, HexCoords, NavGrid, Neighborhood};
+use crate::grid::{
+    Cell, CornerRule, GridError, GridPos, HexCoords, NavGrid, Neighborhood, Terrain,
+};
 
 /// The format version this crate writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const MAGIC: &[u8; 4] = b"TNAV";
 
@@ -79,7 +81,8 @@ impl fmt::Display for BakeError {
 impl std::error::Error for BakeError {}
 
 /// The RON form: everything a grid is, in plain fields. `costs` holds one number per cell, row
-/// after row (`y` = 0 first): 0 for blocked, else the cost.
+/// after row (`y` = 0 first): 0 for blocked, else the cost. `terrain` (from version 2) holds
+/// each cell's terrain class the same way, or nothing when every cell has the default class.
 #[derive(Serialize, Deserialize)]
 struct BakedGrid {
     version: u32,
@@ -88,6 +91,27 @@ struct BakedGrid {
     neighborhood: Neighborhood,
     corner_rule: CornerRule,
     costs: Vec<u32>,
+    #[serde(default)]
+    terrain: Vec<u8>,
+}
+
+/// Each cell's terrain class, row after row; empty when every cell has the default class.
+fn terrain_of(grid: &NavGrid) -> Vec<u8> {
+    let terrain: Vec<u8> =
+        grid.positions().map(|p| grid.terrain(p).unwrap_or_default().0).collect();
+    if terrain.iter().all(|&t| t == 0) { Vec::new() } else { terrain }
+}
+
+/// Run-length encoding: (how many, value) pairs.
+fn runs(values: impl Iterator<Item = u32>) -> Vec<(u32, u32)> {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for value in values {
+        match runs.last_mut() {
+            Some((n, v)) if *v == value => *n += 1,
+            _ => runs.push((1, value)),
+        }
+    }
+    runs
 }
 
 fn costs_of(grid: &NavGrid) -> Vec<u32> {
@@ -105,6 +129,7 @@ fn build(
     neighborhood: Neighborhood,
     corner_rule: CornerRule,
     costs: impl Iterator<Item = u32>,
+    terrain: Vec<u8>,
 ) -> Result<NavGrid, BakeError> {
     let invalid = |e: GridError| BakeError::Invalid(e.to_string());
     let mut grid = NavGrid::filled(width, height, Cell::Blocked)
@@ -127,6 +152,16 @@ fn build(
         return Err(BakeError::Invalid(format!("{count} cells for a {width} x {height} grid")));
     }
     grid.set_all(open).map_err(invalid)?;
+    if !terrain.is_empty() {
+        if terrain.len() != grid.len() {
+            let n = terrain.len();
+            return Err(BakeError::Invalid(format!("{n} terrain classes for {count} cells")));
+        }
+        let classes = terrain.iter().enumerate().filter(|(_, t)| **t != 0).map(|(i, &t)| {
+            (GridPos::new((i % width as usize) as u32, (i / width as usize) as u32), Terrain(t))
+        });
+        grid.set_all_terrain(classes).map_err(invalid)?;
+    }
     Ok(grid)
 }
 
@@ -139,6 +174,7 @@ pub fn to_ron(grid: &NavGrid) -> String {
         neighborhood: grid.neighborhood(),
         corner_rule: grid.corner_rule(),
         costs: costs_of(grid),
+        terrain: terrain_of(grid),
     };
     ron::ser::to_string_pretty(&baked, ron::ser::PrettyConfig::default())
         .expect("plain data always serializes")
@@ -166,7 +202,8 @@ pub fn from_ron(text: &str) -> Result<NavGrid, BakeError> {
             baked.height
         )));
     }
-    build(baked.width, baked.height, baked.neighborhood, baked.corner_rule, baked.costs.into_iter())
+    let (costs, terrain) = (baked.costs.into_iter(), baked.terrain);
+    build(baked.width, baked.height, baked.neighborhood, baked.corner_rule, costs, terrain)
 }
 
 /// Only the version field of a RON file; other fields are ignored.
@@ -183,7 +220,9 @@ fn checksum(bytes: &[u8]) -> u64 {
 }
 
 /// The grid in the compact binary form: `TNAV`, version, size, rules, run-length encoded costs
-/// (run length, cost; little-endian `u32`s), and a checksum of all that.
+/// (a count of runs, then run length and cost of each; little-endian `u32`s), the terrain
+/// classes encoded the same way (from version 2; no runs when every cell has the default
+/// class), and a checksum of all that.
 pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
@@ -202,18 +241,13 @@ pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
         CornerRule::NoCornerCutting => 0,
         CornerRule::CutCorners => 1,
     });
-    let costs = costs_of(grid);
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    for cost in costs {
-        match runs.last_mut() {
-            Some((n, c)) if *c == cost => *n += 1,
-            _ => runs.push((1, cost)),
+    let terrain = terrain_of(grid);
+    for runs in [runs(costs_of(grid).into_iter()), runs(terrain.into_iter().map(u32::from))] {
+        out.extend_from_slice(&(runs.len() as u32).to_le_bytes());
+        for (n, v) in runs {
+            out.extend_from_slice(&n.to_le_bytes());
+            out.extend_from_slice(&v.to_le_bytes());
         }
-    }
-    out.extend_from_slice(&(runs.len() as u32).to_le_bytes());
-    for (n, c) in runs {
-        out.extend_from_slice(&n.to_le_bytes());
-        out.extend_from_slice(&c.to_le_bytes());
     }
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
@@ -242,7 +276,19 @@ pub fn from_binary(bytes: &[u8]) -> Result<NavGrid, BakeError> {
     }
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
     let runs = u32_at(18) as usize;
-    let body_end = runs.checked_mul(8).and_then(|n| n.checked_add(22)).ok_or(BakeError::Corrupt)?;
+    let costs_end =
+        runs.checked_mul(8).and_then(|n| n.checked_add(22)).ok_or(BakeError::Corrupt)?;
+    // From version 2 the terrain runs follow: their count, then the runs.
+    let (terrain_runs, body_end) = if version >= 2 {
+        if bytes.len() < costs_end + 4 + 8 {
+            return Err(BakeError::Truncated);
+        }
+        let t = u32_at(costs_end) as usize;
+        let end = t.checked_mul(8).and_then(|n| n.checked_add(costs_end + 4));
+        (t, end.ok_or(BakeError::Corrupt)?)
+    } else {
+        (0, costs_end)
+    };
     if bytes.len() < body_end + 8 {
         return Err(BakeError::Truncated);
     }
@@ -280,7 +326,24 @@ pub fn from_binary(bytes: &[u8]) -> Result<NavGrid, BakeError> {
         let (n, c) = (u32_at(22 + r * 8), u32_at(26 + r * 8));
         std::iter::repeat_n(c, n as usize)
     });
-    build(width, height, neighborhood, corner_rule, costs)
+    let terrain_at = costs_end + 4;
+    let mut classes = 0u64;
+    for r in 0..terrain_runs {
+        classes += u64::from(u32_at(terrain_at + r * 8));
+        if u32_at(terrain_at + 4 + r * 8) > u32::from(u8::MAX) {
+            return Err(BakeError::Invalid("a terrain class above 255".into()));
+        }
+    }
+    if terrain_runs > 0 && classes != cells {
+        return Err(BakeError::Invalid(format!("{classes} terrain classes for {cells} cells")));
+    }
+    let terrain: Vec<u8> = (0..terrain_runs)
+        .flat_map(|r| {
+            let (n, t) = (u32_at(terrain_at + r * 8), u32_at(terrain_at + 4 + r * 8));
+            std::iter::repeat_n(t as u8, n as usize)
+        })
+        .collect();
+    build(width, height, neighborhood, corner_rule, costs, terrain)
 }
 
 /// Checks that a loaded grid fits the map it is meant for.

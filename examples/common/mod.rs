@@ -293,6 +293,7 @@ fn key_code(key: &str) -> Option<KeyCode> {
         "w" => KeyCode::KeyW,
         "n" => KeyCode::KeyN,
         "m" => KeyCode::KeyM,
+        "e" => KeyCode::KeyE,
         _ => return None,
     })
 }

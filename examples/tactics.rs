@@ -152,6 +152,19 @@ fn setup(
     commands.spawn((StatusText, help_text(15.0)));
 }
 
+type Units<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut Unit,
+        &'static NavAgent,
+        &'static Transform,
+        Option<&'static MoveRange>,
+        Has<Path>,
+    ),
+>;
+
 /// Left click on a unit: select it and ask for its range. Left click elsewhere with a unit
 /// selected: move it there if that is in its range. E: next turn.
 #[allow(clippy::too_many_arguments)]
@@ -162,7 +175,7 @@ fn clicks(
     cursor: Res<CursorWorld>,
     maps: Res<NavMaps>,
     mut turn: ResMut<Turn>,
-    mut units: Query<(Entity, &mut Unit, &NavAgent, &Transform, Option<&MoveRange>, Has<Path>)>,
+    mut units: Units,
 ) {
     if keys.just_pressed(KeyCode::KeyE) {
         turn.number += 1;
@@ -314,12 +327,12 @@ fn terrain_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
             if crown { shade([34, 92, 40], n) } else { shade([88, 140, 60], n) }
         }
         WATER => {
-            let wave = (x + 2 * (y / 6)) % 11 == 0 && y % 6 == 2;
+            let wave = (x + 2 * (y / 6)).is_multiple_of(11) && y % 6 == 2;
             if wave { [170, 210, 235] } else { shade([50, 100, 170], n / 2) }
         }
         BRIDGE => {
-            let rail = y < 3 || y > 28;
-            let gap = x % 8 == 0;
+            let rail = !(3..=28).contains(&y);
+            let gap = x.is_multiple_of(8);
             if rail {
                 [80, 50, 25]
             } else if gap {
@@ -329,9 +342,9 @@ fn terrain_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
             }
         }
         ROCK => {
-            let crack = (x + y) % 13 == 0 || (x + 2 * y) % 17 == 0;
+            let crack = (x + y).is_multiple_of(13) || (x + 2 * y).is_multiple_of(17);
             if crack { [60, 60, 66] } else { shade([120, 118, 125], n) }
         }
-        _ => shade([96, 152, 66], n + if (x * y) % 23 == 0 { 12 } else { 0 }),
+        _ => shade([96, 152, 66], n + if (x * y).is_multiple_of(23) { 12 } else { 0 }),
     })
 }

@@ -29,7 +29,7 @@ fn random_grid(rng: &mut Rng) -> NavGrid {
         2..=5 => Neighborhood::Eight,
         _ => Neighborhood::Hex(HexCoords::ALL[rng.below(6) as usize]),
     });
-    if rule >= 4 && rule <= 5 {
+    if (4..=5).contains(&rule) {
         grid.set_corner_rule(CornerRule::CutCorners);
     }
     let walls = rng.below(35);
@@ -179,7 +179,7 @@ fn derived_grids_are_the_eroded_profiled_grids_and_follow_changes() {
 
 #[test]
 fn paths_are_optimal_for_the_profile_and_size_and_the_body_stays_clear() {
-    let mut rng = Rng(0x5EED_18);
+    let mut rng = Rng(0x005E_ED18);
     let mut pathfinder = Pathfinder::new();
     let (mut found, mut refused) = (0, 0);
     for round in 0..1500 {

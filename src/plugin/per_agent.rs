@@ -125,15 +125,25 @@ pub(crate) fn keep_agent_grids(
     }
 }
 
+type RangeRequests<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static RangeRequest,
+        Option<&'static Transform>,
+        Option<&'static OnNavMap>,
+        Option<&'static NavAgent>,
+    ),
+    Changed<RangeRequest>,
+>;
+
 /// Answers [`RangeRequest`]s.
 pub(crate) fn answer_ranges(
     mut commands: Commands,
     maps: Res<NavMaps>,
     profiles: Res<NavProfiles>,
-    requests: Query<
-        (Entity, &RangeRequest, Option<&Transform>, Option<&OnNavMap>, Option<&NavAgent>),
-        Changed<RangeRequest>,
-    >,
+    requests: RangeRequests,
     mut failed: MessageWriter<RangeFailed>,
 ) {
     for (entity, request, transform, on_map, kind) in &requests {

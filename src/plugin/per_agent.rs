@@ -67,7 +67,7 @@ pub(crate) fn keep_agent_grids(
     mut seen: Local<Vec<NavProfile>>,
     wanted: Wanted,
     paths: Query<(Entity, &Path, Option<&NavAgent>, Has<PathRequest>)>,
-    changed_kinds: Query<(), Changed<NavAgent>>,
+    changed_kinds: Query<(Entity, &NavAgent, &Path, Has<PathRequest>), Changed<NavAgent>>,
 ) {
     let mut changed_profiles: Vec<ProfileId> = Vec::new();
     if profiles.is_changed() {
@@ -80,20 +80,31 @@ pub(crate) fn keep_agent_grids(
         *seen = profiles.iter().map(|(_, p)| p.clone()).collect();
     }
     let mut kinds: Vec<NavAgent> = Vec::new();
-    for (entity, path, kind, requested) in &paths {
-        let profile_changed = path.agent.profile.is_some_and(|p| changed_profiles.contains(&p));
-        let now = kind.copied().filter(|k| *k != path.agent && changed_kinds.contains(entity));
-        if !requested && (profile_changed || now.is_some()) {
-            let agent = now.unwrap_or(path.agent);
-            commands.entity(entity).insert(PathRequest {
-                goal: PathGoal::OnMap { map: path.goal_map, cell: path.goal },
-                options: Some(path.options),
-                start: None,
-                agent: Some(agent),
-            });
-            kinds.push(agent);
+    let mut plan_again = |entity: Entity, path: &Path, agent: NavAgent| {
+        commands.entity(entity).insert(PathRequest {
+            goal: PathGoal::OnMap { map: path.goal_map, cell: path.goal },
+            options: Some(path.options),
+            start: None,
+            agent: Some(agent),
+        });
+    };
+    for (entity, kind, path, requested) in &changed_kinds {
+        if *kind != path.agent && !requested {
+            plan_again(entity, path, *kind);
+            kinds.push(*kind);
         }
-        kinds.push(path.agent);
+    }
+    // Every path's kind, to keep its grid: only once some map keeps one (a game without kinds
+    // of agents pays nothing here), or when a profile changed (its followers plan again).
+    let any_kept = maps.iter().any(|m| !m.agents.is_empty());
+    if any_kept || !changed_profiles.is_empty() {
+        for (entity, path, kind, requested) in &paths {
+            let profile_changed = path.agent.profile.is_some_and(|p| changed_profiles.contains(&p));
+            if profile_changed && !requested && kind.is_none_or(|k| *k == path.agent) {
+                plan_again(entity, path, path.agent);
+            }
+            kinds.push(path.agent);
+        }
     }
     for (path, range, kind) in &wanted {
         let own = kind.copied().unwrap_or_default();

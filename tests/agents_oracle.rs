@@ -127,6 +127,30 @@ fn random_size(rng: &mut Rng, grid: &NavGrid) -> u32 {
     if grid.neighborhood().is_hex() { 1 } else { 1 + rng.below(3) }
 }
 
+/// A random grid, profile and size, the agent's derived grid, and the oracle's model of the
+/// grid eroded for it.
+struct Case {
+    base: NavGrid,
+    profile: NavProfile,
+    size: u32,
+    agent: AgentGrid,
+    model: Model,
+}
+
+fn random_case(rng: &mut Rng) -> Case {
+    let base = random_grid(rng);
+    let profile = random_profile(rng);
+    let size = random_size(rng, &base);
+    let agent = AgentGrid::new(&base, profile.clone(), size).unwrap();
+    let model = model_of(&base, eroded(&base, &profile, size), size);
+    Case { base, profile, size, agent, model }
+}
+
+/// Cells as the model's coordinates.
+fn coords(cells: &[GridPos]) -> Vec<(i64, i64)> {
+    cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect()
+}
+
 /// The derived grid matches the eroded grid and every clearance its brute force.
 fn check_derived(agent: &AgentGrid, base: &NavGrid, context: &str) {
     let expected = eroded(base, agent.profile(), agent.size());
@@ -183,11 +207,7 @@ fn paths_are_optimal_for_the_profile_and_size_and_the_body_stays_clear() {
     let mut pathfinder = Pathfinder::new();
     let (mut found, mut refused) = (0, 0);
     for round in 0..1500 {
-        let base = random_grid(&mut rng);
-        let profile = random_profile(&mut rng);
-        let size = random_size(&mut rng, &base);
-        let agent = AgentGrid::new(&base, profile.clone(), size).unwrap();
-        let model = model_of(&base, eroded(&base, &profile, size), size);
+        let Case { base, profile, size, agent, model } = random_case(&mut rng);
         for _ in 0..6 {
             let start = GridPos::new(rng.below(base.width()), rng.below(base.height()));
             let goal = GridPos::new(rng.below(base.width()), rng.below(base.height()));
@@ -203,8 +223,7 @@ fn paths_are_optimal_for_the_profile_and_size_and_the_body_stays_clear() {
                         "round {round}: {} vs {best}",
                         path.cost
                     );
-                    let cells: Vec<(i64, i64)> =
-                        path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect();
+                    let cells = coords(&path.cells);
                     let walked = model.path_cost(&cells).expect("a legal path on the eroded grid");
                     assert!((walked - path.cost).abs() < 1e-9);
                     // Every tile the body covers at each step, and on each diagonal step the
@@ -246,11 +265,7 @@ fn reachable_areas_hold_exactly_the_cells_within_the_budget() {
     let mut rng = Rng(0x4EAC4);
     let mut cells_seen = 0;
     for round in 0..800 {
-        let base = random_grid(&mut rng);
-        let profile = random_profile(&mut rng);
-        let size = random_size(&mut rng, &base);
-        let agent = AgentGrid::new(&base, profile.clone(), size).unwrap();
-        let model = model_of(&base, eroded(&base, &profile, size), size);
+        let Case { base, agent, model, .. } = random_case(&mut rng);
         let start = GridPos::new(rng.below(base.width()), rng.below(base.height()));
         let budget = f64::from(rng.below(12)) + if rng.chance(30) { 0.5 } else { 0.0 };
         let Some(dist) = model.distances((i64::from(start.x), i64::from(start.y))) else {
@@ -270,8 +285,7 @@ fn reachable_areas_hold_exactly_the_cells_within_the_budget() {
                     assert!(inside, "round {round}: {pos} at {cost} is past the budget {budget}");
                     assert!((cost - d).abs() < 1e-9, "round {round}: {pos} costs {cost}, not {d}");
                     let path = reach.path_to(pos).unwrap();
-                    let cells: Vec<(i64, i64)> =
-                        path.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect();
+                    let cells = coords(&path);
                     let walked = model.path_cost(&cells).unwrap();
                     assert!((walked - cost).abs() < 1e-9, "round {round}: path to {pos}");
                     cells_seen += 1;
@@ -296,11 +310,7 @@ fn the_nearest_goal_is_the_cheapest_to_reach() {
     let mut pathfinder = Pathfinder::new();
     let (mut found, mut refused) = (0, 0);
     for round in 0..1500 {
-        let base = random_grid(&mut rng);
-        let profile = random_profile(&mut rng);
-        let size = random_size(&mut rng, &base);
-        let agent = AgentGrid::new(&base, profile.clone(), size).unwrap();
-        let model = model_of(&base, eroded(&base, &profile, size), size);
+        let Case { base, agent, model, .. } = random_case(&mut rng);
         let start = GridPos::new(rng.below(base.width()), rng.below(base.height()));
         // Sometimes more goals than the search guides itself by.
         let count = if rng.chance(10) { 40 } else { 1 + rng.below(5) };
@@ -321,8 +331,7 @@ fn the_nearest_goal_is_the_cheapest_to_reach() {
                 assert!((path.cost - best).abs() < 1e-9, "round {round}: {} vs {best}", path.cost);
                 assert!(goals.contains(&path.end()));
                 assert!((at(path.end()) - best).abs() < 1e-9);
-                let cells: Vec<(i64, i64)> =
-                    path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect();
+                let cells = coords(&path.cells);
                 assert!((model.path_cost(&cells).unwrap() - best).abs() < 1e-9);
                 assert_eq!(path.cells[0], start);
             }

@@ -17,6 +17,8 @@
 //! with no Bevy in its dependency tree: for tools, servers and the fuzz targets in `fuzz/`.
 
 pub mod grid;
+#[cfg(feature = "tiled")]
+pub mod integrations;
 pub mod io;
 pub mod path;
 #[cfg(feature = "bevy")]

@@ -576,9 +576,21 @@ type TilemapQuery<'w, 's> = Query<
         Option<&'static TilemapAnchor>,
         Ref<'static, Transform>,
         Option<&'static NavLayerOf>,
+        Option<&'static GlobalTransform>,
+        Has<ChildOf>,
     ),
     With<NavTilemap>,
 >;
+
+/// Where a tilemap lies in the world: its `Transform`, or for a tilemap that is a child of
+/// another entity (as map loaders spawn them), its `GlobalTransform` (a frame late after it is
+/// spawned or moved, until Bevy propagates transforms).
+fn placement(transform: &Transform, global: Option<&GlobalTransform>, child: bool) -> Transform {
+    match global {
+        Some(global) if child => global.compute_transform(),
+        _ => *transform,
+    }
+}
 
 fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> (Cell, Terrain) {
     let Some(Ok((nav, terrain, texture))) = entity.map(|e| tiles.get(e)) else {
@@ -805,8 +817,19 @@ pub(crate) fn sync_nav_grid(
         tilemaps.iter().filter_map(|t| t.8.map(|layer_of| layer_of.0)).collect();
     let mut groups: Vec<Group> = Vec::new();
     for (index, (entity, layer)) in layers.layers.iter().enumerate() {
-        let Ok((_, _, _, grid_size, tile_size, map_type, anchor, transform, layer_of)) =
-            tilemaps.get(*entity)
+        let Ok((
+            _,
+            _,
+            _,
+            grid_size,
+            tile_size,
+            map_type,
+            anchor,
+            transform,
+            layer_of,
+            global,
+            child,
+        )) = tilemaps.get(*entity)
         else {
             continue;
         };
@@ -819,7 +842,7 @@ pub(crate) fn sync_nav_grid(
                 grid_size: *grid_size,
                 tile_size: *tile_size,
                 anchor: anchor.copied().unwrap_or_default(),
-                transform: *transform,
+                transform: placement(&transform, global, child),
             },
         };
         match groups.iter_mut().find(|g| g.key == key) {
@@ -864,7 +887,7 @@ pub(crate) fn sync_nav_grid(
         let members: Vec<(Entity, &Layer)> =
             group.members.iter().map(|&i| (layers.layers[i].0, &layers.layers[i].1)).collect();
         let (first_entity, first_layer) = members[0];
-        let Ok((_, _, size, grid_size, tile_size, map_type, anchor, transform, _)) =
+        let Ok((_, _, size, grid_size, tile_size, map_type, anchor, transform, _, global, child)) =
             tilemaps.get(first_entity)
         else {
             continue;
@@ -876,7 +899,7 @@ pub(crate) fn sync_nav_grid(
             *tile_size,
             *map_type,
             anchor.copied().unwrap_or_default(),
-            *transform,
+            placement(&transform, global, child),
         );
         let layer_entities: Vec<Entity> = members.iter().map(|(e, _)| *e).collect();
         let mut old =

@@ -17,7 +17,7 @@
 //! with no Bevy in its dependency tree: for tools, servers and the fuzz targets in `fuzz/`.
 
 pub mod grid;
-#[cfg(feature = "tiled")]
+#[cfg(any(feature = "tiled", feature = "ldtk"))]
 pub mod integrations;
 pub mod io;
 pub mod path;

@@ -1,0 +1,165 @@
+//! The LDtk integration (feature `ldtk`), with the real loader: the sample world under
+//! `assets/ldtk` is loaded by bevy_ecs_ldtk through the asset server (no window; Bevy's renderer
+//! on whatever adapter there is, Mesa's software one in CI). Each level spawned is a navigation
+//! map of its own, checked cell by cell against the level's "Walls" IntGrid read from the file
+//! here; levels switched and loaded together join and leave the navigation; an agent walks
+//! across a level.
+
+#![cfg(feature = "ldtk")]
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy_ecs_ldtk::prelude::*;
+use bevy_tilemap_nav::integrations::ldtk::{LdtkNavPlugin, LdtkNavRules};
+use bevy_tilemap_nav::prelude::*;
+
+const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
+const WORLD: &str = "ldtk/tile-based-game.ldtk";
+
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(AssetPlugin { file_path: ASSETS.into(), ..default() })
+            .set(WindowPlugin { primary_window: None, ..default() })
+            .disable::<bevy::winit::WinitPlugin>()
+            .disable::<bevy::log::LogPlugin>()
+            .disable::<bevy::render::pipelined_rendering::PipelinedRenderingPlugin>(),
+    )
+    .add_plugins(LdtkPlugin)
+    .add_plugins(TilemapNavPlugin::default())
+    .add_plugins(LdtkNavPlugin)
+    .insert_resource(LdtkNavRules::default().with(1, Cell::Blocked))
+    .insert_resource(LevelSelection::index(0));
+    app.finish();
+    app.cleanup();
+    app
+}
+
+/// Each level of the file: its "Walls" IntGrid as cells (row 0 of the file is the top).
+fn levels_in_file() -> HashMap<String, HashMap<GridPos, Cell>> {
+    let text = std::fs::read_to_string(format!("{ASSETS}/{WORLD}")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut levels = HashMap::new();
+    for level in json["levels"].as_array().unwrap() {
+        let walls = level["layerInstances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["__identifier"] == "Walls")
+            .unwrap();
+        let (width, height) =
+            (walls["__cWid"].as_u64().unwrap(), walls["__cHei"].as_u64().unwrap());
+        let mut cells = HashMap::new();
+        for (i, value) in walls["intGridCsv"].as_array().unwrap().iter().enumerate() {
+            let (x, row) = (i as u64 % width, i as u64 / width);
+            let cell = if value.as_i64() == Some(1) { Cell::Blocked } else { Cell::GROUND };
+            cells.insert(GridPos::new(x as u32, (height - 1 - row) as u32), cell);
+        }
+        levels.insert(level["iid"].as_str().unwrap().to_owned(), cells);
+    }
+    levels
+}
+
+/// Steps frames until the navigation holds exactly the levels `iids` (by their LevelIid).
+fn wait_for_levels(app: &mut App, iids: &[&str]) -> Vec<Entity> {
+    for _ in 0..3000 {
+        app.update();
+        let maps: Vec<Entity> =
+            app.world().resource::<NavMaps>().iter().map(|m| m.entity).collect();
+        let mut found = Vec::new();
+        for &map in &maps {
+            if let Some(iid) = app.world().get::<LevelIid>(map) {
+                found.push((iid.as_str().to_owned(), map));
+            }
+        }
+        if found.len() == maps.len()
+            && maps.len() == iids.len()
+            && iids.iter().all(|iid| found.iter().any(|(f, _)| f == iid))
+        {
+            return iids
+                .iter()
+                .map(|iid| found.iter().find(|(f, _)| f == iid).unwrap().1)
+                .collect();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let have: Vec<_> = app.world().resource::<NavMaps>().iter().map(|m| m.entity).collect();
+    panic!("the navigation never held levels {iids:?} (it has maps {have:?})");
+}
+
+fn assert_level(app: &App, map: Entity, cells: &HashMap<GridPos, Cell>) {
+    let nav = app.world().resource::<NavMaps>().get(map).expect("the level navigates");
+    assert_eq!(nav.grid.len(), cells.len());
+    for (&pos, &cell) in cells {
+        assert_eq!(nav.grid.get(pos), Some(cell), "cell {pos}");
+    }
+}
+
+#[test]
+fn each_level_is_a_map_as_its_int_grid_says_and_levels_come_and_go() {
+    let levels = levels_in_file();
+    let iid = |k: usize| {
+        let text = std::fs::read_to_string(format!("{ASSETS}/{WORLD}")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json["levels"][k]["iid"].as_str().unwrap().to_owned()
+    };
+    let (first, third, fourth) = (iid(0), iid(2), iid(3));
+    let mut app = app();
+    let handle: LdtkProjectHandle = app.world().resource::<AssetServer>().load(WORLD).into();
+    app.world_mut().spawn(LdtkWorldBundle { ldtk_handle: handle, ..default() });
+
+    let level = wait_for_levels(&mut app, &[&first])[0];
+    assert_level(&app, level, &levels[&first]);
+    assert!(levels[&first].values().any(|&c| c == Cell::Blocked));
+
+    // An agent walks across the level, round its walls.
+    let nav = app.world().resource::<NavMaps>().get(level).unwrap();
+    let open: Vec<GridPos> = nav.grid.positions().filter(|&p| nav.grid.is_passable(p)).collect();
+    let (from, to) = (open[0], *open.last().unwrap());
+    assert!(nav.grid.connected(from, to));
+    let start = nav.geometry.cell_to_world(from);
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start.extend(5.0)),
+            PathFollower::new(200.0),
+            PathRequest::to(to),
+        ))
+        .id();
+    let mut arrived = false;
+    for _ in 0..3000 {
+        app.update();
+        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+        let nav = app.world().resource::<NavMaps>().get(level).unwrap();
+        let cell = nav.geometry.world_to_cell(at).unwrap();
+        assert!(nav.grid.is_passable(cell), "walked into {cell}");
+        assert!(app.world().get::<PathFailed>(agent).is_none());
+        let arrivals = app.world().resource::<Messages<Arrived>>();
+        if arrivals.iter_current_update_messages().any(|a| a.entity == agent && a.reached_goal) {
+            arrived = true;
+            break;
+        }
+    }
+    assert!(arrived, "the agent crossed the level");
+    app.world_mut().entity_mut(agent).despawn();
+
+    // Another level selected: the first leaves the navigation, the new one joins it.
+    *app.world_mut().resource_mut::<LevelSelection>() = LevelSelection::index(2);
+    let level = wait_for_levels(&mut app, &[&third])[0];
+    assert_level(&app, level, &levels[&third]);
+
+    // Two levels loaded at once (a LevelSet): two maps, each its own level.
+    app.world_mut().remove_resource::<LevelSelection>();
+    let world = app
+        .world_mut()
+        .query_filtered::<Entity, With<LdtkProjectHandle>>()
+        .single(app.world())
+        .unwrap();
+    app.world_mut().entity_mut(world).insert(LevelSet::from_iids([first.clone(), fourth.clone()]));
+    let both = wait_for_levels(&mut app, &[&first, &fourth]);
+    assert_level(&app, both[0], &levels[&first]);
+    assert_level(&app, both[1], &levels[&fourth]);
+}

@@ -15,27 +15,19 @@ use bevy_ecs_ldtk::prelude::*;
 use bevy_tilemap_nav::integrations::ldtk::{LdtkNavPlugin, LdtkNavRules};
 use bevy_tilemap_nav::prelude::*;
 
-const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
+#[path = "common/editor.rs"]
+mod editor;
+use editor::{ASSETS, headless_app, ready, walk_across};
+
 const WORLD: &str = "ldtk/tile-based-game.ldtk";
 
 fn app() -> App {
-    let mut app = App::new();
-    app.add_plugins(
-        DefaultPlugins
-            .set(AssetPlugin { file_path: ASSETS.into(), ..default() })
-            .set(WindowPlugin { primary_window: None, ..default() })
-            .disable::<bevy::winit::WinitPlugin>()
-            .disable::<bevy::log::LogPlugin>()
-            .disable::<bevy::render::pipelined_rendering::PipelinedRenderingPlugin>(),
-    )
-    .add_plugins(LdtkPlugin)
-    .add_plugins(TilemapNavPlugin::default())
-    .add_plugins(LdtkNavPlugin)
-    .insert_resource(LdtkNavRules::default().with(1, Cell::Blocked))
-    .insert_resource(LevelSelection::index(0));
-    app.finish();
-    app.cleanup();
-    app
+    let mut app = headless_app();
+    app.add_plugins(LdtkPlugin)
+        .add_plugins(LdtkNavPlugin)
+        .insert_resource(LdtkNavRules::default().with(1, Cell::Blocked))
+        .insert_resource(LevelSelection::index(0));
+    ready(app)
 }
 
 /// Each level of the file: its "Walls" IntGrid as cells (row 0 of the file is the top).
@@ -120,31 +112,7 @@ fn each_level_is_a_map_as_its_int_grid_says_and_levels_come_and_go() {
     let open: Vec<GridPos> = nav.grid.positions().filter(|&p| nav.grid.is_passable(p)).collect();
     let (from, to) = (open[0], *open.last().unwrap());
     assert!(nav.grid.connected(from, to));
-    let start = nav.geometry.cell_to_world(from);
-    let agent = app
-        .world_mut()
-        .spawn((
-            Transform::from_translation(start.extend(5.0)),
-            PathFollower::new(200.0),
-            PathRequest::to(to),
-        ))
-        .id();
-    let mut arrived = false;
-    for _ in 0..3000 {
-        app.update();
-        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
-        let nav = app.world().resource::<NavMaps>().get(level).unwrap();
-        let cell = nav.geometry.world_to_cell(at).unwrap();
-        assert!(nav.grid.is_passable(cell), "walked into {cell}");
-        assert!(app.world().get::<PathFailed>(agent).is_none());
-        let arrivals = app.world().resource::<Messages<Arrived>>();
-        if arrivals.iter_current_update_messages().any(|a| a.entity == agent && a.reached_goal) {
-            arrived = true;
-            break;
-        }
-    }
-    assert!(arrived, "the agent crossed the level");
-    app.world_mut().entity_mut(agent).despawn();
+    assert!(walk_across(&mut app, level, from, to, 3000), "the agent crossed the level");
 
     // Another level selected: the first leaves the navigation, the new one joins it.
     *app.world_mut().resource_mut::<LevelSelection>() = LevelSelection::index(2);

@@ -15,26 +15,16 @@ use bevy_ecs_tiled::prelude::{TiledMap, TiledPlugin, TiledPluginConfig};
 use bevy_tilemap_nav::integrations::tiled::{TiledNavPlugin, TiledNavRules};
 use bevy_tilemap_nav::prelude::*;
 
-const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
+#[path = "common/editor.rs"]
+mod editor;
+use editor::{ASSETS, headless_app, ready, walk_across};
 
 fn app(rules: TiledNavRules) -> App {
-    let mut app = App::new();
-    app.add_plugins(
-        DefaultPlugins
-            .set(AssetPlugin { file_path: ASSETS.into(), ..default() })
-            .set(WindowPlugin { primary_window: None, ..default() })
-            .disable::<bevy::winit::WinitPlugin>()
-            .disable::<bevy::log::LogPlugin>()
-            .disable::<bevy::render::pipelined_rendering::PipelinedRenderingPlugin>(),
-    )
-    .add_plugins(TiledPlugin(TiledPluginConfig { tiled_types_export_file: None, ..default() }))
-    .add_plugins(TilemapNavPlugin::default())
-    .add_plugins(TiledNavPlugin)
-    .insert_resource(rules);
-    // What `App::run` does before the first frame: the plugins' finishing steps (the renderer).
-    app.finish();
-    app.cleanup();
-    app
+    let mut app = headless_app();
+    app.add_plugins(TiledPlugin(TiledPluginConfig { tiled_types_export_file: None, ..default() }))
+        .add_plugins(TiledNavPlugin)
+        .insert_resource(rules);
+    ready(app)
 }
 
 /// Loads `path` (under `assets/`) as a Tiled map and steps frames until it is a navigation map
@@ -176,31 +166,7 @@ fn an_orthogonal_map_navigates_as_its_files_say_and_an_agent_walks_it() {
     assert!(want.values().any(|&(c, _)| c == Cell::Passable { cost: 3 }));
 
     // An agent walks from one side of the level to the other.
-    let (from, to) = (GridPos::new(1, 1), GridPos::new(8, 8));
-    let nav = app.world().resource::<NavMaps>().get(map).unwrap();
-    let start = nav.geometry.cell_to_world(from);
-    let agent = app
-        .world_mut()
-        .spawn((
-            Transform::from_translation(start.extend(5.0)),
-            PathFollower::new(200.0),
-            PathRequest::to(to),
-        ))
-        .id();
-    let mut arrived = false;
-    for _ in 0..2000 {
-        app.update();
-        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
-        let nav = app.world().resource::<NavMaps>().get(map).unwrap();
-        let cell = nav.geometry.world_to_cell(at).unwrap();
-        assert!(nav.grid.is_passable(cell), "walked into {cell}");
-        let messages = app.world().resource::<Messages<Arrived>>();
-        if messages.iter_current_update_messages().any(|a| a.entity == agent && a.reached_goal) {
-            arrived = true;
-            break;
-        }
-        assert!(app.world().get::<PathFailed>(agent).is_none());
-    }
+    let arrived = walk_across(&mut app, map, GridPos::new(1, 1), GridPos::new(8, 8), 2000);
     assert!(arrived, "the agent crossed the level");
 
     // The map despawned: it leaves the navigation.

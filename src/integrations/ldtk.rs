@@ -22,7 +22,8 @@
 //! A level's entity (the one with `LevelIid`) is its map's entity ([`NavMaps::get`](
 //! crate::plugin::NavMaps::get)). Levels that `bevy_ecs_ldtk` spawns and despawns (a
 //! `LevelSelection` changed, a `LevelSet`) join and leave the navigation with them; agents on a
-//! level that goes stop with `NavError::MapGone`.
+//! level that goes stop with `NavError::MapGone`. The rules are read when a level spawns: after
+//! changing [`LdtkNavRules`], respawn the level (`Respawn`).
 
 use std::collections::HashMap;
 

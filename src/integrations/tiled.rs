@@ -22,7 +22,8 @@
 //! `nav_blocked` set: rectangles, ellipses, polygons and tile objects, in any map type.
 //!
 //! A map respawned or reloaded by `bevy_ecs_tiled` is read again; a map despawned leaves the
-//! navigation with its tilemaps.
+//! navigation with its tilemaps. The rules are read when tiles and objects spawn: after changing
+//! [`TiledNavRules`], respawn the map (`RespawnTiledMap`).
 
 use std::collections::HashMap;
 

@@ -96,7 +96,11 @@ impl TiledNavRules {
             .iter()
             .find_map(|name| number(properties, name))
             .map_or(Terrain::DEFAULT, |t| Terrain(t.clamp(0.0, 255.0) as u8));
-        if let Some(&cell) = self.by_tile.get(&(tileset.to_owned(), tile_id)) {
+        // (The key is built only when there are rules by tile: this runs for every tile spawned.)
+        let by_tile = (!self.by_tile.is_empty())
+            .then(|| self.by_tile.get(&(tileset.to_owned(), tile_id)))
+            .flatten();
+        if let Some(&cell) = by_tile {
             return (cell, terrain);
         }
         if self.blocks(properties) {
@@ -170,9 +174,9 @@ fn wire_tilemaps(
         };
         let (cell, terrain) = match get_tile_from_map(&asset.map, tileset_id.0, tile_id.0) {
             Some(data) => {
-                let tileset = get_tileset_from_map(&asset.map, tileset_id.0)
-                    .map_or(String::new(), |t| t.name.clone());
-                rules.tile(&tileset, tile_id.0, &data.properties, &data.user_type)
+                let tileset =
+                    get_tileset_from_map(&asset.map, tileset_id.0).map_or("", |t| t.name.as_str());
+                rules.tile(tileset, tile_id.0, &data.properties, &data.user_type)
             }
             None => (rules.unlisted, Terrain::DEFAULT),
         };

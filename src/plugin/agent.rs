@@ -299,6 +299,45 @@ pub(crate) fn agent_grid<'a>(
     }
 }
 
+/// Where a request of an agent of kind `agent` is made: its map (its `OnNavMap`, or the map
+/// under `position`, or with an explicit `start` and neither, the first map), that map's grid
+/// for its kind, and the cell it starts from (`start`, or where it stands, as [`agent_start`]
+/// finds it). Shared by path and range requests.
+pub(crate) fn request_start<'a>(
+    (maps, profiles, agent): (&'a NavMaps, &NavProfiles, NavAgent),
+    on_map: Option<&OnNavMap>,
+    position: Option<Vec2>,
+    start: Option<GridPos>,
+    following: Option<(&PathFollower, &Path)>,
+) -> Result<(&'a NavMap, &'a NavGrid, GridPos), NavError> {
+    // Its `OnNavMap`; if that map is gone, the map under its feet.
+    let map = match (on_map.and_then(|on| maps.get(on.0)), position) {
+        (Some(map), _) => map,
+        (None, Some(p)) if !p.is_finite() => {
+            return Err(NavError::Start(WorldToCellError::NotFinite(p)));
+        }
+        (None, Some(p)) => maps.at_world(p).ok_or(match on_map {
+            Some(OnNavMap(gone)) => NavError::MapGone { map: *gone },
+            None => NavError::Start(WorldToCellError::OffMap(p)),
+        })?,
+        (None, None) => match on_map {
+            Some(OnNavMap(gone)) => return Err(NavError::MapGone { map: *gone }),
+            None if start.is_some() => maps.first().ok_or(NavError::NoGrid)?,
+            None => return Err(NavError::NoTransform),
+        },
+    };
+    let grid = agent_grid(map, agent, profiles)?;
+    let start = match start {
+        Some(start) => start,
+        None => {
+            let position = position.ok_or(NavError::NoTransform)?;
+            let following = following.filter(|(_, path)| path.map == map.entity);
+            agent_start(map, grid, agent, position, following).map_err(NavError::Start)?
+        }
+    };
+    Ok((map, grid, start))
+}
+
 /// The cell where an agent of kind `agent` at `position` plans from on `map` (for a larger
 /// agent: where the lowest corner of its body stands), as [`start_cell`] finds it.
 pub(crate) fn agent_start(

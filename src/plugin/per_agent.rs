@@ -4,9 +4,9 @@
 
 use bevy::prelude::*;
 
-use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, agent_grid, agent_start};
+use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, request_start};
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
-use super::tilemap::{NavMaps, WorldToCellError};
+use super::tilemap::NavMaps;
 use crate::grid::{GridPos, NavProfile};
 use crate::path::{Reach, reachable};
 use crate::search::AgentGrid;
@@ -161,26 +161,8 @@ pub(crate) fn answer_ranges(
         let agent = request.agent.or(kind.copied()).unwrap_or_default();
         let position = transform.map(|t| t.translation.truncate());
         let answer = (|| {
-            let on = on_map.and_then(|on| maps.get(on.0));
-            let map = match (on, position) {
-                (Some(map), _) => map,
-                (None, Some(p)) if !p.is_finite() => {
-                    return Err(NavError::Start(WorldToCellError::NotFinite(p)));
-                }
-                (None, Some(p)) => {
-                    maps.at_world(p).ok_or(NavError::Start(WorldToCellError::OffMap(p)))?
-                }
-                (None, None) if request.start.is_some() => maps.first().ok_or(NavError::NoGrid)?,
-                (None, None) => return Err(NavError::NoTransform),
-            };
-            let grid = agent_grid(map, agent, &profiles)?;
-            let start = match (request.start, position) {
-                (Some(start), _) => start,
-                (None, Some(p)) => {
-                    agent_start(map, grid, agent, p, None).map_err(NavError::Start)?
-                }
-                (None, None) => return Err(NavError::NoTransform),
-            };
+            let asked = (&*maps, &*profiles, agent);
+            let (map, grid, start) = request_start(asked, on_map, position, request.start, None)?;
             let reach = reachable(grid, start, request.budget)?;
             Ok(MoveRange { map: map.entity, agent, reach })
         })();

@@ -8,14 +8,14 @@ use bevy::prelude::*;
 use super::agent::{
     NavError, NavObstacle, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
     PathLeg, PathRequest, PlanAround, Replanning, WatchSearch, WatchedSearch, agent_grid,
-    agent_start, body_point, collect_obstacles, corner_indices,
+    body_point, collect_obstacles, corner_indices, request_start,
 };
 use super::avoidance::Yielding;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;
-use super::tilemap::{NavGeometry, NavMaps, WorldToCellError};
+use super::tilemap::{NavGeometry, NavMaps};
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::search::{
     Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder, SearchOptions, SearchStep,
@@ -523,31 +523,8 @@ fn prepare(
     following: Option<(&PathFollower, &Path)>,
 ) -> Result<Plan, NavError> {
     let position = transform.map(|t| t.translation.truncate());
-    // Its `OnNavMap`; if that map is gone, the map under its feet.
-    let map = match (on_map.and_then(|on| maps.get(on.0)), position) {
-        (Some(map), _) => map,
-        (None, Some(p)) if !p.is_finite() => {
-            return Err(NavError::Start(WorldToCellError::NotFinite(p)));
-        }
-        (None, Some(p)) => maps.at_world(p).ok_or(match on_map {
-            Some(OnNavMap(gone)) => NavError::MapGone { map: *gone },
-            None => NavError::Start(WorldToCellError::OffMap(p)),
-        })?,
-        (None, None) => match on_map {
-            Some(OnNavMap(gone)) => return Err(NavError::MapGone { map: *gone }),
-            None if request.start.is_some() => maps.first().ok_or(NavError::NoGrid)?,
-            None => return Err(NavError::NoTransform),
-        },
-    };
-    let grid = agent_grid(map, agent, profiles)?;
-    let start = match request.start {
-        Some(start) => start,
-        None => {
-            let position = position.ok_or(NavError::NoTransform)?;
-            let following = following.filter(|(_, path)| path.map == map.entity);
-            agent_start(map, grid, agent, position, following).map_err(NavError::Start)?
-        }
-    };
+    let asked = (maps, profiles, agent);
+    let (map, _, start) = request_start(asked, on_map, position, request.start, following)?;
     // A larger agent's goal is where its body's centre is to be: its corner cell lies half a
     // body back.
     let corner = |geometry: &NavGeometry, world: Vec2| {

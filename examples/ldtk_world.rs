@@ -13,7 +13,10 @@ use bevy::prelude::*;
 use bevy_ecs_ldtk::prelude::*;
 use bevy_tilemap_nav::integrations::ldtk::{LdtkNavPlugin, LdtkNavRules};
 use bevy_tilemap_nav::prelude::*;
-use common::{CursorWorld, Player, ci_clicks, draw_paths, explain, help_text, track_cursor};
+use common::{
+    CursorWorld, PathStatus, PathStatusText, Player, ci_clicks, draw_paths, help_text,
+    report_player_path, show_path_status, track_cursor,
+};
 
 const LEVELS: usize = 4;
 
@@ -23,26 +26,32 @@ fn main() {
         .add_plugins(LdtkNavPlugin)
         .insert_resource(LdtkNavRules::default().with(1, Cell::Blocked))
         .insert_resource(LevelSelection::index(0))
-        .init_resource::<Status>()
+        .insert_resource(PathStatus {
+            help: "An LDtk world, a level at a time. Left click: walk there. N: next level.",
+            describe: |path| format!("{} cells, cost {:.1}", path.cells.len(), path.cost),
+            last: String::new(),
+        })
+        .init_resource::<Level>()
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (
                 (ci_clicks, track_cursor, input).chain().before(NavSet::Pathfind),
-                (follow_level, report, draw_paths, show_status).chain().after(NavSet::Move),
+                (follow_level, report_player_path, draw_paths, show_path_status)
+                    .chain()
+                    .after(NavSet::Move),
             ),
         )
         .run();
 }
 
+/// The level selected (0 to LEVELS - 1), and the map of the level being left (until
+/// bevy_ecs_ldtk has despawned it).
 #[derive(Resource, Default)]
-struct Status {
-    level: usize,
-    last: String,
+struct Level {
+    index: usize,
+    leaving: Option<Entity>,
 }
-
-#[derive(Component)]
-struct StatusText;
 
 fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     commands.spawn((
@@ -56,7 +65,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
         ldtk_handle: assets.load("ldtk/tile-based-game.ldtk").into(),
         ..default()
     });
-    commands.spawn((StatusText, help_text(15.0)));
+    commands.spawn((PathStatusText, help_text(15.0)));
 }
 
 fn input(
@@ -65,13 +74,12 @@ fn input(
     keys: Res<ButtonInput<KeyCode>>,
     cursor: Res<CursorWorld>,
     player: Query<Entity, With<Player>>,
-    mut selection: ResMut<LevelSelection>,
-    mut status: ResMut<Status>,
+    (mut selection, mut level, maps): (ResMut<LevelSelection>, ResMut<Level>, Res<NavMaps>),
 ) {
     if keys.just_pressed(KeyCode::KeyN) {
-        status.level = (status.level + 1) % LEVELS;
-        *selection = LevelSelection::index(status.level);
-        status.last = format!("Level {} selected.", status.level);
+        level.index = (level.index + 1) % LEVELS;
+        level.leaving = maps.first().map(|m| m.entity);
+        *selection = LevelSelection::index(level.index);
         for entity in &player {
             commands.entity(entity).despawn();
         }
@@ -90,8 +98,11 @@ fn follow_level(
     maps: Res<NavMaps>,
     player: Query<(), With<Player>>,
     mut camera: Single<&mut Transform, With<Camera2d>>,
+    level: Res<Level>,
+    mut status: ResMut<PathStatus>,
 ) {
-    let Some(map) = maps.first() else {
+    // The selected level's map (the one being left may still be there for a frame or two).
+    let Some(map) = maps.iter().find(|m| Some(m.entity) != level.leaving) else {
         return;
     };
     let (w, h) = (map.grid.width(), map.grid.height());
@@ -108,44 +119,15 @@ fn follow_level(
     let Some(cell) = open.min_by_key(|&p| distance(p)) else {
         return;
     };
+    status.last = format!(
+        "Level {} of {LEVELS}: {w} x {h} cells, {} open.",
+        level.index + 1,
+        map.grid.passable_count()
+    );
     commands.spawn((
         Player,
         Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::splat(10.0)),
         Transform::from_translation(map.geometry.cell_to_world(cell).extend(50.0)),
         PathFollower::new(80.0),
     ));
-}
-
-fn report(
-    mut failures: MessageReader<PathFailed>,
-    answered: Query<&Path, (With<Player>, Changed<Path>)>,
-    mut status: ResMut<Status>,
-) {
-    for failure in failures.read() {
-        status.last = explain(&failure.error);
-    }
-    for path in &answered {
-        let reach = if path.complete { "" } else { " (as near as it gets)" };
-        status.last = format!("Path{reach}: {} cells, cost {:.1}", path.cells.len(), path.cost);
-    }
-}
-
-fn show_status(
-    status: Res<Status>,
-    maps: Res<NavMaps>,
-    mut text: Single<&mut Text, With<StatusText>>,
-) {
-    let size = maps.first().map_or(String::new(), |m| {
-        format!(
-            " ({} x {} cells, {} open)",
-            m.grid.width(),
-            m.grid.height(),
-            m.grid.passable_count()
-        )
-    });
-    text.0 = format!(
-        "An LDtk world: level {} of {LEVELS}{size}. Left click: walk there. N: next level.\n{}",
-        status.level + 1,
-        status.last
-    );
 }

@@ -15,7 +15,10 @@ use bevy::prelude::*;
 use bevy_ecs_tiled::prelude::*;
 use bevy_tilemap_nav::integrations::tiled::{TiledNavPlugin, TiledNavRules};
 use bevy_tilemap_nav::prelude::*;
-use common::{CursorWorld, Player, ci_clicks, draw_paths, explain, help_text, track_cursor};
+use common::{
+    CursorWorld, PathStatus, PathStatusText, Player, ci_clicks, draw_paths, help_text,
+    report_player_path, show_path_status, track_cursor,
+};
 
 /// The map to load, its zoom, and the speed of the character (world units per second).
 fn level() -> (&'static str, f32, f32) {
@@ -35,23 +38,23 @@ fn main() {
             cost: vec!["nav_cost".into(), "move_cost".into()],
             ..default()
         })
-        .init_resource::<Status>()
+        .insert_resource(PathStatus {
+            help: "A level made in Tiled (TILED_MAP=hex or iso for the others). Left click: walk there. D: the grid.",
+            describe: |path| format!("{} cells, cost {:.1}", path.cells.len(), path.cost),
+            last: String::new(),
+        })
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (
                 (ci_clicks, track_cursor, clicks).chain().before(NavSet::Pathfind),
-                (spawn_player, report, draw_paths, show_status).chain().after(NavSet::Move),
+                (spawn_player, report_player_path, draw_paths, show_path_status)
+                    .chain()
+                    .after(NavSet::Move),
             ),
         )
         .run();
 }
-
-#[derive(Resource, Default)]
-struct Status(String);
-
-#[derive(Component)]
-struct StatusText;
 
 fn setup(mut commands: Commands, assets: Res<AssetServer>) {
     let (path, zoom, _) = level();
@@ -64,7 +67,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>) {
         Transform::from_xyz(0.0, 0.0, 0.0),
     ));
     commands.spawn((TiledMap(assets.load(path)), TilemapAnchor::Center));
-    commands.spawn((StatusText, help_text(15.0)));
+    commands.spawn((PathStatusText, help_text(15.0)));
 }
 
 /// Once the level navigates: the character, on the open cell nearest the middle.
@@ -72,7 +75,7 @@ fn spawn_player(
     mut commands: Commands,
     maps: Res<NavMaps>,
     player: Query<(), With<Player>>,
-    mut status: ResMut<Status>,
+    mut status: ResMut<PathStatus>,
 ) {
     let Some(map) = maps.first().filter(|_| player.is_empty()) else {
         return;
@@ -92,7 +95,7 @@ fn spawn_player(
         Transform::from_translation(at.extend(50.0)),
         PathFollower::new(level().2),
     ));
-    status.0 = format!(
+    status.last = format!(
         "{} x {} cells from the Tiled files: {} open.",
         map.grid.width(),
         map.grid.height(),
@@ -117,25 +120,4 @@ fn clicks(
         let options = SearchOptions { partial: true, ..SearchOptions::default() };
         commands.entity(player).insert(PathRequest::to(world).with_options(options));
     }
-}
-
-fn report(
-    mut failures: MessageReader<PathFailed>,
-    answered: Query<&Path, (With<Player>, Changed<Path>)>,
-    mut status: ResMut<Status>,
-) {
-    for failure in failures.read() {
-        status.0 = explain(&failure.error);
-    }
-    for path in &answered {
-        let reach = if path.complete { "" } else { " (as near as it gets)" };
-        status.0 = format!("Path{reach}: {} cells, cost {:.1}", path.cells.len(), path.cost);
-    }
-}
-
-fn show_status(status: Res<Status>, mut text: Single<&mut Text, With<StatusText>>) {
-    text.0 = format!(
-        "A level made in Tiled (TILED_MAP=hex or iso for the others). Left click: walk there. D: the grid.\n{}",
-        status.0
-    );
 }

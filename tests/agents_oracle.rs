@@ -394,9 +394,10 @@ fn jump_point_search_runs_where_the_profile_makes_the_grid_uniform() {
                 base.set(pos, Cell::Passable { cost: 1 + rng.below(4) }).unwrap();
             }
         }
-        assert!(!jps_applies(&base));
+        assert!(!base.has_uniform_cost());
         let boat = AgentGrid::new(&base, sail.clone(), 1).unwrap();
         assert!(jps_applies(boat.grid()), "round {round}");
+        assert!(boat.grid().has_uniform_cost(), "round {round}");
         for _ in 0..20 {
             let a = GridPos::new(5 + rng.below(59), 5 + rng.below(59));
             let b = GridPos::new(5 + rng.below(59), 5 + rng.below(59));

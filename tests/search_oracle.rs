@@ -240,19 +240,23 @@ fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
 }
 
 #[test]
-fn jump_point_search_is_refused_where_it_would_not_be_optimal() {
+fn jump_point_search_is_refused_where_it_would_not_be_optimal_and_takes_terrain() {
     let jps = SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
     let mut pathfinder = Pathfinder::new();
     let (a, b) = (GridPos::new(0, 0), GridPos::new(3, 3));
-    let mut mud = NavGrid::new(4, 4).unwrap();
-    mud.set(GridPos::new(1, 1), Cell::Passable { cost: 3 }).unwrap();
     let four = NavGrid::new(4, 4).unwrap().with_neighborhood(Neighborhood::Four);
     let cut = NavGrid::new(4, 4).unwrap().with_corner_rule(CornerRule::CutCorners);
-    for grid in [&mud, &four, &cut] {
+    for grid in [&four, &cut] {
         assert_eq!(pathfinder.find_path(grid, a, b, &jps), Err(PathError::JumpPointUnsupported));
         // Auto quietly uses A* there, and stays optimal (checked by the oracle tests).
         assert!(pathfinder.find_path(grid, a, b, &SearchOptions::default()).is_ok());
     }
+    // Terrain costs are fine: the path goes round the mud on the diagonal.
+    let mut mud = NavGrid::new(4, 4).unwrap();
+    mud.set(GridPos::new(1, 1), Cell::Passable { cost: 3 }).unwrap();
+    let path = pathfinder.find_path(&mud, a, b, &jps).unwrap();
+    assert!(!path.cells.contains(&GridPos::new(1, 1)));
+    assert!((path.cost - (2.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
 }
 
 #[test]

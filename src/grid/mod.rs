@@ -321,7 +321,8 @@ impl NavGrid {
         let new = cell_cost(cell, pos)?;
         let i = self.index(pos);
         let old = self.costs[i];
-        if old != new && self.write_cost(i, old, new) {
+        if old != new {
+            self.write_cost(i, old, new);
             self.tell_index(&[i]);
         }
         Ok(match old {
@@ -387,18 +388,20 @@ impl NavGrid {
             };
             let i = self.index(pos);
             let old = self.costs[i];
-            if old != new && self.write_cost(i, old, new) && self.index.get().is_some() {
-                moved.push(i);
+            if old != new {
+                self.write_cost(i, old, new);
+                if self.index.get().is_some() {
+                    moved.push(i);
+                }
             }
         }
         self.tell_index(&moved);
         result
     }
 
-    /// Writes one cell's cost and keeps the counts and labels in step. Returns true when the
-    /// cell turned open or blocked: the search's index is then the caller's to tell
-    /// (`tell_index`).
-    fn write_cost(&mut self, i: usize, old: u32, new: u32) -> bool {
+    /// Writes one cell's cost and keeps the counts and labels in step. The search's index is
+    /// the caller's to tell (`tell_index`).
+    fn write_cost(&mut self, i: usize, old: u32, new: u32) {
         if old != 0
             && let Some(count) = self.cost_counts.get_mut(&old)
         {
@@ -412,15 +415,13 @@ impl NavGrid {
         }
         self.costs[i] = new;
         self.note_change(i, old);
-        let moved = (old == 0) != (new == 0);
-        if moved {
+        if (old == 0) != (new == 0) {
             let cells = Cells { costs: &self.costs, adjacency: self.adjacency() };
             let kept = self.components.get_mut().is_none_or(|l| l.update(cells, i, new != 0));
             if !kept {
                 self.components.take(); // to be recomputed when next asked for
             }
         }
-        moved
     }
 
     /// Bumps the revision and lists padded cell `i` (whose cost was `old`) as changed.
@@ -715,9 +716,10 @@ pub(crate) struct CellView<'a> {
 
 /// Data a layer above the grid derives from its cells (jump point search's bits): the one
 /// hook through which the grid keeps it in step. Built on first use by
-/// [`NavGrid::cell_index`], then told of every cell that turns open or blocked.
+/// [`NavGrid::cell_index`], then told of every cell whose cost changes.
 pub(crate) trait CellIndex: Send + Sync + fmt::Debug {
-    /// Padded cells `moved` turned open or blocked; their new costs are in `cells`.
+    /// The costs of padded cells `moved` changed (some may have turned open or blocked); their
+    /// new costs are in `cells`.
     fn cells_moved(&mut self, cells: CellView, moved: &[usize]);
     fn clone_index(&self) -> Box<dyn CellIndex>;
     fn memory_bytes(&self) -> usize;
@@ -739,7 +741,7 @@ impl NavGrid {
         index.as_any().downcast_ref::<T>()
     }
 
-    /// Tells the index (if built) that padded cells `moved` turned open or blocked.
+    /// Tells the index (if built) that the costs of padded cells `moved` changed.
     fn tell_index(&mut self, moved: &[usize]) {
         if moved.is_empty() {
             return;

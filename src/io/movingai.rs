@@ -204,6 +204,59 @@ pub fn load_scenarios(path: impl AsRef<Path>) -> Result<Vec<Scenario>, MovingAiE
     parse_scenarios(&read(path.as_ref())?)
 }
 
+/// The weighted version of a benchmark map, for measuring searches on terrain: rectangles of
+/// cost 2 to 8 painted over open ground (walls stay walls, start and goal cells stay open) until
+/// about a quarter of the open cells cost more than 1. The same `seed` paints the same map.
+/// Rectangle sides run from 2 to a twelfth of the map's shorter side (at least 3): patches of
+/// mud, rubble and shallow water, as a level designer paints them.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::io::movingai::paint_terrain;
+///
+/// let grid = NavGrid::new(96, 64).unwrap();
+/// let painted = paint_terrain(&grid, 7);
+/// let dear = painted.positions().filter(|&p| painted.cost(p) > Some(1)).count();
+/// assert!(dear * 4 >= 96 * 64 && dear * 4 < 96 * 64 * 11 / 10);
+/// assert_eq!(painted.max_cost(), Some(8));
+/// assert!(painted == paint_terrain(&grid, 7));
+/// ```
+pub fn paint_terrain(grid: &NavGrid, seed: u64) -> NavGrid {
+    let mut painted = grid.clone();
+    let (width, height) = (grid.width(), grid.height());
+    let target = grid.passable_count().div_ceil(4);
+    let longest = (width.min(height) / 12).max(3);
+    // SplitMix64: a few lines, and the same numbers on every machine.
+    let mut state = seed;
+    let mut next = |below: u32| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % u64::from(below)) as u32
+    };
+    let mut dear = 0;
+    // Enough rectangles for any map with open ground; a map of walls paints nothing.
+    for _ in 0..1_000_000 {
+        if dear >= target {
+            break;
+        }
+        let (x0, y0) = (next(width), next(height));
+        let (w, h) = (2 + next(longest - 1), 2 + next(longest - 1));
+        let cost = 2 + next(7);
+        for y in y0..(y0 + h).min(height) {
+            for x in x0..(x0 + w).min(width) {
+                let pos = GridPos::new(x, y);
+                if dear < target && painted.cost(pos) == Some(1) {
+                    let _ = painted.set(pos, Cell::Passable { cost });
+                    dear += 1;
+                }
+            }
+        }
+    }
+    painted
+}
+
 fn read(path: &Path) -> Result<String, MovingAiError> {
     std::fs::read_to_string(path)
         .map_err(|error| MovingAiError::Io { path: path.display().to_string(), error })

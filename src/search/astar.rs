@@ -131,8 +131,9 @@ pub(super) fn search<E: Expansion>(
     let h_scale = options.weight * f64::from(grid.min_cost().unwrap_or(1));
     let max_expansions = options.limit.max_expansions.unwrap_or(u32::MAX);
     let max_cost = options.limit.max_cost.unwrap_or(f64::INFINITY);
-    // The octile distance times the one terrain cost is exactly what an octile-shaped path
-    // costs on a uniform grid: the heuristic is then exact wherever such a path is clear.
+    // The octile distance times the least terrain cost is exactly what an octile-shaped path
+    // over the cheapest ground costs: the heuristic is then exact wherever such a path is
+    // clear (the expansion checks both).
     let exact_heuristic = heuristic == Heuristic::Octile && options.weight == 1.0;
     // With a consistent heuristic (never dropping by more than a step costs), f never falls
     // along a path, so a successor whose f equals the expanded cell's is itself a lowest-f

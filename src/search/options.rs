@@ -103,7 +103,8 @@ pub struct SearchOptions {
     /// When the goal cannot be reached (or a limit is hit), return the path to the reachable
     /// cell closest to the goal instead of an error. [`PathResult::complete`](super::PathResult::complete) tells which.
     pub partial: bool,
-    /// Plain A* or jump point search; `Auto` picks jump point search wherever it is valid.
+    /// Plain A* or jump point search; `Auto` picks jump point search wherever it is valid and
+    /// pays.
     #[serde(default)]
     pub algorithm: Algorithm,
 }
@@ -111,8 +112,9 @@ pub struct SearchOptions {
 /// Which search runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Algorithm {
-    /// Jump point search where it gives optimal paths (8-way, no corner cutting, every passable
-    /// cell the same cost, no partial path or avoided cells asked for); plain A* otherwise.
+    /// Jump point search where it gives optimal paths (8-way, no corner cutting, no partial
+    /// path asked for) and pays: on terrain costs, while at most a quarter of the open cells lie
+    /// on the edge of a cost change. Plain A* otherwise.
     #[default]
     Auto,
     /// Plain A*, always.

@@ -94,7 +94,7 @@ pub enum PathError {
         max_cost: f64,
     },
     /// [`Algorithm::JumpPoint`](super::Algorithm::JumpPoint) was asked for on a grid where it would not be optimal (not 8-way
-    /// without corner cutting, or terrain costs differ), or with a partial path.
+    /// without corner cutting), or with a partial path.
     JumpPointUnsupported,
     /// [`Pathfinder::resume_search`](super::Pathfinder::resume_search) with no search paused.
     NothingToResume,
@@ -139,7 +139,7 @@ impl fmt::Display for PathError {
             }
             PathError::JumpPointUnsupported => write!(
                 f,
-                "jump point search needs an 8-way grid without corner cutting and one terrain cost"
+                "jump point search needs an 8-way grid without corner cutting, and no partial path"
             ),
             PathError::NothingToResume => write!(f, "no search is paused"),
             PathError::GridChanged => {

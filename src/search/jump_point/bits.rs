@@ -1,8 +1,16 @@
 //! What jump point search keeps in step with the grid: the passable cells as bit rows and
-//! columns (64 cells a word), the turn bits (where a straight run may meet a jump point) and the
-//! per-cell run bits. Built from the cells on the first jump point search of a grid, then told
-//! of every cell that turns open or blocked through the grid's one change hook
-//! ([`CellIndex`]); grids never searched this way (hex maps, terrain costs) never hold them.
+//! columns (64 cells a word), the turn bits (where a straight run may meet a jump point), the
+//! cells on the edge of a cost change, and the per-cell run bits. Built from the cells on the
+//! first jump point search of a grid, then told of every cell whose cost changes through the
+//! grid's one change hook ([`CellIndex`]); grids never searched this way (hex maps, 4-way or
+//! corner-cutting grids) never hold them.
+//!
+//! Terrain costs (jump point search for weighted grids): a cell is *mixed* when an open cell
+//! among its eight neighbours costs other than it does. Around any other cell the ground is
+//! one cost, where the pruning rules of jump point search hold as on a uniform grid; a mixed
+//! cell is a jump point (every straight and diagonal run stops on it) and is expanded in every
+//! direction, as a start is. Runs therefore cross only ground of one cost, and a successor
+//! costs its length times its own cost.
 
 use std::any::Any;
 
@@ -34,6 +42,8 @@ pub(crate) struct JumpBits {
     /// Kept in step cell by cell (a change reaches back along its rows and columns only as far
     /// as the bits change).
     runs: Vec<u8>,
+    /// How many cells are [`MIXED`].
+    mixed: usize,
 }
 
 impl JumpBits {
@@ -49,6 +59,7 @@ impl JumpBits {
             turn_rows: [Vec::new(), Vec::new()],
             turn_cols: [Vec::new(), Vec::new()],
             runs: vec![0; cells.costs.len()],
+            mixed: 0,
         };
         let (row_bits, col_bits) = (bits.row_words() * rows, bits.col_words() * stride);
         bits.open_rows = vec![0; row_bits];
@@ -70,6 +81,8 @@ impl CellIndex for JumpBits {
         for &i in moved {
             self.set_open_bit(i, cells.costs[i] != 0);
         }
+        // A cost change that leaves a cell open changes no open bit, only which cells are
+        // mixed: refreshed round each below like a wall.
         // `parse_map` of 64room_000 (6% walls) took 24 ms refreshing round each wall after the
         // batch, 30 ms with a full rebuild; past an eighth of the grid, the rebuild wins.
         if moved.len() * 8 >= cells.costs.len() {
@@ -126,6 +139,30 @@ fn turns_from_open(open: &[u64], words: usize, lines: usize, turns: &mut [Vec<u6
 
 /// The passable bit of the per-cell run bits.
 pub(crate) const OPEN: u8 = 1 << 4;
+
+/// The bit of the per-cell run bits that marks a mixed cell: open, with an open neighbour (of
+/// the eight) of another cost. Every run stops on it; it is expanded in every direction.
+pub(crate) const MIXED: u8 = 1 << 5;
+
+/// Padded cell `i` is open and an open cell among its eight neighbours costs otherwise.
+#[inline]
+fn is_mixed(costs: &[u32], stride: usize, i: usize) -> bool {
+    let cost = costs[i];
+    if cost == 0 {
+        return false;
+    }
+    let (x, y) = (i % stride, i / stride);
+    let rows = costs.len() / stride;
+    for ny in y.saturating_sub(1)..=(y + 1).min(rows - 1) {
+        for nx in x.saturating_sub(1)..=(x + 1).min(stride - 1) {
+            let c = costs[ny * stride + nx];
+            if c != 0 && c != cost {
+                return true;
+            }
+        }
+    }
+    false
+}
 
 impl JumpBits {
     /// Words per padded row in `open_rows` (one spare).
@@ -198,6 +235,23 @@ impl JumpBits {
         let (rows, cols) = (self.rows, self.stride);
         turns_from_open(&self.open_rows, rw, rows, &mut self.turn_rows);
         turns_from_open(&self.open_cols, cw, cols, &mut self.turn_cols);
+        // Mixed cells are jump points for runs every way: their turn bits are set too. On a
+        // grid of one cost there are none (and no need to look).
+        self.mixed = 0;
+        let first = costs.iter().copied().find(|&c| c != 0);
+        let uniform = costs.iter().all(|&c| c == 0 || Some(c) == first);
+        for i in 0..costs.len() {
+            let mixed = !uniform && is_mixed(costs, self.stride, i);
+            self.runs[i] = if mixed { self.runs[i] | MIXED } else { self.runs[i] & !MIXED };
+            if mixed {
+                self.mixed += 1;
+                let (x, y) = (i % self.stride, i / self.stride);
+                for k in 0..2 {
+                    self.turn_rows[k][y * rw + x / 64] |= 1 << (x % 64);
+                    self.turn_cols[k][x * cw + y / 64] |= 1 << (y % 64);
+                }
+            }
+        }
         self.refresh_all_runs(costs);
     }
 
@@ -235,6 +289,19 @@ impl JumpBits {
             turn(x.checked_sub(1)) || turn(Some(x + 1))
         };
         let along_cols = [across(y.checked_sub(1)), across(Some(y + 1))];
+        let i = y * stride + x;
+        let mixed = is_mixed(costs, stride, i);
+        if mixed != (self.runs[i] & MIXED != 0) {
+            if mixed {
+                self.runs[i] |= MIXED;
+                self.mixed += 1;
+            } else {
+                self.runs[i] &= !MIXED;
+                self.mixed -= 1;
+            }
+        }
+        let along_rows = along_rows.map(|turn| turn || mixed);
+        let along_cols = along_cols.map(|turn| turn || mixed);
         let (rw, cw) = (self.row_words(), self.col_words());
         let put = |bits: &mut Vec<u64>, word: usize, bit: usize, on: bool| {
             if on {
@@ -277,17 +344,23 @@ impl JumpBits {
         &self.open_cols[x * cw..(x + 1) * cw]
     }
 
-    /// The per-cell run bits (padded layout): [`OPEN`], and bit `k` when a straight run that way
-    /// finds a jump point before a wall.
+    /// How many cells are mixed (on the edge of a cost change).
+    #[inline]
+    pub(crate) fn mixed_cells(&self) -> usize {
+        self.mixed
+    }
+
+    /// The per-cell run bits (padded layout): [`OPEN`], [`MIXED`], and bit `k` when a straight
+    /// run that way finds a jump point before a wall.
     #[inline]
     pub(crate) fn runs(&self) -> &[u8] {
         &self.runs
     }
-    /// Refreshes the turn and run bits that read padded cell `i`, after it turned open or
-    /// blocked. Any order of cells is fine: each refresh reaches back along its lines for as
+    /// Refreshes the turn, mixed and run bits that read padded cell `i`, after its cost
+    /// changed. Any order of cells is fine: each refresh reaches back along its lines for as
     /// long as the bits change.
     fn refresh_around(&mut self, costs: &[u32], i: usize) {
-        // The turn bits that read this cell: its own and its eight neighbours'.
+        // The turn and mixed bits that read this cell: its own and its eight neighbours'.
         let stride = self.stride;
         let (x, y) = (i % stride, i / stride);
         for ty in y.saturating_sub(1)..=(y + 1).min(self.rows - 1) {
@@ -322,10 +395,11 @@ mod tests {
             && a.turn_rows == b.turn_rows
             && a.turn_cols == b.turn_cols
             && a.runs == b.runs
+            && a.mixed == b.mixed
     }
 
     /// The bits kept in step cell by cell (`set`), batch by batch (`set_all`) and rebuilt
-    /// whole (a big `set_all`, or built afresh) all agree, after thousands of random walls built
+    /// whole (walls and terrain costs alike) (a big `set_all`, or built afresh) all agree, after thousands of random walls built
     /// and torn down on a grid wider and taller than 64 cells (so that words and the spare word
     /// are crossed). The per-cell turn rule and the word-parallel one are thereby the same.
     #[test]
@@ -342,7 +416,13 @@ mod tests {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let pos = GridPos::new((seed % u64::from(width)) as u32, (seed >> 32) as u32 % height);
-            let cell = if seed >> 20 & 3 == 0 { Cell::GROUND } else { Cell::Blocked };
+            // Walls, open ground, and terrain costs (cells on the edge of a cost change are
+            // jump points: their bits follow cost changes too).
+            let cell = match seed >> 20 & 7 {
+                0 | 1 => Cell::GROUND,
+                2 => Cell::Passable { cost: 2 + (seed >> 24) as u32 % 3 },
+                _ => Cell::Blocked,
+            };
             grid.set(pos, cell).unwrap();
             batch.push((pos, cell));
             if batch.len() == 8 || round % 500 == 499 {

@@ -1,5 +1,8 @@
-//! Jump point search (Harabor and Grastien 2011) on 8-way grids of one cost without corner
-//! cutting, scanning 64 cells a step with the bits of [`bits::JumpBits`].
+//! Jump point search (Harabor and Grastien 2011) on 8-way grids without corner cutting,
+//! scanning 64 cells a step with the bits of [`bits::JumpBits`]; on grids with terrain costs,
+//! runs stop on the cells at the edge of a cost change and those are expanded in every
+//! direction (see [`bits`]), the idea of jump point search for weighted grids (Carlson,
+//! Harabor et al. 2023) in its simplest form.
 
 pub(crate) mod bits;
 
@@ -8,28 +11,33 @@ use std::f64::consts::SQRT_2;
 use super::astar::Expansion;
 use super::avoided::Avoided;
 use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
-use bits::{JumpBits, OPEN};
+use bits::{JumpBits, MIXED, OPEN};
 
-/// True when jump point search finds optimal paths on this grid: 8-way, no corner cutting,
-/// every passable cell the same cost.
+/// True when jump point search finds optimal paths on this grid: 8-way, without corner
+/// cutting. Terrain costs are fine: runs stop where the cost changes.
 pub fn jps_applies(grid: &NavGrid) -> bool {
-    grid.neighborhood() == Neighborhood::Eight
-        && grid.corner_rule() == CornerRule::NoCornerCutting
-        && grid.has_uniform_cost()
+    grid.neighborhood() == Neighborhood::Eight && grid.corner_rule() == CornerRule::NoCornerCutting
 }
 
 /// Jump point search (Harabor and Grastien 2011) under the no-corner-cutting rule: from each
 /// cell, run straight or diagonally, skipping cells that an optimal path would only pass
 /// through, and stop at the goal or at a cell where a wall forces a turn. Valid only where
 /// [`jps_applies`].
+///
+/// Every successor hangs from its cell by a run over ground of one cost (see [`bits`]), so it
+/// costs the run's length times its own cost.
 pub(super) struct JumpPoints<'a, const AVOID: bool> {
     /// The grid's jump point bits.
     bits: &'a JumpBits,
     stride: isize,
     /// The goal's padded coordinates.
     goal: (isize, isize),
-    /// The one passable cost.
+    /// The smallest passable cost: the heuristic's scale.
     cost: f64,
+    /// Every passable cell costs `cost`.
+    uniform: bool,
+    /// The grid's padded costs.
+    costs: &'a [u32],
     /// The grid's per-cell run bits.
     runs: &'a [u8],
     /// This query's avoided cells, walls the grid's bits do not know: runs stop near them.
@@ -95,7 +103,7 @@ fn scan_line(
 
 impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
     pub(crate) fn new(
-        grid: &NavGrid,
+        grid: &'a NavGrid,
         bits: &'a JumpBits,
         goal: GridPos,
         avoided: Option<&'a Avoided>,
@@ -105,6 +113,8 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
             stride: grid.stride() as isize,
             goal: (goal.x as isize + 1, goal.y as isize + 1),
             cost: f64::from(grid.min_cost().unwrap_or(1)),
+            uniform: grid.has_uniform_cost(),
+            costs: grid.padded_costs(),
             runs: bits.runs(),
             avoided_cells: avoided,
         }
@@ -156,6 +166,32 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
     #[inline]
     fn open(&self, i: isize) -> bool {
         self.runs[i as usize] & OPEN != 0
+    }
+
+    /// The cost of entering padded cell `i`.
+    #[inline]
+    fn cost_of(&self, i: isize) -> f64 {
+        f64::from(self.costs[i as usize])
+    }
+
+    /// Every cell after padded (`x`, `y`) on the path along `legs` costs the least a cell
+    /// costs (always so on a grid of one cost): the path then costs its octile length times
+    /// that, the heuristic's exact value.
+    fn cheapest_ground(&self, (x, y): (isize, isize), legs: [(isize, isize, isize); 2]) -> bool {
+        if self.uniform {
+            return true;
+        }
+        let least = self.cost as u32;
+        let mut i = y * self.stride + x;
+        for (dx, dy, n) in legs {
+            for _ in 0..n {
+                i += dx + dy * self.stride;
+                if self.costs[i as usize] != least {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// A diagonal step from padded index `i` by `dx` across and `vertical` (`dy` x stride) is
@@ -271,9 +307,12 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
             x += dx;
             y += dy;
             n += 1;
-            let diagonal = n as f64 * SQRT_2 * self.cost;
-            if (x, y) == self.goal || self.near_avoided(i) {
-                // The goal, or a cell whose surroundings this query changed: a jump point.
+            // The run crosses ground of one cost (it stops on the edge of a change).
+            let unit = self.cost_of(i);
+            let diagonal = n as f64 * SQRT_2 * unit;
+            if (x, y) == self.goal || self.near_avoided(i) || self.runs[i as usize] & MIXED != 0 {
+                // The goal, a cell whose surroundings this query changed, or one on the edge
+                // of a cost change: a jump point.
                 visit(i as usize, x, y, diagonal);
                 return;
             }
@@ -286,7 +325,7 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
             {
                 for (sdx, sdy) in [(dx, 0), (0, dy)] {
                     if let Some((j, m)) = self.jump_straight(x, y, sdx, sdy) {
-                        let straight = m as f64 * self.cost;
+                        let straight = m as f64 * unit;
                         visit(j as usize, x + sdx * m, y + sdy * m, diagonal + straight);
                     }
                 }
@@ -331,7 +370,8 @@ impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
         // Near an avoided cell the grid's own check does not hold: such a path is left to the
         // search.
         let far = |first: (isize, isize, isize), second: (isize, isize, isize)| {
-            self.avoided().is_none() || self.far_from_avoided((x, y), [first, second])
+            (self.avoided().is_none() || self.far_from_avoided((x, y), [first, second]))
+                && self.cheapest_ground((x, y), [first, second])
         };
         if self.diagonal_clear(x, y, sx, sy, diagonal)
             && self.straight_clear(cx, cy, tx, ty, straight)
@@ -365,10 +405,15 @@ impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
         // run, a diagonal run, or a diagonal run then a straight one.
         // Near an avoided cell the pruning rules (read off the grid's walls) may not hold: expand
         // it in every direction, as the start is.
-        let (dx, dy) = if self.near_avoided(i) { (0, 0) } else { octile_step(x - px, y - py) };
+        // So is a cell on the edge of a cost change, where they do not hold either.
+        let (dx, dy) = if self.near_avoided(i) || self.runs[i as usize] & MIXED != 0 {
+            (0, 0)
+        } else {
+            octile_step(x - px, y - py)
+        };
         let mut straight = |sdx: isize, sdy: isize| {
             if let Some((j, n)) = self.jump_straight(x, y, sdx, sdy) {
-                visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost);
+                visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost_of(j));
             }
         };
         // Directions worth exploring from here (the pruned neighbor set): straight ones now,

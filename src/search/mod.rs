@@ -11,7 +11,8 @@
 //! - `avoided`: cells avoided for one query, as temporary walls;
 //! - `linked`: paths across several grids joined by links, over the searches above;
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
-//! - `nearest`: the cheapest path to any of several goals.
+//! - `nearest`: the cheapest path to any of several goals;
+//! - `path_table`: precomputed answers for grids that rarely change ([`PathTable`]).
 
 mod agent_grid;
 mod any_angle;
@@ -23,6 +24,7 @@ mod linked;
 mod nearest;
 mod neighbors;
 mod options;
+mod path_table;
 mod result;
 
 use std::fmt;
@@ -31,6 +33,7 @@ pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
+pub use path_table::{MAX_SUBGOALS, PathTable, PathTableError};
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 
 use crate::grid::{GridPos, GridStamp, NavGrid};

@@ -1,0 +1,720 @@
+//! Precomputed answers for grids that rarely change: a [`PathTable`].
+//!
+//! What it is: a subgoal graph (Uras, Koenig and Hernández 2013) with the distance between every
+//! pair of its subgoals worked out ahead. Subgoals are the open cells at the convex corners of
+//! walls, the only places a shortest path on an 8-way grid without corner cutting needs to turn.
+//! Each cell keeps the short list of subgoals it reaches by a "diagonal first" run (diagonal
+//! steps, then straight ones, no subgoal on the way), and the list of those that reach it that
+//! way. A query is then a few table lookups: the best of `start -> a -> ... -> b -> goal` over
+//! `a` in the start's list and `b` in the goal's, unless the goal is reached by one run. The path
+//! is read back hop by hop from a table of predecessors, and each hop is one diagonal-first run.
+//!
+//! Why this one: jump point search tables (JPS+) still search at query time and, with goal
+//! bounding, take a search from every cell to build (minutes on a 512 x 512 map); compressed
+//! path databases take the same all-cells work. Subgoal corners are few on game maps (tens to a
+//! few thousand), so the table of all their distances builds in well under a second and answers
+//! without any search. The price: maps with very many corners (mazes, noise) are refused
+//! ([`PathTableError::TooManySubgoals`]), and the grid must have one cost, 8-way moves and no
+//! corner cutting (the grid the table's shortest-path theory holds for).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::f64::consts::SQRT_2;
+use std::fmt;
+
+use super::result::{PathError, PathResult, SearchStats};
+use super::{Pathfinder, SearchOptions};
+use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::io::baked::BakeError;
+
+/// The most subgoals a [`PathTable`] takes: its tables hold one entry per pair of them (6 bytes
+/// each), 54 MB at this count.
+pub const MAX_SUBGOALS: usize = 3000;
+
+/// Why a [`PathTable`] was not built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathTableError {
+    /// The grid is not one the table can serve: it needs 8-way moves, no corner cutting and a
+    /// single cost on every passable cell. (Online search serves every grid.)
+    Unsupported(&'static str),
+    /// The map has more wall corners than the table takes ([`MAX_SUBGOALS`]): a maze or a noisy
+    /// map, where online search is the better fit.
+    TooManySubgoals { found: usize, limit: usize },
+}
+
+impl fmt::Display for PathTableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathTableError::Unsupported(why) => {
+                write!(f, "a path table cannot serve this grid: {why}")
+            }
+            PathTableError::TooManySubgoals { found, limit } => write!(
+                f,
+                "the map has {found} wall corners, more than a path table takes ({limit}); \
+                 use online search on it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PathTableError {}
+
+/// A distance counted in steps: straight ones in the low 16 bits, diagonal ones in the high 16.
+/// Exact, and a quarter of the room an `f64` takes.
+type Steps = u32;
+const UNREACHED: Steps = u32::MAX;
+
+fn steps_value(steps: Steps) -> f64 {
+    f64::from(steps & 0xffff) + f64::from(steps >> 16) * SQRT_2
+}
+
+/// Straight and diagonal steps between two cells an octile run apart.
+fn octile_steps(a: (i32, i32), b: (i32, i32)) -> Steps {
+    let (dx, dy) = ((a.0 - b.0).unsigned_abs(), (a.1 - b.1).unsigned_abs());
+    let diagonal = dx.min(dy);
+    (dx.max(dy) - diagonal) | (diagonal << 16)
+}
+
+fn octile(a: (i32, i32), b: (i32, i32)) -> f64 {
+    steps_value(octile_steps(a, b))
+}
+
+/// Precomputed shortest paths for a grid that rarely changes: queries answered with table
+/// lookups instead of a search (see the module docs for how).
+///
+/// Always right: when the grid has changed since the table was built (its
+/// [`stamp`](NavGrid::stamp) moved on), [`find_path`](Self::find_path) answers with online
+/// search until [`refresh`](Self::refresh) rebuilds the table.
+///
+/// ```
+/// use bevy_tilemap_nav::prelude::*;
+/// use bevy_tilemap_nav::search::PathTable;
+///
+/// let mut grid = NavGrid::new(10, 10).unwrap();
+/// grid.fill_rect(GridPos::new(4, 0), GridPos::new(4, 8), Cell::Blocked).unwrap();
+/// let table = PathTable::build(&grid).unwrap();
+/// let mut pathfinder = Pathfinder::new();
+/// let path = table.find_path(&grid, &mut pathfinder, GridPos::new(0, 0), GridPos::new(9, 0)).unwrap();
+/// let online = pathfinder
+///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(9, 0), &SearchOptions::default())
+///     .unwrap();
+/// assert!((path.cost - online.cost).abs() < 1e-9);
+/// assert!(path.cells.contains(&GridPos::new(4, 9))); // through the gap
+/// ```
+#[derive(Clone, Debug)]
+pub struct PathTable {
+    width: i32,
+    height: i32,
+    /// One bit per cell, row by row: open.
+    open: Vec<u64>,
+    /// The grid (and its revision) the table was built for.
+    stamp: GridStamp,
+    /// What the grid's cells were when built: checks that baked data fits a grid.
+    fingerprint: u64,
+    /// The one cost of the grid's passable cells.
+    cost: u32,
+    /// Each subgoal's cell.
+    subgoals: Vec<(i32, i32)>,
+    /// Per cell, `out_list[out_start[i]..out_start[i + 1]]`: the subgoals it reaches by a
+    /// diagonal-first run with no subgoal on the way.
+    out_start: Vec<u32>,
+    out_list: Vec<u16>,
+    /// Per cell, the subgoals that reach it by such a run.
+    in_start: Vec<u32>,
+    in_list: Vec<u16>,
+    /// Row `a`, column `b`: the steps of a shortest path from subgoal `a` to subgoal `b`.
+    dist: Vec<Steps>,
+    /// Row `a`, column `b`: the subgoal before `b` on that path (`b`'s own id when `a == b`).
+    pred: Vec<u16>,
+}
+
+/// The grid's open cells and subgoals, and how far runs go: what building needs.
+struct Layout {
+    width: i32,
+    height: i32,
+    open: Vec<bool>,
+    /// Per cell, its subgoal id, or `u16::MAX`.
+    subgoal: Vec<u16>,
+    /// Per straight direction (`STRAIGHT`), how many steps a run takes from each cell before
+    /// the next cell is a wall or a subgoal.
+    straight: [Vec<u16>; 4],
+    /// The same for each diagonal direction (`DIAGONAL`): legal steps onto cells that are not
+    /// subgoals.
+    diagonal: [Vec<u16>; 4],
+}
+
+const STRAIGHT: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+const DIAGONAL: [(i32, i32); 4] = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
+
+impl Layout {
+    #[inline]
+    fn index(&self, (x, y): (i32, i32)) -> usize {
+        (y * self.width + x) as usize
+    }
+
+    #[inline]
+    fn open(&self, (x, y): (i32, i32)) -> bool {
+        x >= 0 && y >= 0 && x < self.width && y < self.height && self.open[self.index((x, y))]
+    }
+
+    /// The subgoal at a cell, if any (cells outside the grid have none).
+    #[inline]
+    fn subgoal_at(&self, p: (i32, i32)) -> Option<u16> {
+        if !self.open(p) {
+            return None;
+        }
+        let id = self.subgoal[self.index(p)];
+        (id != u16::MAX).then_some(id)
+    }
+
+    /// A diagonal step from `p` by `d` is legal: onto an open cell, between two open ones.
+    #[inline]
+    fn diagonal_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        self.open((p.0 + d.0, p.1))
+            && self.open((p.0, p.1 + d.1))
+            && self.open((p.0 + d.0, p.1 + d.1))
+    }
+
+    /// The subgoal a straight run from `p` in direction `STRAIGHT[k]` meets first, if any.
+    #[inline]
+    fn straight_hit(&self, p: (i32, i32), k: usize) -> Option<u16> {
+        let n = i32::from(self.straight[k][self.index(p)]) + 1;
+        let (dx, dy) = STRAIGHT[k];
+        self.subgoal_at((p.0 + dx * n, p.1 + dy * n))
+    }
+
+    /// The subgoal a diagonal run from `p` in direction `DIAGONAL[k]` meets first, if any.
+    #[inline]
+    fn diagonal_hit(&self, p: (i32, i32), k: usize) -> Option<u16> {
+        let n = i32::from(self.diagonal[k][self.index(p)]);
+        let d = DIAGONAL[k];
+        let t = (p.0 + d.0 * n, p.1 + d.1 * n);
+        if self.diagonal_ok(t, d) { self.subgoal_at((t.0 + d.0, t.1 + d.1)) } else { None }
+    }
+
+    /// Cells in the order that visits, for direction (`dx`, `dy`), the next cell along it
+    /// first.
+    fn sweep(&self, (dx, dy): (i32, i32)) -> impl Iterator<Item = (i32, i32)> + use<> {
+        let (width, height) = (self.width, self.height);
+        (0..height).flat_map(move |row| {
+            let y = if dy > 0 { height - 1 - row } else { row };
+            (0..width).map(move |col| (if dx > 0 { width - 1 - col } else { col }, y))
+        })
+    }
+
+    fn new(grid: &NavGrid) -> Result<Self, PathTableError> {
+        let (width, height) = (grid.width() as i32, grid.height() as i32);
+        let open = (0..height)
+            .flat_map(|y| (0..width).map(move |x| GridPos::new(x as u32, y as u32)))
+            .map(|pos| grid.is_passable(pos))
+            .collect();
+        let cells = (width * height) as usize;
+        let mut layout = Layout {
+            width,
+            height,
+            open,
+            subgoal: vec![u16::MAX; cells],
+            straight: Default::default(),
+            diagonal: Default::default(),
+        };
+        // A subgoal: an open cell by a wall's corner, with both cells between them open.
+        let mut count = 0usize;
+        for y in 0..height {
+            for x in 0..width {
+                let corner = layout.open((x, y))
+                    && DIAGONAL.iter().any(|&(dx, dy)| {
+                        layout.open((x + dx, y))
+                            && layout.open((x, y + dy))
+                            && !layout.open((x + dx, y + dy))
+                    });
+                if corner {
+                    if count < MAX_SUBGOALS {
+                        let i = layout.index((x, y));
+                        layout.subgoal[i] = count as u16;
+                    }
+                    count += 1;
+                }
+            }
+        }
+        if count > MAX_SUBGOALS {
+            return Err(PathTableError::TooManySubgoals { found: count, limit: MAX_SUBGOALS });
+        }
+        for (k, &(dx, dy)) in STRAIGHT.iter().enumerate() {
+            let mut run = vec![0u16; cells];
+            for (x, y) in layout.sweep((dx, dy)) {
+                let next = (x + dx, y + dy);
+                if layout.open((x, y)) && layout.open(next) && layout.subgoal_at(next).is_none() {
+                    run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+                }
+            }
+            layout.straight[k] = run;
+        }
+        for (k, &(dx, dy)) in DIAGONAL.iter().enumerate() {
+            let mut run = vec![0u16; cells];
+            for (x, y) in layout.sweep((dx, dy)) {
+                let next = (x + dx, y + dy);
+                if layout.open((x, y))
+                    && layout.diagonal_ok((x, y), (dx, dy))
+                    && layout.subgoal_at(next).is_none()
+                {
+                    run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+                }
+            }
+            layout.diagonal[k] = run;
+        }
+        Ok(layout)
+    }
+
+    /// The subgoals cell `p` reaches by a diagonal-first run (diagonal steps, then straight
+    /// ones) with no subgoal before its end.
+    fn reach_out(&self, p: (i32, i32), out: &mut Vec<u16>) {
+        for k in 0..4 {
+            out.extend(self.straight_hit(p, k));
+        }
+        for (dx, dy) in DIAGONAL {
+            let sides = [if dx > 0 { 0 } else { 1 }, if dy > 0 { 2 } else { 3 }];
+            let mut t = p;
+            while self.diagonal_ok(t, (dx, dy)) {
+                t = (t.0 + dx, t.1 + dy);
+                if let Some(id) = self.subgoal_at(t) {
+                    out.push(id);
+                    break;
+                }
+                for k in sides {
+                    out.extend(self.straight_hit(t, k));
+                }
+            }
+        }
+    }
+
+    /// The subgoals that reach cell `p` by a diagonal-first run with no subgoal before its
+    /// end: from `p`, runs straight first, then diagonal.
+    fn reach_in(&self, p: (i32, i32), out: &mut Vec<u16>) {
+        for k in 0..4 {
+            out.extend(self.straight_hit(p, k));
+        }
+        for k in 0..4 {
+            out.extend(self.diagonal_hit(p, k));
+        }
+        for (k, &(sx, sy)) in STRAIGHT.iter().enumerate() {
+            // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
+            let diagonals = match k {
+                0 => [0, 2],
+                1 => [1, 3],
+                2 => [0, 1],
+                _ => [2, 3],
+            };
+            let steps = i32::from(self.straight[k][self.index(p)]);
+            for n in 1..=steps {
+                let t = (p.0 + sx * n, p.1 + sy * n);
+                for d in diagonals {
+                    out.extend(self.diagonal_hit(t, d));
+                }
+            }
+        }
+    }
+}
+
+/// Shortest paths between every pair of subgoals: a search from each over the diagonal-first
+/// runs between subgoals (a shortest path between two subgoals is a chain of them). Rows of
+/// steps, and of predecessors.
+fn all_pairs(
+    layout: &Layout,
+    subgoals: &[(i32, i32)],
+    out_start: &[u32],
+    out_list: &[u16],
+) -> (Vec<Steps>, Vec<u16>) {
+    let n = subgoals.len();
+    let mut dist = vec![UNREACHED; n * n];
+    let mut pred = vec![u16::MAX; n * n];
+    let mut open = BinaryHeap::new();
+    for a in 0..n {
+        let row = a * n;
+        dist[row + a] = 0;
+        pred[row + a] = a as u16;
+        open.push(Reverse((0u64, a as u16)));
+        while let Some(Reverse((key, u))) = open.pop() {
+            let u = usize::from(u);
+            let du = dist[row + u];
+            if steps_value(du).to_bits() != key {
+                continue; // a stale entry
+            }
+            let cell = layout.index(subgoals[u]);
+            for &v in &out_list[out_start[cell] as usize..out_start[cell + 1] as usize] {
+                let step = octile_steps(subgoals[u], subgoals[usize::from(v)]);
+                let straight = (du & 0xffff) + (step & 0xffff);
+                let diagonal = (du >> 16) + (step >> 16);
+                if straight > 0xffff || diagonal > 0xffff {
+                    continue; // over 65535 steps of a kind: no map the table takes
+                }
+                let dv = straight | (diagonal << 16);
+                let slot = row + usize::from(v);
+                if dist[slot] == UNREACHED || steps_value(dv) < steps_value(dist[slot]) {
+                    dist[slot] = dv;
+                    pred[slot] = u as u16;
+                    open.push(Reverse((steps_value(dv).to_bits(), v)));
+                }
+            }
+        }
+    }
+    (dist, pred)
+}
+
+/// Which way a cell list goes: from the cell to its subgoals, or from them to the cell.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    Out,
+    In,
+}
+
+/// Adds two step counts.
+fn add_steps(a: Steps, b: Steps) -> Steps {
+    (a & 0xffff) + (b & 0xffff) | ((a >> 16) + (b >> 16)) << 16
+}
+
+/// Drops from each cell's list the subgoals that another subgoal of the list lies on a shortest
+/// way to: for `Way::Out`, `a` goes when some `a2` has `cell -> a2 -> a` as short as
+/// `cell -> a`; for `Way::In`, `b` goes when some `b2` has `b -> b2 -> cell` as short as
+/// `b -> cell`. (Steps are exact, so "as short" is equality. The kept subgoal that covers a
+/// dropped one is never dropped itself for the same reason, as it is strictly nearer.)
+fn thin_lists(
+    layout: &Layout,
+    subgoals: &[(i32, i32)],
+    dist: &[Steps],
+    (starts, list): (&[u32], &[u16]),
+    way: Way,
+) -> (Vec<u32>, Vec<u16>) {
+    let n = subgoals.len();
+    let mut new_starts = Vec::with_capacity(starts.len());
+    let mut new_list = Vec::new();
+    new_starts.push(0);
+    for (i, window) in starts.windows(2).enumerate() {
+        let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
+        let here = &list[window[0] as usize..window[1] as usize];
+        for &a in here {
+            let a_at = subgoals[usize::from(a)];
+            let direct = octile_steps(cell, a_at);
+            let covered = here.iter().any(|&other| {
+                if other == a {
+                    return false;
+                }
+                let via = octile_steps(cell, subgoals[usize::from(other)]);
+                let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
+                let between = dist[usize::from(from) * n + usize::from(to)];
+                between != UNREACHED && add_steps(via, between) == direct
+            });
+            if !covered {
+                new_list.push(a);
+            }
+        }
+        new_starts.push(new_list.len() as u32);
+    }
+    (new_starts, new_list)
+}
+
+/// Cell lists, concatenated: `starts` has one more entry than there are cells.
+fn cell_lists(
+    layout: &Layout,
+    reach: impl Fn(&Layout, (i32, i32), &mut Vec<u16>),
+) -> (Vec<u32>, Vec<u16>) {
+    let mut starts = Vec::with_capacity(layout.open.len() + 1);
+    let mut list = Vec::new();
+    starts.push(0);
+    for y in 0..layout.height {
+        for x in 0..layout.width {
+            if layout.open((x, y)) {
+                reach(layout, (x, y), &mut list);
+            }
+            starts.push(list.len() as u32);
+        }
+    }
+    (starts, list)
+}
+
+/// A hash of the grid's size and cells: baked tables are checked against it.
+fn fingerprint(grid: &NavGrid) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |v: u32| {
+        for b in v.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    eat(grid.width());
+    eat(grid.height());
+    for pos in grid.positions() {
+        eat(grid.cost(pos).unwrap_or(0));
+    }
+    h
+}
+
+impl PathTable {
+    /// Builds the table for `grid` (see the module docs for what it holds).
+    pub fn build(grid: &NavGrid) -> Result<Self, PathTableError> {
+        if grid.neighborhood() != Neighborhood::Eight {
+            return Err(PathTableError::Unsupported("the table needs 8-way moves"));
+        }
+        if grid.corner_rule() != CornerRule::NoCornerCutting {
+            return Err(PathTableError::Unsupported("the table needs no corner cutting"));
+        }
+        if !grid.has_uniform_cost() {
+            return Err(PathTableError::Unsupported("the table needs one cost on every cell"));
+        }
+        if grid.width() > u32::from(u16::MAX) || grid.height() > u32::from(u16::MAX) {
+            return Err(PathTableError::Unsupported(
+                "the table takes grids up to 65535 cells a side",
+            ));
+        }
+        let layout = Layout::new(grid)?;
+        let mut subgoals = Vec::new();
+        for y in 0..layout.height {
+            for x in 0..layout.width {
+                if layout.subgoal_at((x, y)).is_some() {
+                    subgoals.push((x, y));
+                }
+            }
+        }
+        let (out_start, out_list) = cell_lists(&layout, Layout::reach_out);
+        let (in_start, in_list) = cell_lists(&layout, Layout::reach_in);
+        let (dist, pred) = all_pairs(&layout, &subgoals, &out_start, &out_list);
+        // Keep in each list only the subgoals no other in it passes on the way: a query tries
+        // fewer pairs, and loses none (a shortest path to a dropped one goes through a kept one).
+        let (out_start, out_list) =
+            thin_lists(&layout, &subgoals, &dist, (&out_start, &out_list), Way::Out);
+        let (in_start, in_list) =
+            thin_lists(&layout, &subgoals, &dist, (&in_start, &in_list), Way::In);
+        let mut open = vec![0u64; layout.open.len().div_ceil(64)];
+        for (i, _) in layout.open.iter().enumerate().filter(|(_, open)| **open) {
+            open[i / 64] |= 1 << (i % 64);
+        }
+        Ok(Self {
+            width: layout.width,
+            height: layout.height,
+            open,
+            stamp: grid.stamp(),
+            fingerprint: fingerprint(grid),
+            cost: grid.min_cost().unwrap_or(1),
+            subgoals,
+            out_start,
+            out_list,
+            in_start,
+            in_list,
+            dist,
+            pred,
+        })
+    }
+
+    /// The table was built for this grid as it is now: its answers come from the table.
+    pub fn is_current(&self, grid: &NavGrid) -> bool {
+        self.stamp == grid.stamp()
+    }
+
+    /// Rebuilds the table if `grid` changed since it was built (or it is another grid). On an
+    /// error the old table stays, and answers keep coming from online search.
+    pub fn refresh(&mut self, grid: &NavGrid) -> Result<(), PathTableError> {
+        if !self.is_current(grid) {
+            *self = Self::build(grid)?;
+        }
+        Ok(())
+    }
+
+    /// How many subgoals (wall corners) the table holds.
+    pub fn subgoal_count(&self) -> usize {
+        self.subgoals.len()
+    }
+
+    /// The memory the table takes, in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.subgoals.len() * 8
+            + self.open.len() * 8
+            + (self.out_start.len() + self.in_start.len()) * 4
+            + (self.out_list.len() + self.in_list.len()) * 2
+            + self.dist.len() * 4
+            + self.pred.len() * 2
+    }
+
+    /// The memory the table takes per grid cell, in bytes.
+    pub fn bytes_per_cell(&self) -> f64 {
+        self.memory_bytes() as f64 / (f64::from(self.width) * f64::from(self.height)).max(1.0)
+    }
+
+    /// A shortest path from `start` to `goal` (the same cost as [`Pathfinder::find_path`] with
+    /// default options finds), from the table while it is current for `grid`, else by online
+    /// search with `pathfinder`. Errors are the online search's: out of bounds, blocked,
+    /// unreachable.
+    pub fn find_path(
+        &self,
+        grid: &NavGrid,
+        pathfinder: &mut Pathfinder,
+        start: GridPos,
+        goal: GridPos,
+    ) -> Result<PathResult, PathError> {
+        let online = |pathfinder: &mut Pathfinder| {
+            pathfinder.find_path(grid, start, goal, &SearchOptions::default())
+        };
+        if !self.is_current(grid) || !grid.is_passable(start) || !grid.is_passable(goal) {
+            return online(pathfinder);
+        }
+        if grid.component(start) != grid.component(goal) {
+            return Err(PathError::Unreachable { start, goal });
+        }
+        let s = (start.x as i32, start.y as i32);
+        let g = (goal.x as i32, goal.y as i32);
+        match self.route(s, g) {
+            Some(route) => Ok(self.walk(s, g, route)),
+            // Not expected (the table covers every reachable pair); online search stays right.
+            None => online(pathfinder),
+        }
+    }
+
+    #[inline]
+    fn index(&self, (x, y): (i32, i32)) -> usize {
+        (y * self.width + x) as usize
+    }
+
+    #[inline]
+    fn is_open(&self, p: (i32, i32)) -> bool {
+        if p.0 < 0 || p.1 < 0 || p.0 >= self.width || p.1 >= self.height {
+            return false;
+        }
+        let i = self.index(p);
+        self.open[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The best way from `s` to `g`: `Some(None)` for the direct run, `Some(Some((a, b)))`
+    /// through subgoals `a` first and `b` last, `None` when the table knows no way.
+    fn route(&self, s: (i32, i32), g: (i32, i32)) -> Option<Option<(u16, u16)>> {
+        let n = self.subgoals.len();
+        let (si, gi) = (self.index(s), self.index(g));
+        let outs = &self.out_list[self.out_start[si] as usize..self.out_start[si + 1] as usize];
+        let ins = &self.in_list[self.in_start[gi] as usize..self.in_start[gi + 1] as usize];
+        // Each last subgoal with its cell and its way to the goal, worked out once.
+        let last: Vec<(usize, (i32, i32), f64)> = ins
+            .iter()
+            .map(|&b| {
+                let bp = self.subgoals[usize::from(b)];
+                (usize::from(b), bp, octile(bp, g))
+            })
+            .collect();
+        let mut best = f64::INFINITY;
+        let mut found = None;
+        for &a in outs {
+            let ap = self.subgoals[usize::from(a)];
+            let to_a = octile(s, ap);
+            if to_a + octile(ap, g) >= best {
+                continue; // nothing through `a` can be shorter
+            }
+            let row = &self.dist[usize::from(a) * n..usize::from(a) * n + n];
+            for &(b, bp, from_b) in &last {
+                if to_a + octile(ap, bp) + from_b >= best {
+                    continue;
+                }
+                let d = row[b];
+                if d == UNREACHED {
+                    continue;
+                }
+                let total = to_a + steps_value(d) + from_b;
+                if total < best {
+                    best = total;
+                    found = Some((a, b as u16));
+                }
+            }
+        }
+        // As short as the octile distance: nothing is shorter, the direct run included.
+        if found.is_some() && best <= octile(s, g) + 1e-9 {
+            return found.map(Some);
+        }
+        if self.diagonal_first_clear(s, g) {
+            return Some(None);
+        }
+        found.map(Some)
+    }
+
+    /// The diagonal-first run from `a` to `b` is open.
+    fn diagonal_first_clear(&self, a: (i32, i32), b: (i32, i32)) -> bool {
+        self.diagonal_first(a, b, |_| {}).is_some()
+    }
+
+    /// Walks the diagonal-first run from `a` to `b`, calling `each` on every cell after `a`;
+    /// `None` if a step is not legal.
+    fn diagonal_first(
+        &self,
+        a: (i32, i32),
+        b: (i32, i32),
+        mut each: impl FnMut((i32, i32)),
+    ) -> Option<()> {
+        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+        let diagonal = ax.min(ay);
+        let mut t = a;
+        for _ in 0..diagonal {
+            if !(self.is_open((t.0 + sx, t.1))
+                && self.is_open((t.0, t.1 + sy))
+                && self.is_open((t.0 + sx, t.1 + sy)))
+            {
+                return None;
+            }
+            t = (t.0 + sx, t.1 + sy);
+            each(t);
+        }
+        let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
+        for _ in 0..(ax.max(ay) - diagonal) {
+            t = (t.0 + tx, t.1 + ty);
+            if !self.is_open(t) {
+                return None;
+            }
+            each(t);
+        }
+        Some(())
+    }
+
+    /// The path of a route: the direct run, or start, first subgoal, the table's chain of
+    /// subgoals, last subgoal, goal; every hop a diagonal-first run.
+    fn walk(&self, s: (i32, i32), g: (i32, i32), route: Option<(u16, u16)>) -> PathResult {
+        let mut stops = vec![s];
+        if let Some((a, b)) = route {
+            let n = self.subgoals.len();
+            let row = usize::from(a) * n;
+            let mut chain = vec![b];
+            let mut at = b;
+            while at != a {
+                at = self.pred[row + usize::from(at)];
+                chain.push(at);
+            }
+            stops.extend(chain.iter().rev().map(|&id| self.subgoals[usize::from(id)]));
+        }
+        stops.push(g);
+        let (mut straight, mut diagonal) = (0u32, 0u32);
+        for hop in stops.windows(2) {
+            let steps = octile_steps(hop[0], hop[1]);
+            straight += steps & 0xffff;
+            diagonal += steps >> 16;
+            debug_assert!(self.diagonal_first_clear(hop[0], hop[1]), "every hop is open");
+        }
+        let mut cells = Vec::with_capacity((straight + diagonal + 1) as usize);
+        cells.push(GridPos::new(s.0 as u32, s.1 as u32));
+        for hop in stops.windows(2) {
+            // Diagonal steps, then straight ones (the table knows each hop is open).
+            let (a, b) = (hop[0], hop[1]);
+            let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+            let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+            let (mut x, mut y) = a;
+            for _ in 0..ax.min(ay) {
+                (x, y) = (x + sx, y + sy);
+                cells.push(GridPos::new(x as u32, y as u32));
+            }
+            let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
+            for _ in 0..(ax.max(ay) - ax.min(ay)) {
+                (x, y) = (x + tx, y + ty);
+                cells.push(GridPos::new(x as u32, y as u32));
+            }
+        }
+        let cost = (f64::from(straight) + f64::from(diagonal) * SQRT_2) * f64::from(self.cost);
+        PathResult {
+            cells,
+            cost,
+            stats: SearchStats::default(),
+            complete: true,
+            neighborhood: Neighborhood::Eight,
+        }
+    }
+}

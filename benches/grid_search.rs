@@ -9,12 +9,15 @@
 //! (`Heuristic::Zero`, plain expansion) on the same queries in the same process, so the ratios
 //! hold on a noisy machine. Each map runs twice: as published (uniform cost: paths checked
 //! against the published optimum), and weighted (`paint_terrain`, seed 1: a quarter of the open
-//! cells painted with costs 2 to 8; every path's cost checked against Dijkstra's).
+//! cells painted with costs 2 to 8; every path's cost checked against Dijkstra's). On the maps
+//! as published the precomputed [`PathTable`] runs the same queries too (its build time and
+//! memory alongside); a table serves grids of one cost only, so not the weighted versions.
 
 use std::time::Instant;
 
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::PathTable;
 
 const PASSES: usize = 5;
 
@@ -46,8 +49,8 @@ fn same(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
     println!(
-        "{:<20} {:>7} {:>8} {:>10} {:>10} {:>13} {:>8} {:>9}",
-        "map", "cells", "queries", "JPS us/q", "A* us/q", "Dijkstra us/q", "A*/JPS", "optimal"
+        "{:<20} {:>7} {:>8} {:>10} {:>10} {:>13} {:>8} {:>9}   PathTable us/q (build, memory)",
+        "map", "cells", "queries", "JPS us/q", "A* us/q", "Dijkstra us/q", "A*/JPS", "optimal",
     );
     for name in ["arena", "arena2", "lak304d", "64room_000"] {
         let plain = load_map(format!("{dir}/{name}.map")).expect("map");
@@ -77,8 +80,33 @@ fn main() {
                 })
             };
             let n = scenarios.len() as f64;
+            let table = if weighted {
+                "-".to_string()
+            } else {
+                let started = Instant::now();
+                let table = PathTable::build(&grid).expect("a table for every public map");
+                let build_ms = started.elapsed().as_secs_f64() * 1e3;
+                let mut pathfinder = Pathfinder::new();
+                let mut best = f64::INFINITY;
+                let mut right = true;
+                for _ in 0..PASSES {
+                    let started = Instant::now();
+                    for (scenario, jps) in scenarios.iter().zip(&jps_costs) {
+                        let path =
+                            table.find_path(&grid, &mut pathfinder, scenario.start, scenario.goal);
+                        right &= same(&[path.ok().map(|p| p.cost)], &[*jps]);
+                    }
+                    best = best.min(started.elapsed().as_secs_f64());
+                }
+                assert!(right, "{name}: the table's costs are jump point search's");
+                format!(
+                    "{:.2} ({build_ms:.0} ms, {:.0} B/cell)",
+                    best / n * 1e6,
+                    table.bytes_per_cell()
+                )
+            };
             println!(
-                "{:<20} {:>7} {:>8} {:>10.1} {:>10.1} {:>13.1} {:>7.1}x {:>9}",
+                "{:<20} {:>7} {:>8} {:>10.1} {:>10.1} {:>13.1} {:>7.1}x {:>9}   {}",
                 if weighted { format!("{name} weighted") } else { name.to_string() },
                 grid.len(),
                 scenarios.len(),
@@ -87,6 +115,7 @@ fn main() {
                 dijkstra / n * 1e6,
                 astar / jps,
                 if optimal { "all" } else { "NOT ALL" },
+                table,
             );
         }
     }

@@ -37,13 +37,14 @@ pub mod prelude {
         Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, GridLocked, LinkCrossed, LinkEnd,
         MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavLayerOf,
         NavLink, NavMap, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTilemap,
-        OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg, PathRequest, ProfileId,
-        RangeFailed, RangeRequest, Replanning, TileNav, TileRules, TileTerrain, TilemapNavError,
-        TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
+        OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg, PathRequest, PrecomputePaths,
+        ProfileId, RangeFailed, RangeRequest, Replanning, TileNav, TileRules, TileTerrain,
+        TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch,
+        WorldToCellError,
     };
     pub use crate::search::{
         AgentGrid, Algorithm, Heuristic, Link, LinkedPath, MapPos, PathError, PathResult,
-        Pathfinder, SearchLimit, SearchOptions, SearchStats, SearchStep, SearchTrace,
+        PathTable, Pathfinder, SearchLimit, SearchOptions, SearchStats, SearchStep, SearchTrace,
     };
 }
 

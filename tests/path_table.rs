@@ -5,9 +5,10 @@
 
 mod common;
 
+use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::io::movingai::load_map;
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{MAX_SUBGOALS, PathTable, PathTableError};
+use bevy_tilemap_nav::search::{MAX_SUBGOALS, PathTable, PathTableError, TABLE_FORMAT_VERSION};
 use common::{Model, Rng};
 
 /// A random grid of one cost: walls at a random density, some wall rectangles (rooms and
@@ -209,4 +210,49 @@ fn public_maps_published_optima() {
             assert_eq!(path.stats.expanded, 0, "{name}: answered from the table");
         }
     }
+}
+
+/// Baked: a table written with the grid loads back and answers the same; damaged bytes, bytes
+/// of another format version, or a table made for another grid (or this one before a change)
+/// give typed errors, never a panic.
+#[test]
+fn baked_tables_load_and_bad_bytes_are_errors() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let mut grid = load_map(format!("{dir}/arena.map")).unwrap();
+    let table = PathTable::build(&grid).unwrap();
+    let bytes = table.to_binary();
+    let loaded = PathTable::from_binary(&bytes, &grid).unwrap();
+    assert!(loaded.is_current(&grid));
+    assert_eq!(loaded.memory_bytes(), table.memory_bytes());
+    let mut pathfinder = Pathfinder::new();
+    let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let mut rng = Rng(0xba4e);
+    for _ in 0..500 {
+        let (a, b) = (
+            open[rng.below(open.len() as u32) as usize],
+            open[rng.below(open.len() as u32) as usize],
+        );
+        assert_eq!(
+            loaded.find_path(&grid, &mut pathfinder, a, b),
+            table.find_path(&grid, &mut pathfinder, a, b)
+        );
+    }
+    // Every truncation, and a flipped byte anywhere, is an error.
+    for len in (0..bytes.len()).step_by(7) {
+        assert!(PathTable::from_binary(&bytes[..len], &grid).is_err(), "{len}");
+    }
+    for at in (0..bytes.len()).step_by(13) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x20;
+        assert!(PathTable::from_binary(&bad, &grid).is_err(), "{at}");
+    }
+    let mut future = bytes.clone();
+    future[4..8].copy_from_slice(&(TABLE_FORMAT_VERSION + 1).to_le_bytes());
+    assert!(matches!(PathTable::from_binary(&future, &grid), Err(BakeError::FutureVersion { .. })));
+    // The grid changed since: the table is not for it any more.
+    let wall = open[open.len() / 2];
+    grid.set(wall, Cell::Blocked).unwrap();
+    assert_eq!(PathTable::from_binary(&bytes, &grid).err(), Some(BakeError::OtherGrid));
+    let small = NavGrid::new(5, 5).unwrap();
+    assert!(matches!(PathTable::from_binary(&bytes, &small), Err(BakeError::SizeMismatch { .. })));
 }

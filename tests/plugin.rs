@@ -1100,3 +1100,75 @@ fn search_time_budget_case(settings: NavSettings) {
     }
     assert!(app.world().get::<Path>(other).is_some());
 }
+
+/// A map marked `PrecomputePaths`: once its table is built (off the main thread), requests are
+/// answered from it, with the cost online search finds; after a wall goes up, answers are right
+/// at once (online search while the table is stale), and the table is rebuilt and used again.
+#[test]
+fn precomputed_paths_answer_requests_and_stay_right_after_changes() {
+    let rows = [
+        "....................",
+        "....#.........#.....",
+        "....#....######.....",
+        "....#...............",
+        "....######....#.....",
+        "..............#.....",
+        "......###.....#.....",
+        "....................",
+    ];
+    let mut app = app();
+    let map = spawn_map(&mut app, &rows);
+    app.world_mut().entity_mut(map).insert(PrecomputePaths);
+    let table_ready = |app: &App| {
+        let nav = app.world().resource::<NavMaps>().first();
+        nav.is_some_and(|nav| nav.path_table().is_some_and(|t| t.is_current(&nav.grid)))
+    };
+    let mut frames = 0;
+    while !table_ready(&app) {
+        app.update();
+        frames += 1;
+        assert!(frames < 200, "the table was never built");
+    }
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 7));
+    let online = |app: &App| {
+        let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
+        Pathfinder::new().find_path(grid, start, goal, &SearchOptions::default()).unwrap().cost
+    };
+    let ask = |app: &mut App| {
+        let at = centre(app, start);
+        let agent = app
+            .world_mut()
+            .spawn((Transform::from_translation(at.extend(1.0)), PathRequest::to(goal)))
+            .id();
+        app.update();
+        let answered = app.world().resource::<NavDiagnostics>().table_answers;
+        let path = app.world().get::<Path>(agent).expect("a path").clone();
+        app.world_mut().despawn(agent);
+        (path, answered)
+    };
+    let (path, from_table) = ask(&mut app);
+    assert_eq!(from_table, 1);
+    assert_eq!(path.expanded, 0, "no search ran");
+    assert!((path.cost - online(&app)).abs() < 1e-9);
+
+    // A wall across the way the path took: the next answer is online search's, on the new grid.
+    let cut = path.cells[path.cells.len() / 2];
+    let t = tile(&app, map, cut.x, cut.y);
+    app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
+    let (path, from_table) = ask(&mut app);
+    assert_eq!(from_table, 0);
+    assert!(!path.cells.contains(&cut));
+    assert!((path.cost - online(&app)).abs() < 1e-9);
+
+    // The table catches up, and answers again.
+    let mut frames = 0;
+    while !table_ready(&app) {
+        app.update();
+        frames += 1;
+        assert!(frames < 200, "the table was never rebuilt");
+    }
+    let (path, from_table) = ask(&mut app);
+    assert_eq!(from_table, 1);
+    assert!(!path.cells.contains(&cut));
+    assert!((path.cost - online(&app)).abs() < 1e-9);
+}

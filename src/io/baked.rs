@@ -51,6 +51,9 @@ pub enum BakeError {
     TopologyMismatch { expected: Neighborhood, found: Neighborhood },
     /// The file could not be read or written.
     Io { path: String, error: String },
+    /// Precomputed data (a [`PathTable`](crate::search::PathTable)) made for another grid, or
+    /// for this grid before its cells changed.
+    OtherGrid,
 }
 
 impl fmt::Display for BakeError {
@@ -66,6 +69,9 @@ impl fmt::Display for BakeError {
             BakeError::Invalid(why) => write!(f, "baked navigation data is invalid: {why}"),
             BakeError::Ron(why) => write!(f, "baked navigation RON does not parse: {why}"),
             BakeError::Io { path, error } => write!(f, "{path}: {error}"),
+            BakeError::OtherGrid => {
+                write!(f, "the precomputed paths were made for another grid (or its cells changed)")
+            }
             BakeError::SizeMismatch { expected, found } => write!(
                 f,
                 "baked grid is {} x {} but the tilemap is {} x {}",
@@ -213,7 +219,7 @@ struct VersionOnly {
 }
 
 /// FNV-1a, 64-bit: a checksum over the binary form.
-fn checksum(bytes: &[u8]) -> u64 {
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))

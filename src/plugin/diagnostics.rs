@@ -13,6 +13,9 @@ pub struct NavDiagnostics {
     pub searches_started: u32,
     /// Searches that ended this frame with a path or an error.
     pub searches_finished: u32,
+    /// Of those, requests answered from a map's precomputed [`PathTable`](crate::search::PathTable)
+    /// (see [`PrecomputePaths`](super::PrecomputePaths)), with no search.
+    pub table_answers: u32,
     /// Cells expanded by this frame's searches.
     pub expansions: u64,
     /// True when a search used up the frame's budget and goes on next frame.

@@ -12,7 +12,8 @@
 //! - `avoidance`: agents steering round each other (ORCA), and `gridlock`: agents holding
 //!   whole cells, both used by the movement system;
 //! - `per_agent`: the grids kept per kind of agent, re-plans when kinds change, movement
-//!   ranges ([`RangeRequest`]);
+//!   ranges ([`RangeRequest`]); `precompute`: path tables kept for maps marked
+//!   [`PrecomputePaths`];
 //! - `request`: the system answering requests; `movement`: the system walking paths;
 //! - `debug`: gizmo drawing; and this file, the plugin that adds them all.
 
@@ -24,6 +25,7 @@ mod gridlock;
 mod link;
 mod movement;
 mod per_agent;
+mod precompute;
 mod profiles;
 mod request;
 mod settings;
@@ -40,6 +42,7 @@ pub use diagnostics::NavDiagnostics;
 pub use gridlock::GridLocked;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
+pub use precompute::PrecomputePaths;
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use settings::{AvoidanceSettings, NavSettings};
 pub use tilemap::{
@@ -51,6 +54,7 @@ pub use tilemap::{
 use agent::ObstacleCells;
 use movement::{PathIndexes, follow_paths};
 use per_agent::{answer_ranges, keep_agent_grids};
+use precompute::{TableBuilds, keep_path_tables};
 use request::{RequestQueue, answer_requests};
 use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
 
@@ -84,6 +88,7 @@ impl Plugin for TilemapNavPlugin {
             .init_resource::<NavMaps>()
             .init_resource::<InsertedOverrides>()
             .init_resource::<RequestQueue>()
+            .init_resource::<TableBuilds>()
             .init_resource::<ObstacleCells>()
             .init_resource::<PathIndexes>()
             .init_resource::<NavDiagnostics>()
@@ -96,6 +101,7 @@ impl Plugin for TilemapNavPlugin {
             .add_message::<RangeFailed>()
             .register_type::<NavTilemap>()
             .register_type::<NavLayerOf>()
+            .register_type::<PrecomputePaths>()
             .register_type::<TileNav>()
             .register_type::<TileTerrain>()
             .register_type::<NavAgent>()
@@ -119,7 +125,7 @@ impl Plugin for TilemapNavPlugin {
                 Update,
                 (
                     sync_nav_grid.in_set(NavSet::SyncGrid),
-                    (keep_agent_grids, answer_ranges, answer_requests)
+                    (keep_agent_grids, keep_path_tables, answer_ranges, answer_requests)
                         .chain()
                         .in_set(NavSet::Pathfind),
                     follow_paths.in_set(NavSet::Move),

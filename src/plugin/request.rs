@@ -13,6 +13,7 @@ use super::agent::{
 use super::avoidance::Yielding;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{FrameLinks, LinkEnd, NavLink};
+use super::precompute::table_answers;
 use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;
 use super::tilemap::{NavGeometry, NavMaps};
@@ -290,6 +291,25 @@ pub(crate) fn answer_requests(
         }
         let mut avoid = obstacles.for_agent(entity, query.map);
         avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
+        // A map with precomputed paths answers a plain request from its table, at once.
+        let table = map.table.as_ref().filter(|t| {
+            t.is_current(grid)
+                && avoid.is_empty()
+                && agent.is_plain()
+                && !watched
+                && table_answers(&query.options)
+        });
+        if let Some(table) = table {
+            let result = table.find_path(grid, pathfinder, query.start, query.goal);
+            let micros = began.elapsed().as_secs_f32() * 1e6;
+            diagnostics.searches_finished += 1;
+            diagnostics.table_answers += 1;
+            let path = result
+                .map(|found| make_path(found, geometry, &query, micros))
+                .map_err(NavError::from);
+            out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
+            continue;
+        }
         let first = begin_search(pathfinder, grid, &query, &avoid, budget.slice());
         let step = go_on(pathfinder, grid, first, &mut budget, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;

@@ -54,6 +54,9 @@ pub struct NavMap {
     /// The grid as each kind of agent in use sees it (a [`NavProfile`](crate::grid::NavProfile),
     /// a size), made when an agent of that kind first asks and kept in step with `grid`.
     pub(crate) agents: Vec<(NavAgent, AgentGrid)>,
+    /// The precomputed paths kept for it when it has [`PrecomputePaths`](super::PrecomputePaths)
+    /// (current only while its grid's stamp matches).
+    pub(crate) table: Option<crate::search::PathTable>,
 }
 
 impl NavMap {
@@ -65,6 +68,13 @@ impl NavMap {
             return Some(&self.grid);
         }
         self.agent_grid(agent).map(AgentGrid::grid)
+    }
+
+    /// The precomputed paths for this map, when it has
+    /// [`PrecomputePaths`](super::PrecomputePaths) and the table has been built (check
+    /// [`PathTable::is_current`](crate::search::PathTable::is_current) against `grid`).
+    pub fn path_table(&self) -> Option<&crate::search::PathTable> {
+        self.table.as_ref()
     }
 
     /// The [`AgentGrid`] kept for agents of this kind, if any (with each cell's clearance).
@@ -906,6 +916,8 @@ pub(crate) fn sync_nav_grid(
             old_maps.iter().position(|m| m.entity == group.map).map(|k| old_maps.swap_remove(k));
         // The grids kept for kinds of agents follow the map's grid (`keep_agent_grids`).
         let agents = old.as_mut().map(|m| std::mem::take(&mut m.agents)).unwrap_or_default();
+        // So does its precomputed table (current while the grid's stamp is unchanged).
+        let table = old.as_mut().and_then(|m| m.table.take());
         let (size, map_type) = (first_layer.size, first_layer.map_type);
         let neighborhood = neighborhood_for(map_type, settings.neighborhood);
         // Every size was checked above.
@@ -1025,6 +1037,7 @@ pub(crate) fn sync_nav_grid(
             geometry,
             layers: layer_entities,
             agents,
+            table,
         });
     }
 }

@@ -33,7 +33,9 @@ pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
-pub use path_table::{MAX_SUBGOALS, PathTable, PathTableError};
+pub use path_table::{
+    MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, PathTable, PathTableError, TABLE_FORMAT_VERSION,
+};
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 
 use crate::grid::{GridPos, GridStamp, NavGrid};

@@ -25,7 +25,17 @@ use std::fmt;
 use super::result::{PathError, PathResult, SearchStats};
 use super::{Pathfinder, SearchOptions};
 use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
-use crate::io::baked::BakeError;
+use crate::io::baked::{BakeError, checksum};
+
+/// The version of [`PathTable::to_binary`]'s format this crate writes, and the newest it reads.
+pub const TABLE_FORMAT_VERSION: u32 = 1;
+
+const TABLE_MAGIC: &[u8; 4] = b"TNPT";
+
+/// The most corners a cell's list may hold on average over the grid, each way (from the cell,
+/// to the cell), while a [`PathTable`] is built; past it the build stops with
+/// [`PathTableError::TooOpen`].
+pub const MAX_LIST_ENTRIES_PER_CELL: usize = 96;
 
 /// The most subgoals a [`PathTable`] takes: its tables hold one entry per pair of them (6 bytes
 /// each), 54 MB at this count.
@@ -40,6 +50,10 @@ pub enum PathTableError {
     /// The map has more wall corners than the table takes ([`MAX_SUBGOALS`]): a maze or a noisy
     /// map, where online search is the better fit.
     TooManySubgoals { found: usize, limit: usize },
+    /// Too many corners in sight of each other (open ground strewn with small obstacles): the
+    /// cells' lists of corners would pass [`MAX_LIST_ENTRIES_PER_CELL`] on average, and the
+    /// table would take too long to build and too much memory.
+    TooOpen,
 }
 
 impl fmt::Display for PathTableError {
@@ -48,6 +62,11 @@ impl fmt::Display for PathTableError {
             PathTableError::Unsupported(why) => {
                 write!(f, "a path table cannot serve this grid: {why}")
             }
+            PathTableError::TooOpen => write!(
+                f,
+                "the map's wall corners see too many of each other for a path table; use online \
+                 search on it"
+            ),
             PathTableError::TooManySubgoals { found, limit } => write!(
                 f,
                 "the map has {found} wall corners, more than a path table takes ({limit}); \
@@ -264,55 +283,6 @@ impl Layout {
         }
         Ok(layout)
     }
-
-    /// The subgoals cell `p` reaches by a diagonal-first run (diagonal steps, then straight
-    /// ones) with no subgoal before its end.
-    fn reach_out(&self, p: (i32, i32), out: &mut Vec<u16>) {
-        for k in 0..4 {
-            out.extend(self.straight_hit(p, k));
-        }
-        for (dx, dy) in DIAGONAL {
-            let sides = [if dx > 0 { 0 } else { 1 }, if dy > 0 { 2 } else { 3 }];
-            let mut t = p;
-            while self.diagonal_ok(t, (dx, dy)) {
-                t = (t.0 + dx, t.1 + dy);
-                if let Some(id) = self.subgoal_at(t) {
-                    out.push(id);
-                    break;
-                }
-                for k in sides {
-                    out.extend(self.straight_hit(t, k));
-                }
-            }
-        }
-    }
-
-    /// The subgoals that reach cell `p` by a diagonal-first run with no subgoal before its
-    /// end: from `p`, runs straight first, then diagonal.
-    fn reach_in(&self, p: (i32, i32), out: &mut Vec<u16>) {
-        for k in 0..4 {
-            out.extend(self.straight_hit(p, k));
-        }
-        for k in 0..4 {
-            out.extend(self.diagonal_hit(p, k));
-        }
-        for (k, &(sx, sy)) in STRAIGHT.iter().enumerate() {
-            // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
-            let diagonals = match k {
-                0 => [0, 2],
-                1 => [1, 3],
-                2 => [0, 1],
-                _ => [2, 3],
-            };
-            let steps = i32::from(self.straight[k][self.index(p)]);
-            for n in 1..=steps {
-                let t = (p.0 + sx * n, p.1 + sy * n);
-                for d in diagonals {
-                    out.extend(self.diagonal_hit(t, d));
-                }
-            }
-        }
-    }
 }
 
 /// Shortest paths between every pair of subgoals: a search from each over the diagonal-first
@@ -360,6 +330,9 @@ fn all_pairs(
     (dist, pred)
 }
 
+/// Lists longer than this are kept whole rather than thinned.
+const MAX_THINNED: usize = 32;
+
 /// Which way a cell list goes: from the cell to its subgoals, or from them to the cell.
 #[derive(Clone, Copy, PartialEq)]
 enum Way {
@@ -369,7 +342,7 @@ enum Way {
 
 /// Adds two step counts.
 fn add_steps(a: Steps, b: Steps) -> Steps {
-    (a & 0xffff) + (b & 0xffff) | ((a >> 16) + (b >> 16)) << 16
+    ((a & 0xffff) + (b & 0xffff)) | (((a >> 16) + (b >> 16)) << 16)
 }
 
 /// Drops from each cell's list the subgoals that another subgoal of the list lies on a shortest
@@ -391,14 +364,23 @@ fn thin_lists(
     for (i, window) in starts.windows(2).enumerate() {
         let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
         let here = &list[window[0] as usize..window[1] as usize];
+        if here.len() > MAX_THINNED {
+            new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
+            new_starts.push(new_list.len() as u32);
+            continue;
+        }
         for &a in here {
             let a_at = subgoals[usize::from(a)];
             let direct = octile_steps(cell, a_at);
+            let (x0, x1) = (cell.0.min(a_at.0), cell.0.max(a_at.0));
+            let (y0, y1) = (cell.1.min(a_at.1), cell.1.max(a_at.1));
             let covered = here.iter().any(|&other| {
-                if other == a {
+                let o = subgoals[usize::from(other)];
+                // On a shortest way between the cell and `a` only if inside their box.
+                if other == a || o.0 < x0 || o.0 > x1 || o.1 < y0 || o.1 > y1 {
                     return false;
                 }
-                let via = octile_steps(cell, subgoals[usize::from(other)]);
+                let via = octile_steps(cell, o);
                 let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
                 let between = dist[usize::from(from) * n + usize::from(to)];
                 between != UNREACHED && add_steps(via, between) == direct
@@ -412,23 +394,114 @@ fn thin_lists(
     (new_starts, new_list)
 }
 
-/// Cell lists, concatenated: `starts` has one more entry than there are cells.
-fn cell_lists(
-    layout: &Layout,
-    reach: impl Fn(&Layout, (i32, i32), &mut Vec<u16>),
-) -> (Vec<u32>, Vec<u16>) {
-    let mut starts = Vec::with_capacity(layout.open.len() + 1);
-    let mut list = Vec::new();
+/// Per-cell lists, concatenated: `starts` has one more entry than there are cells.
+type CellLists = (Vec<u32>, Vec<u16>);
+
+/// Gathers per-cell lists into [`CellLists`], or [`PathTableError::TooOpen`] past the budget.
+fn concatenate(lists: Vec<Vec<u16>>) -> Result<CellLists, PathTableError> {
+    let total: usize = lists.iter().map(Vec::len).sum();
+    if total > list_budget(lists.len()) {
+        return Err(PathTableError::TooOpen);
+    }
+    let mut starts = Vec::with_capacity(lists.len() + 1);
+    let mut list = Vec::with_capacity(total);
     starts.push(0);
-    for y in 0..layout.height {
-        for x in 0..layout.width {
-            if layout.open((x, y)) {
-                reach(layout, (x, y), &mut list);
-            }
-            starts.push(list.len() as u32);
+    for cell in lists {
+        list.extend_from_slice(&cell);
+        starts.push(list.len() as u32);
+    }
+    Ok((starts, list))
+}
+
+fn list_budget(cells: usize) -> usize {
+    cells.saturating_mul(MAX_LIST_ENTRIES_PER_CELL).max(1 << 16)
+}
+
+/// For every cell, the subgoals it reaches by a diagonal-first run (diagonal steps, then
+/// straight ones) with no subgoal before its end. Built run by run from the cell a diagonal
+/// step ahead (whose runs are this cell's runs less the first step), so the work is the size
+/// of the lists, not the length of the runs.
+fn lists_out(layout: &Layout) -> Result<CellLists, PathTableError> {
+    let cells = layout.open.len();
+    let mut lists: Vec<Vec<u16>> = vec![Vec::new(); cells];
+    for (i, list) in lists.iter_mut().enumerate() {
+        let p = (i as i32 % layout.width, i as i32 / layout.width);
+        if layout.open(p) {
+            list.extend((0..4).filter_map(|k| layout.straight_hit(p, k)));
         }
     }
-    (starts, list)
+    let mut total: usize = lists.iter().map(Vec::len).sum();
+    for (dx, dy) in DIAGONAL {
+        let sides = [if dx > 0 { 0 } else { 1 }, if dy > 0 { 2 } else { 3 }];
+        // This quadrant's runs with at least one diagonal step, cell by cell.
+        let mut runs: Vec<Vec<u16>> = vec![Vec::new(); cells];
+        for p in layout.sweep((dx, dy)) {
+            if !layout.open(p) || !layout.diagonal_ok(p, (dx, dy)) {
+                continue;
+            }
+            let next = (p.0 + dx, p.1 + dy);
+            let mut here = Vec::new();
+            if let Some(id) = layout.subgoal_at(next) {
+                here.push(id);
+            } else {
+                here.extend(sides.iter().filter_map(|&k| layout.straight_hit(next, k)));
+                here.extend_from_slice(&runs[layout.index(next)]);
+            }
+            total += here.len();
+            if total > list_budget(cells) {
+                return Err(PathTableError::TooOpen);
+            }
+            runs[layout.index(p)] = here;
+        }
+        for (list, run) in lists.iter_mut().zip(runs) {
+            list.extend_from_slice(&run);
+        }
+    }
+    concatenate(lists)
+}
+
+/// For every cell, the subgoals that reach it by a diagonal-first run with no subgoal before
+/// its end: from the cell, runs straight first, then diagonal. Built like [`lists_out`], from
+/// the cell a straight step ahead.
+fn lists_in(layout: &Layout) -> Result<CellLists, PathTableError> {
+    let cells = layout.open.len();
+    let mut lists: Vec<Vec<u16>> = vec![Vec::new(); cells];
+    for (i, list) in lists.iter_mut().enumerate() {
+        let p = (i as i32 % layout.width, i as i32 / layout.width);
+        if layout.open(p) {
+            list.extend((0..4).filter_map(|k| layout.straight_hit(p, k)));
+            list.extend((0..4).filter_map(|k| layout.diagonal_hit(p, k)));
+        }
+    }
+    let mut total: usize = lists.iter().map(Vec::len).sum();
+    for (k, &(sx, sy)) in STRAIGHT.iter().enumerate() {
+        // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
+        let diagonals = match k {
+            0 => [0, 2],
+            1 => [1, 3],
+            2 => [0, 1],
+            _ => [2, 3],
+        };
+        let mut runs: Vec<Vec<u16>> = vec![Vec::new(); cells];
+        for p in layout.sweep((sx, sy)) {
+            let next = (p.0 + sx, p.1 + sy);
+            if !layout.open(p) || !layout.open(next) || layout.subgoal_at(next).is_some() {
+                continue;
+            }
+            let mut here: Vec<u16> =
+                diagonals.iter().filter_map(|&d| layout.diagonal_hit(next, d)).collect();
+            here.extend_from_slice(&runs[layout.index(next)]);
+            total += here.len();
+            if total > list_budget(cells) {
+                return Err(PathTableError::TooOpen);
+            }
+            runs[layout.index(p)] = here;
+        }
+        for (list, run) in lists.iter_mut().zip(runs) {
+            list.extend_from_slice(&run);
+        }
+    }
+    concatenate(lists)
 }
 
 /// A hash of the grid's size and cells: baked tables are checked against it.
@@ -473,8 +546,8 @@ impl PathTable {
                 }
             }
         }
-        let (out_start, out_list) = cell_lists(&layout, Layout::reach_out);
-        let (in_start, in_list) = cell_lists(&layout, Layout::reach_in);
+        let (out_start, out_list) = lists_out(&layout)?;
+        let (in_start, in_list) = lists_in(&layout)?;
         let (dist, pred) = all_pairs(&layout, &subgoals, &out_start, &out_list);
         // Keep in each list only the subgoals no other in it passes on the way: a query tries
         // fewer pairs, and loses none (a shortest path to a dropped one goes through a kept one).
@@ -515,6 +588,13 @@ impl PathTable {
             *self = Self::build(grid)?;
         }
         Ok(())
+    }
+
+    /// Marks the table as built for the grid state `stamp`: for a table built on a clone of a
+    /// grid (another grid, to stamps) that has not changed since the clone was taken.
+    #[cfg(feature = "bevy")]
+    pub(crate) fn rebind(&mut self, stamp: GridStamp) {
+        self.stamp = stamp;
     }
 
     /// How many subgoals (wall corners) the table holds.
@@ -560,7 +640,10 @@ impl PathTable {
         let s = (start.x as i32, start.y as i32);
         let g = (goal.x as i32, goal.y as i32);
         match self.route(s, g) {
-            Some(route) => Ok(self.walk(s, g, route)),
+            Some(route) => match self.walk(s, g, route) {
+                Some(path) => Ok(path),
+                None => online(pathfinder), // a chain that does not close: never from `build`
+            },
             // Not expected (the table covers every reachable pair); online search stays right.
             None => online(pathfinder),
         }
@@ -669,7 +752,7 @@ impl PathTable {
 
     /// The path of a route: the direct run, or start, first subgoal, the table's chain of
     /// subgoals, last subgoal, goal; every hop a diagonal-first run.
-    fn walk(&self, s: (i32, i32), g: (i32, i32), route: Option<(u16, u16)>) -> PathResult {
+    fn walk(&self, s: (i32, i32), g: (i32, i32), route: Option<(u16, u16)>) -> Option<PathResult> {
         let mut stops = vec![s];
         if let Some((a, b)) = route {
             let n = self.subgoals.len();
@@ -678,6 +761,9 @@ impl PathTable {
             let mut at = b;
             while at != a {
                 at = self.pred[row + usize::from(at)];
+                if usize::from(at) >= n || chain.len() > n {
+                    return None;
+                }
                 chain.push(at);
             }
             stops.extend(chain.iter().rev().map(|&id| self.subgoals[usize::from(id)]));
@@ -709,12 +795,188 @@ impl PathTable {
             }
         }
         let cost = (f64::from(straight) + f64::from(diagonal) * SQRT_2) * f64::from(self.cost);
-        PathResult {
+        Some(PathResult {
             cells,
             cost,
             stats: SearchStats::default(),
             complete: true,
             neighborhood: Neighborhood::Eight,
+        })
+    }
+
+    /// The table in a compact binary form, to ship with the game next to the grid's bake so that
+    /// it loads instead of being built: `TNPT`, [`TABLE_FORMAT_VERSION`], the grid's size, cost
+    /// and fingerprint, the subgoals, the cell lists, the distance and predecessor tables
+    /// (little-endian), and a checksum of all that.
+    pub fn to_binary(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.memory_bytes() + 64);
+        out.extend_from_slice(TABLE_MAGIC);
+        let u32s = |out: &mut Vec<u8>, values: &mut dyn Iterator<Item = u32>| {
+            for v in values {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        };
+        u32s(
+            &mut out,
+            &mut [TABLE_FORMAT_VERSION, self.width as u32, self.height as u32, self.cost]
+                .into_iter(),
+        );
+        out.extend_from_slice(&self.fingerprint.to_le_bytes());
+        u32s(&mut out, &mut std::iter::once(self.subgoals.len() as u32));
+        u32s(&mut out, &mut self.subgoals.iter().map(|&(x, y)| x as u32 | (y as u32) << 16));
+        for (starts, list) in [(&self.out_start, &self.out_list), (&self.in_start, &self.in_list)] {
+            u32s(&mut out, &mut std::iter::once(list.len() as u32));
+            u32s(&mut out, &mut starts.iter().copied());
+            for v in list.iter() {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
         }
+        u32s(&mut out, &mut self.dist.iter().copied());
+        for v in &self.pred {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// A table from bytes written by [`to_binary`](Self::to_binary), for `grid`: a typed error
+    /// when the bytes are damaged, of another version, or made for another grid (or for this
+    /// one before its cells changed), so a game falls back to [`build`](Self::build).
+    pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
+        if bytes.len() < 8 {
+            return Err(if bytes.len() >= 4 && &bytes[..4] != TABLE_MAGIC {
+                BakeError::NotBaked
+            } else {
+                BakeError::Truncated
+            });
+        }
+        if &bytes[..4] != TABLE_MAGIC {
+            return Err(BakeError::NotBaked);
+        }
+        let mut reader = Reader { bytes, at: 4 };
+        let version = reader.u32()?;
+        if version > TABLE_FORMAT_VERSION {
+            return Err(BakeError::FutureVersion {
+                found: version,
+                supported: TABLE_FORMAT_VERSION,
+            });
+        }
+        if bytes.len() < 12 {
+            return Err(BakeError::Truncated);
+        }
+        let body = bytes.len() - 8;
+        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+        if checksum(&bytes[..body]) != stored {
+            return Err(BakeError::Corrupt);
+        }
+        let mut reader = Reader { bytes: &bytes[..body], at: 8 };
+        let (width, height, cost) = (reader.u32()?, reader.u32()?, reader.u32()?);
+        let fingerprint = reader.u64()?;
+        if (width, height) != (grid.width(), grid.height()) {
+            return Err(BakeError::SizeMismatch {
+                expected: (grid.width(), grid.height()),
+                found: (width, height),
+            });
+        }
+        if fingerprint != self::fingerprint(grid)
+            || grid.neighborhood() != Neighborhood::Eight
+            || grid.corner_rule() != CornerRule::NoCornerCutting
+        {
+            return Err(BakeError::OtherGrid);
+        }
+        let invalid = |why: &str| BakeError::Invalid(format!("path table: {why}"));
+        let n = reader.u32()? as usize;
+        if n > MAX_SUBGOALS {
+            return Err(invalid("too many subgoals"));
+        }
+        let mut subgoals = Vec::with_capacity(n);
+        for _ in 0..n {
+            let v = reader.u32()?;
+            let (x, y) = (v & 0xffff, v >> 16);
+            if x >= width || y >= height {
+                return Err(invalid("a subgoal outside the grid"));
+            }
+            subgoals.push((x as i32, y as i32));
+        }
+        let cells = width as usize * height as usize;
+        let mut lists = Vec::new();
+        for _ in 0..2 {
+            let len = reader.u32()? as usize;
+            let starts = reader.u32s(cells + 1)?;
+            if starts[0] != 0
+                || starts[cells] as usize != len
+                || starts.windows(2).any(|w| w[0] > w[1])
+            {
+                return Err(invalid("cell lists out of order"));
+            }
+            let list = reader.u16s(len)?;
+            if list.iter().any(|&v| usize::from(v) >= n) {
+                return Err(invalid("a list names no subgoal"));
+            }
+            lists.push((starts, list));
+        }
+        let dist = reader.u32s(n * n)?;
+        let pred = reader.u16s(n * n)?;
+        if reader.at != body {
+            return Err(invalid("bytes after the end"));
+        }
+        let (in_start, in_list) = lists.pop().expect("two lists");
+        let (out_start, out_list) = lists.pop().expect("two lists");
+        let mut open = vec![0u64; cells.div_ceil(64)];
+        for (i, pos) in grid.positions().enumerate() {
+            if grid.is_passable(pos) {
+                open[i / 64] |= 1 << (i % 64);
+            }
+        }
+        Ok(Self {
+            width: width as i32,
+            height: height as i32,
+            open,
+            stamp: grid.stamp(),
+            fingerprint,
+            cost,
+            subgoals,
+            out_start,
+            out_list,
+            in_start,
+            in_list,
+            dist,
+            pred,
+        })
+    }
+}
+
+/// Reads little-endian numbers off baked bytes; running out is [`BakeError::Truncated`].
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], BakeError> {
+        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len());
+        let end = end.ok_or(BakeError::Truncated)?;
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn u32(&mut self) -> Result<u32, BakeError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+
+    fn u64(&mut self) -> Result<u64, BakeError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+
+    fn u32s(&mut self, n: usize) -> Result<Vec<u32>, BakeError> {
+        let bytes = self.take(n.checked_mul(4).ok_or(BakeError::Truncated)?)?;
+        Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect())
+    }
+
+    fn u16s(&mut self, n: usize) -> Result<Vec<u16>, BakeError> {
+        let bytes = self.take(n.checked_mul(2).ok_or(BakeError::Truncated)?)?;
+        Ok(bytes.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().expect("2"))).collect())
     }
 }

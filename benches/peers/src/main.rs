@@ -10,8 +10,9 @@ use bevy_northstar::grid::{Grid, GridSettingsBuilder};
 use bevy_northstar::nav::Nav;
 use bevy_northstar::pathfind::PathfindArgs;
 use bevy_northstar::prelude::OrdinalNeighborhood;
-use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios};
+use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::PathTable;
 use grid_util::grid::ValueGrid;
 use grid_util::point::Point;
 
@@ -32,15 +33,28 @@ fn length(cells: &[(i64, i64)]) -> f64 {
 /// `MIN_SECONDS` in all); keeps the fastest pass.
 fn measure(
     scenarios: &[Scenario],
+    solve: impl FnMut(&Scenario) -> Option<Vec<(i64, i64)>>,
+) -> Outcome {
+    let optimal: Vec<f64> = scenarios.iter().map(|s| s.optimal_length).collect();
+    measure_against(scenarios, &optimal, length, PASSES, solve)
+}
+
+/// `measure`, with each path's cost (`cost`) checked against `optimal` (one per scenario), and
+/// `passes` passes at least.
+fn measure_against(
+    scenarios: &[Scenario],
+    optimal: &[f64],
+    cost: impl Fn(&[(i64, i64)]) -> f64,
+    passes_wanted: usize,
     mut solve: impl FnMut(&Scenario) -> Option<Vec<(i64, i64)>>,
 ) -> Outcome {
     let mut best = f64::INFINITY;
-    let (mut solved, mut optimal) = (0, 0);
+    let (mut solved, mut solved_optimally) = (0, 0);
     let mut passes = 0;
     let mut total = 0.0;
     // At least `PASSES`, and on for a fifth of a second: a pass over a small map's scenarios
     // takes well under a millisecond, where one interruption would decide the figure.
-    while passes < PASSES || total < MIN_SECONDS {
+    while passes < passes_wanted || total < MIN_SECONDS {
         passes += 1;
         let mut paths = Vec::with_capacity(scenarios.len());
         let started = Instant::now();
@@ -51,15 +65,17 @@ fn measure(
         best = best.min(elapsed);
         total += elapsed;
         solved = paths.iter().flatten().count();
-        optimal = paths
+        solved_optimally = paths
             .iter()
-            .zip(scenarios)
-            .filter(|(p, s)| {
-                p.as_ref().is_some_and(|p| (length(p) - s.optimal_length).abs() <= 0.01)
-            })
+            .zip(optimal)
+            .filter(|(p, best)| p.as_ref().is_some_and(|p| (cost(p) - *best).abs() <= 0.01))
             .count();
     }
-    Outcome { micros_per_query: best / scenarios.len() as f64 * 1e6, solved, optimal }
+    Outcome {
+        micros_per_query: best / scenarios.len() as f64 * 1e6,
+        solved,
+        optimal: solved_optimally,
+    }
 }
 
 fn main() {
@@ -68,6 +84,7 @@ fn main() {
         "{:<11} {:<34} {:>11} {:>8} {:>8} {:>14}",
         "map", "solver", "us/query", "solved", "optimal", "x ours (JPS)"
     );
+    let mut summary = Vec::new();
     for name in ["arena", "arena2", "lak304d", "64room_000"] {
         let grid = load_map(format!("{dir}/{name}.map")).expect("map");
         let scenarios = load_scenarios(format!("{dir}/{name}.map.scen")).expect("scenarios");
@@ -190,6 +207,100 @@ fn main() {
             ));
         }
 
+        // Ours precomputed: the path table, built here (fastest of `PASSES` builds).
+        let mut build_ms = f64::INFINITY;
+        let mut table = None;
+        for _ in 0..PASSES {
+            let started = Instant::now();
+            table = Some(PathTable::build(&grid).expect("a table for every public map"));
+            build_ms = build_ms.min(started.elapsed().as_secs_f64() * 1e3);
+        }
+        let table = table.expect("built");
+        let mut pathfinder = Pathfinder::new();
+        let precomputed = measure(&scenarios, |s| {
+            let path = table.find_path(&grid, &mut pathfinder, s.start, s.goal).ok()?;
+            Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
+        });
+        rows.insert(1, ("bevy_tilemap_nav PathTable".to_string(), precomputed));
+
+        // The weighted version (a quarter of the open cells painted with costs 2 to 8, seed 1):
+        // ours (Auto: jump point search on terrain), our plain A*, and the `pathfinding`
+        // crate's A* with the same costs. Each path's cost against Dijkstra's.
+        let weighted = paint_terrain(&grid, 1);
+        let cell_cost = |x: i64, y: i64| {
+            f64::from(weighted.cost(GridPos::new(x as u32, y as u32)).unwrap_or(u32::MAX))
+        };
+        let weighted_cost = |cells: &[(i64, i64)]| -> f64 {
+            cells
+                .windows(2)
+                .map(|w| {
+                    let diagonal = w[0].0 != w[1].0 && w[0].1 != w[1].1;
+                    (if diagonal { SQRT_2 } else { 1.0 }) * cell_cost(w[1].0, w[1].1)
+                })
+                .sum()
+        };
+        let mut pathfinder = Pathfinder::new();
+        let dijkstra = SearchOptions {
+            algorithm: Algorithm::AStar,
+            heuristic: Some(Heuristic::Zero),
+            ..SearchOptions::default()
+        };
+        let reference: Vec<f64> = scenarios
+            .iter()
+            .map(|s| {
+                pathfinder.find_path(&weighted, s.start, s.goal, &dijkstra).expect("path").cost
+            })
+            .collect();
+        let mut weighted_rows: Vec<(String, Outcome)> = Vec::new();
+        for (label, algorithm) in [
+            ("bevy_tilemap_nav Auto, weighted", Algorithm::Auto),
+            ("bevy_tilemap_nav A*, weighted", Algorithm::AStar),
+        ] {
+            let options = SearchOptions { algorithm, ..SearchOptions::default() };
+            weighted_rows.push((
+                label.to_string(),
+                measure_against(&scenarios, &reference, weighted_cost, 1, |s| {
+                    let path = pathfinder.find_path(&weighted, s.start, s.goal, &options).ok()?;
+                    Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
+                }),
+            ));
+        }
+        let micro = |x: i64, y: i64| (cell_cost(x, y) * 1e6).round() as u64;
+        weighted_rows.push((
+            "pathfinding 4 A*, weighted".to_string(),
+            measure_against(&scenarios, &reference, weighted_cost, 1, |s| {
+                let goal = (i64::from(s.goal.x), i64::from(s.goal.y));
+                let (path, _) = pathfinding::prelude::astar(
+                    &(i64::from(s.start.x), i64::from(s.start.y)),
+                    |&(x, y)| {
+                        let mut next = Vec::with_capacity(8);
+                        for (dx, dy) in
+                            [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)]
+                        {
+                            if !open(x + dx, y + dy) {
+                                continue;
+                            }
+                            let enter = micro(x + dx, y + dy);
+                            if dx != 0 && dy != 0 {
+                                if open(x + dx, y) && open(x, y + dy) {
+                                    next.push(((x + dx, y + dy), enter * DIAGONAL / STRAIGHT));
+                                }
+                            } else {
+                                next.push(((x + dx, y + dy), enter));
+                            }
+                        }
+                        next
+                    },
+                    |&(x, y)| {
+                        let (dx, dy) = (x.abs_diff(goal.0), y.abs_diff(goal.1));
+                        dx.max(dy) * STRAIGHT + dx.min(dy) * (DIAGONAL - STRAIGHT)
+                    },
+                    |&p| p == goal,
+                )?;
+                Some(path)
+            }),
+        ));
+
         let ours = rows[0].1.micros_per_query;
         for (label, o) in &rows {
             println!(
@@ -202,6 +313,53 @@ fn main() {
                 o.micros_per_query / ours
             );
         }
+        println!(
+            "{:<11} {:<34} {:>11} {:>8}   (precomputed table: {} subgoals, {:.1} bytes/cell)",
+            name,
+            "PathTable build",
+            format!("{build_ms:.0} ms"),
+            "",
+            table.subgoal_count(),
+            table.bytes_per_cell()
+        );
+        let weighted_ours = weighted_rows[0].1.micros_per_query;
+        for (label, o) in &weighted_rows {
+            println!(
+                "{:<11} {:<34} {:>11.1} {:>8} {:>8} {:>13.2}x",
+                name,
+                label,
+                o.micros_per_query,
+                format!("{}/{}", o.solved, scenarios.len()),
+                o.optimal,
+                o.micros_per_query / weighted_ours
+            );
+        }
+        let us = |rows: &[(String, Outcome)], prefix: &str| {
+            rows.iter()
+                .find(|(l, _)| l.starts_with(prefix))
+                .map_or(f64::NAN, |(_, o)| o.micros_per_query)
+        };
+        summary.push(format!(
+            "| {name} | {:.1} | {:.2} ({build_ms:.0} ms, {:.0} B/cell) | {:.1} ({:.1}x faster than our A*: {:.1}) | {:.1} | {:.1} | {:.1} | {:.1} |",
+            us(&rows, "bevy_tilemap_nav JPS"),
+            us(&rows, "bevy_tilemap_nav PathTable"),
+            table.bytes_per_cell(),
+            weighted_ours,
+            us(&weighted_rows, "bevy_tilemap_nav A*") / weighted_ours,
+            us(&weighted_rows, "bevy_tilemap_nav A*"),
+            us(&rows, "pathfinding 4 A*"),
+            us(&rows, "bevy_northstar 0.7 A*"),
+            us(&rows, "bevy_northstar 0.7 HPA*"),
+            us(&rows, "grid_pathfinding"),
+        ));
+    }
+    println!(
+        "\nsummary (us per query; every path of ours optimal):\n\n| map | ours online (JPS) | ours \
+         precomputed (build, memory) | ours on the weighted map (Auto) | pathfinding A* | \
+         northstar A* | northstar HPA* | grid_pathfinding JPS |\n|---|---|---|---|---|---|---|---|"
+    );
+    for line in &summary {
+        println!("{line}");
     }
     // Memory after a real query: the grid with its bit rows and columns (open cells and turn
     // bits) and component labels,
@@ -226,20 +384,31 @@ fn main() {
     let mut bulk_ms = f64::INFINITY;
     let mut each_ms = f64::INFINITY;
     for _ in 0..PASSES {
+        // The jump point bits are built by the first search on a grid: each way ends with one
+        // query, and the grid set cell by cell has its bits from the start (a query first).
+        let query = |grid: &NavGrid| {
+            let (a, b) = (scenarios[0].start, scenarios[0].goal);
+            Pathfinder::new().find_path(grid, a, b, &SearchOptions::default()).map(|p| p.cost)
+        };
         let started = Instant::now();
         let bulk = bevy_tilemap_nav::io::movingai::parse_map(&text).expect("map");
+        let bulk_cost = query(&bulk);
         bulk_ms = bulk_ms.min(started.elapsed().as_secs_f64() * 1e3);
         let started = Instant::now();
         let mut each = NavGrid::new(grid.width(), grid.height()).expect("grid");
+        let _ = query(&each);
         for &pos in &walls {
             each.set(pos, Cell::Blocked).expect("in bounds");
         }
+        let each_cost = query(&each);
         each_ms = each_ms.min(started.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(bulk_cost, each_cost);
         assert!(bulk == each, "both ways build the same grid");
     }
     println!(
-        "building 64room_000 ({} walls): parse_map (set_all) {bulk_ms:.1} ms, the walls set one \
-         by one {each_ms:.1} ms ({:.1}x)",
+        "building 64room_000 ({} walls) and one query: parse_map (set_all, bits built by the \
+         query) {bulk_ms:.1} ms, the walls set one by one on a grid with its bits {each_ms:.1} \
+         ms ({:.1}x)",
         walls.len(),
         each_ms / bulk_ms
     );

@@ -15,6 +15,57 @@
 //! The Bevy layer sits behind the `bevy` feature (on by default). With
 //! `default-features = false` the crate is the grid, the search and the file formats alone,
 //! with no Bevy in its dependency tree: for tools, servers and the fuzz targets in `fuzz/`.
+//!
+//! ## From tiles to walking characters
+//!
+//! 1. You spawn a `bevy_ecs_tilemap` tilemap as usual and add [`NavTilemap`](plugin::NavTilemap)
+//!    to it. [`TileRules`](plugin::TileRules) (a resource) says which texture indices are walls
+//!    and what the others cost; [`TileNav`](plugin::TileNav) on a tile overrides its texture.
+//! 2. The plugin keeps a [`NavMap`](plugin::NavMap) per map in [`NavMaps`](plugin::NavMaps): a
+//!    [`NavGrid`](grid::NavGrid) (one cell per tile: blocked, or a cost) and a
+//!    [`NavGeometry`](plugin::NavGeometry) (world position <-> cell), updated cell by cell when
+//!    tiles change ([`NavGridChanged`](plugin::NavGridChanged) says which).
+//! 3. A character asks with [`PathRequest`](plugin::PathRequest). The plugin answers within the
+//!    frame's budget with an optimal path (jump point search where it pays, A* otherwise, a
+//!    precomputed [`PathTable`](search::PathTable) on maps marked
+//!    [`PrecomputePaths`](plugin::PrecomputePaths)): a [`Path`](plugin::Path) component, or
+//!    [`PathFailed`](plugin::PathFailed) with a typed reason.
+//! 4. [`PathFollower`](plugin::PathFollower) walks the path, re-plans when a wall cuts it and
+//!    sends [`Arrived`](plugin::Arrived). [`Avoidance`](plugin::Avoidance) steers round other
+//!    characters; [`GridLocked`](plugin::GridLocked) holds whole cells (tactics games).
+//!
+//! ## Which component to reach for
+//!
+//! | You want | Use |
+//! |---|---|
+//! | a tilemap to be walkable | [`NavTilemap`](plugin::NavTilemap) + [`TileRules`](plugin::TileRules) |
+//! | a character to go somewhere | [`PathRequest`](plugin::PathRequest) + [`PathFollower`](plugin::PathFollower) |
+//! | characters not to walk through each other | [`Avoidance`](plugin::Avoidance), [`NavObstacle`](plugin::NavObstacle) |
+//! | stairs, doors, teleporters between maps | [`NavLink`](plugin::NavLink) |
+//! | boats, ghosts, big monsters | [`NavAgent`](plugin::NavAgent) with a [`NavProfile`](grid::NavProfile) from [`NavProfiles`](plugin::NavProfiles) |
+//! | a tactics game's movement range | [`RangeRequest`](plugin::RangeRequest) |
+//! | microsecond queries on a level that rarely changes | [`PrecomputePaths`](plugin::PrecomputePaths) |
+//! | a level from Tiled or LDtk | features `tiled`, `ldtk` (`integrations`) |
+//! | paths without Bevy | [`Pathfinder`](search::Pathfinder) on a [`NavGrid`](grid::NavGrid) |
+//!
+//! ## A path without Bevy
+//!
+//! ```
+//! use bevy_tilemap_nav::prelude::*;
+//!
+//! // A wall with a gap at the top, and a patch of mud on the way there.
+//! let mut grid = NavGrid::new(8, 5).unwrap();
+//! grid.fill_rect(GridPos::new(3, 0), GridPos::new(3, 3), Cell::Blocked).unwrap();
+//! grid.set(GridPos::new(1, 1), Cell::Passable { cost: 4 }).unwrap();
+//! let mut pathfinder = Pathfinder::new();
+//! let path = pathfinder
+//!     .find_path(&grid, GridPos::new(0, 0), GridPos::new(7, 0), &SearchOptions::default())
+//!     .unwrap();
+//! assert!(path.cells.contains(&GridPos::new(3, 4))); // through the gap
+//! assert!(!path.cells.contains(&GridPos::new(1, 1))); // round the mud
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod grid;
 #[cfg(any(feature = "tiled", feature = "ldtk"))]

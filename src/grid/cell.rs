@@ -11,11 +11,14 @@ use serde::{Deserialize, Serialize};
 )]
 #[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
 pub struct GridPos {
+    /// Column, from 0 at the left.
     pub x: u32,
+    /// Row, from 0 at the bottom (as `TilePos`).
     pub y: u32,
 }
 
 impl GridPos {
+    /// The cell at column `x`, row `y`.
     pub const fn new(x: u32, y: u32) -> Self {
         Self { x, y }
     }
@@ -39,13 +42,17 @@ pub enum Cell {
     /// Nothing may enter this cell.
     Blocked,
     /// An agent may enter; entering costs step length x `cost` (1 = ordinary ground).
-    Passable { cost: u32 },
+    Passable {
+        /// What entering costs per unit of step length, at least 1.
+        cost: u32,
+    },
 }
 
 impl Cell {
     /// Ordinary ground: passable at cost 1.
     pub const GROUND: Cell = Cell::Passable { cost: 1 };
 
+    /// True for ground, false for a wall.
     pub fn is_passable(self) -> bool {
         matches!(self, Cell::Passable { .. })
     }
@@ -70,16 +77,39 @@ impl Terrain {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GridError {
     /// Width or height is zero.
-    Empty { width: u32, height: u32 },
+    Empty {
+        /// The width asked for.
+        width: u32,
+        /// The height asked for.
+        height: u32,
+    },
     /// The grid would not fit in memory (or in this crate's 32-bit cell indices).
-    TooLarge { width: u32, height: u32 },
+    TooLarge {
+        /// The width asked for.
+        width: u32,
+        /// The height asked for.
+        height: u32,
+    },
     /// A cell outside the grid was addressed.
-    OutOfBounds { pos: GridPos, width: u32, height: u32 },
+    OutOfBounds {
+        /// The cell addressed.
+        pos: GridPos,
+        /// The grid's width in cells.
+        width: u32,
+        /// The grid's height in cells.
+        height: u32,
+    },
     /// A passable cell must cost at least 1.
-    ZeroCost { pos: GridPos },
+    ZeroCost {
+        /// The cell given cost 0.
+        pos: GridPos,
+    },
     /// An agent size the grid cannot serve: 0, larger than
     /// [`MAX_AGENT_SIZE`](super::MAX_AGENT_SIZE), or larger than 1 on a hex grid.
-    UnsupportedSize { size: u32 },
+    UnsupportedSize {
+        /// The size asked for, in cells on a side.
+        size: u32,
+    },
 }
 
 impl fmt::Display for GridError {

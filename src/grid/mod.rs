@@ -179,10 +179,12 @@ impl NavGrid {
         Ok(grid)
     }
 
+    /// Width in cells.
     pub fn width(&self) -> u32 {
         self.width
     }
 
+    /// Height in cells.
     pub fn height(&self) -> u32 {
         self.height
     }
@@ -197,10 +199,12 @@ impl NavGrid {
         false
     }
 
+    /// Which cells a step may reach: 4 or 8 around a square, or the 6 of a hex.
     pub fn neighborhood(&self) -> Neighborhood {
         self.neighborhood
     }
 
+    /// Changes the moves (every cell's neighbours change: a change of every cell to caches).
     pub fn set_neighborhood(&mut self, neighborhood: Neighborhood) {
         if neighborhood.is_hex() || self.neighborhood.is_hex() {
             // Which cells are joined changes with the shape of the cells.
@@ -211,10 +215,12 @@ impl NavGrid {
         self.forget_changes();
     }
 
+    /// Whether a diagonal step may pass a blocked corner.
     pub fn corner_rule(&self) -> CornerRule {
         self.corner_rule
     }
 
+    /// Changes the corner rule (a change of every cell to caches).
     pub fn set_corner_rule(&mut self, corner_rule: CornerRule) {
         self.corner_rule = corner_rule;
         self.revision += 1;
@@ -288,6 +294,7 @@ impl NavGrid {
         self.revision
     }
 
+    /// `pos` is a cell of this grid.
     pub fn in_bounds(&self, pos: GridPos) -> bool {
         pos.x < self.width && pos.y < self.height
     }

@@ -33,7 +33,12 @@ const MAGIC: &[u8; 4] = b"TNAV";
 #[derive(Clone, Debug, PartialEq)]
 pub enum BakeError {
     /// Written by a newer version of the format than this crate knows.
-    FutureVersion { found: u32, supported: u32 },
+    FutureVersion {
+        /// The data's format version.
+        found: u32,
+        /// The newest this crate reads.
+        supported: u32,
+    },
     /// Not a baked navigation file (wrong magic bytes).
     NotBaked,
     /// The data ends early.
@@ -45,12 +50,27 @@ pub enum BakeError {
     /// The RON text does not parse.
     Ron(String),
     /// The grid's size differs from what it is meant for (the tilemap's).
-    SizeMismatch { expected: (u32, u32), found: (u32, u32) },
+    SizeMismatch {
+        /// Width and height of the map it is meant for.
+        expected: (u32, u32),
+        /// Width and height of the baked grid.
+        found: (u32, u32),
+    },
     /// The grid's cells have another shape than the map's: a hex bake on a square map, a
     /// square one on a hex map, or hexes numbered another way.
-    TopologyMismatch { expected: Neighborhood, found: Neighborhood },
+    TopologyMismatch {
+        /// The map's cell shape and moves.
+        expected: Neighborhood,
+        /// The baked grid's.
+        found: Neighborhood,
+    },
     /// The file could not be read or written.
-    Io { path: String, error: String },
+    Io {
+        /// The file.
+        path: String,
+        /// What the system said.
+        error: String,
+    },
     /// Precomputed data (a [`PathTable`](crate::search::PathTable)) made for another grid, or
     /// for this grid before its cells changed.
     OtherGrid,

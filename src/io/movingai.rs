@@ -10,9 +10,19 @@ use crate::grid::{Cell, CornerRule, GridError, GridPos, NavGrid, Neighborhood};
 #[derive(Debug)]
 pub enum MovingAiError {
     /// The file could not be read.
-    Io { path: String, error: std::io::Error },
+    Io {
+        /// The file.
+        path: String,
+        /// What the system said.
+        error: std::io::Error,
+    },
     /// The text is not a valid map or scenario file. `line` is 1-based.
-    Parse { line: usize, reason: String },
+    Parse {
+        /// The line at fault, from 1.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The header describes a grid that cannot be built.
     Grid(GridError),
 }
@@ -137,11 +147,18 @@ pub fn load_map(path: impl AsRef<Path>) -> Result<NavGrid, MovingAiError> {
 /// One benchmark query.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
+    /// The scenario's bucket: MovingAI groups queries by optimal length (the length / 4,
+    /// rounded down).
     pub bucket: u32,
+    /// The map file it is for, as the file names it.
     pub map: String,
+    /// That map's width.
     pub map_width: u32,
+    /// That map's height.
     pub map_height: u32,
+    /// Where the query starts.
     pub start: GridPos,
+    /// Where it ends.
     pub goal: GridPos,
     /// The published optimal path length (8-way, no corner cutting, costs 1 and sqrt(2)).
     pub optimal_length: f64,

@@ -11,6 +11,7 @@ use crate::search::PathError;
 /// A cell of a [`Reach`]: its cost from the start and the cell it is entered from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReachedCell {
+    /// The cell.
     pub pos: GridPos,
     /// The cost of the cheapest path from the start (the same sum as
     /// [`Pathfinder::find_path`](crate::search::Pathfinder::find_path)'s).
@@ -30,10 +31,12 @@ pub struct Reach {
 }
 
 impl Reach {
+    /// Where the reach was measured from.
     pub fn start(&self) -> GridPos {
         self.start
     }
 
+    /// The most a path may cost.
     pub fn budget(&self) -> f64 {
         self.budget
     }
@@ -48,6 +51,7 @@ impl Reach {
         self.index.get(&pos).map(|&k| self.cells[k].cost)
     }
 
+    /// `pos` is reachable within the budget.
     pub fn contains(&self, pos: GridPos) -> bool {
         self.index.contains_key(&pos)
     }

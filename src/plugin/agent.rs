@@ -22,7 +22,12 @@ pub enum PathGoal {
     /// it, else on the map under it ([`NavMaps::at_world`]).
     World(Vec2),
     /// A cell of a given map (its [`NavMap::entity`]).
-    OnMap { map: Entity, cell: GridPos },
+    OnMap {
+        /// The map.
+        map: Entity,
+        /// The cell on it.
+        cell: GridPos,
+    },
 }
 
 impl From<GridPos> for PathGoal {
@@ -43,6 +48,7 @@ impl From<Vec2> for PathGoal {
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct PathRequest {
+    /// Where to go.
     pub goal: PathGoal,
     /// Heuristic, weight, limits, partial paths. `None`: the plugin's defaults
     /// ([`NavSettings::search`](super::NavSettings::search)).
@@ -67,6 +73,7 @@ impl PathRequest {
         self
     }
 
+    /// This request with its own search options instead of the plugin's defaults.
     pub fn with_options(mut self, options: SearchOptions) -> Self {
         self.options = Some(options);
         self
@@ -90,6 +97,7 @@ pub struct Path {
     pub cost: f64,
     /// The goal that was asked for, and its map.
     pub goal: GridPos,
+    /// The map of `goal`.
     pub goal_map: Entity,
     /// False for a partial path that stops at the reachable cell closest to the goal.
     pub complete: bool,
@@ -118,8 +126,11 @@ pub struct PathLeg {
     pub link: Entity,
     /// Where the link leaves from and where it arrives: the first cell of `cells`.
     pub from: LinkEnd,
+    /// The map this walk is on.
     pub map: Entity,
+    /// The cells of the walk, from the link's arrival cell.
     pub cells: Vec<GridPos>,
+    /// Their world positions, where the agent's body stands on each.
     pub points: Vec<Vec2>,
     /// Its cost (the link's included).
     pub cost: f64,
@@ -181,7 +192,10 @@ pub enum NavError {
     NoGrid,
     /// The map the agent was on, or was heading for, is gone (its tilemaps despawned or
     /// unmarked), or the agent's [`OnNavMap`] names no map.
-    MapGone { map: Entity },
+    MapGone {
+        /// The map's entity.
+        map: Entity,
+    },
     /// The entity has no `Transform` to start from.
     NoTransform,
     /// The entity's position has no cell.
@@ -189,7 +203,10 @@ pub enum NavError {
     /// The goal's world position has no cell.
     Goal(WorldToCellError),
     /// The agent's [`NavAgent`] names a profile that [`NavProfiles`] does not have.
-    UnknownProfile { profile: ProfileId },
+    UnknownProfile {
+        /// The profile asked for.
+        profile: ProfileId,
+    },
     /// The agent's size is one the map cannot serve ([`GridError::UnsupportedSize`]).
     Agent(GridError),
 }
@@ -234,6 +251,7 @@ impl From<PathError> for NavError {
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct WatchSearch {
+    /// How many expansions of the recorded search to draw.
     pub step: usize,
 }
 
@@ -244,7 +262,9 @@ pub struct WatchedSearch(pub SearchTrace);
 /// A failed request: inserted on the entity (replacing any earlier one) and sent as a message.
 #[derive(Component, Message, Clone, Debug, PartialEq)]
 pub struct PathFailed {
+    /// The agent whose request failed.
     pub entity: Entity,
+    /// Why.
     pub error: NavError,
 }
 
@@ -408,7 +428,9 @@ impl PathFollower {
 /// Message: an agent reached the end of its path.
 #[derive(Message, Clone, Copy, Debug, PartialEq)]
 pub struct Arrived {
+    /// The agent.
     pub entity: Entity,
+    /// The cell it stopped on.
     pub cell: GridPos,
     /// False when the path was partial and ended at the closest reachable cell.
     pub reached_goal: bool,

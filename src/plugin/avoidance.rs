@@ -32,6 +32,7 @@ use crate::search::SearchOptions;
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct Avoidance {
+    /// The character's radius, in world units: others keep this far plus their own.
     pub radius: f32,
     /// Last frame's velocity.
     pub velocity: Vec2,
@@ -44,6 +45,7 @@ pub struct Avoidance {
 }
 
 impl Avoidance {
+    /// Avoidance for a character of this radius, standing still.
     pub fn new(radius: f32) -> Self {
         Self { radius, velocity: Vec2::ZERO, stalled: 0.0, stalls: 0, passing_through: 0.0 }
     }

@@ -11,11 +11,14 @@ use crate::search::{Link, MapPos};
 /// One end of a [`NavLink`]: a cell of a map (named by its entity, [`NavMap::entity`](super::NavMap::entity)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
 pub struct LinkEnd {
+    /// The map.
     pub map: Entity,
+    /// The cell on it.
     pub cell: GridPos,
 }
 
 impl LinkEnd {
+    /// The cell `cell` of map `map`.
     pub fn new(map: Entity, cell: GridPos) -> Self {
         Self { map, cell }
     }
@@ -41,7 +44,9 @@ impl LinkEnd {
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct NavLink {
+    /// One end (where a one-way link is entered).
     pub from: LinkEnd,
+    /// The other end.
     pub to: LinkEnd,
     /// What taking it costs, in cell-cost units (it stands in for entering `to`); a cost that
     /// is NaN, infinite or negative makes the link unusable.
@@ -65,11 +70,13 @@ impl NavLink {
 /// Message: an agent was carried across a link.
 #[derive(Message, Clone, Copy, Debug, PartialEq)]
 pub struct LinkCrossed {
+    /// The agent carried.
     pub entity: Entity,
     /// The link's entity.
     pub link: Entity,
-    /// Where it left, and where it arrived.
+    /// Where it left.
     pub from: LinkEnd,
+    /// Where it arrived.
     pub to: LinkEnd,
 }
 

@@ -76,6 +76,7 @@ pub enum NavSet {
 /// Adds tilemap navigation to an app. See the crate's README for a walk-through.
 #[derive(Default)]
 pub struct TilemapNavPlugin {
+    /// The settings the app starts with (the [`NavSettings`] resource afterwards).
     pub settings: NavSettings,
 }
 

@@ -18,6 +18,7 @@ use crate::search::AgentGrid;
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct RangeRequest {
+    /// The most a path may cost (the same sum as a path's cost).
     pub budget: f64,
     /// From this cell of the agent's map instead of from where it stands.
     pub start: Option<GridPos>,
@@ -39,14 +40,18 @@ impl RangeRequest {
 pub struct MoveRange {
     /// The map the range lies on.
     pub map: Entity,
+    /// The kind of agent it was measured for.
     pub agent: NavAgent,
+    /// The cells, their costs and the ways there.
     pub reach: Reach,
 }
 
 /// Message: a [`RangeRequest`] could not be answered (the request is removed).
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct RangeFailed {
+    /// The agent whose request failed.
     pub entity: Entity,
+    /// Why.
     pub error: NavError,
 }
 

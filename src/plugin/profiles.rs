@@ -50,10 +50,12 @@ impl NavProfiles {
         self.names.iter().position(|n| n == name).map(|k| ProfileId(k as u16))
     }
 
+    /// The profile with this id.
     pub fn get(&self, id: ProfileId) -> Option<&NavProfile> {
         self.profiles.get(usize::from(id.0))
     }
 
+    /// The name the profile with this id was added under.
     pub fn name(&self, id: ProfileId) -> Option<&str> {
         self.names.get(usize::from(id.0)).map(String::as_str)
     }
@@ -74,7 +76,9 @@ impl NavProfiles {
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component)]
 pub struct NavAgent {
+    /// The profile it follows; `None`: the grid as it is.
     pub profile: Option<ProfileId>,
+    /// Its size in tiles along a side.
     pub size: u32,
 }
 
@@ -88,6 +92,7 @@ impl NavAgent {
     /// No profile, one tile: the agent every other is measured against.
     pub const PLAIN: NavAgent = NavAgent { profile: None, size: 1 };
 
+    /// A one-tile agent following `profile`.
     pub fn with_profile(profile: ProfileId) -> Self {
         Self { profile: Some(profile), size: 1 }
     }
@@ -97,6 +102,7 @@ impl NavAgent {
         Self { profile: None, size }
     }
 
+    /// This kind with another size.
     pub fn with_size(self, size: u32) -> Self {
         Self { size, ..self }
     }

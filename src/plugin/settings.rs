@@ -12,6 +12,7 @@ pub struct NavSettings {
     /// The moves on square and isometric maps: `Four` or `Eight` (a `Hex` value reads as
     /// `Eight` there). Hex maps always use their six neighbours.
     pub neighborhood: Neighborhood,
+    /// Whether diagonal steps may pass a blocked corner (default: no).
     pub corner_rule: CornerRule,
     /// Search options for requests that bring none (heuristic, weight, limits, partial paths).
     pub search: SearchOptions,

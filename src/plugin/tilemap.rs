@@ -47,7 +47,9 @@ pub struct NavMap {
     /// The map's entity: the one named by the layers' [`NavLayerOf`], or else its first
     /// (oldest) layer tilemap. Requests, paths, links and messages name maps by it.
     pub entity: Entity,
+    /// Its navigation grid, kept in step with its tiles.
     pub grid: NavGrid,
+    /// Where it lies in the world: world <-> cell.
     pub geometry: NavGeometry,
     /// Its layer tilemaps, oldest first.
     pub layers: Vec<Entity>,
@@ -135,10 +137,12 @@ impl NavMaps {
         self.maps.iter()
     }
 
+    /// How many maps there are.
     pub fn len(&self) -> usize {
         self.maps.len()
     }
 
+    /// No map yet (no tilemap marked for navigation).
     pub fn is_empty(&self) -> bool {
         self.maps.is_empty()
     }
@@ -167,7 +171,9 @@ impl NavMaps {
 #[component(immutable, on_insert = tile_nav_inserted)]
 #[reflect(Component)]
 pub enum TileNav {
+    /// A wall.
     Blocked,
+    /// Ground of this cost (at least 1).
     Cost(u32),
 }
 
@@ -249,6 +255,8 @@ impl TileRules {
         self
     }
 
+    /// The cell the tiles of one texture index make (the rules' cell for unlisted textures
+    /// when no rule names it).
     pub fn cell_for_texture(&self, texture_index: u32) -> Cell {
         self.by_texture.get(&texture_index).copied().unwrap_or(self.unlisted)
     }
@@ -259,6 +267,8 @@ impl TileRules {
         self
     }
 
+    /// The terrain class of the tiles of one texture index (the default class when none was
+    /// given).
     pub fn terrain_for_texture(&self, texture_index: u32) -> Terrain {
         self.terrain_by_texture.get(&texture_index).copied().unwrap_or_default()
     }
@@ -287,18 +297,49 @@ pub struct NavGridChanged {
 pub enum TilemapNavError {
     /// A layer's map type differs from its map's first layer's (tilemaps grouped by
     /// [`NavLayerOf`]); it is left out.
-    MapTypeMismatch { tilemap: Entity, expected: TilemapType, found: TilemapType },
+    MapTypeMismatch {
+        /// The tilemap at fault.
+        tilemap: Entity,
+        /// The map's first layer's type.
+        expected: TilemapType,
+        /// This layer's.
+        found: TilemapType,
+    },
     /// A layer's size differs from its map's first layer's (tilemaps grouped by
     /// [`NavLayerOf`]); it is left out.
-    SizeMismatch { tilemap: Entity, expected: UVec2, found: UVec2 },
+    SizeMismatch {
+        /// The tilemap at fault.
+        tilemap: Entity,
+        /// The map's first layer's size.
+        expected: UVec2,
+        /// This layer's.
+        found: UVec2,
+    },
     /// The tilemap has no cells.
-    Empty { tilemap: Entity },
+    Empty {
+        /// The tilemap at fault.
+        tilemap: Entity,
+    },
     /// The tilemap's `TilemapSize` and its `TileStorage` disagree on how many tiles it has; it is
     /// left out of the grid.
-    InconsistentSize { tilemap: Entity, size: UVec2, storage_size: UVec2, storage_tiles: usize },
+    InconsistentSize {
+        /// The tilemap at fault.
+        tilemap: Entity,
+        /// Its `TilemapSize`.
+        size: UVec2,
+        /// Its `TileStorage`'s size.
+        storage_size: UVec2,
+        /// How many tiles the storage holds.
+        storage_tiles: usize,
+    },
     /// The tilemap has more cells than a grid can hold ([`crate::grid::MAX_CELLS`]) or than
     /// memory allows; it is left out of the grid.
-    TooLarge { tilemap: Entity, size: UVec2 },
+    TooLarge {
+        /// The tilemap at fault.
+        tilemap: Entity,
+        /// Its size.
+        size: UVec2,
+    },
     /// The [`BakedNavGrid`] does not fit the tilemap; the tiles were scanned instead.
     Baked(BakeError),
 }
@@ -336,6 +377,7 @@ impl std::error::Error for TilemapNavError {}
 /// Message: a tilemap marked [`NavTilemap`] could not be used as it is.
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct TilemapNavWarning {
+    /// What went wrong.
     pub error: TilemapNavError,
 }
 
@@ -343,12 +385,19 @@ pub struct TilemapNavWarning {
 /// map's first (oldest) layer; its `Transform` must be the world transform (a root entity).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NavGeometry {
+    /// The layer tilemap it is taken from.
     pub tilemap: Entity,
+    /// The tilemap's size in tiles.
     pub size: TilemapSize,
+    /// Its grid size (tile spacing), in world units.
     pub grid_size: TilemapGridSize,
+    /// Its tile size, in world units.
     pub tile_size: TilemapTileSize,
+    /// Square, isometric or hex.
     pub map_type: TilemapType,
+    /// Where the tilemap is anchored on its transform.
     pub anchor: TilemapAnchor,
+    /// The tilemap's world transform.
     pub transform: Transform,
     /// On square and isometric maps, where cell centres are affine in the cell: the world
     /// centre of cell (0, 0) and the steps to cells (1, 0) and (0, 1), so that a path's

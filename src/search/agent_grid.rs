@@ -71,10 +71,12 @@ impl AgentGrid {
         &self.grid
     }
 
+    /// The profile it follows.
     pub fn profile(&self) -> &NavProfile {
         &self.profile
     }
 
+    /// The agent's size in cells along a side.
     pub fn size(&self) -> u32 {
         self.size
     }

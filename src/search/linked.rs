@@ -24,11 +24,14 @@ use crate::grid::{GridPos, NavGrid};
 /// [`Pathfinder::find_linked_path`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MapPos {
+    /// Which grid: its place in the list of grids given to the search.
     pub map: usize,
+    /// The cell on it.
     pub cell: GridPos,
 }
 
 impl MapPos {
+    /// Cell `cell` of grid number `map`.
     pub fn new(map: usize, cell: GridPos) -> Self {
         Self { map, cell }
     }
@@ -40,7 +43,9 @@ impl MapPos {
 /// either cell is blocked the link is not taken.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Link {
+    /// One end (where a one-way link is entered).
     pub from: MapPos,
+    /// The other end.
     pub to: MapPos,
     /// What taking the link costs, in the units of the grids' cell costs (a finite number, 0
     /// or more).

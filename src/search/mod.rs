@@ -123,6 +123,7 @@ impl fmt::Debug for Pathfinder {
 }
 
 impl Pathfinder {
+    /// A pathfinder with no scratch memory yet (it grows to the largest grid searched).
     pub fn new() -> Self {
         Self::default()
     }

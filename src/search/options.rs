@@ -99,6 +99,7 @@ pub struct SearchOptions {
     /// Weighted A*: the heuristic is multiplied by `weight` (>= 1). The path found then costs
     /// at most `weight` x the optimum, usually after far fewer expansions. 1 = optimal.
     pub weight: f64,
+    /// Caps on the work and on the cost (none by default).
     pub limit: SearchLimit,
     /// When the goal cannot be reached (or a limit is hit), return the path to the reachable
     /// cell closest to the goal instead of an error. [`PathResult::complete`](super::PathResult::complete) tells which.

@@ -49,7 +49,12 @@ pub enum PathTableError {
     Unsupported(&'static str),
     /// The map has more wall corners than the table takes ([`MAX_SUBGOALS`]): a maze or a noisy
     /// map, where online search is the better fit.
-    TooManySubgoals { found: usize, limit: usize },
+    TooManySubgoals {
+        /// How many the map has.
+        found: usize,
+        /// How many the table takes ([`MAX_SUBGOALS`]).
+        limit: usize,
+    },
     /// Too many corners in sight of each other (open ground strewn with small obstacles): the
     /// cells' lists of corners would pass [`MAX_LIST_ENTRIES_PER_CELL`] on average, and the
     /// table would take too long to build and too much memory.

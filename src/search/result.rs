@@ -24,6 +24,7 @@ pub struct PathResult {
     pub cells: Vec<GridPos>,
     /// Total cost: the sum over steps of step length (1 or sqrt(2)) x cost of the cell entered.
     pub cost: f64,
+    /// What the search did to find it.
     pub stats: SearchStats,
     /// False for a partial path (see [`SearchOptions::partial`](super::SearchOptions::partial)) that stops short of the goal.
     pub complete: bool,
@@ -60,37 +61,54 @@ impl PathResult {
 /// Why no path was returned.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PathError {
+    /// The start is not a cell of the grid.
     StartOutOfBounds {
+        /// The start asked for.
         start: GridPos,
+        /// The grid's width.
         width: u32,
+        /// The grid's height.
         height: u32,
     },
+    /// The goal is not a cell of the grid.
     GoalOutOfBounds {
+        /// The goal asked for.
         goal: GridPos,
+        /// The grid's width.
         width: u32,
+        /// The grid's height.
         height: u32,
     },
+    /// The start is a wall (for this search: a wall, or a cell the agent may not enter).
     StartBlocked {
+        /// The start asked for.
         start: GridPos,
     },
+    /// The goal is a wall.
     GoalBlocked {
+        /// The goal asked for.
         goal: GridPos,
     },
     /// No sequence of legal steps leads from start to goal.
     Unreachable {
+        /// The start asked for.
         start: GridPos,
+        /// The goal asked for.
         goal: GridPos,
     },
     /// The search stopped at a [`SearchLimit`](super::SearchLimit) before finding a path.
     LimitExceeded {
+        /// Cells expanded when it stopped.
         expanded: u32,
     },
     /// The weight is NaN, infinite or below 1.
     InvalidWeight {
+        /// The weight given.
         weight: f64,
     },
     /// The cost limit is NaN or negative.
     InvalidCostLimit {
+        /// The limit given.
         max_cost: f64,
     },
     /// [`Algorithm::JumpPoint`](super::Algorithm::JumpPoint) was asked for on a grid where it would not be optimal (not 8-way
@@ -105,11 +123,13 @@ pub enum PathError {
     NoGoals,
     /// A linked search named a grid it was not given (an index past the end of its maps).
     NoSuchMap {
+        /// The grid's number.
         map: usize,
     },
     /// A link of a linked search has a cost that is NaN, infinite or negative, or a cell off
     /// its grid (or on a grid it was not given).
     InvalidLink {
+        /// The link's place in the list of links given.
         link: usize,
     },
 }
@@ -162,7 +182,9 @@ impl std::error::Error for PathError {}
 /// by then.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SearchTrace {
+    /// The cells expanded, in order.
     pub expanded: Vec<GridPos>,
+    /// Each cell put on the open list, with how many expansions had been done then.
     pub opened: Vec<(u32, GridPos)>,
 }
 

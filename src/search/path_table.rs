@@ -418,40 +418,43 @@ fn concatenate(lists: Vec<Vec<u16>>) -> Result<CellLists, PathTableError> {
     Ok((starts, list))
 }
 
+/// The most entries all cells' lists (one way) may hold: [`MAX_LIST_ENTRIES_PER_CELL`] a
+/// cell on average, and never more than the `u32` offsets address.
 fn list_budget(cells: usize) -> usize {
-    cells.saturating_mul(MAX_LIST_ENTRIES_PER_CELL).max(1 << 16)
+    cells.saturating_mul(MAX_LIST_ENTRIES_PER_CELL).max(1 << 16).min(u32::MAX as usize)
 }
 
-/// For every cell, the subgoals it reaches by a diagonal-first run (diagonal steps, then
-/// straight ones) with no subgoal before its end. Built run by run from the cell a diagonal
-/// step ahead (whose runs are this cell's runs less the first step), so the work is the size
-/// of the lists, not the length of the runs.
-fn lists_out(layout: &Layout) -> Result<CellLists, PathTableError> {
+/// Per-cell lists built direction by direction: `own(p, list)` fills each open cell's list
+/// with what it finds itself; then for each direction, a cell's runs that way are worked out
+/// from those of the cell one step ahead (`along(p, next, runs_of_next)`: `None` where no run
+/// goes on from `p`), visiting that cell first. The work is the size of the lists, not the
+/// length of the runs; [`PathTableError::TooOpen`] past the budget.
+fn build_lists(
+    layout: &Layout,
+    own: impl Fn((i32, i32), &mut Vec<u16>),
+    directions: &[(i32, i32)],
+    along: impl Fn(usize, (i32, i32), (i32, i32), &[u16]) -> Option<Vec<u16>>,
+) -> Result<CellLists, PathTableError> {
     let cells = layout.open.len();
     let mut lists: Vec<Vec<u16>> = vec![Vec::new(); cells];
     for (i, list) in lists.iter_mut().enumerate() {
         let p = (i as i32 % layout.width, i as i32 / layout.width);
         if layout.open(p) {
-            list.extend((0..4).filter_map(|k| layout.straight_hit(p, k)));
+            own(p, list);
         }
     }
     let mut total: usize = lists.iter().map(Vec::len).sum();
-    for (dx, dy) in DIAGONAL {
-        let sides = [if dx > 0 { 0 } else { 1 }, if dy > 0 { 2 } else { 3 }];
-        // This quadrant's runs with at least one diagonal step, cell by cell.
+    for (k, &(dx, dy)) in directions.iter().enumerate() {
         let mut runs: Vec<Vec<u16>> = vec![Vec::new(); cells];
         for p in layout.sweep((dx, dy)) {
-            if !layout.open(p) || !layout.diagonal_ok(p, (dx, dy)) {
+            if !layout.open(p) {
                 continue;
             }
             let next = (p.0 + dx, p.1 + dy);
-            let mut here = Vec::new();
-            if let Some(id) = layout.subgoal_at(next) {
-                here.push(id);
-            } else {
-                here.extend(sides.iter().filter_map(|&k| layout.straight_hit(next, k)));
-                here.extend_from_slice(&runs[layout.index(next)]);
-            }
+            let ahead = if layout.open(next) { &runs[layout.index(next)][..] } else { &[] };
+            let Some(here) = along(k, p, next, ahead) else {
+                continue;
+            };
             total += here.len();
             if total > list_budget(cells) {
                 return Err(PathTableError::TooOpen);
@@ -465,48 +468,60 @@ fn lists_out(layout: &Layout) -> Result<CellLists, PathTableError> {
     concatenate(lists)
 }
 
+/// For every cell, the subgoals it reaches by a diagonal-first run (diagonal steps, then
+/// straight ones) with no subgoal before its end: the straight runs' own, then per diagonal,
+/// from the cell a diagonal step ahead (a subgoal there, or its straight hits and its runs).
+fn lists_out(layout: &Layout) -> Result<CellLists, PathTableError> {
+    build_lists(
+        layout,
+        |p, list| list.extend((0..4).filter_map(|k| layout.straight_hit(p, k))),
+        &DIAGONAL,
+        |k, p, next, ahead| {
+            let (dx, dy) = DIAGONAL[k];
+            if !layout.diagonal_ok(p, (dx, dy)) {
+                return None;
+            }
+            if let Some(id) = layout.subgoal_at(next) {
+                return Some(vec![id]);
+            }
+            let sides = [if dx > 0 { 0 } else { 1 }, if dy > 0 { 2 } else { 3 }];
+            let mut here: Vec<u16> =
+                sides.iter().filter_map(|&s| layout.straight_hit(next, s)).collect();
+            here.extend_from_slice(ahead);
+            Some(here)
+        },
+    )
+}
+
 /// For every cell, the subgoals that reach it by a diagonal-first run with no subgoal before
-/// its end: from the cell, runs straight first, then diagonal. Built like [`lists_out`], from
-/// the cell a straight step ahead.
+/// its end: from the cell, runs straight first, then diagonal. Its straight and diagonal runs'
+/// own, then per straight direction, from the cell a straight step ahead (its diagonal hits
+/// onward, and its runs).
 fn lists_in(layout: &Layout) -> Result<CellLists, PathTableError> {
-    let cells = layout.open.len();
-    let mut lists: Vec<Vec<u16>> = vec![Vec::new(); cells];
-    for (i, list) in lists.iter_mut().enumerate() {
-        let p = (i as i32 % layout.width, i as i32 / layout.width);
-        if layout.open(p) {
+    build_lists(
+        layout,
+        |p, list| {
             list.extend((0..4).filter_map(|k| layout.straight_hit(p, k)));
             list.extend((0..4).filter_map(|k| layout.diagonal_hit(p, k)));
-        }
-    }
-    let mut total: usize = lists.iter().map(Vec::len).sum();
-    for (k, &(sx, sy)) in STRAIGHT.iter().enumerate() {
-        // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
-        let diagonals = match k {
-            0 => [0, 2],
-            1 => [1, 3],
-            2 => [0, 1],
-            _ => [2, 3],
-        };
-        let mut runs: Vec<Vec<u16>> = vec![Vec::new(); cells];
-        for p in layout.sweep((sx, sy)) {
-            let next = (p.0 + sx, p.1 + sy);
-            if !layout.open(p) || !layout.open(next) || layout.subgoal_at(next).is_some() {
-                continue;
+        },
+        &STRAIGHT,
+        |k, _, next, ahead| {
+            if !layout.open(next) || layout.subgoal_at(next).is_some() {
+                return None;
             }
+            // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
+            let diagonals = match k {
+                0 => [0, 2],
+                1 => [1, 3],
+                2 => [0, 1],
+                _ => [2, 3],
+            };
             let mut here: Vec<u16> =
                 diagonals.iter().filter_map(|&d| layout.diagonal_hit(next, d)).collect();
-            here.extend_from_slice(&runs[layout.index(next)]);
-            total += here.len();
-            if total > list_budget(cells) {
-                return Err(PathTableError::TooOpen);
-            }
-            runs[layout.index(p)] = here;
-        }
-        for (list, run) in lists.iter_mut().zip(runs) {
-            list.extend_from_slice(&run);
-        }
-    }
-    concatenate(lists)
+            here.extend_from_slice(ahead);
+            Some(here)
+        },
+    )
 }
 
 /// A hash of the grid's size and cells: baked tables are checked against it.

@@ -78,6 +78,50 @@ fn measure_against(
     }
 }
 
+/// A straight step's cost in the `pathfinding` runs, in micro-units.
+const STRAIGHT: u64 = 1_000_000;
+/// A diagonal step's.
+const DIAGONAL: u64 = 1_414_214;
+
+/// The `pathfinding` crate's generic A* on one scenario: the benchmark's moves (8-way, no
+/// corner cutting) as the successor function, `enter(x, y)` the cost of entering a cell by a
+/// straight step in micro-units (a diagonal step costs sqrt(2) times that), the octile distance
+/// at the smallest cost as the heuristic.
+fn pathfinding_astar(
+    s: &Scenario,
+    open: &impl Fn(i64, i64) -> bool,
+    enter: impl Fn(i64, i64) -> u64,
+) -> Option<Vec<(i64, i64)>> {
+    let goal = (i64::from(s.goal.x), i64::from(s.goal.y));
+    let (path, _) = pathfinding::prelude::astar(
+        &(i64::from(s.start.x), i64::from(s.start.y)),
+        |&(x, y)| {
+            let mut next = Vec::with_capacity(8);
+            for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)] {
+                let to = (x + dx, y + dy);
+                if !open(to.0, to.1) {
+                    continue;
+                }
+                let cost = enter(to.0, to.1);
+                if dx != 0 && dy != 0 {
+                    if open(x + dx, y) && open(x, y + dy) {
+                        next.push((to, cost * DIAGONAL / STRAIGHT));
+                    }
+                } else {
+                    next.push((to, cost));
+                }
+            }
+            next
+        },
+        |&(x, y)| {
+            let (dx, dy) = (x.abs_diff(goal.0), y.abs_diff(goal.1));
+            dx.max(dy) * STRAIGHT + dx.min(dy) * (DIAGONAL - STRAIGHT)
+        },
+        |&p| p == goal,
+    )?;
+    Some(path)
+}
+
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps");
     println!(
@@ -111,40 +155,9 @@ fn main() {
 
         // The `pathfinding` crate's generic A*, with the benchmark's movement rule as the
         // successor function and integer costs (micro-units).
-        const STRAIGHT: u64 = 1_000_000;
-        const DIAGONAL: u64 = 1_414_214;
         rows.push((
             "pathfinding 4 A*".to_string(),
-            measure(&scenarios, |s| {
-                let goal = (i64::from(s.goal.x), i64::from(s.goal.y));
-                let (path, _) = pathfinding::prelude::astar(
-                    &(i64::from(s.start.x), i64::from(s.start.y)),
-                    |&(x, y)| {
-                        let mut next = Vec::with_capacity(8);
-                        for (dx, dy) in
-                            [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)]
-                        {
-                            if !open(x + dx, y + dy) {
-                                continue;
-                            }
-                            if dx != 0 && dy != 0 {
-                                if open(x + dx, y) && open(x, y + dy) {
-                                    next.push(((x + dx, y + dy), DIAGONAL));
-                                }
-                            } else {
-                                next.push(((x + dx, y + dy), STRAIGHT));
-                            }
-                        }
-                        next
-                    },
-                    |&(x, y)| {
-                        let (dx, dy) = (x.abs_diff(goal.0), y.abs_diff(goal.1));
-                        dx.max(dy) * STRAIGHT + dx.min(dy) * (DIAGONAL - STRAIGHT)
-                    },
-                    |&p| p == goal,
-                )?;
-                Some(path)
-            }),
+            measure(&scenarios, |s| pathfinding_astar(s, &open, |_, _| STRAIGHT)),
         ));
 
         // grid_pathfinding's JPS. Note: it allows a diagonal step past one blocked corner, so
@@ -269,35 +282,7 @@ fn main() {
         weighted_rows.push((
             "pathfinding 4 A*, weighted".to_string(),
             measure_against(&scenarios, &reference, weighted_cost, 1, |s| {
-                let goal = (i64::from(s.goal.x), i64::from(s.goal.y));
-                let (path, _) = pathfinding::prelude::astar(
-                    &(i64::from(s.start.x), i64::from(s.start.y)),
-                    |&(x, y)| {
-                        let mut next = Vec::with_capacity(8);
-                        for (dx, dy) in
-                            [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)]
-                        {
-                            if !open(x + dx, y + dy) {
-                                continue;
-                            }
-                            let enter = micro(x + dx, y + dy);
-                            if dx != 0 && dy != 0 {
-                                if open(x + dx, y) && open(x, y + dy) {
-                                    next.push(((x + dx, y + dy), enter * DIAGONAL / STRAIGHT));
-                                }
-                            } else {
-                                next.push(((x + dx, y + dy), enter));
-                            }
-                        }
-                        next
-                    },
-                    |&(x, y)| {
-                        let (dx, dy) = (x.abs_diff(goal.0), y.abs_diff(goal.1));
-                        dx.max(dy) * STRAIGHT + dx.min(dy) * (DIAGONAL - STRAIGHT)
-                    },
-                    |&p| p == goal,
-                )?;
-                Some(path)
+                pathfinding_astar(s, &open, micro)
             }),
         ));
 

@@ -122,6 +122,22 @@ fn pathfinding_astar(
     Some(path)
 }
 
+/// One line per solver of a map, with its time against the first row's (ours).
+fn print_rows(name: &str, queries: usize, rows: &[(String, Outcome)]) {
+    let ours = rows[0].1.micros_per_query;
+    for (label, o) in rows {
+        println!(
+            "{:<11} {:<34} {:>11.1} {:>8} {:>8} {:>13.2}x",
+            name,
+            label,
+            o.micros_per_query,
+            format!("{}/{queries}", o.solved),
+            o.optimal,
+            o.micros_per_query / ours
+        );
+    }
+}
+
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps");
     println!(
@@ -286,18 +302,7 @@ fn main() {
             }),
         ));
 
-        let ours = rows[0].1.micros_per_query;
-        for (label, o) in &rows {
-            println!(
-                "{:<11} {:<34} {:>11.1} {:>8} {:>8} {:>13.2}x",
-                name,
-                label,
-                o.micros_per_query,
-                format!("{}/{}", o.solved, scenarios.len()),
-                o.optimal,
-                o.micros_per_query / ours
-            );
-        }
+        print_rows(name, scenarios.len(), &rows);
         println!(
             "{:<11} {:<34} {:>11} {:>8}   (precomputed table: {} subgoals, {:.1} bytes/cell)",
             name,
@@ -307,18 +312,8 @@ fn main() {
             table.subgoal_count(),
             table.bytes_per_cell()
         );
+        print_rows(name, scenarios.len(), &weighted_rows);
         let weighted_ours = weighted_rows[0].1.micros_per_query;
-        for (label, o) in &weighted_rows {
-            println!(
-                "{:<11} {:<34} {:>11.1} {:>8} {:>8} {:>13.2}x",
-                name,
-                label,
-                o.micros_per_query,
-                format!("{}/{}", o.solved, scenarios.len()),
-                o.optimal,
-                o.micros_per_query / weighted_ours
-            );
-        }
         let us = |rows: &[(String, Outcome)], prefix: &str| {
             rows.iter()
                 .find(|(l, _)| l.starts_with(prefix))

@@ -137,7 +137,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut town: Re
         let hue = (k as f32 * 137.5) % 360.0;
         commands.spawn((
             Walker,
-            Sprite::from_color(Color::hsl(hue, 0.75, 0.6), Vec2::splat(TILE * 0.5)),
+            Figure::new(Color::hsl(hue, 0.75, 0.6), TILE * 0.65),
             Transform::from_translation(centre.extend(4.0)),
             PathFollower::new(TILE * (2.5 + (k % 5) as f32 * 0.4)),
             PathRequest::to(town.random_cell()),

@@ -151,7 +151,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     ) + Vec2::new(-SPACING, 0.0);
     commands.spawn((
         Player,
-        Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::splat(TILE * 0.6)),
+        Figure::new(Color::srgb(0.25, 0.85, 1.0), TILE * 0.95),
         Transform::from_translation(at.extend(5.0)),
         PathFollower::smoothed(TILE * 5.0),
     ));

@@ -124,10 +124,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         '^' => MOUNTAIN,
         _ => GRASS,
     };
-    let unit = (
-        Sprite::from_color(Color::srgb(0.95, 0.25, 0.2), Vec2::splat(14.0)),
-        PathFollower::new(120.0),
-    );
+    let unit = (Figure::new(Color::srgb(0.95, 0.25, 0.2), 20.0), PathFollower::new(120.0));
     spawn_map_and_player(&mut commands, &MAP, texture_for, look, (2, 7), unit);
     commands.spawn((PathStatusText, help_text(15.0)));
 }

@@ -114,10 +114,8 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         'r' => RUG,
         _ => BOARDS,
     };
-    let character = (
-        Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::new(14.0, 22.0)),
-        PathFollower::smoothed(150.0),
-    );
+    let character =
+        (Figure::new(Color::srgb(0.25, 0.85, 1.0), 24.0), PathFollower::smoothed(150.0));
     spawn_map_and_player(&mut commands, &ROOM, texture_for, look, (2, 1), character);
     commands.spawn((PathStatusText, help_text(15.0)));
 }

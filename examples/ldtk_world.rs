@@ -100,6 +100,7 @@ fn follow_level(
     mut camera: Single<&mut Transform, With<Camera2d>>,
     level: Res<Level>,
     mut status: ResMut<PathStatus>,
+    mut home: ResMut<common::CameraHome>,
 ) {
     // The selected level's map (the one being left may still be there for a frame or two).
     let Some(map) = maps.iter().find(|m| Some(m.entity) != level.leaving) else {
@@ -109,10 +110,12 @@ fn follow_level(
     let middle = (map.geometry.cell_to_world(GridPos::new(0, 0))
         + map.geometry.cell_to_world(GridPos::new(w - 1, h - 1)))
         / 2.0;
-    camera.translation = (middle + Vec2::new(0.0, 16.0)).extend(camera.translation.z);
     if !player.is_empty() {
         return;
     }
+    // A new level: the camera on it (and Home to this view).
+    camera.translation = (middle + Vec2::new(0.0, 16.0)).extend(camera.translation.z);
+    home.0 = None;
     let centre = GridPos::new(w / 2, h / 2);
     let distance = |p: GridPos| p.x.abs_diff(centre.x) + p.y.abs_diff(centre.y);
     let open = map.grid.positions().filter(|&p| map.grid.is_passable(p));
@@ -126,7 +129,7 @@ fn follow_level(
     );
     commands.spawn((
         Player,
-        Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::splat(10.0)),
+        common::Figure::new(Color::srgb(0.25, 0.85, 1.0), 14.0),
         Transform::from_translation(map.geometry.cell_to_world(cell).extend(50.0)),
         PathFollower::new(80.0),
     ));

@@ -102,7 +102,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
                 usual_cost: vec![None; legs],
                 cost: 0.0,
             },
-            Sprite::from_color(color, Vec2::splat(TILE * 0.55)),
+            Figure::new(color, TILE * 0.9),
             Transform::from_translation(at.extend(4.0)),
             PathFollower::new(TILE * 3.5),
         ));

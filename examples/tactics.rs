@@ -138,11 +138,11 @@ fn setup(
         // A larger unit stands with its body's centre half a body up and right of its corner
         // cell (what NavGeometry::body_offset gives once the map is built).
         let centre = corner + Vec2::splat(TILE * (kind.size as f32 - 1.0) / 2.0);
-        let body = Vec2::splat(TILE * (kind.size as f32 - 0.3));
+        let body = TILE * (kind.size as f32 - 0.1);
         commands.spawn((
             Unit { line, name, about, points, left: points },
             kind,
-            Sprite::from_color(Color::srgb(r, g, b), body),
+            Figure::new(Color::srgb(r, g, b), body),
             Transform::from_translation(centre.extend(5.0)),
             PathFollower::new(TILE * 5.0),
         ));
@@ -258,7 +258,7 @@ fn show_range(
     mut commands: Commands,
     turn: Res<Turn>,
     maps: Res<NavMaps>,
-    ranges: Query<(Entity, Ref<MoveRange>, &Sprite, &NavAgent)>,
+    ranges: Query<(Entity, Ref<MoveRange>, &Figure, &NavAgent)>,
     marks: Query<Entity, With<RangeMark>>,
     mut shown: Local<Option<(Entity, u32)>>,
 ) {
@@ -271,7 +271,7 @@ fn show_range(
     for mark in &marks {
         commands.entity(mark).despawn();
     }
-    let (Some((_, range, sprite, kind)), Some(map)) = (current, maps.first()) else {
+    let (Some((_, range, figure, kind)), Some(map)) = (current, maps.first()) else {
         return;
     };
     // Every tile some reachable place of its body covers.
@@ -285,7 +285,7 @@ fn show_range(
     }
     covered.sort_unstable();
     covered.dedup();
-    let color = sprite.color.with_alpha(0.35);
+    let color = figure.color.with_alpha(0.35);
     for cell in covered {
         let at = map.geometry.cell_to_world(cell);
         commands.spawn((

@@ -16,7 +16,7 @@ use bevy_ecs_tiled::prelude::*;
 use bevy_tilemap_nav::integrations::tiled::{TiledNavPlugin, TiledNavRules};
 use bevy_tilemap_nav::prelude::*;
 use common::{
-    CursorWorld, PathStatus, PathStatusText, Player, ci_clicks, draw_paths, help_text,
+    CursorWorld, Figure, PathStatus, PathStatusText, Player, ci_clicks, draw_paths, help_text,
     report_player_path, show_path_status, track_cursor,
 };
 
@@ -88,10 +88,10 @@ fn spawn_player(
         return;
     };
     let at = map.geometry.cell_to_world(cell);
-    let size = map.geometry.tile_size.x.min(map.geometry.tile_size.y) * 0.5;
+    let size = map.geometry.tile_size.x.min(map.geometry.tile_size.y) * 0.8;
     commands.spawn((
         Player,
-        Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::splat(size)),
+        Figure::new(Color::srgb(0.25, 0.85, 1.0), size),
         Transform::from_translation(at.extend(50.0)),
         PathFollower::new(level().2),
     ));

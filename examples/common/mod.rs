@@ -6,7 +6,7 @@
 use bevy::asset::RenderAssetUsages;
 use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
 use bevy::input::ButtonState;
-use bevy::input::mouse::MouseButtonInput;
+use bevy::input::mouse::{AccumulatedMouseScroll, MouseButtonInput, MouseScrollUnit, MouseWheel};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::window::{CursorMoved, PrimaryWindow};
@@ -183,6 +183,7 @@ pub fn game_app(title: &str) -> App {
     app.add_plugins(DefaultPlugins.set(window).set(ImagePlugin::default_nearest()))
         .add_plugins(TilemapPlugin)
         .add_plugins(TilemapNavPlugin::default())
+        .add_plugins(GameLookPlugin)
         .insert_resource(tile_rules())
         .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.1)))
         .init_resource::<CursorWorld>();
@@ -217,11 +218,14 @@ pub fn track_cursor(
     mut moved: MessageReader<CursorMoved>,
     camera: Single<(&Camera, &GlobalTransform)>,
     mut cursor: ResMut<CursorWorld>,
+    mut at: Local<Option<Vec2>>,
 ) {
     let (camera, camera_transform) = *camera;
-    for message in moved.read() {
-        cursor.0 = camera.viewport_to_world_2d(camera_transform, message.position).ok();
+    if let Some(message) = moved.read().last() {
+        *at = Some(message.position);
     }
+    // Every frame: the camera may have panned or zoomed under a still mouse.
+    cursor.0 = at.and_then(|p| camera.viewport_to_world_2d(camera_transform, p).ok());
 }
 
 /// The tile under the mouse, if any.
@@ -230,8 +234,12 @@ pub fn hovered_tile(cursor: &CursorWorld, geometry: Option<&NavGeometry>) -> Opt
 }
 
 /// CI hook: `bevy_ci_testing` custom events `"left X Y"` and `"right X Y"` (cell coordinates,
-/// on the oldest map; `"left X Y M"` on the map M-th oldest, from 0) become real window input: the same `CursorMoved` and `MouseButtonInput` messages the window
-/// backend sends when a person clicks there. `"key K"` presses a letter key the same way.
+/// on the oldest map; `"left X Y M"` on the map M-th oldest, from 0) become real window input:
+/// the same `CursorMoved` and `MouseButtonInput` messages the window backend sends when a
+/// person clicks there. `"key K"` presses and releases a key the same way, `"press K"` and
+/// `"release K"` hold one in between; `"wheel N"` turns the mouse wheel N lines, `"point X Y"`
+/// moves the mouse to a window position.
+#[allow(clippy::too_many_arguments)]
 pub fn ci_clicks(
     mut custom: MessageReader<CiTestingCustomEvent>,
     window: Single<Entity, With<PrimaryWindow>>,
@@ -240,6 +248,7 @@ pub fn ci_clicks(
     mut moved: MessageWriter<CursorMoved>,
     mut buttons: MessageWriter<MouseButtonInput>,
     mut keys: MessageWriter<bevy::input::keyboard::KeyboardInput>,
+    mut wheel: MessageWriter<MouseWheel>,
 ) {
     let (camera, camera_transform) = *camera;
     for CiTestingCustomEvent(text) in custom.read() {
@@ -264,11 +273,18 @@ pub fn ci_clicks(
                     buttons.write(MouseButtonInput { button, state, window: *window });
                 }
             }
-            ["key", key] => {
+            [action @ ("key" | "press" | "release"), key] => {
                 let Some(code) = key_code(key) else {
+                    warn!("unknown key in CI event `{text}`");
                     continue;
                 };
-                for state in [ButtonState::Pressed, ButtonState::Released] {
+                // "key": pressed and released; "press" ... "release": held in between.
+                let states: &[ButtonState] = match *action {
+                    "key" => &[ButtonState::Pressed, ButtonState::Released],
+                    "press" => &[ButtonState::Pressed],
+                    _ => &[ButtonState::Released],
+                };
+                for &state in states {
                     keys.write(bevy::input::keyboard::KeyboardInput {
                         key_code: code,
                         logical_key: bevy::input::keyboard::Key::Character((*key).into()),
@@ -278,6 +294,31 @@ pub fn ci_clicks(
                         window: *window,
                     });
                 }
+            }
+            ["wheel", lines] => {
+                let Ok(lines) = lines.parse() else {
+                    warn!("bad CI wheel `{text}`");
+                    continue;
+                };
+                wheel.write(MouseWheel {
+                    unit: MouseScrollUnit::Line,
+                    x: 0.0,
+                    y: lines,
+                    window: *window,
+                    phase: bevy::input::touch::TouchPhase::Moved,
+                });
+            }
+            ["point", x, y] => {
+                // The mouse to a point of the window, in logical pixels from its top left.
+                let (Ok(x), Ok(y)) = (x.parse(), y.parse()) else {
+                    warn!("bad CI point `{text}`");
+                    continue;
+                };
+                moved.write(CursorMoved {
+                    window: *window,
+                    position: Vec2::new(x, y),
+                    delta: None,
+                });
             }
             _ => warn!("unknown CI event `{text}`"),
         }
@@ -294,6 +335,11 @@ fn key_code(key: &str) -> Option<KeyCode> {
         "n" => KeyCode::KeyN,
         "m" => KeyCode::KeyM,
         "e" => KeyCode::KeyE,
+        "left" => KeyCode::ArrowLeft,
+        "right" => KeyCode::ArrowRight,
+        "up" => KeyCode::ArrowUp,
+        "down" => KeyCode::ArrowDown,
+        "home" => KeyCode::Home,
         _ => return None,
     })
 }
@@ -316,7 +362,7 @@ pub fn spawn_player(commands: &mut Commands, x: u32, y: u32) -> Entity {
     commands
         .spawn((
             Player,
-            Sprite::from_color(Color::srgb(0.25, 0.85, 1.0), Vec2::splat(TILE * 0.6)),
+            Figure::new(Color::srgb(0.25, 0.85, 1.0), TILE * 0.95),
             Transform::from_translation(at.extend(5.0)),
             PathFollower::smoothed(TILE * 5.0),
         ))
@@ -586,4 +632,348 @@ impl Plugin for ClickToMovePlugin {
             ),
         );
     }
+}
+
+/// What every example adds to its app: the camera controls ([`camera_controls`]) with their
+/// hint in the bottom corner, and the characters' looks ([`Figure`]).
+pub struct GameLookPlugin;
+
+impl Plugin for GameLookPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<CameraHome>()
+            .add_systems(PreStartup, make_figure_sheets)
+            .add_systems(Startup, spawn_camera_hint)
+            .add_systems(Update, (camera_controls.before(track_cursor), dress_figures))
+            .add_systems(PostUpdate, animate_figures);
+    }
+}
+
+/// Where Home takes the camera (and the zoom), taken from the camera the first frame it is
+/// moved; an example that places its camera itself sets it to `None` to take the new view.
+#[derive(Resource, Default)]
+pub struct CameraHome(pub Option<(Vec3, f32)>);
+
+/// How far the camera zooms in and out, as multiples of its starting zoom.
+const ZOOM_RANGE: (f32, f32) = (0.2, 8.0);
+
+fn spawn_camera_hint(mut commands: Commands) {
+    commands.spawn((
+        Text::new("Wheel: zoom   Arrows or middle drag: pan   Home: reset view"),
+        TextFont { font_size: FontSize::Px(12.0), ..Default::default() },
+        TextColor(Color::srgba(0.95, 0.93, 0.85, 0.7)),
+        Node {
+            position_type: PositionType::Absolute,
+            bottom: px(6),
+            right: px(10),
+            ..Default::default()
+        },
+    ));
+}
+
+/// The camera a player moves: the mouse wheel zooms about the point under the mouse, the arrow
+/// keys or a drag with the middle button pan, Home goes back to the starting view. The view's
+/// centre stays over the maps.
+#[allow(clippy::too_many_arguments)]
+pub fn camera_controls(
+    time: Res<Time>,
+    keys: Res<ButtonInput<KeyCode>>,
+    mouse: Res<ButtonInput<MouseButton>>,
+    scroll: Res<AccumulatedMouseScroll>,
+    mut moved: MessageReader<CursorMoved>,
+    maps: Res<NavMaps>,
+    camera: Single<(&Camera, &mut Transform, &mut Projection)>,
+    mut cursor: Local<Option<Vec2>>,
+    mut home: ResMut<CameraHome>,
+) {
+    let (camera, mut transform, mut projection) = camera.into_inner();
+    let Projection::Orthographic(ortho) = projection.as_mut() else {
+        return;
+    };
+    let (start_at, start_scale) = *home.0.get_or_insert((transform.translation, ortho.scale));
+    let mut drag = Vec2::ZERO;
+    for message in moved.read() {
+        if let Some(before) = *cursor
+            && mouse.pressed(MouseButton::Middle)
+        {
+            drag += message.position - before;
+        }
+        *cursor = Some(message.position);
+    }
+    if keys.just_pressed(KeyCode::Home) {
+        transform.translation = start_at;
+        ortho.scale = start_scale;
+        return;
+    }
+    // A drag moves the world with the mouse (screen y grows downwards).
+    let mut pan = Vec2::new(-drag.x, drag.y) * ortho.scale;
+    let arrows = [
+        (KeyCode::ArrowLeft, Vec2::NEG_X),
+        (KeyCode::ArrowRight, Vec2::X),
+        (KeyCode::ArrowUp, Vec2::Y),
+        (KeyCode::ArrowDown, Vec2::NEG_Y),
+    ];
+    for (key, direction) in arrows {
+        if keys.pressed(key) {
+            // Half a window a second, whatever the zoom.
+            pan += direction * 400.0 * ortho.scale * time.delta_secs();
+        }
+    }
+    let lines = match scroll.unit {
+        MouseScrollUnit::Line => scroll.delta.y,
+        MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
+    };
+    if lines != 0.0 {
+        let old = ortho.scale;
+        let least = (start_scale * ZOOM_RANGE.0).min(0.5);
+        let most = start_scale * ZOOM_RANGE.1;
+        ortho.scale = (old * 1.15f32.powf(-lines)).clamp(least, most);
+        // The world point under the mouse stays under it.
+        if let (Some(at), Some(size)) = (*cursor, camera.logical_viewport_size()) {
+            let offset = Vec2::new(at.x - size.x / 2.0, size.y / 2.0 - at.y);
+            pan += offset * (old - ortho.scale);
+        }
+    }
+    if pan == Vec2::ZERO {
+        return;
+    }
+    let mut centre = transform.translation.truncate() + pan;
+    if let Some((low, high)) = maps_bounds(&maps) {
+        centre = centre.clamp(low, high);
+    }
+    transform.translation = centre.extend(transform.translation.z);
+}
+
+/// The corners of the box round every map's cells, in world space.
+fn maps_bounds(maps: &NavMaps) -> Option<(Vec2, Vec2)> {
+    let mut bounds: Option<(Vec2, Vec2)> = None;
+    for map in maps.iter() {
+        let (w, h) = (map.grid.width().max(1) - 1, map.grid.height().max(1) - 1);
+        for corner in [(0, 0), (w, 0), (0, h), (w, h)] {
+            let p = map.geometry.cell_to_world(GridPos::new(corner.0, corner.1));
+            bounds = Some(bounds.map_or((p, p), |(low, high)| (low.min(p), high.max(p))));
+        }
+    }
+    bounds
+}
+
+/// A character drawn as a little figure that faces the way it walks and swings its legs as it
+/// goes; `color` is its clothes. Spawn it with a `Transform`; its sprites come next frame.
+#[derive(Component, Clone, Copy)]
+pub struct Figure {
+    pub color: Color,
+    /// Width and height in world units.
+    pub size: Vec2,
+}
+
+impl Figure {
+    /// A figure `height` world units tall, in clothes of `color`.
+    pub fn new(color: Color, height: f32) -> Self {
+        Figure { color, size: Vec2::new(height * FIGURE_W as f32 / FIGURE_H as f32, height) }
+    }
+}
+
+/// Pixels of one frame of a figure.
+const FIGURE_W: u32 = 16;
+const FIGURE_H: u32 = 20;
+/// Frames: facing down, up, sideways (right; left is mirrored), each standing and two steps.
+const FACINGS: u32 = 3;
+const STEPS: u32 = 3;
+
+/// The two sprite sheets of a figure: its clothes (white, tinted by the figure's colour) and
+/// the rest (skin, hair, trousers, outline), drawn over them.
+#[derive(Resource)]
+struct FigureSheets {
+    clothes: Handle<Image>,
+    body: Handle<Image>,
+    layout: Handle<TextureAtlasLayout>,
+}
+
+/// The untinted upper sprite of a figure.
+#[derive(Component)]
+struct FigureBody;
+
+/// How a figure walks: where it was last frame, how far it has walked, which way it faces.
+#[derive(Component, Default)]
+struct Stride {
+    last: Option<Vec2>,
+    walked: f32,
+    facing: u32,
+    left: bool,
+}
+
+fn make_figure_sheets(
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
+    mut layouts: ResMut<Assets<TextureAtlasLayout>>,
+) {
+    let count = FACINGS * STEPS;
+    let frame = |clothes: bool| {
+        tileset(FIGURE_W, FIGURE_H, count, move |f, x, y| {
+            let (layer, rgb) = figure_pixel(f / STEPS, f % STEPS, x as i32, y as i32)?;
+            (layer == clothes).then_some(rgb)
+        })
+    };
+    let layout =
+        TextureAtlasLayout::from_grid(UVec2::new(FIGURE_W, FIGURE_H), count, 1, None, None);
+    commands.insert_resource(FigureSheets {
+        clothes: images.add(frame(true)),
+        body: images.add(frame(false)),
+        layout: layouts.add(layout),
+    });
+}
+
+/// One pixel of a figure (`x` right, `y` down) facing `facing` (0 down, 1 up, 2 right) at
+/// walk step `step` (0 standing, 1 and 2 the two strides): whether it is clothes, and its
+/// colour. The outline is a dark ring round everything else.
+fn figure_pixel(facing: u32, step: u32, x: i32, y: i32) -> Option<(bool, [u8; 3])> {
+    let inside = |x: i32, y: i32| figure_fill(facing, step, x, y).is_some();
+    if let Some(fill) = figure_fill(facing, step, x, y) {
+        return Some(fill);
+    }
+    let near = [(-1, 0), (1, 0), (0, -1), (0, 1)].iter().any(|&(dx, dy)| inside(x + dx, y + dy));
+    near.then_some((false, [28, 22, 30]))
+}
+
+fn figure_fill(facing: u32, step: u32, x: i32, y: i32) -> Option<(bool, [u8; 3])> {
+    const SKIN: [u8; 3] = [240, 200, 160];
+    const HAIR: [u8; 3] = [90, 55, 30];
+    const EYE: [u8; 3] = [30, 25, 40];
+    const TROUSERS: [u8; 3] = [60, 62, 86];
+    const SHOE: [u8; 3] = [45, 32, 28];
+    if !(1..FIGURE_W as i32 - 1).contains(&x) || !(1..FIGURE_H as i32 - 1).contains(&y) {
+        return None;
+    }
+    let (fx, fy) = (x as f32 + 0.5 - 8.0, y as f32 + 0.5 - 5.5);
+    // Head.
+    if fx * fx + fy * fy <= 14.0 {
+        let hair = match facing {
+            0 => fy < -0.8,
+            1 => fy < 2.2,
+            _ => fy < -0.8 || fx < -1.5,
+        };
+        let eye = match facing {
+            0 => fy.abs() < 0.6 && (x == 6 || x == 9),
+            2 => fy.abs() < 0.6 && x == 10,
+            _ => false,
+        };
+        return Some((
+            false,
+            if eye {
+                EYE
+            } else if hair {
+                HAIR
+            } else {
+                SKIN
+            },
+        ));
+    }
+    // Legs: two columns; a stride lifts one (seen from the front or back) or spreads them
+    // (seen from the side).
+    if (15..19).contains(&y) {
+        let shoe = y == 18;
+        let colour = if shoe { SHOE } else { TROUSERS };
+        let leg = match facing {
+            2 => {
+                let spread = [0, 2, -2][step as usize];
+                (6..8).contains(&(x + spread)) || (8..10).contains(&(x - spread))
+            }
+            _ => {
+                let lifted = |left: bool| match (step, left) {
+                    (1, true) | (2, false) => y > 17,
+                    _ => false,
+                };
+                ((5..7).contains(&x) && !lifted(true)) || ((9..11).contains(&x) && !lifted(false))
+            }
+        };
+        return leg.then_some((false, colour));
+    }
+    // Body and arms, in the clothes' colour (shaded below the belt); hands of skin.
+    if (9..15).contains(&y) {
+        let shade = if y >= 13 { 205 } else { 245 };
+        if (5..11).contains(&x) {
+            return Some((true, [shade; 3]));
+        }
+        let swing = [0, 1, -1][step as usize];
+        let arm = match facing {
+            2 => false,
+            _ => x == 4 || x == 11,
+        };
+        let arm_end = 13 + if x == 4 { swing } else { -swing };
+        if arm && y <= arm_end {
+            return Some(if y == arm_end { (false, SKIN) } else { (true, [225; 3]) });
+        }
+    }
+    None
+}
+
+/// Gives each new [`Figure`] its two sprites.
+fn dress_figures(
+    mut commands: Commands,
+    added: Query<(Entity, &Figure), Added<Figure>>,
+    sheets: Option<Res<FigureSheets>>,
+) {
+    let Some(sheets) = sheets else {
+        return;
+    };
+    for (entity, figure) in &added {
+        let sprite = |image: &Handle<Image>, color: Color| Sprite {
+            image: image.clone(),
+            texture_atlas: Some(TextureAtlas { layout: sheets.layout.clone(), index: 0 }),
+            color,
+            custom_size: Some(figure.size),
+            ..Default::default()
+        };
+        commands.entity(entity).insert((sprite(&sheets.clothes, figure.color), Stride::default()));
+        let body = commands
+            .spawn((
+                FigureBody,
+                sprite(&sheets.body, Color::WHITE),
+                Transform::from_xyz(0.0, 0.0, 0.01),
+            ))
+            .id();
+        commands.entity(entity).add_child(body);
+    }
+}
+
+/// Faces each figure the way it moved this frame and steps its legs with the distance walked.
+fn animate_figures(
+    mut figures: Query<(&Transform, &Figure, &mut Stride, &mut Sprite, &Children)>,
+    mut bodies: Query<&mut Sprite, (With<FigureBody>, Without<Stride>)>,
+) {
+    for (transform, figure, mut stride, mut sprite, children) in &mut figures {
+        let here = transform.translation.truncate();
+        let moved = stride.last.map_or(Vec2::ZERO, |last| here - last);
+        stride.last = Some(here);
+        let walking = moved.length() > 1e-3;
+        if walking {
+            stride.walked += moved.length();
+            if moved.x.abs() > moved.y.abs() {
+                stride.facing = 2;
+                stride.left = moved.x < 0.0;
+            } else {
+                stride.facing = if moved.y > 0.0 { 1 } else { 0 };
+            }
+        }
+        // A stride every 40 % of the figure's height.
+        let step = if walking {
+            [1, 0, 2, 0][(stride.walked / (figure.size.y * 0.4)) as usize % 4]
+        } else {
+            0
+        };
+        let index = (stride.facing * STEPS + step) as usize;
+        let flip = stride.facing == 2 && stride.left;
+        set_frame(&mut sprite, index, flip);
+        for child in children.iter() {
+            if let Ok(mut body) = bodies.get_mut(child) {
+                set_frame(&mut body, index, flip);
+            }
+        }
+    }
+}
+
+fn set_frame(sprite: &mut Sprite, index: usize, flip: bool) {
+    if let Some(atlas) = sprite.texture_atlas.as_mut() {
+        atlas.index = index;
+    }
+    sprite.flip_x = flip;
 }

@@ -150,7 +150,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut random: 
     let open = OpenCells(open);
     for k in 0..AGENTS {
         let at = open.pick(&mut random);
-        let centre = at_cell(at, size);
+        let centre = square_cell_centre(at.x, at.y, size, CELL);
         let hue = (k as f32 * 137.5) % 360.0;
         commands.spawn((
             Crosser,
@@ -171,18 +171,6 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut random: 
         Transform::from_xyz(0.0, 300.0, 0.0),
     ));
     commands.spawn((Panel, help_text(14.0)));
-}
-
-/// World position of a tile's centre.
-fn at_cell(cell: GridPos, size: TilemapSize) -> Vec2 {
-    let tile = TilemapTileSize { x: CELL, y: CELL };
-    TilePos::new(cell.x, cell.y).center_in_world(
-        &size,
-        &tile.into(),
-        &tile,
-        &TilemapType::Square,
-        &TilemapAnchor::Center,
-    )
 }
 
 /// Two 8 x 8 tiles: stone floor and dark wall.

@@ -124,16 +124,9 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut town: Re
             }
         }
     }
-    let tile = TilemapTileSize { x: TILE, y: TILE };
     for k in 0..AGENTS {
         let at = town.random_cell();
-        let centre = TilePos::new(at.x, at.y).center_in_world(
-            &size,
-            &tile.into(),
-            &tile,
-            &TilemapType::Square,
-            &TilemapAnchor::Center,
-        );
+        let centre = square_cell_centre(at.x, at.y, size, TILE);
         let hue = (k as f32 * 137.5) % 360.0;
         commands.spawn((
             Walker,

@@ -83,14 +83,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     for (name, color, waypoints) in npcs {
         let waypoints: Vec<GridPos> = waypoints.iter().map(|&(x, y)| GridPos::new(x, y)).collect();
         let size = TilemapSize { x: LEVEL[0].len() as u32, y: LEVEL.len() as u32 };
-        let tile = TilemapTileSize { x: TILE, y: TILE };
-        let at = TilePos::new(waypoints[0].x, waypoints[0].y).center_in_world(
-            &size,
-            &tile.into(),
-            &tile,
-            &TilemapType::Square,
-            &TilemapAnchor::Center,
-        );
+        let at = square_cell_centre(waypoints[0].x, waypoints[0].y, size, TILE);
         let legs = waypoints.len();
         commands.spawn((
             Patrol {

@@ -128,13 +128,7 @@ fn setup(
     ];
     let size = TilemapSize { x: MAP[0].len() as u32, y: MAP.len() as u32 };
     for (line, (name, about, kind, (x, y), points, [r, g, b])) in units.into_iter().enumerate() {
-        let corner = TilePos::new(x, y).center_in_world(
-            &size,
-            &tile.into(),
-            &tile,
-            &TilemapType::Square,
-            &TilemapAnchor::Center,
-        );
+        let corner = square_cell_centre(x, y, size, TILE);
         // A larger unit stands with its body's centre half a body up and right of its corner
         // cell (what NavGeometry::body_offset gives once the map is built).
         let centre = corner + Vec2::splat(TILE * (kind.size as f32 - 1.0) / 2.0);

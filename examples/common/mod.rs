@@ -344,6 +344,19 @@ fn key_code(key: &str) -> Option<KeyCode> {
     })
 }
 
+/// World position of the centre of cell (`x`, `y`) of a square tilemap of `size` cells,
+/// `tile` world units a side, centred on the origin (as [`spawn_map`] lays maps out).
+pub fn square_cell_centre(x: u32, y: u32, size: TilemapSize, tile: f32) -> Vec2 {
+    let tile = TilemapTileSize { x: tile, y: tile };
+    TilePos::new(x, y).center_in_world(
+        &size,
+        &tile.into(),
+        &tile,
+        &TilemapType::Square,
+        &TilemapAnchor::Center,
+    )
+}
+
 /// The character the mouse controls.
 #[derive(Component)]
 pub struct Player;
@@ -351,14 +364,7 @@ pub struct Player;
 /// Spawns the player's character on a tile of [`LEVEL`].
 pub fn spawn_player(commands: &mut Commands, x: u32, y: u32) -> Entity {
     let size = TilemapSize { x: LEVEL[0].len() as u32, y: LEVEL.len() as u32 };
-    let tile = TilemapTileSize { x: TILE, y: TILE };
-    let at = TilePos::new(x, y).center_in_world(
-        &size,
-        &tile.into(),
-        &tile,
-        &TilemapType::Square,
-        &TilemapAnchor::Center,
-    );
+    let at = square_cell_centre(x, y, size, TILE);
     commands
         .spawn((
             Player,

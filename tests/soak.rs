@@ -6,9 +6,14 @@ mod common;
 #[path = "common/soak.rs"]
 mod soak;
 
+/// The soaks run one at a time: their live-heap check counts the whole process (a counting
+/// global allocator), so two side by side would each see the other's heap.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
-#[ignore = "long: 500 agents for 10,000 frames (about 40 s); .ci/run runs it"]
+#[ignore = "long: 500 agents for 10,000 frames (about 30 s); .ci/run runs it"]
 fn five_hundred_agents_under_changing_walls() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let frames = std::env::var("SOAK_FRAMES").ok().and_then(|f| f.parse().ok()).unwrap_or(10_000);
     let config = soak::SoakConfig::standard(frames);
     let report = soak::run(&config, |frame, bytes| {
@@ -23,6 +28,7 @@ fn five_hundred_agents_under_changing_walls() {
 #[test]
 #[ignore = "long: 200 avoiding agents for 10,000 frames (about 15 s); .ci/run runs it"]
 fn two_hundred_avoiding_agents_under_changing_walls() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let frames = std::env::var("SOAK_FRAMES").ok().and_then(|f| f.parse().ok()).unwrap_or(10_000);
     let config = soak::SoakConfig::with_avoidance(frames);
     let report = soak::run(&config, |frame, bytes| {

@@ -45,6 +45,68 @@ impl From<Vec2> for PathGoal {
 /// Put this on an entity with a `Transform` to ask for a path from the tile under it to `goal`.
 /// The plugin answers by inserting [`Path`] (and removing this request) or [`PathFailed`].
 /// Inserting a new request replaces one still waiting (which keeps its place in the queue).
+///
+/// # Example
+///
+/// A headless app (no window, as in a test): a 5 x 3 tilemap whose middle row is a wall with a
+/// gap at its right end, and a character sent from the bottom-left tile to the top-left one.
+///
+/// ```
+/// use std::time::Duration;
+/// use bevy::prelude::*;
+/// use bevy::time::TimeUpdateStrategy;
+/// use bevy_ecs_tilemap::prelude::*;
+/// use bevy_tilemap_nav::prelude::*;
+///
+/// const WALL: u32 = 1;
+/// let mut app = App::new();
+/// app.add_plugins((MinimalPlugins, TilemapNavPlugin::default()))
+///     .insert_resource(TileRules::default().with(WALL, Cell::Blocked))
+///     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(50)));
+///
+/// // The tilemap, spawned as a game spawns one (tile y = 0 is the bottom row), marked
+/// // `NavTilemap`.
+/// let size = TilemapSize { x: 5, y: 3 };
+/// let map = app.world_mut().spawn_empty().id();
+/// let mut storage = TileStorage::empty(size);
+/// for y in 0..size.y {
+///     for x in 0..size.x {
+///         let position = TilePos { x, y };
+///         let texture = TileTextureIndex(if y == 1 && x < 4 { WALL } else { 0 });
+///         let tile = app.world_mut().spawn((position, TilemapId(map), texture)).id();
+///         storage.set(&position, tile);
+///     }
+/// }
+/// let tile = TilemapTileSize { x: 16.0, y: 16.0 };
+/// app.world_mut().entity_mut(map).insert((
+///     storage, size, TilemapGridSize::from(tile), tile, TilemapType::Square,
+///     TilemapAnchor::None, Transform::default(), NavTilemap,
+/// ));
+/// app.update(); // the plugin reads the tilemap into a navigation grid
+///
+/// let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+/// let start = geometry.cell_to_world(GridPos::new(0, 0));
+/// let goal = GridPos::new(0, 2);
+/// let walker = app
+///     .world_mut()
+///     .spawn((
+///         Transform::from_translation(start.extend(1.0)),
+///         PathFollower::new(64.0), // world units a second
+///         PathRequest::to(goal),   // a tile, or a world position
+///     ))
+///     .id();
+/// app.update();
+///
+/// // The answer goes round the wall, through the gap at (4, 1).
+/// let path = app.world().get::<Path>(walker).expect("answered in the frame it was asked");
+/// assert!(path.complete && path.cells.contains(&GridPos::new(4, 1)));
+/// // And the character walks it to the goal's centre.
+/// for _ in 0..100 {
+///     app.update();
+/// }
+/// let at = app.world().get::<Transform>(walker).unwrap().translation.truncate();
+/// assert!(at.distance(geometry.cell_to_world(goal)) < 0.5);
+/// ```
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct PathRequest {
@@ -399,7 +461,8 @@ pub(crate) fn corner_indices(grid: &NavGrid, cells: &[GridPos]) -> Vec<usize> {
 }
 
 /// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
-/// from cell centre to cell centre and stops exactly on the last one.
+/// from cell centre to cell centre and stops exactly on the last one. The example on
+/// [`PathRequest`] walks one in a headless app.
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct PathFollower {

@@ -73,7 +73,8 @@ pub enum NavSet {
     Debug,
 }
 
-/// Adds tilemap navigation to an app. See the crate's README for a walk-through.
+/// Adds tilemap navigation to an app. See the crate's README for a walk-through, and the example
+/// on [`PathRequest`] for a whole app (headless) that answers a request and walks the path.
 #[derive(Default)]
 pub struct TilemapNavPlugin {
     /// The settings the app starts with (the [`NavSettings`] resource afterwards).

@@ -28,7 +28,8 @@ use crate::search::AgentGrid;
 /// and otherwise costs the highest of the layers' costs (the floor layer and the walls layer of
 /// a level). Tilemaps placed elsewhere, or of another size or type, are maps of their own. When
 /// that rule does not fit (two floors of a dungeon drawn at the same place, one at a time), put
-/// [`NavLayerOf`] on the tilemaps to say which map each belongs to.
+/// [`NavLayerOf`] on the tilemaps to say which map each belongs to. The example on
+/// [`PathRequest`](crate::plugin::PathRequest) spawns a tilemap marked so and paths across it.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component, Default)]
 pub struct NavTilemap;

@@ -692,10 +692,17 @@ pub fn camera_controls(
     mut home: ResMut<CameraHome>,
 ) {
     let (camera, mut transform, mut projection) = camera.into_inner();
-    let Projection::Orthographic(ortho) = projection.as_mut() else {
+    // Read first, write only what changes: the camera is not marked changed every frame.
+    let Projection::Orthographic(ortho) = projection.as_ref() else {
         return;
     };
-    let (start_at, start_scale) = *home.0.get_or_insert((transform.translation, ortho.scale));
+    let scale = ortho.scale;
+    if home.0.is_none() {
+        home.0 = Some((transform.translation, scale));
+    }
+    let Some((start_at, start_scale)) = home.0 else {
+        return;
+    };
     let mut drag = Vec2::ZERO;
     for message in moved.read() {
         if let Some(before) = *cursor
@@ -705,48 +712,53 @@ pub fn camera_controls(
         }
         *cursor = Some(message.position);
     }
+    let (mut centre, mut new_scale) = (transform.translation.truncate(), scale);
     if keys.just_pressed(KeyCode::Home) {
-        transform.translation = start_at;
-        ortho.scale = start_scale;
-        return;
-    }
-    // A drag moves the world with the mouse (screen y grows downwards).
-    let mut pan = Vec2::new(-drag.x, drag.y) * ortho.scale;
-    let arrows = [
-        (KeyCode::ArrowLeft, Vec2::NEG_X),
-        (KeyCode::ArrowRight, Vec2::X),
-        (KeyCode::ArrowUp, Vec2::Y),
-        (KeyCode::ArrowDown, Vec2::NEG_Y),
-    ];
-    for (key, direction) in arrows {
-        if keys.pressed(key) {
-            // Half a window a second, whatever the zoom.
-            pan += direction * 400.0 * ortho.scale * time.delta_secs();
+        (centre, new_scale) = (start_at.truncate(), start_scale);
+    } else {
+        // A drag moves the world with the mouse (screen y grows downwards).
+        let mut pan = Vec2::new(-drag.x, drag.y) * scale;
+        let arrows = [
+            (KeyCode::ArrowLeft, Vec2::NEG_X),
+            (KeyCode::ArrowRight, Vec2::X),
+            (KeyCode::ArrowUp, Vec2::Y),
+            (KeyCode::ArrowDown, Vec2::NEG_Y),
+        ];
+        for (key, direction) in arrows {
+            if keys.pressed(key) {
+                // Half a window a second, whatever the zoom.
+                pan += direction * 400.0 * scale * time.delta_secs();
+            }
+        }
+        let lines = match scroll.unit {
+            MouseScrollUnit::Line => scroll.delta.y,
+            MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
+        };
+        if lines != 0.0 {
+            let least = (start_scale * ZOOM_RANGE.0).min(0.5);
+            let most = start_scale * ZOOM_RANGE.1;
+            new_scale = (scale * 1.15f32.powf(-lines)).clamp(least, most);
+            // The world point under the mouse stays under it.
+            if let (Some(at), Some(size)) = (*cursor, camera.logical_viewport_size()) {
+                let offset = Vec2::new(at.x - size.x / 2.0, size.y / 2.0 - at.y);
+                pan += offset * (scale - new_scale);
+            }
+        }
+        if pan != Vec2::ZERO {
+            centre += pan;
+            if let Some((low, high)) = maps_bounds(&maps) {
+                centre = centre.clamp(low, high);
+            }
         }
     }
-    let lines = match scroll.unit {
-        MouseScrollUnit::Line => scroll.delta.y,
-        MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
-    };
-    if lines != 0.0 {
-        let old = ortho.scale;
-        let least = (start_scale * ZOOM_RANGE.0).min(0.5);
-        let most = start_scale * ZOOM_RANGE.1;
-        ortho.scale = (old * 1.15f32.powf(-lines)).clamp(least, most);
-        // The world point under the mouse stays under it.
-        if let (Some(at), Some(size)) = (*cursor, camera.logical_viewport_size()) {
-            let offset = Vec2::new(at.x - size.x / 2.0, size.y / 2.0 - at.y);
-            pan += offset * (old - ortho.scale);
-        }
+    if new_scale != scale
+        && let Projection::Orthographic(ortho) = projection.as_mut()
+    {
+        ortho.scale = new_scale;
     }
-    if pan == Vec2::ZERO {
-        return;
+    if centre != transform.translation.truncate() {
+        transform.translation = centre.extend(transform.translation.z);
     }
-    let mut centre = transform.translation.truncate() + pan;
-    if let Some((low, high)) = maps_bounds(&maps) {
-        centre = centre.clamp(low, high);
-    }
-    transform.translation = centre.extend(transform.translation.z);
 }
 
 /// The corners of the box round every map's cells, in world space.

@@ -33,16 +33,8 @@ const WINDOW: usize = 200;
 
 fn main() {
     game_app("bevy_tilemap_nav: big map (MovingAI 64room_000, 512 x 512)")
-        // This map's own tiles: floor (texture 0) and wall (texture 1), every step costs 1.
-        .insert_resource(
-            TileRules {
-                unlisted: Cell::Passable { cost: 1 },
-                missing: Cell::Passable { cost: 1 },
-                ..TileRules::default()
-            }
-            .with(FLOOR, Cell::Passable { cost: 1 })
-            .with(WALL, Cell::Blocked),
-        )
+        // This map's own rules: walls block, every other tile is ground (a step costs 1).
+        .insert_resource(TileRules::default().with(WALL, Cell::Blocked))
         .init_resource::<Searches>()
         .init_resource::<Random>()
         .add_systems(Startup, setup)
@@ -112,42 +104,31 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut random: 
             return;
         }
     };
-    let size = TilemapSize { x: grid.width(), y: grid.height() };
-    let tilemap = commands.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    let mut open = Vec::new();
-    for position in grid.positions() {
-        // MovingAI's row 0 is the top of the map; the tilemap's row 0 is the bottom.
-        let tile_pos = TilePos { x: position.x, y: size.y - 1 - position.y };
-        let passable = grid.is_passable(position);
-        if passable {
-            open.push(GridPos::new(tile_pos.x, tile_pos.y));
-        }
-        let texture = TileTextureIndex(if passable { FLOOR } else { WALL });
-        let tile = commands
-            .spawn(TileBundle {
-                position: tile_pos,
-                tilemap_id: TilemapId(tilemap),
-                texture_index: texture,
-                ..Default::default()
-            })
-            .id();
-        storage.set(&tile_pos, tile);
-    }
+    // The tilemap drawn from the parsed grid: MovingAI's row 0 is the top, as `spawn_map`'s.
+    let (width, height) = (grid.width(), grid.height());
+    let rows: Vec<String> = (0..height)
+        .map(|y| {
+            let open = |x| grid.is_passable(GridPos::new(x, y));
+            (0..width).map(|x| if open(x) { '.' } else { '#' }).collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let tile_size = TilemapTileSize { x: CELL, y: CELL };
-    commands.entity(tilemap).insert((
-        TilemapBundle {
-            grid_size: tile_size.into(),
-            size,
-            storage,
-            texture: TilemapTexture::Single(images.add(big_map_tileset())),
-            tile_size,
-            anchor: TilemapAnchor::Center,
-            ..Default::default()
-        },
-        NavTilemap,
-    ));
-    let open = OpenCells(open);
+    let look = MapLook {
+        map_type: TilemapType::Square,
+        grid_size: tile_size.into(),
+        tile_size,
+        texture: images.add(big_map_tileset()),
+    };
+    spawn_map(&mut commands, &rows, texture_for, &look);
+    let size = TilemapSize { x: width, y: height };
+    // The open cells in the tilemap's coordinates (its row 0 at the bottom).
+    let open = OpenCells(
+        grid.positions()
+            .filter(|&p| grid.is_passable(p))
+            .map(|p| GridPos::new(p.x, height - 1 - p.y))
+            .collect(),
+    );
     for k in 0..AGENTS {
         let at = open.pick(&mut random);
         let centre = square_cell_centre(at.x, at.y, size, CELL);

@@ -654,12 +654,13 @@ impl Plugin for GameLookPlugin {
     }
 }
 
-/// Where Home takes the camera (and the zoom), taken from the camera the first frame it is
-/// moved; an example that places its camera itself sets it to `None` to take the new view.
+/// Where Home takes the camera (and the zoom): the camera as [`camera_controls`] first finds
+/// it; an example that places its camera itself sets this to `None` to take the new view.
 #[derive(Resource, Default)]
 pub struct CameraHome(pub Option<(Vec3, f32)>);
 
-/// How far the camera zooms in and out, as multiples of its starting zoom.
+/// How far the camera zooms in and out, as multiples of its starting zoom (zooming in always
+/// reaches at least a scale of 0.5, two screen pixels a world unit).
 const ZOOM_RANGE: (f32, f32) = (0.2, 8.0);
 
 fn spawn_camera_hint(mut commands: Commands) {
@@ -958,7 +959,7 @@ fn animate_figures(
     mut figures: Query<(&Transform, &Figure, &mut Stride, &mut Sprite, &Children)>,
     mut bodies: Query<&mut Sprite, (With<FigureBody>, Without<Stride>)>,
 ) {
-    for (transform, figure, mut stride, mut sprite, children) in &mut figures {
+    for (transform, figure, mut stride, sprite, children) in &mut figures {
         let here = transform.translation.truncate();
         let moved = stride.last.map_or(Vec2::ZERO, |last| here - last);
         stride.last = Some(here);
@@ -980,18 +981,23 @@ fn animate_figures(
         };
         let index = (stride.facing * STEPS + step) as usize;
         let flip = stride.facing == 2 && stride.left;
-        set_frame(&mut sprite, index, flip);
+        set_frame(sprite, index, flip);
         for child in children.iter() {
-            if let Ok(mut body) = bodies.get_mut(child) {
-                set_frame(&mut body, index, flip);
+            if let Ok(body) = bodies.get_mut(child) {
+                set_frame(body, index, flip);
             }
         }
     }
 }
 
-fn set_frame(sprite: &mut Sprite, index: usize, flip: bool) {
-    if let Some(atlas) = sprite.texture_atlas.as_mut() {
-        atlas.index = index;
+/// Shows frame `index` (mirrored if `flip`), touching the sprite only when that changes it.
+fn set_frame(mut sprite: Mut<Sprite>, index: usize, flip: bool) {
+    let frame = sprite.texture_atlas.as_ref().map(|atlas| atlas.index);
+    if frame.is_some_and(|frame| frame != index) || sprite.flip_x != flip {
+        let sprite = sprite.as_mut();
+        if let Some(atlas) = sprite.texture_atlas.as_mut() {
+            atlas.index = index;
+        }
+        sprite.flip_x = flip;
     }
-    sprite.flip_x = flip;
 }

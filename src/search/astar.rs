@@ -7,6 +7,7 @@ use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 
 use super::avoided::Avoided;
+use super::landmarks::{Landmarks, MAX_LANDMARKS};
 use super::options::{Heuristic, SearchOptions};
 use super::result::{PathError, PathResult, SearchStats, SearchTrace};
 use crate::grid::line::{segment_cells, segment_cost};
@@ -126,6 +127,7 @@ pub(super) fn search<E: Expansion>(
     expansion: &E,
     resume: Option<LoopState>,
     budget: Option<u32>,
+    landmarks: Option<&Landmarks>,
 ) -> Outcome {
     let heuristic = options.heuristic.unwrap_or(Heuristic::default_for(grid.neighborhood()));
     let h_scale = options.weight * f64::from(grid.min_cost().unwrap_or(1));
@@ -145,7 +147,25 @@ pub(super) fn search<E: Expansion>(
     let stride = grid.stride();
     // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
     let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
-    let h = |x: isize, y: isize| -> f64 { h_scale * expansion.distance(heuristic, x, y, goal) };
+    // With landmarks, the larger of their bound and the heuristic's (both consistent, so the
+    // larger is too).
+    let goal_numbers = {
+        let mut numbers = [0u32; MAX_LANDMARKS];
+        if let Some(landmarks) = landmarks {
+            let here = landmarks.at(grid.index(goal));
+            numbers[..here.len()].copy_from_slice(here);
+        }
+        numbers
+    };
+    let h = |x: isize, y: isize, j: usize| -> f64 {
+        let estimate = h_scale * expansion.distance(heuristic, x, y, goal);
+        match landmarks {
+            Some(landmarks) => estimate.max(
+                options.weight * f64::from(landmarks.bound(j, &goal_numbers)) * Landmarks::SCALE,
+            ),
+            None => estimate,
+        }
+    };
     // For partial paths: the expanded cell closest to the goal, then the cheapest.
     let closeness = |x: isize, y: isize| -> f64 { expansion.closeness(x, y, goal) };
 
@@ -172,7 +192,7 @@ pub(super) fn search<E: Expansion>(
             }
             nodes[start_i] = NodeState { g: 0.0, parent: start_i as u32, stamp: gen_seen };
             let (sx, sy) = (start.x as isize + 1, start.y as isize + 1);
-            open.push(OpenNode::new(h(sx, sy), 0.0, start_i));
+            open.push(OpenNode::new(h(sx, sy, start_i), 0.0, start_i));
             if let Some(trace) = trace.as_mut() {
                 trace.opened.push((0, start));
             }
@@ -270,7 +290,7 @@ pub(super) fn search<E: Expansion>(
                 return;
             }
             *next = NodeState { g, parent: parent as u32, stamp: gen_seen };
-            let f = g + h(jx, jy);
+            let f = g + h(jx, jy, j);
             if consistent && f <= f_here {
                 level.push(OpenNode::new(f, g, j));
             } else {

@@ -20,6 +20,7 @@ mod astar;
 mod avoided;
 mod hex;
 pub(crate) mod jump_point;
+mod landmarks;
 mod linked;
 mod nearest;
 mod neighbors;
@@ -31,6 +32,7 @@ use std::fmt;
 
 pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
+pub use landmarks::{Landmarks, LandmarksError, MAX_LANDMARKS};
 pub use linked::{Leg, Link, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
 pub use path_table::{
@@ -160,6 +162,40 @@ impl Pathfinder {
         (result, self.take_trace().unwrap_or_default())
     }
 
+    /// Like [`find_path`](Self::find_path), estimating the remaining cost with `landmarks` too
+    /// (see [`Landmarks`]): the same optimal cost, usually after far less work on grids with
+    /// terrain. Landmarks built for another grid, or for an earlier state of this one that
+    /// cells have since opened or got cheaper from (see [`Landmarks::usable_on`]), are not
+    /// used: the search then runs as [`find_path`](Self::find_path) would.
+    pub fn find_path_guided(
+        &mut self,
+        grid: &NavGrid,
+        landmarks: &Landmarks,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+    ) -> Result<PathResult, PathError> {
+        self.find_path_guided_avoiding(grid, landmarks, start, goal, options, &[])
+    }
+
+    /// [`find_path_guided`](Self::find_path_guided) with the cells in `avoid` walled for this
+    /// query (see [`find_path_avoiding`](Self::find_path_avoiding)).
+    pub fn find_path_guided_avoiding(
+        &mut self,
+        grid: &NavGrid,
+        landmarks: &Landmarks,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+        avoid: &[GridPos],
+    ) -> Result<PathResult, PathError> {
+        let landmarks = landmarks.usable_on(grid).then_some(landmarks);
+        match self.begin(grid, start, goal, options, avoid, None, landmarks) {
+            SearchStep::Done(result) => result,
+            SearchStep::Paused { .. } => unreachable!("an unbudgeted search never pauses"),
+        }
+    }
+
     /// Records the next search into a [`SearchTrace`], to be taken with
     /// [`take_trace`](Self::take_trace).
     pub fn record_next(&mut self) {
@@ -187,7 +223,7 @@ impl Pathfinder {
         options: &SearchOptions,
         avoid: &[GridPos],
     ) -> Result<PathResult, PathError> {
-        match self.begin(grid, start, goal, options, avoid, None) {
+        match self.begin(grid, start, goal, options, avoid, None, None) {
             SearchStep::Done(result) => result,
             // Without a budget the loop runs to its end.
             SearchStep::Paused { .. } => unreachable!("an unbudgeted search never pauses"),
@@ -227,7 +263,7 @@ impl Pathfinder {
         avoid: &[GridPos],
         max_expansions: u32,
     ) -> SearchStep {
-        self.begin(grid, start, goal, options, avoid, Some(max_expansions))
+        self.begin(grid, start, goal, options, avoid, Some(max_expansions), None)
     }
 
     /// Goes on with the paused search for at most `max_expansions` more expanded cells. `grid`
@@ -241,7 +277,7 @@ impl Pathfinder {
             return SearchStep::Done(Err(PathError::GridChanged));
         }
         let Paused { start, goal, options, kind, state, .. } = paused;
-        self.run(kind, grid, start, goal, &options, Some(state), Some(max_expansions))
+        self.run(kind, grid, start, goal, &options, Some(state), Some(max_expansions), None)
     }
 
     /// True while a search begun with [`start_search`](Self::start_search) is paused.
@@ -255,6 +291,7 @@ impl Pathfinder {
     }
 
     /// Checks the query, then searches.
+    #[allow(clippy::too_many_arguments)]
     fn begin(
         &mut self,
         grid: &NavGrid,
@@ -263,6 +300,7 @@ impl Pathfinder {
         options: &SearchOptions,
         avoid: &[GridPos],
         budget: Option<u32>,
+        landmarks: Option<&Landmarks>,
     ) -> SearchStep {
         self.paused = None;
         let (width, height) = (grid.width(), grid.height());
@@ -316,7 +354,7 @@ impl Pathfinder {
             },
             _ => *options,
         };
-        self.run(kind, grid, start, goal, &options, None, budget)
+        self.run(kind, grid, start, goal, &options, None, budget, landmarks)
     }
 
     /// Runs (or, with `resume`, goes on with) the search loop with the expansion of `kind`.
@@ -330,6 +368,7 @@ impl Pathfinder {
         options: &SearchOptions,
         resume: Option<LoopState>,
         budget: Option<u32>,
+        landmarks: Option<&Landmarks>,
     ) -> SearchStep {
         let avoided = self.avoided.any().then_some(&self.avoided);
         // Jump point search's bits: built on the grid's first jump point search.
@@ -340,27 +379,39 @@ impl Pathfinder {
             // Jump point search never runs on a hex grid (`jps_applies`).
             if kind == Kind::AnyAngle {
                 let expansion = AnyAngle(hex);
-                search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+                search(
+                    s, grid, start, goal, options, avoided, &expansion, resume, budget, landmarks,
+                )
             } else {
-                search(s, grid, start, goal, options, avoided, &hex, resume, budget)
+                search(s, grid, start, goal, options, avoided, &hex, resume, budget, landmarks)
             }
         } else {
             match (kind, bits) {
                 (Kind::AnyAngle, _) => {
                     let expansion = AnyAngle(Neighbors::new(grid, avoided));
-                    search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+                    search(
+                        s, grid, start, goal, options, avoided, &expansion, resume, budget,
+                        landmarks,
+                    )
                 }
                 (Kind::JumpPoint, Some(bits)) if avoided.is_some() => {
                     let expansion = JumpPoints::<true>::new(grid, bits, goal, avoided);
-                    search(s, grid, start, goal, options, None, &expansion, resume, budget)
+                    search(
+                        s, grid, start, goal, options, None, &expansion, resume, budget, landmarks,
+                    )
                 }
                 (Kind::JumpPoint, Some(bits)) => {
                     let expansion = JumpPoints::<false>::new(grid, bits, goal, None);
-                    search(s, grid, start, goal, options, None, &expansion, resume, budget)
+                    search(
+                        s, grid, start, goal, options, None, &expansion, resume, budget, landmarks,
+                    )
                 }
                 (Kind::Plain | Kind::JumpPoint, _) => {
                     let expansion = Neighbors::new(grid, avoided);
-                    search(s, grid, start, goal, options, avoided, &expansion, resume, budget)
+                    search(
+                        s, grid, start, goal, options, avoided, &expansion, resume, budget,
+                        landmarks,
+                    )
                 }
             }
         };

@@ -10,7 +10,7 @@ use std::f64::consts::SQRT_2;
 
 use super::astar::Expansion;
 use super::avoided::Avoided;
-use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
 use bits::{JumpBits, MIXED, OPEN};
 
 /// True when jump point search finds optimal paths on this grid: 8-way, without corner
@@ -271,6 +271,43 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
         Some((index, (found - from).abs()))
     }
 
+    /// The directions (bit `d` for [`DIRECTIONS`]`[d]`) in which no cheapest path goes on
+    /// from padded cell `i`, entered by a step `arrival` from the cell before it, `q`: those
+    /// whose first cell `n` the path reaches more cheaply straight from `q` (one legal step, or
+    /// `n` is `q`). Strictly more cheaply, so that no cheapest path takes `q`, `i`, `n` in a
+    /// row however it reached `i`: reaching `n` through `i` costs at least the cheapest way to
+    /// `q`, plus the step to `i`, plus the step on, which is more than the step from `q`.
+    fn dominated(&self, i: isize, (ax, ay): (isize, isize)) -> u8 {
+        let stride = self.stride;
+        let length = |dx: isize, dy: isize| if dx != 0 && dy != 0 { SQRT_2 } else { 1.0 };
+        let into_here = length(ax, ay) * self.cost_of(i);
+        // `q`, relative to `i`.
+        let (qx, qy) = (-ax, -ay);
+        let mut skip = 0;
+        for (d, &(ndx, ndy)) in DIRECTIONS.iter().enumerate() {
+            let n = i + ndx + ndy * stride;
+            let (sx, sy) = (ndx - qx, ndy - qy);
+            if sx.abs() > 1 || sy.abs() > 1 || !self.open(n) {
+                continue; // not next to q, or a wall
+            }
+            let on = into_here + length(ndx, ndy) * self.cost_of(n);
+            let direct = if (sx, sy) == (0, 0) {
+                0.0
+            } else {
+                let q = i + qx + qy * stride;
+                // No corner cutting: a diagonal step from q only between two open side cells.
+                if sx != 0 && sy != 0 && !self.diagonal_step_open(q, sx, sy * stride) {
+                    continue;
+                }
+                length(sx, sy) * self.cost_of(n)
+            };
+            if direct < on - 1e-9 * on {
+                skip |= 1 << d;
+            }
+        }
+        skip
+    }
+
     /// Runs diagonally from padded (`x`, `y`) in direction (dx, dy) until a wall (or the goal),
     /// and visits, as successors of the cell it started from, what an expansion of each
     /// diagonal jump point on the way would find: the jump points of its straight runs (dx, 0)
@@ -406,10 +443,16 @@ impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
         // Near an avoided cell the pruning rules (read off the grid's walls) may not hold: expand
         // it in every direction, as the start is.
         // So is a cell on the edge of a cost change, where they do not hold either.
-        let (dx, dy) = if self.near_avoided(i) || self.runs[i as usize] & MIXED != 0 {
-            (0, 0)
+        let near_avoided = self.near_avoided(i);
+        let mixed = self.runs[i as usize] & MIXED != 0;
+        let arrival = octile_step(x - px, y - py);
+        let (dx, dy) = if near_avoided || mixed { (0, 0) } else { arrival };
+        // On the edge of a cost change, every direction but those a path through this cell
+        // never takes (see `dominated`).
+        let skip = if mixed && !near_avoided && arrival != (0, 0) {
+            self.dominated(i, arrival)
         } else {
-            octile_step(x - px, y - py)
+            0
         };
         let mut straight = |sdx: isize, sdy: isize| {
             if let Some((j, n)) = self.jump_straight(x, y, sdx, sdy) {
@@ -421,11 +464,17 @@ impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
         let mut diagonals = [(0isize, 0isize); 4];
         let mut count = 0;
         if dx == 0 && dy == 0 {
-            for (sdx, sdy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                straight(sdx, sdy);
+            for (d, &(sdx, sdy)) in DIRECTIONS.iter().enumerate() {
+                if skip & (1 << d) != 0 {
+                    continue;
+                }
+                if d < 4 {
+                    straight(sdx, sdy);
+                } else {
+                    diagonals[count] = (sdx, sdy);
+                    count += 1;
+                }
             }
-            diagonals = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
-            count = 4;
         } else if dx != 0 && dy != 0 {
             straight(dx, 0);
             straight(0, dy);

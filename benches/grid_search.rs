@@ -11,15 +11,19 @@
 //! against the published optimum), and weighted (`paint_terrain`, seed 1: a quarter of the open
 //! cells painted with costs 2 to 8; every path's cost checked against Dijkstra's). On the maps
 //! as published the precomputed [`PathTable`] runs the same queries too (its build time and
-//! memory alongside); a table serves grids of one cost only, so not the weighted versions.
+//! memory alongside); a table serves grids of one cost only, so not the weighted versions: on
+//! those the search guided by [`Landmarks`] runs the same queries instead (its build time and
+//! memory alongside, its costs checked against Dijkstra's).
 
 use std::time::Instant;
 
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::PathTable;
+use bevy_tilemap_nav::search::{Landmarks, PathTable};
 
 const PASSES: usize = 5;
+/// Landmarks for the weighted maps' guided search.
+const LANDMARKS: usize = 16;
 
 /// Best total seconds over the passes, and each query's cost (`None`: no path).
 fn run(grid: &NavGrid, scenarios: &[Scenario], options: &SearchOptions) -> (f64, Vec<Option<f64>>) {
@@ -49,7 +53,7 @@ fn same(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
     println!(
-        "{:<20} {:>7} {:>8} {:>10} {:>10} {:>13} {:>8} {:>9}   PathTable us/q (build, memory)",
+        "{:<20} {:>7} {:>8} {:>10} {:>10} {:>13} {:>8} {:>9}   PathTable us/q (build, memory), or guided by landmarks",
         "map", "cells", "queries", "JPS us/q", "A* us/q", "Dijkstra us/q", "A*/JPS", "optimal",
     );
     for name in ["arena", "arena2", "lak304d", "64room_000"] {
@@ -81,7 +85,36 @@ fn main() {
             };
             let n = scenarios.len() as f64;
             let table = if weighted {
-                "-".to_string()
+                // Guided by landmarks: built here (timed), then the same queries.
+                let started = Instant::now();
+                let landmarks = Landmarks::build(&grid, LANDMARKS).expect("landmarks");
+                let build_ms = started.elapsed().as_secs_f64() * 1e3;
+                let mut pathfinder = Pathfinder::new();
+                let mut best = f64::INFINITY;
+                let mut costs = Vec::new();
+                for _ in 0..PASSES {
+                    costs.clear();
+                    let started = Instant::now();
+                    for scenario in &scenarios {
+                        let path = pathfinder.find_path_guided(
+                            &grid,
+                            &landmarks,
+                            scenario.start,
+                            scenario.goal,
+                            &SearchOptions::default(),
+                        );
+                        costs.push(path.ok().map(|p| p.cost));
+                    }
+                    best = best.min(started.elapsed().as_secs_f64());
+                }
+                assert!(same(&costs, &dijkstra_costs), "{name}: guided costs are Dijkstra's");
+                format!(
+                    "guided {:.1} us/q, {:.1}x faster than A* ({LANDMARKS} landmarks: {build_ms:.0} \
+                     ms, {:.0} B/cell)",
+                    best / n * 1e6,
+                    astar / best,
+                    landmarks.memory_bytes() as f64 / grid.len() as f64
+                )
             } else {
                 let started = Instant::now();
                 let table = PathTable::build(&grid).expect("a table for every public map");

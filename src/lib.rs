@@ -45,6 +45,7 @@
 //! | boats, ghosts, big monsters | [`NavAgent`](plugin::NavAgent) with a [`NavProfile`](grid::NavProfile) from [`NavProfiles`](plugin::NavProfiles) |
 //! | a tactics game's movement range | [`RangeRequest`](plugin::RangeRequest) |
 //! | microsecond queries on a level that rarely changes | [`PrecomputePaths`](plugin::PrecomputePaths) |
+//! | fast searches on a level with terrain costs | [`PrecomputePaths`](plugin::PrecomputePaths) (it keeps [`Landmarks`](search::Landmarks) there) |
 //! | a level from Tiled or LDtk | features `tiled`, `ldtk` (`integrations`) |
 //! | paths without Bevy | [`Pathfinder`](search::Pathfinder) on a [`NavGrid`](grid::NavGrid) |
 //!
@@ -88,14 +89,15 @@ pub mod prelude {
         Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, GridLocked, LinkCrossed, LinkEnd,
         MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavLayerOf,
         NavLink, NavMap, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTilemap,
-        OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg, PathRequest, PrecomputePaths,
-        ProfileId, RangeFailed, RangeRequest, Replanning, TileNav, TileRules, TileTerrain,
-        TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch,
-        WorldToCellError,
+        OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed, PathFollower, PathGoal, PathLeg, PathRequest,
+        PrecomputePaths, ProfileId, RangeFailed, RangeRequest, Replanning, TileNav, TileRules,
+        TileTerrain, TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch,
+        WatchedSearch, WorldToCellError,
     };
     pub use crate::search::{
-        AgentGrid, Algorithm, Heuristic, Link, LinkedPath, MapPos, PathError, PathResult,
-        PathTable, Pathfinder, SearchLimit, SearchOptions, SearchStats, SearchStep, SearchTrace,
+        AgentGrid, Algorithm, Heuristic, Landmarks, Link, LinkedPath, MapPos, PathError,
+        PathResult, PathTable, Pathfinder, SearchLimit, SearchOptions, SearchStats, SearchStep,
+        SearchTrace,
     };
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
+use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{Landmarks, LandmarksError, MAX_LANDMARKS};
 use common::{Model, Rng};
@@ -274,4 +274,35 @@ fn landmarks_cut_expansions_on_painted_benchmark_maps() {
         paths += 1;
     }
     assert!(guided * 5 < plain, "guided {guided} vs plain A* {plain} expansions");
+}
+
+/// A guided search spread over many calls answers as in one go; resumed without its
+/// landmarks it is dropped (its estimate must not change midway), to begin again.
+#[test]
+fn a_guided_search_in_steps_answers_as_in_one_go() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let grid = paint_terrain(&load_map(format!("{dir}/arena2.map")).unwrap(), 1);
+    let landmarks = Landmarks::build(&grid, 8).unwrap();
+    let options = SearchOptions::default();
+    // The longest of the map's benchmark scenarios.
+    let scenarios = load_scenarios(format!("{dir}/arena2.map.scen")).unwrap();
+    let longest = scenarios.last().unwrap();
+    let (start, goal) = (longest.start, longest.goal);
+    let mut pathfinder = Pathfinder::new();
+    let whole = pathfinder.find_path_guided(&grid, &landmarks, start, goal, &options).unwrap();
+    let mut step =
+        pathfinder.start_search_guided(&grid, &landmarks, start, goal, &options, &[], 20);
+    let mut calls = 1;
+    while let SearchStep::Paused { .. } = step {
+        step = pathfinder.resume_search_guided(&grid, Some(&landmarks), 20);
+        calls += 1;
+    }
+    let SearchStep::Done(Ok(path)) = step else { panic!("{step:?}") };
+    assert!(calls > 3, "{calls}");
+    assert_eq!((path.cost, path.stats.expanded), (whole.cost, whole.stats.expanded));
+
+    let step = pathfinder.start_search_guided(&grid, &landmarks, start, goal, &options, &[], 20);
+    assert!(matches!(step, SearchStep::Paused { .. }));
+    assert_eq!(pathfinder.resume_search(&grid, 20), SearchStep::Done(Err(PathError::GridChanged)));
+    assert!(!pathfinder.is_paused());
 }

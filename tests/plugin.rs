@@ -1172,3 +1172,74 @@ fn precomputed_paths_answer_requests_and_stay_right_after_changes() {
     assert!(!path.cells.contains(&cut));
     assert!((path.cost - online(&app)).abs() < 1e-9);
 }
+
+/// A map with mud marked `PrecomputePaths`: no table serves terrain costs, so the plugin keeps
+/// landmarks for it (built off the main thread); requests are then answered by the guided
+/// search, with online search's cost; when mud turns to floor the landmarks follow in place
+/// (current again without a rebuild) and answers stay optimal.
+#[test]
+fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
+    let rows = [
+        "....~~~~~~~~~~~.....",
+        "....~~~~~~~~~~~.....",
+        "....#~~~~######.....",
+        "....#~~~~...........",
+        "....######~~~~#.....",
+        "..........~~~~#.....",
+        "......###.~~~~#.....",
+        "..........~~~~......",
+    ];
+    let mut app = app();
+    let map = spawn_map(&mut app, &rows);
+    app.world_mut().entity_mut(map).insert(PrecomputePaths);
+    let ready = |app: &App| {
+        let nav = app.world().resource::<NavMaps>().first();
+        nav.is_some_and(|nav| nav.landmarks().is_some_and(|l| l.is_current(&nav.grid)))
+    };
+    let mut frames = 0;
+    while !ready(&app) {
+        app.update();
+        frames += 1;
+        assert!(frames < 200, "the landmarks were never built");
+    }
+    let nav = app.world().resource::<NavMaps>().first().unwrap();
+    assert!(nav.path_table().is_none());
+    assert_eq!(nav.landmarks().unwrap().cells().len(), PLUGIN_LANDMARKS);
+    let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 7));
+    let online = |app: &App| {
+        let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
+        let options = SearchOptions::default();
+        Pathfinder::new().find_path(grid, start, goal, &options).unwrap()
+    };
+    let ask = |app: &mut App| {
+        let at = centre(app, start);
+        let agent = app
+            .world_mut()
+            .spawn((Transform::from_translation(at.extend(1.0)), PathRequest::to(goal)))
+            .id();
+        app.update();
+        let path = app.world().get::<Path>(agent).expect("a path").clone();
+        app.world_mut().despawn(agent);
+        path
+    };
+    let path = ask(&mut app);
+    let unguided = online(&app);
+    assert!((path.cost - unguided.cost).abs() < 1e-9);
+    assert!(
+        path.expanded < unguided.stats.expanded,
+        "{} vs {}",
+        path.expanded,
+        unguided.stats.expanded
+    );
+
+    // Mud turns to floor under the path's way: a cheaper cell, followed in place.
+    for x in 5..9 {
+        let t = tile(&app, map, x, 4);
+        app.world_mut().entity_mut(t).insert(TileTextureIndex(FLOOR));
+    }
+    app.update();
+    let nav = app.world().resource::<NavMaps>().first().unwrap();
+    assert!(nav.landmarks().is_some_and(|l| l.is_current(&nav.grid)), "refreshed in place");
+    let path = ask(&mut app);
+    assert!((path.cost - online(&app).cost).abs() < 1e-9);
+}

@@ -88,6 +88,13 @@ pub struct GridStamp {
     revision: u64,
 }
 
+impl GridStamp {
+    /// How many changes the grid had seen.
+    pub(crate) fn revision(self) -> u64 {
+        self.revision
+    }
+}
+
 fn next_grid_id() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)

@@ -5,9 +5,11 @@
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 
-use super::tilemap::NavMaps;
-use crate::grid::GridStamp;
-use crate::search::{Algorithm, PathTable, PathTableError, SearchOptions};
+use super::tilemap::{NavMap, NavMaps};
+use crate::grid::{GridStamp, NavGrid};
+use crate::search::{
+    Algorithm, Landmarks, LandmarksError, PathTable, PathTableError, SearchOptions, jps_applies,
+};
 
 /// Put on a map's entity (the tilemap, or the entity its layers name with
 /// [`NavLayerOf`](super::NavLayerOf)) when the level rarely changes: the plugin builds a
@@ -18,16 +20,39 @@ use crate::search::{Algorithm, PathTable, PathTableError, SearchOptions};
 ///
 /// Only requests the table answers exactly take it: an agent with no profile and size 1, no
 /// other characters in the way, an optimal algorithm, no cost cap, no partial path asked for.
+///
 /// Maps the table cannot serve (terrain costs, 4-way or hex moves, corner cutting, thousands of
-/// wall corners) stay on online search, with a warning in the log.
+/// wall corners) get [`Landmarks`] instead ([`PLUGIN_LANDMARKS`] of them, 4 bytes per cell
+/// each), built in the background the same way: searches by agents with no profile and size 1
+/// on that map are then guided by them (the same optimal paths, 5 to 15 times faster than plain
+/// A* on the painted benchmark maps). They follow the map's changes in place, only as far as a
+/// change reaches.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component)]
 pub struct PrecomputePaths;
 
-/// A table being built off the main thread.
-type Build = Task<Result<PathTable, PathTableError>>;
+/// How many landmarks the plugin keeps for a map that no table serves.
+pub const PLUGIN_LANDMARKS: usize = 16;
 
-/// The tables being built: for which map, for which state of its grid.
+/// What is precomputed for a map: a table where one serves it, else landmarks.
+enum Precomputed {
+    Table(PathTable),
+    Landmarks(Landmarks),
+}
+
+/// A table where one serves the grid; landmarks otherwise (with why no table, to log).
+fn precompute(grid: &NavGrid) -> Result<(Precomputed, Option<PathTableError>), LandmarksError> {
+    match PathTable::build(grid) {
+        Ok(table) => Ok((Precomputed::Table(table), None)),
+        Err(why) => Landmarks::build(grid, PLUGIN_LANDMARKS)
+            .map(|landmarks| (Precomputed::Landmarks(landmarks), Some(why))),
+    }
+}
+
+/// A build running off the main thread.
+type Build = Task<Result<(Precomputed, Option<PathTableError>), LandmarksError>>;
+
+/// The builds running: for which map, for which state of its grid.
 #[derive(Resource, Default)]
 pub(crate) struct TableBuilds {
     running: Vec<(Entity, GridStamp, Build)>,
@@ -35,8 +60,29 @@ pub(crate) struct TableBuilds {
     failed: Vec<(Entity, GridStamp)>,
 }
 
-/// Takes finished tables in (if their map has not changed since) and starts builds for marked
-/// maps whose table is missing or stale, one at a time per map.
+/// Puts a finished build on its map.
+fn take(map: &mut NavMap, stamp: GridStamp, built: (Precomputed, Option<PathTableError>)) {
+    match built {
+        (Precomputed::Table(mut table), _) => {
+            table.rebind(stamp);
+            map.table = Some(table);
+            map.landmarks = None;
+        }
+        (Precomputed::Landmarks(mut landmarks), why) => {
+            if let Some(why) = why {
+                info!("map {}: no path table ({why}); searches guided by landmarks", map.entity);
+            }
+            landmarks.rebind(stamp);
+            map.table = None;
+            map.landmarks = Some(landmarks);
+        }
+    }
+}
+
+/// Takes finished builds in (if their map has not changed since) and starts builds for marked
+/// maps whose table or landmarks are missing or stale, one at a time per map. Landmarks that
+/// can follow the grid's changes are refreshed in place instead (on the main thread: the work
+/// reaches only as far as the change does).
 pub(crate) fn keep_path_tables(
     mut maps: ResMut<NavMaps>,
     marked: Query<(), With<PrecomputePaths>>,
@@ -49,10 +95,7 @@ pub(crate) fn keep_path_tables(
         };
         let map = maps.maps_mut().find(|m| m.entity == *entity);
         match (map, result) {
-            (Some(map), Ok(mut table)) if map.grid.stamp() == *stamp => {
-                table.rebind(*stamp);
-                map.table = Some(table);
-            }
+            (Some(map), Ok(built)) if map.grid.stamp() == *stamp => take(map, *stamp, built),
             (Some(map), Err(error)) if map.grid.stamp() == *stamp => {
                 warn!("no precomputed paths for map {entity}: {error}");
                 failed.push((*entity, *stamp));
@@ -64,10 +107,23 @@ pub(crate) fn keep_path_tables(
     for map in maps.maps_mut() {
         if !marked.contains(map.entity) {
             map.table = None;
+            map.landmarks = None;
             continue;
         }
+        // Landmarks follow small changes where they are (a table is rebuilt instead).
+        if let Some(landmarks) = map.landmarks.as_mut()
+            && !landmarks.is_current(&map.grid)
+        {
+            let table_may_serve = map.grid.has_uniform_cost() && jps_applies(&map.grid);
+            if landmarks.can_follow(&map.grid) && !table_may_serve {
+                landmarks.refresh(&map.grid);
+            } else {
+                map.landmarks = None;
+            }
+        }
         let stamp = map.grid.stamp();
-        let current = map.table.as_ref().is_some_and(|t| t.is_current(&map.grid));
+        let current =
+            map.table.as_ref().is_some_and(|t| t.is_current(&map.grid)) || map.landmarks.is_some();
         let building = running.iter().any(|(e, ..)| *e == map.entity);
         let gave_up = failed.contains(&(map.entity, stamp));
         if current || building || gave_up {
@@ -75,12 +131,12 @@ pub(crate) fn keep_path_tables(
         }
         failed.retain(|(e, _)| *e != map.entity);
         let grid = map.grid.clone();
-        let build = async move { PathTable::build(&grid) };
+        let build = async move { precompute(&grid) };
         match AsyncComputeTaskPool::try_get() {
             Some(pool) => running.push((map.entity, stamp, pool.spawn(build))),
             // No task pool (an app without one): build here.
-            None => match PathTable::build(&map.grid) {
-                Ok(table) => map.table = Some(table),
+            None => match precompute(&map.grid) {
+                Ok(built) => take(map, stamp, built),
                 Err(error) => {
                     warn!("no precomputed paths for map {}: {error}", map.entity);
                     failed.push((map.entity, stamp));

@@ -16,10 +16,11 @@ use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::precompute::table_answers;
 use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;
-use super::tilemap::{NavGeometry, NavMaps};
+use super::tilemap::{NavGeometry, NavMap, NavMaps};
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::search::{
-    Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder, SearchOptions, SearchStep,
+    Landmarks, Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder, SearchOptions,
+    SearchStep,
 };
 
 /// A search spread over frames, for one agent's request.
@@ -155,8 +156,9 @@ pub(crate) fn answer_requests(
                 avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
                 let began = std::time::Instant::now();
                 let on = run.frozen.as_ref().unwrap_or(live);
-                let first = pathfinder.resume_search(on, budget.slice());
-                let mut step = go_on(pathfinder, on, first, &mut budget, run.expanded);
+                let guide = guide_for(map, &run.query);
+                let first = pathfinder.resume_search_guided(on, guide, budget.slice());
+                let mut step = go_on(pathfinder, on, guide, first, &mut budget, run.expanded);
                 loop {
                     match step {
                         // The live grid changed under it: begin again, below.
@@ -201,8 +203,8 @@ pub(crate) fn answer_requests(
                     run.expanded = 0;
                     diagnostics.searches_redone += 1;
                     let first =
-                        begin_search(pathfinder, frozen, &run.query, &avoid, budget.slice());
-                    step = go_on(pathfinder, frozen, first, &mut budget, 0);
+                        begin_search(pathfinder, frozen, guide, &run.query, &avoid, budget.slice());
+                    step = go_on(pathfinder, frozen, guide, first, &mut budget, 0);
                 }
             }
         }
@@ -310,8 +312,9 @@ pub(crate) fn answer_requests(
             out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
             continue;
         }
-        let first = begin_search(pathfinder, grid, &query, &avoid, budget.slice());
-        let step = go_on(pathfinder, grid, first, &mut budget, 0);
+        let guide = guide_for(map, &query);
+        let first = begin_search(pathfinder, grid, guide, &query, &avoid, budget.slice());
+        let step = go_on(pathfinder, grid, guide, first, &mut budget, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;
         match step {
             SearchStep::Paused { expanded } => {
@@ -393,6 +396,7 @@ impl Budget {
 fn go_on(
     pathfinder: &mut Pathfinder,
     grid: &NavGrid,
+    guide: Option<&Landmarks>,
     mut step: SearchStep,
     budget: &mut Budget,
     before: u32,
@@ -406,7 +410,7 @@ fn go_on(
                 if !budget.left() {
                     return step;
                 }
-                step = pathfinder.resume_search(grid, budget.slice());
+                step = pathfinder.resume_search_guided(grid, guide, budget.slice());
             }
             SearchStep::Done(ref result) => {
                 let used = done_expansions(result).saturating_sub(last);
@@ -492,11 +496,24 @@ fn done_expansions(result: &Result<PathResult, PathError>) -> u32 {
 fn begin_search(
     pathfinder: &mut Pathfinder,
     grid: &NavGrid,
+    guide: Option<&Landmarks>,
     query: &Plan,
     avoid: &[GridPos],
     budget: u32,
 ) -> SearchStep {
-    pathfinder.start_search(grid, query.start, query.goal, &query.options, avoid, budget)
+    let (start, goal, options) = (query.start, query.goal, &query.options);
+    match guide {
+        Some(landmarks) => {
+            pathfinder.start_search_guided(grid, landmarks, start, goal, options, avoid, budget)
+        }
+        None => pathfinder.start_search(grid, start, goal, options, avoid, budget),
+    }
+}
+
+/// The map's landmarks, for a query they may guide: by an agent with no profile and size 1
+/// (they are of the map's own grid). The search checks they fit the grid it runs on.
+fn guide_for<'m>(map: &'m NavMap, query: &Plan) -> Option<&'m Landmarks> {
+    map.landmarks.as_ref().filter(|_| query.agent.is_plain())
 }
 
 /// The answer of a search spread over frames, or `None` to begin it again. One that ran on a

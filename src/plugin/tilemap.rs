@@ -60,6 +60,9 @@ pub struct NavMap {
     /// The precomputed paths kept for it when it has [`PrecomputePaths`](super::PrecomputePaths)
     /// (current only while its grid's stamp matches).
     pub(crate) table: Option<crate::search::PathTable>,
+    /// The landmarks kept for it when it has [`PrecomputePaths`](super::PrecomputePaths) and
+    /// the table cannot serve it (terrain costs, other moves): kept in step with `grid`.
+    pub(crate) landmarks: Option<crate::search::Landmarks>,
 }
 
 impl NavMap {
@@ -78,6 +81,13 @@ impl NavMap {
     /// [`PathTable::is_current`](crate::search::PathTable::is_current) against `grid`).
     pub fn path_table(&self) -> Option<&crate::search::PathTable> {
         self.table.as_ref()
+    }
+
+    /// The landmarks that guide searches on this map, when it has
+    /// [`PrecomputePaths`](super::PrecomputePaths) and no table serves it (terrain costs, 4-way
+    /// or hex moves, corner cutting, too many wall corners).
+    pub fn landmarks(&self) -> Option<&crate::search::Landmarks> {
+        self.landmarks.as_ref()
     }
 
     /// The [`AgentGrid`] kept for agents of this kind, if any (with each cell's clearance).
@@ -968,6 +978,7 @@ pub(crate) fn sync_nav_grid(
         let agents = old.as_mut().map(|m| std::mem::take(&mut m.agents)).unwrap_or_default();
         // So does its precomputed table (current while the grid's stamp is unchanged).
         let table = old.as_mut().and_then(|m| m.table.take());
+        let landmarks = old.as_mut().and_then(|m| m.landmarks.take());
         let (size, map_type) = (first_layer.size, first_layer.map_type);
         let neighborhood = neighborhood_for(map_type, settings.neighborhood);
         // Every size was checked above.
@@ -1088,6 +1099,7 @@ pub(crate) fn sync_nav_grid(
             layers: layer_entities,
             agents,
             table,
+            landmarks,
         });
     }
 }

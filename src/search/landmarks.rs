@@ -242,10 +242,7 @@ impl Landmarks {
         if self.is_current(grid) {
             return true;
         }
-        if !self.same_shape(grid) {
-            return false;
-        }
-        let Some(changes) = grid.changes_since(self.stamp) else {
+        let Some(changes) = self.changes(grid) else {
             return false;
         };
         // Each cell's first entry is its cost when the numbers were made.
@@ -266,6 +263,28 @@ impl Landmarks {
         true
     }
 
+    /// The grid's changes since the numbers were made, when they are listed: `None` for a
+    /// grid of another size or rules, another grid, changes no longer listed, or a grid state
+    /// older than the numbers (a frozen copy taken before a refresh).
+    fn changes<'g>(&self, grid: &'g NavGrid) -> Option<impl Iterator<Item = (GridPos, Cell)> + 'g> {
+        if !self.same_shape(grid) || self.stamp.revision() > grid.revision() {
+            return None;
+        }
+        grid.changes_since(self.stamp)
+    }
+
+    /// [`refresh`](Self::refresh) can follow the grid's changes cell by cell (no rebuild).
+    pub(crate) fn can_follow(&self, grid: &NavGrid) -> bool {
+        self.changes(grid).is_some()
+    }
+
+    /// Marks the numbers as made for the grid state `stamp`: for landmarks built on a clone
+    /// of a grid that has not changed since the clone was taken.
+    #[cfg_attr(not(feature = "bevy"), allow(dead_code))]
+    pub(crate) fn rebind(&mut self, stamp: GridStamp) {
+        self.stamp = stamp;
+    }
+
     fn same_shape(&self, grid: &NavGrid) -> bool {
         self.width == grid.width()
             && self.height == grid.height()
@@ -282,11 +301,8 @@ impl Landmarks {
         if self.is_current(grid) {
             return;
         }
-        let changed: Option<Vec<GridPos>> = if self.same_shape(grid) {
-            grid.changes_since(self.stamp).map(|c| c.map(|(pos, _)| pos).collect())
-        } else {
-            None
-        };
+        let changed: Option<Vec<GridPos>> =
+            self.changes(grid).map(|c| c.map(|(pos, _)| pos).collect());
         let Some(changed) = changed else {
             if let Ok(fresh) = Landmarks::build(grid, self.count) {
                 *self = fresh;

@@ -116,6 +116,9 @@ struct Paused {
     kind: Kind,
     stamp: GridStamp,
     state: LoopState,
+    /// Begun guided by landmarks: goes on only with them (the estimate must not change
+    /// midway).
+    guided: bool,
 }
 
 impl fmt::Debug for Pathfinder {
@@ -270,14 +273,56 @@ impl Pathfinder {
     /// must be the grid it began on, unchanged ([`PathError::GridChanged`] otherwise: the
     /// search is dropped, start it again).
     pub fn resume_search(&mut self, grid: &NavGrid, max_expansions: u32) -> SearchStep {
+        self.resume(grid, None, max_expansions)
+    }
+
+    /// [`start_search`](Self::start_search) guided by `landmarks` (see
+    /// [`find_path_guided`](Self::find_path_guided)); go on with
+    /// [`resume_search_guided`](Self::resume_search_guided).
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_search_guided(
+        &mut self,
+        grid: &NavGrid,
+        landmarks: &Landmarks,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+        avoid: &[GridPos],
+        max_expansions: u32,
+    ) -> SearchStep {
+        let landmarks = landmarks.usable_on(grid).then_some(landmarks);
+        self.begin(grid, start, goal, options, avoid, Some(max_expansions), landmarks)
+    }
+
+    /// Goes on with a paused search, with the same landmarks it began with. A search begun
+    /// guided goes on only with landmarks usable on `grid`: resumed without them (or with
+    /// [`resume_search`](Self::resume_search)) it is dropped with
+    /// [`PathError::GridChanged`], to begin again. A search begun unguided ignores them.
+    pub fn resume_search_guided(
+        &mut self,
+        grid: &NavGrid,
+        landmarks: Option<&Landmarks>,
+        max_expansions: u32,
+    ) -> SearchStep {
+        self.resume(grid, landmarks, max_expansions)
+    }
+
+    fn resume(
+        &mut self,
+        grid: &NavGrid,
+        landmarks: Option<&Landmarks>,
+        max_expansions: u32,
+    ) -> SearchStep {
         let Some(paused) = self.paused.take() else {
             return SearchStep::Done(Err(PathError::NothingToResume));
         };
-        if grid.stamp() != paused.stamp {
+        let landmarks = landmarks.filter(|l| paused.guided && l.usable_on(grid));
+        if grid.stamp() != paused.stamp || paused.guided != landmarks.is_some() {
             return SearchStep::Done(Err(PathError::GridChanged));
         }
         let Paused { start, goal, options, kind, state, .. } = paused;
-        self.run(kind, grid, start, goal, &options, Some(state), Some(max_expansions), None)
+        let budget = Some(max_expansions);
+        self.run(kind, grid, start, goal, &options, Some(state), budget, landmarks)
     }
 
     /// True while a search begun with [`start_search`](Self::start_search) is paused.
@@ -346,6 +391,8 @@ impl Pathfinder {
             Algorithm::JumpPoint if jps_valid && !options.partial => Kind::JumpPoint,
             Algorithm::JumpPoint => return SearchStep::Done(Err(PathError::JumpPointUnsupported)),
         };
+        // Any-angle paths may cost less than the grid paths the landmarks bound: not guided.
+        let landmarks = landmarks.filter(|_| kind != Kind::AnyAngle);
         self.avoided.build(grid, avoid, start, goal);
         let options = match kind {
             Kind::AnyAngle => SearchOptions {
@@ -419,7 +466,9 @@ impl Pathfinder {
             Outcome::Done(result) => SearchStep::Done(result),
             Outcome::Paused(state) => {
                 let stamp = grid.stamp();
-                self.paused = Some(Paused { start, goal, options: *options, kind, stamp, state });
+                let guided = landmarks.is_some();
+                let options = *options;
+                self.paused = Some(Paused { start, goal, options, kind, stamp, state, guided });
                 SearchStep::Paused { expanded: state.stats.expanded }
             }
         }

@@ -386,7 +386,12 @@ impl Pathfinder {
         let jps_valid = jps_applies(grid);
         let kind = match options.algorithm {
             Algorithm::ThetaStar => Kind::AnyAngle,
-            Algorithm::Auto if jps_valid && !options.partial && jumps_pay(grid) => Kind::JumpPoint,
+            // Guided, jump point search's fewer, dearer expansions pay on any terrain.
+            Algorithm::Auto
+                if jps_valid && !options.partial && (landmarks.is_some() || jumps_pay(grid)) =>
+            {
+                Kind::JumpPoint
+            }
             Algorithm::Auto | Algorithm::AStar => Kind::Plain,
             Algorithm::JumpPoint if jps_valid && !options.partial => Kind::JumpPoint,
             Algorithm::JumpPoint => return SearchStep::Done(Err(PathError::JumpPointUnsupported)),

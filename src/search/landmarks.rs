@@ -117,28 +117,42 @@ impl std::fmt::Display for LandmarksError {
 
 impl std::error::Error for LandmarksError {}
 
-/// Calls `visit(j, weight)` for every legal step from padded cell `i`, weighted in the symmetric
-/// grid's units (see the module notes).
-fn steps(grid: &NavGrid, i: usize, mut visit: impl FnMut(usize, u32)) {
-    let costs = grid.padded_costs();
-    let stride = grid.stride();
-    let (x, y) = ((i % stride) as isize, (i / stride) as isize);
-    let here = costs[i];
-    let mut weigh = |j: usize, jx: isize, jy: isize, _step: f64| {
-        let diagonal = jx != x && jy != y && !matches!(grid.neighborhood(), Neighborhood::Hex(_));
-        let unit = if diagonal { DIAGONAL } else { UNIT };
-        visit(j, unit.saturating_mul(here.min(costs[j])));
-    };
-    match HexNeighbors::new(grid) {
-        Some(hex) => hex.successors(i, x, y, i, &mut weigh),
-        None => Neighbors::new(grid, None).successors(i, x, y, i, &mut weigh),
+/// The legal steps between cells, weighted in the symmetric grid's units (see the module
+/// notes): the search's own expansions, made once per pass over the grid.
+struct Steps<'a> {
+    grid: &'a NavGrid,
+    hex: Option<HexNeighbors<'a>>,
+    square: Neighbors<'a>,
+}
+
+impl<'a> Steps<'a> {
+    fn new(grid: &'a NavGrid) -> Self {
+        Self { grid, hex: HexNeighbors::new(grid), square: Neighbors::new(grid, None) }
+    }
+
+    /// Calls `visit(j, weight)` for every legal step from padded cell `i`.
+    #[inline]
+    fn from(&self, i: usize, mut visit: impl FnMut(usize, u32)) {
+        let costs = self.grid.padded_costs();
+        let stride = self.grid.stride();
+        let (x, y) = ((i % stride) as isize, (i / stride) as isize);
+        let here = costs[i];
+        let hex = self.hex.is_some();
+        let weigh = |j: usize, jx: isize, jy: isize, _step: f64| {
+            let unit = if jx != x && jy != y && !hex { DIAGONAL } else { UNIT };
+            visit(j, unit.saturating_mul(here.min(costs[j])));
+        };
+        match &self.hex {
+            Some(hex) => hex.successors(i, x, y, i, weigh),
+            None => self.square.successors(i, x, y, i, weigh),
+        }
     }
 }
 
 /// Lowers `dist` (one landmark's numbers, `count` apart from `offset`) Dijkstra's way from the
 /// cells in `heap` until no step can lower any further.
 fn settle(
-    grid: &NavGrid,
+    steps: &Steps,
     dist: &mut [u32],
     count: usize,
     offset: usize,
@@ -149,7 +163,7 @@ fn settle(
         if dist[i * count + offset] != d {
             continue;
         }
-        steps(grid, i, |j, w| {
+        steps.from(i, |j, w| {
             let through = d.saturating_add(w);
             let slot = &mut dist[j * count + offset];
             if through < *slot {
@@ -194,11 +208,12 @@ impl Landmarks {
         // landmark is the cell where it is largest.
         let mut nearest = vec![FAR; len];
         let mut heap = BinaryHeap::new();
+        let steps = Steps::new(grid);
         let from_seed = {
             let seed_i = grid.index(seed);
             nearest[seed_i] = 0;
             heap.push(Reverse((0, seed_i as u32)));
-            settle(grid, &mut nearest, 1, 0, &mut heap);
+            settle(&steps, &mut nearest, 1, 0, &mut heap);
             nearest.clone()
         };
         for k in 0..count {
@@ -210,7 +225,7 @@ impl Landmarks {
             landmarks.cells.push(GridPos::new(x, y));
             landmarks.dist[far * count + k] = 0;
             heap.push(Reverse((0, far as u32)));
-            settle(grid, &mut landmarks.dist, count, k, &mut heap);
+            settle(&steps, &mut landmarks.dist, count, k, &mut heap);
             for (i, near) in nearest.iter_mut().enumerate() {
                 if k == 0 {
                     *near = FAR;
@@ -330,6 +345,7 @@ impl Landmarks {
         seeds.sort_unstable();
         seeds.dedup();
         let mut heap = BinaryHeap::new();
+        let steps = Steps::new(grid);
         for k in 0..self.count {
             for &j in &seeds {
                 let d = self.dist[j * self.count + k];
@@ -337,7 +353,7 @@ impl Landmarks {
                     heap.push(Reverse((d, j as u32)));
                 }
             }
-            settle(grid, &mut self.dist, self.count, k, &mut heap);
+            settle(&steps, &mut self.dist, self.count, k, &mut heap);
         }
         self.stamp = grid.stamp();
     }

@@ -271,7 +271,8 @@ impl Pathfinder {
 
     /// Goes on with the paused search for at most `max_expansions` more expanded cells. `grid`
     /// must be the grid it began on, unchanged ([`PathError::GridChanged`] otherwise: the
-    /// search is dropped, start it again).
+    /// search is dropped, start it again). A search begun guided by landmarks goes on with
+    /// [`resume_search_guided`](Self::resume_search_guided) instead.
     pub fn resume_search(&mut self, grid: &NavGrid, max_expansions: u32) -> SearchStep {
         self.resume(grid, None, max_expansions)
     }

@@ -25,8 +25,12 @@ const PASSES: usize = 5;
 /// Landmarks for the weighted maps' guided search.
 const LANDMARKS: usize = 16;
 
-/// Best total seconds over the passes, and each query's cost (`None`: no path).
-fn run(grid: &NavGrid, scenarios: &[Scenario], options: &SearchOptions) -> (f64, Vec<Option<f64>>) {
+/// Best total seconds over the passes of `find` on every scenario, and each query's cost
+/// (`None`: no path).
+fn run_with(
+    scenarios: &[Scenario],
+    mut find: impl FnMut(&mut Pathfinder, &Scenario) -> Result<PathResult, PathError>,
+) -> (f64, Vec<Option<f64>>) {
     let mut pathfinder = Pathfinder::new();
     let mut best = f64::INFINITY;
     let mut costs = Vec::new();
@@ -34,12 +38,16 @@ fn run(grid: &NavGrid, scenarios: &[Scenario], options: &SearchOptions) -> (f64,
         costs.clear();
         let started = Instant::now();
         for scenario in scenarios {
-            let path = pathfinder.find_path(grid, scenario.start, scenario.goal, options);
-            costs.push(path.ok().map(|p| p.cost));
+            costs.push(find(&mut pathfinder, scenario).ok().map(|p| p.cost));
         }
         best = best.min(started.elapsed().as_secs_f64());
     }
     (best, costs)
+}
+
+/// `run_with` a plain search with `options`.
+fn run(grid: &NavGrid, scenarios: &[Scenario], options: &SearchOptions) -> (f64, Vec<Option<f64>>) {
+    run_with(scenarios, |pathfinder, s| pathfinder.find_path(grid, s.start, s.goal, options))
 }
 
 fn same(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
@@ -89,24 +97,10 @@ fn main() {
                 let started = Instant::now();
                 let landmarks = Landmarks::build(&grid, LANDMARKS).expect("landmarks");
                 let build_ms = started.elapsed().as_secs_f64() * 1e3;
-                let mut pathfinder = Pathfinder::new();
-                let mut best = f64::INFINITY;
-                let mut costs = Vec::new();
-                for _ in 0..PASSES {
-                    costs.clear();
-                    let started = Instant::now();
-                    for scenario in &scenarios {
-                        let path = pathfinder.find_path_guided(
-                            &grid,
-                            &landmarks,
-                            scenario.start,
-                            scenario.goal,
-                            &SearchOptions::default(),
-                        );
-                        costs.push(path.ok().map(|p| p.cost));
-                    }
-                    best = best.min(started.elapsed().as_secs_f64());
-                }
+                let options = SearchOptions::default();
+                let (best, costs) = run_with(&scenarios, |pathfinder, s| {
+                    pathfinder.find_path_guided(&grid, &landmarks, s.start, s.goal, &options)
+                });
                 assert!(same(&costs, &dijkstra_costs), "{name}: guided costs are Dijkstra's");
                 format!(
                     "guided {:.1} us/q, {:.1}x faster than A* ({LANDMARKS} landmarks: {build_ms:.0} \
@@ -119,18 +113,10 @@ fn main() {
                 let started = Instant::now();
                 let table = PathTable::build(&grid).expect("a table for every public map");
                 let build_ms = started.elapsed().as_secs_f64() * 1e3;
-                let mut pathfinder = Pathfinder::new();
-                let mut best = f64::INFINITY;
-                let mut right = true;
-                for _ in 0..PASSES {
-                    let started = Instant::now();
-                    for (scenario, jps) in scenarios.iter().zip(&jps_costs) {
-                        let path =
-                            table.find_path(&grid, &mut pathfinder, scenario.start, scenario.goal);
-                        right &= same(&[path.ok().map(|p| p.cost)], &[*jps]);
-                    }
-                    best = best.min(started.elapsed().as_secs_f64());
-                }
+                let (best, costs) = run_with(&scenarios, |pathfinder, s| {
+                    table.find_path(&grid, pathfinder, s.start, s.goal)
+                });
+                let right = same(&costs, &jps_costs);
                 assert!(right, "{name}: the table's costs are jump point search's");
                 format!(
                     "{:.2} ({build_ms:.0} ms, {:.0} B/cell)",

@@ -1101,6 +1101,36 @@ fn search_time_budget_case(settings: NavSettings) {
     assert!(app.world().get::<Path>(other).is_some());
 }
 
+/// Updates the app until `ready` holds; fails after 200 frames ("`what` was never ready").
+fn update_until(app: &mut App, what: &str, ready: impl Fn(&App) -> bool) {
+    let mut frames = 0;
+    while !ready(app) {
+        app.update();
+        frames += 1;
+        assert!(frames < 200, "{what} was never ready");
+    }
+}
+
+/// A one-off request from `start` to `goal` by an agent spawned there: its path, answered in one
+/// frame (the agent is despawned after).
+fn ask_path(app: &mut App, start: GridPos, goal: GridPos) -> Path {
+    let at = centre(app, start);
+    let agent = app
+        .world_mut()
+        .spawn((Transform::from_translation(at.extend(1.0)), PathRequest::to(goal)))
+        .id();
+    app.update();
+    let path = app.world().get::<Path>(agent).expect("a path").clone();
+    app.world_mut().despawn(agent);
+    path
+}
+
+/// The cost online search finds on the first map's grid as it is.
+fn online_cost(app: &App, start: GridPos, goal: GridPos) -> f64 {
+    let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
+    Pathfinder::new().find_path(grid, start, goal, &SearchOptions::default()).unwrap().cost
+}
+
 /// A map marked `PrecomputePaths`: once its table is built (off the main thread), requests are
 /// answered from it, with the cost online search finds; after a wall goes up, answers are right
 /// at once (online search while the table is stale), and the table is rebuilt and used again.
@@ -1123,54 +1153,29 @@ fn precomputed_paths_answer_requests_and_stay_right_after_changes() {
         let nav = app.world().resource::<NavMaps>().first();
         nav.is_some_and(|nav| nav.path_table().is_some_and(|t| t.is_current(&nav.grid)))
     };
-    let mut frames = 0;
-    while !table_ready(&app) {
-        app.update();
-        frames += 1;
-        assert!(frames < 200, "the table was never built");
-    }
+    update_until(&mut app, "the table", table_ready);
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 7));
-    let online = |app: &App| {
-        let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
-        Pathfinder::new().find_path(grid, start, goal, &SearchOptions::default()).unwrap().cost
-    };
-    let ask = |app: &mut App| {
-        let at = centre(app, start);
-        let agent = app
-            .world_mut()
-            .spawn((Transform::from_translation(at.extend(1.0)), PathRequest::to(goal)))
-            .id();
-        app.update();
-        let answered = app.world().resource::<NavDiagnostics>().table_answers;
-        let path = app.world().get::<Path>(agent).expect("a path").clone();
-        app.world_mut().despawn(agent);
-        (path, answered)
-    };
-    let (path, from_table) = ask(&mut app);
-    assert_eq!(from_table, 1);
+    let table_answers = |app: &App| app.world().resource::<NavDiagnostics>().table_answers;
+    let path = ask_path(&mut app, start, goal);
+    assert_eq!(table_answers(&app), 1);
     assert_eq!(path.expanded, 0, "no search ran");
-    assert!((path.cost - online(&app)).abs() < 1e-9);
+    assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
 
     // A wall across the way the path took: the next answer is online search's, on the new grid.
     let cut = path.cells[path.cells.len() / 2];
     let t = tile(&app, map, cut.x, cut.y);
     app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
-    let (path, from_table) = ask(&mut app);
-    assert_eq!(from_table, 0);
+    let path = ask_path(&mut app, start, goal);
+    assert_eq!(table_answers(&app), 0);
     assert!(!path.cells.contains(&cut));
-    assert!((path.cost - online(&app)).abs() < 1e-9);
+    assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
 
     // The table catches up, and answers again.
-    let mut frames = 0;
-    while !table_ready(&app) {
-        app.update();
-        frames += 1;
-        assert!(frames < 200, "the table was never rebuilt");
-    }
-    let (path, from_table) = ask(&mut app);
-    assert_eq!(from_table, 1);
+    update_until(&mut app, "the rebuilt table", table_ready);
+    let path = ask_path(&mut app, start, goal);
+    assert_eq!(table_answers(&app), 1);
     assert!(!path.cells.contains(&cut));
-    assert!((path.cost - online(&app)).abs() < 1e-9);
+    assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
 }
 
 /// A map with mud marked `PrecomputePaths`: no table serves terrain costs, so the plugin keeps
@@ -1196,34 +1201,16 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
         let nav = app.world().resource::<NavMaps>().first();
         nav.is_some_and(|nav| nav.landmarks().is_some_and(|l| l.is_current(&nav.grid)))
     };
-    let mut frames = 0;
-    while !ready(&app) {
-        app.update();
-        frames += 1;
-        assert!(frames < 200, "the landmarks were never built");
-    }
+    update_until(&mut app, "the landmarks", ready);
     let nav = app.world().resource::<NavMaps>().first().unwrap();
     assert!(nav.path_table().is_none());
     assert_eq!(nav.landmarks().unwrap().cells().len(), PLUGIN_LANDMARKS);
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 7));
-    let online = |app: &App| {
+    let path = ask_path(&mut app, start, goal);
+    let unguided = {
         let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
-        let options = SearchOptions::default();
-        Pathfinder::new().find_path(grid, start, goal, &options).unwrap()
+        Pathfinder::new().find_path(grid, start, goal, &SearchOptions::default()).unwrap()
     };
-    let ask = |app: &mut App| {
-        let at = centre(app, start);
-        let agent = app
-            .world_mut()
-            .spawn((Transform::from_translation(at.extend(1.0)), PathRequest::to(goal)))
-            .id();
-        app.update();
-        let path = app.world().get::<Path>(agent).expect("a path").clone();
-        app.world_mut().despawn(agent);
-        path
-    };
-    let path = ask(&mut app);
-    let unguided = online(&app);
     assert!((path.cost - unguided.cost).abs() < 1e-9);
     assert!(
         path.expanded < unguided.stats.expanded,
@@ -1240,6 +1227,6 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
     app.update();
     let nav = app.world().resource::<NavMaps>().first().unwrap();
     assert!(nav.landmarks().is_some_and(|l| l.is_current(&nav.grid)), "refreshed in place");
-    let path = ask(&mut app);
-    assert!((path.cost - online(&app).cost).abs() < 1e-9);
+    let path = ask_path(&mut app, start, goal);
+    assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
 }

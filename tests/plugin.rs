@@ -1180,8 +1180,9 @@ fn precomputed_paths_answer_requests_and_stay_right_after_changes() {
 
 /// A map with mud marked `PrecomputePaths`: no table serves terrain costs, so the plugin keeps
 /// landmarks for it (built off the main thread); requests are then answered by the guided
-/// search, with online search's cost; when mud turns to floor the landmarks follow in place
-/// (current again without a rebuild) and answers stay optimal.
+/// search, with online search's cost. When floor turns to mud they are brought up to date in the
+/// same frame; when mud turns to floor answers stay optimal at once and the landmarks catch up
+/// in the background.
 #[test]
 fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
     let rows = [
@@ -1219,14 +1220,27 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
         unguided.stats.expanded
     );
 
-    // Mud turns to floor under the path's way: a cheaper cell, followed in place.
+    // Floor turns to mud: cells only got dearer, so the landmarks are brought up to date in
+    // the same frame (nothing to lower).
+    for x in 15..18 {
+        let t = tile(&app, map, x, 0);
+        app.world_mut().entity_mut(t).insert(TileTextureIndex(MUD));
+    }
+    app.update();
+    assert!(ready(&app), "refreshed in the frame of the change");
+    let path = ask_path(&mut app, start, goal);
+    assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
+
+    // Mud turns to floor: cheaper cells. Answers are optimal at once (unguided until the
+    // landmarks catch up, in the background), and guided again after.
     for x in 5..9 {
         let t = tile(&app, map, x, 4);
         app.world_mut().entity_mut(t).insert(TileTextureIndex(FLOOR));
     }
     app.update();
-    let nav = app.world().resource::<NavMaps>().first().unwrap();
-    assert!(nav.landmarks().is_some_and(|l| l.is_current(&nav.grid)), "refreshed in place");
+    let path = ask_path(&mut app, start, goal);
+    assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
+    update_until(&mut app, "the refreshed landmarks", ready);
     let path = ask_path(&mut app, start, goal);
     assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
 }

@@ -25,8 +25,9 @@ use crate::search::{
 /// wall corners) get [`Landmarks`] instead ([`PLUGIN_LANDMARKS`] of them, 4 bytes per cell
 /// each), built in the background the same way: searches by agents with no profile and size 1
 /// on that map are then guided by them (the same optimal paths, 5 to 15 times faster than plain
-/// A* on the painted benchmark maps). They follow the map's changes in place, only as far as a
-/// change reaches.
+/// A* on the painted benchmark maps). They follow the map's changes: at once where cells only
+/// got dearer or blocked, in the background where cells opened or got cheaper (searches run
+/// unguided, still optimal, until they catch up).
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component)]
 pub struct PrecomputePaths;
@@ -81,8 +82,8 @@ fn take(map: &mut NavMap, stamp: GridStamp, built: (Precomputed, Option<PathTabl
 
 /// Takes finished builds in (if their map has not changed since) and starts builds for marked
 /// maps whose table or landmarks are missing or stale, one at a time per map. Landmarks that
-/// can follow the grid's changes are refreshed in place instead (on the main thread: the work
-/// reaches only as far as the change does).
+/// can follow the grid's changes are refreshed instead of rebuilt: here when cells only got
+/// dearer or blocked, in the background when some opened or got cheaper.
 pub(crate) fn keep_path_tables(
     mut maps: ResMut<NavMaps>,
     marked: Query<(), With<PrecomputePaths>>,
@@ -110,26 +111,50 @@ pub(crate) fn keep_path_tables(
             map.landmarks = None;
             continue;
         }
-        // Landmarks follow small changes where they are (a table is rebuilt instead).
+        let stamp = map.grid.stamp();
+        let building = running.iter().any(|(e, ..)| *e == map.entity);
+        // Landmarks follow the map's changes: where cells only got dearer or blocked the
+        // refresh has nothing to lower (cheap, here); where cells opened or got cheaper it may
+        // reach far, so it runs in the background on a copy while searches go unguided. A map
+        // a table may serve now, or whose changes are not listed, starts afresh.
+        let mut repair = None;
         if let Some(landmarks) = map.landmarks.as_mut()
             && !landmarks.is_current(&map.grid)
         {
             let table_may_serve = map.grid.has_uniform_cost() && jps_applies(&map.grid);
-            if landmarks.can_follow(&map.grid) && !table_may_serve {
-                landmarks.refresh(&map.grid);
-            } else {
+            if !landmarks.can_follow(&map.grid) || table_may_serve {
                 map.landmarks = None;
+            } else if landmarks.usable_on(&map.grid) {
+                landmarks.refresh(&map.grid);
+            } else if !building {
+                repair = Some(landmarks.clone());
             }
         }
-        let stamp = map.grid.stamp();
-        let current =
-            map.table.as_ref().is_some_and(|t| t.is_current(&map.grid)) || map.landmarks.is_some();
-        let building = running.iter().any(|(e, ..)| *e == map.entity);
+        let current = map.table.as_ref().is_some_and(|t| t.is_current(&map.grid))
+            || map.landmarks.as_ref().is_some_and(|l| l.is_current(&map.grid));
         let gave_up = failed.contains(&(map.entity, stamp));
         if current || building || gave_up {
             continue;
         }
         failed.retain(|(e, _)| *e != map.entity);
+        if let Some(mut landmarks) = repair {
+            // A copy that keeps the grid's identity, so the refresh reads its list of changes.
+            let grid = map.grid.frozen_copy();
+            let refresh = async move {
+                landmarks.refresh(&grid);
+                Ok((Precomputed::Landmarks(landmarks), None))
+            };
+            match AsyncComputeTaskPool::try_get() {
+                Some(pool) => running.push((map.entity, stamp, pool.spawn(refresh))),
+                // No task pool: here.
+                None => {
+                    if let Some(landmarks) = map.landmarks.as_mut() {
+                        landmarks.refresh(&map.grid);
+                    }
+                }
+            }
+            continue;
+        }
         let grid = map.grid.clone();
         let build = async move { precompute(&grid) };
         match AsyncComputeTaskPool::try_get() {

@@ -19,7 +19,6 @@ use std::time::Instant;
 
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{Landmarks, PathTable};
 
 const PASSES: usize = 5;
 /// Landmarks for the weighted maps' guided search.

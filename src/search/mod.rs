@@ -192,11 +192,7 @@ impl Pathfinder {
         options: &SearchOptions,
         avoid: &[GridPos],
     ) -> Result<PathResult, PathError> {
-        let landmarks = landmarks.usable_on(grid).then_some(landmarks);
-        match self.begin(grid, start, goal, options, avoid, None, landmarks) {
-            SearchStep::Done(result) => result,
-            SearchStep::Paused { .. } => unreachable!("an unbudgeted search never pauses"),
-        }
+        self.whole(grid, start, goal, options, avoid, Some(landmarks))
     }
 
     /// Records the next search into a [`SearchTrace`], to be taken with
@@ -226,9 +222,21 @@ impl Pathfinder {
         options: &SearchOptions,
         avoid: &[GridPos],
     ) -> Result<PathResult, PathError> {
-        match self.begin(grid, start, goal, options, avoid, None, None) {
+        self.whole(grid, start, goal, options, avoid, None)
+    }
+
+    /// A search without a budget, so run to its end.
+    fn whole(
+        &mut self,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: GridPos,
+        options: &SearchOptions,
+        avoid: &[GridPos],
+        landmarks: Option<&Landmarks>,
+    ) -> Result<PathResult, PathError> {
+        match self.begin(grid, start, goal, options, avoid, None, landmarks) {
             SearchStep::Done(result) => result,
-            // Without a budget the loop runs to its end.
             SearchStep::Paused { .. } => unreachable!("an unbudgeted search never pauses"),
         }
     }
@@ -291,8 +299,7 @@ impl Pathfinder {
         avoid: &[GridPos],
         max_expansions: u32,
     ) -> SearchStep {
-        let landmarks = landmarks.usable_on(grid).then_some(landmarks);
-        self.begin(grid, start, goal, options, avoid, Some(max_expansions), landmarks)
+        self.begin(grid, start, goal, options, avoid, Some(max_expansions), Some(landmarks))
     }
 
     /// Goes on with a paused search, with the same landmarks it began with. A search begun
@@ -384,6 +391,9 @@ impl Pathfinder {
         if !options.partial && !grid.connected(start, goal) {
             return SearchStep::Done(Err(PathError::Unreachable { start, goal }));
         }
+        // Landmarks behind a change that could make them wrong are not used (see
+        // `Landmarks::usable_on`).
+        let landmarks = landmarks.filter(|l| l.usable_on(grid));
         let jps_valid = jps_applies(grid);
         let kind = match options.algorithm {
             Algorithm::ThetaStar => Kind::AnyAngle,

@@ -13,7 +13,9 @@
 //! as published the precomputed [`PathTable`] runs the same queries too (its build time and
 //! memory alongside); a table serves grids of one cost only, so not the weighted versions: on
 //! those the search guided by [`Landmarks`] runs the same queries instead (its build time and
-//! memory alongside, its costs checked against Dijkstra's).
+//! memory alongside, its costs checked against Dijkstra's), and on the maps small enough for one
+//! ([`MAX_FIRST_MOVE_CELLS`](bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS) passable cells), a
+//! [`FirstMoveTable`] too.
 
 use std::time::Instant;
 
@@ -101,13 +103,33 @@ fn main() {
                     pathfinder.find_path_guided(&grid, &landmarks, s.start, s.goal, &options)
                 });
                 assert!(same(&costs, &dijkstra_costs), "{name}: guided costs are Dijkstra's");
-                format!(
+                let guided = format!(
                     "guided {:.1} us/q, {:.1}x faster than A* ({LANDMARKS} landmarks: {build_ms:.0} \
                      ms, {:.0} B/cell)",
                     best / n * 1e6,
                     astar / best,
                     landmarks.memory_bytes() as f64 / grid.len() as f64
-                )
+                );
+                // A first-move table, on the maps small enough for one.
+                let started = Instant::now();
+                match FirstMoveTable::build(&grid) {
+                    Ok(moves) => {
+                        let build_ms = started.elapsed().as_secs_f64() * 1e3;
+                        let (best, costs) = run_with(&scenarios, |pathfinder, s| {
+                            moves.find_path(&grid, pathfinder, s.start, s.goal)
+                        });
+                        let right = same(&costs, &dijkstra_costs);
+                        assert!(right, "{name}: the first-move table's costs are Dijkstra's");
+                        format!(
+                            "{guided}; first-move table {:.2} us/q, {:.1}x ({build_ms:.0} ms, \
+                             {:.0} B/cell)",
+                            best / n * 1e6,
+                            astar / best,
+                            moves.bytes_per_cell()
+                        )
+                    }
+                    Err(_) => guided,
+                }
             } else {
                 let started = Instant::now();
                 let table = PathTable::build(&grid).expect("a table for every public map");

@@ -45,7 +45,7 @@
 //! | boats, ghosts, big monsters | [`NavAgent`](plugin::NavAgent) with a [`NavProfile`](grid::NavProfile) from [`NavProfiles`](plugin::NavProfiles) |
 //! | a tactics game's movement range | [`RangeRequest`](plugin::RangeRequest) |
 //! | microsecond queries on a level that rarely changes | [`PrecomputePaths`](plugin::PrecomputePaths) |
-//! | fast searches on a level with terrain costs | [`PrecomputePaths`](plugin::PrecomputePaths) (it keeps [`Landmarks`](search::Landmarks) there) |
+//! | fast searches on a level with terrain costs | [`PrecomputePaths`](plugin::PrecomputePaths) (it keeps a [`FirstMoveTable`](search::FirstMoveTable) on small maps, [`Landmarks`](search::Landmarks) on larger ones) |
 //! | a level from Tiled or LDtk | features `tiled`, `ldtk` (`integrations`) |
 //! | paths without Bevy | [`Pathfinder`](search::Pathfinder) on a [`NavGrid`](grid::NavGrid) |
 //!
@@ -95,9 +95,9 @@ pub mod prelude {
         WatchedSearch, WorldToCellError,
     };
     pub use crate::search::{
-        AgentGrid, Algorithm, Heuristic, Landmarks, Link, LinkedPath, MapPos, PathError,
-        PathResult, PathTable, Pathfinder, SearchLimit, SearchOptions, SearchStats, SearchStep,
-        SearchTrace,
+        AgentGrid, Algorithm, FirstMoveTable, Heuristic, Landmarks, Link, LinkedPath, MapPos,
+        PathError, PathResult, PathTable, Pathfinder, SearchLimit, SearchOptions, SearchStats,
+        SearchStep, SearchTrace,
     };
 }
 

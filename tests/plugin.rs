@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, spawn_text_tilemap};
@@ -1146,13 +1147,41 @@ fn precomputed_paths_answer_requests_and_stay_right_after_changes() {
         "......###.....#.....",
         "....................",
     ];
+    tables_answer_and_stay_right(&rows, |nav| {
+        nav.path_table().is_some_and(|t| t.is_current(&nav.grid))
+    });
+}
+
+/// A small map with mud marked `PrecomputePaths`: no path table serves terrain costs, so the
+/// plugin keeps a first-move table for it, which answers as the path table does.
+#[test]
+fn precomputed_first_moves_answer_on_a_small_map_with_terrain() {
+    let rows = [
+        "....~~~~~~~~~~~.....",
+        "....~~~~~~~~~~~.....",
+        "....#~~~~######.....",
+        "....#~~~~...........",
+        "....######~~~~#.....",
+        "..........~~~~#.....",
+        "......###.~~~~#.....",
+        "..........~~~~......",
+    ];
+    tables_answer_and_stay_right(&rows, |nav| {
+        nav.path_table().is_none()
+            && nav.landmarks().is_none()
+            && nav.first_move_table().is_some_and(|t| t.is_current(&nav.grid))
+    });
+}
+
+/// The map of `rows` marked `PrecomputePaths`, once `table_ready` holds: table answers with
+/// online search's cost, right at once after a wall goes up, and from the table again once it
+/// is rebuilt.
+fn tables_answer_and_stay_right(rows: &[&str], table_ready: fn(&NavMap) -> bool) {
     let mut app = app();
-    let map = spawn_map(&mut app, &rows);
+    let map = spawn_map(&mut app, rows);
     app.world_mut().entity_mut(map).insert(PrecomputePaths);
-    let table_ready = |app: &App| {
-        let nav = app.world().resource::<NavMaps>().first();
-        nav.is_some_and(|nav| nav.path_table().is_some_and(|t| t.is_current(&nav.grid)))
-    };
+    let table_ready =
+        |app: &App| app.world().resource::<NavMaps>().first().is_some_and(table_ready);
     update_until(&mut app, "the table", table_ready);
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 7));
     let table_answers = |app: &App| app.world().resource::<NavDiagnostics>().table_answers;
@@ -1185,6 +1214,7 @@ fn precomputed_paths_answer_requests_and_stay_right_after_changes() {
 /// in the background.
 #[test]
 fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
+    // Open floor to the right and above makes it too big for a first-move table.
     let rows = [
         "....~~~~~~~~~~~.....",
         "....~~~~~~~~~~~.....",
@@ -1195,6 +1225,16 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
         "......###.~~~~#.....",
         "..........~~~~......",
     ];
+    let (width, height) = (70, 64);
+    // The first text row is the top one: these rows stay at the bottom, as y 0 to 7.
+    let rows: Vec<String> = (0..height)
+        .map(|k| {
+            format!("{:.<width$}", (k + rows.len()).checked_sub(height).map_or("", |r| rows[r]))
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let open: usize = rows.iter().map(|row| row.matches(['.', '~']).count()).sum();
+    assert!(open > MAX_FIRST_MOVE_CELLS);
     let mut app = app();
     let map = spawn_map(&mut app, &rows);
     app.world_mut().entity_mut(map).insert(PrecomputePaths);
@@ -1204,7 +1244,7 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
     };
     update_until(&mut app, "the landmarks", ready);
     let nav = app.world().resource::<NavMaps>().first().unwrap();
-    assert!(nav.path_table().is_none());
+    assert!(nav.path_table().is_none() && nav.first_move_table().is_none());
     assert_eq!(nav.landmarks().unwrap().cells().len(), PLUGIN_LANDMARKS);
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 7));
     let path = ask_path(&mut app, start, goal);

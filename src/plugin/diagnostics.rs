@@ -14,7 +14,8 @@ pub struct NavDiagnostics {
     /// Searches that ended this frame with a path or an error.
     pub searches_finished: u32,
     /// Of those, requests answered from a map's precomputed [`PathTable`](crate::search::PathTable)
-    /// (see [`PrecomputePaths`](super::PrecomputePaths)), with no search.
+    /// or [`FirstMoveTable`](crate::search::FirstMoveTable) (see
+    /// [`PrecomputePaths`](super::PrecomputePaths)), with no search.
     pub table_answers: u32,
     /// Cells expanded by this frame's searches.
     pub expansions: u64,

@@ -6,9 +6,11 @@ use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 
 use super::tilemap::{NavMap, NavMaps};
+use crate::grid::GridPos;
 use crate::grid::{GridStamp, NavGrid};
 use crate::search::{
-    Algorithm, Landmarks, LandmarksError, PathTable, PathTableError, SearchOptions, jps_applies,
+    Algorithm, FirstMoveTable, Landmarks, LandmarksError, PathError, PathResult, PathTable,
+    PathTableError, Pathfinder, SearchOptions, jps_applies,
 };
 
 /// Put on a map's entity (the tilemap, or the entity its layers name with
@@ -21,8 +23,11 @@ use crate::search::{
 /// Only requests the table answers exactly take it: an agent with no profile and size 1, no
 /// other characters in the way, an optimal algorithm, no cost cap, no partial path asked for.
 ///
-/// Maps the table cannot serve (terrain costs, 4-way or hex moves, corner cutting, thousands of
-/// wall corners) get [`Landmarks`] instead ([`PLUGIN_LANDMARKS`] of them, 4 bytes per cell
+/// Small maps the table cannot serve (terrain costs, 4-way or hex moves, corner cutting, a maze
+/// of wall corners) get a [`FirstMoveTable`] instead when they have at most
+/// [`MAX_FIRST_MOVE_CELLS`](crate::search::MAX_FIRST_MOVE_CELLS) passable cells: answers with
+/// no search too, rebuilt in the background after changes like the table. Larger ones get
+/// [`Landmarks`] ([`PLUGIN_LANDMARKS`] of them, 4 bytes per cell
 /// each), built in the background the same way: searches by agents with no profile and size 1
 /// on that map are then guided by them (the same optimal paths, 5 to 15 times faster than plain
 /// A* on the painted benchmark maps). They follow the map's changes: at once where cells only
@@ -35,19 +40,26 @@ pub struct PrecomputePaths;
 /// How many landmarks the plugin keeps for a map that no table serves.
 pub const PLUGIN_LANDMARKS: usize = 16;
 
-/// What is precomputed for a map: a table where one serves it, else landmarks.
+/// What is precomputed for a map: a path table where one serves it, else a first-move table
+/// where the map is small enough, else landmarks.
 enum Precomputed {
     Table(PathTable),
+    FirstMoves(FirstMoveTable),
     Landmarks(Landmarks),
 }
 
-/// A table where one serves the grid; landmarks otherwise (with why no table, to log).
+/// The first of a path table, a first-move table and landmarks that serves the grid (with why
+/// no path table, to log).
 fn precompute(grid: &NavGrid) -> Result<(Precomputed, Option<PathTableError>), LandmarksError> {
-    match PathTable::build(grid) {
-        Ok(table) => Ok((Precomputed::Table(table), None)),
-        Err(why) => Landmarks::build(grid, PLUGIN_LANDMARKS)
-            .map(|landmarks| (Precomputed::Landmarks(landmarks), Some(why))),
+    let why = match PathTable::build(grid) {
+        Ok(table) => return Ok((Precomputed::Table(table), None)),
+        Err(why) => why,
+    };
+    if let Ok(moves) = FirstMoveTable::build(grid) {
+        return Ok((Precomputed::FirstMoves(moves), Some(why)));
     }
+    Landmarks::build(grid, PLUGIN_LANDMARKS)
+        .map(|landmarks| (Precomputed::Landmarks(landmarks), Some(why)))
 }
 
 /// A build running off the main thread.
@@ -61,21 +73,36 @@ pub(crate) struct TableBuilds {
     failed: Vec<(Entity, GridStamp)>,
 }
 
+/// What the map keeps precomputed: one of them at most.
+fn keep(
+    map: &mut NavMap,
+    table: Option<PathTable>,
+    first_moves: Option<FirstMoveTable>,
+    landmarks: Option<Landmarks>,
+) {
+    (map.table, map.first_moves, map.landmarks) = (table, first_moves, landmarks);
+}
+
 /// Puts a finished build on its map.
 fn take(map: &mut NavMap, stamp: GridStamp, built: (Precomputed, Option<PathTableError>)) {
     match built {
         (Precomputed::Table(mut table), _) => {
             table.rebind(stamp);
-            map.table = Some(table);
-            map.landmarks = None;
+            keep(map, Some(table), None, None);
+        }
+        (Precomputed::FirstMoves(mut moves), why) => {
+            if let Some(why) = why {
+                info!("map {}: no path table ({why}); answers from a first-move table", map.entity);
+            }
+            moves.rebind(stamp);
+            keep(map, None, Some(moves), None);
         }
         (Precomputed::Landmarks(mut landmarks), why) => {
             if let Some(why) = why {
                 info!("map {}: no path table ({why}); searches guided by landmarks", map.entity);
             }
             landmarks.rebind(stamp);
-            map.table = None;
-            map.landmarks = Some(landmarks);
+            keep(map, None, None, Some(landmarks));
         }
     }
 }
@@ -107,8 +134,7 @@ pub(crate) fn keep_path_tables(
     });
     for map in maps.maps_mut() {
         if !marked.contains(map.entity) {
-            map.table = None;
-            map.landmarks = None;
+            keep(map, None, None, None);
             continue;
         }
         let stamp = map.grid.stamp();
@@ -131,6 +157,7 @@ pub(crate) fn keep_path_tables(
             }
         }
         let current = map.table.as_ref().is_some_and(|t| t.is_current(&map.grid))
+            || map.first_moves.as_ref().is_some_and(|t| t.is_current(&map.grid))
             || map.landmarks.as_ref().is_some_and(|l| l.is_current(&map.grid));
         let gave_up = failed.contains(&(map.entity, stamp));
         if current || building || gave_up {
@@ -178,4 +205,20 @@ pub(crate) fn table_answers(options: &SearchOptions) -> bool {
         && options.weight >= 1.0
         && options.limit.max_cost.is_none()
         && !options.partial
+}
+
+/// The answer of the map's path table or first-move table, whichever is current for its grid;
+/// `None` when neither is (a search answers then).
+pub(crate) fn table_answer(
+    map: &NavMap,
+    pathfinder: &mut Pathfinder,
+    start: GridPos,
+    goal: GridPos,
+) -> Option<Result<PathResult, PathError>> {
+    let grid = &map.grid;
+    if let Some(table) = map.table.as_ref().filter(|t| t.is_current(grid)) {
+        return Some(table.find_path(grid, pathfinder, start, goal));
+    }
+    let moves = map.first_moves.as_ref().filter(|t| t.is_current(grid))?;
+    Some(moves.find_path(grid, pathfinder, start, goal))
 }

@@ -13,7 +13,7 @@ use super::agent::{
 use super::avoidance::Yielding;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{FrameLinks, LinkEnd, NavLink};
-use super::precompute::table_answers;
+use super::precompute::{table_answer, table_answers};
 use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;
 use super::tilemap::{NavGeometry, NavMap, NavMaps};
@@ -294,15 +294,11 @@ pub(crate) fn answer_requests(
         let mut avoid = obstacles.for_agent(entity, query.map);
         avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
         // A map with precomputed paths answers a plain request from its table, at once.
-        let table = map.table.as_ref().filter(|t| {
-            t.is_current(grid)
-                && avoid.is_empty()
-                && agent.is_plain()
-                && !watched
-                && table_answers(&query.options)
-        });
-        if let Some(table) = table {
-            let result = table.find_path(grid, pathfinder, query.start, query.goal);
+        let plain = avoid.is_empty() && agent.is_plain() && !watched;
+        let answer = (plain && table_answers(&query.options))
+            .then(|| table_answer(map, pathfinder, query.start, query.goal))
+            .flatten();
+        if let Some(result) = answer {
             let micros = began.elapsed().as_secs_f32() * 1e6;
             diagnostics.searches_finished += 1;
             diagnostics.table_answers += 1;

@@ -60,6 +60,9 @@ pub struct NavMap {
     /// The precomputed paths kept for it when it has [`PrecomputePaths`](super::PrecomputePaths)
     /// (current only while its grid's stamp matches).
     pub(crate) table: Option<crate::search::PathTable>,
+    /// The first-move table kept for it when it has [`PrecomputePaths`](super::PrecomputePaths),
+    /// no path table serves it and it is small (current only while its grid's stamp matches).
+    pub(crate) first_moves: Option<crate::search::FirstMoveTable>,
     /// The landmarks kept for it when it has [`PrecomputePaths`](super::PrecomputePaths) and
     /// the table cannot serve it (terrain costs, other moves): kept in step with `grid`.
     pub(crate) landmarks: Option<crate::search::Landmarks>,
@@ -81,6 +84,14 @@ impl NavMap {
     /// [`PathTable::is_current`](crate::search::PathTable::is_current) against `grid`).
     pub fn path_table(&self) -> Option<&crate::search::PathTable> {
         self.table.as_ref()
+    }
+
+    /// The first-move table for this map, when it has [`PrecomputePaths`](super::PrecomputePaths),
+    /// no path table serves it and it has at most
+    /// [`MAX_FIRST_MOVE_CELLS`](crate::search::MAX_FIRST_MOVE_CELLS) passable cells (check
+    /// [`FirstMoveTable::is_current`](crate::search::FirstMoveTable::is_current) against `grid`).
+    pub fn first_move_table(&self) -> Option<&crate::search::FirstMoveTable> {
+        self.first_moves.as_ref()
     }
 
     /// The landmarks that guide searches on this map, when it has
@@ -978,6 +989,7 @@ pub(crate) fn sync_nav_grid(
         let agents = old.as_mut().map(|m| std::mem::take(&mut m.agents)).unwrap_or_default();
         // So does its precomputed table (current while the grid's stamp is unchanged).
         let table = old.as_mut().and_then(|m| m.table.take());
+        let first_moves = old.as_mut().and_then(|m| m.first_moves.take());
         let landmarks = old.as_mut().and_then(|m| m.landmarks.take());
         let (size, map_type) = (first_layer.size, first_layer.map_type);
         let neighborhood = neighborhood_for(map_type, settings.neighborhood);
@@ -1099,6 +1111,7 @@ pub(crate) fn sync_nav_grid(
             layers: layer_entities,
             agents,
             table,
+            first_moves,
             landmarks,
         });
     }

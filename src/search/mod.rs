@@ -12,12 +12,15 @@
 //! - `linked`: paths across several grids joined by links, over the searches above;
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
 //! - `nearest`: the cheapest path to any of several goals;
-//! - `path_table`: precomputed answers for grids that rarely change ([`PathTable`]).
+//! - `path_table`: precomputed answers for grids that rarely change ([`PathTable`]);
+//! - `first_moves`: precomputed answers for small grids of any kind ([`FirstMoveTable`]);
+//! - `landmarks`: lower bounds that guide searches on grids no table serves ([`Landmarks`]).
 
 mod agent_grid;
 mod any_angle;
 mod astar;
 mod avoided;
+mod first_moves;
 mod hex;
 pub(crate) mod jump_point;
 mod landmarks;
@@ -31,6 +34,7 @@ mod result;
 use std::fmt;
 
 pub use agent_grid::AgentGrid;
+pub use first_moves::{FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS};
 pub use jump_point::jps_applies;
 pub use landmarks::{Landmarks, LandmarksError, MAX_LANDMARKS};
 pub use linked::{Leg, Link, LinkedPath, MapPos};

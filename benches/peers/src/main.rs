@@ -297,6 +297,19 @@ fn main() {
                 Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
             }),
         ));
+        // A first-move table (built here, timed), on the maps small enough for one.
+        let started = Instant::now();
+        let moves = FirstMoveTable::build(&weighted).ok();
+        let moves_ms = started.elapsed().as_secs_f64() * 1e3;
+        if let Some(moves) = &moves {
+            weighted_rows.push((
+                "bevy_tilemap_nav FirstMoveTable, weighted".to_string(),
+                measure_against(&scenarios, &reference, weighted_cost, 1, |s| {
+                    let path = moves.find_path(&weighted, &mut pathfinder, s.start, s.goal).ok()?;
+                    Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
+                }),
+            ));
+        }
         for (label, algorithm) in [
             ("bevy_tilemap_nav Auto, weighted", Algorithm::Auto),
             ("bevy_tilemap_nav A*, weighted", Algorithm::AStar),
@@ -336,15 +349,35 @@ fn main() {
             format!("{landmarks_ms:.0} ms"),
             "",
         );
-        let guided = weighted_rows[0].1.micros_per_query;
-        let weighted_ours = weighted_rows[1].1.micros_per_query;
         let us = |rows: &[(String, Outcome)], prefix: &str| {
             rows.iter()
                 .find(|(l, _)| l.starts_with(prefix))
                 .map_or(f64::NAN, |(_, o)| o.micros_per_query)
         };
+        let guided = us(&weighted_rows, "bevy_tilemap_nav guided");
+        let weighted_ours = us(&weighted_rows, "bevy_tilemap_nav Auto");
+        let weighted_astar = us(&weighted_rows, "bevy_tilemap_nav A*");
+        let first_moves = match &moves {
+            Some(moves) => {
+                let table_us = us(&weighted_rows, "bevy_tilemap_nav FirstMoveTable");
+                println!(
+                    "{:<11} {:<34} {:>11} {:>8}   (first-move table: {:.1} bytes/cell)",
+                    name,
+                    "FirstMoveTable build",
+                    format!("{moves_ms:.0} ms"),
+                    "",
+                    moves.bytes_per_cell()
+                );
+                format!(
+                    "{table_us:.2} ({:.1}x faster; {moves_ms:.0} ms, {:.0} B/cell)",
+                    weighted_astar / table_us,
+                    moves.bytes_per_cell()
+                )
+            }
+            None => "too big for one".to_string(),
+        };
         summary.push(format!(
-            "| {name} | {:.1} | {:.2} ({build_ms:.0} ms, {:.0} B/cell) | {:.1} ({:.1}x faster; {landmarks_ms:.0} ms, {landmark_bytes:.0} B/cell) | {:.1} ({:.1}x faster) | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            "| {name} | {:.1} | {:.2} ({build_ms:.0} ms, {:.0} B/cell) | {:.1} ({:.1}x faster; {landmarks_ms:.0} ms, {landmark_bytes:.0} B/cell) | {first_moves} | {:.1} ({:.1}x faster) | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
             us(&rows, "bevy_tilemap_nav JPS"),
             us(&rows, "bevy_tilemap_nav PathTable"),
             table.bytes_per_cell(),
@@ -362,9 +395,9 @@ fn main() {
     println!(
         "\nsummary (us per query; every path of ours optimal; \"x faster\": than our plain A* on the \
          weighted map, same run):\n\n| map | ours online (JPS) | ours precomputed (build, memory) \
-         | ours weighted, guided by landmarks (build, memory) | ours weighted, Auto | our A* \
-         weighted | pathfinding A* | northstar A* | northstar HPA* | grid_pathfinding JPS \
-         |\n|---|---|---|---|---|---|---|---|---|---|"
+         | ours weighted, guided by landmarks (build, memory) | ours weighted, first-move table \
+         (build, memory) | ours weighted, Auto | our A* weighted | pathfinding A* | northstar A* \
+         | northstar HPA* | grid_pathfinding JPS |\n|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for line in &summary {
         println!("{line}");

@@ -1,0 +1,353 @@
+//! Precomputed answers for small maps of any kind: a [`FirstMoveTable`].
+//!
+//! What it is: a compressed path database (Botea, Baier, Harabor and Hernández 2013), kept as
+//! run-length rows (the idea of Strasser, Harabor and Botea 2014). For every passable cell, a
+//! Dijkstra search out from it records, for every cell it reaches, the first step of a cheapest
+//! path there. The row of a cell lists those first steps in the order of the grid's cells;
+//! neighbouring cells mostly share their first step, so a row keeps only where the step changes
+//! (walls and cells out of reach change nothing: no query asks for them). A query follows the
+//! steps, each one looked up by a binary search in the row of the cell it stands on: no search
+//! at all, and every path is a cheapest one, since each step is the first of a cheapest path
+//! from where it starts.
+//!
+//! Why it exists beside [`PathTable`](super::PathTable) and [`Landmarks`](super::Landmarks):
+//! it takes any grid the plain search does (terrain costs, 4-way, 8-way with either corner
+//! rule, hex) and answers in about a microsecond, but it takes a search from every cell to
+//! build: it is for small maps ([`MAX_FIRST_MOVE_CELLS`] passable cells), the rooms and arenas
+//! where a search is short and guiding it gains little.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+
+use super::astar::{Expansion, finish};
+use super::hex::HexNeighbors;
+use super::neighbors::Neighbors;
+use super::result::{PathError, PathResult, SearchStats};
+use super::{Pathfinder, SearchOptions};
+use crate::grid::{GridPos, GridStamp, NavGrid};
+
+/// The most passable cells a [`FirstMoveTable`] takes: its build runs a search from every one
+/// of them (about a second at this count on the machines the benchmarks ran on).
+pub const MAX_FIRST_MOVE_CELLS: usize = 4096;
+
+/// Why a [`FirstMoveTable`] was not built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FirstMoveTableError {
+    /// The map has more passable cells than the table takes ([`MAX_FIRST_MOVE_CELLS`]): its
+    /// build would take a search from each of them.
+    TooManyCells {
+        /// How many passable cells the map has.
+        found: usize,
+        /// How many the table takes.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for FirstMoveTableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FirstMoveTableError::TooManyCells { found, limit } => write!(
+                f,
+                "the map has {found} passable cells, more than a first-move table takes \
+                 ({limit})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FirstMoveTableError {}
+
+/// A run's step code: no step (only ever in a run nothing asks for).
+const NO_MOVE: u32 = 15;
+
+/// The step code of a step by (`dx`, `dy`), each -1, 0 or 1.
+#[inline]
+fn code(dx: isize, dy: isize) -> u32 {
+    ((dy + 1) * 3 + dx + 1) as u32
+}
+
+/// For every passable cell of a small grid, the first step of a cheapest path to every other
+/// cell it reaches: paths with no search, for any grid the plain search takes (terrain costs,
+/// 4-way, 8-way, hex). See the module notes for how it works.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::search::{FirstMoveTable, Pathfinder, SearchOptions};
+///
+/// let mut grid = NavGrid::new(20, 20).unwrap();
+/// grid.set_cost(GridPos::new(5, 5), 8).unwrap(); // mud
+/// let table = FirstMoveTable::build(&grid).unwrap();
+/// let mut pathfinder = Pathfinder::new();
+/// let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 12));
+/// let path = table.find_path(&grid, &mut pathfinder, start, goal).unwrap();
+/// let online = pathfinder.find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+/// assert!((path.cost - online.cost).abs() < 1e-9);
+/// ```
+#[derive(Clone, Debug)]
+pub struct FirstMoveTable {
+    /// The grid state the table was built for.
+    stamp: GridStamp,
+    /// Where each padded cell's row begins in `runs` (one more entry than cells).
+    row_start: Vec<u32>,
+    /// The rows: each run is `the Z-order rank of its first target << 4 | step code`, and
+    /// holds until the next.
+    runs: Vec<u32>,
+    /// Each padded cell's rank in the Z-order of the grid's cells (the order of a row).
+    rank: Vec<u32>,
+    /// The grid's stride, to turn a step code into an index step.
+    stride: usize,
+    /// The grid's cells, to report memory per cell.
+    cells: usize,
+}
+
+impl FirstMoveTable {
+    /// Builds the table for `grid` as it is now: a Dijkstra search from every passable cell.
+    pub fn build(grid: &NavGrid) -> Result<Self, FirstMoveTableError> {
+        let found = grid.passable_count();
+        if found > MAX_FIRST_MOVE_CELLS {
+            return Err(FirstMoveTableError::TooManyCells { found, limit: MAX_FIRST_MOVE_CELLS });
+        }
+        Ok(match HexNeighbors::new(grid) {
+            Some(hex) => Self::build_with(grid, &hex),
+            None => Self::build_with(grid, &Neighbors::new(grid, None)),
+        })
+    }
+
+    fn build_with<E: Expansion>(grid: &NavGrid, expansion: &E) -> Self {
+        let costs = grid.padded_costs();
+        let stride = grid.stride();
+        let len = grid.padded_len();
+        let (order, rank) = z_order(grid);
+        let mut row_start = Vec::with_capacity(len + 1);
+        let mut runs = Vec::new();
+        let mut search = Dijkstra::new(len);
+        for (source, &cost) in costs.iter().enumerate() {
+            row_start.push(runs.len() as u32);
+            if cost == 0 {
+                continue;
+            }
+            search.run(source, stride, expansion);
+            // The row, in Z-order: a run goes on while some step is the first of a cheapest
+            // path to every cell in it so far (the greedy cut is the fewest runs).
+            let mut run: Option<(u32, u16)> = None;
+            for &target in &order {
+                if search.seen[target] != search.round || target == source {
+                    continue; // out of reach, or the source: no query asks
+                }
+                let steps = search.first[target];
+                match run {
+                    Some((_, common)) if common & steps != 0 => {
+                        run = run.map(|(at, common)| (at, common & steps));
+                    }
+                    _ => {
+                        if let Some((at, common)) = run {
+                            runs.push(at << 4 | common.trailing_zeros());
+                        }
+                        run = Some((rank[target], steps));
+                    }
+                }
+            }
+            if let Some((at, common)) = run {
+                runs.push(at << 4 | common.trailing_zeros());
+            }
+        }
+        row_start.push(runs.len() as u32);
+        runs.shrink_to_fit();
+        Self { stamp: grid.stamp(), row_start, runs, rank, stride, cells: grid.len().max(1) }
+    }
+
+    /// The table was built for this grid as it is now: its answers come from the table.
+    pub fn is_current(&self, grid: &NavGrid) -> bool {
+        self.stamp == grid.stamp()
+    }
+
+    /// Rebuilds the table if `grid` changed since it was built (or it is another grid). On an
+    /// error the old table stays, and answers keep coming from online search.
+    pub fn refresh(&mut self, grid: &NavGrid) -> Result<(), FirstMoveTableError> {
+        if !self.is_current(grid) {
+            *self = Self::build(grid)?;
+        }
+        Ok(())
+    }
+
+    /// Marks the table as built for the grid state `stamp`: for a table built on a clone of a
+    /// grid (another grid, to stamps) that has not changed since the clone was taken.
+    #[cfg(feature = "bevy")]
+    pub(crate) fn rebind(&mut self, stamp: GridStamp) {
+        self.stamp = stamp;
+    }
+
+    /// The memory the table takes, in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        (self.row_start.len() + self.runs.len() + self.rank.len()) * 4
+    }
+
+    /// The memory the table takes per grid cell, in bytes.
+    pub fn bytes_per_cell(&self) -> f64 {
+        self.memory_bytes() as f64 / self.cells as f64
+    }
+
+    /// A cheapest path from `start` to `goal` (the same cost as [`Pathfinder::find_path`] with
+    /// default options finds), from the table while it is current for `grid`, else by online
+    /// search with `pathfinder`. Errors are the online search's: out of bounds, blocked,
+    /// unreachable.
+    pub fn find_path(
+        &self,
+        grid: &NavGrid,
+        pathfinder: &mut Pathfinder,
+        start: GridPos,
+        goal: GridPos,
+    ) -> Result<PathResult, PathError> {
+        let online = |pathfinder: &mut Pathfinder| {
+            pathfinder.find_path(grid, start, goal, &SearchOptions::default())
+        };
+        if !self.is_current(grid)
+            || start == goal
+            || !grid.is_passable(start)
+            || !grid.is_passable(goal)
+        {
+            return online(pathfinder);
+        }
+        if grid.component(start) != grid.component(goal) {
+            return Err(PathError::Unreachable { start, goal });
+        }
+        match self.walk(grid, pathfinder, grid.index(start), grid.index(goal)) {
+            Some(path) => Ok(path),
+            // Not expected (the table covers every reachable pair); online search stays right.
+            None => online(pathfinder),
+        }
+    }
+
+    /// The step code of the first step from padded cell `from` towards the cell of Z-order
+    /// rank `to`.
+    #[inline]
+    fn first_move(&self, from: usize, to: u32) -> u32 {
+        let row = &self.runs[self.row_start[from] as usize..self.row_start[from + 1] as usize];
+        // The last run that begins at or before `to`.
+        let at = row.partition_point(|&run| run >> 4 <= to);
+        if at == 0 { NO_MOVE } else { row[at - 1] & 15 }
+    }
+
+    /// Follows the table's steps from `start` to `goal` (padded), parents in the pathfinder's
+    /// scratch, and reads the path back as a search's. `None` if a step leads nowhere.
+    fn walk(
+        &self,
+        grid: &NavGrid,
+        pathfinder: &mut Pathfinder,
+        start: usize,
+        goal: usize,
+    ) -> Option<PathResult> {
+        let costs = grid.padded_costs();
+        let scratch = &mut pathfinder.scratch;
+        scratch.begin(grid.padded_len());
+        let nodes = &mut scratch.nodes;
+        let stride = self.stride as isize;
+        let mut at = start;
+        let to = self.rank[goal];
+        // A cheapest path never comes back to a cell: more steps than cells is a broken table.
+        for _ in 0..costs.len() {
+            if at == goal {
+                return Some(finish(grid, nodes, start, goal, SearchStats::default(), true, false));
+            }
+            let step = self.first_move(at, to);
+            if step == NO_MOVE || step == code(0, 0) {
+                return None;
+            }
+            let (dx, dy) = (step as isize % 3 - 1, step as isize / 3 - 1);
+            let next = (at as isize + dx + dy * stride) as usize;
+            if costs.get(next).is_none_or(|&c| c == 0) {
+                return None;
+            }
+            nodes[next].parent = at as u32;
+            at = next;
+        }
+        None
+    }
+}
+
+/// Equal costs, for the Dijkstra search's sets of first steps: sums of steps that differ in
+/// exact arithmetic differ by far more than this on a grid of at most
+/// [`MAX_FIRST_MOVE_CELLS`] cells, and rounding stays far below it.
+const TIE: f64 = 1e-7;
+
+/// One Dijkstra search at a time, its arrays reused from source to source.
+struct Dijkstra {
+    cost: Vec<f64>,
+    /// The step codes (bits) of every first step of a cheapest path to each cell.
+    first: Vec<u16>,
+    /// `round` when the cell was reached by the current search.
+    seen: Vec<u32>,
+    round: u32,
+    open: BinaryHeap<Reverse<(u64, usize)>>,
+}
+
+impl Dijkstra {
+    fn new(len: usize) -> Self {
+        Self {
+            cost: vec![0.0; len],
+            first: vec![0; len],
+            seen: vec![0; len],
+            round: 0,
+            open: BinaryHeap::new(),
+        }
+    }
+
+    /// Searches out from padded cell `source` to every cell it reaches.
+    fn run<E: Expansion>(&mut self, source: usize, stride: usize, expansion: &E) {
+        self.round += 1;
+        let round = self.round;
+        self.open.clear();
+        self.cost[source] = 0.0;
+        self.first[source] = 0;
+        self.seen[source] = round;
+        self.open.push(Reverse((0f64.to_bits(), source)));
+        while let Some(Reverse((bits, i))) = self.open.pop() {
+            let g = f64::from_bits(bits);
+            if g > self.cost[i] {
+                continue; // a stale entry
+            }
+            let (x, y) = ((i % stride) as isize, (i / stride) as isize);
+            let from_source = i == source;
+            let steps_here = self.first[i];
+            expansion.successors(i, x, y, i, |j, jx, jy, step| {
+                let next = g + step;
+                let steps = if from_source { 1 << code(jx - x, jy - y) } else { steps_here };
+                if self.seen[j] == round && next >= self.cost[j] - TIE {
+                    if next <= self.cost[j] + TIE {
+                        self.first[j] |= steps; // another cheapest way
+                    }
+                    return;
+                }
+                self.seen[j] = round;
+                self.cost[j] = next;
+                self.first[j] = steps;
+                self.open.push(Reverse((next.to_bits(), j)));
+            });
+        }
+    }
+}
+
+/// The grid's cells in Z-order (bits of x and y interleaved): cells near each other are mostly
+/// near in it, so a row's runs are long. Also each padded cell's rank in it.
+fn z_order(grid: &NavGrid) -> (Vec<usize>, Vec<u32>) {
+    let spread = |v: u32| {
+        let mut v = u64::from(v);
+        v = (v | v << 16) & 0x0000_ffff_0000_ffff;
+        v = (v | v << 8) & 0x00ff_00ff_00ff_00ff;
+        v = (v | v << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+        v = (v | v << 2) & 0x3333_3333_3333_3333;
+        (v | v << 1) & 0x5555_5555_5555_5555
+    };
+    let mut order: Vec<usize> = (0..grid.padded_len()).collect();
+    let key = |i: &usize| {
+        let (x, y) = (i % grid.stride(), i / grid.stride());
+        spread(x as u32) | spread(y as u32) << 1
+    };
+    order.sort_unstable_by_key(key);
+    let mut rank = vec![0; order.len()];
+    for (k, &i) in order.iter().enumerate() {
+        rank[i] = k as u32;
+    }
+    (order, rank)
+}

@@ -1,0 +1,165 @@
+//! First-move tables (`search::FirstMoveTable`): on random grids of every kind (terrain costs;
+//! 8-way with either corner rule, 4-way, hex) every answer costs what the Dijkstra oracle says
+//! and walks only legal steps; while cells change between queries, answers stay right (online
+//! search until the table is refreshed); maps past the size limit are refused.
+
+mod common;
+
+use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS};
+use common::{HEX_RULES, Model, Rng, random_cells};
+
+fn at(p: GridPos) -> (i64, i64) {
+    (i64::from(p.x), i64::from(p.y))
+}
+
+fn cell_of(cost: Option<u32>) -> Cell {
+    cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost })
+}
+
+/// A random grid with walls and costs 1 to 6, and the oracle's model of it: 8-way without and
+/// with corner cutting, 4-way, then hex in each coordinate system, in turn.
+fn random_grid(rng: &mut Rng, round: usize) -> (NavGrid, Model) {
+    let (width, height) = (1 + rng.below(22), 1 + rng.below(22));
+    let (wall_percent, varied_costs) = (rng.below(40), rng.chance(75));
+    let cells = random_cells(rng, width, height, wall_percent, varied_costs);
+    let mut grid = NavGrid::new(width, height).unwrap();
+    let mut model = Model::of(cells.clone());
+    match round % 9 {
+        0 => model.eight = true,
+        1 => {
+            grid.set_corner_rule(CornerRule::CutCorners);
+            (model.eight, model.cut_corners) = (true, true);
+        }
+        2 => grid = grid.with_neighborhood(Neighborhood::Four),
+        k => {
+            let coords = HexCoords::ALL[k - 3];
+            grid = grid.with_neighborhood(Neighborhood::Hex(coords));
+            model.hex = Some(HEX_RULES[k - 3]);
+        }
+    }
+    let all = grid.positions().collect::<Vec<_>>();
+    grid.set_all(all.into_iter().map(|p| (p, cell_of(cells[p.y as usize][p.x as usize])))).unwrap();
+    (grid, model)
+}
+
+/// Sets a cell or a rectangle to a wall, open ground or another cost, in the grid and the
+/// model alike.
+fn change(rng: &mut Rng, grid: &mut NavGrid, model: &mut Model) {
+    let (width, height) = (grid.width(), grid.height());
+    let (a, b) = (rng.below(width * height), rng.below(width * height));
+    let (a, b) = (GridPos::new(a % width, a / width), GridPos::new(b % width, b / width));
+    let b = if rng.chance(50) { a } else { b };
+    let cost = if rng.chance(30) { None } else { Some(1 + rng.below(6)) };
+    for y in a.y.min(b.y)..=a.y.max(b.y) {
+        for x in a.x.min(b.x)..=a.x.max(b.x) {
+            grid.set(GridPos::new(x, y), cell_of(cost)).unwrap();
+            model.cells[y as usize][x as usize] = cost;
+        }
+    }
+}
+
+#[test]
+fn answers_match_dijkstra_oracle_on_every_kind_of_grid_while_cells_change() {
+    let mut rng = Rng(0xf1e5);
+    let mut pathfinder = Pathfinder::new();
+    let (mut from_table, mut online, mut refused) = (0, 0, 0);
+    for round in 0..900 {
+        let (mut grid, mut model) = random_grid(&mut rng, round);
+        let mut table = FirstMoveTable::build(&grid).unwrap();
+        let (width, height) = (grid.width(), grid.height());
+        for step in 0..5 {
+            let current = table.is_current(&grid);
+            for _ in 0..12 {
+                let pick = |rng: &mut Rng| GridPos::new(rng.below(width), rng.below(height));
+                let (start, goal) = (pick(&mut rng), pick(&mut rng));
+                let expected = model.dijkstra(at(start), at(goal));
+                match (expected, table.find_path(&grid, &mut pathfinder, start, goal)) {
+                    (Some(best), Ok(path)) => {
+                        assert!(
+                            (path.cost - best).abs() < 1e-6,
+                            "round {round} step {step}: {start:?} -> {goal:?}: {} vs {best}",
+                            path.cost
+                        );
+                        assert_eq!((path.cells[0], path.end()), (start, goal));
+                        let cells: Vec<(i64, i64)> = path.cells.iter().map(|&p| at(p)).collect();
+                        let walked = model.path_cost(&cells).expect("a legal path");
+                        assert!((walked - path.cost).abs() < 1e-6, "round {round}");
+                        if current {
+                            from_table += 1;
+                        } else {
+                            online += 1;
+                        }
+                    }
+                    (None, Err(_)) => refused += 1,
+                    (a, b) => panic!("round {round} step {step}: oracle {a:?}, table {b:?}"),
+                }
+            }
+            change(&mut rng, &mut grid, &mut model);
+            // Refreshed half the time; otherwise answers come from online search.
+            if rng.chance(50) {
+                table.refresh(&grid).unwrap();
+                assert!(table.is_current(&grid));
+            }
+        }
+    }
+    assert!(from_table > 15_000 && online > 5_000, "{from_table} from the table, {online} online");
+    assert!(refused > 2_000, "{refused}");
+}
+
+/// The table's answers have the errors online search gives: out of bounds, blocked ends,
+/// no way across. A start that is its own goal is the one-cell path.
+#[test]
+fn bad_queries_get_the_online_search_errors() {
+    let mut grid = NavGrid::new(10, 6).unwrap();
+    grid.fill_rect(GridPos::new(5, 0), GridPos::new(5, 5), Cell::Blocked).unwrap();
+    let table = FirstMoveTable::build(&grid).unwrap();
+    let mut pathfinder = Pathfinder::new();
+    let (left, right) = (GridPos::new(0, 0), GridPos::new(9, 5));
+    let mut ask = |start, goal| table.find_path(&grid, &mut pathfinder, start, goal);
+    assert_eq!(ask(left, right).unwrap_err(), PathError::Unreachable { start: left, goal: right });
+    let wall = GridPos::new(5, 2);
+    assert!(matches!(ask(left, wall), Err(PathError::GoalBlocked { .. })));
+    assert!(matches!(ask(wall, left), Err(PathError::StartBlocked { .. })));
+    let outside = GridPos::new(10, 0);
+    assert!(matches!(ask(left, outside), Err(PathError::GoalOutOfBounds { .. })));
+    assert_eq!(ask(left, left).unwrap().cells, vec![left]);
+    let path = ask(left, GridPos::new(4, 5)).unwrap();
+    assert!((path.cost - (1.0 + 4.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
+}
+
+#[test]
+fn maps_past_the_limit_are_refused() {
+    let side = (MAX_FIRST_MOVE_CELLS as f64).sqrt() as u32 + 1;
+    let grid = NavGrid::new(side, side).unwrap();
+    let found = grid.passable_count();
+    let error = FirstMoveTable::build(&grid).unwrap_err();
+    assert_eq!(error, FirstMoveTableError::TooManyCells { found, limit: MAX_FIRST_MOVE_CELLS });
+    assert!(error.to_string().contains("passable cells"));
+    // Walls do not count.
+    let mut walled = grid.clone();
+    walled.fill_rect(GridPos::new(0, 0), GridPos::new(side - 1, 1), Cell::Blocked).unwrap();
+    assert!(FirstMoveTable::build(&walled).is_ok());
+}
+
+/// On the painted small benchmark map every scenario's answer costs what plain A* finds, and
+/// the runs keep the table far smaller than a step for every pair of cells would be.
+#[test]
+fn painted_arena_scenarios_cost_what_astar_finds() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let grid = paint_terrain(&load_map(format!("{dir}/arena.map")).unwrap(), 1);
+    let table = FirstMoveTable::build(&grid).unwrap();
+    let open = grid.passable_count();
+    // A quarter of a table of 4 bits for every pair of open cells, at most.
+    assert!(table.memory_bytes() * 4 < open * open / 2, "{} bytes", table.memory_bytes());
+    let mut pathfinder = Pathfinder::new();
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let scenarios = load_scenarios(format!("{dir}/arena.map.scen")).unwrap();
+    for s in &scenarios {
+        let expected = pathfinder.find_path(&grid, s.start, s.goal, &astar).unwrap();
+        let path = table.find_path(&grid, &mut pathfinder, s.start, s.goal).unwrap();
+        assert!((path.cost - expected.cost).abs() < 1e-6, "{:?} -> {:?}", s.start, s.goal);
+        assert_eq!(path.stats.expanded, 0, "answered without a search");
+    }
+}

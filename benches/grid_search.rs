@@ -14,13 +14,14 @@
 //! memory alongside); a table serves grids of one cost only, so not the weighted versions: on
 //! those the search guided by [`Landmarks`] runs the same queries instead (its build time and
 //! memory alongside, its costs checked against Dijkstra's), and on the maps small enough for one
-//! ([`MAX_FIRST_MOVE_CELLS`](bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS) passable cells), a
-//! [`FirstMoveTable`] too.
+//! ([`MAX_FIRST_MOVE_CELLS`] passable cells), a [`FirstMoveTable`] too; first, the table's build
+//! on the largest map it takes.
 
 use std::time::Instant;
 
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
 
 const PASSES: usize = 5;
 /// Landmarks for the weighted maps' guided search.
@@ -61,6 +62,7 @@ fn same(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
 
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    first_move_table_at_the_limit();
     println!(
         "{:<20} {:>7} {:>8} {:>10} {:>10} {:>13} {:>8} {:>9}   PathTable us/q (build, memory), or guided by landmarks",
         "map", "cells", "queries", "JPS us/q", "A* us/q", "Dijkstra us/q", "A*/JPS", "optimal",
@@ -159,4 +161,24 @@ fn main() {
             );
         }
     }
+}
+
+/// The build of a first-move table on the largest map it takes: 64 x 64 open cells, painted.
+fn first_move_table_at_the_limit() {
+    let side = (MAX_FIRST_MOVE_CELLS as f64).sqrt() as u32;
+    let grid = paint_terrain(&NavGrid::new(side, side).expect("grid"), 1);
+    let mut build_ms = f64::INFINITY;
+    let mut bytes = 0.0;
+    for _ in 0..PASSES {
+        let started = Instant::now();
+        let moves = FirstMoveTable::build(&grid).expect("at the limit");
+        build_ms = build_ms.min(started.elapsed().as_secs_f64() * 1e3);
+        bytes = moves.bytes_per_cell();
+    }
+    println!(
+        "first-move table on a painted open {side} x {side} map ({} passable cells, the limit): \
+         built in {build_ms:.0} ms on {} threads, {bytes:.0} B/cell\n",
+        grid.passable_count(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(8),
+    );
 }

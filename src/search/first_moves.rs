@@ -114,47 +114,49 @@ impl FirstMoveTable {
         })
     }
 
-    fn build_with<E: Expansion>(grid: &NavGrid, expansion: &E) -> Self {
-        let costs = grid.padded_costs();
-        let stride = grid.stride();
+    /// The rows of every cell, the sources shared out among the machine's cores.
+    fn build_with<E: Expansion + Sync>(grid: &NavGrid, expansion: &E) -> Self {
         let len = grid.padded_len();
         let (order, rank) = z_order(grid);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
+        let chunk = len.div_ceil(threads);
+        let work =
+            |from: usize| rows(grid, expansion, (&order, &rank), from..len.min(from + chunk));
+        let parts: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|scope| {
+            // Where threads cannot be made (a browser), the work is done here.
+            let others: Vec<_> = (chunk..len)
+                .step_by(chunk)
+                .map(|from| {
+                    let thread =
+                        std::thread::Builder::new().spawn_scoped(scope, move || work(from));
+                    (from, thread.ok())
+                })
+                .collect();
+            let mut parts = vec![work(0)];
+            for (from, thread) in others {
+                parts.push(thread.and_then(|t| t.join().ok()).unwrap_or_else(|| work(from)));
+            }
+            parts
+        });
         let mut row_start = Vec::with_capacity(len + 1);
-        let mut runs = Vec::new();
-        let mut search = Dijkstra::new(len);
-        for (source, &cost) in costs.iter().enumerate() {
-            row_start.push(runs.len() as u32);
-            if cost == 0 {
-                continue;
+        let mut runs = Vec::with_capacity(parts.iter().map(|(_, runs)| runs.len()).sum());
+        for (lengths, part) in parts {
+            let mut at = runs.len() as u32;
+            for length in lengths {
+                row_start.push(at);
+                at += length;
             }
-            search.run(source, stride, expansion);
-            // The row, in Z-order: a run goes on while some step is the first of a cheapest
-            // path to every cell in it so far (the greedy cut is the fewest runs).
-            let mut run: Option<(u32, u16)> = None;
-            for &target in &order {
-                if search.seen[target] != search.round || target == source {
-                    continue; // out of reach, or the source: no query asks
-                }
-                let steps = search.first[target];
-                match run {
-                    Some((_, common)) if common & steps != 0 => {
-                        run = run.map(|(at, common)| (at, common & steps));
-                    }
-                    _ => {
-                        if let Some((at, common)) = run {
-                            runs.push(at << 4 | common.trailing_zeros());
-                        }
-                        run = Some((rank[target], steps));
-                    }
-                }
-            }
-            if let Some((at, common)) = run {
-                runs.push(at << 4 | common.trailing_zeros());
-            }
+            runs.extend(part);
         }
         row_start.push(runs.len() as u32);
-        runs.shrink_to_fit();
-        Self { stamp: grid.stamp(), row_start, runs, rank, stride, cells: grid.len().max(1) }
+        Self {
+            stamp: grid.stamp(),
+            row_start,
+            runs,
+            rank,
+            stride: grid.stride(),
+            cells: grid.len().max(1),
+        }
     }
 
     /// The table was built for this grid as it is now: its answers come from the table.
@@ -264,6 +266,49 @@ impl FirstMoveTable {
         }
         None
     }
+}
+
+/// The rows of the cells `sources` (padded indices): how many runs each has, and the runs.
+/// `order` is the grid's cells in Z-order, `rank` each cell's place in it.
+fn rows<E: Expansion>(
+    grid: &NavGrid,
+    expansion: &E,
+    (order, rank): (&[usize], &[u32]),
+    sources: std::ops::Range<usize>,
+) -> (Vec<u32>, Vec<u32>) {
+    let costs = grid.padded_costs();
+    let mut lengths = Vec::with_capacity(sources.len());
+    let mut runs = Vec::new();
+    let mut search = Dijkstra::new(costs.len());
+    for source in sources {
+        let before = runs.len();
+        if costs[source] != 0 {
+            search.run(source, grid.stride(), expansion);
+            // The row, in Z-order: a run goes on while some step is the first of a cheapest
+            // path to every cell in it so far (the greedy cut is the fewest runs).
+            let mut run: Option<(u32, u16)> = None;
+            for &target in order {
+                if search.seen[target] != search.round || target == source {
+                    continue; // out of reach, or the source: no query asks
+                }
+                let steps = search.first[target];
+                match run {
+                    Some((at, common)) if common & steps != 0 => run = Some((at, common & steps)),
+                    _ => {
+                        if let Some((at, common)) = run {
+                            runs.push(at << 4 | common.trailing_zeros());
+                        }
+                        run = Some((rank[target], steps));
+                    }
+                }
+            }
+            if let Some((at, common)) = run {
+                runs.push(at << 4 | common.trailing_zeros());
+            }
+        }
+        lengths.push((runs.len() - before) as u32);
+    }
+    (lengths, runs)
 }
 
 /// Equal costs, for the Dijkstra search's sets of first steps: sums of steps that differ in

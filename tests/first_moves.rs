@@ -1,13 +1,15 @@
 //! First-move tables (`search::FirstMoveTable`): on random grids of every kind (terrain costs;
 //! 8-way with either corner rule, 4-way, hex) every answer costs what the Dijkstra oracle says
 //! and walks only legal steps; while cells change between queries, answers stay right (online
-//! search until the table is refreshed); maps past the size limit are refused.
+//! search until the table is refreshed); maps past the size limits are refused.
 
 mod common;
 
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS};
+use bevy_tilemap_nav::search::{
+    FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS, MAX_FIRST_MOVE_GRID,
+};
 use common::{HEX_RULES, Model, Rng, random_cells};
 
 fn at(p: GridPos) -> (i64, i64) {
@@ -141,6 +143,14 @@ fn maps_past_the_limit_are_refused() {
     let mut walled = grid.clone();
     walled.fill_rect(GridPos::new(0, 0), GridPos::new(side - 1, 1), Cell::Blocked).unwrap();
     assert!(FirstMoveTable::build(&walled).is_ok());
+    // Nor may the grid be huge round a few open cells.
+    let mut huge = NavGrid::filled(300, 300, Cell::Blocked).unwrap();
+    huge.set(GridPos::new(1, 1), Cell::GROUND).unwrap();
+    let error = FirstMoveTable::build(&huge).unwrap_err();
+    assert_eq!(
+        error,
+        FirstMoveTableError::GridTooLarge { cells: 90_000, limit: MAX_FIRST_MOVE_GRID }
+    );
 }
 
 /// On the painted small benchmark map every scenario's answer costs what plain A* finds, and

@@ -12,7 +12,7 @@
 //!
 //! Why it exists beside [`PathTable`](super::PathTable) and [`Landmarks`](super::Landmarks):
 //! it takes any grid the plain search does (terrain costs, 4-way, 8-way with either corner
-//! rule, hex) and answers in about a microsecond, but it takes a search from every cell to
+//! rule, hex) and answers in a microsecond or two, but it takes a search from every cell to
 //! build: it is for small maps ([`MAX_FIRST_MOVE_CELLS`] passable cells), the rooms and arenas
 //! where a search is short and guiding it gains little.
 
@@ -28,8 +28,13 @@ use super::{Pathfinder, SearchOptions};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
 /// The most passable cells a [`FirstMoveTable`] takes: its build runs a search from every one
-/// of them (about a second at this count on the machines the benchmarks ran on).
+/// of them (1.2 s at this count on the 2-core machine the benchmarks ran on, terrain painted on
+/// open ground; `cargo bench --bench grid_search`).
 pub const MAX_FIRST_MOVE_CELLS: usize = 4096;
+
+/// The most cells (walls included) a grid may have for a [`FirstMoveTable`]: it keeps a few
+/// numbers for every cell.
+pub const MAX_FIRST_MOVE_GRID: usize = 65_536;
 
 /// Why a [`FirstMoveTable`] was not built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +47,14 @@ pub enum FirstMoveTableError {
         /// How many the table takes.
         limit: usize,
     },
+    /// The grid has more cells, walls included, than the table takes
+    /// ([`MAX_FIRST_MOVE_GRID`]).
+    GridTooLarge {
+        /// How many cells the grid has.
+        cells: usize,
+        /// How many the table takes.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for FirstMoveTableError {
@@ -51,6 +64,10 @@ impl fmt::Display for FirstMoveTableError {
                 f,
                 "the map has {found} passable cells, more than a first-move table takes \
                  ({limit})"
+            ),
+            FirstMoveTableError::GridTooLarge { cells, limit } => write!(
+                f,
+                "the grid has {cells} cells, more than a first-move table takes ({limit})"
             ),
         }
     }
@@ -72,11 +89,11 @@ fn code(dx: isize, dy: isize) -> u32 {
 /// 4-way, 8-way, hex). See the module notes for how it works.
 ///
 /// ```
-/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
 /// use bevy_tilemap_nav::search::{FirstMoveTable, Pathfinder, SearchOptions};
 ///
 /// let mut grid = NavGrid::new(20, 20).unwrap();
-/// grid.set_cost(GridPos::new(5, 5), 8).unwrap(); // mud
+/// grid.set(GridPos::new(5, 5), Cell::Passable { cost: 8 }).unwrap(); // mud
 /// let table = FirstMoveTable::build(&grid).unwrap();
 /// let mut pathfinder = Pathfinder::new();
 /// let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 12));
@@ -104,6 +121,10 @@ pub struct FirstMoveTable {
 impl FirstMoveTable {
     /// Builds the table for `grid` as it is now: a Dijkstra search from every passable cell.
     pub fn build(grid: &NavGrid) -> Result<Self, FirstMoveTableError> {
+        let cells = grid.len();
+        if cells > MAX_FIRST_MOVE_GRID {
+            return Err(FirstMoveTableError::GridTooLarge { cells, limit: MAX_FIRST_MOVE_GRID });
+        }
         let found = grid.passable_count();
         if found > MAX_FIRST_MOVE_CELLS {
             return Err(FirstMoveTableError::TooManyCells { found, limit: MAX_FIRST_MOVE_CELLS });

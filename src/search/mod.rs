@@ -34,7 +34,9 @@ mod result;
 use std::fmt;
 
 pub use agent_grid::AgentGrid;
-pub use first_moves::{FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS};
+pub use first_moves::{
+    FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS, MAX_FIRST_MOVE_GRID,
+};
 pub use jump_point::jps_applies;
 pub use landmarks::{Landmarks, LandmarksError, MAX_LANDMARKS};
 pub use linked::{Leg, Link, LinkedPath, MapPos};

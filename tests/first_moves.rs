@@ -1,14 +1,17 @@
 //! First-move tables (`search::FirstMoveTable`): on random grids of every kind (terrain costs;
 //! 8-way with either corner rule, 4-way, hex) every answer costs what the Dijkstra oracle says
 //! and walks only legal steps; while cells change between queries, answers stay right (online
-//! search until the table is refreshed); maps past the size limits are refused.
+//! search until the table is refreshed); maps past the size limits are refused; baked tables
+//! load back, and bad bytes are typed errors.
 
 mod common;
 
+use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
-    FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS, MAX_FIRST_MOVE_GRID,
+    FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
+    MAX_FIRST_MOVE_GRID,
 };
 use common::{HEX_RULES, Model, Rng, random_cells};
 
@@ -171,5 +174,83 @@ fn painted_arena_scenarios_cost_what_astar_finds() {
         let path = table.find_path(&grid, &mut pathfinder, s.start, s.goal).unwrap();
         assert!((path.cost - expected.cost).abs() < 1e-6, "{:?} -> {:?}", s.start, s.goal);
         assert_eq!(path.stats.expanded, 0, "answered without a search");
+    }
+}
+
+/// A table baked to bytes loads back for its grid and answers as the built one does (from the
+/// table: no search); damaged, truncated, newer or other-grid bytes are typed errors.
+#[test]
+fn baked_tables_load_and_bad_bytes_are_errors() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let mut grid = paint_terrain(&load_map(format!("{dir}/arena.map")).unwrap(), 1);
+    let table = FirstMoveTable::build(&grid).unwrap();
+    let bytes = table.to_binary();
+    let loaded = FirstMoveTable::from_binary(&bytes, &grid).unwrap();
+    assert!(loaded.is_current(&grid));
+    assert_eq!(loaded.memory_bytes(), table.memory_bytes());
+    let mut pathfinder = Pathfinder::new();
+    let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let mut rng = Rng(0xf1b5);
+    for _ in 0..500 {
+        let pick = |rng: &mut Rng| open[rng.below(open.len() as u32) as usize];
+        let (a, b) = (pick(&mut rng), pick(&mut rng));
+        let path = loaded.find_path(&grid, &mut pathfinder, a, b);
+        assert_eq!(path, table.find_path(&grid, &mut pathfinder, a, b));
+        if a != b {
+            assert_eq!(path.unwrap().stats.expanded, 0, "from the loaded table");
+        }
+    }
+    // Every truncation, and a flipped byte anywhere, is an error.
+    for len in (0..bytes.len()).step_by(97) {
+        assert!(FirstMoveTable::from_binary(&bytes[..len], &grid).is_err(), "{len}");
+    }
+    for at in (0..bytes.len()).step_by(101) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x20;
+        assert!(FirstMoveTable::from_binary(&bad, &grid).is_err(), "{at}");
+    }
+    let mut future = bytes.clone();
+    future[4..8].copy_from_slice(&(FIRST_MOVE_FORMAT_VERSION + 1).to_le_bytes());
+    assert!(matches!(
+        FirstMoveTable::from_binary(&future, &grid),
+        Err(BakeError::FutureVersion { .. })
+    ));
+    assert_eq!(FirstMoveTable::from_binary(b"TNPT....", &grid).err(), Some(BakeError::NotBaked));
+    // Other moves on the same cells: other first steps, so not this table's grid.
+    let mut four_way = grid.clone();
+    four_way.set_neighborhood(Neighborhood::Four);
+    assert_eq!(FirstMoveTable::from_binary(&bytes, &four_way).err(), Some(BakeError::OtherGrid));
+    let mut cutting = grid.clone();
+    cutting.set_corner_rule(CornerRule::CutCorners);
+    assert_eq!(FirstMoveTable::from_binary(&bytes, &cutting).err(), Some(BakeError::OtherGrid));
+    // The grid changed since: the table is not for it any more.
+    let wall = open[open.len() / 2];
+    grid.set(wall, Cell::Blocked).unwrap();
+    assert_eq!(FirstMoveTable::from_binary(&bytes, &grid).err(), Some(BakeError::OtherGrid));
+    let small = NavGrid::new(5, 5).unwrap();
+    assert!(matches!(
+        FirstMoveTable::from_binary(&bytes, &small),
+        Err(BakeError::SizeMismatch { .. })
+    ));
+}
+
+/// Baked tables of hex grids load back and answer as built.
+#[test]
+fn baked_hex_tables_answer_as_built() {
+    let mut rng = Rng(0x4e8);
+    for round in 3..9 {
+        let (grid, _) = random_grid(&mut rng, round);
+        assert!(grid.neighborhood().is_hex());
+        let table = FirstMoveTable::build(&grid).unwrap();
+        let loaded = FirstMoveTable::from_binary(&table.to_binary(), &grid).unwrap();
+        let mut pathfinder = Pathfinder::new();
+        for a in grid.positions() {
+            for b in grid.positions() {
+                assert_eq!(
+                    loaded.find_path(&grid, &mut pathfinder, a, b),
+                    table.find_path(&grid, &mut pathfinder, a, b)
+                );
+            }
+        }
     }
 }

@@ -71,8 +71,9 @@ pub enum BakeError {
         /// What the system said.
         error: String,
     },
-    /// Precomputed data (a [`PathTable`](crate::search::PathTable)) made for another grid, or
-    /// for this grid before its cells changed.
+    /// Precomputed data (a [`PathTable`](crate::search::PathTable) or a
+    /// [`FirstMoveTable`](crate::search::FirstMoveTable)) made for another grid, or for this
+    /// grid before its cells changed.
     OtherGrid,
 }
 
@@ -255,18 +256,7 @@ pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&grid.width().to_le_bytes());
     out.extend_from_slice(&grid.height().to_le_bytes());
-    out.push(match grid.neighborhood() {
-        Neighborhood::Four => 4,
-        Neighborhood::Eight => 8,
-        // 60 + the coordinate system's place in `HexCoords::ALL`.
-        Neighborhood::Hex(coords) => {
-            60 + HexCoords::ALL.iter().position(|&c| c == coords).unwrap_or(0) as u8
-        }
-    });
-    out.push(match grid.corner_rule() {
-        CornerRule::NoCornerCutting => 0,
-        CornerRule::CutCorners => 1,
-    });
+    out.extend_from_slice(&rules_bytes(grid));
     let terrain = terrain_of(grid);
     for runs in [runs(costs_of(grid).into_iter()), runs(terrain.into_iter().map(u32::from))] {
         out.extend_from_slice(&(runs.len() as u32).to_le_bytes());
@@ -278,6 +268,113 @@ pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
+}
+
+/// The grid's rules in two bytes: its moves (4, 8, or 60 + the hex coordinate system's place
+/// in `HexCoords::ALL`), then its corner rule (0 no corner cutting, 1 cut corners).
+pub(crate) fn rules_bytes(grid: &NavGrid) -> [u8; 2] {
+    let moves = match grid.neighborhood() {
+        Neighborhood::Four => 4,
+        Neighborhood::Eight => 8,
+        Neighborhood::Hex(coords) => {
+            60 + HexCoords::ALL.iter().position(|&c| c == coords).unwrap_or(0) as u8
+        }
+    };
+    let corners = match grid.corner_rule() {
+        CornerRule::NoCornerCutting => 0,
+        CornerRule::CutCorners => 1,
+    };
+    [moves, corners]
+}
+
+/// A hash of the grid's size and cells' costs: precomputed data is checked against it.
+pub(crate) fn cells_fingerprint(grid: &NavGrid) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |v: u32| {
+        for b in v.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    eat(grid.width());
+    eat(grid.height());
+    for pos in grid.positions() {
+        eat(grid.cost(pos).unwrap_or(0));
+    }
+    h
+}
+
+/// Ends the binary form of precomputed data (`magic`, version, body) with its checksum.
+pub(crate) fn seal(out: &mut Vec<u8>) {
+    let sum = checksum(out);
+    out.extend_from_slice(&sum.to_le_bytes());
+}
+
+/// Opens the binary form of precomputed data written with `magic` (see [`seal`]): checks the
+/// magic, that the version is at most `supported`, and the checksum; a reader over the body.
+pub(crate) fn open_sealed<'a>(
+    bytes: &'a [u8],
+    magic: &[u8; 4],
+    supported: u32,
+) -> Result<Reader<'a>, BakeError> {
+    if bytes.len() >= 4 && &bytes[..4] != magic {
+        return Err(BakeError::NotBaked);
+    }
+    if bytes.len() < 8 {
+        return Err(BakeError::Truncated);
+    }
+    let version = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
+    if version > supported {
+        return Err(BakeError::FutureVersion { found: version, supported });
+    }
+    if bytes.len() < 16 {
+        return Err(BakeError::Truncated);
+    }
+    let body = bytes.len() - 8;
+    let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+    if checksum(&bytes[..body]) != stored {
+        return Err(BakeError::Corrupt);
+    }
+    Ok(Reader { bytes: &bytes[..body], at: 8 })
+}
+
+/// Reads little-endian numbers off the body of baked bytes; running out is
+/// [`BakeError::Truncated`].
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], BakeError> {
+        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len());
+        let end = end.ok_or(BakeError::Truncated)?;
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32, BakeError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+
+    pub(crate) fn u64(&mut self) -> Result<u64, BakeError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+
+    pub(crate) fn u32s(&mut self, n: usize) -> Result<Vec<u32>, BakeError> {
+        let bytes = self.take(n.checked_mul(4).ok_or(BakeError::Truncated)?)?;
+        Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect())
+    }
+
+    pub(crate) fn u16s(&mut self, n: usize) -> Result<Vec<u16>, BakeError> {
+        let bytes = self.take(n.checked_mul(2).ok_or(BakeError::Truncated)?)?;
+        Ok(bytes.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().expect("2"))).collect())
+    }
+
+    /// Every byte of the body was read.
+    pub(crate) fn at_end(&self) -> bool {
+        self.at == self.bytes.len()
+    }
 }
 
 /// A grid from bytes written by [`to_binary`].

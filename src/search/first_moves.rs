@@ -26,6 +26,13 @@ use super::neighbors::Neighbors;
 use super::result::{PathError, PathResult, SearchStats};
 use super::{Pathfinder, SearchOptions};
 use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
+
+/// The version of [`FirstMoveTable::to_binary`]'s format this crate writes, and the newest it
+/// reads.
+pub const FIRST_MOVE_FORMAT_VERSION: u32 = 1;
+
+const FIRST_MOVE_MAGIC: &[u8; 4] = b"TNFM";
 
 /// The most passable cells a [`FirstMoveTable`] takes: its build runs a search from every one
 /// of them (1.2 s at this count on the 2-core machine the benchmarks ran on, terrain painted on
@@ -116,6 +123,12 @@ pub struct FirstMoveTable {
     stride: usize,
     /// The grid's cells, to report memory per cell.
     cells: usize,
+    /// The grid's size, rules ([`rules_bytes`], two bytes of padding) and cells' fingerprint:
+    /// what a baked table is checked against.
+    width: u32,
+    height: u32,
+    rules: [u8; 4],
+    fingerprint: u64,
 }
 
 impl FirstMoveTable {
@@ -170,14 +183,7 @@ impl FirstMoveTable {
             runs.extend(part);
         }
         row_start.push(runs.len() as u32);
-        Self {
-            stamp: grid.stamp(),
-            row_start,
-            runs,
-            rank,
-            stride: grid.stride(),
-            cells: grid.len().max(1),
-        }
+        Self { row_start, runs, rank, ..Self::identity(grid) }
     }
 
     /// The table was built for this grid as it is now: its answers come from the table.
@@ -239,6 +245,84 @@ impl FirstMoveTable {
             Some(path) => Ok(path),
             // Not expected (the table covers every reachable pair); online search stays right.
             None => online(pathfinder),
+        }
+    }
+
+    /// The table in a compact binary form, to ship with the game next to the grid's bake so that
+    /// it loads instead of being built: `TNFM`, [`FIRST_MOVE_FORMAT_VERSION`], the grid's size,
+    /// moves and corner rule, a fingerprint of its cells, the rows (little-endian), and a
+    /// checksum of all that.
+    pub fn to_binary(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.memory_bytes() + 64);
+        out.extend_from_slice(FIRST_MOVE_MAGIC);
+        let header =
+            [FIRST_MOVE_FORMAT_VERSION, self.width, self.height, u32::from_le_bytes(self.rules)];
+        for v in header {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.fingerprint.to_le_bytes());
+        out.extend_from_slice(&(self.runs.len() as u32).to_le_bytes());
+        for v in self.row_start.iter().chain(&self.runs) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        seal(&mut out);
+        out
+    }
+
+    /// A table from bytes written by [`to_binary`](Self::to_binary), for `grid`: a typed error
+    /// when the bytes are damaged, of another version, or made for another grid (other size,
+    /// moves, corner rule or cells, or this one before its cells changed), so a game falls back
+    /// to [`build`](Self::build).
+    pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
+        let mut reader = open_sealed(bytes, FIRST_MOVE_MAGIC, FIRST_MOVE_FORMAT_VERSION)?;
+        let (width, height, rules) = (reader.u32()?, reader.u32()?, reader.u32()?);
+        let fingerprint = reader.u64()?;
+        if (width, height) != (grid.width(), grid.height()) {
+            return Err(BakeError::SizeMismatch {
+                expected: (grid.width(), grid.height()),
+                found: (width, height),
+            });
+        }
+        let expected = Self::identity(grid);
+        if (rules.to_le_bytes(), fingerprint) != (expected.rules, expected.fingerprint) {
+            return Err(BakeError::OtherGrid);
+        }
+        let invalid = |why: &str| BakeError::Invalid(format!("first-move table: {why}"));
+        let len = grid.padded_len();
+        let count = reader.u32()? as usize;
+        let row_start = reader.u32s(len + 1)?;
+        if row_start[0] != 0
+            || row_start[len] as usize != count
+            || row_start.windows(2).any(|w| w[0] > w[1])
+        {
+            return Err(invalid("rows out of order"));
+        }
+        let runs = reader.u32s(count)?;
+        // Only the eight steps (code 4 is none) and "no move" are step codes.
+        if runs.iter().any(|&run| run & 15 == code(0, 0) || (run & 15 > 8 && run & 15 != NO_MOVE)) {
+            return Err(invalid("a step that is none of the grid's moves"));
+        }
+        if !reader.at_end() {
+            return Err(invalid("bytes after the end"));
+        }
+        let (_, rank) = z_order(grid);
+        Ok(Self { row_start, runs, rank, ..expected })
+    }
+
+    /// An empty table for `grid` as it is now: what ties a table to its grid.
+    fn identity(grid: &NavGrid) -> Self {
+        let [moves, corners] = rules_bytes(grid);
+        Self {
+            stamp: grid.stamp(),
+            row_start: Vec::new(),
+            runs: Vec::new(),
+            rank: Vec::new(),
+            stride: grid.stride(),
+            cells: grid.len().max(1),
+            width: grid.width(),
+            height: grid.height(),
+            rules: [moves, corners, 0, 0],
+            fingerprint: cells_fingerprint(grid),
         }
     }
 

@@ -35,7 +35,8 @@ use std::fmt;
 
 pub use agent_grid::AgentGrid;
 pub use first_moves::{
-    FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS, MAX_FIRST_MOVE_GRID,
+    FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
+    MAX_FIRST_MOVE_GRID,
 };
 pub use jump_point::jps_applies;
 pub use landmarks::{Landmarks, LandmarksError, MAX_LANDMARKS};

@@ -25,7 +25,7 @@ use std::fmt;
 use super::result::{PathError, PathResult, SearchStats};
 use super::{Pathfinder, SearchOptions};
 use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
-use crate::io::baked::{BakeError, checksum};
+use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, seal};
 
 /// The version of [`PathTable::to_binary`]'s format this crate writes, and the newest it reads.
 pub const TABLE_FORMAT_VERSION: u32 = 1;
@@ -524,22 +524,6 @@ fn lists_in(layout: &Layout) -> Result<CellLists, PathTableError> {
     )
 }
 
-/// A hash of the grid's size and cells: baked tables are checked against it.
-fn fingerprint(grid: &NavGrid) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |v: u32| {
-        for b in v.to_le_bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    };
-    eat(grid.width());
-    eat(grid.height());
-    for pos in grid.positions() {
-        eat(grid.cost(pos).unwrap_or(0));
-    }
-    h
-}
-
 impl PathTable {
     /// Builds the table for `grid` (see the module docs for what it holds).
     pub fn build(grid: &NavGrid) -> Result<Self, PathTableError> {
@@ -584,7 +568,7 @@ impl PathTable {
             height: layout.height,
             open,
             stamp: grid.stamp(),
-            fingerprint: fingerprint(grid),
+            fingerprint: cells_fingerprint(grid),
             cost: grid.min_cost().unwrap_or(1),
             subgoals,
             out_start,
@@ -853,8 +837,7 @@ impl PathTable {
         for v in &self.pred {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        let sum = checksum(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
+        seal(&mut out);
         out
     }
 
@@ -862,33 +845,7 @@ impl PathTable {
     /// when the bytes are damaged, of another version, or made for another grid (or for this
     /// one before its cells changed), so a game falls back to [`build`](Self::build).
     pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
-        if bytes.len() < 8 {
-            return Err(if bytes.len() >= 4 && &bytes[..4] != TABLE_MAGIC {
-                BakeError::NotBaked
-            } else {
-                BakeError::Truncated
-            });
-        }
-        if &bytes[..4] != TABLE_MAGIC {
-            return Err(BakeError::NotBaked);
-        }
-        let mut reader = Reader { bytes, at: 4 };
-        let version = reader.u32()?;
-        if version > TABLE_FORMAT_VERSION {
-            return Err(BakeError::FutureVersion {
-                found: version,
-                supported: TABLE_FORMAT_VERSION,
-            });
-        }
-        if bytes.len() < 12 {
-            return Err(BakeError::Truncated);
-        }
-        let body = bytes.len() - 8;
-        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
-        if checksum(&bytes[..body]) != stored {
-            return Err(BakeError::Corrupt);
-        }
-        let mut reader = Reader { bytes: &bytes[..body], at: 8 };
+        let mut reader = open_sealed(bytes, TABLE_MAGIC, TABLE_FORMAT_VERSION)?;
         let (width, height, cost) = (reader.u32()?, reader.u32()?, reader.u32()?);
         let fingerprint = reader.u64()?;
         if (width, height) != (grid.width(), grid.height()) {
@@ -897,7 +854,7 @@ impl PathTable {
                 found: (width, height),
             });
         }
-        if fingerprint != self::fingerprint(grid)
+        if fingerprint != cells_fingerprint(grid)
             || grid.neighborhood() != Neighborhood::Eight
             || grid.corner_rule() != CornerRule::NoCornerCutting
         {
@@ -936,7 +893,7 @@ impl PathTable {
         }
         let dist = reader.u32s(n * n)?;
         let pred = reader.u16s(n * n)?;
-        if reader.at != body {
+        if !reader.at_end() {
             return Err(invalid("bytes after the end"));
         }
         let (in_start, in_list) = lists.pop().expect("two lists");
@@ -962,39 +919,5 @@ impl PathTable {
             dist,
             pred,
         })
-    }
-}
-
-/// Reads little-endian numbers off baked bytes; running out is [`BakeError::Truncated`].
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], BakeError> {
-        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len());
-        let end = end.ok_or(BakeError::Truncated)?;
-        let taken = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(taken)
-    }
-
-    fn u32(&mut self) -> Result<u32, BakeError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
-    }
-
-    fn u64(&mut self) -> Result<u64, BakeError> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
-    }
-
-    fn u32s(&mut self, n: usize) -> Result<Vec<u32>, BakeError> {
-        let bytes = self.take(n.checked_mul(4).ok_or(BakeError::Truncated)?)?;
-        Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect())
-    }
-
-    fn u16s(&mut self, n: usize) -> Result<Vec<u16>, BakeError> {
-        let bytes = self.take(n.checked_mul(2).ok_or(BakeError::Truncated)?)?;
-        Ok(bytes.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().expect("2"))).collect())
     }
 }

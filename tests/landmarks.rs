@@ -152,9 +152,9 @@ fn guided_search_matches_dijkstra_oracle_while_cells_change() {
     assert!(used > 3 * skipped && skipped > 100, "used {used}, skipped {skipped}");
 }
 
-/// The estimate is a lower bound on the cheapest cost both ways, and consistent: from a cell
-/// it never exceeds a step's cost plus the estimate from where the step lands. Checked on
-/// every pair of cells after changes and refreshes.
+/// The estimate is a lower bound on the cheapest cost from a cell to the goal, and consistent:
+/// from a cell it never exceeds a step's cost plus the estimate from where the step lands.
+/// Checked on every pair of cells after changes and refreshes.
 #[test]
 fn estimate_is_admissible_and_consistent_after_refreshes() {
     let mut rng = Rng(0xe571);
@@ -169,14 +169,11 @@ fn estimate_is_admissible_and_consistent_after_refreshes() {
             landmarks.refresh(&grid);
         }
         let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
-        let w = grid.width() as usize;
         for &goal in &open {
-            let from_goal = model.distances(at(goal)).unwrap();
             for &n in &open {
                 let estimate = landmarks.estimate(&grid, n, goal).unwrap();
-                let back = from_goal[n.y as usize * w + n.x as usize];
                 let there = model.dijkstra(at(n), at(goal)).unwrap_or(f64::INFINITY);
-                assert!(estimate <= back + 1e-9 && estimate <= there + 1e-9, "round {round}");
+                assert!(estimate <= there + 1e-9, "round {round}");
                 let octile = Heuristic::Octile.estimate(Neighborhood::Eight, n, goal)
                     * grid.min_cost().unwrap() as f64;
                 informative += usize::from(there.is_finite() && estimate > octile + 0.5);
@@ -254,10 +251,11 @@ fn bad_landmark_counts_and_empty_grids_are_errors() {
 fn landmarks_cut_expansions_on_painted_benchmark_maps() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
     let grid = paint_terrain(&load_map(format!("{dir}/arena2.map")).unwrap(), 1);
-    let landmarks = Landmarks::build(&grid, 16).unwrap();
-    // 4 bytes a landmark for each cell and for the ring of walls round the grid.
+    let landmarks = Landmarks::build(&grid, 8).unwrap();
+    // 8 bytes a landmark (a distance each way) for each cell and for the ring of walls round
+    // the grid.
     let padded = (grid.width() as usize + 2) * (grid.height() as usize + 2);
-    assert!(landmarks.memory_bytes() <= padded * 16 * 4 + 1024);
+    assert!(landmarks.memory_bytes() <= padded * 8 * 8 + 1024);
     let mut rng = Rng(5);
     let mut pathfinder = Pathfinder::new();
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };

@@ -28,7 +28,7 @@ use crate::search::{
 /// [`MAX_FIRST_MOVE_CELLS`](crate::search::MAX_FIRST_MOVE_CELLS) passable cells: the same
 /// requests are answered from it with no search either, and it is rebuilt in the background
 /// after changes like the table. Larger ones get [`Landmarks`] ([`PLUGIN_LANDMARKS`] of them,
-/// 4 bytes per cell each), built in the background the same way: searches by agents with no
+/// 8 bytes per cell each), built in the background the same way: searches by agents with no
 /// profile and size 1 on that map are then guided by them (the same optimal paths, 5 to 11
 /// times faster than plain A* on the larger painted benchmark maps). They follow the map's
 /// changes: at once where cells only got dearer or blocked, in the background where cells
@@ -38,7 +38,7 @@ use crate::search::{
 pub struct PrecomputePaths;
 
 /// How many landmarks the plugin keeps for a map that no table serves.
-pub const PLUGIN_LANDMARKS: usize = 16;
+pub const PLUGIN_LANDMARKS: usize = 8;
 
 /// What is precomputed for a map: a path table where one serves it, else a first-move table
 /// where the map is small enough, else landmarks.

@@ -150,7 +150,7 @@ pub(super) fn search<E: Expansion>(
     // With landmarks, the larger of their bound and the heuristic's (both consistent, so the
     // larger is too).
     let goal_numbers = {
-        let mut numbers = [0u32; MAX_LANDMARKS];
+        let mut numbers = [0u32; 2 * MAX_LANDMARKS];
         if let Some(landmarks) = landmarks {
             let here = landmarks.at(grid.index(goal));
             numbers[..here.len()].copy_from_slice(here);

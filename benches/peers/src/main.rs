@@ -18,7 +18,7 @@ use grid_util::point::Point;
 const PASSES: usize = 3;
 const MIN_SECONDS: f64 = 0.2;
 /// Landmarks for the weighted maps' guided search.
-const LANDMARKS: usize = 16;
+const LANDMARKS: usize = 8;
 
 struct Outcome {
     micros_per_query: f64,

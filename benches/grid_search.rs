@@ -25,7 +25,7 @@ use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
 
 const PASSES: usize = 5;
 /// Landmarks for the weighted maps' guided search.
-const LANDMARKS: usize = 8;
+const LANDMARKS: usize = 16;
 
 /// Best total seconds over the passes of `find` on every scenario, and each query's cost
 /// (`None`: no path).

@@ -38,7 +38,7 @@ use crate::search::{
 pub struct PrecomputePaths;
 
 /// How many landmarks the plugin keeps for a map that no table serves.
-pub const PLUGIN_LANDMARKS: usize = 8;
+pub const PLUGIN_LANDMARKS: usize = 16;
 
 /// What is precomputed for a map: a path table where one serves it, else a first-move table
 /// where the map is small enough, else landmarks.

@@ -233,24 +233,52 @@ impl Landmarks {
             settle(&steps, &mut nearest, (1, 0), Way::Out, &mut heap);
             nearest.clone()
         };
-        for k in 0..count {
-            let far = (0..len)
-                .filter(|&i| from_seed[i] != FAR)
-                .max_by_key(|&i| (nearest[i], Reverse(i)))
-                .expect("the seed is reached");
-            let (x, y) = grid.unpad(far);
-            landmarks.cells.push(GridPos::new(x, y));
-            let slots = landmarks.slots();
-            for (slot, way) in [(k, Way::Out), (count + k, Way::In)] {
-                landmarks.dist[far * slots + slot] = 0;
-                heap.push(Reverse((0, far as u32)));
-                settle(&steps, &mut landmarks.dist, (slots, slot), way, &mut heap);
-            }
-            for (i, near) in nearest.iter_mut().enumerate() {
-                if k == 0 {
-                    *near = FAR;
+        // The distances from each landmark pick the next, so those searches run in turn here;
+        // the distances to each landmark go to another core as each is picked (or are worked
+        // out here after, where no thread can be made).
+        let slots = landmarks.slots();
+        let search = |from: usize, way: Way, heap: &mut BinaryHeap<Reverse<(u32, u32)>>| {
+            let mut dist = vec![FAR; len];
+            dist[from] = 0;
+            heap.push(Reverse((0, from as u32)));
+            settle(&steps, &mut dist, (1, 0), way, heap);
+            dist
+        };
+        let to_landmarks: Vec<Vec<u32>> = std::thread::scope(|scope| {
+            let (picked, queue) = std::sync::mpsc::channel::<usize>();
+            let worker = std::thread::Builder::new()
+                .spawn_scoped(scope, || {
+                    let mut heap = BinaryHeap::new();
+                    queue.into_iter().map(|far| search(far, Way::In, &mut heap)).collect()
+                })
+                .ok();
+            let mut farthest = Vec::with_capacity(count);
+            for k in 0..count {
+                let far = (0..len)
+                    .filter(|&i| from_seed[i] != FAR)
+                    .max_by_key(|&i| (nearest[i], Reverse(i)))
+                    .expect("the seed is reached");
+                farthest.push(far);
+                if worker.is_some() {
+                    let _ = picked.send(far);
                 }
-                *near = (*near).min(landmarks.dist[i * slots + k]);
+                let (x, y) = grid.unpad(far);
+                landmarks.cells.push(GridPos::new(x, y));
+                let from = search(far, Way::Out, &mut heap);
+                for (i, (&d, near)) in from.iter().zip(nearest.iter_mut()).enumerate() {
+                    landmarks.dist[i * slots + k] = d;
+                    *near = if k == 0 { d } else { (*near).min(d) };
+                }
+            }
+            drop(picked);
+            match worker.and_then(|w| w.join().ok()) {
+                Some(done) => done,
+                None => farthest.iter().map(|&far| search(far, Way::In, &mut heap)).collect(),
+            }
+        });
+        for (k, to) in to_landmarks.iter().enumerate() {
+            for (i, &d) in to.iter().enumerate() {
+                landmarks.dist[i * slots + count + k] = d;
             }
         }
         Ok(landmarks)

@@ -29,7 +29,7 @@ use crate::search::{
 /// requests are answered from it with no search either, and it is rebuilt in the background
 /// after changes like the table. Larger ones get [`Landmarks`] ([`PLUGIN_LANDMARKS`] of them,
 /// 8 bytes per cell each), built in the background the same way: searches by agents with no
-/// profile and size 1 on that map are then guided by them (the same optimal paths, 5 to 11
+/// profile and size 1 on that map are then guided by them (the same optimal paths, 7 to 14
 /// times faster than plain A* on the larger painted benchmark maps). They follow the map's
 /// changes: at once where cells only got dearer or blocked, in the background where cells
 /// opened or got cheaper (searches run unguided, still optimal, until they catch up).

@@ -86,12 +86,12 @@ pub mod prelude {
     pub use crate::path::{Reach, ReachedCell, reachable};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
-        Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, GridLocked, LinkCrossed, LinkEnd,
-        MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged, NavLayerOf,
-        NavLink, NavMap, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTilemap,
-        OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed, PathFollower, PathGoal, PathLeg, PathRequest,
-        PrecomputePaths, ProfileId, RangeFailed, RangeRequest, Replanning, TileNav, TileRules,
-        TileTerrain, TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch,
+        Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, BakedPaths, GridLocked, LinkCrossed,
+        LinkEnd, MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged,
+        NavLayerOf, NavLink, NavMap, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings,
+        NavTilemap, OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed, PathFollower, PathGoal, PathLeg,
+        PathRequest, PrecomputePaths, ProfileId, RangeFailed, RangeRequest, Replanning, TileNav,
+        TileRules, TileTerrain, TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch,
         WatchedSearch, WorldToCellError,
     };
     pub use crate::search::{

@@ -5,9 +5,12 @@
 
 mod common;
 
+use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{Landmarks, LandmarksError, MAX_LANDMARKS};
+use bevy_tilemap_nav::search::{
+    LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS,
+};
 use common::{Model, Rng};
 
 fn cell_of(cost: Option<u32>) -> Cell {
@@ -303,4 +306,118 @@ fn a_guided_search_in_steps_answers_as_in_one_go() {
     assert!(matches!(step, SearchStep::Paused { .. }));
     assert_eq!(pathfinder.resume_search(&grid, 20), SearchStep::Done(Err(PathError::GridChanged)));
     assert!(!pathfinder.is_paused());
+}
+
+/// Baked landmarks load back for their grid and guide searches exactly as built; damaged,
+/// truncated, newer or other-grid bytes are typed errors.
+#[test]
+fn baked_landmarks_load_and_bad_bytes_are_errors() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let mut grid = paint_terrain(&load_map(format!("{dir}/arena.map")).unwrap(), 1);
+    let landmarks = Landmarks::build(&grid, 8).unwrap();
+    let bytes = landmarks.to_binary(&grid).unwrap();
+    let loaded = Landmarks::from_binary(&bytes, &grid).unwrap();
+    assert!(loaded.is_current(&grid));
+    assert_eq!(loaded.cells(), landmarks.cells());
+    assert_eq!(loaded.memory_bytes(), landmarks.memory_bytes());
+    let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let (mut a_finder, mut b_finder) = (Pathfinder::new(), Pathfinder::new());
+    let options = SearchOptions::default();
+    let mut rng = Rng(0x1a4d);
+    for _ in 0..300 {
+        let pick = |rng: &mut Rng| open[rng.below(open.len() as u32) as usize];
+        let (a, b) = (pick(&mut rng), pick(&mut rng));
+        assert_eq!(loaded.estimate(&grid, a, b), landmarks.estimate(&grid, a, b));
+        let built = a_finder.find_path_guided(&grid, &landmarks, a, b, &options).unwrap();
+        let from_bytes = b_finder.find_path_guided(&grid, &loaded, a, b, &options).unwrap();
+        assert_eq!(from_bytes.cells, built.cells);
+        assert_eq!(from_bytes.stats.expanded, built.stats.expanded);
+    }
+    for len in (0..bytes.len()).step_by(89) {
+        assert!(Landmarks::from_binary(&bytes[..len], &grid).is_err(), "{len}");
+    }
+    for at in (0..bytes.len()).step_by(97) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x10;
+        assert!(Landmarks::from_binary(&bad, &grid).is_err(), "{at}");
+    }
+    let mut future = bytes.clone();
+    future[4..8].copy_from_slice(&(LANDMARKS_FORMAT_VERSION + 1).to_le_bytes());
+    assert!(matches!(Landmarks::from_binary(&future, &grid), Err(BakeError::FutureVersion { .. })));
+    assert_eq!(Landmarks::from_binary(b"TNFM....", &grid).err(), Some(BakeError::NotBaked));
+    let mut four_way = grid.clone();
+    four_way.set_neighborhood(Neighborhood::Four);
+    assert_eq!(Landmarks::from_binary(&bytes, &four_way).err(), Some(BakeError::OtherGrid));
+    let mut cutting = grid.clone();
+    cutting.set_corner_rule(CornerRule::CutCorners);
+    assert_eq!(Landmarks::from_binary(&bytes, &cutting).err(), Some(BakeError::OtherGrid));
+    let small = NavGrid::new(5, 5).unwrap();
+    assert!(matches!(Landmarks::from_binary(&bytes, &small), Err(BakeError::SizeMismatch { .. })));
+    // The grid changed since: neither loaded nor baked for it.
+    let cheaper = open.iter().copied().find(|&p| grid.cost(p).unwrap() > 1).unwrap();
+    grid.set(cheaper, Cell::Passable { cost: 1 }).unwrap();
+    assert_eq!(Landmarks::from_binary(&bytes, &grid).err(), Some(BakeError::OtherGrid));
+    assert_eq!(landmarks.to_binary(&grid).err(), Some(BakeError::OtherGrid));
+}
+
+/// The checksum of the baked form (64-bit FNV-1a over everything before it), so that bytes
+/// changed by hand can be sealed again.
+fn reseal(bytes: &mut [u8]) {
+    let body = bytes.len() - 8;
+    let sum = bytes[..body]
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Bytes made by hand with a valid checksum are still checked: numbers that could overestimate
+/// a path's cost (and so make a path less than optimal) and landmarks on walls are refused.
+#[test]
+fn hand_made_landmarks_that_could_mislead_are_refused() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
+    let grid = paint_terrain(&load_map(format!("{dir}/arena.map")).unwrap(), 1);
+    let count = 4;
+    let mut bytes = Landmarks::build(&grid, count).unwrap().to_binary(&grid).unwrap();
+    reseal(&mut bytes);
+    assert!(Landmarks::from_binary(&bytes, &grid).is_ok(), "resealed as written");
+    // Header: magic, version, width, height, rules (4 bytes each), fingerprint (8), count (4);
+    // then each landmark's x and y, then the numbers.
+    let numbers = 32 + 8 * count;
+    let far = u32::MAX.to_le_bytes();
+    let first = (numbers..bytes.len() - 8)
+        .step_by(4)
+        .find(|&at| bytes[at..at + 4] != far)
+        .expect("a cell the landmarks reach");
+    let mut raised = bytes.clone();
+    let n = u32::from_le_bytes(raised[first..first + 4].try_into().unwrap());
+    raised[first..first + 4].copy_from_slice(&(n + 1_000_000).to_le_bytes());
+    reseal(&mut raised);
+    assert!(matches!(Landmarks::from_binary(&raised, &grid), Err(BakeError::Invalid(_))));
+    let wall = grid.positions().find(|&p| !grid.is_passable(p)).unwrap();
+    let mut on_wall = bytes.clone();
+    on_wall[32..36].copy_from_slice(&wall.x.to_le_bytes());
+    on_wall[36..40].copy_from_slice(&wall.y.to_le_bytes());
+    reseal(&mut on_wall);
+    assert!(matches!(Landmarks::from_binary(&on_wall, &grid), Err(BakeError::Invalid(_))));
+}
+
+/// Baked landmarks of random grids with terrain, of every square rule and every hex layout,
+/// load back and estimate as built.
+#[test]
+fn baked_landmarks_of_every_rule_estimate_as_built() {
+    let mut rng = Rng(0x7e11);
+    let hex_layouts = bevy_tilemap_nav::grid::HexCoords::ALL;
+    for round in 0..6 + 2 * hex_layouts.len() {
+        let (mut grid, _) = random_grid(&mut rng, round);
+        if round >= 6 {
+            grid.set_neighborhood(Neighborhood::Hex(hex_layouts[(round - 6) / 2]));
+        }
+        let Ok(landmarks) = Landmarks::build(&grid, 3) else { continue };
+        let loaded = Landmarks::from_binary(&landmarks.to_binary(&grid).unwrap(), &grid).unwrap();
+        for a in grid.positions() {
+            for b in grid.positions() {
+                assert_eq!(loaded.estimate(&grid, a, b), landmarks.estimate(&grid, a, b));
+            }
+        }
+    }
 }

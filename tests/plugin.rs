@@ -6,6 +6,7 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
 #[path = "common/tilemap.rs"]
@@ -1207,14 +1208,9 @@ fn tables_answer_and_stay_right(rows: &[&str], table_ready: fn(&NavMap) -> bool)
     assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
 }
 
-/// A map with mud marked `PrecomputePaths`: no table serves terrain costs, so the plugin keeps
-/// landmarks for it (built off the main thread); requests are then answered by the guided
-/// search, with online search's cost. When floor turns to mud they are brought up to date in the
-/// same frame; when mud turns to floor answers stay optimal at once and the landmarks catch up
-/// in the background.
-#[test]
-fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
-    // Open floor to the right and above makes it too big for a first-move table.
+/// Rows with mud and walls at the bottom and open floor to the right and above: too many open
+/// cells for a first-move table, so `PrecomputePaths` keeps landmarks for it.
+fn rows_too_big_for_a_first_move_table() -> Vec<String> {
     let rows = [
         "....~~~~~~~~~~~.....",
         "....~~~~~~~~~~~.....",
@@ -1232,9 +1228,20 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
             format!("{:.<width$}", (k + rows.len()).checked_sub(height).map_or("", |r| rows[r]))
         })
         .collect();
-    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let open: usize = rows.iter().map(|row| row.matches(['.', '~']).count()).sum();
     assert!(open > MAX_FIRST_MOVE_CELLS);
+    rows
+}
+
+/// A map with mud marked `PrecomputePaths`: no table serves terrain costs, so the plugin keeps
+/// landmarks for it (built off the main thread); requests are then answered by the guided
+/// search, with online search's cost. When floor turns to mud they are brought up to date in the
+/// same frame; when mud turns to floor answers stay optimal at once and the landmarks catch up
+/// in the background.
+#[test]
+fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
+    let rows = rows_too_big_for_a_first_move_table();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let mut app = app();
     let map = spawn_map(&mut app, &rows);
     app.world_mut().entity_mut(map).insert(PrecomputePaths);
@@ -1283,4 +1290,95 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
     update_until(&mut app, "the refreshed landmarks", ready);
     let path = ask_path(&mut app, start, goal);
     assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
+}
+
+/// Runs frames until the map's precomputed data is current: the warnings written meanwhile.
+fn until_precomputed(app: &mut App) -> Vec<TilemapNavError> {
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        app.update();
+        seen.extend(warnings(app));
+        let nav = app.world().resource::<NavMaps>().first().unwrap();
+        let grid = &nav.grid;
+        if nav.path_table().is_some_and(|t| t.is_current(grid))
+            || nav.first_move_table().is_some_and(|t| t.is_current(grid))
+            || nav.landmarks().is_some_and(|l| l.is_current(grid))
+        {
+            return seen;
+        }
+    }
+    panic!("never precomputed");
+}
+
+/// A map marked `PrecomputePaths` with the `BakedPaths` of its grid (a path table, a first-move
+/// table or landmarks, whichever the plugin keeps for it) loads them instead of building: the
+/// map says so, no warning, and requests get the optimal cost. Damaged bytes, or bytes baked for
+/// other cells, are not used: a typed warning, once, and the plugin builds as usual.
+#[test]
+fn baked_paths_are_loaded_instead_of_built_and_bad_bakes_are_warned_about() {
+    let table_rows = ["..........", "....#.....", "....#..#..", "....####..", ".........."];
+    let moves_rows = ["....~~~...", "....#~~...", "....#..#..", "....####..", "..~~~....."];
+    let landmark_rows = rows_too_big_for_a_first_move_table();
+    let landmark_rows: Vec<&str> = landmark_rows.iter().map(String::as_str).collect();
+    let kept = |nav: &NavMap| {
+        [nav.path_table().is_some(), nav.first_move_table().is_some(), nav.landmarks().is_some()]
+    };
+    for (rows, kind) in [(&table_rows[..], 0), (&moves_rows[..], 1), (&landmark_rows[..], 2)] {
+        // The grid the plugin makes from these tiles, baked.
+        let mut app = self::app();
+        spawn_map(&mut app, rows);
+        app.update();
+        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+        let bytes = PrecomputePaths::bake(&grid).unwrap();
+
+        let mut app = self::app();
+        let map = spawn_map(&mut app, rows);
+        app.world_mut().entity_mut(map).insert((PrecomputePaths, BakedPaths::new(bytes.clone())));
+        assert_eq!(until_precomputed(&mut app), vec![], "kind {kind}");
+        let nav = app.world().resource::<NavMaps>().first().unwrap();
+        assert!(nav.precomputed_from_bake(), "kind {kind}");
+        let mut expected = [false; 3];
+        expected[kind] = true;
+        assert_eq!(kept(nav), expected);
+        let (start, goal) = (GridPos::new(0, 0), GridPos::new(9, 4));
+        let path = ask_path(&mut app, start, goal);
+        assert!((path.cost - online_cost(&app, start, goal)).abs() < 1e-9);
+
+        // Damaged: a typed warning, and what the plugin keeps is built.
+        let mut damaged = bytes.clone();
+        let middle = damaged.len() / 2;
+        damaged[middle] ^= 1;
+        let mut app = self::app();
+        let map = spawn_map(&mut app, rows);
+        app.world_mut().entity_mut(map).insert((PrecomputePaths, BakedPaths::new(damaged)));
+        let seen = until_precomputed(&mut app);
+        assert_eq!(
+            seen,
+            vec![TilemapNavError::BakedPaths { map, error: BakeError::Corrupt }],
+            "kind {kind}"
+        );
+        let nav = app.world().resource::<NavMaps>().first().unwrap();
+        assert!(!nav.precomputed_from_bake());
+        assert_eq!(kept(nav), expected);
+    }
+
+    // Baked before a wall went up: made for other cells, so built instead (warned once, not at
+    // every rebuild after the map changes).
+    let mut app = self::app();
+    spawn_map(&mut app, &table_rows);
+    app.update();
+    let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+    let bytes = PrecomputePaths::bake(&grid).unwrap();
+    let mut walled = table_rows;
+    walled[0] = "#.........";
+    let mut app = self::app();
+    let map = spawn_map(&mut app, &walled);
+    app.world_mut().entity_mut(map).insert((PrecomputePaths, BakedPaths::new(bytes)));
+    let seen = until_precomputed(&mut app);
+    let other = TilemapNavError::BakedPaths { map, error: BakeError::OtherGrid };
+    assert_eq!(seen, vec![other]);
+    assert!(!app.world().resource::<NavMaps>().first().unwrap().precomputed_from_bake());
+    let t = tile(&app, map, 5, 0);
+    app.world_mut().entity_mut(t).insert(TileTextureIndex(WALL));
+    assert_eq!(until_precomputed(&mut app), vec![]);
 }

@@ -71,9 +71,10 @@ pub enum BakeError {
         /// What the system said.
         error: String,
     },
-    /// Precomputed data (a [`PathTable`](crate::search::PathTable) or a
-    /// [`FirstMoveTable`](crate::search::FirstMoveTable)) made for another grid, or for this
-    /// grid before its cells changed.
+    /// Precomputed data (a [`PathTable`](crate::search::PathTable), a
+    /// [`FirstMoveTable`](crate::search::FirstMoveTable) or
+    /// [`Landmarks`](crate::search::Landmarks)) made for another grid, or for this grid before
+    /// its cells changed.
     OtherGrid,
 }
 

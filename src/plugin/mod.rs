@@ -42,7 +42,7 @@ pub use diagnostics::NavDiagnostics;
 pub use gridlock::GridLocked;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
-pub use precompute::{PLUGIN_LANDMARKS, PrecomputePaths};
+pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use settings::{AvoidanceSettings, NavSettings};
 pub use tilemap::{

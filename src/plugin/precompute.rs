@@ -1,13 +1,16 @@
 //! Precomputed paths for maps that rarely change: [`PrecomputePaths`] on a map has the plugin
-//! keep a [`PathTable`] for it, built off the main thread, and answer plain path requests on
-//! that map from it.
+//! keep a [`PathTable`] for it, built off the main thread (or loaded from its [`BakedPaths`]),
+//! and answer plain path requests on that map from it.
+
+use std::sync::Arc;
 
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 
-use super::tilemap::{NavMap, NavMaps};
+use super::tilemap::{NavMap, NavMaps, TilemapNavError, TilemapNavWarning};
 use crate::grid::GridPos;
 use crate::grid::{GridStamp, NavGrid};
+use crate::io::baked::BakeError;
 use crate::search::{
     Algorithm, FirstMoveTable, Landmarks, LandmarksError, PathError, PathResult, PathTable,
     PathTableError, Pathfinder, SearchOptions, jps_applies,
@@ -16,7 +19,7 @@ use crate::search::{
 /// Put on a map's entity (the tilemap, or the entity its layers name with
 /// [`NavLayerOf`](super::NavLayerOf)) when the level rarely changes: the plugin builds a
 /// [`PathTable`] for it in the background and answers path requests on that map with table
-/// lookups (a few microseconds on the public benchmark maps, 6 to 10 times faster than jump
+/// lookups (a few microseconds on the public benchmark maps, 7 to 12 times faster than jump
 /// point search). After the map's cells change, requests are answered by online search until
 /// the table is rebuilt, so paths are always right.
 ///
@@ -33,9 +36,65 @@ use crate::search::{
 /// times faster than plain A* on the larger painted benchmark maps). They follow the map's
 /// changes: at once where cells only got dearer or blocked, in the background where cells
 /// opened or got cheaper (searches run unguided, still optimal, until they catch up).
+///
+/// A shipped game can load what the plugin would build instead: [`PrecomputePaths::bake`] the
+/// level's grid ahead (a build step, a tool), ship the bytes, and put them on the map with
+/// [`BakedPaths`].
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component)]
 pub struct PrecomputePaths;
+
+impl PrecomputePaths {
+    /// What the plugin would build for a map with this grid (a path table, a first-move table
+    /// or landmarks, the first that serves it), as bytes to ship with the game and give back
+    /// with [`BakedPaths`]. The grid is the map's as the plugin makes it from its tiles
+    /// ([`NavMap::grid`]), or the same cells built another way (a
+    /// [`BakedNavGrid`](super::BakedNavGrid), a Tiled or LDtk import).
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::prelude::*;
+    ///
+    /// let mut grid = NavGrid::new(30, 20).unwrap();
+    /// grid.fill_rect(GridPos::new(10, 0), GridPos::new(10, 15), Cell::Blocked).unwrap();
+    /// let bytes = PrecomputePaths::bake(&grid).unwrap();
+    /// // Shipped with the game (a file, `include_bytes!`), then on the map's entity:
+    /// let baked = BakedPaths::new(bytes);
+    /// # let _ = baked;
+    /// ```
+    pub fn bake(grid: &NavGrid) -> Result<Vec<u8>, LandmarksError> {
+        Ok(match precompute(grid)?.0 {
+            Precomputed::Table(table) => table.to_binary(),
+            Precomputed::FirstMoves(moves) => moves.to_binary(),
+            Precomputed::Landmarks(landmarks) => {
+                landmarks.to_binary(grid).expect("built for this grid just now")
+            }
+        })
+    }
+}
+
+/// Put on a map's entity with [`PrecomputePaths`]: bytes made by [`PrecomputePaths::bake`] (or
+/// by `to_binary` of a [`PathTable`], a [`FirstMoveTable`] or [`Landmarks`]) that the plugin
+/// loads instead of building, off the main thread as a build would be. Bytes that do not fit
+/// the map (damaged, of a newer format, made for other cells) are not used: a
+/// [`TilemapNavWarning`] ([`TilemapNavError::BakedPaths`]) says why, once, and the plugin
+/// builds as if there were none. After the map's cells change, what they held is rebuilt or
+/// followed as usual (and they are used again if the cells go back to those they were made
+/// for). [`NavMap::precomputed_from_bake`] tells whether they are in use.
+#[derive(Component, Clone, Debug)]
+pub struct BakedPaths(Arc<[u8]>);
+
+impl BakedPaths {
+    /// Baked precomputed paths, from the bytes of [`PrecomputePaths::bake`] (a `Vec<u8>` read
+    /// from a file, or `include_bytes!`).
+    pub fn new(bytes: impl Into<Arc<[u8]>>) -> Self {
+        Self(bytes.into())
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
 
 /// How many landmarks the plugin keeps for a map that no table serves.
 pub const PLUGIN_LANDMARKS: usize = 16;
@@ -62,8 +121,45 @@ fn precompute(grid: &NavGrid) -> Result<(Precomputed, Option<PathTableError>), L
         .map(|landmarks| (Precomputed::Landmarks(landmarks), Some(why)))
 }
 
+/// Baked precomputed data for `grid`: whichever of a path table, a first-move table and
+/// landmarks the bytes hold.
+fn load(bytes: &[u8], grid: &NavGrid) -> Result<Precomputed, BakeError> {
+    let not_this = |e: &BakeError| *e == BakeError::NotBaked;
+    PathTable::from_binary(bytes, grid)
+        .map(Precomputed::Table)
+        .or_else(|e| match not_this(&e) {
+            true => FirstMoveTable::from_binary(bytes, grid).map(Precomputed::FirstMoves),
+            false => Err(e),
+        })
+        .or_else(|e| match not_this(&e) {
+            true => Landmarks::from_binary(bytes, grid).map(Precomputed::Landmarks),
+            false => Err(e),
+        })
+}
+
+/// What a build off the main thread gives back.
+struct Outcome {
+    built: Result<(Precomputed, Option<PathTableError>), LandmarksError>,
+    /// Loaded from the map's [`BakedPaths`] rather than built.
+    from_bake: bool,
+    /// Why the map's [`BakedPaths`] were not used.
+    bake_error: Option<BakeError>,
+}
+
+/// Loads `baked` when given and it fits `grid`, else builds.
+fn load_or_build(grid: &NavGrid, baked: Option<&[u8]>) -> Outcome {
+    let bake_error = match baked.map(|bytes| load(bytes, grid)) {
+        Some(Ok(loaded)) => {
+            return Outcome { built: Ok((loaded, None)), from_bake: true, bake_error: None };
+        }
+        Some(Err(error)) => Some(error),
+        None => None,
+    };
+    Outcome { built: precompute(grid), from_bake: false, bake_error }
+}
+
 /// A build running off the main thread.
-type Build = Task<Result<(Precomputed, Option<PathTableError>), LandmarksError>>;
+type Build = Task<Outcome>;
 
 /// The builds running: for which map, for which state of its grid.
 #[derive(Resource, Default)]
@@ -71,6 +167,30 @@ pub(crate) struct TableBuilds {
     running: Vec<(Entity, GridStamp, Build)>,
     /// The grid state a build failed for: not tried again until the grid changes.
     failed: Vec<(Entity, GridStamp)>,
+    /// The maps whose [`BakedPaths`] were used, or said not to fit: not reported on again
+    /// until they are replaced.
+    bakes_noted: Vec<Entity>,
+}
+
+/// Notes the outcome of reading `map`'s [`BakedPaths`]: the first time they do not fit, a
+/// warning; none once they were used (the map's cells changed since).
+fn note_bake(
+    noted: &mut Vec<Entity>,
+    warnings: &mut MessageWriter<TilemapNavWarning>,
+    map: Entity,
+    from_bake: bool,
+    error: Option<BakeError>,
+) {
+    if noted.contains(&map) {
+        return;
+    }
+    if let Some(error) = error {
+        warn!("map {map}: baked paths not used: {error}");
+        warnings.write(TilemapNavWarning { error: TilemapNavError::BakedPaths { map, error } });
+    } else if !from_bake {
+        return;
+    }
+    noted.push(map);
 }
 
 /// What the map keeps precomputed: one of them at most.
@@ -81,10 +201,19 @@ fn keep(
     landmarks: Option<Landmarks>,
 ) {
     (map.table, map.first_moves, map.landmarks) = (table, first_moves, landmarks);
+    map.from_bake = false;
 }
 
-/// Puts a finished build on its map.
-fn take(map: &mut NavMap, stamp: GridStamp, built: (Precomputed, Option<PathTableError>)) {
+/// Puts a finished build on its map (`from_bake`: loaded from its [`BakedPaths`]).
+fn take(
+    map: &mut NavMap,
+    stamp: GridStamp,
+    built: (Precomputed, Option<PathTableError>),
+    from_bake: bool,
+) {
+    if from_bake {
+        info!("map {}: precomputed paths loaded from its BakedPaths", map.entity);
+    }
     match built {
         (Precomputed::Table(mut table), _) => {
             table.rebind(stamp);
@@ -105,6 +234,7 @@ fn take(map: &mut NavMap, stamp: GridStamp, built: (Precomputed, Option<PathTabl
             keep(map, None, None, Some(landmarks));
         }
     }
+    map.from_bake = from_bake;
 }
 
 /// Takes finished builds in (if their map has not changed since) and starts builds for marked
@@ -114,16 +244,24 @@ fn take(map: &mut NavMap, stamp: GridStamp, built: (Precomputed, Option<PathTabl
 pub(crate) fn keep_path_tables(
     mut maps: ResMut<NavMaps>,
     marked: Query<(), With<PrecomputePaths>>,
+    bakes: Query<&BakedPaths>,
+    new_bakes: Query<Entity, Changed<BakedPaths>>,
     mut builds: ResMut<TableBuilds>,
+    mut warnings: MessageWriter<TilemapNavWarning>,
 ) {
-    let TableBuilds { running, failed } = &mut *builds;
+    let TableBuilds { running, failed, bakes_noted } = &mut *builds;
+    // Bakes put on (or replaced) since are reported on afresh.
+    bakes_noted.retain(|e| !new_bakes.contains(*e));
     running.retain_mut(|(entity, stamp, task)| {
-        let Some(result) = check_ready(task) else {
+        let Some(Outcome { built, from_bake, bake_error }) = check_ready(task) else {
             return true;
         };
+        note_bake(bakes_noted, &mut warnings, *entity, from_bake, bake_error);
         let map = maps.maps_mut().find(|m| m.entity == *entity);
-        match (map, result) {
-            (Some(map), Ok(built)) if map.grid.stamp() == *stamp => take(map, *stamp, built),
+        match (map, built) {
+            (Some(map), Ok(built)) if map.grid.stamp() == *stamp => {
+                take(map, *stamp, built, from_bake)
+            }
             (Some(map), Err(error)) if map.grid.stamp() == *stamp => {
                 warn!("no precomputed paths for map {entity}: {error}");
                 failed.push((*entity, *stamp));
@@ -167,9 +305,11 @@ pub(crate) fn keep_path_tables(
         if let Some(mut landmarks) = repair {
             // A copy that keeps the grid's identity, so the refresh reads its list of changes.
             let grid = map.grid.frozen_copy();
+            let from_bake = map.from_bake;
             let refresh = async move {
                 landmarks.refresh(&grid);
-                Ok((Precomputed::Landmarks(landmarks), None))
+                let built = Ok((Precomputed::Landmarks(landmarks), None));
+                Outcome { built, from_bake, bake_error: None }
             };
             match AsyncComputeTaskPool::try_get() {
                 Some(pool) => running.push((map.entity, stamp, pool.spawn(refresh))),
@@ -182,19 +322,26 @@ pub(crate) fn keep_path_tables(
             }
             continue;
         }
-        let grid = map.grid.clone();
-        let build = async move { precompute(&grid) };
-        match AsyncComputeTaskPool::try_get() {
-            Some(pool) => running.push((map.entity, stamp, pool.spawn(build))),
+        // The map's bake is tried at every build: it is used whenever the cells are those it
+        // was made for (checked off the main thread, like the build).
+        let baked = bakes.get(map.entity).ok().map(|baked| baked.0.clone());
+        let Some(pool) = AsyncComputeTaskPool::try_get() else {
             // No task pool (an app without one): build here.
-            None => match precompute(&map.grid) {
-                Ok(built) => take(map, stamp, built),
+            let Outcome { built, from_bake, bake_error } =
+                load_or_build(&map.grid, baked.as_deref());
+            note_bake(bakes_noted, &mut warnings, map.entity, from_bake, bake_error);
+            match built {
+                Ok(built) => take(map, stamp, built, from_bake),
                 Err(error) => {
                     warn!("no precomputed paths for map {}: {error}", map.entity);
                     failed.push((map.entity, stamp));
                 }
-            },
-        }
+            }
+            continue;
+        };
+        let grid = map.grid.clone();
+        let build = async move { load_or_build(&grid, baked.as_deref()) };
+        running.push((map.entity, stamp, pool.spawn(build)));
     }
 }
 

@@ -66,6 +66,9 @@ pub struct NavMap {
     /// The landmarks kept for it when it has [`PrecomputePaths`](super::PrecomputePaths) and
     /// the table cannot serve it (terrain costs, other moves): kept in step with `grid`.
     pub(crate) landmarks: Option<crate::search::Landmarks>,
+    /// Whether what is precomputed for it was loaded from its
+    /// [`BakedPaths`](super::BakedPaths) (rather than built).
+    pub(crate) from_bake: bool,
 }
 
 impl NavMap {
@@ -99,6 +102,14 @@ impl NavMap {
     /// or hex moves, corner cutting, too many wall corners).
     pub fn landmarks(&self) -> Option<&crate::search::Landmarks> {
         self.landmarks.as_ref()
+    }
+
+    /// True when what is precomputed for this map (its path table, first-move table or
+    /// landmarks) was loaded from its [`BakedPaths`](super::BakedPaths) rather than built: a
+    /// way to check that a shipped bake is used.
+    pub fn precomputed_from_bake(&self) -> bool {
+        self.from_bake
+            && (self.table.is_some() || self.first_moves.is_some() || self.landmarks.is_some())
     }
 
     /// The [`AgentGrid`] kept for agents of this kind, if any (with each cell's clearance).
@@ -364,6 +375,14 @@ pub enum TilemapNavError {
     },
     /// The [`BakedNavGrid`] does not fit the tilemap; the tiles were scanned instead.
     Baked(BakeError),
+    /// A map's [`BakedPaths`](super::BakedPaths) could not be used (damaged, of a newer
+    /// version, or made for other cells); what it holds is built instead.
+    BakedPaths {
+        /// The map's entity.
+        map: Entity,
+        /// Why.
+        error: BakeError,
+    },
 }
 
 impl fmt::Display for TilemapNavError {
@@ -390,6 +409,9 @@ impl fmt::Display for TilemapNavError {
                 "tilemap {tilemap} is {size} tiles, too large for a navigation grid; it is left out"
             ),
             TilemapNavError::Baked(error) => write!(f, "{error}; the tiles were scanned instead"),
+            TilemapNavError::BakedPaths { map, error } => {
+                write!(f, "baked paths of map {map}: {error}; built instead")
+            }
         }
     }
 }
@@ -991,6 +1013,7 @@ pub(crate) fn sync_nav_grid(
         let table = old.as_mut().and_then(|m| m.table.take());
         let first_moves = old.as_mut().and_then(|m| m.first_moves.take());
         let landmarks = old.as_mut().and_then(|m| m.landmarks.take());
+        let from_bake = old.as_ref().is_some_and(|m| m.from_bake);
         let (size, map_type) = (first_layer.size, first_layer.map_type);
         let neighborhood = neighborhood_for(map_type, settings.neighborhood);
         // Every size was checked above.
@@ -1113,6 +1136,7 @@ pub(crate) fn sync_nav_grid(
             table,
             first_moves,
             landmarks,
+            from_bake,
         });
     }
 }

@@ -34,6 +34,7 @@ use super::astar::Expansion;
 use super::hex::HexNeighbors;
 use super::neighbors::Neighbors;
 use crate::grid::{Cell, CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
 
 /// The stored distances' unit: a straight step over ground of cost 1 is 985.
 const UNIT: u32 = 985;
@@ -45,6 +46,11 @@ const FAR: u32 = u32::MAX;
 
 /// The most landmarks [`Landmarks::build`] takes.
 pub const MAX_LANDMARKS: usize = 32;
+
+/// The version of the baked form of [`Landmarks`] this crate writes, and the newest it reads.
+pub const LANDMARKS_FORMAT_VERSION: u32 = 1;
+
+const LANDMARKS_MAGIC: &[u8; 4] = b"TNLM";
 
 /// Distances from a few landmark cells to every cell of one [`NavGrid`], for a sharper estimate
 /// of the remaining cost on grids with terrain (see the module notes for the method). Optimal
@@ -191,6 +197,12 @@ fn settle(
     }
 }
 
+/// The grid's moves and corner rule in one number, as the baked form stores them.
+fn rules_word(grid: &NavGrid) -> u32 {
+    let [moves, corners] = rules_bytes(grid);
+    u32::from_le_bytes([moves, corners, 0, 0])
+}
+
 impl Landmarks {
     /// Picks `count` landmarks far apart on `grid` (each the cell farthest from those before it,
     /// in the grid's largest connected area) and stores the distance from each to every cell:
@@ -282,6 +294,106 @@ impl Landmarks {
             }
         }
         Ok(landmarks)
+    }
+
+    /// The landmarks as bytes, to ship with a game built for `grid` as it is now, so that it
+    /// loads them ([`from_binary`](Self::from_binary)) instead of building them: `TNLM`,
+    /// [`LANDMARKS_FORMAT_VERSION`], the grid's size, moves and corner rule, a fingerprint of its
+    /// cells, the landmark cells, every cell's numbers, and a checksum (8 bytes a cell per
+    /// landmark, as in memory). [`BakeError::OtherGrid`] when they are not current for `grid`
+    /// ([`is_current`](Self::is_current)).
+    pub fn to_binary(&self, grid: &NavGrid) -> Result<Vec<u8>, BakeError> {
+        if !self.is_current(grid) {
+            return Err(BakeError::OtherGrid);
+        }
+        let mut out = Vec::with_capacity(self.dist.len() * 4 + 64);
+        out.extend_from_slice(LANDMARKS_MAGIC);
+        for v in [LANDMARKS_FORMAT_VERSION, self.width, self.height, rules_word(grid)] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&cells_fingerprint(grid).to_le_bytes());
+        out.extend_from_slice(&(self.count as u32).to_le_bytes());
+        let cells = self.cells.iter().flat_map(|c| [c.x, c.y]);
+        for v in cells.chain(self.dist.iter().copied()) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        seal(&mut out);
+        Ok(out)
+    }
+
+    /// Landmarks from bytes written by [`to_binary`](Self::to_binary), for `grid`: a typed error
+    /// when the bytes are damaged, of another version, or made for another grid (other size,
+    /// moves, corner rule or cells, or this one before its cells changed), so a game falls back
+    /// to [`build`](Self::build). The numbers are checked step by step before use (no step may
+    /// lower one by more than the step costs), so even bytes made by hand cannot make a path
+    /// less than optimal.
+    pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
+        let mut reader = open_sealed(bytes, LANDMARKS_MAGIC, LANDMARKS_FORMAT_VERSION)?;
+        let (width, height, rules) = (reader.u32()?, reader.u32()?, reader.u32()?);
+        let fingerprint = reader.u64()?;
+        if (width, height) != (grid.width(), grid.height()) {
+            return Err(BakeError::SizeMismatch {
+                expected: (grid.width(), grid.height()),
+                found: (width, height),
+            });
+        }
+        if (rules, fingerprint) != (rules_word(grid), cells_fingerprint(grid)) {
+            return Err(BakeError::OtherGrid);
+        }
+        let invalid = |why: &str| BakeError::Invalid(format!("landmarks: {why}"));
+        let count = reader.u32()? as usize;
+        if count == 0 || count > MAX_LANDMARKS {
+            return Err(invalid("no landmark, or more than MAX_LANDMARKS"));
+        }
+        let cells: Vec<GridPos> =
+            reader.u32s(2 * count)?.chunks_exact(2).map(|c| GridPos::new(c[0], c[1])).collect();
+        if !cells.iter().all(|&c| grid.is_passable(c)) {
+            return Err(invalid("a landmark on a wall or outside the grid"));
+        }
+        let dist = reader.u32s(grid.padded_len() * 2 * count)?;
+        if !reader.at_end() {
+            return Err(invalid("bytes after the end"));
+        }
+        let landmarks = Self {
+            count,
+            dist,
+            cells,
+            stamp: grid.stamp(),
+            width,
+            height,
+            neighborhood: grid.neighborhood(),
+            corner_rule: grid.corner_rule(),
+        };
+        if !landmarks.consistent(grid) {
+            return Err(invalid("numbers that would overestimate a path's cost"));
+        }
+        Ok(landmarks)
+    }
+
+    /// No step between passable cells lowers a number by more than the step costs: what keeps
+    /// the estimate a lower bound that never drops by more than a step costs (each term of
+    /// [`bound`](Self::bound) then is one, by induction along any path).
+    fn consistent(&self, grid: &NavGrid) -> bool {
+        let steps = Steps::new(grid);
+        let costs = grid.padded_costs();
+        let (count, slots) = (self.count, self.slots());
+        let mut ok = true;
+        for i in (0..costs.len()).filter(|&i| costs[i] != 0) {
+            let here = self.at(i);
+            // Out: d(L, j) <= d(L, i) + w(i -> j). In: d(j, L) <= w(j -> i) + d(i, L).
+            for (way, range) in [(Way::Out, 0..count), (Way::In, count..slots)] {
+                steps.from(i, way, |j, w| {
+                    let there = &self.dist[j * slots..(j + 1) * slots];
+                    for k in range.clone() {
+                        ok &= here[k] == FAR || there[k] <= here[k].saturating_add(w);
+                    }
+                });
+            }
+            if !ok {
+                return false;
+            }
+        }
+        true
     }
 
     /// The landmark cells.

@@ -39,7 +39,7 @@ pub use first_moves::{
     MAX_FIRST_MOVE_GRID,
 };
 pub use jump_point::jps_applies;
-pub use landmarks::{Landmarks, LandmarksError, MAX_LANDMARKS};
+pub use landmarks::{LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS};
 pub use linked::{Leg, Link, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
 pub use path_table::{

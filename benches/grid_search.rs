@@ -15,7 +15,10 @@
 //! those the search guided by [`Landmarks`] runs the same queries instead (its build time and
 //! memory alongside, its costs checked against Dijkstra's), and on the maps small enough for one
 //! ([`MAX_FIRST_MOVE_CELLS`] passable cells), a [`FirstMoveTable`] too; first, the table's build
-//! on the largest map it takes.
+//! on the largest map it takes. The guided search's ratio is against plain A* run again pass for
+//! pass with it (the two in turns), so that a slow spell of the machine falls on both. Each
+//! precomputed structure is also baked (`to_binary`) and loaded back (`from_binary`): its size
+//! and load time, against its build time.
 
 use std::time::Instant;
 
@@ -24,6 +27,8 @@ use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
 
 const PASSES: usize = 5;
+/// Passes of the searches run in turns.
+const TURNS: usize = 3;
 /// Landmarks for the weighted maps' guided search.
 const LANDMARKS: usize = 16;
 
@@ -45,6 +50,44 @@ fn run_with(
         best = best.min(started.elapsed().as_secs_f64());
     }
     (best, costs)
+}
+
+/// A search for one scenario.
+type Find<'a> = &'a mut dyn FnMut(&mut Pathfinder, &Scenario) -> Result<PathResult, PathError>;
+
+/// Like [`run_with`] for several searches in turns, pass after pass: each one's best total
+/// seconds and its costs.
+fn run_turns<const N: usize>(
+    scenarios: &[Scenario],
+    mut finds: [Find; N],
+) -> [(f64, Vec<Option<f64>>); N] {
+    let mut pathfinders: [Pathfinder; N] = std::array::from_fn(|_| Pathfinder::new());
+    let mut out: [(f64, Vec<Option<f64>>); N] =
+        std::array::from_fn(|_| (f64::INFINITY, Vec::new()));
+    for _ in 0..TURNS {
+        for ((find, pathfinder), (best, costs)) in
+            finds.iter_mut().zip(&mut pathfinders).zip(&mut out)
+        {
+            costs.clear();
+            let started = Instant::now();
+            for scenario in scenarios {
+                costs.push(find(pathfinder, scenario).ok().map(|p| p.cost));
+            }
+            *best = best.min(started.elapsed().as_secs_f64());
+        }
+    }
+    out
+}
+
+/// Best milliseconds of three runs of `load` (which must succeed).
+fn load_ms(load: impl Fn() -> bool) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let started = Instant::now();
+        assert!(load(), "the baked bytes load back");
+        best = best.min(started.elapsed().as_secs_f64() * 1e3);
+    }
+    best
 }
 
 /// `run_with` a plain search with `options`.
@@ -100,17 +143,28 @@ fn main() {
                 let started = Instant::now();
                 let landmarks = Landmarks::build(&grid, LANDMARKS).expect("landmarks");
                 let build_ms = started.elapsed().as_secs_f64() * 1e3;
-                let options = SearchOptions::default();
-                let (best, costs) = run_with(&scenarios, |pathfinder, s| {
-                    pathfinder.find_path_guided(&grid, &landmarks, s.start, s.goal, &options)
-                });
+                let baked = landmarks.to_binary(&grid).expect("current");
+                let load = load_ms(|| Landmarks::from_binary(&baked, &grid).is_ok());
+                let (options, plain) = (SearchOptions::default(), with(Algorithm::AStar, None));
+                let [(astar_turns, _), (best, costs)] = run_turns(
+                    &scenarios,
+                    [
+                        &mut |pathfinder, s| pathfinder.find_path(&grid, s.start, s.goal, &plain),
+                        &mut |pathfinder, s| {
+                            pathfinder
+                                .find_path_guided(&grid, &landmarks, s.start, s.goal, &options)
+                        },
+                    ],
+                );
                 assert!(same(&costs, &dijkstra_costs), "{name}: guided costs are Dijkstra's");
                 let guided = format!(
-                    "guided {:.1} us/q, {:.1}x faster than A* ({LANDMARKS} landmarks: {build_ms:.0} \
-                     ms, {:.0} B/cell)",
+                    "guided {:.1} us/q, {:.1}x faster than A* in turns ({:.1} us/q) ({LANDMARKS} \
+                     landmarks: {build_ms:.0} ms, {:.0} B/cell; baked {:.1} MB loads in {load:.0} ms)",
                     best / n * 1e6,
-                    astar / best,
-                    landmarks.memory_bytes() as f64 / grid.len() as f64
+                    astar_turns / best,
+                    astar_turns / n * 1e6,
+                    landmarks.memory_bytes() as f64 / grid.len() as f64,
+                    baked.len() as f64 / 1e6,
                 );
                 // A first-move table, on the maps small enough for one.
                 let started = Instant::now();
@@ -122,11 +176,13 @@ fn main() {
                         });
                         let right = same(&costs, &dijkstra_costs);
                         assert!(right, "{name}: the first-move table's costs are Dijkstra's");
+                        let baked = moves.to_binary();
+                        let load = load_ms(|| FirstMoveTable::from_binary(&baked, &grid).is_ok());
                         format!(
                             "{guided}; first-move table {:.2} us/q, {:.1}x ({build_ms:.0} ms, \
-                             {:.0} B/cell)",
+                             {:.0} B/cell; baked loads in {load:.1} ms)",
                             best / n * 1e6,
-                            astar / best,
+                            astar_turns / best,
                             moves.bytes_per_cell()
                         )
                     }
@@ -141,8 +197,10 @@ fn main() {
                 });
                 let right = same(&costs, &jps_costs);
                 assert!(right, "{name}: the table's costs are jump point search's");
+                let baked = table.to_binary();
+                let load = load_ms(|| PathTable::from_binary(&baked, &grid).is_ok());
                 format!(
-                    "{:.2} ({build_ms:.0} ms, {:.0} B/cell)",
+                    "{:.2} ({build_ms:.0} ms, {:.0} B/cell; baked loads in {load:.1} ms)",
                     best / n * 1e6,
                     table.bytes_per_cell()
                 )

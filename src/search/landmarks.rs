@@ -449,6 +449,7 @@ impl Landmarks {
     }
 
     /// [`refresh`](Self::refresh) can follow the grid's changes cell by cell (no rebuild).
+    #[cfg_attr(not(feature = "bevy"), allow(dead_code))]
     pub(crate) fn can_follow(&self, grid: &NavGrid) -> bool {
         self.changes(grid).is_some()
     }

@@ -11,7 +11,7 @@ use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
     LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS,
 };
-use common::{Model, Rng};
+use common::{Model, Rng, reseal};
 
 fn cell_of(cost: Option<u32>) -> Cell {
     cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost })
@@ -358,16 +358,6 @@ fn baked_landmarks_load_and_bad_bytes_are_errors() {
     grid.set(cheaper, Cell::Passable { cost: 1 }).unwrap();
     assert_eq!(Landmarks::from_binary(&bytes, &grid).err(), Some(BakeError::OtherGrid));
     assert_eq!(landmarks.to_binary(&grid).err(), Some(BakeError::OtherGrid));
-}
-
-/// The checksum of the baked form (64-bit FNV-1a over everything before it), so that bytes
-/// changed by hand can be sealed again.
-fn reseal(bytes: &mut [u8]) {
-    let body = bytes.len() - 8;
-    let sum = bytes[..body]
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    bytes[body..].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// Bytes made by hand with a valid checksum are still checked: numbers that could overestimate

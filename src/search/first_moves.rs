@@ -305,6 +305,27 @@ impl FirstMoveTable {
         if !reader.at_end() {
             return Err(invalid("bytes after the end"));
         }
+        // Each step in an open cell's row is one the grid allows from that cell (corner rule
+        // and hex parity included), as in a built table: bytes changed by hand and sealed again
+        // then cannot walk a path through a wall's corner. (Walls' rows are never read.)
+        let costs = grid.padded_costs();
+        let legal = (0..len).filter(|&i| costs[i] != 0).all(|i| {
+            let (x, y) = grid.unpad(i);
+            let from = GridPos::new(x, y);
+            runs[row_start[i] as usize..row_start[i + 1] as usize].iter().all(|&run| {
+                let step = run & 15;
+                let (dx, dy) = (step as i64 % 3 - 1, step as i64 / 3 - 1);
+                let to = (i64::from(x) + dx, i64::from(y) + dy);
+                step == NO_MOVE
+                    || (u32::try_from(to.0).is_ok_and(|tx| {
+                        u32::try_from(to.1)
+                            .is_ok_and(|ty| grid.can_step(from, GridPos::new(tx, ty)))
+                    }))
+            })
+        });
+        if !legal {
+            return Err(invalid("a step the grid does not allow from its cell"));
+        }
         let (_, rank) = z_order(grid);
         Ok(Self { row_start, runs, rank, ..expected })
     }

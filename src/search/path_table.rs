@@ -773,12 +773,24 @@ impl PathTable {
             stops.extend(chain.iter().rev().map(|&id| self.subgoals[usize::from(id)]));
         }
         stops.push(g);
+        // The hops from the start and to the goal come from the cells' lists, which a table
+        // loaded from bytes changed by hand (and sealed again) may have wrong: checked here, so
+        // that such a table falls back on online search rather than walk through a wall
+        // (checking every list as it loads took as long as a build). The hops between subgoals
+        // were checked as it loaded (`pred_steps_clear`), the direct run by `route`.
+        let last = stops.len() - 2;
+        if route.is_some()
+            && (!self.diagonal_first_clear(stops[0], stops[1])
+                || !self.diagonal_first_clear(stops[last], stops[last + 1]))
+        {
+            return None;
+        }
         let (mut straight, mut diagonal) = (0u32, 0u32);
         for hop in stops.windows(2) {
+            debug_assert!(self.diagonal_first_clear(hop[0], hop[1]), "every hop is open");
             let steps = octile_steps(hop[0], hop[1]);
             straight += steps & 0xffff;
             diagonal += steps >> 16;
-            debug_assert!(self.diagonal_first_clear(hop[0], hop[1]), "every hop is open");
         }
         let mut cells = Vec::with_capacity((straight + diagonal + 1) as usize);
         cells.push(GridPos::new(s.0 as u32, s.1 as u32));
@@ -855,6 +867,8 @@ impl PathTable {
             });
         }
         if fingerprint != cells_fingerprint(grid)
+            || !grid.has_uniform_cost()
+            || cost != grid.min_cost().unwrap_or(1)
             || grid.neighborhood() != Neighborhood::Eight
             || grid.corner_rule() != CornerRule::NoCornerCutting
         {
@@ -904,7 +918,7 @@ impl PathTable {
                 open[i / 64] |= 1 << (i % 64);
             }
         }
-        Ok(Self {
+        let table = Self {
             width: width as i32,
             height: height as i32,
             open,
@@ -918,6 +932,33 @@ impl PathTable {
             in_list,
             dist,
             pred,
-        })
+        };
+        if !table.pred_steps_clear() {
+            return Err(invalid("a step between subgoals that is not a clear run"));
+        }
+        Ok(table)
+    }
+
+    /// Every hop between subgoals that the predecessor table names (from `pred` to the subgoal)
+    /// is a clear diagonal-first run, as in a built table: each distinct hop checked once (they
+    /// are the subgoal graph's edges, far fewer than the table's entries).
+    fn pred_steps_clear(&self) -> bool {
+        let n = self.subgoals.len();
+        let mut checked = vec![0u64; (n * n).div_ceil(64)];
+        for (slot, &from) in self.pred.iter().enumerate() {
+            let (from, to) = (usize::from(from), slot % n);
+            if from >= n || from == to {
+                continue; // unreached, or the row's own subgoal: not a hop
+            }
+            let hop = from * n + to;
+            if checked[hop / 64] >> (hop % 64) & 1 == 1 {
+                continue;
+            }
+            checked[hop / 64] |= 1 << (hop % 64);
+            if !self.diagonal_first_clear(self.subgoals[from], self.subgoals[to]) {
+                return false;
+            }
+        }
+        true
     }
 }

@@ -252,3 +252,13 @@ impl Model {
         cells.windows(2).map(|w| self.step_cost(w[0], w[1])).sum()
     }
 }
+
+/// Seals the baked form of precomputed data again after its bytes were changed by hand: its
+/// last 8 bytes are the 64-bit FNV-1a checksum of everything before them.
+pub fn reseal(bytes: &mut [u8]) {
+    let body = bytes.len() - 8;
+    let sum = bytes[..body]
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+}

@@ -1,0 +1,155 @@
+//! Baked precomputed paths changed by hand and sealed again with a valid checksum (a modder's
+//! edit, a tool's bug): whatever the loaders accept never makes a query panic, and every path
+//! it answers with is a walk of legal steps from the start to the goal, costing what its steps
+//! cost and never less than the optimum (landmarks: exactly the optimum).
+
+mod common;
+
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{FirstMoveTable, Landmarks, PathTable};
+use common::{Rng, random_cells, reseal};
+
+/// Changed words per bake.
+const EDITS: usize = 150;
+
+/// A random grid with walls: uniform cost, 8-way without corner cutting (what a path table
+/// serves) when `plain`, else costs 1 to 6 under one of the other rules by `round`.
+fn random_grid(rng: &mut Rng, round: usize, plain: bool) -> NavGrid {
+    let (width, height, walls) = (2 + rng.below(14), 2 + rng.below(14), 10 + rng.below(25));
+    let cells = random_cells(rng, width, height, walls, !plain);
+    let mut grid = NavGrid::new(width, height).unwrap();
+    for (y, row) in cells.iter().enumerate() {
+        for (x, &cost) in row.iter().enumerate() {
+            let cell = cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost });
+            grid.set(GridPos::new(x as u32, y as u32), cell).unwrap();
+        }
+    }
+    if !plain {
+        match round % 4 {
+            0 => {}
+            1 => grid.set_corner_rule(CornerRule::CutCorners),
+            2 => grid = grid.with_neighborhood(Neighborhood::Four),
+            _ => {
+                let layouts = bevy_tilemap_nav::grid::HexCoords::ALL;
+                grid.set_neighborhood(Neighborhood::Hex(layouts[round / 4 % layouts.len()]));
+            }
+        }
+    }
+    grid
+}
+
+/// `bytes` with one 4-byte word changed (to a random number, a small one, or one off) and the
+/// checksum sealed again.
+fn edited(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let at = 4 * rng.below((out.len() as u32 - 8) / 4) as usize;
+    let word = u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+    let new = match rng.below(3) {
+        0 => rng.next_u64() as u32,
+        1 => rng.below(64),
+        _ => word.wrapping_add(if rng.chance(50) { 1 } else { u32::MAX }),
+    };
+    out[at..at + 4].copy_from_slice(&new.to_le_bytes());
+    reseal(&mut out);
+    out
+}
+
+/// Every query between passable cells: no panic; an answer is a legal walk from `start` to
+/// `goal` costing what its steps cost, at least the optimum (`exact`: the optimum).
+fn check_answers(
+    grid: &NavGrid,
+    exact: bool,
+    mut find: impl FnMut(&mut Pathfinder, GridPos, GridPos) -> Result<PathResult, PathError>,
+) {
+    let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let (mut ours, mut oracle) = (Pathfinder::new(), Pathfinder::new());
+    let options = SearchOptions::default();
+    for &start in &open {
+        for &goal in &open {
+            let answer = find(&mut ours, start, goal);
+            let optimum = oracle.find_path(grid, start, goal, &options).map(|p| p.cost);
+            let Ok(path) = answer else {
+                assert!(optimum.is_err(), "{start:?} -> {goal:?}: no answer where a path exists");
+                continue;
+            };
+            assert_eq!(path.cells.first(), Some(&start));
+            assert_eq!(path.cells.last(), Some(&goal));
+            let mut walked = 0.0;
+            for step in path.cells.windows(2) {
+                let cost = grid.step_cost(step[0], step[1]);
+                let cost = cost.unwrap_or_else(|| panic!("illegal step {step:?} in {path:?}"));
+                walked += cost;
+            }
+            assert!((walked - path.cost).abs() < 1e-6, "{path:?} costs {walked} as walked");
+            let optimum = optimum.expect("an answer only where a path exists");
+            assert!(path.cost >= optimum - 1e-6, "{path:?} under the optimum {optimum}");
+            if exact {
+                assert!((path.cost - optimum).abs() < 1e-6, "{path:?}: optimum {optimum}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hand_made_path_tables_never_answer_with_an_illegal_walk() {
+    let mut rng = Rng(0xba4e);
+    let mut loaded = 0;
+    for round in 0..24 {
+        let grid = random_grid(&mut rng, round, true);
+        let Ok(table) = PathTable::build(&grid) else { continue };
+        let bytes = table.to_binary();
+        for _ in 0..EDITS {
+            let Ok(table) = PathTable::from_binary(&edited(&mut rng, &bytes), &grid) else {
+                continue;
+            };
+            loaded += 1;
+            check_answers(&grid, false, |pathfinder, start, goal| {
+                table.find_path(&grid, pathfinder, start, goal)
+            });
+        }
+    }
+    assert!(loaded > 100, "edited tables that load: {loaded}");
+}
+
+#[test]
+fn hand_made_first_move_tables_never_answer_with_an_illegal_walk() {
+    let mut rng = Rng(0xf1257);
+    let mut loaded = 0;
+    for round in 0..24 {
+        let grid = random_grid(&mut rng, round, false);
+        let Ok(table) = FirstMoveTable::build(&grid) else { continue };
+        let bytes = table.to_binary();
+        for _ in 0..EDITS {
+            let Ok(table) = FirstMoveTable::from_binary(&edited(&mut rng, &bytes), &grid) else {
+                continue;
+            };
+            loaded += 1;
+            check_answers(&grid, false, |pathfinder, start, goal| {
+                table.find_path(&grid, pathfinder, start, goal)
+            });
+        }
+    }
+    assert!(loaded > 100, "edited tables that load: {loaded}");
+}
+
+#[test]
+fn hand_made_landmarks_that_load_keep_paths_optimal() {
+    let mut rng = Rng(0x1a4d);
+    let mut loaded = 0;
+    for round in 0..24 {
+        let grid = random_grid(&mut rng, round, false);
+        let Ok(landmarks) = Landmarks::build(&grid, 3) else { continue };
+        let bytes = landmarks.to_binary(&grid).unwrap();
+        for _ in 0..EDITS {
+            let Ok(landmarks) = Landmarks::from_binary(&edited(&mut rng, &bytes), &grid) else {
+                continue;
+            };
+            loaded += 1;
+            let options = SearchOptions::default();
+            check_answers(&grid, true, |pathfinder, start, goal| {
+                pathfinder.find_path_guided(&grid, &landmarks, start, goal, &options)
+            });
+        }
+    }
+    assert!(loaded > 100, "edited landmarks that load: {loaded}");
+}

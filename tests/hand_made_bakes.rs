@@ -7,7 +7,7 @@ mod common;
 
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{FirstMoveTable, Landmarks, PathTable};
-use common::{Rng, random_cells, reseal};
+use common::{Rng, check_loaded_answers, random_cells, reseal};
 
 /// Changed words per bake.
 const EDITS: usize = 150;
@@ -54,40 +54,10 @@ fn edited(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Every query between passable cells: no panic; an answer is a legal walk from `start` to
-/// `goal` costing what its steps cost, at least the optimum (`exact`: the optimum).
-fn check_answers(
-    grid: &NavGrid,
-    exact: bool,
-    mut find: impl FnMut(&mut Pathfinder, GridPos, GridPos) -> Result<PathResult, PathError>,
-) {
+/// Every pair of passable cells of `grid`.
+fn all_pairs(grid: &NavGrid) -> Vec<(GridPos, GridPos)> {
     let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
-    let (mut ours, mut oracle) = (Pathfinder::new(), Pathfinder::new());
-    let options = SearchOptions::default();
-    for &start in &open {
-        for &goal in &open {
-            let answer = find(&mut ours, start, goal);
-            let optimum = oracle.find_path(grid, start, goal, &options).map(|p| p.cost);
-            let Ok(path) = answer else {
-                assert!(optimum.is_err(), "{start:?} -> {goal:?}: no answer where a path exists");
-                continue;
-            };
-            assert_eq!(path.cells.first(), Some(&start));
-            assert_eq!(path.cells.last(), Some(&goal));
-            let mut walked = 0.0;
-            for step in path.cells.windows(2) {
-                let cost = grid.step_cost(step[0], step[1]);
-                let cost = cost.unwrap_or_else(|| panic!("illegal step {step:?} in {path:?}"));
-                walked += cost;
-            }
-            assert!((walked - path.cost).abs() < 1e-6, "{path:?} costs {walked} as walked");
-            let optimum = optimum.expect("an answer only where a path exists");
-            assert!(path.cost >= optimum - 1e-6, "{path:?} under the optimum {optimum}");
-            if exact {
-                assert!((path.cost - optimum).abs() < 1e-6, "{path:?}: optimum {optimum}");
-            }
-        }
-    }
+    open.iter().flat_map(|&a| open.iter().map(move |&b| (a, b))).collect()
 }
 
 #[test]
@@ -103,7 +73,7 @@ fn hand_made_path_tables_never_answer_with_an_illegal_walk() {
                 continue;
             };
             loaded += 1;
-            check_answers(&grid, false, |pathfinder, start, goal| {
+            check_loaded_answers(&grid, all_pairs(&grid), false, |pathfinder, start, goal| {
                 table.find_path(&grid, pathfinder, start, goal)
             });
         }
@@ -124,7 +94,7 @@ fn hand_made_first_move_tables_never_answer_with_an_illegal_walk() {
                 continue;
             };
             loaded += 1;
-            check_answers(&grid, false, |pathfinder, start, goal| {
+            check_loaded_answers(&grid, all_pairs(&grid), false, |pathfinder, start, goal| {
                 table.find_path(&grid, pathfinder, start, goal)
             });
         }
@@ -146,7 +116,7 @@ fn hand_made_landmarks_that_load_keep_paths_optimal() {
             };
             loaded += 1;
             let options = SearchOptions::default();
-            check_answers(&grid, true, |pathfinder, start, goal| {
+            check_loaded_answers(&grid, all_pairs(&grid), true, |pathfinder, start, goal| {
                 pathfinder.find_path_guided(&grid, &landmarks, start, goal, &options)
             });
         }

@@ -5,6 +5,9 @@
 
 use std::collections::BinaryHeap;
 
+use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+use bevy_tilemap_nav::search::{PathError, PathResult, Pathfinder, SearchOptions};
+
 /// SplitMix64: small, seeded, reproducible.
 pub struct Rng(pub u64);
 
@@ -261,4 +264,39 @@ pub fn reseal(bytes: &mut [u8]) {
         .iter()
         .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     bytes[body..].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Queries `find` from each start to each goal of `pairs` on `grid`, as a structure loaded from
+/// bytes changed by hand must answer: no panic; where it answers, a walk of legal steps from
+/// the start to the goal whose cost is what its steps cost, never less than the optimum (with
+/// `exact`, the optimum); no answer only where no path exists.
+pub fn check_loaded_answers(
+    grid: &NavGrid,
+    pairs: impl IntoIterator<Item = (GridPos, GridPos)>,
+    exact: bool,
+    mut find: impl FnMut(&mut Pathfinder, GridPos, GridPos) -> Result<PathResult, PathError>,
+) {
+    let (mut ours, mut oracle) = (Pathfinder::new(), Pathfinder::new());
+    let options = SearchOptions::default();
+    for (start, goal) in pairs {
+        let answer = find(&mut ours, start, goal);
+        let optimum = oracle.find_path(grid, start, goal, &options).map(|p| p.cost);
+        let Ok(path) = answer else {
+            assert!(optimum.is_err(), "{start:?} -> {goal:?}: no answer where a path exists");
+            continue;
+        };
+        assert_eq!(path.cells.first(), Some(&start));
+        assert_eq!(path.cells.last(), Some(&goal));
+        let mut walked = 0.0;
+        for step in path.cells.windows(2) {
+            let cost = grid.step_cost(step[0], step[1]);
+            walked += cost.unwrap_or_else(|| panic!("illegal step {step:?} in {path:?}"));
+        }
+        assert!((walked - path.cost).abs() < 1e-6, "{path:?} costs {walked} as walked");
+        let optimum = optimum.expect("an answer only where a path exists");
+        assert!(path.cost >= optimum - 1e-6, "{path:?} under the optimum {optimum}");
+        if exact {
+            assert!((path.cost - optimum).abs() < 1e-6, "{path:?}: optimum {optimum}");
+        }
+    }
 }

@@ -60,66 +60,61 @@ fn all_pairs(grid: &NavGrid) -> Vec<(GridPos, GridPos)> {
     open.iter().flat_map(|&a| open.iter().map(move |&b| (a, b))).collect()
 }
 
-#[test]
-fn hand_made_path_tables_never_answer_with_an_illegal_walk() {
-    let mut rng = Rng(0xba4e);
+/// Bakes a structure (`bake`, `None` where it cannot be built) for each of 24 random grids
+/// (`plain`: of one cost), edits each bake `EDITS` times, and hands each edited bake to `load`,
+/// which loads it, checks the answers of what loads and says whether it loaded: enough must,
+/// for the checks to mean something.
+fn edit_bakes(
+    seed: u64,
+    plain: bool,
+    bake: impl Fn(&NavGrid) -> Option<Vec<u8>>,
+    mut load: impl FnMut(&NavGrid, &[u8]) -> bool,
+) {
+    let mut rng = Rng(seed);
     let mut loaded = 0;
     for round in 0..24 {
-        let grid = random_grid(&mut rng, round, true);
-        let Ok(table) = PathTable::build(&grid) else { continue };
-        let bytes = table.to_binary();
+        let grid = random_grid(&mut rng, round, plain);
+        let Some(bytes) = bake(&grid) else { continue };
         for _ in 0..EDITS {
-            let Ok(table) = PathTable::from_binary(&edited(&mut rng, &bytes), &grid) else {
-                continue;
-            };
-            loaded += 1;
-            check_loaded_answers(&grid, all_pairs(&grid), false, |pathfinder, start, goal| {
-                table.find_path(&grid, pathfinder, start, goal)
-            });
+            loaded += usize::from(load(&grid, &edited(&mut rng, &bytes)));
         }
     }
-    assert!(loaded > 100, "edited tables that load: {loaded}");
+    assert!(loaded > 100, "edited bakes that load: {loaded}");
+}
+
+#[test]
+fn hand_made_path_tables_never_answer_with_an_illegal_walk() {
+    let bake = |grid: &NavGrid| PathTable::build(grid).ok().map(|table| table.to_binary());
+    edit_bakes(0xba4e, true, bake, |grid, bytes| {
+        let Ok(table) = PathTable::from_binary(bytes, grid) else { return false };
+        check_loaded_answers(grid, all_pairs(grid), false, |pathfinder, start, goal| {
+            table.find_path(grid, pathfinder, start, goal)
+        });
+        true
+    });
 }
 
 #[test]
 fn hand_made_first_move_tables_never_answer_with_an_illegal_walk() {
-    let mut rng = Rng(0xf1257);
-    let mut loaded = 0;
-    for round in 0..24 {
-        let grid = random_grid(&mut rng, round, false);
-        let Ok(table) = FirstMoveTable::build(&grid) else { continue };
-        let bytes = table.to_binary();
-        for _ in 0..EDITS {
-            let Ok(table) = FirstMoveTable::from_binary(&edited(&mut rng, &bytes), &grid) else {
-                continue;
-            };
-            loaded += 1;
-            check_loaded_answers(&grid, all_pairs(&grid), false, |pathfinder, start, goal| {
-                table.find_path(&grid, pathfinder, start, goal)
-            });
-        }
-    }
-    assert!(loaded > 100, "edited tables that load: {loaded}");
+    let bake = |grid: &NavGrid| FirstMoveTable::build(grid).ok().map(|table| table.to_binary());
+    edit_bakes(0xf1257, false, bake, |grid, bytes| {
+        let Ok(table) = FirstMoveTable::from_binary(bytes, grid) else { return false };
+        check_loaded_answers(grid, all_pairs(grid), false, |pathfinder, start, goal| {
+            table.find_path(grid, pathfinder, start, goal)
+        });
+        true
+    });
 }
 
 #[test]
 fn hand_made_landmarks_that_load_keep_paths_optimal() {
-    let mut rng = Rng(0x1a4d);
-    let mut loaded = 0;
-    for round in 0..24 {
-        let grid = random_grid(&mut rng, round, false);
-        let Ok(landmarks) = Landmarks::build(&grid, 3) else { continue };
-        let bytes = landmarks.to_binary(&grid).unwrap();
-        for _ in 0..EDITS {
-            let Ok(landmarks) = Landmarks::from_binary(&edited(&mut rng, &bytes), &grid) else {
-                continue;
-            };
-            loaded += 1;
-            let options = SearchOptions::default();
-            check_loaded_answers(&grid, all_pairs(&grid), true, |pathfinder, start, goal| {
-                pathfinder.find_path_guided(&grid, &landmarks, start, goal, &options)
-            });
-        }
-    }
-    assert!(loaded > 100, "edited landmarks that load: {loaded}");
+    let bake = |grid: &NavGrid| Landmarks::build(grid, 3).ok()?.to_binary(grid).ok();
+    edit_bakes(0x1a4d, false, bake, |grid, bytes| {
+        let Ok(landmarks) = Landmarks::from_binary(bytes, grid) else { return false };
+        let options = SearchOptions::default();
+        check_loaded_answers(grid, all_pairs(grid), true, |pathfinder, start, goal| {
+            pathfinder.find_path_guided(grid, &landmarks, start, goal, &options)
+        });
+        true
+    });
 }

@@ -314,13 +314,10 @@ impl FirstMoveTable {
             let from = GridPos::new(x, y);
             runs[row_start[i] as usize..row_start[i + 1] as usize].iter().all(|&run| {
                 let step = run & 15;
-                let (dx, dy) = (step as i64 % 3 - 1, step as i64 / 3 - 1);
-                let to = (i64::from(x) + dx, i64::from(y) + dy);
+                let (dx, dy) = (step as i32 % 3 - 1, step as i32 / 3 - 1);
+                let to = x.checked_add_signed(dx).zip(y.checked_add_signed(dy));
                 step == NO_MOVE
-                    || (u32::try_from(to.0).is_ok_and(|tx| {
-                        u32::try_from(to.1)
-                            .is_ok_and(|ty| grid.can_step(from, GridPos::new(tx, ty)))
-                    }))
+                    || to.is_some_and(|(tx, ty)| grid.can_step(from, GridPos::new(tx, ty)))
             })
         });
         if !legal {

@@ -13,14 +13,10 @@ use bevy_tilemap_nav::search::{
     FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
     MAX_FIRST_MOVE_GRID,
 };
-use common::{HEX_RULES, Model, Rng, random_cells};
+use common::{HEX_RULES, Model, Rng, cell_of, random_cells, set_cells};
 
 fn at(p: GridPos) -> (i64, i64) {
     (i64::from(p.x), i64::from(p.y))
-}
-
-fn cell_of(cost: Option<u32>) -> Cell {
-    cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost })
 }
 
 /// A random grid with walls and costs 1 to 6, and the oracle's model of it: 8-way without and
@@ -44,8 +40,7 @@ fn random_grid(rng: &mut Rng, round: usize) -> (NavGrid, Model) {
             model.hex = Some(HEX_RULES[k - 3]);
         }
     }
-    let all = grid.positions().collect::<Vec<_>>();
-    grid.set_all(all.into_iter().map(|p| (p, cell_of(cells[p.y as usize][p.x as usize])))).unwrap();
+    set_cells(&mut grid, &cells);
     (grid, model)
 }
 

@@ -6,8 +6,7 @@
 mod common;
 
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{FirstMoveTable, Landmarks, PathTable};
-use common::{Rng, check_loaded_answers, random_cells, reseal};
+use common::{Baked, Rng, random_cells, reseal, set_cells};
 
 /// Changed words per bake.
 const EDITS: usize = 150;
@@ -18,12 +17,7 @@ fn random_grid(rng: &mut Rng, round: usize, plain: bool) -> NavGrid {
     let (width, height, walls) = (2 + rng.below(14), 2 + rng.below(14), 10 + rng.below(25));
     let cells = random_cells(rng, width, height, walls, !plain);
     let mut grid = NavGrid::new(width, height).unwrap();
-    for (y, row) in cells.iter().enumerate() {
-        for (x, &cost) in row.iter().enumerate() {
-            let cell = cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost });
-            grid.set(GridPos::new(x as u32, y as u32), cell).unwrap();
-        }
-    }
+    set_cells(&mut grid, &cells);
     if !plain {
         match round % 4 {
             0 => {}
@@ -60,61 +54,34 @@ fn all_pairs(grid: &NavGrid) -> Vec<(GridPos, GridPos)> {
     open.iter().flat_map(|&a| open.iter().map(move |&b| (a, b))).collect()
 }
 
-/// Bakes a structure (`bake`, `None` where it cannot be built) for each of 24 random grids
-/// (`plain`: of one cost), edits each bake `EDITS` times, and hands each edited bake to `load`,
-/// which loads it, checks the answers of what loads and says whether it loaded: enough must,
-/// for the checks to mean something.
-fn edit_bakes(
-    seed: u64,
-    plain: bool,
-    bake: impl Fn(&NavGrid) -> Option<Vec<u8>>,
-    mut load: impl FnMut(&NavGrid, &[u8]) -> bool,
-) {
+/// Bakes `kind` for each of 24 random grids (`plain`: of one cost), edits each bake `EDITS`
+/// times, and loads each edited bake, checking the answers of what loads between every pair of
+/// open cells: enough must load for the checks to mean something.
+fn edit_bakes(kind: Baked, seed: u64, plain: bool) {
     let mut rng = Rng(seed);
     let mut loaded = 0;
     for round in 0..24 {
         let grid = random_grid(&mut rng, round, plain);
-        let Some(bytes) = bake(&grid) else { continue };
+        let Some(bytes) = kind.bake(&grid) else { continue };
         for _ in 0..EDITS {
-            loaded += usize::from(load(&grid, &edited(&mut rng, &bytes)));
+            let edited = edited(&mut rng, &bytes);
+            loaded += usize::from(kind.load_and_check(&grid, &edited, all_pairs(&grid)));
         }
     }
-    assert!(loaded > 100, "edited bakes that load: {loaded}");
+    assert!(loaded > 100, "edited {kind:?} bakes that load: {loaded}");
 }
 
 #[test]
 fn hand_made_path_tables_never_answer_with_an_illegal_walk() {
-    let bake = |grid: &NavGrid| PathTable::build(grid).ok().map(|table| table.to_binary());
-    edit_bakes(0xba4e, true, bake, |grid, bytes| {
-        let Ok(table) = PathTable::from_binary(bytes, grid) else { return false };
-        check_loaded_answers(grid, all_pairs(grid), false, |pathfinder, start, goal| {
-            table.find_path(grid, pathfinder, start, goal)
-        });
-        true
-    });
+    edit_bakes(Baked::PathTable, 0xba4e, true);
 }
 
 #[test]
 fn hand_made_first_move_tables_never_answer_with_an_illegal_walk() {
-    let bake = |grid: &NavGrid| FirstMoveTable::build(grid).ok().map(|table| table.to_binary());
-    edit_bakes(0xf1257, false, bake, |grid, bytes| {
-        let Ok(table) = FirstMoveTable::from_binary(bytes, grid) else { return false };
-        check_loaded_answers(grid, all_pairs(grid), false, |pathfinder, start, goal| {
-            table.find_path(grid, pathfinder, start, goal)
-        });
-        true
-    });
+    edit_bakes(Baked::FirstMoves, 0xf1257, false);
 }
 
 #[test]
 fn hand_made_landmarks_that_load_keep_paths_optimal() {
-    let bake = |grid: &NavGrid| Landmarks::build(grid, 3).ok()?.to_binary(grid).ok();
-    edit_bakes(0x1a4d, false, bake, |grid, bytes| {
-        let Ok(landmarks) = Landmarks::from_binary(bytes, grid) else { return false };
-        let options = SearchOptions::default();
-        check_loaded_answers(grid, all_pairs(grid), true, |pathfinder, start, goal| {
-            pathfinder.find_path_guided(grid, &landmarks, start, goal, &options)
-        });
-        true
-    });
+    edit_bakes(Baked::Landmarks, 0x1a4d, false);
 }

@@ -11,11 +11,7 @@ use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
     LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS,
 };
-use common::{Model, Rng, reseal};
-
-fn cell_of(cost: Option<u32>) -> Cell {
-    cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost })
-}
+use common::{Model, Rng, cell_of, reseal, set_cells};
 
 /// A random grid: walls, rectangles of costs 1 to 8 over a base cost; 8-way without corner
 /// cutting, 8-way cutting corners, or 4-way, in turn.
@@ -53,8 +49,7 @@ fn random_grid(rng: &mut Rng, round: usize) -> (NavGrid, Model) {
         .unwrap()
         .with_neighborhood(neighborhood)
         .with_corner_rule(corner_rule);
-    let all = grid.positions().collect::<Vec<_>>();
-    grid.set_all(all.into_iter().map(|p| (p, cell_of(cells[p.y as usize][p.x as usize])))).unwrap();
+    set_cells(&mut grid, &cells);
     let model = Model {
         eight: neighborhood == Neighborhood::Eight,
         cut_corners: corner_rule == CornerRule::CutCorners,

@@ -7,7 +7,7 @@ mod common;
 
 use bevy_tilemap_nav::io::movingai::paint_terrain;
 use bevy_tilemap_nav::prelude::*;
-use common::{Model, Rng};
+use common::{Model, Rng, cell_of, set_cells};
 
 /// A random 8-way grid without corner cutting: walls, then rectangles painted with costs 1 to
 /// 8 over a base cost (or, one grid in six, a random cost on every cell). Every fourth grid is
@@ -47,13 +47,8 @@ fn terrain_grid(rng: &mut Rng, round: usize) -> (NavGrid, Vec<Vec<Option<u32>>>)
         }
     }
     let mut grid = NavGrid::new(width, height).unwrap();
-    let all = grid.positions().collect::<Vec<_>>();
-    grid.set_all(all.into_iter().map(|p| (p, cell_of(cells[p.y as usize][p.x as usize])))).unwrap();
+    set_cells(&mut grid, &cells);
     (grid, cells)
-}
-
-fn cell_of(cost: Option<u32>) -> Cell {
-    cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost })
 }
 
 fn model_of(cells: &[Vec<Option<u32>>]) -> Model {

@@ -14,22 +14,15 @@ use std::sync::OnceLock;
 
 use bevy_tilemap_nav::grid::HexCoords;
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{FirstMoveTable, Landmarks, PathTable};
-use common::{Rng, check_loaded_answers, random_cells, reseal};
+use common::{Baked, Rng, random_cells, reseal, set_cells};
 use libfuzzer_sys::fuzz_target;
 
 /// The header kept from the real bake: magic, version, width, height, a word of rules or cost,
 /// the fingerprint of the cells (the same 28 bytes in all three forms).
 const HEADER: usize = 28;
 
-enum Kind {
-    Table,
-    FirstMoves,
-    Landmarks,
-}
-
 struct Case {
-    kind: Kind,
+    kind: Baked,
     grid: NavGrid,
     bake: Vec<u8>,
     /// Queries checked for a structure that loads: a spread of the open cells' pairs.
@@ -41,23 +34,12 @@ fn grid(seed: u64, plain: bool) -> NavGrid {
     let mut rng = Rng(seed);
     let cells = random_cells(&mut rng, 9, 7, 25, !plain);
     let mut grid = NavGrid::new(9, 7).expect("grid");
-    for (y, row) in cells.iter().enumerate() {
-        for (x, &cost) in row.iter().enumerate() {
-            let cell = cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost });
-            grid.set(GridPos::new(x as u32, y as u32), cell).expect("in bounds");
-        }
-    }
+    set_cells(&mut grid, &cells);
     grid
 }
 
-fn case(kind: Kind, grid: NavGrid) -> Case {
-    let bake = match kind {
-        Kind::Table => PathTable::build(&grid).expect("a table").to_binary(),
-        Kind::FirstMoves => FirstMoveTable::build(&grid).expect("a table").to_binary(),
-        Kind::Landmarks => {
-            Landmarks::build(&grid, 3).expect("landmarks").to_binary(&grid).expect("current")
-        }
-    };
+fn case(kind: Baked, grid: NavGrid) -> Case {
+    let bake = kind.bake(&grid).expect("a bake of the grid");
     let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
     let pairs = open
         .iter()
@@ -73,11 +55,11 @@ fn cases() -> &'static [Case] {
         let mut hex = grid(3, false);
         hex.set_neighborhood(Neighborhood::Hex(HexCoords::ALL[1]));
         vec![
-            case(Kind::Table, grid(1, true)),
-            case(Kind::FirstMoves, grid(2, false)),
-            case(Kind::FirstMoves, hex.clone()),
-            case(Kind::Landmarks, grid(2, false)),
-            case(Kind::Landmarks, hex),
+            case(Baked::PathTable, grid(1, true)),
+            case(Baked::FirstMoves, grid(2, false)),
+            case(Baked::FirstMoves, hex.clone()),
+            case(Baked::Landmarks, grid(2, false)),
+            case(Baked::Landmarks, hex),
         ]
     })
 }
@@ -98,25 +80,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     reseal(&mut bytes);
-    let (grid, pairs) = (&case.grid, case.pairs.iter().copied());
-    match case.kind {
-        Kind::Table => {
-            if let Ok(table) = PathTable::from_binary(&bytes, grid) {
-                check_loaded_answers(grid, pairs, false, |p, a, b| table.find_path(grid, p, a, b));
-            }
-        }
-        Kind::FirstMoves => {
-            if let Ok(table) = FirstMoveTable::from_binary(&bytes, grid) {
-                check_loaded_answers(grid, pairs, false, |p, a, b| table.find_path(grid, p, a, b));
-            }
-        }
-        Kind::Landmarks => {
-            if let Ok(landmarks) = Landmarks::from_binary(&bytes, grid) {
-                let options = SearchOptions::default();
-                check_loaded_answers(grid, pairs, true, |p, a, b| {
-                    p.find_path_guided(grid, &landmarks, a, b, &options)
-                });
-            }
-        }
-    }
+    case.kind.load_and_check(&case.grid, &bytes, case.pairs.iter().copied());
 });

@@ -5,8 +5,10 @@
 
 use std::collections::BinaryHeap;
 
-use bevy_tilemap_nav::grid::{GridPos, NavGrid};
-use bevy_tilemap_nav::search::{PathError, PathResult, Pathfinder, SearchOptions};
+use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
+use bevy_tilemap_nav::search::{
+    FirstMoveTable, Landmarks, PathError, PathResult, PathTable, Pathfinder, SearchOptions,
+};
 
 /// SplitMix64: small, seeded, reproducible.
 pub struct Rng(pub u64);
@@ -54,6 +56,17 @@ pub fn random_cells(
                 .collect()
         })
         .collect()
+}
+
+/// The cell a cost of `cells[y][x]` stands for: `None` is a wall.
+pub fn cell_of(cost: Option<u32>) -> Cell {
+    cost.map_or(Cell::Blocked, |cost| Cell::Passable { cost })
+}
+
+/// Sets every cell of `grid` from `cells[y][x]` (as many rows and columns as the grid has).
+pub fn set_cells(grid: &mut NavGrid, cells: &[Vec<Option<u32>>]) {
+    let all = grid.positions().collect::<Vec<_>>();
+    grid.set_all(all.into_iter().map(|p| (p, cell_of(cells[p.y as usize][p.x as usize])))).unwrap();
 }
 
 /// A Dijkstra open-list entry: cost first, then what it reaches; `BinaryHeap` pops the
@@ -298,5 +311,50 @@ pub fn check_loaded_answers(
         if exact {
             assert!((path.cost - optimum).abs() < 1e-6, "{path:?}: optimum {optimum}");
         }
+    }
+}
+
+/// The precomputed structures that bake.
+#[derive(Clone, Copy, Debug)]
+pub enum Baked {
+    PathTable,
+    FirstMoves,
+    /// Three landmarks.
+    Landmarks,
+}
+
+impl Baked {
+    /// This kind's bake for `grid`, where one can be built.
+    pub fn bake(self, grid: &NavGrid) -> Option<Vec<u8>> {
+        match self {
+            Baked::PathTable => PathTable::build(grid).ok().map(|table| table.to_binary()),
+            Baked::FirstMoves => FirstMoveTable::build(grid).ok().map(|table| table.to_binary()),
+            Baked::Landmarks => Landmarks::build(grid, 3).ok()?.to_binary(grid).ok(),
+        }
+    }
+
+    /// Loads `bytes` as this kind for `grid` and, if they load, checks its answers between
+    /// `pairs` ([`check_loaded_answers`]; landmarks: at the optimum). Whether they loaded.
+    pub fn load_and_check(
+        self,
+        grid: &NavGrid,
+        bytes: &[u8],
+        pairs: impl IntoIterator<Item = (GridPos, GridPos)>,
+    ) -> bool {
+        match self {
+            Baked::PathTable => PathTable::from_binary(bytes, grid).map(|table| {
+                check_loaded_answers(grid, pairs, false, |p, a, b| table.find_path(grid, p, a, b))
+            }),
+            Baked::FirstMoves => FirstMoveTable::from_binary(bytes, grid).map(|table| {
+                check_loaded_answers(grid, pairs, false, |p, a, b| table.find_path(grid, p, a, b))
+            }),
+            Baked::Landmarks => Landmarks::from_binary(bytes, grid).map(|landmarks| {
+                let options = SearchOptions::default();
+                check_loaded_answers(grid, pairs, true, |p, a, b| {
+                    p.find_path_guided(grid, &landmarks, a, b, &options)
+                })
+            }),
+        }
+        .is_ok()
     }
 }

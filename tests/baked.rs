@@ -194,7 +194,11 @@ fn huge_declared_sizes_are_refused_not_allocated() {
     body.extend_from_slice(&0u32.to_le_bytes()); // no terrain runs
     let sum = checksum(&body);
     body.extend_from_slice(&sum.to_le_bytes());
-    match baked::from_binary(&body) {
+    let cells = u64::from(u32::MAX) * 4;
+    let limit = baked::MAX_LOADED_CELLS;
+    assert_eq!(baked::from_binary(&body), Err(BakeError::TooLarge { cells, limit }));
+    // Past the load limit, the grid's own limit still refuses it.
+    match baked::from_binary_with_limit(&body, u64::MAX) {
         Err(BakeError::Invalid(why)) => assert!(why.contains("too large"), "{why}"),
         other => panic!("expected a size error, got {other:?}"),
     }

@@ -285,6 +285,7 @@ fn a_link_taken_away_while_an_agent_walks_towards_it_makes_it_plan_again() {
     app.update();
     assert!(matches!(
         app.world().get::<PathFailed>(agent).map(|f| f.error.clone()),
-        Some(NavError::Search(PathError::Unreachable { .. }))
+        Some(NavError::NoWayBetweenMaps { start_map, goal_map, .. })
+            if start_map == map_b && goal_map == map_a
     ));
 }

@@ -71,6 +71,15 @@ pub enum BakeError {
         /// What the system said.
         error: String,
     },
+    /// The data claims a grid of more cells than a load may make (see
+    /// [`MAX_LOADED_CELLS`] and [`from_binary_with_limit`]): refused before anything is
+    /// allocated, since a few bytes of run-length data can claim billions of cells.
+    TooLarge {
+        /// Cells claimed (width x height).
+        cells: u64,
+        /// The most the load allowed.
+        limit: u64,
+    },
     /// Precomputed data (a [`PathTable`](crate::search::PathTable), a
     /// [`FirstMoveTable`](crate::search::FirstMoveTable) or
     /// [`Landmarks`](crate::search::Landmarks)) made for another grid, or for this grid before
@@ -91,6 +100,10 @@ impl fmt::Display for BakeError {
             BakeError::Invalid(why) => write!(f, "baked navigation data is invalid: {why}"),
             BakeError::Ron(why) => write!(f, "baked navigation RON does not parse: {why}"),
             BakeError::Io { path, error } => write!(f, "{path}: {error}"),
+            BakeError::TooLarge { cells, limit } => write!(
+                f,
+                "baked navigation data claims {cells} cells, more than the {limit} a load may make"
+            ),
             BakeError::OtherGrid => {
                 write!(f, "the precomputed paths were made for another grid (or its cells changed)")
             }
@@ -229,6 +242,9 @@ pub fn from_ron(text: &str) -> Result<NavGrid, BakeError> {
             baked.width,
             baked.height
         )));
+    }
+    if cells > MAX_LOADED_CELLS {
+        return Err(BakeError::TooLarge { cells, limit: MAX_LOADED_CELLS });
     }
     let (costs, terrain) = (baked.costs.into_iter(), baked.terrain);
     build(baked.width, baked.height, baked.neighborhood, baked.corner_rule, costs, terrain)
@@ -378,8 +394,18 @@ impl Reader<'_> {
     }
 }
 
-/// A grid from bytes written by [`to_binary`].
+/// The most cells [`from_binary`] and [`from_ron`] make: 4096 x 4096 (about 340 MB of grid).
+/// Larger bakes load with [`from_binary_with_limit`].
+pub const MAX_LOADED_CELLS: u64 = 1 << 24;
+
+/// A grid from bytes written by [`to_binary`], of at most [`MAX_LOADED_CELLS`] cells.
 pub fn from_binary(bytes: &[u8]) -> Result<NavGrid, BakeError> {
+    from_binary_with_limit(bytes, MAX_LOADED_CELLS)
+}
+
+/// A grid from bytes written by [`to_binary`], refused with [`BakeError::TooLarge`] (before
+/// anything is allocated) if it claims more than `max_cells` cells.
+pub fn from_binary_with_limit(bytes: &[u8], max_cells: u64) -> Result<NavGrid, BakeError> {
     if bytes.len() < 8 {
         return Err(if bytes.len() >= 4 && &bytes[..4] != MAGIC {
             BakeError::NotBaked
@@ -439,6 +465,9 @@ pub fn from_binary(bytes: &[u8]) -> Result<NavGrid, BakeError> {
         n => return Err(BakeError::Invalid(format!("corner rule {n}"))),
     };
     let cells = u64::from(width) * u64::from(height);
+    if cells > max_cells {
+        return Err(BakeError::TooLarge { cells, limit: max_cells });
+    }
     let mut total = 0u64;
     for r in 0..runs {
         total += u64::from(u32_at(22 + r * 8));

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use super::link::LinkEnd;
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
 use super::tilemap::{NavGeometry, NavMap, NavMaps, WorldToCellError};
-use crate::grid::{GridError, GridPos, NavGrid};
+use crate::grid::{GridError, GridPos, GridStamp, NavGrid};
 use crate::search::{PathError, SearchOptions, SearchTrace};
 
 /// Where to go.
@@ -271,6 +271,21 @@ pub enum NavError {
     },
     /// The agent's size is one the map cannot serve ([`GridError::UnsupportedSize`]).
     Agent(GridError),
+    /// The agent's [`Path`] (made or changed by hand) cannot be walked: it has no cells, its
+    /// cells and points differ in number, a point is not finite, or one of its legs is so.
+    MalformedPath,
+    /// The goal is on another map than the start and no [`NavLink`](super::NavLink)s lead
+    /// there (or none that this agent can take): each map's cell is named with its map.
+    NoWayBetweenMaps {
+        /// The map the agent starts on.
+        start_map: Entity,
+        /// The cell it starts from.
+        start: GridPos,
+        /// The goal's map.
+        goal_map: Entity,
+        /// The goal's cell.
+        goal: GridPos,
+    },
 }
 
 impl fmt::Display for NavError {
@@ -286,6 +301,16 @@ impl fmt::Display for NavError {
                 write!(f, "no navigation profile {profile:?} in NavProfiles")
             }
             NavError::Agent(e) => write!(f, "{e}"),
+            NavError::MalformedPath => write!(
+                f,
+                "the agent's Path cannot be walked (no cells, cells and points of different \
+                 numbers, or a point that is not finite)"
+            ),
+            NavError::NoWayBetweenMaps { start_map, start, goal_map, goal } => write!(
+                f,
+                "no way from cell {start} of map {start_map} to cell {goal} of map {goal_map}: \
+                 no link leads from one to the other"
+            ),
         }
     }
 }
@@ -497,6 +522,91 @@ pub struct Arrived {
     pub cell: GridPos,
     /// False when the path was partial and ended at the closest reachable cell.
     pub reached_goal: bool,
+}
+
+/// The grid (and its state) an agent's [`Path`] was planned on: a request asked again for the
+/// same goal while the grid is as it was is answered by the path being walked.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PlannedOn(pub(crate) GridStamp);
+
+/// How many of a new path's first cells are looked through for the one an agent stands on
+/// ([`join_index`]): where the path begins, or a few cells on when the agent walked on while
+/// the search ran.
+const JOIN_LOOKAHEAD: usize = 8;
+
+/// The index of the first point an agent at `position` walks to on a new `path` (on the map of
+/// `geometry`; `grid`: that map's grid for the path's kind of agent). Asked again while it
+/// walks, an agent does not walk back: when it stands on one of the path's first cells and is
+/// already past that cell's centre towards the next point, with the straight line there clear,
+/// it walks on to the next point. Otherwise 0, the path's start.
+pub(crate) fn join_index(
+    path: &Path,
+    position: Vec2,
+    geometry: &NavGeometry,
+    grid: &NavGrid,
+) -> usize {
+    let corner = position - geometry.body_offset(path.agent.size);
+    let Ok(here) = geometry.world_to_cell(corner) else {
+        return 0;
+    };
+    let Some(k) = path.cells.iter().take(JOIN_LOOKAHEAD).position(|&c| c == here) else {
+        return 0;
+    };
+    let next = path.next_target_after(k);
+    let (Some(&from), Some(&to)) = (path.points.get(k), path.points.get(next)) else {
+        return k;
+    };
+    if (to - from).dot(position - from) > 0.0
+        && clear_line(geometry, grid, path.agent, position, to)
+    {
+        next
+    } else {
+        k
+    }
+}
+
+/// True when an agent's body centre can move in a straight line from `from` to `to` with its
+/// lowest corner cell passable on `grid` all the way (checked every quarter of a tile; a line
+/// longer than 256 tiles is not taken).
+fn clear_line(
+    geometry: &NavGeometry,
+    grid: &NavGrid,
+    agent: NavAgent,
+    from: Vec2,
+    to: Vec2,
+) -> bool {
+    let tile = geometry.grid_size.x.abs().min(geometry.grid_size.y.abs());
+    let length = from.distance(to);
+    let samples = (4.0 * length / tile).ceil();
+    if !(samples.is_finite() && samples <= 1024.0) {
+        return false;
+    }
+    let offset = geometry.body_offset(agent.size);
+    let samples = samples as u32;
+    (0..=samples).all(|k| {
+        let at = from.lerp(to, k as f32 / samples.max(1) as f32) - offset;
+        geometry.world_to_cell(at).is_ok_and(|cell| grid.is_passable(cell))
+    })
+}
+
+/// The one-cell path an agent walks while it waits for a new plan ([`Replanning`]): to the
+/// centre of `cell` of `map`, keeping `old`'s goal and options.
+pub(crate) fn stand_in(map: &NavMap, cell: GridPos, old: &Path) -> Path {
+    Path {
+        map: map.entity,
+        cells: vec![cell],
+        points: vec![body_point(&map.geometry, old.agent, cell)],
+        cost: 0.0,
+        goal: old.goal,
+        goal_map: old.goal_map,
+        complete: false,
+        expanded: 0,
+        micros: 0.0,
+        options: old.options,
+        corners: Vec::new(),
+        legs: Vec::new(),
+        agent: old.agent,
+    }
 }
 
 /// Present while an agent whose path was cut waits for a new one. It walks to a safe cell

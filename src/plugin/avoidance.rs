@@ -49,7 +49,18 @@ impl Avoidance {
     pub fn new(radius: f32) -> Self {
         Self { radius, velocity: Vec2::ZERO, stalled: 0.0, stalls: 0, passing_through: 0.0 }
     }
+
+    /// The radius the avoidance works with: `radius` if it is a number from 0 to
+    /// [`MAX_RADIUS`]; a NaN or negative one is read as 0, a larger one (infinite included) as
+    /// [`MAX_RADIUS`], so that the avoidance's squares stay finite.
+    pub(crate) fn body_radius(&self) -> f32 {
+        if self.radius.is_nan() { 0.0 } else { self.radius.clamp(0.0, MAX_RADIUS) }
+    }
 }
+
+/// The largest body radius avoidance works with, in world units: a larger (or infinite)
+/// [`Avoidance::radius`] is read as this. Its square and sums stay far inside `f32`'s range.
+pub const MAX_RADIUS: f32 = 1.0e6;
 
 /// A neighbour as avoidance sees it.
 #[derive(Clone, Copy, Debug)]
@@ -198,7 +209,8 @@ fn linear_program_1(
             line.point + t_left * line.direction
         }
     } else {
-        let t = line.direction.dot(optimum - line.point).clamp(t_left, t_right);
+        // Not `clamp`: it panics on NaN bounds, and no input may make the plugin panic.
+        let t = line.direction.dot(optimum - line.point).max(t_left).min(t_right);
         line.point + t * line.direction
     };
     true
@@ -303,16 +315,18 @@ impl SpatialHash {
             self.dims = (0, 0);
             return;
         }
-        let mut size = size.max(EPSILON);
+        // Counted in floats: positions near `f32::MAX` apart make the span infinite, and a
+        // count in integers would overflow. Past every finite size, one bucket holds all.
         let span = hi - lo;
-        while ((span.x / size) as usize + 1).saturating_mul((span.y / size) as usize + 1)
-            > MAX_BUCKETS
-        {
-            size *= 2.0;
+        let across = |size: f32| ((span.x / size).floor() + 1.0, (span.y / size).floor() + 1.0);
+        let mut size = if size.is_finite() { size.max(EPSILON) } else { f32::MAX };
+        while size < f32::MAX && across(size).0 * across(size).1 > MAX_BUCKETS as f32 {
+            size = (size * 2.0).min(f32::MAX);
         }
+        let (x, y) = across(size);
         self.size = size;
         self.origin = lo;
-        self.dims = ((span.x / size) as usize + 1, (span.y / size) as usize + 1);
+        self.dims = if x * y <= MAX_BUCKETS as f32 { (x as usize, y as usize) } else { (1, 1) };
         self.starts.resize(self.dims.0 * self.dims.1 + 1, 0);
         for p in positions {
             let b = if p.is_finite() {
@@ -461,8 +475,8 @@ impl Crowd {
                 self.bodies.push(Body {
                     entity,
                     position,
-                    velocity: body.velocity,
-                    radius: body.radius,
+                    velocity: if body.velocity.is_finite() { body.velocity } else { Vec2::ZERO },
+                    radius: body.body_radius(),
                     walking: true,
                 });
             }
@@ -473,7 +487,7 @@ impl Crowd {
                 entity,
                 position,
                 velocity: Vec2::ZERO,
-                radius: body.radius,
+                radius: body.body_radius(),
                 walking: false,
             });
         }
@@ -510,7 +524,7 @@ impl Crowd {
         let wanted = if last { speed.min(distance / dt) } else { speed };
         let preferred = if distance > 0.0 { to / distance * wanted } else { Vec2::ZERO };
         // The nearest neighbours within reach.
-        let radius = body.radius.max(0.0);
+        let radius = body.body_radius();
         let reach = radius * settings.avoidance.reach.max(1.0) + radius;
         self.neighbours.clear();
         let (bodies, neighbours) = (&self.bodies, &mut self.neighbours);

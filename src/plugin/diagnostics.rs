@@ -21,6 +21,9 @@ pub struct NavDiagnostics {
     pub expansions: u64,
     /// True when a search used up the frame's budget and goes on next frame.
     pub search_paused: bool,
+    /// Requests asked again for the goal the agent's path already leads to, on a grid
+    /// unchanged since it was planned: answered by the path being walked, with no search.
+    pub requests_reused: u32,
     /// Searches begun again because the grid changed while they were spread over frames.
     pub searches_redone: u32,
     /// Walking agents whose path was checked against grid changes near it.

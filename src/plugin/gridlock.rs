@@ -33,6 +33,9 @@ pub(crate) struct Occupancy {
     held: HashMap<(Entity, GridPos), Entity>,
     /// Agents that waited too long, for [`resolve_waits`].
     waits: Vec<Wait>,
+    /// Agents whose path does not pass the cell they hold (agent, cell), to plan again
+    /// from there ([`resolve_waits`]).
+    lost: Vec<(Entity, GridPos)>,
 }
 
 /// An agent that waited too long for `cell`, held by `holder`.
@@ -58,6 +61,7 @@ impl Occupancy {
     ) {
         self.held.clear();
         self.waits.clear();
+        self.lost.clear();
         let walking = walkers.iter_mut().filter_map(|(entity, transform, _, path, .., lock)| {
             Some((entity, transform.translation.truncate(), Some(path.map), lock?.into_inner()))
         });
@@ -88,6 +92,13 @@ impl Occupancy {
 
     /// Walks a grid-locked agent one frame along `path`: into the next cell once it is free,
     /// waiting meanwhile. Returns its new position.
+    ///
+    /// The cells it holds decide where it is, whatever the path says: it finishes the step it
+    /// is in, and goes on from its cell along the path. A path that does not go on from there
+    /// by a legal step (a new one given mid-step, or changed by hand) is joined where it
+    /// passes the cell; one that does not pass it at all is planned again from the cell
+    /// ([`resolve_waits`]). So it never holds a cell it does not stand next to, nor walks
+    /// through a cell it does not hold.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn step(
         &mut self,
@@ -103,16 +114,28 @@ impl Occupancy {
     ) -> Vec2 {
         let mut budget = speed * dt;
         let mut at = position;
+        let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
         while let Some((_, here)) = lock.holds.filter(|(m, _)| *m == map.entity) {
-            let Some(&want) = path.cells.get(follower.next) else {
-                return at;
-            };
+            let want = path.cells.get(follower.next).copied();
             // Where to now: the cell it is entering, its own cell's centre, or the next cell
             // once that is free.
-            let target = match lock.entering {
-                Some(next) => next,
-                None if want == here => here,
-                None => match self.held.get(&(map.entity, want)) {
+            let target = match (lock.entering, want) {
+                (Some(next), _) => next,
+                (None, None) => return at,
+                (None, Some(want)) if want == here => here,
+                (None, Some(want)) if !grid.can_step(here, want) => {
+                    match path.cells.iter().position(|&c| c == here) {
+                        Some(k) => {
+                            follower.next = k; // joins the path where it passes its cell
+                            continue;
+                        }
+                        None => {
+                            self.lost.push((entity, here));
+                            return at;
+                        }
+                    }
+                }
+                (None, Some(want)) => match self.held.get(&(map.entity, want)) {
                     Some(&holder) if holder != entity => {
                         lock.waited += dt;
                         if lock.waited > patience {
@@ -149,9 +172,35 @@ impl Occupancy {
                 }
                 lock.holds = Some((map.entity, target));
             }
-            follower.next += 1;
+            if path.cells.get(follower.next) == Some(&target) {
+                follower.next += 1;
+            }
         }
         at
+    }
+
+    /// Carries a grid-locked agent across a link to `cell` of `map` if no other agent holds
+    /// that cell (true), letting go of the cells it held; false: it waits at the link.
+    pub(crate) fn cross(
+        &mut self,
+        entity: Entity,
+        lock: &mut GridLocked,
+        map: Entity,
+        cell: GridPos,
+    ) -> bool {
+        if self.held.get(&(map, cell)).is_some_and(|&holder| holder != entity) {
+            return false;
+        }
+        if let Some((from, here)) = lock.holds {
+            for c in std::iter::once(here).chain(lock.entering) {
+                if self.held.get(&(from, c)) == Some(&entity) {
+                    self.held.remove(&(from, c));
+                }
+            }
+        }
+        self.held.insert((map, cell), entity);
+        *lock = GridLocked { holds: Some((map, cell)), entering: None, waited: 0.0 };
+        true
     }
 }
 
@@ -165,6 +214,23 @@ pub(crate) fn resolve_waits(
     maps: &NavMaps,
     walkers: &Walkers,
 ) {
+    for (entity, here) in std::mem::take(&mut occupancy.lost) {
+        let Ok((_, _, _, path, replanning, requested, _, yielding, _)) = walkers.get(entity) else {
+            continue;
+        };
+        if requested || replanning {
+            continue; // a plan is on its way
+        }
+        let ((goal_map, goal), options) =
+            yielding.map_or(((path.goal_map, path.goal), path.options), |y| y.goal());
+        let request = PathRequest {
+            goal: PathGoal::OnMap { map: goal_map, cell: goal },
+            options: Some(options),
+            start: Some(here),
+            agent: Some(path.agent),
+        };
+        commands.entity(entity).insert(request);
+    }
     for wait in std::mem::take(&mut occupancy.waits) {
         let Some(map) = maps.get(wait.map) else {
             continue;

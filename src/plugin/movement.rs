@@ -6,13 +6,13 @@ use bevy::prelude::*;
 
 use super::agent::{
     Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathRequest, Replanning, agent_start, body_point, corner_indices,
+    PathRequest, Replanning, agent_start, corner_indices, stand_in,
 };
 use super::avoidance::{
     Crowd, Stall, Standing, Waiting, Walkers, Yielding, resolve_stall, tick_yielding,
 };
 use super::diagnostics::{LastMove, NavDiagnostics};
-use super::gridlock::{GridLocked, LockedStanding, Occupancy, resolve_waits};
+use super::gridlock::{LockedStanding, Occupancy, resolve_waits};
 use super::link::{LinkCrossed, LinkEnd, NavLink, usable};
 use super::settings::NavSettings;
 use super::tilemap::{NavMap, NavMaps, WorldToCellError};
@@ -197,6 +197,15 @@ fn passes_near(path: &Path, next: usize, changed: &[GridPos]) -> bool {
     false
 }
 
+/// True for a `Path` (made or changed by hand) that cannot be walked: no cells, cells and
+/// points of different numbers, a point that is not finite, or a leg like that.
+fn malformed(path: &Path) -> bool {
+    let bad = |cells: &[GridPos], points: &[Vec2]| {
+        cells.is_empty() || cells.len() != points.len() || points.iter().any(|p| !p.is_finite())
+    };
+    bad(&path.cells, &path.points) || path.legs.iter().any(|leg| bad(&leg.cells, &leg.points))
+}
+
 /// An agent that cannot go on stops where it is, and says why.
 fn stop(
     commands: &mut Commands,
@@ -296,9 +305,14 @@ pub(crate) fn follow_paths(
     ) in &mut agents
     {
         let position = transform.translation.truncate();
-        // A hand-made `Path` whose cells and points differ in number is not walked.
-        if path.points.is_empty() || path.points.len() != path.cells.len() {
+        // A hand-made `Path` that cannot be walked stops the agent with an error (indexing it
+        // would panic); an index past its end is read as its last point.
+        if malformed(&path) {
+            stop(&mut commands, &mut failures, entity, NavError::MalformedPath);
             continue;
+        }
+        if follower.next > path.points.len() {
+            follower.next = path.points.len() - 1;
         }
         // Agents on one map follow one another: look the map up once for a run of them.
         if last.is_none_or(|(entity, ..)| entity != path.map) {
@@ -322,7 +336,9 @@ pub(crate) fn follow_paths(
         }
         // Cells near the path changed: is the rest of it still walkable? (A larger agent's
         // cells are its body's corner: a change up to its size away may cut its path.)
+        // A follower put (back) on: the grid may have changed meanwhile, unwatched.
         let near_changes = check_all.contains(&path.map)
+            || follower.is_added()
             || (path.agent.size > 1 && !index.changed.is_empty())
             || (index.near.binary_search(&entity).is_ok()
                 && passes_near(&path, follower.next, &index.changed));
@@ -386,7 +402,12 @@ pub(crate) fn follow_paths(
                             body.passing_through = 1.0;
                             body.stalls = 0;
                         } else {
-                            stalls.push(Stall { entity, at, map: map.entity, radius: body.radius });
+                            stalls.push(Stall {
+                                entity,
+                                at,
+                                map: map.entity,
+                                radius: body.body_radius(),
+                            });
                         }
                     }
                 }
@@ -410,16 +431,17 @@ pub(crate) fn follow_paths(
                 }
             }
         }
-        // At a link: carried across to the next walk, which begins where the link arrives.
-        if follower.next >= path.points.len() && !replanning && !path.legs.is_empty() {
+        // At a link: carried across to the next walk, which begins where the link arrives (a
+        // grid-locked agent once no other holds that cell: it waits at the link meanwhile).
+        let at_link = follower.next >= path.points.len() && !replanning && !path.legs.is_empty();
+        let arrival = path.legs.first().map(|leg| (leg.map, leg.cells[0]));
+        if let Some((to_map, to_cell)) = arrival.filter(|_| at_link)
+            && lock.as_deref_mut().is_none_or(|l| occupancy.cross(entity, l, to_map, to_cell))
+        {
             let leg = path.legs.remove(0);
             let from = leg.from;
             let to = LinkEnd::new(leg.map, leg.cells[0]);
             crossed.write(LinkCrossed { entity, link: leg.link, from, to });
-            if let Some(lock) = lock.as_deref_mut() {
-                // It holds the cell it lands in from next frame on.
-                *lock = GridLocked::default();
-            }
             at = leg.points[0];
             path.map = leg.map;
             path.cells = leg.cells;
@@ -442,6 +464,13 @@ pub(crate) fn follow_paths(
                     requested = true;
                 }
             }
+        }
+        if !at.is_finite() {
+            // Never written into a `Transform`: a map's geometry or a path point gave a
+            // non-finite position.
+            let error = NavError::Start(WorldToCellError::NotFinite(at));
+            stop(&mut commands, &mut failures, entity, error);
+            continue;
         }
         transform.translation.x = at.x;
         transform.translation.y = at.y;
@@ -503,21 +532,7 @@ fn replan(
     let safe = agent_start(map, grid, agent, position, Some((follower, path)))
         .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
     let (goal, goal_map, options) = (path.goal, path.goal_map, path.options);
-    *path = Path {
-        map: map.entity,
-        cells: vec![safe],
-        points: vec![body_point(&map.geometry, agent, safe)],
-        cost: 0.0,
-        goal,
-        goal_map,
-        complete: false,
-        expanded: 0,
-        micros: 0.0,
-        options,
-        corners: Vec::new(),
-        legs: Vec::new(),
-        agent,
-    };
+    *path = stand_in(map, safe, path);
     follower.next = 0;
     commands.entity(entity).insert((
         Replanning,

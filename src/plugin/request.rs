@@ -7,11 +7,13 @@ use bevy::prelude::*;
 
 use super::agent::{
     NavError, NavObstacle, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathLeg, PathRequest, PlanAround, Replanning, WatchSearch, WatchedSearch, agent_grid,
-    body_point, collect_obstacles, corner_indices, request_start,
+    PathLeg, PathRequest, PlanAround, PlannedOn, Replanning, WatchSearch, WatchedSearch,
+    agent_grid, agent_map, agent_start, body_point, collect_obstacles, corner_indices, join_index,
+    request_start, stand_in,
 };
 use super::avoidance::Yielding;
 use super::diagnostics::{LastMove, NavDiagnostics};
+use super::gridlock::GridLocked;
 use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::precompute::{table_answer, table_answers};
 use super::profiles::{NavAgent, NavProfiles};
@@ -77,6 +79,23 @@ fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<Pat
     }
 }
 
+/// The requests, with what the request system reads of their agents.
+type Requests<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static PathRequest,
+        Option<&'static Transform>,
+        Option<&'static PathFollower>,
+        Option<&'static Path>,
+        Option<&'static OnNavMap>,
+        Option<&'static PlanAround>,
+        Has<WatchSearch>,
+        Option<&'static NavAgent>,
+        (Has<Replanning>, Option<&'static PlannedOn>, Option<&'static GridLocked>),
+    ),
+>;
+
 /// Answers waiting requests in arrival order until the frame's budget of expanded cells is
 /// spent. A search on one map that would overrun it pauses and goes on next frame (before any
 /// other), so no frame waits on a long search; if the grid changes meanwhile, its answer is
@@ -88,17 +107,9 @@ pub(crate) fn answer_requests(
     mut queue: ResMut<RequestQueue>,
     (settings, profiles): (Res<NavSettings>, Res<NavProfiles>),
     maps: Res<NavMaps>,
-    requests: Query<(
-        &PathRequest,
-        Option<&Transform>,
-        Option<&PathFollower>,
-        Option<&Path>,
-        Option<&OnNavMap>,
-        Option<&PlanAround>,
-        Has<WatchSearch>,
-        Option<&NavAgent>,
-    )>,
+    requests: Requests,
     new_requests: Query<Entity, Changed<PathRequest>>,
+    walkers: WalkerQuery,
     (obstacle_agents, links, yielders): (
         Query<(Entity, &Transform, Option<&OnNavMap>), With<NavObstacle>>,
         Query<(Entity, &NavLink)>,
@@ -125,12 +136,23 @@ pub(crate) fn answer_requests(
     let mut answered = 0usize;
     let RequestQueue { waiting, running, pathfinder, links: frame_links } = &mut *queue;
     frame_links.gather(&maps, &links);
-    let mut out = Answers { commands: &mut commands, failures: &mut failures, yielders: &yielders };
+    let mut out = Answers {
+        commands: &mut commands,
+        failures: &mut failures,
+        yielders: &yielders,
+        maps: &maps,
+        walkers: &walkers,
+    };
     let diagnostics = &mut *diagnostics;
 
     // The search spread over frames goes on first, unless its request went away or was
     // replaced (it is then waiting again), or its map did.
     if let Some(mut run) = running.take() {
+        // Asked again for the same goal while its search runs: the search goes on.
+        let asked = (&*maps, &*profiles, &*settings);
+        if waiting.contains(&run.entity) && asks_the_same(asked, &requests, &run) {
+            waiting.retain(|&e| e != run.entity);
+        }
         let wanted = requests.contains(run.entity) && !waiting.contains(&run.entity);
         match maps.get(run.query.map).filter(|_| wanted) {
             None => {
@@ -221,23 +243,22 @@ pub(crate) fn answer_requests(
         let Some(entity) = waiting.pop_front() else {
             break;
         };
-        let Ok((request, transform, follower, old_path, on_map, around, watched, kind)) =
-            requests.get(entity)
-        else {
+        let Ok(asker) = requests.get(entity) else {
             continue; // despawned, or the request was taken back
         };
-        answered += 1;
+        let (request, _, follower, old_path, _, around, watched, kind, more) = asker;
+        let (replanning, planned, _) = more;
         if maps.is_empty() {
+            answered += 1;
             let error = Err(NavError::NoGrid);
             out.deliver(entity, Some(request.goal), follower, None, error, pathfinder);
             continue;
         }
         let agent = request.agent.or(kind.copied()).unwrap_or_default();
-        let following = follower.zip(old_path);
-        let asked = (&*maps, &*profiles, &*settings, agent);
-        let query = match prepare(asked, request, transform, on_map, following) {
+        let query = match prepare((&*maps, &*profiles, &*settings, agent), asker) {
             Ok(query) => query,
             Err(error) => {
+                answered += 1;
                 let asked = Some(request.goal);
                 out.deliver(entity, asked, follower, None, Err(error), pathfinder);
                 continue;
@@ -247,6 +268,29 @@ pub(crate) fn answer_requests(
         let Some((map, Some(grid))) = maps.get(query.map).map(|m| (m, m.grid_for(agent))) else {
             continue; // prepare found them
         };
+        // Asked again for the goal its path leads to, on the grid it was planned on, unchanged
+        // since: the path being walked is the answer (a game may ask every frame).
+        let same_path = old_path.filter(|old| {
+            request.start.is_none()
+                && around.is_none()
+                && !watched
+                && !replanning
+                && follower.is_some()
+                && old.complete
+                && old.legs.is_empty()
+                && old.map == query.map
+                && old.goal_map == query.goal_map
+                && old.goal == query.goal
+                && old.options == query.options
+                && old.agent == query.agent
+                && planned.is_some_and(|p| p.0 == grid.stamp())
+        });
+        if same_path.is_some() {
+            out.commands.entity(entity).remove::<PathRequest>();
+            diagnostics.requests_reused += 1;
+            continue;
+        }
+        answered += 1;
         let geometry = &map.geometry;
         if watched {
             pathfinder.record_next();
@@ -287,7 +331,14 @@ pub(crate) fn answer_requests(
             diagnostics.searches_finished += 1;
             let path = found
                 .map(|found| make_linked_path(found, &maps, frame_links, &query, micros))
-                .map_err(NavError::from);
+                .map_err(|error| match error {
+                    // Between two maps, the cells alone read as two cells of one map.
+                    PathError::Unreachable { start, goal } if query.goal_map != query.map => {
+                        let (start_map, goal_map) = (query.map, query.goal_map);
+                        NavError::NoWayBetweenMaps { start_map, start, goal_map, goal }
+                    }
+                    error => NavError::from(error),
+                });
             out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
             continue;
         }
@@ -361,8 +412,29 @@ fn linked_search(
         .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
         .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
         .collect();
-    let grids = maps.grids_for(query.agent).ok_or(PathError::NoSuchMap { map: usize::MAX })?;
-    pathfinder.find_linked_path_avoiding(&grids, links, start, goal, &query.options, &avoid)
+    // Each map's grid for this kind of agent. A map that cannot serve it (a hex map for a
+    // larger agent) is never walked on: the links to it are left out, and its own grid stands
+    // in for the search's list.
+    let served: Vec<Option<&NavGrid>> = maps.iter().map(|m| m.grid_for(query.agent)).collect();
+    let grids: Vec<&NavGrid> =
+        maps.iter().zip(&served).map(|(m, grid)| grid.unwrap_or(&m.grid)).collect();
+    let walkable =
+        |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
+    let (kept, taken): (Vec<Link>, Vec<usize>) = links
+        .iter()
+        .enumerate()
+        .filter(|(_, link)| walkable(link.from) && walkable(link.to))
+        .map(|(k, link)| (*link, k))
+        .unzip();
+    let mut found =
+        pathfinder.find_linked_path_avoiding(&grids, &kept, start, goal, &query.options, &avoid)?;
+    // The links taken, numbered again as in the frame's list.
+    for leg in &mut found.legs {
+        if let Some(link) = leg.then.as_mut() {
+            *link = taken[*link];
+        }
+    }
+    Ok(found)
 }
 
 /// The frame's search budget: expanded cells, and a time when one is set.
@@ -417,16 +489,31 @@ fn go_on(
     }
 }
 
+/// What the request system reads of walking agents: where they are, whether they hold cells,
+/// the path they walk.
+type WalkerQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Transform,
+        Option<&'static GridLocked>,
+        Option<&'static Path>,
+        Option<&'static PathFollower>,
+    ),
+>;
+
 /// Where the frame's answers go.
-struct Answers<'a, 'w, 's, 'm, 'y, 'z> {
+struct Answers<'a, 'w, 's, 'm, 'y, 'z, 'q, 'r> {
     commands: &'a mut Commands<'w, 's>,
     failures: &'a mut MessageWriter<'m, PathFailed>,
     /// Agents stepping aside for another ([`Yielding`]): a failed side step is theirs to
     /// handle (they wait where they are, then go on), not the game's.
     yielders: &'a Query<'y, 'z, &'static Yielding>,
+    maps: &'a NavMaps,
+    walkers: &'a WalkerQuery<'q, 'r>,
 }
 
-impl Answers<'_, '_, '_, '_, '_, '_> {
+impl Answers<'_, '_, '_, '_, '_, '_, '_, '_> {
     /// Gives `entity` its answer: the path (smoothed if its follower asks) or the failure.
     #[allow(clippy::too_many_arguments)]
     fn deliver(
@@ -453,6 +540,7 @@ impl Answers<'_, '_, '_, '_, '_, '_> {
         if let Some(trace) = trace {
             entity_commands.insert((WatchedSearch(trace), WatchSearch { step: 0 }));
         }
+        let walker = self.walkers.get(entity).ok();
         match result {
             Ok(mut path) => {
                 // A larger agent walks from cell to cell: a straight line between corners
@@ -463,15 +551,48 @@ impl Answers<'_, '_, '_, '_, '_, '_> {
                 {
                     path.corners = corner_indices(grid, &path.cells);
                 }
+                if let Some(grid) = grid {
+                    entity_commands.insert(PlannedOn(grid.stamp()));
+                }
+                // Where it joins the path: on from where it stands (a grid-locked agent from
+                // its start, the cell it holds or steps into, as the movement walks it).
+                let next = match (walker, self.maps.get(path.map), grid) {
+                    (Some((transform, None, ..)), Some(map), Some(grid)) => {
+                        join_index(&path, transform.translation.truncate(), &map.geometry, grid)
+                    }
+                    _ => 0,
+                };
                 let on = OnNavMap(path.map);
                 entity_commands.remove::<(PathFailed, Replanning)>().insert((path, on));
                 if let Some(follower) = follower {
-                    entity_commands.insert(PathFollower { next: 0, ..follower.clone() });
+                    entity_commands.insert(PathFollower { next, ..follower.clone() });
                 }
             }
             // A failed side step is the agent's own business: it waits where it is, then goes on.
             Err(_) if side_step => {}
             Err(error) => {
+                // Walking a path to another goal: it stops at the next safe cell centre rather
+                // than walk on to a goal the game no longer wants.
+                if let Some((transform, locked, Some(old), Some(follower))) = walker
+                    && let Some(map) = self.maps.get(old.map)
+                    && let Some(grid) = map.grid_for(old.agent)
+                {
+                    let position = transform.translation.truncate();
+                    let held = locked.and_then(|l| l.holds.filter(|h| h.0 == map.entity));
+                    let cell = match held {
+                        Some((_, cell)) => Some(locked.and_then(|l| l.entering).unwrap_or(cell)),
+                        None => agent_start(map, grid, old.agent, position, Some((follower, old)))
+                            .ok()
+                            .or(old.cells.first().copied()),
+                    };
+                    if let Some(cell) = cell {
+                        entity_commands.insert((
+                            stand_in(map, cell, old),
+                            PathFollower { next: 0, ..follower.clone() },
+                            Replanning,
+                        ));
+                    }
+                }
                 let failed = PathFailed { entity, error };
                 entity_commands.insert(failed.clone());
                 self.failures.write(failed);
@@ -547,17 +668,68 @@ fn settle(
     }
 }
 
+/// A request and what the request system reads of its agent (an item of [`Requests`]).
+type Asker<'a> = (
+    &'a PathRequest,
+    Option<&'a Transform>,
+    Option<&'a PathFollower>,
+    Option<&'a Path>,
+    Option<&'a OnNavMap>,
+    Option<&'a PlanAround>,
+    bool,
+    Option<&'a NavAgent>,
+    (bool, Option<&'a PlannedOn>, Option<&'a GridLocked>),
+);
+
+/// True when the request waiting for the agent of the search `run` asks for what that search
+/// is finding: the same goal and map, options and kind of agent, from the same start (or from
+/// wherever the agent stands: the answer joins it where it is then).
+fn asks_the_same(
+    (maps, profiles, settings): (&NavMaps, &NavProfiles, &NavSettings),
+    requests: &Requests,
+    run: &Running,
+) -> bool {
+    let Ok(asker) = requests.get(run.entity) else {
+        return false;
+    };
+    let (request, kind) = (asker.0, asker.7);
+    let agent = request.agent.or(kind.copied()).unwrap_or_default();
+    let Ok(plan) = prepare((maps, profiles, settings, agent), asker) else {
+        return false;
+    };
+    let was = &run.query;
+    (plan.map, plan.goal_map, plan.goal, plan.options, plan.agent)
+        == (was.map, was.goal_map, was.goal, was.options, was.agent)
+        && (request.start.is_none() || plan.start == was.start)
+}
+
+/// Where a grid-locked agent plans from when its request names no start: the cell it is
+/// stepping into, or else the cell it holds (where it stands once its step ends), if that is
+/// on the map it is on.
+fn locked_start(
+    maps: &NavMaps,
+    on_map: Option<&OnNavMap>,
+    position: Option<Vec2>,
+    locked: Option<&GridLocked>,
+) -> Option<GridPos> {
+    let locked = locked?;
+    let (map, held) = locked.holds?;
+    let on = agent_map(maps, on_map, position?)?;
+    (on.entity == map).then(|| locked.entering.unwrap_or(held))
+}
+
 /// Makes a request concrete: its start map and cell, goal map and cell, and options.
 fn prepare(
     (maps, profiles, settings, agent): (&NavMaps, &NavProfiles, &NavSettings, NavAgent),
-    request: &PathRequest,
-    transform: Option<&Transform>,
-    on_map: Option<&OnNavMap>,
-    following: Option<(&PathFollower, &Path)>,
+    asker: Asker,
 ) -> Result<Plan, NavError> {
+    let (request, transform, follower, old_path, on_map, .., (_, _, locked)) = asker;
     let position = transform.map(|t| t.translation.truncate());
+    let following = follower.zip(old_path);
+    let locked = locked.filter(|_| agent.size == 1);
+    let start = request.start.or_else(|| locked_start(maps, on_map, position, locked));
     let asked = (maps, profiles, agent);
-    let (map, _, start) = request_start(asked, on_map, position, request.start, following)?;
+    let (map, _, start) = request_start(asked, on_map, position, start, following)?;
     // A larger agent's goal is where its body's centre is to be: its corner cell lies half a
     // body back.
     let corner = |geometry: &NavGeometry, world: Vec2| {

@@ -186,12 +186,6 @@ impl NavMaps {
         self.maps.iter().position(|m| m.entity == map)
     }
 
-    /// Every map's grid for agents of this kind, in [`iter`](Self::iter)'s order (`None` if
-    /// one is not made yet).
-    pub(crate) fn grids_for(&self, agent: NavAgent) -> Option<Vec<&NavGrid>> {
-        self.maps.iter().map(|m| m.grid_for(agent)).collect()
-    }
-
     pub(crate) fn maps_mut(&mut self) -> impl Iterator<Item = &mut NavMap> {
         self.maps.iter_mut()
     }
@@ -373,6 +367,13 @@ pub enum TilemapNavError {
         /// Its size.
         size: UVec2,
     },
+    /// The tilemap's `TilemapGridSize` or `TilemapTileSize` is not a finite size above 0, or
+    /// its `Transform` is not finite (NaN or infinite): no world position could be given a
+    /// cell. It is left out until they are.
+    BadGeometry {
+        /// The tilemap at fault.
+        tilemap: Entity,
+    },
     /// The [`BakedNavGrid`] does not fit the tilemap; the tiles were scanned instead.
     Baked(BakeError),
     /// A map's [`BakedPaths`](super::BakedPaths) could not be used (damaged, of a newer
@@ -407,6 +408,11 @@ impl fmt::Display for TilemapNavError {
             TilemapNavError::TooLarge { tilemap, size } => write!(
                 f,
                 "tilemap {tilemap} is {size} tiles, too large for a navigation grid; it is left out"
+            ),
+            TilemapNavError::BadGeometry { tilemap } => write!(
+                f,
+                "tilemap {tilemap} has a grid or tile size that is not a finite number above 0, \
+                 or a Transform that is not finite; it is left out"
             ),
             TilemapNavError::Baked(error) => write!(f, "{error}; the tiles were scanned instead"),
             TilemapNavError::BakedPaths { map, error } => {
@@ -578,7 +584,8 @@ impl NavGeometry {
         let local = self.to_local.transform_point3(world.extend(0.0));
         let local = local.truncate();
         if !local.is_finite() {
-            return Err(WorldToCellError::NotFinite(world));
+            // A finite point that the map's scale takes past `f32`'s range: far off the map.
+            return Err(WorldToCellError::OffMap(world));
         }
         // bevy_ecs_tilemap's own conversion, with the anchor's offset taken off once here.
         let pos = local - self.anchor_offset;
@@ -591,6 +598,10 @@ impl NavGeometry {
                     x >= 0.0 && y >= 0.0 && x < self.size.x as f32 && y < self.size.y as f32;
                 inside.then(|| TilePos::new(x as u32, y as u32))
             }
+            // bevy_ecs_tilemap's helpers for the other types count in integers, which a point
+            // far off the map overflows (a panic in debug builds): such a point is off the map,
+            // said before they are asked.
+            _ if !self.near_map(pos) => None,
             _ => TilePos::from_world_pos(
                 &pos,
                 &self.size,
@@ -601,6 +612,16 @@ impl NavGeometry {
             ),
         };
         tile.map(|t| self.tile_to_cell(t)).ok_or(WorldToCellError::OffMap(world))
+    }
+
+    /// True when a local point (anchor offset taken off) lies within a box round the map that
+    /// holds every tile of every map type: as many tiles out as the map is wide and tall, each
+    /// the largest of the grid and tile sizes.
+    fn near_map(&self, local: Vec2) -> bool {
+        let (grid, tile) = (self.grid_size, self.tile_size);
+        let step = grid.x.abs().max(grid.y.abs()).max(tile.x.abs()).max(tile.y.abs());
+        let reach = (self.size.x as f32 + self.size.y as f32 + 2.0) * step;
+        reach.is_finite() && local.x.abs() <= reach && local.y.abs() <= reach
     }
 
     /// The world-space centre of a cell, where bevy_ecs_tilemap draws its tile (honouring the
@@ -695,6 +716,16 @@ fn placement(transform: &Transform, global: Option<&GlobalTransform>, child: boo
     }
 }
 
+/// Sizes and a placement from which world positions and cells can be worked out: finite
+/// sizes above 0, a finite transform with a scale that is not 0.
+fn sane_geometry(grid: &TilemapGridSize, tile: &TilemapTileSize, placed: &Transform) -> bool {
+    let size_ok = |v: f32| v.is_finite() && v > 0.0;
+    [grid.x, grid.y, tile.x, tile.y].into_iter().all(size_ok)
+        && placed.is_finite()
+        && placed.scale.x != 0.0
+        && placed.scale.y != 0.0
+}
+
 fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> (Cell, Terrain) {
     let Some(Ok((nav, terrain, texture))) = entity.map(|e| tiles.get(e)) else {
         return (rules.missing, Terrain::DEFAULT);
@@ -777,7 +808,9 @@ pub(crate) fn sync_nav_grid(
     let mut ordered: Vec<_> = tilemaps.iter().collect();
     ordered
         .sort_by_key(|t| layers.layers.iter().position(|(e, _)| *e == t.0).unwrap_or(usize::MAX));
-    for (entity, storage, size, _, _, map_type, ..) in &ordered {
+    for (entity, storage, size, grid_size, tile_size, map_type, _, transform, _, global, child) in
+        &ordered
+    {
         let size = UVec2::new(size.x, size.y);
         // Tilemaps no grid can take are left out (and taken out if they were in), with a
         // warning when they appear or change. A storage that does not hold the tiles its size
@@ -802,6 +835,9 @@ pub(crate) fn sync_nav_grid(
                 storage_tiles,
             };
             Some((error, storage.is_changed()))
+        } else if !sane_geometry(grid_size, tile_size, &placement(transform, *global, *child)) {
+            let error = TilemapNavError::BadGeometry { tilemap: *entity };
+            Some((error, storage.is_added() || transform.is_changed()))
         } else if grid_dims(**map_type, size)
             .is_none_or(|d| u64::from(d.x) * u64::from(d.y) > crate::grid::MAX_CELLS)
         {

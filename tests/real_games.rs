@@ -1,0 +1,652 @@
+//! What real games do that scripted walks do not: asking again every frame, long searches
+//! asked again while they run, new requests that fail mid-walk, grid-locked units re-targeted
+//! mid-step, and hostile numbers (huge radii and coordinates, hand-made paths, odd sizes).
+//! Each test here failed before the fix it names.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::io::baked::{self, BakeError, MAX_LOADED_CELLS};
+use bevy_tilemap_nav::prelude::*;
+#[path = "common/tilemap.rs"]
+mod tilemap;
+use tilemap::{nav_app, spawn_text_tilemap};
+
+const FLOOR: u32 = 0;
+const WALL: u32 = 1;
+const MUD: u32 = 2;
+const TILE: f32 = 16.0;
+const DT: Duration = Duration::from_millis(16);
+
+fn app() -> App {
+    let mut app = nav_app(DT, WALL);
+    app.insert_resource(
+        TileRules::default().with(WALL, Cell::Blocked).with(MUD, Cell::Passable { cost: 5 }),
+    );
+    app
+}
+
+fn texture(c: char) -> Option<u32> {
+    match c {
+        '#' => Some(WALL),
+        '~' => Some(MUD),
+        '.' => Some(FLOOR),
+        _ => None,
+    }
+}
+
+fn spawn_map(app: &mut App, rows: &[String]) -> Entity {
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    spawn_text_tilemap(app, &rows, TILE, Vec2::ZERO, texture)
+}
+
+fn open_rows(width: usize, height: usize) -> Vec<String> {
+    vec![".".repeat(width); height]
+}
+
+fn first_map(app: &App) -> NavMap {
+    app.world().resource::<NavMaps>().first().expect("a map").clone()
+}
+
+fn centre(app: &App, cell: GridPos) -> Vec2 {
+    first_map(app).geometry.cell_to_world(cell)
+}
+
+fn position(app: &App, entity: Entity) -> Vec2 {
+    app.world().get::<Transform>(entity).unwrap().translation.truncate()
+}
+
+fn arrived(app: &App, entity: Entity) -> Option<Arrived> {
+    let messages = app.world().resource::<Messages<Arrived>>();
+    messages.iter_current_update_messages().find(|a| a.entity == entity).copied()
+}
+
+fn spawn_walker(app: &mut App, at: GridPos, speed: f32) -> Entity {
+    let at = centre(app, at);
+    app.world_mut()
+        .spawn((Transform::from_translation(at.extend(1.0)), PathFollower::new(speed)))
+        .id()
+}
+
+/// Frames until `entity` arrives, with `every_frame` run before each frame; checks that it
+/// never stands in a blocked cell.
+fn frames_to_arrive(
+    app: &mut App,
+    entity: Entity,
+    max: usize,
+    mut every_frame: impl FnMut(&mut App, usize),
+) -> Option<usize> {
+    for frame in 0..max {
+        every_frame(app, frame);
+        app.update();
+        let map = first_map(app);
+        let cell = map.geometry.world_to_cell(position(app, entity)).expect("on the map");
+        assert!(map.grid.is_passable(cell), "frame {frame}: in blocked cell {cell}");
+        if arrived(app, entity).is_some() {
+            return Some(frame);
+        }
+    }
+    None
+}
+
+/// An agent sent across a 20 x 20 open map at 100 units a second, its request put on again
+/// every `every` frames (0: asked once); `goal_of(frame)` is the goal of the request made then.
+fn arrival_when_asked_every(every: usize, goal_of: impl Fn(usize) -> PathGoal) -> Option<usize> {
+    let mut app = app();
+    spawn_map(&mut app, &open_rows(20, 20));
+    app.update();
+    let agent = spawn_walker(&mut app, GridPos::new(0, 0), 100.0);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(goal_of(0)));
+    frames_to_arrive(&mut app, agent, 2000, |app, frame| {
+        if every > 0 && frame > 0 && frame % every == 0 {
+            app.world_mut().entity_mut(agent).insert(PathRequest::to(goal_of(frame)));
+        }
+    })
+}
+
+#[test]
+fn an_agent_asked_again_every_frame_moves_as_fast_as_one_asked_once() {
+    let goal = |_| PathGoal::Tile(GridPos::new(19, 19));
+    let once = arrival_when_asked_every(0, goal).expect("arrives when asked once");
+    for every in [1, 2, 10, 30] {
+        let again = arrival_when_asked_every(every, goal)
+            .unwrap_or_else(|| panic!("asked every {every} frames: never arrives"));
+        assert!(again <= once + 2, "asked every {every} frames: frame {again}, once: {once}");
+    }
+    // A world goal that moves a little inside its cell every frame (a mouse, a target).
+    let jitter = |frame: usize| {
+        let wobble = Vec2::new((frame % 5) as f32, (frame % 3) as f32);
+        PathGoal::World(Vec2::splat(19.0 * TILE) + wobble)
+    };
+    let again = arrival_when_asked_every(1, jitter).expect("arrives with a wobbling goal");
+    assert!(again <= once + 2, "wobbling goal: frame {again}, once: {once}");
+}
+
+#[test]
+fn an_agent_sent_to_a_goal_that_moves_between_cells_every_frame_keeps_walking() {
+    let once = arrival_when_asked_every(0, |_| PathGoal::Tile(GridPos::new(19, 10)))
+        .expect("arrives when asked once");
+    // The goal flips between two neighbouring cells every frame for most of the way (a new
+    // search each time), then stays.
+    let flip = |frame: usize| {
+        let moving = frame < once * 3 / 4;
+        PathGoal::Tile(GridPos::new(19, 10 + (moving && frame % 2 == 1) as u32))
+    };
+    let again = arrival_when_asked_every(1, flip).expect("arrives with a goal that moves");
+    assert!(again <= once + once / 10 + 5, "moving goal: frame {again}, once: {once}");
+}
+
+#[test]
+fn an_agent_whose_kind_is_put_on_again_every_frame_keeps_walking() {
+    let once = arrival_when_asked_every(0, |_| PathGoal::Tile(GridPos::new(19, 19))).unwrap();
+    let mut app = app();
+    spawn_map(&mut app, &open_rows(20, 20));
+    app.update();
+    let agent = spawn_walker(&mut app, GridPos::new(0, 0), 100.0);
+    app.world_mut()
+        .entity_mut(agent)
+        .insert((NavAgent::default(), PathRequest::to(GridPos::new(19, 19))));
+    let frames = frames_to_arrive(&mut app, agent, 2000, |app, _| {
+        app.world_mut().entity_mut(agent).insert(NavAgent::default());
+    })
+    .expect("arrives with its kind put on every frame");
+    assert!(frames <= once + 2, "frame {frames}, once: {once}");
+}
+
+/// A 256 x 256 map with bands of mud and walls, whose searches need many frames' budgets.
+fn long_search_map() -> Vec<String> {
+    (0..256)
+        .map(|y| {
+            (0..256)
+                .map(|x| match (x % 32, y % 16) {
+                    (16, r) if r != 8 => '#',
+                    (a, b) if (a + b) % 7 == 0 => '~',
+                    _ => '.',
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_long_search_asked_again_while_it_runs_goes_on_and_is_answered() {
+    let frames_to_answer = |every: usize| {
+        let mut app = app();
+        app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = 300;
+        spawn_map(&mut app, &long_search_map());
+        app.update();
+        let agent = spawn_walker(&mut app, GridPos::new(1, 1), 10.0);
+        let goal = GridPos::new(250, 250);
+        app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+        for frame in 1..=1000 {
+            app.update();
+            if app.world().get::<Path>(agent).is_some() {
+                return Some(frame);
+            }
+            if every > 0 && frame % every == 0 {
+                app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+            }
+        }
+        None
+    };
+    let once = frames_to_answer(0).expect("answered when asked once");
+    assert!(once > 3, "the search must need several frames ({once})");
+    for every in [1, 2, 5] {
+        let again = frames_to_answer(every)
+            .unwrap_or_else(|| panic!("asked every {every} frames: never answered"));
+        assert!(again <= once + 1, "asked every {every} frames: frame {again}, once: {once}");
+    }
+}
+
+#[test]
+fn a_new_request_that_fails_stops_the_walk_to_the_old_goal() {
+    let mut rows = open_rows(20, 10);
+    // A walled-in cell at (17, 5) (row 4 from the top is y = 5).
+    rows[3].replace_range(16..19, "###");
+    rows[4].replace_range(16..19, "#.#");
+    rows[5].replace_range(16..19, "###");
+    let mut app = app();
+    spawn_map(&mut app, &rows);
+    app.update();
+    let agent = spawn_walker(&mut app, GridPos::new(0, 0), 50.0);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(19, 0)));
+    for _ in 0..30 {
+        app.update();
+    }
+    let walked_to = position(&app, agent);
+    assert!(walked_to.x > 10.0, "walking");
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(17, 5)));
+    app.update();
+    let failed = app.world().get::<PathFailed>(agent).expect("the new request failed");
+    assert!(matches!(failed.error, NavError::Search(PathError::Unreachable { .. })));
+    for _ in 0..200 {
+        app.update();
+        assert!(arrived(&app, agent).is_none(), "no Arrived for the old goal");
+    }
+    // It stopped at the centre of a cell next to where it was, not at the old goal.
+    let stopped = position(&app, agent);
+    assert!(stopped.distance(walked_to) <= TILE * 1.5, "{walked_to} -> {stopped}");
+    let map = first_map(&app);
+    let cell = map.geometry.world_to_cell(stopped).unwrap();
+    assert_eq!(stopped, map.geometry.cell_to_world(cell), "stops at a cell centre");
+    assert!(app.world().get::<Replanning>(agent).is_none());
+}
+
+#[test]
+fn a_request_asked_again_for_the_same_goal_costs_no_search() {
+    let mut app = app();
+    spawn_map(&mut app, &open_rows(20, 20));
+    app.update();
+    let agents: Vec<Entity> = (0..50)
+        .map(|k| {
+            let agent = spawn_walker(&mut app, GridPos::new(k % 10, k / 10), 20.0);
+            app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(19, 19)));
+            agent
+        })
+        .collect();
+    app.update();
+    for _ in 0..5 {
+        for &agent in &agents {
+            app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(19, 19)));
+        }
+        app.update();
+        let diagnostics = *app.world().resource::<NavDiagnostics>();
+        assert_eq!(diagnostics.searches_started, 0);
+        assert_eq!(diagnostics.requests_reused, 50);
+    }
+    // Once the grid changes, the next request is searched again.
+    let tilemap = first_map(&app).layers[0];
+    let tile = app.world().get::<TileStorage>(tilemap).unwrap().get(&TilePos::new(5, 15)).unwrap();
+    app.world_mut().entity_mut(tile).insert(TileTextureIndex(WALL));
+    app.update();
+    app.world_mut().entity_mut(agents[0]).insert(PathRequest::to(GridPos::new(19, 19)));
+    app.update();
+    assert_eq!(app.world().resource::<NavDiagnostics>().searches_started, 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Hostile numbers.
+
+#[test]
+fn huge_infinite_and_nan_avoidance_radii_do_not_panic() {
+    let mut app = app();
+    spawn_map(&mut app, &open_rows(12, 12));
+    app.update();
+    let radii = [1.0e30, f32::INFINITY, f32::NAN, -5.0, f32::MAX, 6.0];
+    let agents: Vec<Entity> = radii
+        .iter()
+        .enumerate()
+        .map(|(k, &radius)| {
+            let agent = spawn_walker(&mut app, GridPos::new(k as u32, 0), 40.0);
+            let goal = GridPos::new(11 - k as u32, 11);
+            app.world_mut()
+                .entity_mut(agent)
+                .insert((Avoidance::new(radius), PathRequest::to(goal)));
+            agent
+        })
+        .collect();
+    for _ in 0..300 {
+        app.update();
+        for &agent in &agents {
+            assert!(position(&app, agent).is_finite());
+        }
+    }
+}
+
+#[test]
+fn agents_with_positions_far_apart_near_the_float_limit_do_not_hang_or_panic() {
+    let mut app = app();
+    spawn_map(&mut app, &open_rows(8, 8));
+    app.update();
+    for x in [-3.0e38f32, 3.0e38] {
+        app.world_mut().spawn((
+            Transform::from_xyz(x, x, 0.0),
+            Avoidance::new(4.0),
+            PathFollower::new(10.0),
+            PathRequest::to(GridPos::new(1, 1)),
+        ));
+    }
+    for _ in 0..5 {
+        app.update();
+    }
+}
+
+fn spawn_typed_map(
+    app: &mut App,
+    size: u32,
+    map_type: TilemapType,
+    grid_size: TilemapGridSize,
+    transform: Transform,
+) -> Entity {
+    let size = TilemapSize { x: size, y: size };
+    let world = app.world_mut();
+    let tilemap = world.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for y in 0..size.y {
+        for x in 0..size.x {
+            let pos = TilePos { x, y };
+            let tile = world.spawn((pos, TilemapId(tilemap), TileTextureIndex(FLOOR))).id();
+            storage.set(&pos, tile);
+        }
+    }
+    world.entity_mut(tilemap).insert((
+        storage,
+        size,
+        grid_size,
+        TilemapTileSize { x: grid_size.x, y: grid_size.y },
+        map_type,
+        TilemapAnchor::None,
+        transform,
+        NavTilemap,
+    ));
+    tilemap
+}
+
+#[test]
+fn world_points_far_off_hex_and_staggered_maps_are_off_the_map_never_an_overflow() {
+    let types = [
+        TilemapType::Hexagon(HexCoordSystem::Row),
+        TilemapType::Hexagon(HexCoordSystem::Column),
+        TilemapType::Hexagon(HexCoordSystem::RowEven),
+        TilemapType::Hexagon(HexCoordSystem::RowOdd),
+        TilemapType::Hexagon(HexCoordSystem::ColumnEven),
+        TilemapType::Hexagon(HexCoordSystem::ColumnOdd),
+        TilemapType::Isometric(IsoCoordSystem::Staggered),
+        TilemapType::Isometric(IsoCoordSystem::Diamond),
+    ];
+    let far = [1.0e11, -1.0e11, 3.0e38, -3.0e38, 1.0e20];
+    for map_type in types {
+        for scale in [1.0, 1.0e-6] {
+            let mut app = app();
+            let grid_size = TilemapGridSize { x: 16.0, y: 14.0 };
+            let transform = Transform::from_scale(Vec3::new(scale, scale, 1.0));
+            spawn_typed_map(&mut app, 8, map_type, grid_size, transform);
+            app.update();
+            let map = first_map(&app);
+            for &x in &far {
+                for point in [Vec2::new(x, 0.0), Vec2::new(0.0, x), Vec2::splat(x)] {
+                    assert!(matches!(
+                        map.geometry.world_to_cell(point),
+                        Err(WorldToCellError::OffMap(_))
+                    ));
+                    assert!(app.world().resource::<NavMaps>().at_world(point).is_none());
+                }
+            }
+            // The same numbers as a goal, an agent's position and an obstacle's.
+            let start = map.geometry.cell_to_world(GridPos::new(1, 1));
+            let goal = app
+                .world_mut()
+                .spawn((
+                    Transform::from_translation(start.extend(0.0)),
+                    PathFollower::new(10.0),
+                    PathRequest::to(Vec2::splat(1.0e11)),
+                ))
+                .id();
+            let lost = app
+                .world_mut()
+                .spawn((
+                    Transform::from_xyz(1.0e11, 1.0e11, 0.0),
+                    PathFollower::new(10.0),
+                    PathRequest::to(GridPos::new(2, 2)),
+                ))
+                .id();
+            app.world_mut().spawn((Transform::from_xyz(-1.0e11, 3.0e38, 0.0), NavObstacle));
+            for _ in 0..3 {
+                app.update();
+            }
+            let error = |e: Entity| app.world().get::<PathFailed>(e).map(|f| f.error.clone());
+            assert!(matches!(error(goal), Some(NavError::Goal(WorldToCellError::OffMap(_)))));
+            assert!(matches!(error(lost), Some(NavError::Start(WorldToCellError::OffMap(_)))));
+        }
+    }
+}
+
+#[test]
+fn a_small_bake_claiming_a_huge_grid_is_refused_before_allocating() {
+    let mut bytes = baked::to_binary(&NavGrid::new(2, 2).unwrap());
+    // Header: magic, version, width (8..12), height (12..16), moves, corner rule, run count
+    // (18..22), then runs of (count, cost).
+    for side in [16_000u32, 32_000, 65_535] {
+        bytes[8..12].copy_from_slice(&side.to_le_bytes());
+        bytes[12..16].copy_from_slice(&side.to_le_bytes());
+        let cells = u64::from(side) * u64::from(side);
+        let runs = u32::from_le_bytes(bytes[18..22].try_into().unwrap()) as usize;
+        assert_eq!(runs, 1, "one run for an open 2 x 2 grid");
+        bytes[22..26].copy_from_slice(&(cells.min(u64::from(u32::MAX)) as u32).to_le_bytes());
+        reseal(&mut bytes);
+        assert_eq!(
+            baked::from_binary(&bytes).unwrap_err(),
+            BakeError::TooLarge { cells, limit: MAX_LOADED_CELLS }
+        );
+    }
+    // Under the limit it still loads, and a caller may raise the limit.
+    let grid = NavGrid::new(300, 200).unwrap();
+    let bytes = baked::to_binary(&grid);
+    assert_eq!(
+        baked::from_binary_with_limit(&bytes, 1000).unwrap_err(),
+        BakeError::TooLarge { cells: 60_000, limit: 1000 }
+    );
+    assert_eq!(baked::from_binary_with_limit(&bytes, 60_000).unwrap().len(), 60_000);
+}
+
+/// The checksum of a baked grid, sealed again after an edit (as a modder's tool would).
+fn reseal(bytes: &mut [u8]) {
+    let body = bytes.len() - 8;
+    let sum = bytes[..body]
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// An agent on `rows` with an answered path to `goal`, after a frame.
+fn agent_with_path(rows: &[String], goal: GridPos) -> (App, Entity) {
+    let mut app = app();
+    spawn_map(&mut app, rows);
+    app.update();
+    let agent = spawn_walker(&mut app, GridPos::new(0, 0), 40.0);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+    app.update();
+    assert!(app.world().get::<Path>(agent).is_some());
+    (app, agent)
+}
+
+#[test]
+fn hand_made_paths_that_cannot_be_walked_stop_the_agent_with_an_error() {
+    let edits: [fn(&mut Path); 5] = [
+        |p| p.cells.clear(),
+        |p| p.points.truncate(1),
+        |p| p.points[1] = Vec2::NAN,
+        |p| {
+            let mut leg = p.clone();
+            leg.cells.clear();
+            leg.points.clear();
+            p.legs.push(PathLeg {
+                link: Entity::PLACEHOLDER,
+                from: LinkEnd::new(p.map, p.cells[p.cells.len() - 1]),
+                map: p.map,
+                cells: Vec::new(),
+                points: Vec::new(),
+                cost: 1.0,
+            });
+        },
+        |p| {
+            p.legs.push(PathLeg {
+                link: Entity::PLACEHOLDER,
+                from: LinkEnd::new(p.map, p.cells[p.cells.len() - 1]),
+                map: p.map,
+                cells: vec![GridPos::new(1, 1)],
+                points: Vec::new(),
+                cost: 1.0,
+            });
+        },
+    ];
+    for (k, edit) in edits.iter().enumerate() {
+        let (mut app, agent) = agent_with_path(&open_rows(8, 8), GridPos::new(7, 7));
+        let mut path = app.world().get::<Path>(agent).unwrap().clone();
+        edit(&mut path);
+        app.world_mut().entity_mut(agent).insert(path);
+        for _ in 0..3 {
+            app.update();
+        }
+        let error = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+        assert_eq!(error, Some(NavError::MalformedPath), "edit {k}");
+        assert!(position(&app, agent).is_finite());
+    }
+}
+
+#[test]
+fn a_follower_index_past_the_end_walks_to_the_last_point() {
+    let (mut app, agent) = agent_with_path(&open_rows(8, 8), GridPos::new(7, 7));
+    app.world_mut().get_mut::<PathFollower>(agent).unwrap().next = usize::MAX;
+    let frames = frames_to_arrive(&mut app, agent, 600, |_, _| {}).expect("arrives");
+    assert!(frames < 600);
+    assert_eq!(position(&app, agent), centre(&app, GridPos::new(7, 7)));
+}
+
+#[test]
+fn a_follower_put_back_after_a_wall_cut_its_path_plans_again() {
+    let (mut app, agent) = agent_with_path(&open_rows(12, 12), GridPos::new(11, 0));
+    app.world_mut().entity_mut(agent).remove::<PathFollower>();
+    app.update();
+    // A wall across the bottom rows, between the agent and its goal.
+    let tilemap = first_map(&app).layers[0];
+    for y in 0..11 {
+        let tile =
+            app.world().get::<TileStorage>(tilemap).unwrap().get(&TilePos::new(6, y)).unwrap();
+        app.world_mut().entity_mut(tile).insert(TileTextureIndex(WALL));
+    }
+    app.update();
+    app.world_mut().entity_mut(agent).insert(PathFollower::new(40.0));
+    let frames =
+        frames_to_arrive(&mut app, agent, 2000, |_, _| {}).expect("arrives round the wall");
+    assert!(frames > 0);
+    assert_eq!(position(&app, agent), centre(&app, GridPos::new(11, 0)));
+}
+
+#[test]
+fn non_finite_speeds_stand_still_and_non_finite_map_sizes_are_refused() {
+    let (mut app, agent) = agent_with_path(&open_rows(8, 8), GridPos::new(7, 7));
+    let before = position(&app, agent);
+    for speed in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+        app.world_mut().get_mut::<PathFollower>(agent).unwrap().speed = speed;
+        for _ in 0..5 {
+            app.update();
+            assert_eq!(position(&app, agent), before, "speed {speed}");
+        }
+    }
+    // A tilemap whose grid size is infinite is left out with a warning; nothing gets NaN.
+    for bad in [f32::INFINITY, f32::NAN, 0.0, -16.0] {
+        let mut app = self::app();
+        let grid_size = TilemapGridSize { x: bad, y: 16.0 };
+        let tilemap =
+            spawn_typed_map(&mut app, 6, TilemapType::Square, grid_size, Transform::IDENTITY);
+        let walker = app
+            .world_mut()
+            .spawn((
+                Transform::from_xyz(8.0, 8.0, 0.0),
+                PathFollower::new(40.0),
+                PathRequest::to(GridPos::new(4, 4)),
+            ))
+            .id();
+        app.update();
+        let warnings: Vec<TilemapNavError> = app
+            .world()
+            .resource::<Messages<TilemapNavWarning>>()
+            .iter_current_update_messages()
+            .map(|w| w.error.clone())
+            .collect();
+        assert_eq!(warnings, vec![TilemapNavError::BadGeometry { tilemap }], "grid size {bad}");
+        for _ in 0..5 {
+            app.update();
+        }
+        assert!(position(&app, walker).is_finite());
+        assert_eq!(
+            app.world().get::<PathFailed>(walker).map(|f| f.error.clone()),
+            Some(NavError::NoGrid)
+        );
+    }
+}
+
+#[test]
+fn a_larger_agent_plans_across_links_while_a_hex_map_is_in_the_world() {
+    let mut app = app();
+    let square = spawn_map(&mut app, &open_rows(10, 10));
+    // A hex map elsewhere in the world, which no agent of size 2 can use.
+    let grid_size = TilemapGridSize { x: 16.0, y: 14.0 };
+    let far = Transform::from_xyz(2000.0, 0.0, 0.0);
+    let hex =
+        spawn_typed_map(&mut app, 6, TilemapType::Hexagon(HexCoordSystem::Row), grid_size, far);
+    app.update();
+    let maps = app.world().resource::<NavMaps>();
+    let (square_map, hex_map) =
+        (maps.of_tilemap(square).unwrap().entity, maps.of_tilemap(hex).unwrap().entity);
+    let ask = |app: &mut App| {
+        let at = centre(app, GridPos::new(0, 0)) + Vec2::splat(TILE / 2.0);
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(at.extend(0.0)),
+                NavAgent::sized(2),
+                PathRequest::to(GridPos::new(6, 0)),
+            ))
+            .id();
+        for _ in 0..3 {
+            app.update();
+        }
+        let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+        app.world().get::<Path>(agent).map(|p| p.cost).ok_or(failed)
+    };
+    let without = ask(&mut app).expect("a path without links");
+    // Links: one on the square map, one to the hex map.
+    app.world_mut().spawn(NavLink::two_way(
+        LinkEnd::new(square_map, GridPos::new(0, 8)),
+        LinkEnd::new(square_map, GridPos::new(8, 8)),
+        50.0,
+    ));
+    app.world_mut().spawn(NavLink::two_way(
+        LinkEnd::new(square_map, GridPos::new(4, 4)),
+        LinkEnd::new(hex_map, GridPos::new(1, 1)),
+        1.0,
+    ));
+    app.update();
+    let with = ask(&mut app).expect("a path with links in the world");
+    assert!((with - without).abs() < 1e-9, "{with} vs {without}");
+}
+
+#[test]
+fn a_goal_on_another_map_with_no_link_names_both_maps() {
+    let mut app = app();
+    let left = spawn_map(&mut app, &open_rows(5, 5));
+    let rows = open_rows(5, 5);
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let right = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::new(5.0 * TILE, 0.0), texture);
+    app.update();
+    let maps = app.world().resource::<NavMaps>();
+    let (left_map, right_map) =
+        (maps.of_tilemap(left).unwrap().entity, maps.of_tilemap(right).unwrap().entity);
+    let start = centre(&app, GridPos::new(4, 2));
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start.extend(0.0)),
+            PathRequest::to(start + Vec2::new(TILE, 0.0)),
+        ))
+        .id();
+    app.update();
+    let error = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+    assert_eq!(
+        error,
+        Some(NavError::NoWayBetweenMaps {
+            start_map: left_map,
+            start: GridPos::new(4, 2),
+            goal_map: right_map,
+            goal: GridPos::new(0, 2),
+        })
+    );
+    let text = error.unwrap().to_string();
+    assert!(
+        text.contains(&format!("{left_map}")) && text.contains(&format!("{right_map}")),
+        "{text}"
+    );
+}

@@ -138,19 +138,21 @@ fn an_agent_sent_to_a_goal_that_moves_between_cells_every_frame_keeps_walking() 
 }
 
 #[test]
-fn an_agent_whose_kind_is_put_on_again_every_frame_keeps_walking() {
+fn an_agent_with_a_profile_asked_again_every_frame_keeps_walking() {
     let once = arrival_when_asked_every(0, |_| PathGoal::Tile(GridPos::new(19, 19))).unwrap();
     let mut app = app();
+    let walker =
+        app.world_mut().resource_mut::<NavProfiles>().insert("walker", NavProfile::default());
     spawn_map(&mut app, &open_rows(20, 20));
     app.update();
     let agent = spawn_walker(&mut app, GridPos::new(0, 0), 100.0);
-    app.world_mut()
-        .entity_mut(agent)
-        .insert((NavAgent::default(), PathRequest::to(GridPos::new(19, 19))));
+    let kind = NavAgent::with_profile(walker);
+    let request = PathRequest::to(GridPos::new(19, 19));
+    app.world_mut().entity_mut(agent).insert((kind, request.clone()));
     let frames = frames_to_arrive(&mut app, agent, 2000, |app, _| {
-        app.world_mut().entity_mut(agent).insert(NavAgent::default());
+        app.world_mut().entity_mut(agent).insert((kind, request.clone().for_agent(kind)));
     })
-    .expect("arrives with its kind put on every frame");
+    .expect("arrives with its kind and request put on every frame");
     assert!(frames <= once + 2, "frame {frames}, once: {once}");
 }
 

@@ -652,3 +652,62 @@ fn a_goal_on_another_map_with_no_link_names_both_maps() {
         "{text}"
     );
 }
+
+#[test]
+fn a_thousand_links_are_searched_within_the_frame_budget() {
+    let mut app = app();
+    let budget = 400;
+    app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = budget;
+    let mut rows = open_rows(128, 128);
+    for (y, row) in rows.iter_mut().enumerate() {
+        // Walls with one gap each, so that walks are long.
+        if y % 16 == 8 {
+            let gap = (y * 7) % 128;
+            *row = (0..128).map(|x| if x == gap { '.' } else { '#' }).collect();
+        }
+    }
+    spawn_map(&mut app, &rows);
+    app.update();
+    let map = first_map(&app);
+    // A thousand one-way doors between open cells, expensive enough that few are worth taking.
+    let mut rng = 0x2545_f491_u64;
+    let mut random_open = || loop {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let cell = GridPos::new((rng % 128) as u32, ((rng >> 16) % 128) as u32);
+        if map.grid.is_passable(cell) {
+            return cell;
+        }
+    };
+    let mut links = Vec::new();
+    for _ in 0..1000 {
+        let (a, b) = (random_open(), random_open());
+        links.push(Link::one_way(MapPos::new(0, a), MapPos::new(0, b), 40.0));
+        let (a, b) = (LinkEnd::new(map.entity, a), LinkEnd::new(map.entity, b));
+        app.world_mut().spawn(NavLink::one_way(a, b, 40.0));
+    }
+    let (start, goal) = (GridPos::new(1, 1), GridPos::new(126, 126));
+    let agent = spawn_walker(&mut app, start, 10.0);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+    let mut frames = 0;
+    while app.world().get::<Path>(agent).is_none() {
+        app.update();
+        frames += 1;
+        let expanded = app.world().resource::<NavDiagnostics>().expansions;
+        assert!(expanded <= budget, "frame {frames}: {expanded} cells expanded");
+        assert!(frames < 1000, "not answered");
+    }
+    assert!(frames > 2, "spread over frames ({frames})");
+    let path = app.world().get::<Path>(agent).unwrap();
+    let optimum = Pathfinder::new()
+        .find_linked_path(
+            &[&map.grid],
+            &links,
+            MapPos::new(0, start),
+            MapPos::new(0, goal),
+            &SearchOptions::default(),
+        )
+        .unwrap();
+    assert!((path.cost - optimum.cost).abs() < 1e-9, "{} vs {}", path.cost, optimum.cost);
+}

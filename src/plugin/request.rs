@@ -21,8 +21,8 @@ use super::settings::NavSettings;
 use super::tilemap::{NavGeometry, NavMap, NavMaps};
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::search::{
-    Landmarks, Link, LinkedPath, MapPos, PathError, PathResult, Pathfinder, SearchOptions,
-    SearchStep,
+    Landmarks, LinkedPath, LinkedSearch, LinkedStep, MapPos, PathError, PathResult, Pathfinder,
+    SearchOptions, SearchStep,
 };
 
 /// A search spread over frames, for one agent's request.
@@ -63,6 +63,8 @@ const MAX_REDOS: u32 = 2;
 pub(crate) struct RequestQueue {
     waiting: VecDeque<Entity>,
     running: Option<Running>,
+    /// The search through links spread over frames, if one is.
+    running_linked: Option<LinkedRun>,
     pathfinder: Pathfinder,
     /// This frame's links (reused).
     links: FrameLinks,
@@ -99,8 +101,8 @@ type Requests<'w, 's> = Query<
 /// Answers waiting requests in arrival order until the frame's budget of expanded cells is
 /// spent. A search on one map that would overrun it pauses and goes on next frame (before any
 /// other), so no frame waits on a long search; if the grid changes meanwhile, its answer is
-/// checked against the new grid or the search begins again. A search through links runs whole
-/// (its walks are ordinary searches between few places) and is charged to the budget after.
+/// checked against the new grid or the search begins again. A search through links is spread
+/// over frames the same way.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn answer_requests(
     mut commands: Commands,
@@ -134,7 +136,8 @@ pub(crate) fn answer_requests(
     };
     let budget_at_start = budget.expansions;
     let mut answered = 0usize;
-    let RequestQueue { waiting, running, pathfinder, links: frame_links } = &mut *queue;
+    let RequestQueue { waiting, running, running_linked, pathfinder, links: frame_links } =
+        &mut *queue;
     frame_links.gather(&maps, &links);
     let mut out = Answers {
         commands: &mut commands,
@@ -150,7 +153,8 @@ pub(crate) fn answer_requests(
     if let Some(mut run) = running.take() {
         // Asked again for the same goal while its search runs: the search goes on.
         let asked = (&*maps, &*profiles, &*settings);
-        if waiting.contains(&run.entity) && asks_the_same(asked, &requests, &run) {
+        if waiting.contains(&run.entity) && asks_the_same(asked, &requests, &run.query, run.entity)
+        {
             waiting.retain(|&e| e != run.entity);
         }
         let wanted = requests.contains(run.entity) && !waiting.contains(&run.entity);
@@ -232,6 +236,65 @@ pub(crate) fn answer_requests(
         }
     }
 
+    // Then a search through links spread over frames, on the same terms.
+    if let Some(mut run) = running_linked.take() {
+        let asked = (&*maps, &*profiles, &*settings);
+        if waiting.contains(&run.entity) && asks_the_same(asked, &requests, &run.query, run.entity)
+        {
+            waiting.retain(|&e| e != run.entity);
+        }
+        let wanted = requests.contains(run.entity) && !waiting.contains(&run.entity);
+        let follower = requests.get(run.entity).ok().and_then(|r| r.2);
+        let asked_goal = requests.get(run.entity).ok().map(|r| r.0.goal);
+        let gone = [run.query.map, run.query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
+        let served = maps.get(run.query.map).is_some_and(|m| m.grid_for(run.query.agent).is_some());
+        if !wanted {
+        } else if let Some(map) = gone {
+            let error = Err(NavError::MapGone { map });
+            out.deliver(run.entity, asked_goal, follower, None, error, pathfinder);
+        } else if !served {
+            waiting.push_front(run.entity); // its kind's grid was dropped: planned again
+        } else {
+            let began = std::time::Instant::now();
+            let before = run.search.expanded();
+            let mut step = go_on_linked(&mut run, &maps, &mut budget, before);
+            while step == LinkedStep::Done(Err(PathError::GridChanged)) {
+                // A grid changed under it: it begins again on the grids as they are now, and
+                // after a few times runs whole (the grids keep changing: better late than never).
+                run.redone += 1;
+                diagnostics.searches_redone += 1;
+                let around = requests.get(run.entity).ok().and_then(|r| r.5);
+                let around = around.map_or(&[][..], |a| &a.0[..]);
+                let asked = (&*maps, &*frame_links, &*obstacles);
+                run = match begin_linked(asked, run.entity, around, run.query) {
+                    Ok(again) => LinkedRun { redone: run.redone, micros: run.micros, ..again },
+                    Err(error) => {
+                        step = LinkedStep::Done(Err(error));
+                        break;
+                    }
+                };
+                let mut whole = Budget { expansions: u32::MAX, deadline: None };
+                let budget = if run.redone > MAX_REDOS { &mut whole } else { &mut budget };
+                step = go_on_linked(&mut run, &maps, budget, 0);
+            }
+            run.micros += began.elapsed().as_secs_f32() * 1e6;
+            match step {
+                LinkedStep::Paused { .. } => {
+                    diagnostics.search_paused = true;
+                    *running_linked = Some(run);
+                    diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
+                    diagnostics.pathfind_time = frame_began.elapsed();
+                    return;
+                }
+                LinkedStep::Done(result) => {
+                    answered += 1;
+                    let ended = (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
+                    finish_linked(ended, &maps, run, result, asked_goal, follower);
+                }
+            }
+        }
+    }
+
     // Then waiting requests, in arrival order, while the budget lasts; the one that runs out of
     // it is spread over the next frames.
     // At least one slice of search a frame, whatever the clock says, so that all goes on.
@@ -299,48 +362,41 @@ pub(crate) fn answer_requests(
         searched = true;
         diagnostics.searches_started += 1;
         if query.goal_map != query.map || !frame_links.links.is_empty() {
+            // A search over the maps and their links, spread over frames like any other.
             let around = around.map_or(&[][..], |a| &a.0[..]);
-            let mut found = linked_search(
-                pathfinder,
-                &maps,
-                &frame_links.links,
-                &obstacles,
-                entity,
-                around,
-                &query,
-            );
-            if matches!(found, Err(PathError::Unreachable { .. })) && !around.is_empty() {
-                // No way round the characters in the way: the way through them, then.
-                found = linked_search(
-                    pathfinder,
-                    &maps,
-                    &frame_links.links,
-                    &obstacles,
-                    entity,
-                    &[],
-                    &query,
-                );
-            }
-            let micros = began.elapsed().as_secs_f32() * 1e6;
-            let expanded = match &found {
-                Ok(path) => path.stats.expanded,
-                Err(PathError::LimitExceeded { expanded }) => *expanded,
-                Err(_) => 0,
+            let asked = (&*maps, &*frame_links, &*obstacles);
+            let mut run = match begin_linked(asked, entity, around, query) {
+                Ok(run) => run,
+                Err(error) => {
+                    diagnostics.searches_finished += 1;
+                    let error = Err(linked_error(&query, error));
+                    out.deliver(
+                        entity,
+                        Some(request.goal),
+                        follower,
+                        Some(grid),
+                        error,
+                        pathfinder,
+                    );
+                    continue;
+                }
             };
-            budget.expansions = budget.expansions.saturating_sub(expanded.max(1));
-            diagnostics.searches_finished += 1;
-            let path = found
-                .map(|found| make_linked_path(found, &maps, frame_links, &query, micros))
-                .map_err(|error| match error {
-                    // Between two maps, the cells alone read as two cells of one map.
-                    PathError::Unreachable { start, goal } if query.goal_map != query.map => {
-                        let (start_map, goal_map) = (query.map, query.goal_map);
-                        NavError::NoWayBetweenMaps { start_map, start, goal_map, goal }
+            let step = go_on_linked(&mut run, &maps, &mut budget, 0);
+            run.micros += began.elapsed().as_secs_f32() * 1e6;
+            match step {
+                LinkedStep::Paused { .. } => {
+                    diagnostics.search_paused = true;
+                    *running_linked = Some(run);
+                    break;
+                }
+                LinkedStep::Done(result) => {
+                    let ended = (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
+                    if !finish_linked(ended, &maps, run, result, Some(request.goal), follower) {
+                        break; // asked again without planning around: next frame
                     }
-                    error => NavError::from(error),
-                });
-            out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
-            continue;
+                    continue;
+                }
+            }
         }
         let mut avoid = obstacles.for_agent(entity, query.map);
         avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
@@ -394,16 +450,35 @@ pub(crate) fn answer_requests(
     diagnostics.pathfind_time = frame_began.elapsed();
 }
 
-/// A search across the maps and links, from `query`'s start to its goal.
-fn linked_search(
-    pathfinder: &mut Pathfinder,
-    maps: &NavMaps,
-    links: &[Link],
-    obstacles: &ObstacleCells,
+/// A search through links spread over frames, for one agent's request.
+struct LinkedRun {
+    entity: Entity,
+    query: Plan,
+    search: LinkedSearch,
+    /// The links it searches: those of the frame it began in that this kind of agent can take.
+    links: FrameLinks,
+    /// The cells it walls (characters in the way), for straightening its walks.
+    avoid: Vec<MapPos>,
+    /// It plans round characters in the way ([`PlanAround`]).
+    around: bool,
+    /// Times it began again, and its search time so far (microseconds).
+    redone: u32,
+    micros: f32,
+}
+
+/// Each map's grid for this kind of agent, in [`NavMaps`]' order; a map that cannot serve it
+/// (a hex map for a larger agent) stands in with its own grid, and no link leads there.
+fn agent_grids(maps: &NavMaps, agent: NavAgent) -> Vec<&NavGrid> {
+    maps.iter().map(|m| m.grid_for(agent).unwrap_or(&m.grid)).collect()
+}
+
+/// Begins a search across the maps and links, from `query`'s start to its goal.
+fn begin_linked(
+    (maps, frame_links, obstacles): (&NavMaps, &FrameLinks, &ObstacleCells),
     entity: Entity,
     around: &[GridPos],
-    query: &Plan,
-) -> Result<LinkedPath, PathError> {
+    query: Plan,
+) -> Result<LinkedRun, PathError> {
     let index = |map: Entity| maps.index_of(map).ok_or(PathError::NoSuchMap { map: usize::MAX });
     let start = MapPos::new(index(query.map)?, query.start);
     let goal = MapPos::new(index(query.goal_map)?, query.goal);
@@ -412,29 +487,85 @@ fn linked_search(
         .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
         .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
         .collect();
-    // Each map's grid for this kind of agent. A map that cannot serve it (a hex map for a
-    // larger agent) is never walked on: the links to it are left out, and its own grid stands
-    // in for the search's list.
+    // The links this kind of agent can take: both ends on maps that serve it.
     let served: Vec<Option<&NavGrid>> = maps.iter().map(|m| m.grid_for(query.agent)).collect();
-    let grids: Vec<&NavGrid> =
-        maps.iter().zip(&served).map(|(m, grid)| grid.unwrap_or(&m.grid)).collect();
     let walkable =
         |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
-    let (kept, taken): (Vec<Link>, Vec<usize>) = links
-        .iter()
-        .enumerate()
-        .filter(|(_, link)| walkable(link.from) && walkable(link.to))
-        .map(|(k, link)| (*link, k))
-        .unzip();
-    let mut found =
-        pathfinder.find_linked_path_avoiding(&grids, &kept, start, goal, &query.options, &avoid)?;
-    // The links taken, numbered again as in the frame's list.
-    for leg in &mut found.legs {
-        if let Some(link) = leg.then.as_mut() {
-            *link = taken[*link];
+    let mut links = FrameLinks::default();
+    for (link, &entity) in frame_links.links.iter().zip(&frame_links.entities) {
+        if walkable(link.from) && walkable(link.to) {
+            links.links.push(*link);
+            links.entities.push(entity);
         }
     }
-    Ok(found)
+    let grids = agent_grids(maps, query.agent);
+    let search = LinkedSearch::new(&grids, &links.links, start, goal, &query.options, &avoid)?;
+    let around = !around.is_empty();
+    Ok(LinkedRun { entity, query, search, links, avoid, around, redone: 0, micros: 0.0 })
+}
+
+/// Goes on with a search through links while the budget lasts (it had expanded `before` cells
+/// when this frame's work on it began), and charges the budget for it.
+fn go_on_linked(
+    run: &mut LinkedRun,
+    maps: &NavMaps,
+    budget: &mut Budget,
+    before: u32,
+) -> LinkedStep {
+    let grids = agent_grids(maps, run.query.agent);
+    let mut last = before;
+    loop {
+        let step = run.search.step(&grids, budget.slice());
+        let expanded = run.search.expanded();
+        budget.expansions = budget.expansions.saturating_sub(expanded.saturating_sub(last).max(1));
+        last = expanded;
+        if matches!(step, LinkedStep::Done(_)) || !budget.left() {
+            return step;
+        }
+    }
+}
+
+/// Answers the request of a search through links that ended. False when it found no way round
+/// the characters in the way: asked again next frame, through them.
+fn finish_linked(
+    (out, pathfinder, waiting, diagnostics): (
+        &mut Answers,
+        &mut Pathfinder,
+        &mut VecDeque<Entity>,
+        &mut NavDiagnostics,
+    ),
+    maps: &NavMaps,
+    run: LinkedRun,
+    result: Result<LinkedPath, PathError>,
+    asked: Option<PathGoal>,
+    follower: Option<&PathFollower>,
+) -> bool {
+    if matches!(result, Err(PathError::Unreachable { .. })) && run.around {
+        out.commands.entity(run.entity).remove::<PlanAround>();
+        waiting.push_front(run.entity);
+        return false;
+    }
+    diagnostics.searches_finished += 1;
+    let grids = agent_grids(maps, run.query.agent);
+    let grid = maps.get(run.query.map).and_then(|m| m.grid_for(run.query.agent));
+    let path = result
+        .map(|found| pathfinder.straighten(&grids, found, &run.query.options, &run.avoid))
+        .map(|found| make_linked_path(found, maps, &run.links, &run.query, run.micros))
+        .map_err(|error| linked_error(&run.query, error));
+    out.deliver(run.entity, asked, follower, grid, path, pathfinder);
+    true
+}
+
+/// The error of a search through links: between two maps, with both maps named (the cells
+/// alone read as two cells of one map).
+fn linked_error(query: &Plan, error: PathError) -> NavError {
+    match error {
+        PathError::Unreachable { start, goal } if query.goal_map != query.map => {
+            let (start_map, goal_map) = (query.map, query.goal_map);
+            NavError::NoWayBetweenMaps { start_map, start, goal_map, goal }
+        }
+        error => NavError::from(error),
+    }
 }
 
 /// The frame's search budget: expanded cells, and a time when one is set.
@@ -687,9 +818,10 @@ type Asker<'a> = (
 fn asks_the_same(
     (maps, profiles, settings): (&NavMaps, &NavProfiles, &NavSettings),
     requests: &Requests,
-    run: &Running,
+    was: &Plan,
+    entity: Entity,
 ) -> bool {
-    let Ok(asker) = requests.get(run.entity) else {
+    let Ok(asker) = requests.get(entity) else {
         return false;
     };
     let (request, kind) = (asker.0, asker.7);
@@ -697,7 +829,6 @@ fn asks_the_same(
     let Ok(plan) = prepare((maps, profiles, settings, agent), asker) else {
         return false;
     };
-    let was = &run.query;
     (plan.map, plan.goal_map, plan.goal, plan.options, plan.agent)
         == (was.map, was.goal_map, was.goal, was.options, was.agent)
         && (request.start.is_none() || plan.start == was.start)

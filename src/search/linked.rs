@@ -1,24 +1,25 @@
 //! Paths across several grids joined by links: stairs between floors, doors between levels,
 //! teleporters, ladders, one-way drops.
 //!
-//! A path through links is a walk on one grid to a link's entrance, the link, a walk on the
-//! next grid, and so on. So the search runs on two levels: on top, A* over the places where a
-//! walk begins or ends (the start, the goal, link ends); beneath, the ordinary grid search for
-//! each walk, which keeps jump point search wherever it applies. A walk is searched only when
-//! the top level reaches it (its lower bound, from the grid's own heuristic, is what orders it
-//! until then), and component labels skip walks between cells that cannot reach each other.
-//! Every walk is the cheapest between its ends and the top level is A* with a consistent
-//! heuristic over exact costs, so the whole path is the cheapest one.
+//! The search is one A* over every cell of every grid, a link being one more step from its
+//! entrance to its exit. Its work grows with the cells it visits, not with the number of links:
+//! a map with a thousand doors is searched as fast as one with ten (the links leaving a cell are
+//! found in a table made once per search). The estimate on the goal's grid is the grid's own
+//! (scaled by its cheapest cell), capped by the cheapest link that leaves that grid (a path that
+//! goes away and comes back pays at least that); elsewhere it is 0. Both keep it consistent, so
+//! the path is the cheapest one. [`LinkedSearch`] runs it in slices of a given number of
+//! expansions, for callers that spread long searches over frames.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::hash_map::Entry as Slot;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::Pathfinder;
 use super::options::{Algorithm, Heuristic, SearchOptions};
 use super::result::{PathError, PathResult, SearchStats};
-use crate::grid::{GridPos, NavGrid};
+use crate::grid::{GridPos, GridStamp, NavGrid};
 
 /// A cell on one of several grids: `map` indexes the grids given to
 /// [`Pathfinder::find_linked_path`].
@@ -103,99 +104,353 @@ impl LinkedPath {
     }
 }
 
-/// A top-level open-list entry: a walk's end, reached at cost `g`; or, not searched yet, a
-/// walk from a reached place to a target, ordered by its lower bound.
+/// An open-list entry: a cell of a grid reached at cost `g`, ordered by `f` (ties: the
+/// deeper first).
 #[derive(Clone, Copy, Debug)]
-enum Step {
-    Reached { place: usize },
-    Unsearched { from: usize, target: Target },
-}
-
-/// Where a walk goes: the goal, or a link's entrance (then through the link).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Target {
-    Goal,
-    Link { link: usize, entrance: MapPos, exit: MapPos },
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Entry {
+struct Open {
     f: f64,
-    step: Step,
+    g: f64,
+    at: MapPos,
 }
 
-impl PartialEq for Entry {
+impl PartialEq for Open {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Entry {}
+impl Eq for Open {}
 
-impl PartialOrd for Entry {
+impl PartialOrd for Open {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Entry {
+impl Ord for Open {
     fn cmp(&self, other: &Self) -> Ordering {
-        // A min-heap on f; among equal f, reached places (the goal) before unsearched walks.
-        other.f.total_cmp(&self.f).then_with(|| {
-            let rank = |s: &Step| matches!(s, Step::Reached { .. }) as u8;
-            rank(&self.step).cmp(&rank(&other.step))
-        })
+        other.f.total_cmp(&self.f).then_with(|| self.g.total_cmp(&other.g))
     }
 }
 
-/// A place the top level reached: where, at what cost, and how.
-struct Place {
-    at: MapPos,
+/// What the search knows of a reached cell: its best cost so far, and the step into it (the
+/// cell before, and the link taken from there, if it came through one).
+#[derive(Clone, Copy, Debug)]
+struct Reached {
     g: f64,
+    from: Option<(MapPos, Option<usize>)>,
     closed: bool,
-    /// The place before, the walk from it, and the link taken after that walk.
-    came_from: Option<(usize, PathResult, Option<usize>)>,
 }
 
-/// The lower bounds the top level orders walks by.
-struct Bounds<'a> {
-    maps: &'a [&'a NavGrid],
-    /// The grids' heuristics (as the walks' own searches use them, never overestimating).
-    heuristic: Vec<Heuristic>,
+/// Where a search through links is after a slice of work ([`LinkedSearch::step`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkedStep {
+    /// The slice's expansions were spent; `expanded` so far in all. Call `step` again.
+    Paused {
+        /// Cells expanded since the search began.
+        expanded: u32,
+    },
+    /// The search ended: the cheapest path, or why there is none.
+    Done(Result<LinkedPath, PathError>),
+}
+
+/// A search through links that can run in slices ([`step`](Self::step)), for callers that
+/// spread long searches over frames. It keeps the links it was made with; the grids must be
+/// the same on every step (a grid that changed in between ends it with
+/// [`PathError::GridChanged`]).
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::search::{Link, LinkedSearch, LinkedStep, MapPos, SearchOptions};
+///
+/// let (ground, cellar) = (NavGrid::new(30, 30).unwrap(), NavGrid::new(30, 30).unwrap());
+/// let maps = [&ground, &cellar];
+/// let trapdoor =
+///     Link::one_way(MapPos::new(0, GridPos::new(29, 0)), MapPos::new(1, GridPos::new(0, 0)), 1.0);
+/// let (start, goal) = (MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(29, 0)));
+/// let options = SearchOptions::default();
+/// let mut search = LinkedSearch::new(&maps, &[trapdoor], start, goal, &options, &[]).unwrap();
+/// let mut slices = 1;
+/// let path = loop {
+///     match search.step(&maps, 50) {
+///         LinkedStep::Paused { .. } => slices += 1,
+///         LinkedStep::Done(found) => break found.unwrap(),
+///     }
+/// };
+/// assert!(slices > 1);
+/// assert_eq!(path.cost, 29.0 + 1.0 + 29.0);
+/// ```
+#[derive(Clone, Debug)]
+pub struct LinkedSearch {
+    /// The ways out of each link entrance that can be taken now: (exit, cost, link).
+    ways: HashMap<MapPos, Vec<(MapPos, f64, usize)>>,
+    start: MapPos,
     goal: MapPos,
-    /// The ways in, as (entrance, exit, cost, link).
-    ways: Vec<(MapPos, MapPos, f64, usize)>,
+    options: SearchOptions,
+    avoid: HashSet<MapPos>,
+    /// The grids as they were when it began.
+    stamps: Vec<GridStamp>,
+    /// The goal grid's estimate: its heuristic, the scale (its cheapest cell x the weight), and
+    /// the cap (the cheapest link leaving it).
+    heuristic: Heuristic,
+    scale: f64,
+    cap: f64,
+    open: BinaryHeap<Open>,
+    reached: HashMap<MapPos, Reached>,
+    stats: SearchStats,
+    /// Set when it has ended (further steps answer the same).
+    ended: Option<Result<LinkedPath, PathError>>,
 }
 
-impl Bounds<'_> {
-    /// A lower bound on the cost of walking from `a` to `b` on one grid.
-    fn walk(&self, a: MapPos, b: MapPos) -> f64 {
-        let grid = self.maps[a.map];
-        let scale = f64::from(grid.min_cost().unwrap_or(1));
-        self.heuristic[a.map].estimate(grid.neighborhood(), a.cell, b.cell) * scale
+impl LinkedSearch {
+    /// Begins a search for the cheapest path from `start` to `goal` over `maps` joined by
+    /// `links`, with the cells in `avoid` walled for it. `options`: the weight scales the
+    /// estimate (each path then within that factor of the cheapest), the limits bound the
+    /// expansions and the cost; partial paths are not made across links. Bad input (a cell off
+    /// its grid or blocked, a link with a bad end or cost, a weight below 1) is an error here.
+    pub fn new(
+        maps: &[&NavGrid],
+        links: &[Link],
+        start: MapPos,
+        goal: MapPos,
+        options: &SearchOptions,
+        avoid: &[MapPos],
+    ) -> Result<Self, PathError> {
+        let grid_of =
+            |at: MapPos| maps.get(at.map).copied().ok_or(PathError::NoSuchMap { map: at.map });
+        let (start_grid, goal_grid) = (grid_of(start)?, grid_of(goal)?);
+        let (width, height) = (start_grid.width(), start_grid.height());
+        if !start_grid.in_bounds(start.cell) {
+            return Err(PathError::StartOutOfBounds { start: start.cell, width, height });
+        }
+        let (width, height) = (goal_grid.width(), goal_grid.height());
+        if !goal_grid.in_bounds(goal.cell) {
+            return Err(PathError::GoalOutOfBounds { goal: goal.cell, width, height });
+        }
+        if !start_grid.is_passable(start.cell) {
+            return Err(PathError::StartBlocked { start: start.cell });
+        }
+        if !goal_grid.is_passable(goal.cell) {
+            return Err(PathError::GoalBlocked { goal: goal.cell });
+        }
+        if !(options.weight.is_finite() && options.weight >= 1.0) {
+            return Err(PathError::InvalidWeight { weight: options.weight });
+        }
+        if let Some(max_cost) = options.limit.max_cost
+            && (max_cost.is_nan() || max_cost < 0.0)
+        {
+            return Err(PathError::InvalidCostLimit { max_cost });
+        }
+        for (index, link) in links.iter().enumerate() {
+            let on_grid = |at: MapPos| maps.get(at.map).is_some_and(|grid| grid.in_bounds(at.cell));
+            if !(link.cost.is_finite()
+                && link.cost >= 0.0
+                && on_grid(link.from)
+                && on_grid(link.to))
+            {
+                return Err(PathError::InvalidLink { link: index });
+            }
+        }
+        // The ways that can be taken now: both ends open.
+        let open_cell = |at: MapPos| maps[at.map].is_passable(at.cell);
+        let mut ways: HashMap<MapPos, Vec<(MapPos, f64, usize)>> = HashMap::new();
+        let mut cap = f64::INFINITY;
+        for (k, link) in links.iter().enumerate() {
+            for (entrance, exit) in link.ways() {
+                if open_cell(entrance) && open_cell(exit) {
+                    ways.entry(entrance).or_default().push((exit, link.cost, k));
+                    if entrance.map == goal.map {
+                        cap = cap.min(link.cost);
+                    }
+                }
+            }
+        }
+        let heuristic = match options.algorithm {
+            // Any-angle walks are shorter than grid ones: only the straight line bounds them.
+            Algorithm::ThetaStar => Heuristic::Euclidean,
+            _ => Heuristic::default_for(goal_grid.neighborhood()),
+        };
+        let scale = f64::from(goal_grid.min_cost().unwrap_or(1)) * options.weight;
+        let mut search = Self {
+            ways,
+            start,
+            goal,
+            options: SearchOptions { partial: false, ..*options },
+            avoid: avoid.iter().copied().collect(),
+            stamps: maps.iter().map(|grid| grid.stamp()).collect(),
+            heuristic,
+            scale,
+            cap,
+            open: BinaryHeap::new(),
+            reached: HashMap::new(),
+            stats: SearchStats::default(),
+            ended: None,
+        };
+        let ways: Vec<_> =
+            search.ways.iter().flat_map(|(&a, w)| w.iter().map(move |&(b, ..)| (a, b))).collect();
+        if !reachable(maps, &ways, start, goal) {
+            search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal: goal.cell }));
+            return Ok(search);
+        }
+        search.reached.insert(start, Reached { g: 0.0, from: None, closed: false });
+        search.open.push(Open { f: search.estimate(maps, start), g: 0.0, at: start });
+        search.stats.pushed = 1;
+        Ok(search)
     }
 
-    /// A lower bound on the cost from `at` to the goal: a path either stays on the goal's grid
-    /// (at least the walk's bound) or first takes a link from `at`'s grid (at least the walk to
-    /// its entrance and its cost). Each term never drops by more than a step or a walk costs,
-    /// so neither does their minimum: consistent.
-    fn to_goal(&self, at: MapPos) -> f64 {
+    /// A lower bound on the cost from `at` to the goal (x the weight).
+    fn estimate(&self, maps: &[&NavGrid], at: MapPos) -> f64 {
         if at.map != self.goal.map {
             return 0.0;
         }
-        self.ways
-            .iter()
-            .filter(|w| w.0.map == at.map)
-            .map(|w| self.walk(at, w.0) + w.2)
-            .fold(self.walk(at, self.goal), f64::min)
+        let grid = maps[at.map];
+        let walk = self.heuristic.estimate(grid.neighborhood(), at.cell, self.goal.cell);
+        (walk * self.scale).min(self.cap)
+    }
+
+    /// Cells expanded so far.
+    pub fn expanded(&self) -> u32 {
+        self.stats.expanded
+    }
+
+    /// Goes on for at most `budget` expansions (at least one) on the same `maps` it began on.
+    pub fn step(&mut self, maps: &[&NavGrid], budget: u32) -> LinkedStep {
+        if let Some(ended) = &self.ended {
+            return LinkedStep::Done(ended.clone());
+        }
+        let same = maps.len() == self.stamps.len()
+            && maps.iter().zip(&self.stamps).all(|(grid, stamp)| grid.stamp() == *stamp);
+        if !same {
+            return self.end(Err(PathError::GridChanged));
+        }
+        let limit = self.options.limit.max_expansions.unwrap_or(u32::MAX);
+        let max_cost = self.options.limit.max_cost.unwrap_or(f64::INFINITY);
+        let mut left = budget.max(1);
+        while let Some(Open { g, at, .. }) = self.open.pop() {
+            let Some(node) = self.reached.get_mut(&at) else {
+                continue;
+            };
+            if node.closed || g > node.g {
+                continue;
+            }
+            if at == self.goal {
+                let found = self.unwind(maps);
+                return self.end(Ok(found));
+            }
+            if self.stats.expanded >= limit {
+                return self.end(Err(PathError::LimitExceeded { expanded: self.stats.expanded }));
+            }
+            node.closed = true;
+            self.stats.expanded += 1;
+            let grid = maps[at.map];
+            let steps =
+                grid.neighbors(at.cell).map(|(cell, cost)| (MapPos::new(at.map, cell), cost, None));
+            let links = self
+                .ways
+                .get(&at)
+                .into_iter()
+                .flatten()
+                .map(|&(exit, cost, k)| (exit, cost, Some(k)));
+            let next: Vec<(MapPos, f64, Option<usize>)> = steps.chain(links).collect();
+            for (to, cost, link) in next {
+                let g2 = g + cost;
+                if g2 > max_cost || self.avoid.contains(&to) {
+                    continue;
+                }
+                match self.reached.entry(to) {
+                    Slot::Occupied(mut slot) => {
+                        let seen = slot.get_mut();
+                        if seen.closed || seen.g <= g2 {
+                            continue;
+                        }
+                        *seen = Reached { g: g2, from: Some((at, link)), closed: false };
+                    }
+                    Slot::Vacant(slot) => {
+                        slot.insert(Reached { g: g2, from: Some((at, link)), closed: false });
+                    }
+                }
+                let f = g2 + self.estimate(maps, to);
+                self.open.push(Open { f, g: g2, at: to });
+                self.stats.pushed += 1;
+            }
+            left -= 1;
+            if left == 0 {
+                return LinkedStep::Paused { expanded: self.stats.expanded };
+            }
+        }
+        let (start, goal) = (self.start.cell, self.goal.cell);
+        self.end(Err(PathError::Unreachable { start, goal }))
+    }
+
+    fn end(&mut self, result: Result<LinkedPath, PathError>) -> LinkedStep {
+        self.open.clear();
+        self.ended = Some(result.clone());
+        LinkedStep::Done(result)
+    }
+
+    /// The path to the goal, read back through the steps into each cell: a walk per grid, cut
+    /// where a link was taken.
+    fn unwind(&self, maps: &[&NavGrid]) -> LinkedPath {
+        // Back from the goal: each cell, its cost so far, and the link taken into it.
+        let mut trail: Vec<(MapPos, f64, Option<usize>)> = Vec::new();
+        let mut at = self.goal;
+        loop {
+            let node = self.reached[&at];
+            match node.from {
+                Some((before, link)) => {
+                    trail.push((at, node.g, link));
+                    at = before;
+                }
+                None => {
+                    trail.push((at, node.g, None));
+                    break;
+                }
+            }
+        }
+        trail.reverse();
+        let mut legs = Vec::new();
+        let mut cells = Vec::new();
+        let mut leg_start = 0.0;
+        let mut map = self.start.map;
+        for (k, &(pos, g, link)) in trail.iter().enumerate() {
+            if let Some(link) = link {
+                // Taken from the cell before: the walk so far ends there.
+                let end_g = trail[k - 1].1;
+                let path = PathResult {
+                    cells: std::mem::take(&mut cells),
+                    cost: end_g - leg_start,
+                    stats: SearchStats::default(),
+                    complete: true,
+                    neighborhood: maps[map].neighborhood(),
+                };
+                legs.push(Leg { map, path, then: Some(link) });
+                leg_start = g;
+                map = pos.map;
+            }
+            cells.push(pos.cell);
+        }
+        let cost = trail.last().map_or(0.0, |t| t.1);
+        let path = PathResult {
+            cells,
+            cost: cost - leg_start,
+            stats: SearchStats::default(),
+            complete: true,
+            neighborhood: maps[map].neighborhood(),
+        };
+        legs.push(Leg { map, path, then: None });
+        if let Some(first) = legs.first_mut() {
+            first.path.stats = self.stats;
+        }
+        LinkedPath { legs, cost, stats: self.stats }
     }
 }
 
 impl Pathfinder {
     /// The cheapest path from `start` to `goal` over several grids (`maps`) joined by `links`
-    /// (or, with a weight above 1, each walk within that factor of its cheapest). `options` apply
-    /// to each walk (jump point search runs on each grid where it applies); partial paths are
-    /// not made across links (the option is ignored).
+    /// (or, with a weight above 1, within that factor of the cheapest). A link is one more step
+    /// of the search, so its time grows with the cells it visits, not with the number of links.
+    /// Partial paths are not made across links (the option is ignored); with
+    /// [`Algorithm::ThetaStar`] each walk is then straightened on its grid.
     ///
     /// ```
     /// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
@@ -242,199 +497,66 @@ impl Pathfinder {
         options: &SearchOptions,
         avoid: &[MapPos],
     ) -> Result<LinkedPath, PathError> {
-        let grid_of =
-            |at: MapPos| maps.get(at.map).copied().ok_or(PathError::NoSuchMap { map: at.map });
-        let (start_grid, goal_grid) = (grid_of(start)?, grid_of(goal)?);
-        let (width, height) = (start_grid.width(), start_grid.height());
-        if !start_grid.in_bounds(start.cell) {
-            return Err(PathError::StartOutOfBounds { start: start.cell, width, height });
-        }
-        let (width, height) = (goal_grid.width(), goal_grid.height());
-        if !goal_grid.in_bounds(goal.cell) {
-            return Err(PathError::GoalOutOfBounds { goal: goal.cell, width, height });
-        }
-        if !start_grid.is_passable(start.cell) {
-            return Err(PathError::StartBlocked { start: start.cell });
-        }
-        if !goal_grid.is_passable(goal.cell) {
-            return Err(PathError::GoalBlocked { goal: goal.cell });
-        }
-        for (index, link) in links.iter().enumerate() {
-            let on_grid = |at: MapPos| maps.get(at.map).is_some_and(|grid| grid.in_bounds(at.cell));
-            if !(link.cost.is_finite()
-                && link.cost >= 0.0
-                && on_grid(link.from)
-                && on_grid(link.to))
-            {
-                return Err(PathError::InvalidLink { link: index });
+        let mut search = LinkedSearch::new(maps, links, start, goal, options, avoid)?;
+        let found = loop {
+            if let LinkedStep::Done(found) = search.step(maps, u32::MAX) {
+                break found?;
             }
+        };
+        Ok(self.straighten(maps, found, options, avoid))
+    }
+
+    /// With [`Algorithm::ThetaStar`], each walk of a linked path searched again any-angle
+    /// between its ends (never dearer than the grid walk); otherwise the path as it is.
+    pub(crate) fn straighten(
+        &mut self,
+        maps: &[&NavGrid],
+        mut found: LinkedPath,
+        options: &SearchOptions,
+        avoid: &[MapPos],
+    ) -> LinkedPath {
+        if options.algorithm != Algorithm::ThetaStar {
+            return found;
         }
         let options = SearchOptions { partial: false, ..*options };
-        // The ways that can be taken now: both ends open.
-        let open = |at: MapPos| maps[at.map].is_passable(at.cell);
-        let ways: Vec<(MapPos, MapPos, f64, usize)> = links
-            .iter()
-            .enumerate()
-            .flat_map(|(k, link)| link.ways().map(move |(a, b)| (a, b, link.cost, k)))
-            .filter(|&(a, b, ..)| open(a) && open(b))
-            .collect();
-        if !reachable(maps, &ways, start, goal) {
-            return Err(PathError::Unreachable { start: start.cell, goal: goal.cell });
-        }
-
-        let heuristic = maps
-            .iter()
-            .map(|grid| match options.algorithm {
-                // Any-angle walks are shorter than grid ones: only the straight line bounds them.
-                Algorithm::ThetaStar => Heuristic::Euclidean,
-                _ => Heuristic::default_for(grid.neighborhood()),
-            })
-            .collect();
-        let bounds = Bounds { maps, heuristic, goal, ways };
-        let mut places = vec![Place { at: start, g: 0.0, closed: false, came_from: None }];
-        let mut place_of: HashMap<MapPos, usize> = HashMap::from([(start, 0)]);
-        let mut open_list = BinaryHeap::from([Entry {
-            f: bounds.to_goal(start),
-            step: Step::Reached { place: 0 },
-        }]);
-        let mut stats = SearchStats::default();
-        let mut limited = false;
-        let mut avoid_here: Vec<GridPos> = Vec::new();
-
-        while let Some(Entry { step, .. }) = open_list.pop() {
-            match step {
-                Step::Reached { place } => {
-                    if places[place].closed {
-                        continue;
-                    }
-                    places[place].closed = true;
-                    let (at, g) = (places[place].at, places[place].g);
-                    if at == goal {
-                        return Ok(unwind(maps, places, place, stats));
-                    }
-                    let grid = maps[at.map];
-                    let mut push = |target: Target, to: MapPos, then: f64, after: MapPos| {
-                        if grid.connected(at.cell, to.cell) {
-                            let f = g + bounds.walk(at, to) + then + bounds.to_goal(after);
-                            open_list
-                                .push(Entry { f, step: Step::Unsearched { from: place, target } });
-                        }
-                    };
-                    if goal.map == at.map {
-                        push(Target::Goal, goal, 0.0, goal);
-                    }
-                    for &(entrance, exit, cost, link) in &bounds.ways {
-                        if entrance.map == at.map {
-                            push(Target::Link { link, entrance, exit }, entrance, cost, exit);
-                        }
-                    }
-                }
-                Step::Unsearched { from, target } => {
-                    let at = places[from].at;
-                    let (to, arrive, then, cost) = match target {
-                        Target::Goal => (goal.cell, goal, None, 0.0),
-                        Target::Link { link, entrance, exit } => {
-                            (entrance.cell, exit, Some(link), links[link].cost)
-                        }
-                    };
-                    avoid_here.clear();
-                    avoid_here.extend(avoid.iter().filter(|a| a.map == at.map).map(|a| a.cell));
-                    let walk = match self.find_path_avoiding(
-                        maps[at.map],
-                        at.cell,
-                        to,
-                        &options,
-                        &avoid_here,
-                    ) {
-                        Ok(walk) => walk,
-                        Err(PathError::LimitExceeded { expanded }) => {
-                            stats.expanded += expanded;
-                            limited = true;
-                            continue;
-                        }
-                        Err(PathError::Unreachable { .. }) => continue,
-                        Err(error) => return Err(error),
-                    };
-                    stats.expanded += walk.stats.expanded;
-                    stats.pushed += walk.stats.pushed;
-                    let g = places[from].g + walk.cost + cost;
-                    let place = match place_of.get(&arrive) {
-                        Some(&p) if places[p].closed || places[p].g <= g => continue,
-                        Some(&p) => p,
-                        None => {
-                            places.push(Place { at: arrive, g, closed: false, came_from: None });
-                            place_of.insert(arrive, places.len() - 1);
-                            places.len() - 1
-                        }
-                    };
-                    places[place].g = g;
-                    places[place].came_from = Some((from, walk, then));
-                    let f = g + bounds.to_goal(arrive);
-                    open_list.push(Entry { f, step: Step::Reached { place } });
-                }
+        for leg in &mut found.legs {
+            let (a, b) = (leg.path.cells[0], leg.path.end());
+            let walled: Vec<GridPos> =
+                avoid.iter().filter(|p| p.map == leg.map).map(|p| p.cell).collect();
+            if let Ok(walk) = self.find_path_avoiding(maps[leg.map], a, b, &options, &walled)
+                && walk.cost <= leg.path.cost
+            {
+                found.cost -= leg.path.cost - walk.cost;
+                leg.path = walk;
             }
         }
-        if limited {
-            Err(PathError::LimitExceeded { expanded: stats.expanded })
-        } else {
-            Err(PathError::Unreachable { start: start.cell, goal: goal.cell })
-        }
+        found
     }
 }
 
 /// Whether the goal's component can be reached from the start's through the ways: a search
 /// over (grid, component) pairs, as many as the ways at most, without touching a cell.
-fn reachable(
-    maps: &[&NavGrid],
-    ways: &[(MapPos, MapPos, f64, usize)],
-    start: MapPos,
-    goal: MapPos,
-) -> bool {
-    let component = |at: MapPos| (at.map, maps[at.map].component(at.cell));
+fn reachable(maps: &[&NavGrid], ways: &[(MapPos, MapPos)], start: MapPos, goal: MapPos) -> bool {
+    /// A connected area of one grid: (grid, component label).
+    type Area = (usize, Option<u32>);
+    let component = |at: MapPos| -> Area { (at.map, maps[at.map].component(at.cell)) };
     let target = component(goal);
-    let mut seen = vec![component(start)];
-    let mut frontier = seen.clone();
+    let mut seen = HashSet::from([component(start)]);
+    let mut frontier = vec![component(start)];
+    // The ways out of each component.
+    let mut out: HashMap<Area, Vec<Area>> = HashMap::new();
+    for &(entrance, exit) in ways {
+        out.entry(component(entrance)).or_default().push(component(exit));
+    }
     while let Some(here) = frontier.pop() {
         if here == target {
             return true;
         }
-        for &(entrance, exit, ..) in ways {
-            let next = component(exit);
-            if component(entrance) == here && !seen.contains(&next) {
-                seen.push(next);
+        for &next in out.get(&here).into_iter().flatten() {
+            if seen.insert(next) {
                 frontier.push(next);
             }
         }
     }
     false
-}
-
-/// The path to `place`, read back through the places before it.
-fn unwind(
-    maps: &[&NavGrid],
-    mut places: Vec<Place>,
-    place: usize,
-    stats: SearchStats,
-) -> LinkedPath {
-    let cost = places[place].g;
-    let mut legs = Vec::new();
-    let mut at = place;
-    while let Some((from, walk, then)) = places[at].came_from.take() {
-        legs.push(Leg { map: places[from].at.map, path: walk, then });
-        at = from;
-    }
-    legs.reverse();
-    if legs.last().is_none_or(|leg| leg.then.is_some()) {
-        // The goal is the start, or a link's exit: the last walk is the one cell it stands on.
-        let goal = places[place].at;
-        let path = PathResult {
-            cells: vec![goal.cell],
-            cost: 0.0,
-            stats: SearchStats::default(),
-            complete: true,
-            neighborhood: maps[goal.map].neighborhood(),
-        };
-        legs.push(Leg { map: goal.map, path, then: None });
-    }
-    LinkedPath { legs, cost, stats }
 }

@@ -40,7 +40,7 @@ pub use first_moves::{
 };
 pub use jump_point::jps_applies;
 pub use landmarks::{LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS};
-pub use linked::{Leg, Link, LinkedPath, MapPos};
+pub use linked::{Leg, Link, LinkedPath, LinkedSearch, LinkedStep, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
 pub use path_table::{
     MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, PathTable, PathTableError, TABLE_FORMAT_VERSION,

@@ -11,7 +11,9 @@
 //! - `toggle`: one random cell turns wall or floor every 5 frames;
 //! - `obstacles`: 10 of the agents are `NavObstacle`s, walked around by all the others;
 //! - `avoidance`: every agent has `Avoidance` (bodies 0.6 tiles across) and steers round the
-//!   others (ORCA, neighbours through a spatial hash).
+//!   others (ORCA, neighbours through a spatial hash);
+//! - `links10`, `links1000`: 10 or 1,000 two-way `NavLink`s (teleporters, cost 10) between
+//!   random open cells: every request is then a search through links.
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`). It also times the first frame (the grid built from the tiles)
@@ -52,6 +54,8 @@ enum Situation {
     Toggle,
     Obstacles,
     Avoidance,
+    Links10,
+    Links1000,
 }
 
 /// A 256 x 256 map of 16 x 16 rooms with doors between neighbours, two corridors across it,
@@ -174,8 +178,19 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     app.update();
     let first_frame = app.world_mut().resource_mut::<Timing>().frames.pop().unwrap_or_default();
 
-    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+    let map = app.world().resource::<NavMaps>().first().unwrap();
+    let (geometry, map) = (map.geometry, map.entity);
     let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let links = match situation {
+        Situation::Links10 => 10,
+        Situation::Links1000 => 1000,
+        _ => 0,
+    };
+    for _ in 0..links {
+        let mut end = || LinkEnd::new(map, open[rng.below(open.len() as u32) as usize]);
+        let (from, to) = (end(), end());
+        app.world_mut().spawn(NavLink::two_way(from, to, 10.0));
+    }
     let speed = 4.0 * TILE; // 4 tiles a second
     let mut agents = Vec::with_capacity(AGENTS);
     let mut next_goal_at = Vec::with_capacity(AGENTS);
@@ -284,8 +299,14 @@ fn main() {
         [percentile(&sorted, 0.5), percentile(&sorted, 0.99), max].map(ms)
     };
     for (name, grid) in &maps {
-        let situations =
-            [Situation::Static, Situation::Toggle, Situation::Obstacles, Situation::Avoidance];
+        let situations = [
+            Situation::Static,
+            Situation::Toggle,
+            Situation::Obstacles,
+            Situation::Avoidance,
+            Situation::Links10,
+            Situation::Links1000,
+        ];
         let only = std::env::var("CROWD_SITUATION").ok().map(|s| s.to_lowercase());
         for situation in situations {
             if only.as_ref().is_some_and(|o| *o != format!("{situation:?}").to_lowercase()) {

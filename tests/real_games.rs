@@ -711,3 +711,38 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
         .unwrap();
     assert!((path.cost - optimum.cost).abs() < 1e-9, "{} vs {}", path.cost, optimum.cost);
 }
+
+#[test]
+fn an_unbounded_movement_range_on_a_large_map_is_measured_within_the_frame_budget() {
+    let mut app = app();
+    let budget = 5000;
+    app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = budget;
+    let mut rows = open_rows(300, 300);
+    rows[150] = (0..300).map(|x| if x % 50 == 25 { '.' } else { '#' }).collect();
+    spawn_map(&mut app, &rows);
+    app.update();
+    let grid = first_map(&app).grid;
+    let expected = reachable(&grid, GridPos::new(3, 3), f64::INFINITY).unwrap();
+    let ranger = spawn_walker(&mut app, GridPos::new(3, 3), 10.0);
+    app.world_mut().entity_mut(ranger).insert(RangeRequest::within(f64::INFINITY));
+    // A path request in the same frames: it shares the budget.
+    let walker = spawn_walker(&mut app, GridPos::new(0, 0), 10.0);
+    app.world_mut().entity_mut(walker).insert(PathRequest::to(GridPos::new(299, 299)));
+    let mut frames = 0;
+    while app.world().get::<MoveRange>(ranger).is_none() {
+        // Put on again now and then with the same budget: the measuring goes on.
+        if frames % 7 == 3 {
+            app.world_mut().entity_mut(ranger).insert(RangeRequest::within(f64::INFINITY));
+        }
+        app.update();
+        frames += 1;
+        let diagnostics = *app.world().resource::<NavDiagnostics>();
+        let spent = diagnostics.range_expansions + diagnostics.expansions;
+        assert!(spent <= budget + 1, "frame {frames}: {spent} cells");
+        assert!(frames < 500, "not answered");
+    }
+    assert!(frames >= 18, "spread over frames ({frames})");
+    let range = app.world().get::<MoveRange>(ranger).unwrap();
+    assert_eq!(range.reach.cells(), expected.cells());
+    assert!(app.world().get::<RangeRequest>(ranger).is_none());
+}

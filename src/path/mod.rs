@@ -4,7 +4,7 @@
 mod reach;
 mod smooth;
 
-pub use reach::{Reach, ReachedCell, reachable};
+pub use reach::{Reach, ReachSearch, ReachedCell, reachable};
 pub use smooth::{smooth_path, smoothed_cost};
 
 use crate::grid::{GridPos, NavGrid};

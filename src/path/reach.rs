@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::f64::consts::SQRT_2;
 
-use crate::grid::{GridPos, NavGrid};
+use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::search::PathError;
 
 /// A cell of a [`Reach`]: its cost from the start and the cell it is entered from.
@@ -72,7 +72,7 @@ impl Reach {
 }
 
 /// Dijkstra's open-list entry: cheapest first (ties: the later pushed).
-#[derive(PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Entry(f64, u64, u64, GridPos);
 
 impl Eq for Entry {}
@@ -112,49 +112,121 @@ impl Ord for Entry {
 /// assert!(!range.contains(GridPos::new(6, 5)));
 /// ```
 pub fn reachable(grid: &NavGrid, start: GridPos, budget: f64) -> Result<Reach, PathError> {
-    if !grid.in_bounds(start) {
-        let (width, height) = (grid.width(), grid.height());
-        return Err(PathError::StartOutOfBounds { start, width, height });
-    }
-    if !grid.is_passable(start) {
-        return Err(PathError::StartBlocked { start });
-    }
-    if budget.is_nan() || budget < 0.0 {
-        return Err(PathError::InvalidCostLimit { max_cost: budget });
-    }
-    let hex = grid.neighborhood().is_hex();
-    let cost_of = |straight: u64, diagonal: u64| straight as f64 + diagonal as f64 * SQRT_2;
-    // Best known (straight, diagonal) sums per cell, and the cell before it.
-    let mut best: HashMap<GridPos, (u64, u64, GridPos)> = HashMap::new();
-    let mut reach = Reach { start, budget, ..Reach::default() };
-    let mut open = BinaryHeap::new();
-    best.insert(start, (0, 0, start));
-    open.push(Entry(0.0, 0, 0, start));
-    while let Some(Entry(cost, straight, diagonal, pos)) = open.pop() {
-        if reach.index.contains_key(&pos) {
-            continue;
-        }
-        let from = best[&pos].2;
-        reach.index.insert(pos, reach.cells.len());
-        reach.cells.push(ReachedCell { pos, cost, from });
-        for (next, _) in grid.neighbors(pos) {
-            if reach.index.contains_key(&next) {
-                continue;
-            }
-            let enter = u64::from(grid.cost(next).unwrap_or(0));
-            let diagonal_step = !hex && next.x != pos.x && next.y != pos.y;
-            let (s, d) = if diagonal_step {
-                (straight, diagonal + enter)
-            } else {
-                (straight + enter, diagonal)
-            };
-            let c = cost_of(s, d);
-            if c > budget || best.get(&next).is_some_and(|&(bs, bd, _)| cost_of(bs, bd) <= c) {
-                continue;
-            }
-            best.insert(next, (s, d, pos));
-            open.push(Entry(c, s, d, next));
+    let mut search = ReachSearch::new(grid, start, budget)?;
+    loop {
+        if let Some(done) = search.step(grid, u32::MAX) {
+            return done;
         }
     }
-    Ok(reach)
+}
+
+/// [`reachable`] in slices of work, for callers that spread a large range over frames: each
+/// [`step`](Self::step) settles at most a given number of cells. The grid must be the same on
+/// every step (one that changed in between ends it with [`PathError::GridChanged`]); the
+/// finished [`Reach`] is the one [`reachable`] gives.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::path::{ReachSearch, reachable};
+///
+/// let grid = NavGrid::new(100, 100).unwrap();
+/// let mut search = ReachSearch::new(&grid, GridPos::new(50, 50), f64::INFINITY).unwrap();
+/// let mut slices = 1;
+/// let reach = loop {
+///     match search.step(&grid, 1000) {
+///         Some(done) => break done.unwrap(),
+///         None => slices += 1,
+///     }
+/// };
+/// assert!(slices >= 10); // 10,000 cells, at most 1,000 a slice
+/// assert_eq!(reach.cells(), reachable(&grid, GridPos::new(50, 50), f64::INFINITY).unwrap().cells());
+/// ```
+#[derive(Clone, Debug)]
+pub struct ReachSearch {
+    stamp: GridStamp,
+    /// Best known (straight, diagonal) sums per cell, and the cell before it.
+    best: HashMap<GridPos, (u64, u64, GridPos)>,
+    reach: Reach,
+    open: BinaryHeap<Entry>,
+    /// Cells settled so far (the finished reach is handed over, this stays).
+    settled: usize,
+}
+
+impl ReachSearch {
+    /// Begins measuring the cells reachable from `start` within `budget` on `grid` (errors as
+    /// [`reachable`]'s).
+    pub fn new(grid: &NavGrid, start: GridPos, budget: f64) -> Result<Self, PathError> {
+        if !grid.in_bounds(start) {
+            let (width, height) = (grid.width(), grid.height());
+            return Err(PathError::StartOutOfBounds { start, width, height });
+        }
+        if !grid.is_passable(start) {
+            return Err(PathError::StartBlocked { start });
+        }
+        if budget.is_nan() || budget < 0.0 {
+            return Err(PathError::InvalidCostLimit { max_cost: budget });
+        }
+        let mut search = Self {
+            stamp: grid.stamp(),
+            best: HashMap::from([(start, (0, 0, start))]),
+            reach: Reach { start, budget, ..Reach::default() },
+            open: BinaryHeap::new(),
+            settled: 0,
+        };
+        search.open.push(Entry(0.0, 0, 0, start));
+        Ok(search)
+    }
+
+    /// Cells settled so far.
+    pub fn settled(&self) -> usize {
+        self.settled
+    }
+
+    /// Settles at most `max_cells` more cells (at least one); `None` while there are more.
+    pub fn step(&mut self, grid: &NavGrid, max_cells: u32) -> Option<Result<Reach, PathError>> {
+        if grid.stamp() != self.stamp {
+            return Some(Err(PathError::GridChanged));
+        }
+        let hex = grid.neighborhood().is_hex();
+        let cost_of = |straight: u64, diagonal: u64| straight as f64 + diagonal as f64 * SQRT_2;
+        let budget = self.reach.budget;
+        let mut left = max_cells.max(1);
+        while let Some(Entry(cost, straight, diagonal, pos)) = self.open.pop() {
+            if self.reach.index.contains_key(&pos) {
+                continue;
+            }
+            let from = self.best[&pos].2;
+            self.reach.index.insert(pos, self.reach.cells.len());
+            self.reach.cells.push(ReachedCell { pos, cost, from });
+            self.settled += 1;
+            for (next, _) in grid.neighbors(pos) {
+                if self.reach.index.contains_key(&next) {
+                    continue;
+                }
+                let enter = u64::from(grid.cost(next).unwrap_or(0));
+                let diagonal_step = !hex && next.x != pos.x && next.y != pos.y;
+                let (s, d) = if diagonal_step {
+                    (straight, diagonal + enter)
+                } else {
+                    (straight + enter, diagonal)
+                };
+                let c = cost_of(s, d);
+                let known = self.best.get(&next).is_some_and(|&(bs, bd, _)| cost_of(bs, bd) <= c);
+                if c > budget || known {
+                    continue;
+                }
+                self.best.insert(next, (s, d, pos));
+                self.open.push(Entry(c, s, d, next));
+            }
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+        if self.open.is_empty() {
+            self.best = HashMap::new();
+            return Some(Ok(std::mem::take(&mut self.reach)));
+        }
+        None
+    }
 }

@@ -17,6 +17,9 @@ pub struct NavDiagnostics {
     /// or [`FirstMoveTable`](crate::search::FirstMoveTable) (see
     /// [`PrecomputePaths`](super::PrecomputePaths)), with no search.
     pub table_answers: u32,
+    /// Cells settled this frame measuring movement ranges ([`RangeRequest`](super::RangeRequest)s):
+    /// taken from the frame's budget before path requests are answered.
+    pub range_expansions: u64,
     /// Cells expanded by this frame's searches.
     pub expansions: u64,
     /// True when a search used up the frame's budget and goes on next frame.

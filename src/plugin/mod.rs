@@ -53,7 +53,7 @@ pub use tilemap::{
 
 use agent::ObstacleCells;
 use movement::{PathIndexes, follow_paths};
-use per_agent::{answer_ranges, keep_agent_grids};
+use per_agent::{RangeQueue, answer_ranges, keep_agent_grids};
 use precompute::{TableBuilds, keep_path_tables};
 use request::{RequestQueue, answer_requests};
 use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
@@ -90,6 +90,7 @@ impl Plugin for TilemapNavPlugin {
             .init_resource::<NavMaps>()
             .init_resource::<InsertedOverrides>()
             .init_resource::<RequestQueue>()
+            .init_resource::<RangeQueue>()
             .init_resource::<TableBuilds>()
             .init_resource::<ObstacleCells>()
             .init_resource::<PathIndexes>()

@@ -2,19 +2,27 @@
 //! a profile, a size), plans made again when an agent's kind or a profile changes, and movement
 //! ranges ([`RangeRequest`] answered with [`MoveRange`]).
 
+use std::collections::VecDeque;
+
 use bevy::prelude::*;
 
 use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, request_start};
+use super::diagnostics::NavDiagnostics;
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
+use super::settings::NavSettings;
 use super::tilemap::NavMaps;
 use crate::grid::{GridPos, NavProfile};
-use crate::path::{Reach, reachable};
+use crate::path::{Reach, ReachSearch};
 use crate::search::AgentGrid;
+use crate::search::PathError;
 
 /// Put this on an agent to ask which cells it can reach for at most `budget` (the sum of the
-/// step costs, as a path's cost): a tactics game's movement range. The plugin answers in the
-/// same frame with a [`MoveRange`] (removing this request) or a [`RangeFailed`] message. The
-/// range is for the agent's [`NavAgent`] kind, on the map it stands on.
+/// step costs, as a path's cost): a tactics game's movement range. The plugin answers with a
+/// [`MoveRange`] (removing this request) or a [`RangeFailed`] message: in the same frame when
+/// the range fits the frame's search budget
+/// ([`NavSettings::max_expansions_per_frame`]), else over as many frames as it needs (an
+/// unbounded budget on a huge map never freezes a frame). The range is for the agent's
+/// [`NavAgent`] kind, on the map it stands on.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct RangeRequest {
@@ -151,35 +159,113 @@ type RangeRequests<'w, 's> = Query<
         Option<&'static OnNavMap>,
         Option<&'static NavAgent>,
     ),
-    Changed<RangeRequest>,
 >;
 
-/// Answers [`RangeRequest`]s.
+/// The range being measured over frames, and the requests waiting, in arrival order.
+#[derive(Resource, Default)]
+pub(crate) struct RangeQueue {
+    waiting: VecDeque<Entity>,
+    running: Option<RangeRun>,
+}
+
+/// A range measured over frames: for which request, on which map's grid for which kind.
+struct RangeRun {
+    entity: Entity,
+    request: RangeRequest,
+    map: Entity,
+    agent: NavAgent,
+    search: ReachSearch,
+}
+
+/// Answers [`RangeRequest`]s, in arrival order, within the frame's budget of expanded cells
+/// ([`NavSettings::max_expansions_per_frame`], shared with path requests: what ranges use this
+/// frame, path requests do not get). A range larger than the budget is measured over several
+/// frames (a new request for the agent, or a change of the grid, begins it again).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn answer_ranges(
     mut commands: Commands,
     maps: Res<NavMaps>,
     profiles: Res<NavProfiles>,
+    settings: Res<NavSettings>,
+    mut queue: ResMut<RangeQueue>,
     requests: RangeRequests,
-    mut failed: MessageWriter<RangeFailed>,
+    new_requests: Query<Entity, Changed<RangeRequest>>,
+    (mut diagnostics, mut failed): (ResMut<NavDiagnostics>, MessageWriter<RangeFailed>),
 ) {
-    for (entity, request, transform, on_map, kind) in &requests {
-        let agent = request.agent.or(kind.copied()).unwrap_or_default();
-        let position = transform.map(|t| t.translation.truncate());
-        let answer = (|| {
-            let asked = (&*maps, &*profiles, agent);
-            let (map, grid, start) = request_start(asked, on_map, position, request.start, None)?;
-            let reach = reachable(grid, start, request.budget)?;
-            Ok(MoveRange { map: map.entity, agent, reach })
-        })();
-        let mut entity_commands = commands.entity(entity);
-        entity_commands.remove::<RangeRequest>();
-        match answer {
-            Ok(range) => {
-                entity_commands.insert(range);
+    let RangeQueue { waiting, running } = &mut *queue;
+    for entity in &new_requests {
+        if !waiting.contains(&entity) {
+            waiting.push_back(entity);
+        }
+    }
+    let mut budget = u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1);
+    // It goes on while its request is there and asks the same (put on again or not).
+    let mut run = running
+        .take()
+        .filter(|run| requests.get(run.entity).is_ok_and(|(_, r, ..)| *r == run.request));
+    if let Some(run) = &run {
+        waiting.retain(|&e| e != run.entity);
+    }
+    loop {
+        if run.is_none() {
+            let Some(entity) = waiting.pop_front() else {
+                break;
+            };
+            let Ok((entity, request, transform, on_map, kind)) = requests.get(entity) else {
+                continue; // answered, taken back or despawned
+            };
+            let agent = request.agent.or(kind.copied()).unwrap_or_default();
+            let position = transform.map(|t| t.translation.truncate());
+            let begun = (|| {
+                let asked = (&*maps, &*profiles, agent);
+                let (map, grid, start) =
+                    request_start(asked, on_map, position, request.start, None)?;
+                let search = ReachSearch::new(grid, start, request.budget)?;
+                Ok(RangeRun { entity, request: *request, map: map.entity, agent, search })
+            })();
+            match begun {
+                Ok(begun) => run = Some(begun),
+                Err(error) => {
+                    commands.entity(entity).remove::<RangeRequest>();
+                    failed.write(RangeFailed { entity, error });
+                    continue;
+                }
             }
-            Err(error) => {
-                failed.write(RangeFailed { entity, error });
+        }
+        let Some(mut measuring) = run.take() else {
+            break;
+        };
+        let Some(grid) = maps.get(measuring.map).and_then(|m| m.grid_for(measuring.agent)) else {
+            // Its map or its kind's grid went away: measured again from the start.
+            waiting.push_front(measuring.entity);
+            continue;
+        };
+        if budget == 0 {
+            run = Some(measuring);
+            break;
+        }
+        let before = measuring.search.settled();
+        let step = measuring.search.step(grid, budget);
+        let settled = (measuring.search.settled() - before) as u32;
+        budget = budget.saturating_sub(settled.max(1));
+        diagnostics.range_expansions += u64::from(settled.max(1));
+        match step {
+            None => run = Some(measuring),
+            Some(Err(PathError::GridChanged)) => waiting.push_front(measuring.entity),
+            Some(result) => {
+                let entity = measuring.entity;
+                commands.entity(entity).remove::<RangeRequest>();
+                match result {
+                    Ok(reach) => {
+                        let (map, agent) = (measuring.map, measuring.agent);
+                        commands.entity(entity).insert(MoveRange { map, agent, reach });
+                    }
+                    Err(error) => {
+                        failed.write(RangeFailed { entity, error: NavError::Search(error) });
+                    }
+                }
             }
         }
     }
+    *running = run;
 }

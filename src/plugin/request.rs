@@ -125,8 +125,11 @@ pub(crate) fn answer_requests(
     let frame_began = std::time::Instant::now();
     collect_obstacles(&maps, &obstacle_agents, &mut obstacles);
     queue_requests(&mut queue, &new_requests);
+    // What movement ranges used of the frame's budget is not the requests' to use.
+    let ranges = u32::try_from(diagnostics.range_expansions).unwrap_or(u32::MAX);
+    let budget = u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX);
     let mut budget = Budget {
-        expansions: u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1),
+        expansions: budget.saturating_sub(ranges).max(1),
         deadline: settings.max_search_time_per_frame.map(|t| {
             // What the frame has left after the tile sync and (as last frame) the movement.
             let spent = diagnostics.sync_time + last_move.0;

@@ -498,12 +498,16 @@ fn hand_made_paths_that_cannot_be_walked_stop_the_agent_with_an_error() {
 }
 
 #[test]
-fn a_follower_index_past_the_end_walks_to_the_last_point() {
-    let (mut app, agent) = agent_with_path(&open_rows(8, 8), GridPos::new(7, 7));
-    app.world_mut().get_mut::<PathFollower>(agent).unwrap().next = usize::MAX;
-    let frames = frames_to_arrive(&mut app, agent, 600, |_, _| {}).expect("arrives");
-    assert!(frames < 600);
-    assert_eq!(position(&app, agent), centre(&app, GridPos::new(7, 7)));
+fn a_follower_index_past_the_end_plans_again_and_arrives_round_the_walls() {
+    let mut rows = open_rows(8, 8);
+    rows[3] = "######..".into();
+    for next in [usize::MAX, 40] {
+        let (mut app, agent) = agent_with_path(&rows, GridPos::new(0, 7));
+        app.world_mut().get_mut::<PathFollower>(agent).unwrap().next = next;
+        // Never in a wall on the way (checked every frame), and at the goal in the end.
+        frames_to_arrive(&mut app, agent, 600, |_, _| {}).expect("arrives");
+        assert_eq!(position(&app, agent), centre(&app, GridPos::new(0, 7)));
+    }
 }
 
 #[test]

@@ -311,9 +311,7 @@ pub(crate) fn follow_paths(
             stop(&mut commands, &mut failures, entity, NavError::MalformedPath);
             continue;
         }
-        if follower.next > path.points.len() {
-            follower.next = path.points.len() - 1;
-        }
+        let bad_index = follower.next > path.points.len();
         // Agents on one map follow one another: look the map up once for a run of them.
         if last.is_none_or(|(entity, ..)| entity != path.map) {
             last = maps.get(path.map).zip(indexes.get(&path.map)).map(|(m, i)| (path.map, m, i));
@@ -333,6 +331,27 @@ pub(crate) fn follow_paths(
             let error = NavError::Start(WorldToCellError::NotFinite(position));
             stop(&mut commands, &mut failures, entity, error);
             continue;
+        }
+        if bad_index {
+            // An index past the path's end (written by hand): where it is on the path is
+            // unknown, and a straight walk to any point could cross a wall. It plans again
+            // from where it stands (or, already waiting for a plan, walks to its stand-in).
+            if replanning || requested {
+                // A plan is on its way: it waits for it at the nearest safe cell centre.
+                let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+                let following = Some((&*follower, &*path));
+                let safe = agent_start(map, grid, path.agent, position, following)
+                    .unwrap_or(path.cells[path.cells.len() - 1]);
+                *path = stand_in(map, safe, &path);
+                follower.next = 0;
+                commands.entity(entity).insert(Replanning);
+                replanning = true;
+            } else {
+                diagnostics.replans += 1;
+                replan(&mut commands, entity, map, position, &mut follower, &mut path);
+                replanning = true;
+                requested = true;
+            }
         }
         // Cells near the path changed: is the rest of it still walkable? (A larger agent's
         // cells are its body's corner: a change up to its size away may cut its path.)

@@ -300,6 +300,27 @@ impl Session {
         let diagnostics = *world.resource::<NavDiagnostics>();
         let spent = diagnostics.expansions + diagnostics.range_expansions;
         assert!(spent <= BUDGET + 16, "{label} frame {frame}: {spent} cells searched");
+        if let Ok(watch) = std::env::var("SESSION_WATCH") {
+            for &agent in &self.agents {
+                if watch.split(',').any(|w| w == format!("{agent}"))
+                    && let Ok(e) = world.get_entity(agent)
+                {
+                    eprintln!(
+                        "WATCH {frame} {agent}: {:?} {:?} req {:?} path {:?} next {:?}",
+                        e.get::<GridLocked>(),
+                        e.get::<Transform>().map(|t| t.translation.truncate()),
+                        e.get::<PathRequest>().map(|r| (r.goal, r.start)),
+                        e.get::<Path>().map(|p| p
+                            .cells
+                            .iter()
+                            .take(3)
+                            .copied()
+                            .collect::<Vec<_>>()),
+                        e.get::<PathFollower>().map(|f| f.next)
+                    );
+                }
+            }
+        }
         let maps = world.resource::<NavMaps>();
         let mut held: HashMap<(Entity, GridPos), Entity> = HashMap::new();
         let mut cells = HashMap::new();
@@ -313,7 +334,14 @@ impl Session {
                     let since = *self.waiting_since.entry((agent, ranged)).or_insert(frame);
                     assert!(
                         frame - since <= ANSWER_WITHIN,
-                        "{label} frame {frame}: {agent}'s request (range: {ranged}) waits since frame {since}"
+                        "{label} frame {frame}: {agent}'s request (range: {ranged}) waits since \
+                         frame {since}: {:?} {:?} {:?} locked {:?} replanning {} follower {:?}",
+                        entity.get::<PathRequest>(),
+                        entity.get::<NavAgent>(),
+                        entity.get::<Transform>().map(|t| t.translation),
+                        entity.get::<GridLocked>(),
+                        entity.contains::<Replanning>(),
+                        entity.get::<PathFollower>(),
                     );
                 } else {
                     self.waiting_since.remove(&(agent, ranged));
@@ -324,7 +352,20 @@ impl Session {
             {
                 for cell in std::iter::once(here).chain(lock.entering) {
                     if let Some(other) = held.insert((map, cell), agent) {
-                        panic!("{label} frame {frame}: {agent} and {other} both hold {cell}");
+                        let show = |e: Entity| {
+                            let e = world.entity(e);
+                            (
+                                e.get::<GridLocked>().copied(),
+                                e.get::<Transform>().map(|t| t.translation),
+                                e.get::<Path>().map(|p| (p.map, p.cells.clone())),
+                                self.odd_positions.contains(&e.id()),
+                            )
+                        };
+                        panic!(
+                            "{label} frame {frame}: {agent} and {other} both hold {cell}: {:?} {:?}",
+                            show(agent),
+                            show(other)
+                        );
                     }
                 }
             }
@@ -354,7 +395,9 @@ impl Session {
             let size = entity.get::<NavAgent>().map_or(1, |a| a.size);
             if moved_in && size == 1 && wall_before && !grid.is_passable(cell) {
                 let kind = (
-                    entity.contains::<GridLocked>(),
+                    was,
+                    at,
+                    entity.get::<GridLocked>(),
                     entity.contains::<Avoidance>(),
                     entity.get::<PathFollower>(),
                     entity.get::<Path>().map(|p| (&p.cells, p.corners.len())),
@@ -415,7 +458,11 @@ fn random_sessions_keep_every_promise_every_frame() {
         return;
     }
     let seeds: u64 = std::env::var("SESSION_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(12);
-    for seed in 1..=seeds {
+    let first: u64 = std::env::var("SESSION_FIRST").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    for seed in first..=seeds {
+        if std::env::var_os("SESSION_PROGRESS").is_some() {
+            eprintln!("seed {seed}");
+        }
         let mut rng = Rng(seed * 7919);
         let data: Vec<u8> = (0..6000).map(|_| rng.below(256) as u8).collect();
         Session::new(seed).run(&mut Bytes { data: &data, at: 0 }, &format!("seed {seed}"));

@@ -545,13 +545,32 @@ pub(crate) fn join_index(
     geometry: &NavGeometry,
     grid: &NavGrid,
 ) -> usize {
+    join_within(path, position, geometry, grid, JOIN_LOOKAHEAD).unwrap_or(0)
+}
+
+/// [`join_index`] looking through the first `lookahead` cells of the path; `None` when the
+/// agent stands on none of them.
+pub(crate) fn join_within(
+    path: &Path,
+    position: Vec2,
+    geometry: &NavGeometry,
+    grid: &NavGrid,
+    lookahead: usize,
+) -> Option<usize> {
     let corner = position - geometry.body_offset(path.agent.size);
-    let Ok(here) = geometry.world_to_cell(corner) else {
-        return 0;
-    };
-    let Some(k) = path.cells.iter().take(JOIN_LOOKAHEAD).position(|&c| c == here) else {
-        return 0;
-    };
+    let here = geometry.world_to_cell(corner).ok()?;
+    let k = path.cells.iter().take(lookahead).position(|&c| c == here)?;
+    Some(join_from(path, position, geometry, grid, k))
+}
+
+/// Where an agent at `position`, standing on cell `k` of `path`, walks to first.
+fn join_from(
+    path: &Path,
+    position: Vec2,
+    geometry: &NavGeometry,
+    grid: &NavGrid,
+    k: usize,
+) -> usize {
     let next = path.next_target_after(k);
     let (Some(&from), Some(&to)) = (path.points.get(k), path.points.get(next)) else {
         return k;

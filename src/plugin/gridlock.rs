@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use super::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
 use super::avoidance::{Walkers, Yielding, side_cell};
 use super::tilemap::{NavMap, NavMaps};
-use crate::grid::GridPos;
+use crate::grid::{GridPos, NavGrid};
 
 /// Put this on an agent to make it occupy whole cells: see the module's description. The
 /// plugin keeps its fields up to date.
@@ -47,9 +47,16 @@ pub(crate) struct Wait {
     holder: Entity,
 }
 
-/// The grid-locked agents standing (with no path).
-pub(crate) type LockedStanding<'w, 's> =
-    Query<'w, 's, (Entity, &'static Transform, &'static mut GridLocked), Without<Path>>;
+/// The grid-locked agents standing: with no path, or with a path and no follower to walk it.
+pub(crate) type LockedStanding<'w, 's> = (
+    Query<'w, 's, (Entity, &'static Transform, &'static mut GridLocked), Without<Path>>,
+    Query<
+        'w,
+        's,
+        (Entity, &'static Transform, &'static mut GridLocked),
+        (With<Path>, Without<PathFollower>),
+    >,
+);
 
 impl Occupancy {
     /// Notes the cells every grid-locked agent holds: its own, and the one it is entering.
@@ -65,9 +72,11 @@ impl Occupancy {
         let walking = walkers.iter_mut().filter_map(|(entity, transform, _, path, .., lock)| {
             Some((entity, transform.translation.truncate(), Some(path.map), lock?.into_inner()))
         });
-        let standing = standing.iter_mut().map(|(entity, transform, lock)| {
-            (entity, transform.translation.truncate(), None, lock.into_inner())
-        });
+        let (no_path, no_follower) = standing;
+        let standing =
+            no_path.iter_mut().chain(no_follower.iter_mut()).map(|(entity, transform, lock)| {
+                (entity, transform.translation.truncate(), None, lock.into_inner())
+            });
         for (entity, position, on, lock) in walking.collect::<Vec<_>>().into_iter().chain(standing)
         {
             let map = on.or(lock.holds.map(|h| h.0));
@@ -115,18 +124,30 @@ impl Occupancy {
         let mut budget = speed * dt;
         let mut at = position;
         let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+        let mut joined = false;
         while let Some((_, here)) = lock.holds.filter(|(m, _)| *m == map.entity) {
             let want = path.cells.get(follower.next).copied();
             // Where to now: the cell it is entering, its own cell's centre, or the next cell
             // once that is free.
             let target = match (lock.entering, want) {
+                (Some(next), _) if !grid.is_passable(next) => {
+                    // The cell it was stepping into became a wall: it steps back.
+                    if self.held.get(&(map.entity, next)) == Some(&entity) {
+                        self.held.remove(&(map.entity, next));
+                    }
+                    lock.entering = None;
+                    continue;
+                }
                 (Some(next), _) => next,
                 (None, None) => return at,
                 (None, Some(want)) if want == here => here,
-                (None, Some(want)) if !grid.can_step(here, want) => {
-                    match path.cells.iter().position(|&c| c == here) {
+                (None, Some(want)) if !legal_step(grid, here, want) => {
+                    match path.cells.iter().position(|&c| c == here).filter(|_| !joined) {
                         Some(k) => {
-                            follower.next = k; // joins the path where it passes its cell
+                            // It joins the path where it passes its cell (once: a path whose
+                            // step on from there is not legal either is planned again).
+                            follower.next = k;
+                            joined = true;
                             continue;
                         }
                         None => {
@@ -202,6 +223,16 @@ impl Occupancy {
         *lock = GridLocked { holds: Some((map, cell)), entering: None, waited: 0.0 };
         true
     }
+}
+
+/// True when a grid-locked agent may step from `here` to `want`: a legal step, or, out of a
+/// cell that has become a wall, to an open cell next to it (the way out).
+fn legal_step(grid: &NavGrid, here: GridPos, want: GridPos) -> bool {
+    grid.can_step(here, want)
+        || (!grid.is_passable(here)
+            && grid.is_passable(want)
+            && here.x.abs_diff(want.x) <= 1
+            && here.y.abs_diff(want.y) <= 1)
 }
 
 /// Agents that waited too long: of two waiting for each other's cells, the one with the larger

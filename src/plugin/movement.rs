@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use super::agent::{
     Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathRequest, Replanning, agent_start, corner_indices, stand_in,
+    PathRequest, Replanning, agent_start, corner_indices, join_within, stand_in,
 };
 use super::avoidance::{
     Crowd, Stall, Standing, Waiting, Walkers, Yielding, resolve_stall, tick_yielding,
@@ -19,9 +19,10 @@ use super::tilemap::{NavMap, NavMaps, WorldToCellError};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
 /// True when another character stands on one of the next two cells of the path (short of its
-/// goal, where it cannot be avoided).
+/// goal, where it cannot be avoided). Not the cell the path begins at, where the agent is: one
+/// standing there too cannot be planned around (a plan from there would see it again at once).
 fn obstacle_ahead(obstacles: &ObstacleCells, entity: Entity, path: &Path, next: usize) -> bool {
-    let from = if next == 0 { 0 } else { path.previous_target(next) + 1 };
+    let from = if next == 0 { 1 } else { path.previous_target(next) + 1 };
     let ahead = &path.cells[from.min(path.cells.len())..(from + 2).min(path.cells.len())];
     let at_goal = |c: &GridPos| *c == path.goal && path.goal_map == path.map;
     obstacles
@@ -267,8 +268,9 @@ pub(crate) fn follow_paths(
             check_all.push(map.entity);
         }
     }
-    for (entity, _, _, path, ..) in agents.iter_mut() {
-        if path.is_changed() || check_all.contains(&path.map) {
+    for (entity, _, follower, path, ..) in agents.iter_mut() {
+        // A follower put (back) on: its path may have changed while this system did not see it.
+        if path.is_changed() || follower.is_added() || check_all.contains(&path.map) {
             for index in indexes.values_mut() {
                 index.unfile(entity);
             }
@@ -332,19 +334,32 @@ pub(crate) fn follow_paths(
             stop(&mut commands, &mut failures, entity, error);
             continue;
         }
+        if follower.is_added() && !bad_index && !replanning && lock.is_none() {
+            // A follower put (back) on a path: it walks on from where it stands on the path
+            // (not back to its start across whatever lies between), or plans again from there.
+            let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+            match join_within(&path, position, &map.geometry, grid, usize::MAX) {
+                Some(next) => follower.next = next,
+                None if requested => {
+                    wait_for_plan(&mut commands, entity, map, position, &mut follower, &mut path);
+                    replanning = true;
+                }
+                None => {
+                    diagnostics.replans += 1;
+                    replan(&mut commands, entity, map, position, &mut follower, &mut path);
+                    replanning = true;
+                    requested = true;
+                }
+            }
+        }
         if bad_index {
             // An index past the path's end (written by hand): where it is on the path is
             // unknown, and a straight walk to any point could cross a wall. It plans again
             // from where it stands (or, already waiting for a plan, walks to its stand-in).
             if replanning || requested {
                 // A plan is on its way: it waits for it at the nearest safe cell centre.
-                let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
-                let following = Some((&*follower, &*path));
-                let safe = agent_start(map, grid, path.agent, position, following)
-                    .unwrap_or(path.cells[path.cells.len() - 1]);
-                *path = stand_in(map, safe, &path);
                 follower.next = 0;
-                commands.entity(entity).insert(Replanning);
+                wait_for_plan(&mut commands, entity, map, position, &mut follower, &mut path);
                 replanning = true;
             } else {
                 diagnostics.replans += 1;
@@ -364,18 +379,35 @@ pub(crate) fn follow_paths(
         if near_changes && !replanning && !requested {
             diagnostics.paths_checked += 1;
         }
+        if replanning
+            && let Some(grid) = map.grid_for(path.agent)
+            && path.cells.iter().any(|&c| !grid.is_passable(c))
+        {
+            // The safe cell it waits at became a wall: another one.
+            let following = Some((&*follower, &*path));
+            if let Ok(safe) = agent_start(map, grid, path.agent, position, following)
+                && grid.is_passable(safe)
+            {
+                *path = stand_in(map, safe, &path);
+                follower.next = 0;
+            }
+        }
         let links_gone = || {
             path.legs.iter().any(|leg| {
                 let to = LinkEnd::new(leg.map, leg.cells.first().copied().unwrap_or_default());
                 !links.get(leg.link).is_ok_and(|link| usable(&maps, link, leg.from, to))
             })
         };
-        if !replanning
-            && !requested
+        let cut = !replanning
             && ((near_changes && path_cut(map.grid_for(path.agent), &path, follower.next))
                 || obstacle_ahead(&obstacles, entity, &path, follower.next)
-                || links_gone())
-        {
+                || links_gone());
+        if cut && requested {
+            // The game asked for a new path, not answered yet: it waits for it at a safe cell
+            // rather than walk on into the cut.
+            wait_for_plan(&mut commands, entity, map, position, &mut follower, &mut path);
+            replanning = true;
+        } else if cut {
             diagnostics.replans += 1;
             replan(&mut commands, entity, map, position, &mut follower, &mut path);
             // From now on this frame it is waiting for the new plan (the commands apply later):
@@ -534,6 +566,24 @@ pub(crate) fn follow_paths(
     }
     diagnostics.move_time = began.elapsed();
     last_move.0 = diagnostics.move_time;
+}
+
+/// An agent whose plan is on its way (a request is waiting) stops walking its path: its path
+/// becomes the one safe cell it walks to meanwhile, with no `Arrived` for reaching it.
+fn wait_for_plan(
+    commands: &mut Commands,
+    entity: Entity,
+    map: &NavMap,
+    position: Vec2,
+    follower: &mut PathFollower,
+    path: &mut Path,
+) {
+    let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+    let safe = agent_start(map, grid, path.agent, position, Some((follower, path)))
+        .unwrap_or(path.cells[follower.next.min(path.cells.len() - 1)]);
+    *path = stand_in(map, safe, path);
+    follower.next = 0;
+    commands.entity(entity).insert(Replanning);
 }
 
 /// Sends an agent whose path is cut to plan again: it walks to a safe cell of `map` meanwhile

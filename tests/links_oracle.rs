@@ -285,3 +285,63 @@ fn a_one_way_link_is_not_taken_backwards_and_a_blocked_one_not_at_all() {
     );
     assert!(matches!(walled, Err(PathError::Unreachable { .. })), "{walled:?}");
 }
+
+/// A larger 8-way grid (20 to 47 cells a side), with walls and, on some, terrain.
+fn big_map(rng: &mut Rng) -> (NavGrid, Model) {
+    let (width, height) = (20 + rng.below(28), 20 + rng.below(28));
+    let varied = rng.chance(50);
+    let cells = random_cells(rng, width, height, 20, varied);
+    let model = Model { eight: true, ..Model::of(cells.clone()) };
+    let mut grid = NavGrid::new(width, height).unwrap();
+    grid.set_all(grid.positions().collect::<Vec<_>>().into_iter().map(|p| {
+        let cell = match cells[p.y as usize][p.x as usize] {
+            Some(cost) => Cell::Passable { cost },
+            None => Cell::Blocked,
+        };
+        (p, cell)
+    }))
+    .unwrap();
+    (grid, model)
+}
+
+/// With many links on a grid the search bounds the cost of leaving it by blocks of cells (an
+/// estimate that is admissible but not consistent): still the oracle's costs.
+#[test]
+fn many_links_cost_what_dijkstra_over_cells_and_links_costs() {
+    let mut rng = Rng(61);
+    let mut pathfinder = Pathfinder::new();
+    let mut crossed = 0;
+    for round in 0..30 {
+        let count = 1 + rng.below(2) as usize;
+        let (grids, models): (Vec<NavGrid>, Vec<Model>) =
+            (0..count).map(|_| big_map(&mut rng)).unzip();
+        let links: Vec<Link> = (0..60 + rng.below(140))
+            .map(|_| {
+                let (from, to) = (random_pos(&mut rng, &grids), random_pos(&mut rng, &grids));
+                let cost = f64::from(rng.below(80)) / 4.0;
+                Link { from, to, cost, two_way: rng.chance(50) }
+            })
+            .collect();
+        let maps: Vec<&NavGrid> = grids.iter().collect();
+        for _ in 0..8 {
+            let (start, goal) = (random_pos(&mut rng, &grids), random_pos(&mut rng, &grids));
+            let expected = oracle(&models, &links, start, goal);
+            let got =
+                pathfinder.find_linked_path(&maps, &links, start, goal, &SearchOptions::default());
+            match (expected, got) {
+                (Some(cost), Ok(path)) => {
+                    crossed += usize::from(path.legs.len() > 1);
+                    assert!(
+                        (path.cost - cost).abs() < 1e-6,
+                        "round {round}: cost {} but the optimum is {cost}",
+                        path.cost
+                    );
+                    check_legal(&path, &models, &links, start, goal);
+                }
+                (None, Err(_)) => {}
+                (expected, got) => panic!("round {round}: oracle {expected:?}, search {got:?}"),
+            }
+        }
+    }
+    assert!(crossed > 20, "paths through links: {crossed}");
+}

@@ -575,7 +575,16 @@ fn join_from(
     let (Some(&from), Some(&to)) = (path.points.get(k), path.points.get(next)) else {
         return k;
     };
-    if (to - from).dot(position - from) > 0.0
+    // Only on to the next cell of the path (a straight line from off the centre to a corner
+    // farther away could clip a wall's corner), and past a diagonal only with both side cells
+    // open, whatever the corner rule: from off the centre, the line may cross either.
+    let (a, b) = (path.cells[k], path.cells[next.min(path.cells.len() - 1)]);
+    let diagonal = a.x != b.x && a.y != b.y && !grid.neighborhood().is_hex();
+    let sides_open = !diagonal
+        || (grid.is_passable(GridPos::new(a.x, b.y)) && grid.is_passable(GridPos::new(b.x, a.y)));
+    if next == k + 1
+        && sides_open
+        && (to - from).dot(position - from) > 0.0
         && clear_line(geometry, grid, path.agent, position, to)
     {
         next

@@ -21,8 +21,8 @@ use super::settings::NavSettings;
 use super::tilemap::{NavGeometry, NavMap, NavMaps};
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::search::{
-    Landmarks, LinkedPath, LinkedSearch, LinkedStep, MapPos, PathError, PathResult, Pathfinder,
-    SearchOptions, SearchStep,
+    Heuristic, Landmarks, Link, LinkedPath, LinkedSearch, LinkedStep, MapPos, PathError,
+    PathResult, Pathfinder, SearchOptions, SearchStep,
 };
 
 /// A search spread over frames, for one agent's request.
@@ -212,6 +212,15 @@ pub(crate) fn answer_requests(
                         }
                         SearchStep::Done(result) => {
                             if let Some(result) = settle(live, &run, result) {
+                                let around = around.map_or(&[][..], |a| &a.0[..]);
+                                let asked = (&*maps, &*frame_links, &*obstacles);
+                                let (entity, query) = (run.entity, run.query);
+                                if let Some(then) =
+                                    then_links(asked, entity, around, query, &result)
+                                {
+                                    *running_linked = Some(then);
+                                    break;
+                                }
                                 run.micros += began.elapsed().as_secs_f32() * 1e6;
                                 answered += 1;
                                 diagnostics.searches_finished += 1;
@@ -269,7 +278,7 @@ pub(crate) fn answer_requests(
                 let around = requests.get(run.entity).ok().and_then(|r| r.5);
                 let around = around.map_or(&[][..], |a| &a.0[..]);
                 let asked = (&*maps, &*frame_links, &*obstacles);
-                run = match begin_linked(asked, run.entity, around, run.query) {
+                run = match begin_linked(asked, run.entity, around, run.query, None) {
                     Ok(again) => LinkedRun { redone: run.redone, micros: run.micros, ..again },
                     Err(error) => {
                         step = LinkedStep::Done(Err(error));
@@ -364,11 +373,11 @@ pub(crate) fn answer_requests(
         let began = std::time::Instant::now();
         searched = true;
         diagnostics.searches_started += 1;
-        if query.goal_map != query.map || !frame_links.links.is_empty() {
+        if query.goal_map != query.map {
             // A search over the maps and their links, spread over frames like any other.
             let around = around.map_or(&[][..], |a| &a.0[..]);
             let asked = (&*maps, &*frame_links, &*obstacles);
-            let mut run = match begin_linked(asked, entity, around, query) {
+            let mut run = match begin_linked(asked, entity, around, query, None) {
                 Ok(run) => run,
                 Err(error) => {
                     diagnostics.searches_finished += 1;
@@ -404,7 +413,8 @@ pub(crate) fn answer_requests(
         let mut avoid = obstacles.for_agent(entity, query.map);
         avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
         // A map with precomputed paths answers a plain request from its table, at once.
-        let plain = avoid.is_empty() && agent.is_plain() && !watched;
+        let plain =
+            avoid.is_empty() && agent.is_plain() && !watched && frame_links.links.is_empty();
         let answer = (plain && table_answers(&query.options))
             .then(|| table_answer(map, pathfinder, query.start, query.goal))
             .flatten();
@@ -442,6 +452,14 @@ pub(crate) fn answer_requests(
                     }
                     result => result,
                 };
+                // With links about: the walk on this map first (jump point search, within the
+                // budget); a search through links only if one could beat it.
+                let around = around.map_or(&[][..], |a| &a.0[..]);
+                let asked = (&*maps, &*frame_links, &*obstacles);
+                if let Some(run) = then_links(asked, entity, around, query, &result) {
+                    *running_linked = Some(run);
+                    break;
+                }
                 let path = result
                     .map(|found| make_path(found, geometry, &query, micros))
                     .map_err(NavError::from);
@@ -481,6 +499,7 @@ fn begin_linked(
     entity: Entity,
     around: &[GridPos],
     query: Plan,
+    max_cost: Option<f64>,
 ) -> Result<LinkedRun, PathError> {
     let index = |map: Entity| maps.index_of(map).ok_or(PathError::NoSuchMap { map: usize::MAX });
     let start = MapPos::new(index(query.map)?, query.start);
@@ -502,9 +521,55 @@ fn begin_linked(
         }
     }
     let grids = agent_grids(maps, query.agent);
-    let search = LinkedSearch::new(&grids, &links.links, start, goal, &query.options, &avoid)?;
+    let mut options = query.options;
+    if let Some(cost) = max_cost {
+        options.limit.max_cost = Some(options.limit.max_cost.map_or(cost, |m| m.min(cost)));
+    }
+    let search = LinkedSearch::new(&grids, &links.links, start, goal, &options, &avoid)?;
     let around = !around.is_empty();
     Ok(LinkedRun { entity, query, search, links, avoid, around, redone: 0, micros: 0.0 })
+}
+
+/// After the walk on the start's own map (`direct`) for a request on one map while links
+/// exist: the search through links that could find a cheaper path, if one could. A link could
+/// when walking to its entrance, taking it and walking on from its exit to the goal may cost
+/// less than the walk by the grids' estimates (or when there is no walk). That search is
+/// bounded by the walk's cost, which it finds again if nothing is cheaper.
+fn then_links(
+    asked: (&NavMaps, &FrameLinks, &ObstacleCells),
+    entity: Entity,
+    around: &[GridPos],
+    query: Plan,
+    direct: &Result<PathResult, PathError>,
+) -> Option<LinkedRun> {
+    let (maps, frame_links, _) = asked;
+    if frame_links.links.is_empty() {
+        return None;
+    }
+    let bound = match direct {
+        Ok(found) => Some(found.cost),
+        Err(PathError::Unreachable { .. }) => None,
+        Err(_) => return None,
+    };
+    let map = maps.get(query.map)?;
+    let here = maps.index_of(query.map)?;
+    let grid = map.grid_for(query.agent)?;
+    let moves = grid.neighborhood();
+    let heuristic = Heuristic::default_for(moves);
+    let least = f64::from(grid.min_cost().unwrap_or(1));
+    let walk = |a: GridPos, b: GridPos| heuristic.estimate(moves, a, b) * least;
+    let helps = |link: &Link| {
+        link.ways().any(|(entrance, exit)| {
+            let on = if exit.map == here { walk(exit.cell, query.goal) } else { 0.0 };
+            let through = walk(query.start, entrance.cell) + link.cost + on;
+            entrance.map == here && bound.is_none_or(|cost| through < cost - 1e-9)
+        })
+    };
+    if !frame_links.links.iter().any(helps) {
+        return None;
+    }
+    let slack = bound.map(|cost| cost + 1e-9 * cost.max(1.0));
+    begin_linked(asked, entity, around, query, slack).ok()
 }
 
 /// Goes on with a search through links while the budget lasts (it had expanded `before` cells

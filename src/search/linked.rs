@@ -11,7 +11,6 @@
 //! expansions, for callers that spread long searches over frames.
 
 use std::cmp::Ordering;
-use std::collections::hash_map::Entry as Slot;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::Pathfinder;
 use super::options::{Algorithm, Heuristic, SearchOptions};
 use super::result::{PathError, PathResult, SearchStats};
-use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
 
 /// A cell on one of several grids: `map` indexes the grids given to
 /// [`Pathfinder::find_linked_path`].
@@ -67,7 +66,7 @@ impl Link {
     }
 
     /// The link's ways, as (entrance, exit): one, or two for a two-way link.
-    fn ways(&self) -> impl Iterator<Item = (MapPos, MapPos)> {
+    pub(crate) fn ways(&self) -> impl Iterator<Item = (MapPos, MapPos)> {
         let back = self.two_way.then_some((self.to, self.from));
         std::iter::once((self.from, self.to)).chain(back)
     }
@@ -133,13 +132,132 @@ impl Ord for Open {
     }
 }
 
-/// What the search knows of a reached cell: its best cost so far, and the step into it (the
-/// cell before, and the link taken from there, if it came through one).
+/// What the search knows of a cell: its best cost so far, the step into it (the cell before,
+/// as its grid and index there, and the link taken from there, if one was), and whether it is
+/// closed. Kept per grid in flat arrays, made when the search first reaches that grid.
 #[derive(Clone, Copy, Debug)]
 struct Reached {
     g: f64,
-    from: Option<(MapPos, Option<usize>)>,
+    from_map: u32,
+    from_cell: u32,
+    link: u32,
     closed: bool,
+}
+
+/// A lower bound, on one grid, on the cost of reaching the goal through a link: the walk to a
+/// link's entrance (by the grid's heuristic at its cheapest cell) plus the link's cost plus a
+/// lower bound from its exit to the goal, least over its links. With few links, worked out for the cell asked (consistent); with many, once per
+/// block of cells, from the block's nearest point to each entrance (admissible, not
+/// consistent: the search then opens cells again when it finds them cheaper).
+#[derive(Clone, Debug)]
+enum ExitBound {
+    None,
+    Exact(Vec<(GridPos, f64)>),
+    Blocks { blocks_x: u32, bound: Vec<f64> },
+}
+
+/// Links on one grid up to which [`ExitBound`] is worked out per cell.
+const EXACT_EXITS: usize = 48;
+/// Side of the blocks [`ExitBound`] keeps its bound for, with more links.
+const EXIT_BLOCK: u32 = 32;
+
+impl ExitBound {
+    fn new(
+        grid: &NavGrid,
+        entrances: Vec<(GridPos, f64)>,
+        heuristic: Heuristic,
+        scale: f64,
+    ) -> Self {
+        if entrances.is_empty() {
+            return ExitBound::None;
+        }
+        if entrances.len() <= EXACT_EXITS {
+            return ExitBound::Exact(entrances);
+        }
+        let blocks_x = grid.width().div_ceil(EXIT_BLOCK);
+        let blocks_y = grid.height().div_ceil(EXIT_BLOCK);
+        let mut bound = vec![f64::INFINITY; (blocks_x * blocks_y) as usize];
+        for by in 0..blocks_y {
+            for bx in 0..blocks_x {
+                let (x0, y0) = (bx * EXIT_BLOCK, by * EXIT_BLOCK);
+                let (x1, y1) = (x0 + EXIT_BLOCK - 1, y0 + EXIT_BLOCK - 1);
+                let least = entrances.iter().fold(f64::INFINITY, |least, &(e, cost)| {
+                    let dx = x0.saturating_sub(e.x).max(e.x.saturating_sub(x1));
+                    let dy = y0.saturating_sub(e.y).max(e.y.saturating_sub(y1));
+                    least.min(heuristic.distance(dx, dy) * scale + cost)
+                });
+                bound[(by * blocks_x + bx) as usize] = least;
+            }
+        }
+        ExitBound::Blocks { blocks_x, bound }
+    }
+
+    fn at(&self, moves: Neighborhood, heuristic: Heuristic, scale: f64, cell: GridPos) -> f64 {
+        match self {
+            ExitBound::None => f64::INFINITY,
+            ExitBound::Exact(entrances) => {
+                entrances.iter().fold(f64::INFINITY, |least, &(e, cost)| {
+                    least.min(heuristic.estimate(moves, cell, e) * scale + cost)
+                })
+            }
+            ExitBound::Blocks { blocks_x, bound } => {
+                let block = (cell.y / EXIT_BLOCK) * blocks_x + cell.x / EXIT_BLOCK;
+                bound.get(block as usize).copied().unwrap_or(0.0)
+            }
+        }
+    }
+}
+
+/// Nothing: no cell, no link.
+const NONE: u32 = u32::MAX;
+
+impl Reached {
+    const UNSEEN: Self =
+        Self { g: f64::INFINITY, from_map: NONE, from_cell: NONE, link: NONE, closed: false };
+}
+
+/// Every grid's cells as the search knows them.
+#[derive(Clone, Debug, Default)]
+struct Nodes {
+    grids: Vec<Vec<Reached>>,
+    widths: Vec<u32>,
+}
+
+impl Nodes {
+    fn new(maps: &[&NavGrid]) -> Self {
+        Self {
+            grids: vec![Vec::new(); maps.len()],
+            widths: maps.iter().map(|g| g.width()).collect(),
+        }
+    }
+
+    fn index(&self, at: MapPos) -> usize {
+        at.cell.y as usize * self.widths[at.map] as usize + at.cell.x as usize
+    }
+
+    fn get(&self, at: MapPos) -> Reached {
+        self.grids[at.map].get(self.index(at)).copied().unwrap_or(Reached::UNSEEN)
+    }
+
+    fn get_mut(&mut self, maps: &[&NavGrid], at: MapPos) -> &mut Reached {
+        let index = self.index(at);
+        let grid = &mut self.grids[at.map];
+        if grid.is_empty() {
+            grid.resize(maps[at.map].len(), Reached::UNSEEN);
+        }
+        &mut grid[index]
+    }
+
+    /// The cell before `at` on the way the search found, and the link taken from it.
+    fn before(&self, at: MapPos) -> Option<(MapPos, Option<usize>)> {
+        let node = self.get(at);
+        (node.from_map != NONE).then(|| {
+            let (map, width) = (node.from_map as usize, self.widths[node.from_map as usize]);
+            let cell = GridPos::new(node.from_cell % width, node.from_cell / width);
+            let link = (node.link != NONE).then_some(node.link as usize);
+            (MapPos::new(map, cell), link)
+        })
+    }
 }
 
 /// Where a search through links is after a slice of work ([`LinkedSearch::step`]).
@@ -190,13 +308,12 @@ pub struct LinkedSearch {
     avoid: HashSet<MapPos>,
     /// The grids as they were when it began.
     stamps: Vec<GridStamp>,
-    /// The goal grid's estimate: its heuristic, the scale (its cheapest cell x the weight), and
-    /// the cap (the cheapest link leaving it).
-    heuristic: Heuristic,
-    scale: f64,
-    cap: f64,
+    /// Each grid's estimate: its heuristic and the cost of its cheapest cell.
+    heuristics: Vec<(Heuristic, f64)>,
+    /// Each grid's lower bound on the cost of leaving it through a link.
+    exits: Vec<ExitBound>,
     open: BinaryHeap<Open>,
-    reached: HashMap<MapPos, Reached>,
+    reached: Nodes,
     stats: SearchStats,
     /// Set when it has ended (further steps answer the same).
     ended: Option<Result<LinkedPath, PathError>>,
@@ -254,23 +371,79 @@ impl LinkedSearch {
         // The ways that can be taken now: both ends open.
         let open_cell = |at: MapPos| maps[at.map].is_passable(at.cell);
         let mut ways: HashMap<MapPos, Vec<(MapPos, f64, usize)>> = HashMap::new();
-        let mut cap = f64::INFINITY;
+        let mut usable: Vec<(MapPos, MapPos, f64)> = Vec::new();
         for (k, link) in links.iter().enumerate() {
             for (entrance, exit) in link.ways() {
                 if open_cell(entrance) && open_cell(exit) {
                     ways.entry(entrance).or_default().push((exit, link.cost, k));
-                    if entrance.map == goal.map {
-                        cap = cap.min(link.cost);
-                    }
+                    usable.push((entrance, exit, link.cost));
                 }
             }
         }
-        let heuristic = match options.algorithm {
-            // Any-angle walks are shorter than grid ones: only the straight line bounds them.
-            Algorithm::ThetaStar => Heuristic::Euclidean,
-            _ => Heuristic::default_for(goal_grid.neighborhood()),
+        let heuristics: Vec<(Heuristic, f64)> = maps
+            .iter()
+            .map(|grid| {
+                let heuristic = match options.algorithm {
+                    // Any-angle walks are shorter than grid ones: only the straight line bounds
+                    // them.
+                    Algorithm::ThetaStar => Heuristic::Euclidean,
+                    _ => Heuristic::default_for(grid.neighborhood()),
+                };
+                (heuristic, f64::from(grid.min_cost().unwrap_or(1)))
+            })
+            .collect();
+        // From each way's exit, a lower bound on the rest of the way to the goal: walking there
+        // on the goal's grid, or taking another way (worked out over the ways when they are
+        // few; with many, the cheapest way out of the exit's grid stands in for the rest).
+        let walk = |a: MapPos, b: MapPos| {
+            let (heuristic, scale) = heuristics[a.map];
+            heuristic.estimate(maps[a.map].neighborhood(), a.cell, b.cell) * scale
         };
-        let scale = f64::from(goal_grid.min_cost().unwrap_or(1)) * options.weight;
+        let direct = |x: MapPos| if x.map == goal.map { walk(x, goal) } else { f64::INFINITY };
+        let mut rest: Vec<f64> = usable.iter().map(|&(_, x, _)| direct(x)).collect();
+        if usable.len() <= EXACT_EXITS {
+            for _ in 0..usable.len() {
+                let mut changed = false;
+                for (w, &(_, x, _)) in usable.iter().enumerate() {
+                    let on = usable
+                        .iter()
+                        .zip(&rest)
+                        .filter(|((e, ..), _)| e.map == x.map)
+                        .fold(rest[w], |least, (&(e, _, cost), &r)| {
+                            least.min(walk(x, e) + cost + r)
+                        });
+                    if on < rest[w] {
+                        rest[w] = on;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+        } else {
+            let mut cheapest_out = vec![f64::INFINITY; maps.len()];
+            for &(e, _, cost) in &usable {
+                cheapest_out[e.map] = cheapest_out[e.map].min(cost);
+            }
+            for (r, &(_, x, _)) in rest.iter_mut().zip(&usable) {
+                *r = r.min(cheapest_out[x.map]);
+            }
+        }
+        let mut entrances: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
+        for (&(e, _, cost), &r) in usable.iter().zip(&rest) {
+            if r.is_finite() {
+                entrances[e.map].push((e.cell, cost + r));
+            }
+        }
+        let exits = maps
+            .iter()
+            .zip(entrances)
+            .zip(&heuristics)
+            .map(|((grid, entrances), &(heuristic, scale))| {
+                ExitBound::new(grid, entrances, heuristic, scale)
+            })
+            .collect();
         let mut search = Self {
             ways,
             start,
@@ -278,11 +451,10 @@ impl LinkedSearch {
             options: SearchOptions { partial: false, ..*options },
             avoid: avoid.iter().copied().collect(),
             stamps: maps.iter().map(|grid| grid.stamp()).collect(),
-            heuristic,
-            scale,
-            cap,
+            heuristics,
+            exits,
             open: BinaryHeap::new(),
-            reached: HashMap::new(),
+            reached: Nodes::new(maps),
             stats: SearchStats::default(),
             ended: None,
         };
@@ -292,20 +464,26 @@ impl LinkedSearch {
             search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal: goal.cell }));
             return Ok(search);
         }
-        search.reached.insert(start, Reached { g: 0.0, from: None, closed: false });
+        search.reached.get_mut(maps, start).g = 0.0;
         search.open.push(Open { f: search.estimate(maps, start), g: 0.0, at: start });
         search.stats.pushed = 1;
         Ok(search)
     }
 
-    /// A lower bound on the cost from `at` to the goal (x the weight).
+    /// A lower bound on the cost from `at` to the goal (its walking part x the weight): a
+    /// path either walks to the goal on this grid or leaves it through a link. Infinite where
+    /// neither can be (no link leaves another grid): such cells are not searched.
     fn estimate(&self, maps: &[&NavGrid], at: MapPos) -> f64 {
-        if at.map != self.goal.map {
-            return 0.0;
-        }
-        let grid = maps[at.map];
-        let walk = self.heuristic.estimate(grid.neighborhood(), at.cell, self.goal.cell);
-        (walk * self.scale).min(self.cap)
+        let (heuristic, scale) = self.heuristics[at.map];
+        let walk = if at.map == self.goal.map {
+            let grid = maps[at.map];
+            heuristic.estimate(grid.neighborhood(), at.cell, self.goal.cell)
+                * scale
+                * self.options.weight
+        } else {
+            f64::INFINITY
+        };
+        walk.min(self.exits[at.map].at(maps[at.map].neighborhood(), heuristic, scale, at.cell))
     }
 
     /// Cells expanded so far.
@@ -326,10 +504,9 @@ impl LinkedSearch {
         let limit = self.options.limit.max_expansions.unwrap_or(u32::MAX);
         let max_cost = self.options.limit.max_cost.unwrap_or(f64::INFINITY);
         let mut left = budget.max(1);
+        let mut next: Vec<(MapPos, f64, Option<usize>)> = Vec::with_capacity(8);
         while let Some(Open { g, at, .. }) = self.open.pop() {
-            let Some(node) = self.reached.get_mut(&at) else {
-                continue;
-            };
+            let node = self.reached.get(at);
             if node.closed || g > node.g {
                 continue;
             }
@@ -340,36 +517,35 @@ impl LinkedSearch {
             if self.stats.expanded >= limit {
                 return self.end(Err(PathError::LimitExceeded { expanded: self.stats.expanded }));
             }
-            node.closed = true;
+            self.reached.get_mut(maps, at).closed = true;
             self.stats.expanded += 1;
             let grid = maps[at.map];
-            let steps =
-                grid.neighbors(at.cell).map(|(cell, cost)| (MapPos::new(at.map, cell), cost, None));
-            let links = self
-                .ways
-                .get(&at)
-                .into_iter()
-                .flatten()
-                .map(|&(exit, cost, k)| (exit, cost, Some(k)));
-            let next: Vec<(MapPos, f64, Option<usize>)> = steps.chain(links).collect();
-            for (to, cost, link) in next {
+            next.clear();
+            next.extend(
+                grid.neighbors(at.cell).map(|(cell, cost)| (MapPos::new(at.map, cell), cost, None)),
+            );
+            if let Some(ways) = self.ways.get(&at) {
+                next.extend(ways.iter().map(|&(exit, cost, k)| (exit, cost, Some(k))));
+            }
+            let from_cell = self.reached.index(at) as u32;
+            for &(to, cost, link) in &next {
                 let g2 = g + cost;
-                if g2 > max_cost || self.avoid.contains(&to) {
+                if g2 > max_cost || (!self.avoid.is_empty() && self.avoid.contains(&to)) {
                     continue;
                 }
-                match self.reached.entry(to) {
-                    Slot::Occupied(mut slot) => {
-                        let seen = slot.get_mut();
-                        if seen.closed || seen.g <= g2 {
-                            continue;
-                        }
-                        *seen = Reached { g: g2, from: Some((at, link)), closed: false };
-                    }
-                    Slot::Vacant(slot) => {
-                        slot.insert(Reached { g: g2, from: Some((at, link)), closed: false });
-                    }
+                // A cheaper way to a closed cell opens it again: the estimate of links taken
+                // by blocks of cells is admissible but not consistent.
+                if self.reached.get(to).g <= g2 {
+                    continue;
                 }
-                let f = g2 + self.estimate(maps, to);
+                let h = self.estimate(maps, to);
+                if h == f64::INFINITY {
+                    continue; // no way to the goal from there
+                }
+                let link = link.map_or(NONE, |k| k as u32);
+                *self.reached.get_mut(maps, to) =
+                    Reached { g: g2, from_map: at.map as u32, from_cell, link, closed: false };
+                let f = g2 + h;
                 self.open.push(Open { f, g: g2, at: to });
                 self.stats.pushed += 1;
             }
@@ -395,14 +571,14 @@ impl LinkedSearch {
         let mut trail: Vec<(MapPos, f64, Option<usize>)> = Vec::new();
         let mut at = self.goal;
         loop {
-            let node = self.reached[&at];
-            match node.from {
+            let g = self.reached.get(at).g;
+            match self.reached.before(at) {
                 Some((before, link)) => {
-                    trail.push((at, node.g, link));
+                    trail.push((at, g, link));
                     at = before;
                 }
                 None => {
-                    trail.push((at, node.g, None));
+                    trail.push((at, g, None));
                     break;
                 }
             }

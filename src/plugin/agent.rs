@@ -373,7 +373,19 @@ pub(crate) fn start_cell(
         candidates.extend(path.cells.get(path.previous_target(next)).copied());
         candidates.extend(path.cells.get(next).copied());
     }
-    if let Some(&cell) = candidates.iter().find(|&&c| grid.is_passable(c)) {
+    // Out of a cell that has become a wall, only to a cell it can walk to straight: next to
+    // it, and diagonally only with both side cells open (it would cross a wall's corner).
+    let hex = grid.neighborhood().is_hex();
+    let walkable = |c: GridPos| {
+        let (dx, dy) = (c.x.abs_diff(under.x), c.y.abs_diff(under.y));
+        let sides = || {
+            grid.is_passable(GridPos::new(c.x, under.y))
+                && grid.is_passable(GridPos::new(under.x, c.y))
+        };
+        grid.is_passable(c)
+            && (c == under || (dx <= 1 && dy <= 1 && (dx + dy < 2 || hex || sides())))
+    };
+    if let Some(&cell) = candidates.iter().find(|&&c| walkable(c)) {
         return Ok(cell);
     }
     // Standing in a wall: the nearest passable neighbour, straight steps first.
@@ -383,7 +395,7 @@ pub(crate) fn start_cell(
         .filter_map(|&(dx, dy)| {
             Some(GridPos::new(under.x.checked_add_signed(dx)?, under.y.checked_add_signed(dy)?))
         })
-        .find(|&c| grid.is_passable(c))
+        .find(|&c| walkable(c))
         .unwrap_or(under))
 }
 

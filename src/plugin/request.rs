@@ -456,9 +456,30 @@ pub(crate) fn answer_requests(
                 // budget); a search through links only if one could beat it.
                 let around = around.map_or(&[][..], |a| &a.0[..]);
                 let asked = (&*maps, &*frame_links, &*obstacles);
-                if let Some(run) = then_links(asked, entity, around, query, &result) {
-                    *running_linked = Some(run);
-                    break;
+                if let Some(mut run) = then_links(asked, entity, around, query, &result) {
+                    run.micros = micros;
+                    match go_on_linked(&mut run, &maps, &mut budget, 0) {
+                        LinkedStep::Paused { .. } => {
+                            diagnostics.search_paused = true;
+                            *running_linked = Some(run);
+                            break;
+                        }
+                        LinkedStep::Done(result) => {
+                            let ended =
+                                (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
+                            if !finish_linked(
+                                ended,
+                                &maps,
+                                run,
+                                result,
+                                Some(request.goal),
+                                follower,
+                            ) {
+                                break;
+                            }
+                            continue;
+                        }
+                    }
                 }
                 let path = result
                     .map(|found| make_path(found, geometry, &query, micros))

@@ -60,6 +60,18 @@ fn random_pos(rng: &mut Rng, grids: &[NavGrid]) -> MapPos {
     MapPos::new(map, GridPos::new(rng.below(grid.width()), rng.below(grid.height())))
 }
 
+/// `count` links between random cells of `grids` (blocked ones included), one-way or two-way,
+/// costing a quarter of a number below `quarters`.
+fn random_links(rng: &mut Rng, grids: &[NavGrid], count: u32, quarters: u32) -> Vec<Link> {
+    (0..count)
+        .map(|_| {
+            let (from, to) = (random_pos(rng, grids), random_pos(rng, grids));
+            let cost = f64::from(rng.below(quarters)) / 4.0;
+            Link { from, to, cost, two_way: rng.chance(50) }
+        })
+        .collect()
+}
+
 /// Dijkstra over (map, x, y) with the models' steps and the links whose two cells are open.
 fn oracle(models: &[Model], links: &[Link], start: MapPos, goal: MapPos) -> Option<f64> {
     let xy = |p: MapPos| (i64::from(p.cell.x), i64::from(p.cell.y));
@@ -154,6 +166,46 @@ fn check_legal(path: &LinkedPath, models: &[Model], links: &[Link], start: MapPo
     assert!((total - path.cost).abs() < 1e-6, "the path's cost is its walks' and links'");
 }
 
+/// Asks the linked search from `start` to `goal` and checks it against the oracle: the same
+/// cost and a legal path, or no path where the oracle finds none (with an error that says so).
+/// Returns whether a path was found and whether it crosses a link.
+fn check_query(
+    pathfinder: &mut Pathfinder,
+    (grids, models, links): (&[NavGrid], &[Model], &[Link]),
+    start: MapPos,
+    goal: MapPos,
+    round: usize,
+) -> (bool, bool) {
+    let maps: Vec<&NavGrid> = grids.iter().collect();
+    let expected = oracle(models, links, start, goal);
+    let got = pathfinder.find_linked_path(&maps, links, start, goal, &SearchOptions::default());
+    match (expected, got) {
+        (Some(cost), Ok(path)) => {
+            assert!(
+                (path.cost - cost).abs() < 1e-6,
+                "round {round}: cost {} but the optimum is {cost} ({start:?} -> {goal:?}, \
+                 links {links:?})",
+                path.cost
+            );
+            check_legal(&path, models, links, start, goal);
+            (true, path.legs.len() > 1)
+        }
+        (None, Err(error)) => {
+            let expected_error = matches!(
+                error,
+                PathError::Unreachable { .. }
+                    | PathError::StartBlocked { .. }
+                    | PathError::GoalBlocked { .. }
+            );
+            assert!(expected_error, "round {round}: {error:?}");
+            (false, false)
+        }
+        (expected, got) => {
+            panic!("round {round}: oracle {expected:?}, search {got:?} ({start:?} -> {goal:?})")
+        }
+    }
+}
+
 #[test]
 fn linked_paths_cost_what_dijkstra_over_cells_and_links_costs() {
     let mut rng = Rng(16);
@@ -163,47 +215,15 @@ fn linked_paths_cost_what_dijkstra_over_cells_and_links_costs() {
         let count = 1 + rng.below(3) as usize;
         let (grids, models): (Vec<NavGrid>, Vec<Model>) =
             (0..count).map(|_| random_map(&mut rng)).unzip();
-        let links: Vec<Link> = (0..rng.below(6))
-            .map(|_| {
-                let (from, to) = (random_pos(&mut rng, &grids), random_pos(&mut rng, &grids));
-                let cost = f64::from(rng.below(40)) / 4.0;
-                Link { from, to, cost, two_way: rng.chance(50) }
-            })
-            .collect();
-        let maps: Vec<&NavGrid> = grids.iter().collect();
+        let count = rng.below(6);
+        let links = random_links(&mut rng, &grids, count, 40);
         for _ in 0..6 {
             let (start, goal) = (random_pos(&mut rng, &grids), random_pos(&mut rng, &grids));
-            let expected = oracle(&models, &links, start, goal);
-            let got =
-                pathfinder.find_linked_path(&maps, &links, start, goal, &SearchOptions::default());
-            match (expected, got) {
-                (Some(cost), Ok(path)) => {
-                    found += 1;
-                    crossed += usize::from(path.legs.len() > 1);
-                    assert!(
-                        (path.cost - cost).abs() < 1e-6,
-                        "round {round}: cost {} but the optimum is {cost} ({start:?} -> {goal:?}, \
-                         links {links:?})",
-                        path.cost
-                    );
-                    check_legal(&path, &models, &links, start, goal);
-                }
-                (None, Err(error)) => {
-                    unreachable += 1;
-                    let expected_error = matches!(
-                        error,
-                        PathError::Unreachable { .. }
-                            | PathError::StartBlocked { .. }
-                            | PathError::GoalBlocked { .. }
-                    );
-                    assert!(expected_error, "round {round}: {error:?}");
-                }
-                (expected, got) => {
-                    panic!(
-                        "round {round}: oracle {expected:?}, search {got:?} ({start:?} -> {goal:?})"
-                    )
-                }
-            }
+            let (got, through) =
+                check_query(&mut pathfinder, (&grids, &models, &links), start, goal, round);
+            found += usize::from(got);
+            unreachable += usize::from(!got);
+            crossed += usize::from(through);
         }
     }
     // The random cases exercise both outcomes, and paths through links.
@@ -315,32 +335,13 @@ fn many_links_cost_what_dijkstra_over_cells_and_links_costs() {
         let count = 1 + rng.below(2) as usize;
         let (grids, models): (Vec<NavGrid>, Vec<Model>) =
             (0..count).map(|_| big_map(&mut rng)).unzip();
-        let links: Vec<Link> = (0..60 + rng.below(140))
-            .map(|_| {
-                let (from, to) = (random_pos(&mut rng, &grids), random_pos(&mut rng, &grids));
-                let cost = f64::from(rng.below(80)) / 4.0;
-                Link { from, to, cost, two_way: rng.chance(50) }
-            })
-            .collect();
-        let maps: Vec<&NavGrid> = grids.iter().collect();
+        let count = 60 + rng.below(140);
+        let links = random_links(&mut rng, &grids, count, 80);
         for _ in 0..8 {
             let (start, goal) = (random_pos(&mut rng, &grids), random_pos(&mut rng, &grids));
-            let expected = oracle(&models, &links, start, goal);
-            let got =
-                pathfinder.find_linked_path(&maps, &links, start, goal, &SearchOptions::default());
-            match (expected, got) {
-                (Some(cost), Ok(path)) => {
-                    crossed += usize::from(path.legs.len() > 1);
-                    assert!(
-                        (path.cost - cost).abs() < 1e-6,
-                        "round {round}: cost {} but the optimum is {cost}",
-                        path.cost
-                    );
-                    check_legal(&path, &models, &links, start, goal);
-                }
-                (None, Err(_)) => {}
-                (expected, got) => panic!("round {round}: oracle {expected:?}, search {got:?}"),
-            }
+            let (_, through) =
+                check_query(&mut pathfinder, (&grids, &models, &links), start, goal, round);
+            crossed += usize::from(through);
         }
     }
     assert!(crossed > 20, "paths through links: {crossed}");

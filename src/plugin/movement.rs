@@ -580,7 +580,7 @@ fn wait_for_plan(
 ) {
     let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
     let safe = agent_start(map, grid, path.agent, position, Some((follower, path)))
-        .unwrap_or(path.cells[follower.next.min(path.cells.len() - 1)]);
+        .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
     *path = stand_in(map, safe, path);
     follower.next = 0;
     commands.entity(entity).insert(Replanning);
@@ -596,20 +596,14 @@ fn replan(
     follower: &mut PathFollower,
     path: &mut Path,
 ) {
-    let agent = path.agent;
-    let grid = map.grid_for(agent).unwrap_or(&map.grid);
-    let safe = agent_start(map, grid, agent, position, Some((follower, path)))
-        .unwrap_or(path.cells[follower.next.saturating_sub(1).min(path.cells.len() - 1)]);
-    let (goal, goal_map, options) = (path.goal, path.goal_map, path.options);
-    *path = stand_in(map, safe, path);
-    follower.next = 0;
+    let (goal, goal_map, options, agent) = (path.goal, path.goal_map, path.options, path.agent);
+    wait_for_plan(commands, entity, map, position, follower, path);
     commands.entity(entity).insert((
-        Replanning,
         OnNavMap(map.entity),
         PathRequest {
             goal: PathGoal::OnMap { map: goal_map, cell: goal },
             options: Some(options),
-            start: Some(safe),
+            start: Some(path.cells[0]),
             agent: Some(agent),
         },
     ));

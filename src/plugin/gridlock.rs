@@ -226,13 +226,16 @@ impl Occupancy {
 }
 
 /// True when a grid-locked agent may step from `here` to `want`: a legal step, or, out of a
-/// cell that has become a wall, to an open cell next to it (the way out).
+/// cell that has become a wall, to an open cell next to it (the way out; diagonally only with
+/// both side cells open, so as not to cross a wall's corner).
 fn legal_step(grid: &NavGrid, here: GridPos, want: GridPos) -> bool {
+    let (dx, dy) = (here.x.abs_diff(want.x), here.y.abs_diff(want.y));
+    let sides_open = dx + dy < 2
+        || grid.neighborhood().is_hex()
+        || (grid.is_passable(GridPos::new(here.x, want.y))
+            && grid.is_passable(GridPos::new(want.x, here.y)));
     grid.can_step(here, want)
-        || (!grid.is_passable(here)
-            && grid.is_passable(want)
-            && here.x.abs_diff(want.x) <= 1
-            && here.y.abs_diff(want.y) <= 1)
+        || (!grid.is_passable(here) && grid.is_passable(want) && dx <= 1 && dy <= 1 && sides_open)
 }
 
 /// Agents that waited too long: of two waiting for each other's cells, the one with the larger

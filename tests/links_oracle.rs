@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{Link, LinkedPath, MapPos};
-use common::{Cheapest, HEX_RULES, Model, Rng, random_cells};
+use common::{Cheapest, HEX_RULES, Model, Rng, random_cells, set_cells};
 
 /// A random grid of a random kind, and the same grid as the oracle's model.
 fn random_map(rng: &mut Rng) -> (NavGrid, Model) {
@@ -43,14 +43,7 @@ fn random_map(rng: &mut Rng) -> (NavGrid, Model) {
         .unwrap()
         .with_neighborhood(neighborhood)
         .with_corner_rule(corner);
-    grid.set_all(grid.positions().collect::<Vec<_>>().into_iter().map(|p| {
-        let cell = match cells[p.y as usize][p.x as usize] {
-            Some(cost) => Cell::Passable { cost },
-            None => Cell::Blocked,
-        };
-        (p, cell)
-    }))
-    .unwrap();
+    set_cells(&mut grid, &cells);
     (grid, model)
 }
 
@@ -313,14 +306,7 @@ fn big_map(rng: &mut Rng) -> (NavGrid, Model) {
     let cells = random_cells(rng, width, height, 20, varied);
     let model = Model { eight: true, ..Model::of(cells.clone()) };
     let mut grid = NavGrid::new(width, height).unwrap();
-    grid.set_all(grid.positions().collect::<Vec<_>>().into_iter().map(|p| {
-        let cell = match cells[p.y as usize][p.x as usize] {
-            Some(cost) => Cell::Passable { cost },
-            None => Cell::Blocked,
-        };
-        (p, cell)
-    }))
-    .unwrap();
+    set_cells(&mut grid, &cells);
     (grid, model)
 }
 

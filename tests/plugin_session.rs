@@ -22,7 +22,7 @@ mod common;
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use common::Rng;
-use tilemap::{nav_app, spawn_text_tilemap};
+use tilemap::{nav_app, spawn_text_tilemap, spawn_typed_tilemap};
 
 const WALL: u32 = 1;
 const FLOOR: u32 = 0;
@@ -425,29 +425,10 @@ impl Session {
 }
 
 fn spawn_hex(app: &mut App, at: Vec2) -> Entity {
-    let size = TilemapSize { x: 10, y: 10 };
-    let world = app.world_mut();
-    let tilemap = world.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for y in 0..size.y {
-        for x in 0..size.x {
-            let pos = TilePos { x, y };
-            let texture = TileTextureIndex(u32::from((x + y) % 7 == 3));
-            storage.set(&pos, world.spawn((pos, TilemapId(tilemap), texture)).id());
-        }
-    }
+    let map_type = TilemapType::Hexagon(HexCoordSystem::Row);
     let grid = TilemapGridSize { x: 14.0, y: 16.0 };
-    world.entity_mut(tilemap).insert((
-        storage,
-        size,
-        grid,
-        TilemapTileSize { x: 14.0, y: 16.0 },
-        TilemapType::Hexagon(HexCoordSystem::Row),
-        TilemapAnchor::None,
-        Transform::from_translation(at.extend(0.0)),
-        NavTilemap,
-    ));
-    tilemap
+    let at = Transform::from_translation(at.extend(0.0));
+    spawn_typed_tilemap(app, 10, map_type, grid, at, |x, y| u32::from((x + y) % 7 == 3))
 }
 
 #[test]

@@ -11,7 +11,7 @@ use bevy_tilemap_nav::io::baked::{self, BakeError, MAX_LOADED_CELLS};
 use bevy_tilemap_nav::prelude::*;
 #[path = "common/tilemap.rs"]
 mod tilemap;
-use tilemap::{nav_app, spawn_text_tilemap};
+use tilemap::{nav_app, spawn_text_tilemap, spawn_typed_tilemap};
 
 const FLOOR: u32 = 0;
 const WALL: u32 = 1;
@@ -64,9 +64,18 @@ fn arrived(app: &App, entity: Entity) -> Option<Arrived> {
 
 fn spawn_walker(app: &mut App, at: GridPos, speed: f32) -> Entity {
     let at = centre(app, at);
-    app.world_mut()
-        .spawn((Transform::from_translation(at.extend(1.0)), PathFollower::new(speed)))
-        .id()
+    spawn_asking(app, at, speed, None)
+}
+
+/// An agent at world point `at` walking at `speed`, asking for a path to `goal` if given.
+fn spawn_asking(app: &mut App, at: Vec2, speed: f32, goal: Option<PathGoal>) -> Entity {
+    let mut agent = app
+        .world_mut()
+        .spawn((Transform::from_translation(at.extend(1.0)), PathFollower::new(speed)));
+    if let Some(goal) = goal {
+        agent.insert(PathRequest::to(goal));
+    }
+    agent.id()
 }
 
 /// Frames until `entity` arrives, with `every_frame` run before each frame; checks that it
@@ -321,28 +330,7 @@ fn spawn_typed_map(
     grid_size: TilemapGridSize,
     transform: Transform,
 ) -> Entity {
-    let size = TilemapSize { x: size, y: size };
-    let world = app.world_mut();
-    let tilemap = world.spawn_empty().id();
-    let mut storage = TileStorage::empty(size);
-    for y in 0..size.y {
-        for x in 0..size.x {
-            let pos = TilePos { x, y };
-            let tile = world.spawn((pos, TilemapId(tilemap), TileTextureIndex(FLOOR))).id();
-            storage.set(&pos, tile);
-        }
-    }
-    world.entity_mut(tilemap).insert((
-        storage,
-        size,
-        grid_size,
-        TilemapTileSize { x: grid_size.x, y: grid_size.y },
-        map_type,
-        TilemapAnchor::None,
-        transform,
-        NavTilemap,
-    ));
-    tilemap
+    spawn_typed_tilemap(app, size, map_type, grid_size, transform, |_, _| FLOOR)
 }
 
 #[test]
@@ -377,22 +365,9 @@ fn world_points_far_off_hex_and_staggered_maps_are_off_the_map_never_an_overflow
             }
             // The same numbers as a goal, an agent's position and an obstacle's.
             let start = map.geometry.cell_to_world(GridPos::new(1, 1));
-            let goal = app
-                .world_mut()
-                .spawn((
-                    Transform::from_translation(start.extend(0.0)),
-                    PathFollower::new(10.0),
-                    PathRequest::to(Vec2::splat(1.0e11)),
-                ))
-                .id();
-            let lost = app
-                .world_mut()
-                .spawn((
-                    Transform::from_xyz(1.0e11, 1.0e11, 0.0),
-                    PathFollower::new(10.0),
-                    PathRequest::to(GridPos::new(2, 2)),
-                ))
-                .id();
+            let goal = spawn_asking(&mut app, start, 10.0, Some(Vec2::splat(1.0e11).into()));
+            let far = Vec2::splat(1.0e11);
+            let lost = spawn_asking(&mut app, far, 10.0, Some(GridPos::new(2, 2).into()));
             app.world_mut().spawn((Transform::from_xyz(-1.0e11, 3.0e38, 0.0), NavObstacle));
             for _ in 0..3 {
                 app.update();
@@ -547,14 +522,8 @@ fn non_finite_speeds_stand_still_and_non_finite_map_sizes_are_refused() {
         let grid_size = TilemapGridSize { x: bad, y: 16.0 };
         let tilemap =
             spawn_typed_map(&mut app, 6, TilemapType::Square, grid_size, Transform::IDENTITY);
-        let walker = app
-            .world_mut()
-            .spawn((
-                Transform::from_xyz(8.0, 8.0, 0.0),
-                PathFollower::new(40.0),
-                PathRequest::to(GridPos::new(4, 4)),
-            ))
-            .id();
+        let at = Vec2::splat(8.0);
+        let walker = spawn_asking(&mut app, at, 40.0, Some(GridPos::new(4, 4).into()));
         app.update();
         let warnings: Vec<TilemapNavError> = app
             .world()

@@ -154,13 +154,8 @@ pub(crate) fn answer_requests(
     // The search spread over frames goes on first, unless its request went away or was
     // replaced (it is then waiting again), or its map did.
     if let Some(mut run) = running.take() {
-        // Asked again for the same goal while its search runs: the search goes on.
         let asked = (&*maps, &*profiles, &*settings);
-        if waiting.contains(&run.entity) && asks_the_same(asked, &requests, &run.query, run.entity)
-        {
-            waiting.retain(|&e| e != run.entity);
-        }
-        let wanted = requests.contains(run.entity) && !waiting.contains(&run.entity);
+        let wanted = goes_on(asked, &requests, waiting, &run.query, run.entity);
         match maps.get(run.query.map).filter(|_| wanted) {
             None => {
                 pathfinder.cancel_search();
@@ -251,16 +246,13 @@ pub(crate) fn answer_requests(
     // Then a search through links spread over frames, on the same terms.
     if let Some(mut run) = running_linked.take() {
         let asked = (&*maps, &*profiles, &*settings);
-        if waiting.contains(&run.entity) && asks_the_same(asked, &requests, &run.query, run.entity)
-        {
-            waiting.retain(|&e| e != run.entity);
-        }
-        let wanted = requests.contains(run.entity) && !waiting.contains(&run.entity);
+        let wanted = goes_on(asked, &requests, waiting, &run.query, run.entity);
         let follower = requests.get(run.entity).ok().and_then(|r| r.2);
         let asked_goal = requests.get(run.entity).ok().map(|r| r.0.goal);
         let gone = [run.query.map, run.query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
         let served = maps.get(run.query.map).is_some_and(|m| m.grid_for(run.query.agent).is_some());
         if !wanted {
+            // Its request went away, or asks for something else now (it is waiting again).
         } else if let Some(map) = gone {
             let error = Err(NavError::MapGone { map });
             out.deliver(run.entity, asked_goal, follower, None, error, pathfinder);
@@ -921,6 +913,22 @@ fn asks_the_same(
     (plan.map, plan.goal_map, plan.goal, plan.options, plan.agent)
         == (was.map, was.goal_map, was.goal, was.options, was.agent)
         && (request.start.is_none() || plan.start == was.start)
+}
+
+/// Whether the search running for `entity`'s request (made concrete as `query`) goes on: its
+/// request is still there and was not replaced by one asking for something else. One asked
+/// again for the same leaves the queue, and the search goes on for it.
+fn goes_on(
+    asked: (&NavMaps, &NavProfiles, &NavSettings),
+    requests: &Requests,
+    waiting: &mut VecDeque<Entity>,
+    query: &Plan,
+    entity: Entity,
+) -> bool {
+    if waiting.contains(&entity) && asks_the_same(asked, requests, query, entity) {
+        waiting.retain(|&e| e != entity);
+    }
+    requests.contains(entity) && !waiting.contains(&entity)
 }
 
 /// Where a grid-locked agent plans from when its request names no start: the cell it is

@@ -57,3 +57,38 @@ pub fn spawn_text_tilemap(
     ));
     tilemap
 }
+
+/// Spawns a `size` x `size` tilemap of any map type with these grid (and tile) sizes and this
+/// transform, each tile's texture index from `texture(x, y)`. Returns the tilemap entity.
+#[allow(dead_code)] // not every test that includes this file spawns maps of other types
+pub fn spawn_typed_tilemap(
+    app: &mut App,
+    size: u32,
+    map_type: TilemapType,
+    grid_size: TilemapGridSize,
+    transform: Transform,
+    texture: impl Fn(u32, u32) -> u32,
+) -> Entity {
+    let size = TilemapSize { x: size, y: size };
+    let world = app.world_mut();
+    let tilemap = world.spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for y in 0..size.y {
+        for x in 0..size.x {
+            let pos = TilePos { x, y };
+            let tile = world.spawn((pos, TilemapId(tilemap), TileTextureIndex(texture(x, y)))).id();
+            storage.set(&pos, tile);
+        }
+    }
+    world.entity_mut(tilemap).insert((
+        storage,
+        size,
+        grid_size,
+        TilemapTileSize { x: grid_size.x, y: grid_size.y },
+        map_type,
+        TilemapAnchor::None,
+        transform,
+        NavTilemap,
+    ));
+    tilemap
+}

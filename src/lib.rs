@@ -88,11 +88,11 @@ pub mod prelude {
     pub use crate::plugin::{
         Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, BakedPaths, GridLocked, LinkCrossed,
         LinkEnd, MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged,
-        NavLayerOf, NavLink, NavMap, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings,
-        NavTilemap, OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed, PathFollower, PathGoal, PathLeg,
-        PathRequest, PrecomputePaths, ProfileId, RangeFailed, RangeRequest, Replanning, TileNav,
-        TileRules, TileTerrain, TilemapNavError, TilemapNavPlugin, TilemapNavWarning, WatchSearch,
-        WatchedSearch, WorldToCellError,
+        NavLayerOf, NavLink, NavMap, NavMapLoading, NavMapReady, NavMaps, NavObstacle, NavProfiles,
+        NavSet, NavSettings, NavTilemap, OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed,
+        PathFollower, PathGoal, PathLeg, PathRequest, PrecomputePaths, ProfileId, RangeFailed,
+        RangeRequest, Replanning, TileNav, TileRules, TileTerrain, TilemapNavError,
+        TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
     };
     pub use crate::search::{
         AgentGrid, Algorithm, FirstMoveTable, Heuristic, Landmarks, Link, LinkedPath, MapPos,

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use bevy::ecs::message::MessageCursor;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::baked::{self, BakeError, MAX_LOADED_CELLS};
@@ -718,4 +719,93 @@ fn an_unbounded_movement_range_on_a_large_map_is_measured_within_the_frame_budge
     let range = app.world().get::<MoveRange>(ranger).unwrap();
     assert_eq!(range.reach.cells(), expected.cells());
     assert!(app.world().get::<RangeRequest>(ranger).is_none());
+}
+
+/// Messages of type `M` sent since `cursor` last read.
+fn read_new<M: Message + Clone>(app: &App, cursor: &mut MessageCursor<M>) -> Vec<M> {
+    cursor.read(app.world().resource::<Messages<M>>()).cloned().collect()
+}
+
+#[test]
+fn a_map_that_is_loading_is_not_served_requests_wait_and_walkers_stand_until_it_is_ready() {
+    let mut app = app();
+    // A level put together over frames: its floor now, its wall (a column with one gap) later.
+    let map = spawn_map(&mut app, &open_rows(12, 5));
+    app.world_mut().entity_mut(map).insert(NavMapLoading);
+    let mut ready = app.world().resource::<Messages<NavMapReady>>().get_cursor();
+    let mut failed = app.world().resource::<Messages<PathFailed>>().get_cursor();
+    let mut range_failed = app.world().resource::<Messages<RangeFailed>>().get_cursor();
+    app.update();
+    let maps = app.world().resource::<NavMaps>();
+    assert!(maps.get(map).is_none() && maps.is_empty() && maps.is_loading(map));
+    let geometry = maps.loading_map(map).expect("built, not served").geometry;
+    let (from, to) = (GridPos::new(0, 2), GridPos::new(11, 2));
+    let walker = spawn_asking(&mut app, geometry.cell_to_world(from), 60.0, Some(to.into()));
+    let ranger = spawn_asking(&mut app, geometry.cell_to_world(from), 60.0, None);
+    app.world_mut().entity_mut(ranger).insert(RangeRequest::within(4.0));
+    for frame in 0..10 {
+        app.update();
+        let world = app.world();
+        assert!(world.get::<Path>(walker).is_none(), "frame {frame}: served while loading");
+        assert!(world.get::<MoveRange>(ranger).is_none(), "frame {frame}");
+        assert!(read_new(&app, &mut failed).is_empty(), "frame {frame}: a request failed");
+        assert!(read_new(&app, &mut range_failed).is_empty(), "frame {frame}");
+        assert!(read_new(&app, &mut ready).is_empty());
+    }
+    // The wall comes in, then the level is complete.
+    let storage = app.world().get::<TileStorage>(map).unwrap().clone();
+    for y in 0..5 {
+        if y != 4 {
+            let tile = storage.get(&TilePos::new(6, y)).unwrap();
+            app.world_mut().entity_mut(tile).insert(TileTextureIndex(WALL));
+        }
+    }
+    app.update();
+    assert!(app.world().get::<Path>(walker).is_none(), "served before it was complete");
+    app.world_mut().entity_mut(map).remove::<NavMapLoading>();
+    app.update();
+    assert_eq!(read_new(&app, &mut ready), vec![NavMapReady { map }]);
+    for _ in 0..3 {
+        app.update();
+    }
+    let path = app.world().get::<Path>(walker).expect("answered once served").clone();
+    let grid = first_map(&app).grid;
+    assert!(path.cells.iter().all(|&c| grid.is_passable(c)), "through the wall");
+    assert!(path.cells.contains(&GridPos::new(6, 4)), "through the gap");
+    assert!(app.world().get::<MoveRange>(ranger).is_some());
+
+    // Loading again while the agent walks (a level reloaded): it stands, with no failure, and
+    // walks on and arrives once the map is served again.
+    for _ in 0..5 {
+        app.update();
+    }
+    app.world_mut().entity_mut(map).insert(NavMapLoading);
+    app.update();
+    let stood = position(&app, walker);
+    for frame in 0..10 {
+        app.update();
+        assert_eq!(position(&app, walker), stood, "frame {frame}: walked while loading");
+        assert!(read_new(&app, &mut failed).is_empty(), "frame {frame}: failed while loading");
+    }
+    app.world_mut().entity_mut(map).remove::<NavMapLoading>();
+    app.update();
+    assert_eq!(read_new(&app, &mut ready), vec![NavMapReady { map }]);
+    let arrival = frames_to_arrive(&mut app, walker, 600, |_, _| {});
+    assert!(arrival.is_some(), "arrived once served again");
+    assert!(read_new(&app, &mut failed).is_empty());
+
+    // A map that never completes because it is despawned: the waiting request fails.
+    app.world_mut().entity_mut(map).insert(NavMapLoading);
+    app.update();
+    app.world_mut().entity_mut(walker).insert(PathRequest::to(GridPos::new(0, 0)));
+    app.update();
+    assert!(read_new(&app, &mut failed).is_empty());
+    app.world_mut().entity_mut(map).despawn();
+    app.update();
+    app.update();
+    let failures = read_new(&app, &mut failed);
+    assert!(
+        failures.iter().any(|f| f.entity == walker && f.error == NavError::NoGrid),
+        "{failures:?}"
+    );
 }

@@ -20,6 +20,10 @@ mod editor;
 use editor::{ASSETS, headless_app, ready, walk_across};
 
 fn app(rules: TiledNavRules) -> App {
+    app_with(rules)
+}
+
+fn app_with(rules: TiledNavRules) -> App {
     let mut app = headless_app();
     app.add_plugins(TiledPlugin(TiledPluginConfig { tiled_types_export_file: None, ..default() }))
         .add_plugins(TiledNavPlugin)
@@ -90,10 +94,61 @@ fn tile_layers(path: &str) -> Vec<Vec<Vec<u32>>> {
         .collect()
 }
 
+/// The number attribute `name` of the first tag `tag` in `xml`.
+fn tag_number(xml: &str, tag: &str, name: &str) -> Option<f32> {
+    let tag = &xml[xml.find(&format!("<{tag} "))?..];
+    let tag = &tag[..tag.find('>')?];
+    let key = format!(" {name}=\"");
+    let at = tag.find(&key)? + key.len();
+    tag[at..at + tag[at..].find('"')?].parse().ok()
+}
+
+/// Whether each tile of a tileset has collision shapes covering the centre of the cell it is
+/// drawn on (Tiled draws a tile image with its bottom on the cell's bottom, centred on an
+/// isometric map, else from the cell's left), by tile id.
+fn tile_colliders(map: &str, tileset: &str) -> HashMap<u32, bool> {
+    let map = std::fs::read_to_string(format!("{ASSETS}/{map}")).unwrap();
+    let xml = std::fs::read_to_string(format!("{ASSETS}/{tileset}")).unwrap();
+    let cell = Vec2::new(
+        tag_number(&map, "map", "tilewidth").unwrap(),
+        tag_number(&map, "map", "tileheight").unwrap(),
+    );
+    let isometric = map.contains("orientation=\"isometric\"");
+    xml.split("<tile id=\"")
+        .skip(1)
+        .map(|block| {
+            let id = block[..block.find('"').unwrap()].parse().unwrap();
+            let block = &block[..block.find("</tile>").unwrap_or(block.len())];
+            let image = Vec2::new(
+                tag_number(block, "image", "width")
+                    .or(tag_number(&xml, "tileset", "tilewidth"))
+                    .unwrap(),
+                tag_number(block, "image", "height")
+                    .or(tag_number(&xml, "tileset", "tileheight"))
+                    .unwrap(),
+            );
+            let x = if isometric { image.x / 2.0 } else { cell.x.min(image.x) / 2.0 };
+            let centre = Vec2::new(x, image.y - cell.y.min(image.y) / 2.0);
+            let shapes = match block.find("<objectgroup") {
+                Some(at) => shapes(&block[at..]),
+                None => Vec::new(),
+            };
+            (id, shapes.iter().any(|ring| covers(ring, centre, 0.0) == Some(true)))
+        })
+        .collect()
+}
+
 /// What the files say each cell is: blocked if a layer's tile says so, else the highest cost,
-/// and the newest layer's terrain class. `cost_names`: the properties read as costs.
-fn expected(map: &str, tileset: &str, cost_names: &[&str]) -> HashMap<GridPos, (Cell, Terrain)> {
+/// and the newest layer's terrain class. `cost_names`: the properties read as costs;
+/// `colliders`: tiles that say nothing of navigation are blocked by their collision shapes.
+fn expected(
+    map: &str,
+    tileset: &str,
+    cost_names: &[&str],
+    colliders: bool,
+) -> HashMap<GridPos, (Cell, Terrain)> {
     let tiles = tileset_properties(tileset);
+    let collides = tile_colliders(map, tileset);
     let layers = tile_layers(map);
     let height = layers[0].len() as u32;
     let mut cells = HashMap::new();
@@ -112,6 +167,8 @@ fn expected(map: &str, tileset: &str, cost_names: &[&str]) -> HashMap<GridPos, (
                     Cell::Blocked
                 } else if let Some(cost) = cost_names.iter().find_map(|n| props.get(*n)) {
                     Cell::Passable { cost: cost.parse::<u32>().unwrap().max(1) }
+                } else if colliders && collides.get(&(gid - 1)) == Some(&true) {
+                    Cell::Blocked
                 } else {
                     Cell::GROUND
                 };
@@ -141,10 +198,16 @@ fn assert_grid(app: &App, map: Entity, want: &HashMap<GridPos, (Cell, Terrain)>)
 
 #[test]
 fn an_orthogonal_map_navigates_as_its_files_say_and_an_agent_walks_it() {
-    let mut app = app(TiledNavRules::default());
+    // Its "Collisions" layer (as bevy_ecs_tiled ships the map) is left out here: the test of
+    // collision shapes below reads it.
+    let mut app = app(TiledNavRules { colliders: false, ..default() });
     let map = load(&mut app, "tiled/maps/orthogonal/finite.tmx");
-    let mut want =
-        expected("tiled/maps/orthogonal/finite.tmx", "tiled/tiles/orthogonal_1.tsx", &["nav_cost"]);
+    let mut want = expected(
+        "tiled/maps/orthogonal/finite.tmx",
+        "tiled/tiles/orthogonal_1.tsx",
+        &["nav_cost"],
+        false,
+    );
     // The object layer `NavBlockers` (nav_blocked on the layer): cells whose centres (in
     // Tiled's pixels, y down, 32 px tiles) lie in its rectangle (192, 96)-(256, 128) or its
     // triangle (64, 192), (136, 192), (64, 264) (no cell centre on an edge).
@@ -182,7 +245,7 @@ fn an_isometric_map_navigates_as_its_files_say() {
     let mut app = app(TiledNavRules::default());
     let path = "tiled/maps/isometric/finite_diamond.tmx";
     let map = load(&mut app, path);
-    let want = expected(path, "tiled/tiles/kenney-sketch-desert.tsx", &["nav_cost"]);
+    let want = expected(path, "tiled/tiles/kenney-sketch-desert.tsx", &["nav_cost"], true);
     assert!(want.values().any(|&(c, _)| c == Cell::Blocked));
     assert_grid(&app, map, &want);
 }
@@ -193,10 +256,193 @@ fn a_hex_map_navigates_as_its_files_say_with_costs_from_a_class_property() {
     let mut app = app(rules);
     let path = "tiled/maps/hexagonal/finite_pointy_top_odd.tmx";
     let map = load(&mut app, path);
-    let want = expected(path, "tiled/tiles/drjamgo_hex_16x16.tsx", &["nav_cost", "move_cost"]);
+    let want =
+        expected(path, "tiled/tiles/drjamgo_hex_16x16.tsx", &["nav_cost", "move_cost"], true);
     assert!(want.values().any(|&(c, _)| c == Cell::Passable { cost: 3 }));
     assert!(want.values().any(|&(c, _)| c == Cell::Blocked));
     assert_grid(&app, map, &want);
     let nav = app.world().resource::<NavMaps>().get(map).unwrap();
     assert!(nav.grid.neighborhood().is_hex());
+}
+
+/// Cost of the cheapest path from `from` to `to` on `grid` (8-way, octile), if any.
+fn best_cost(grid: &NavGrid, from: GridPos, to: GridPos) -> Option<f64> {
+    Pathfinder::new().find_path(grid, from, to, &SearchOptions::default()).ok().map(|p| p.cost)
+}
+
+#[test]
+fn a_map_is_served_once_its_objects_are_laid_and_requests_wait_for_it() {
+    // A game that asks for a path from its first frame, every frame until it has one (before
+    // the map has loaded, while its layers and objects come in).
+    let mut app = app(TiledNavRules { colliders: false, ..default() });
+    let path = "tiled/maps/orthogonal/finite.tmx";
+    let handle = app.world().resource::<AssetServer>().load(path.to_owned());
+    let map = app.world_mut().spawn(TiledMap(handle)).id();
+    // Either side of the object layer's rectangle (cells (6, 6) and (7, 6)).
+    let (from, to) = (GridPos::new(5, 6), GridPos::new(8, 6));
+    let agent =
+        app.world_mut().spawn(PathRequest { start: Some(from), ..PathRequest::to(to) }).id();
+    let mut ready_at = Vec::new();
+    let mut ready_cursor = app.world().resource::<Messages<NavMapReady>>().get_cursor();
+    let mut failed_cursor = app.world().resource::<Messages<PathFailed>>().get_cursor();
+    let mut frame = 0;
+    let first_path = loop {
+        frame += 1;
+        assert!(frame < 3000, "no path");
+        app.update();
+        let world = app.world();
+        let readies = world.resource::<Messages<NavMapReady>>();
+        if ready_cursor.read(readies).any(|r| r.map == map) {
+            ready_at.push(frame);
+        }
+        if ready_at.is_empty() {
+            assert!(world.resource::<NavMaps>().get(map).is_none(), "served before ready");
+        }
+        assert!(world.get::<PathFailed>(agent).is_none(), "frame {frame}: {:?}", {
+            world.get::<PathFailed>(agent)
+        });
+        let failures = world.resource::<Messages<PathFailed>>();
+        assert!(failed_cursor.read(failures).next().is_none(), "frame {frame}");
+        if let Some(path) = world.get::<Path>(agent) {
+            break path.clone();
+        }
+        app.world_mut()
+            .entity_mut(agent)
+            .insert(PathRequest { start: Some(from), ..PathRequest::to(to) });
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    for _ in 0..5 {
+        app.update();
+        let readies = app.world().resource::<Messages<NavMapReady>>();
+        assert!(ready_cursor.read(readies).all(|r| r.map != map), "ready again");
+    }
+    assert_eq!(ready_at.len(), 1, "one NavMapReady for the map");
+    // The first path is the best on the complete grid, and the objects mattered.
+    let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+    let best = best_cost(&nav.grid, from, to).unwrap();
+    let mut tiles_only = nav.grid.clone();
+    let tiles = expected(path, "tiled/tiles/orthogonal_1.tsx", &["nav_cost"], false);
+    for (&pos, &(cell, _)) in &tiles {
+        tiles_only.set(pos, cell).unwrap();
+    }
+    let without_objects = best_cost(&tiles_only, from, to).unwrap();
+    assert!(
+        best > without_objects + 0.5,
+        "the objects block the way ({best} vs {without_objects})"
+    );
+    assert!((first_path.cost - best).abs() < 1e-6, "first path {} best {best}", first_path.cost);
+    assert!(first_path.cells.iter().all(|&c| nav.grid.is_passable(c)));
+}
+
+/// One shape of a Tiled file (an object of an object layer, or a tile's collision shape), as a
+/// polygon in the file's pixels (y down): ellipses as 256-gons.
+fn shapes(xml: &str) -> Vec<Vec<Vec2>> {
+    let mut out = Vec::new();
+    for block in xml.split("<object ").skip(1) {
+        let head = &block[..block.find('>').unwrap()];
+        let body = &block[..block.find("</object>").unwrap_or(head.len())];
+        let attribute = |text: &str, name: &str| -> Option<String> {
+            let key = format!(" {name}=\"");
+            let text = format!(" {text}");
+            let at = text.find(&key)? + key.len();
+            Some(text[at..at + text[at..].find('"')?].to_owned())
+        };
+        let number = |name: &str| attribute(head, name).map_or(0.0, |v| v.parse::<f32>().unwrap());
+        let (w, h) = (number("width"), number("height"));
+        let local: Vec<Vec2> = if attribute(head, "gid").is_some() {
+            // A tile object stands on its (x, y): bottom left.
+            vec![Vec2::new(0.0, -h), Vec2::new(w, -h), Vec2::new(w, 0.0), Vec2::ZERO]
+        } else if body.contains("<ellipse") {
+            (0..256)
+                .map(|i| {
+                    let a = i as f32 / 256.0 * std::f32::consts::TAU;
+                    Vec2::new(w / 2.0 * (1.0 + a.cos()), h / 2.0 * (1.0 + a.sin()))
+                })
+                .collect()
+        } else if let Some(at) = body.find("<polygon points=\"") {
+            let points = &body[at + "<polygon points=\"".len()..];
+            points[..points.find('"').unwrap()]
+                .split(' ')
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    Vec2::new(x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect()
+        } else {
+            vec![Vec2::ZERO, Vec2::new(w, 0.0), Vec2::new(w, h), Vec2::new(0.0, h)]
+        };
+        // Turned clockwise (y down) about its (x, y).
+        let (sin, cos) = number("rotation").to_radians().sin_cos();
+        let origin = Vec2::new(number("x"), number("y"));
+        out.push(
+            local
+                .iter()
+                .map(|p| origin + Vec2::new(p.x * cos - p.y * sin, p.x * sin + p.y * cos))
+                .collect(),
+        );
+    }
+    out
+}
+
+/// Whether `point` is inside `ring`, or `None` when it lies within `margin` of its edge.
+fn covers(ring: &[Vec2], point: Vec2, margin: f32) -> Option<bool> {
+    let mut inside = false;
+    for (i, &a) in ring.iter().enumerate() {
+        let b = ring[(i + 1) % ring.len()];
+        let t = ((point - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
+        if point.distance(a + (b - a) * t) < margin {
+            return None;
+        }
+        if (a.y > point.y) != (b.y > point.y)
+            && point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x
+        {
+            inside = !inside;
+        }
+    }
+    Some(inside)
+}
+
+#[test]
+fn collision_shapes_block_as_maps_made_for_physics_draw_their_walls() {
+    // bevy_ecs_tiled's orthogonal sample as it ships (here `physics.tmx`, with its tileset):
+    // walls are tile collision shapes and a "Collisions" object layer, and no tile or object
+    // says anything of navigation.
+    let path = "tiled/maps/orthogonal/physics.tmx";
+    let tiles = expected(path, "tiled/tiles/orthogonal_1_physics.tsx", &[], true);
+    let map_xml = std::fs::read_to_string(format!("{ASSETS}/{path}")).unwrap();
+    let layer = &map_xml[map_xml.find("name=\"Collisions\"").unwrap()..];
+    let objects = shapes(&layer[..layer.find("</objectgroup>").unwrap()]);
+
+    let mut app = app(TiledNavRules::default());
+    let map = load(&mut app, path);
+    let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+    let (mut checked, mut blocked_by_tiles, mut blocked_by_objects) = (0, 0, 0);
+    for (&pos, &(cell, _)) in &tiles {
+        let tile = cell == Cell::Blocked;
+        // The cell's centre in the file's pixels (32 px tiles, rows from the top).
+        let centre = Vec2::new(pos.x as f32 * 32.0 + 16.0, (9 - pos.y) as f32 * 32.0 + 16.0);
+        // (bevy_ecs_tiled draws ellipses as 20-gons: up to 1.6 px inside the true curve.)
+        let Some(object) =
+            objects.iter().try_fold(false, |any, ring| Some(any || covers(ring, centre, 3.0)?))
+        else {
+            continue; // on an edge
+        };
+        checked += 1;
+        blocked_by_tiles += usize::from(tile);
+        blocked_by_objects += usize::from(object && !tile);
+        let want = if tile || object { Cell::Blocked } else { Cell::GROUND };
+        assert_eq!(nav.grid.get(pos), Some(want), "cell {pos} (tile {tile}, object {object})");
+    }
+    assert!(checked >= 80, "only {checked} cells away from edges");
+    assert!(
+        blocked_by_tiles >= 30 && blocked_by_objects >= 10,
+        "{blocked_by_tiles} {blocked_by_objects}"
+    );
+    assert!(nav.grid.positions().any(|p| nav.grid.is_passable(p)));
+
+    // Turned off: the same map is all open (nothing else speaks of navigation).
+    let mut app = app_with(TiledNavRules { colliders: false, ..default() });
+    let map = load(&mut app, path);
+    let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+    assert!(nav.grid.positions().all(|p| nav.grid.is_passable(p)));
 }

@@ -19,7 +19,20 @@
 //!   properties, or by the tile's class ([`TiledNavRules::classes`]).
 //!
 //! Objects block the cells whose centres they cover when they, or their object layer, have
-//! `nav_blocked` set: rectangles, ellipses, polygons and tile objects, in any map type.
+//! `nav_blocked` set: rectangles, ellipses, capsules, polygons and tile objects, in any map
+//! type.
+//!
+//! Collision shapes, as maps made for physics draw their walls, block too
+//! ([`TiledNavRules::colliders`], on by default):
+//! - a tile whose collision shapes (drawn in the tileset editor) cover the centre of the cell
+//!   it is drawn on is blocked, when no property or rule above says what it is;
+//! - every object of an object layer named "Colliders", "Collisions", "Collider" or
+//!   "Collision" ([`TiledNavRules::collider_layers`], any case) blocks, unless it or its layer
+//!   sets `nav_blocked` to false.
+//!
+//! A map is served once it is complete: from when its `TiledMap` is spawned (or respawned)
+//! until its objects are laid on the grid it has [`NavMapLoading`]; requests that need it wait,
+//! and a [`NavMapReady`](crate::plugin::NavMapReady) message says when it is served.
 //!
 //! A map respawned or reloaded by `bevy_ecs_tiled` is read again; a map despawned leaves the
 //! navigation with its tilemaps. The rules are read when tiles and objects spawn: after changing
@@ -28,11 +41,11 @@
 use std::collections::HashMap;
 
 use bevy::prelude::*;
-use bevy_ecs_tiled::prelude::tiled::{Properties, PropertyValue};
+use bevy_ecs_tiled::prelude::tiled::{self, ObjectShape, Properties, PropertyValue};
 use bevy_ecs_tiled::prelude::*;
 
 use crate::grid::{Cell, Terrain};
-use crate::plugin::{NavLayerOf, NavMaps, NavSet, NavTilemap, TileNav, TileTerrain};
+use crate::plugin::{NavLayerOf, NavMapLoading, NavMaps, NavSet, NavTilemap, TileNav, TileTerrain};
 
 /// Adds the wiring of Tiled maps to the navigation (see the [module](self)).
 #[derive(Default)]
@@ -40,10 +53,10 @@ pub struct TiledNavPlugin;
 
 impl Plugin for TiledNavPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<TiledNavRules>().add_systems(
+        app.init_resource::<TiledNavRules>().init_resource::<TiledLoads>().add_systems(
             Update,
             (
-                wire_tilemaps.before(NavSet::SyncGrid),
+                (hold_new_maps, wire_tilemaps).before(NavSet::SyncGrid),
                 block_objects.after(NavSet::SyncGrid).before(NavSet::Pathfind),
             ),
         );
@@ -66,6 +79,13 @@ pub struct TiledNavRules {
     pub by_tile: HashMap<(String, u32), Cell>,
     /// A tile nothing above speaks of (default: ground).
     pub unlisted: Cell,
+    /// Collision shapes block (default: true): a tile whose collision shapes cover the centre
+    /// of the cell it is drawn on, when nothing above speaks of it, and the objects of the
+    /// [`collider_layers`](Self::collider_layers).
+    pub colliders: bool,
+    /// Object layers whose objects block when [`colliders`](Self::colliders) is on, by name
+    /// (any case). Default: "Colliders", "Collisions", "Collider", "Collision".
+    pub collider_layers: Vec<String>,
 }
 
 impl Default for TiledNavRules {
@@ -77,19 +97,26 @@ impl Default for TiledNavRules {
             classes: HashMap::new(),
             by_tile: HashMap::new(),
             unlisted: Cell::GROUND,
+            colliders: true,
+            collider_layers: ["Colliders", "Collisions", "Collider", "Collision"]
+                .map(String::from)
+                .into(),
         }
     }
 }
 
 impl TiledNavRules {
     /// The cell and terrain class of tile `tile_id` of the tileset named `tileset`, whose
-    /// properties are `properties` and class `class`.
+    /// properties are `properties` and class `class`; `collides` says that its collision
+    /// shapes cover its cell's centre (read when nothing else speaks of the tile and
+    /// [`colliders`](Self::colliders) is on).
     pub fn tile(
         &self,
         tileset: &str,
         tile_id: u32,
         properties: &Properties,
         class: &str,
+        collides: bool,
     ) -> (Cell, Terrain) {
         let terrain = self
             .terrain
@@ -109,14 +136,79 @@ impl TiledNavRules {
         if let Some(cost) = self.cost.iter().find_map(|name| number(properties, name)) {
             return (Cell::Passable { cost: cost.round().max(1.0) as u32 }, terrain);
         }
-        (self.classes.get(class).copied().unwrap_or(self.unlisted), terrain)
+        if let Some(&cell) = self.classes.get(class) {
+            return (cell, terrain);
+        }
+        match collides && self.colliders {
+            true => (Cell::Blocked, terrain),
+            false => (self.unlisted, terrain),
+        }
     }
 
     /// True when one of the [`blocked`](Self::blocked) properties is true in `properties`.
     pub fn blocks(&self, properties: &Properties) -> bool {
-        self.blocked
-            .iter()
-            .any(|name| matches!(find(properties, name), Some(PropertyValue::BoolValue(true))))
+        self.says_blocked(properties) == Some(true)
+    }
+
+    /// What the first of the [`blocked`](Self::blocked) properties found in `properties` says.
+    fn says_blocked(&self, properties: &Properties) -> Option<bool> {
+        self.blocked.iter().find_map(|name| match find(properties, name) {
+            Some(PropertyValue::BoolValue(b)) => Some(*b),
+            _ => None,
+        })
+    }
+
+    /// True when the objects of the object layer named `layer` block as colliders.
+    fn collider_layer(&self, layer: &str) -> bool {
+        self.colliders && self.collider_layers.iter().any(|name| name.eq_ignore_ascii_case(layer))
+    }
+}
+
+/// True when the collision shapes of `tile` cover the centre of the cell it is drawn on: Tiled
+/// draws a tile image `image` pixels large with its bottom edge on the cell's (centred on it
+/// on an isometric map, else from its left edge), `cell` pixels being the map's tile size.
+fn tile_collides(tile: &tiled::TileData, image: Vec2, cell: Vec2, isometric: bool) -> bool {
+    let Some(collision) = &tile.collision else {
+        return false;
+    };
+    let x = if isometric { image.x / 2.0 } else { cell.x.min(image.x) / 2.0 };
+    let centre = Vec2::new(x, image.y - cell.y.min(image.y) / 2.0);
+    collision.object_data().iter().any(|object| shape_covers(object, centre))
+}
+
+/// True when `point` (in the pixels of the object's layer or tile, y down) lies inside
+/// `object`'s shape (rectangles, ellipses, capsules and polygons; lines, points and text cover
+/// nothing).
+fn shape_covers(object: &tiled::ObjectData, point: Vec2) -> bool {
+    // Into the object's own frame: it is rotated clockwise (y down) about its (x, y).
+    let (sin, cos) = object.rotation.to_radians().sin_cos();
+    let d = point - Vec2::new(object.x, object.y);
+    let p = Vec2::new(d.x * cos + d.y * sin, -d.x * sin + d.y * cos);
+    let in_box = |w: f32, h: f32| (0.0..=w).contains(&p.x) && (0.0..=h).contains(&p.y);
+    match &object.shape {
+        ObjectShape::Rect { width, height } => in_box(*width, *height),
+        ObjectShape::Ellipse { width, height } => {
+            let (rx, ry) = (width / 2.0, height / 2.0);
+            rx > 0.0 && ry > 0.0 && ((p.x - rx) / rx).powi(2) + ((p.y - ry) / ry).powi(2) <= 1.0
+        }
+        ObjectShape::Capsule { width, height } => {
+            // Round ends along its longer side.
+            let (w, h) = (*width, *height);
+            let r = w.min(h) / 2.0;
+            let (a, b) = if w >= h {
+                (Vec2::new(r, r), Vec2::new(w - r, r))
+            } else {
+                (Vec2::new(r, r), Vec2::new(r, h - r))
+            };
+            let t = ((p - a).dot(b - a) / (b - a).length_squared().max(f32::MIN_POSITIVE))
+                .clamp(0.0, 1.0);
+            in_box(w, h) && p.distance(a + (b - a) * t) <= r
+        }
+        ObjectShape::Polygon { points } => {
+            let ring: Vec<Vec2> = points.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+            inside(&ring, p)
+        }
+        _ => false,
     }
 }
 
@@ -172,11 +264,24 @@ fn wire_tilemaps(
         else {
             continue;
         };
-        let (cell, terrain) = match get_tile_from_map(&asset.map, tileset_id.0, tile_id.0) {
+        let map = &asset.map;
+        let (cell, terrain) = match get_tile_from_map(map, tileset_id.0, tile_id.0) {
             Some(data) => {
-                let tileset =
-                    get_tileset_from_map(&asset.map, tileset_id.0).map_or("", |t| t.name.as_str());
-                rules.tile(tileset, tile_id.0, &data.properties, &data.user_type)
+                let tileset = get_tileset_from_map(map, tileset_id.0);
+                let name = tileset.map_or("", |t| t.name.as_str());
+                let collides = rules.colliders
+                    && tileset.is_some_and(|tileset| {
+                        let image = match &data.image {
+                            Some(image) => Vec2::new(image.width as f32, image.height as f32),
+                            None => {
+                                Vec2::new(tileset.tile_width as f32, tileset.tile_height as f32)
+                            }
+                        };
+                        let cell = Vec2::new(map.tile_width as f32, map.tile_height as f32);
+                        let isometric = map.orientation == tiled::Orientation::Isometric;
+                        tile_collides(&data, image, cell, isometric)
+                    });
+                rules.tile(name, tile_id.0, &data.properties, &data.user_type, collides)
             }
             None => (rules.unlisted, Terrain::DEFAULT),
         };
@@ -226,9 +331,58 @@ type LayerLooks<'w, 's> = Query<
     With<TiledTilemap>,
 >;
 
+/// Maps whose objects are to be laid on the grid, and whether each is held back
+/// ([`NavMapLoading`]) until they are.
+#[derive(Resource, Default)]
+struct TiledLoads(Vec<Load>);
+
+struct Load {
+    /// The map (its `TiledMap` entity).
+    map: Entity,
+    /// Frames to wait before laying (objects are placed in the world the frame they spawn).
+    wait: u8,
+    /// The map was spawned or respawned: it is served once its objects are laid.
+    hold: bool,
+}
+
+impl TiledLoads {
+    fn add(&mut self, map: Entity, hold: bool) {
+        match self.0.iter_mut().find(|load| load.map == map) {
+            Some(load) => {
+                load.wait = 1;
+                load.hold |= hold;
+            }
+            None => self.0.push(Load { map, wait: 1, hold }),
+        }
+    }
+}
+
+/// Holds back ([`NavMapLoading`]) a Tiled map from when it is spawned, or given another map
+/// asset, while its asset loads; and again when bevy_ecs_tiled (re)spawns its layers, until
+/// its objects are laid ([`block_objects`]).
+fn hold_new_maps(
+    mut commands: Commands,
+    new_maps: Query<Entity, (Changed<TiledMap>, Without<NavMapLoading>)>,
+    mut created: MessageReader<TiledEvent<MapCreated>>,
+    mut loads: ResMut<TiledLoads>,
+) {
+    for map in &new_maps {
+        commands.entity(map).insert(NavMapLoading);
+    }
+    for event in created.read() {
+        let map = event.origin;
+        if let Ok(mut entity) = commands.get_entity(map) {
+            entity.insert(NavMapLoading);
+            loads.add(map, true);
+        }
+    }
+}
+
 /// Lays the blocking objects of maps whose objects were just spawned onto a layer of blocked
 /// cells: a cell is blocked when its centre lies inside an object's shape. Waits until the map
-/// is navigable (its cells' centres known) and the objects are placed in the world.
+/// has a grid (its cells' centres known) and the objects are placed in the world; then a map
+/// held back while it loaded is served ([`NavMapLoading`] removed; the plugin then sends
+/// [`NavMapReady`](crate::plugin::NavMapReady)).
 #[allow(clippy::too_many_arguments)]
 fn block_objects(
     mut commands: Commands,
@@ -240,24 +394,32 @@ fn block_objects(
     layer_ids: Query<&TiledLayerId>,
     looks: LayerLooks,
     blocks: Query<(Entity, &TiledObjectBlocks)>,
-    mut pending: Local<Vec<(Entity, u8)>>,
+    mut loads: ResMut<TiledLoads>,
 ) {
     for (object, _, map, ..) in &objects {
-        if object.is_added() && !pending.iter().any(|(m, _)| *m == map.0) {
-            // Placed in the world (transforms propagated) after this frame.
-            pending.push((map.0, 1));
+        if object.is_added() {
+            loads.add(map.0, false);
         }
     }
-    let waiting = std::mem::take(&mut *pending);
-    for (map_entity, wait) in waiting {
+    let waiting = std::mem::take(&mut loads.0);
+    for mut load in waiting {
+        let map_entity = load.map;
         let asset = maps.get(map_entity).ok().and_then(|handle| assets.get(&handle.0));
-        let nav_map = nav_maps.get(map_entity);
-        let look = looks.iter().find(|look| look.0.0 == map_entity);
-        let (Some(asset), Some(nav_map), Some(look), 0) = (asset, nav_map, look, wait) else {
+        let nav_map = nav_maps.get(map_entity).or_else(|| nav_maps.loading_map(map_entity));
+        if load.wait > 0 || asset.is_none() {
             if maps.contains(map_entity) {
-                pending.push((map_entity, wait.saturating_sub(1)));
+                load.wait = load.wait.saturating_sub(1);
+                loads.0.push(load);
             }
             continue;
+        }
+        if load.hold {
+            // Served from next frame, with the layer laid below (or with none to lay).
+            commands.entity(map_entity).remove::<NavMapLoading>();
+        }
+        let look = looks.iter().find(|look| look.0.0 == map_entity);
+        let (Some(asset), Some(nav_map), Some(look)) = (asset, nav_map, look) else {
+            continue; // no tile layer the navigation can take: nothing to lay objects on
         };
         let mut blocked: Vec<TilePos> = Vec::new();
         for (object, object_id, map, parent, transform) in &objects {
@@ -267,12 +429,15 @@ fn block_objects(
             let Some(data) = get_object_from_map(&asset.map, object_id.0) else {
                 continue;
             };
-            let layer_blocks = layer_ids
+            let layer = layer_ids
                 .get(parent.parent())
                 .ok()
-                .and_then(|id| get_layer_from_map(&asset.map, id.0))
-                .is_some_and(|layer| rules.blocks(&layer.properties));
-            if !(layer_blocks || rules.blocks(&data.properties)) {
+                .and_then(|id| get_layer_from_map(&asset.map, id.0));
+            let says = rules
+                .says_blocked(&data.properties)
+                .or_else(|| layer.as_ref().and_then(|layer| rules.says_blocked(&layer.properties)));
+            let collider = layer.as_ref().is_some_and(|layer| rules.collider_layer(&layer.name));
+            if !says.unwrap_or(collider) {
                 continue;
             }
             let Some(polygon) = asset.object_polygon(&object, transform) else {

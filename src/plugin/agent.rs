@@ -418,6 +418,19 @@ pub(crate) fn agent_grid<'a>(
     }
 }
 
+/// True when a request that failed with `error` is to wait instead: the map it names is loading,
+/// or it found no served map to start or end on while some map is loading ([`NavMapLoading`](
+/// super::NavMapLoading)).
+pub(crate) fn waits_for_map(maps: &NavMaps, error: &NavError) -> bool {
+    match error {
+        NavError::MapGone { map } => maps.is_loading(*map),
+        NavError::NoGrid
+        | NavError::Start(WorldToCellError::OffMap(_))
+        | NavError::Goal(WorldToCellError::OffMap(_)) => maps.any_loading(),
+        _ => false,
+    }
+}
+
 /// Where a request of an agent of kind `agent` is made: its map (its `OnNavMap`, or the map
 /// under `position`, or with an explicit `start` and neither, the first map), that map's grid
 /// for its kind, and the cell it starts from (`start`, or where it stands, as [`agent_start`]

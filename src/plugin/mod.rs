@@ -46,9 +46,9 @@ pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use settings::{AvoidanceSettings, NavSettings};
 pub use tilemap::{
-    BakedNavGrid, NavGeometry, NavGridChanged, NavLayerOf, NavMap, NavMaps, NavTilemap, TileNav,
-    TileRules, TileTerrain, TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords,
-    neighborhood_for,
+    BakedNavGrid, NavGeometry, NavGridChanged, NavLayerOf, NavMap, NavMapLoading, NavMapReady,
+    NavMaps, NavTilemap, TileNav, TileRules, TileTerrain, TilemapNavError, TilemapNavWarning,
+    WorldToCellError, hex_coords, neighborhood_for,
 };
 
 use agent::ObstacleCells;
@@ -97,6 +97,7 @@ impl Plugin for TilemapNavPlugin {
             .init_resource::<NavDiagnostics>()
             .init_resource::<diagnostics::LastMove>()
             .add_message::<NavGridChanged>()
+            .add_message::<NavMapReady>()
             .add_message::<TilemapNavWarning>()
             .add_message::<PathFailed>()
             .add_message::<Arrived>()
@@ -104,6 +105,7 @@ impl Plugin for TilemapNavPlugin {
             .add_message::<RangeFailed>()
             .register_type::<NavTilemap>()
             .register_type::<NavLayerOf>()
+            .register_type::<NavMapLoading>()
             .register_type::<PrecomputePaths>()
             .register_type::<TileNav>()
             .register_type::<TileTerrain>()

@@ -226,7 +226,8 @@ fn stop(
 /// every path on it is. An agent at the end of a walk followed by a link is carried across it
 /// ([`LinkCrossed`]) and walks on. When an agent's map goes away (its tilemaps despawned or
 /// unmarked), it stops where it is with a [`PathFailed`] saying [`NavError::MapGone`] (or
-/// [`NavError::NoGrid`] when no map is left).
+/// [`NavError::NoGrid`] when no map is left); while the map is loading again
+/// ([`NavMapLoading`](super::NavMapLoading)) it stands where it is.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn follow_paths(
     mut commands: Commands,
@@ -319,6 +320,9 @@ pub(crate) fn follow_paths(
             last = maps.get(path.map).zip(indexes.get(&path.map)).map(|(m, i)| (path.map, m, i));
         }
         let Some((_, map, index)) = last else {
+            if maps.is_loading(path.map) {
+                continue; // its map is loading again: it stands until the map is served
+            }
             let error = if maps.is_empty() {
                 NavError::NoGrid
             } else {

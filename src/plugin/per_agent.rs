@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 
-use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, request_start};
+use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, request_start, waits_for_map};
 use super::diagnostics::NavDiagnostics;
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
 use super::settings::NavSettings;
@@ -206,6 +206,8 @@ pub(crate) fn answer_ranges(
     if let Some(run) = &run {
         waiting.retain(|&e| e != run.entity);
     }
+    // Requests waiting for a map to load: back in the queue, in their order, after this frame.
+    let mut held = Vec::new();
     loop {
         if run.is_none() {
             let Some(entity) = waiting.pop_front() else {
@@ -225,6 +227,7 @@ pub(crate) fn answer_ranges(
             })();
             match begun {
                 Ok(begun) => run = Some(begun),
+                Err(error) if waits_for_map(&maps, &error) => held.push(entity),
                 Err(error) => {
                     commands.entity(entity).remove::<RangeRequest>();
                     failed.write(RangeFailed { entity, error });
@@ -268,4 +271,7 @@ pub(crate) fn answer_ranges(
         }
     }
     *running = run;
+    for entity in held.into_iter().rev() {
+        waiting.push_front(entity);
+    }
 }

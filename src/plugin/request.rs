@@ -9,7 +9,7 @@ use super::agent::{
     NavError, NavObstacle, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
     PathLeg, PathRequest, PlanAround, PlannedOn, Replanning, WatchSearch, WatchedSearch,
     agent_grid, agent_map, agent_start, body_point, collect_obstacles, corner_indices, join_index,
-    request_start, stand_in,
+    request_start, stand_in, waits_for_map,
 };
 use super::avoidance::Yielding;
 use super::diagnostics::{LastMove, NavDiagnostics};
@@ -157,6 +157,11 @@ pub(crate) fn answer_requests(
         let asked = (&*maps, &*profiles, &*settings);
         let wanted = goes_on(asked, &requests, waiting, &run.query, run.entity);
         match maps.get(run.query.map).filter(|_| wanted) {
+            None if wanted && maps.is_loading(run.query.map) => {
+                // Its map is loading again: planned again once it is served.
+                pathfinder.cancel_search();
+                waiting.push_front(run.entity);
+            }
             None => {
                 pathfinder.cancel_search();
                 if wanted {
@@ -253,6 +258,8 @@ pub(crate) fn answer_requests(
         let served = maps.get(run.query.map).is_some_and(|m| m.grid_for(run.query.agent).is_some());
         if !wanted {
             // Its request went away, or asks for something else now (it is waiting again).
+        } else if gone.is_some_and(|map| maps.is_loading(map)) {
+            waiting.push_front(run.entity); // a map it crosses is loading again
         } else if let Some(map) = gone {
             let error = Err(NavError::MapGone { map });
             out.deliver(run.entity, asked_goal, follower, None, error, pathfinder);
@@ -303,6 +310,7 @@ pub(crate) fn answer_requests(
     // it is spread over the next frames.
     // At least one slice of search a frame, whatever the clock says, so that all goes on.
     let mut searched = running.is_some();
+    let mut held = Vec::new();
     while answered < settings.max_requests_per_frame.max(1)
         && budget.expansions > 0
         && (!searched || budget.left())
@@ -315,15 +323,18 @@ pub(crate) fn answer_requests(
         };
         let (request, _, follower, old_path, _, around, watched, kind, more) = asker;
         let (replanning, planned, _) = more;
-        if maps.is_empty() {
-            answered += 1;
-            let error = Err(NavError::NoGrid);
-            out.deliver(entity, Some(request.goal), follower, None, error, pathfinder);
-            continue;
-        }
         let agent = request.agent.or(kind.copied()).unwrap_or_default();
-        let query = match prepare((&*maps, &*profiles, &*settings, agent), asker) {
+        let prepared = match maps.is_empty() {
+            true => Err(NavError::NoGrid),
+            false => prepare((&*maps, &*profiles, &*settings, agent), asker),
+        };
+        let query = match prepared {
             Ok(query) => query,
+            // A map it needs is loading: it waits (back in the queue after this frame).
+            Err(error) if waits_for_map(&maps, &error) => {
+                held.push(entity);
+                continue;
+            }
             Err(error) => {
                 answered += 1;
                 let asked = Some(request.goal);
@@ -479,6 +490,9 @@ pub(crate) fn answer_requests(
                 out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
             }
         }
+    }
+    for entity in held.into_iter().rev() {
+        waiting.push_front(entity);
     }
     diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
     diagnostics.pathfind_time = frame_began.elapsed();

@@ -138,6 +138,10 @@ impl NavMap {
 #[derive(Resource, Clone, Debug, Default)]
 pub struct NavMaps {
     maps: Vec<NavMap>,
+    /// Maps built from their layers but not served yet: their entity has [`NavMapLoading`].
+    held: Vec<NavMap>,
+    /// Every entity with [`NavMapLoading`] (with layers or not yet).
+    loading: Vec<Entity>,
 }
 
 impl NavMaps {
@@ -189,6 +193,47 @@ impl NavMaps {
     pub(crate) fn maps_mut(&mut self) -> impl Iterator<Item = &mut NavMap> {
         self.maps.iter_mut()
     }
+
+    /// True while the map whose entity is `map` has [`NavMapLoading`]: it is not served yet
+    /// (none of the methods above finds it).
+    pub fn is_loading(&self, map: Entity) -> bool {
+        self.loading.contains(&map)
+    }
+
+    /// True while some map is loading: requests that find no served map to start or end on
+    /// wait rather than fail.
+    pub fn any_loading(&self) -> bool {
+        !self.loading.is_empty()
+    }
+
+    /// A map that is loading, as its layers make it so far (not served: see
+    /// [`NavMapLoading`]). `None` when it has no layers yet, or is not loading.
+    pub fn loading_map(&self, map: Entity) -> Option<&NavMap> {
+        self.held.iter().find(|m| m.entity == map)
+    }
+}
+
+/// Put on a map's entity (the entity its layers' [`NavLayerOf`] names, or its single tilemap)
+/// while the map is being put together: the plugin builds its grid from the layers there are,
+/// but does not serve it. [`NavMaps`] does not list it ([`NavMaps::loading_map`] shows it);
+/// path and range requests that start or end on it wait instead of failing, as do requests
+/// that find no map to start or end on while any map is loading; agents walking a path on it
+/// stand still. Remove it when the map is complete: a [`NavMapReady`] message follows.
+///
+/// The map-editor integrations put it on their maps while they load (a Tiled map from when it
+/// is spawned until its objects are laid on the grid). A game that builds a level over several
+/// frames can do the same.
+#[derive(Component, Clone, Copy, Debug, Default, Reflect)]
+#[reflect(Component, Default)]
+pub struct NavMapLoading;
+
+/// Message: a map is served from this frame on: it appeared in [`NavMaps`] (its layers were
+/// marked and, if it had [`NavMapLoading`], that was removed), or came back after loading
+/// again (a reloaded level).
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NavMapReady {
+    /// The map's entity ([`NavMap::entity`]).
+    pub map: Entity,
 }
 
 /// A per-tile override, on a tile entity: this tile is blocked, or costs this much, whatever its
@@ -786,6 +831,7 @@ pub(crate) fn sync_nav_grid(
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
     mut warnings: MessageWriter<TilemapNavWarning>,
+    (loading, mut ready): (Query<Entity, With<NavMapLoading>>, MessageWriter<NavMapReady>),
 ) {
     // The first of the plugin's systems: it begins the frame's diagnostics.
     *diagnostics = NavDiagnostics::default();
@@ -1021,7 +1067,10 @@ pub(crate) fn sync_nav_grid(
     }
 
     // Each group's map, kept or built; maps whose group is gone are dropped.
+    let served_before: Vec<Entity> = maps.maps.iter().map(|m| m.entity).collect();
+    let held_before: Vec<Entity> = maps.held.iter().map(|m| m.entity).collect();
     let mut old_maps = std::mem::take(&mut maps.maps);
+    old_maps.append(&mut maps.held);
     for (g, group) in groups.iter().enumerate() {
         let members: Vec<(Entity, &Layer)> =
             group.members.iter().map(|&i| (layers.layers[i].0, &layers.layers[i].1)).collect();
@@ -1175,4 +1224,20 @@ pub(crate) fn sync_nav_grid(
             from_bake,
         });
     }
+
+    // Maps that are loading are held back; maps served from this frame on are announced.
+    maps.loading.clear();
+    maps.loading.extend(loading.iter());
+    let (held, served): (Vec<NavMap>, Vec<NavMap>) =
+        std::mem::take(&mut maps.maps).into_iter().partition(|m| maps.loading.contains(&m.entity));
+    for map in served.iter().filter(|m| !served_before.contains(&m.entity)) {
+        ready.write(NavMapReady { map: map.entity });
+        if held_before.contains(&map.entity) {
+            // What was checked against it while it was held is checked again.
+            changed
+                .write(NavGridChanged { map: map.entity, cells: map.grid.positions().collect() });
+        }
+    }
+    maps.maps = served;
+    maps.held = held;
 }

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --example tiled_map --features tiled
-//! TILED_MAP=hex cargo run --example tiled_map --features tiled   # or iso
+//! TILED_MAP=hex cargo run --example tiled_map --features tiled   # or iso, or physics
 //! ```
 //!
 //! Left click: walk there (or as near as it gets). D: show the navigation grid.
@@ -25,6 +25,8 @@ fn level() -> (&'static str, f32, f32) {
     match std::env::var("TILED_MAP").as_deref() {
         Ok("hex") => ("tiled/maps/hexagonal/finite_pointy_top_odd.tmx", 0.5, 60.0),
         Ok("iso") => ("tiled/maps/isometric/finite_diamond.tmx", 3.6, 500.0),
+        // bevy_ecs_tiled's sample as it ships: walls drawn only as collision shapes.
+        Ok("physics") => ("tiled/maps/orthogonal/physics.tmx", 0.6, 150.0),
         _ => ("tiled/maps/orthogonal/finite.tmx", 0.6, 150.0),
     }
 }
@@ -39,7 +41,7 @@ fn main() {
             ..default()
         })
         .insert_resource(PathStatus {
-            help: "A level made in Tiled (TILED_MAP=hex or iso for the others). Left click: walk there. D: the grid.",
+            help: "A level made in Tiled (TILED_MAP=hex, iso or physics for the others). Left click: walk there. D: the grid.",
             describe: |path| format!("{} cells, cost {:.1}", path.cells.len(), path.cost),
             last: String::new(),
         })

@@ -198,9 +198,7 @@ fn assert_grid(app: &App, map: Entity, want: &HashMap<GridPos, (Cell, Terrain)>)
 
 #[test]
 fn an_orthogonal_map_navigates_as_its_files_say_and_an_agent_walks_it() {
-    // Its "Collisions" layer (as bevy_ecs_tiled ships the map) is left out here: the test of
-    // collision shapes below reads it.
-    let mut app = app(TiledNavRules { colliders: false, ..default() });
+    let mut app = app(TiledNavRules::default());
     let map = load(&mut app, "tiled/maps/orthogonal/finite.tmx");
     let mut want = expected(
         "tiled/maps/orthogonal/finite.tmx",

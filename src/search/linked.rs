@@ -12,6 +12,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -146,9 +147,11 @@ struct Reached {
 
 /// A lower bound, on one grid, on the cost of reaching the goal through a link: the walk to a
 /// link's entrance (by the grid's heuristic at its cheapest cell) plus the link's cost plus a
-/// lower bound from its exit to the goal, least over its links. With few links, worked out for the cell asked (consistent); with many, once per
-/// block of cells, from the block's nearest point to each entrance (admissible, not
-/// consistent: the search then opens cells again when it finds them cheaper).
+/// lower bound from its exit to the goal, least over its links. With few links, worked out for
+/// the cell asked (consistent); with many, once per block of cells, from the block's nearest
+/// point to each entrance in the blocks round it and to the box round each farther block's
+/// entrances (admissible, not consistent: the search then opens cells again when it finds
+/// them cheaper).
 #[derive(Clone, Debug)]
 enum ExitBound {
     None,
@@ -176,15 +179,50 @@ impl ExitBound {
         }
         let blocks_x = grid.width().div_ceil(EXIT_BLOCK);
         let blocks_y = grid.height().div_ceil(EXIT_BLOCK);
-        let mut bound = vec![f64::INFINITY; (blocks_x * blocks_y) as usize];
+        let blocks = (blocks_x * blocks_y) as usize;
+        // The entrances of each block, and for each block that has some: the box round them
+        // and their least cost.
+        let block_of = |p: GridPos| ((p.y / EXIT_BLOCK) * blocks_x + p.x / EXIT_BLOCK) as usize;
+        let mut by_block: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); blocks];
+        for &(e, cost) in &entrances {
+            by_block[block_of(e)].push((e, cost));
+        }
+        let summaries: Vec<(usize, GridPos, GridPos, f64)> = by_block
+            .iter()
+            .enumerate()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(b, list)| {
+                let (mut lo, mut hi, mut least) = (list[0].0, list[0].0, f64::INFINITY);
+                for &(e, cost) in list {
+                    lo = GridPos::new(lo.x.min(e.x), lo.y.min(e.y));
+                    hi = GridPos::new(hi.x.max(e.x), hi.y.max(e.y));
+                    least = least.min(cost);
+                }
+                (b, lo, hi, least)
+            })
+            .collect();
+        // Distance from the box (x0, y0)-(x1, y1) to the box lo-hi, in steps.
+        let apart = |(x0, y0, x1, y1): (u32, u32, u32, u32), lo: GridPos, hi: GridPos| {
+            let dx = lo.x.saturating_sub(x1).max(x0.saturating_sub(hi.x));
+            let dy = lo.y.saturating_sub(y1).max(y0.saturating_sub(hi.y));
+            heuristic.distance(dx, dy) * scale
+        };
+        let mut bound = vec![f64::INFINITY; blocks];
         for by in 0..blocks_y {
             for bx in 0..blocks_x {
                 let (x0, y0) = (bx * EXIT_BLOCK, by * EXIT_BLOCK);
-                let (x1, y1) = (x0 + EXIT_BLOCK - 1, y0 + EXIT_BLOCK - 1);
-                let least = entrances.iter().fold(f64::INFINITY, |least, &(e, cost)| {
-                    let dx = x0.saturating_sub(e.x).max(e.x.saturating_sub(x1));
-                    let dy = y0.saturating_sub(e.y).max(e.y.saturating_sub(y1));
-                    least.min(heuristic.distance(dx, dy) * scale + cost)
+                let rect = (x0, y0, x0 + EXIT_BLOCK - 1, y0 + EXIT_BLOCK - 1);
+                // Each entrance of the blocks next to it (its own included), and each farther
+                // block by the box round its entrances: a bound on the walk to any of them.
+                let least = summaries.iter().fold(f64::INFINITY, |least, &(b, lo, hi, cost)| {
+                    let (ox, oy) = (b as u32 % blocks_x, b as u32 / blocks_x);
+                    if ox.abs_diff(bx) <= 1 && oy.abs_diff(by) <= 1 {
+                        by_block[b].iter().fold(least, |least, &(e, cost)| {
+                            least.min(apart(rect, e, e) + cost)
+                        })
+                    } else {
+                        least.min(apart(rect, lo, hi) + cost)
+                    }
                 });
                 bound[(by * blocks_x + bx) as usize] = least;
             }
@@ -210,6 +248,35 @@ impl ExitBound {
 
 /// Nothing: no cell, no link.
 const NONE: u32 = u32::MAX;
+
+/// A quick hasher for the search's own keys (cells and components, a few integers each): a
+/// multiply-rotate mix per word. Not for keys an adversary picks (std's SipHash is, and costs
+/// several times more per lookup, which the search makes once per cell it expands).
+#[derive(Default, Clone, Copy)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type MixMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
+type MixSet<K> = HashSet<K, BuildHasherDefault<Mix>>;
 
 impl Reached {
     const UNSEEN: Self =
@@ -300,12 +367,14 @@ pub enum LinkedStep {
 /// ```
 #[derive(Clone, Debug)]
 pub struct LinkedSearch {
-    /// The ways out of each link entrance that can be taken now: (exit, cost, link).
-    ways: HashMap<MapPos, Vec<(MapPos, f64, usize)>>,
+    /// The ways that can be taken now, by entrance: (entrance, exit, cost, link).
+    ways: Vec<(MapPos, MapPos, f64, usize)>,
+    /// Where each entrance's ways are in `ways`: (first, how many).
+    way_index: MixMap<MapPos, (u32, u32)>,
     start: MapPos,
     goal: MapPos,
     options: SearchOptions,
-    avoid: HashSet<MapPos>,
+    avoid: MixSet<MapPos>,
     /// The grids as they were when it began.
     stamps: Vec<GridStamp>,
     /// Each grid's estimate: its heuristic and the cost of its cheapest cell.
@@ -370,16 +439,21 @@ impl LinkedSearch {
         }
         // The ways that can be taken now: both ends open.
         let open_cell = |at: MapPos| maps[at.map].is_passable(at.cell);
-        let mut ways: HashMap<MapPos, Vec<(MapPos, f64, usize)>> = HashMap::new();
-        let mut usable: Vec<(MapPos, MapPos, f64)> = Vec::new();
+        let mut ways: Vec<(MapPos, MapPos, f64, usize)> = Vec::new();
         for (k, link) in links.iter().enumerate() {
             for (entrance, exit) in link.ways() {
                 if open_cell(entrance) && open_cell(exit) {
-                    ways.entry(entrance).or_default().push((exit, link.cost, k));
-                    usable.push((entrance, exit, link.cost));
+                    ways.push((entrance, exit, link.cost, k));
                 }
             }
         }
+        ways.sort_by_key(|w| (w.0.map, w.0.cell.y, w.0.cell.x));
+        let mut way_index: MixMap<MapPos, (u32, u32)> = MixMap::default();
+        for (i, &(entrance, ..)) in ways.iter().enumerate() {
+            way_index.entry(entrance).or_insert((i as u32, 0)).1 += 1;
+        }
+        let usable: Vec<(MapPos, MapPos, f64)> =
+            ways.iter().map(|&(entrance, exit, cost, _)| (entrance, exit, cost)).collect();
         let heuristics: Vec<(Heuristic, f64)> = maps
             .iter()
             .map(|grid| {
@@ -446,6 +520,7 @@ impl LinkedSearch {
             .collect();
         let mut search = Self {
             ways,
+            way_index,
             start,
             goal,
             options: SearchOptions { partial: false, ..*options },
@@ -458,9 +533,7 @@ impl LinkedSearch {
             stats: SearchStats::default(),
             ended: None,
         };
-        let ways: Vec<_> =
-            search.ways.iter().flat_map(|(&a, w)| w.iter().map(move |&(b, ..)| (a, b))).collect();
-        if !reachable(maps, &ways, start, goal) {
+        if !reachable(maps, &usable, start, goal) {
             search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal: goal.cell }));
             return Ok(search);
         }
@@ -524,8 +597,9 @@ impl LinkedSearch {
             next.extend(
                 grid.neighbors(at.cell).map(|(cell, cost)| (MapPos::new(at.map, cell), cost, None)),
             );
-            if let Some(ways) = self.ways.get(&at) {
-                next.extend(ways.iter().map(|&(exit, cost, k)| (exit, cost, Some(k))));
+            if let Some(&(first, count)) = self.way_index.get(&at) {
+                let ways = &self.ways[first as usize..(first + count) as usize];
+                next.extend(ways.iter().map(|&(_, exit, cost, k)| (exit, cost, Some(k))));
             }
             let from_cell = self.reached.index(at) as u32;
             for &(to, cost, link) in &next {
@@ -712,23 +786,29 @@ impl Pathfinder {
 
 /// Whether the goal's component can be reached from the start's through the ways: a search
 /// over (grid, component) pairs, as many as the ways at most, without touching a cell.
-fn reachable(maps: &[&NavGrid], ways: &[(MapPos, MapPos)], start: MapPos, goal: MapPos) -> bool {
+fn reachable(
+    maps: &[&NavGrid],
+    ways: &[(MapPos, MapPos, f64)],
+    start: MapPos,
+    goal: MapPos,
+) -> bool {
     /// A connected area of one grid: (grid, component label).
     type Area = (usize, Option<u32>);
     let component = |at: MapPos| -> Area { (at.map, maps[at.map].component(at.cell)) };
     let target = component(goal);
-    let mut seen = HashSet::from([component(start)]);
+    let mut seen: MixSet<Area> = MixSet::default();
+    seen.insert(component(start));
     let mut frontier = vec![component(start)];
-    // The ways out of each component.
-    let mut out: HashMap<Area, Vec<Area>> = HashMap::new();
-    for &(entrance, exit) in ways {
-        out.entry(component(entrance)).or_default().push(component(exit));
-    }
+    // The ways out of each component, sorted by it.
+    let mut out: Vec<(Area, Area)> =
+        ways.iter().map(|&(entrance, exit, _)| (component(entrance), component(exit))).collect();
+    out.sort_unstable_by_key(|&(from, _)| from);
     while let Some(here) = frontier.pop() {
         if here == target {
             return true;
         }
-        for &next in out.get(&here).into_iter().flatten() {
+        let first = out.partition_point(|&(from, _)| from < here);
+        for &(_, next) in out[first..].iter().take_while(|&&(from, _)| from == here) {
             if seen.insert(next) {
                 frontier.push(next);
             }

@@ -20,6 +20,9 @@
 //! precomputed structure is also baked (`to_binary`) and loaded back (`from_binary`): its size
 //! and load time, against its build time.
 
+// Timed natively only: the web rule of clippy.toml does not apply here.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
 use std::time::Instant;
 
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};

@@ -27,6 +27,9 @@
 //! CROWD_SITUATION=avoidance cargo run --release --example crowd_bench  # one situation
 //! ```
 
+// Timed natively only: the web rule of clippy.toml does not apply here.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 #[allow(dead_code)]

@@ -8,6 +8,9 @@
 //! the path cost, `-` if none), then `N scenarios, N solved, N optimal, mean X us/query`, where
 //! optimal means within 0.01 of the scenario's published optimum.
 
+// Timed natively only: the web rule of clippy.toml does not apply here.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
 use std::process::ExitCode;
 use std::time::Instant;
 

@@ -1,7 +1,8 @@
 //! [`NavDiagnostics`]: what the plugin's systems did and how long they took, frame by frame.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::clock::Moment;
 use bevy::prelude::*;
 
 /// What the plugin did in the last frame, to tune its budgets, for benchmarks and for tests.
@@ -53,12 +54,12 @@ impl NavDiagnostics {
 /// whichever way it returns.
 pub(crate) struct Stopwatch<'a> {
     into: &'a mut Duration,
-    began: Instant,
+    began: Moment,
 }
 
 impl<'a> Stopwatch<'a> {
     pub(crate) fn start(into: &'a mut Duration) -> Self {
-        Self { into, began: Instant::now() }
+        Self { into, began: Moment::now() }
     }
 }
 

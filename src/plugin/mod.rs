@@ -15,10 +15,12 @@
 //!   ranges ([`RangeRequest`]); `precompute`: path tables kept for maps marked
 //!   [`PrecomputePaths`];
 //! - `request`: the system answering requests; `movement`: the system walking paths;
-//! - `debug`: gizmo drawing; and this file, the plugin that adds them all.
+//! - `debug`: gizmo drawing; `clock`: the one reading of the clock (Bevy's, which works on the
+//!   web); and this file, the plugin that adds them all.
 
 mod agent;
 mod avoidance;
+mod clock;
 mod debug;
 mod diagnostics;
 mod gridlock;

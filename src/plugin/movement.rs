@@ -11,6 +11,7 @@ use super::agent::{
 use super::avoidance::{
     Crowd, Stall, Standing, Waiting, Walkers, Yielding, resolve_stall, tick_yielding,
 };
+use super::clock::Moment;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::gridlock::{LockedStanding, Occupancy, resolve_waits};
 use super::link::{LinkCrossed, LinkEnd, NavLink, usable};
@@ -245,7 +246,7 @@ pub(crate) fn follow_paths(
     mut failures: MessageWriter<PathFailed>,
     mut crossed: MessageWriter<LinkCrossed>,
 ) {
-    let began = std::time::Instant::now();
+    let began = Moment::now();
     let avoiding = settings.avoidance.enabled;
     let dt = time.delta_secs();
     if avoiding {

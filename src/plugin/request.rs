@@ -12,6 +12,7 @@ use super::agent::{
     request_start, stand_in, waits_for_map,
 };
 use super::avoidance::Yielding;
+use super::clock::Moment;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::gridlock::GridLocked;
 use super::link::{FrameLinks, LinkEnd, NavLink};
@@ -122,7 +123,7 @@ pub(crate) fn answer_requests(
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
     // One system rather than three: each system costs the scheduler a wake-up.
-    let frame_began = std::time::Instant::now();
+    let frame_began = Moment::now();
     collect_obstacles(&maps, &obstacle_agents, &mut obstacles);
     queue_requests(&mut queue, &new_requests);
     // What movement ranges used of the frame's budget is not the requests' to use.
@@ -134,7 +135,7 @@ pub(crate) fn answer_requests(
             // What the frame has left after the tile sync and (as last frame) the movement.
             let spent = diagnostics.sync_time + last_move.0;
             let left = settings.max_time_per_frame.map_or(t, |frame| frame.saturating_sub(spent));
-            std::time::Instant::now() + t.min(left)
+            Moment::now().after(t.min(left))
         }),
     };
     let budget_at_start = budget.expansions;
@@ -183,7 +184,7 @@ pub(crate) fn answer_requests(
                 let mut avoid = obstacles.for_agent(run.entity, run.query.map);
                 let around = requests.get(run.entity).ok().and_then(|r| r.5);
                 avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
-                let began = std::time::Instant::now();
+                let began = Moment::now();
                 let on = run.frozen.as_ref().unwrap_or(live);
                 let guide = guide_for(map, &run.query);
                 let first = pathfinder.resume_search_guided(on, guide, budget.slice());
@@ -266,7 +267,7 @@ pub(crate) fn answer_requests(
         } else if !served {
             waiting.push_front(run.entity); // its kind's grid was dropped: planned again
         } else {
-            let began = std::time::Instant::now();
+            let began = Moment::now();
             let before = run.search.expanded();
             let mut step = go_on_linked(&mut run, &maps, &mut budget, before);
             while step == LinkedStep::Done(Err(PathError::GridChanged)) {
@@ -373,7 +374,7 @@ pub(crate) fn answer_requests(
         if watched {
             pathfinder.record_next();
         }
-        let began = std::time::Instant::now();
+        let began = Moment::now();
         searched = true;
         diagnostics.searches_started += 1;
         if query.goal_map != query.map {
@@ -666,7 +667,7 @@ fn linked_error(query: &Plan, error: PathError) -> NavError {
 /// The frame's search budget: expanded cells, and a time when one is set.
 struct Budget {
     expansions: u32,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<Moment>,
 }
 
 /// With a time budget, searches run in slices of this many expansions, the clock read between:
@@ -676,7 +677,7 @@ const SLICE: u32 = 16;
 
 impl Budget {
     fn left(&self) -> bool {
-        self.expansions > 0 && self.deadline.is_none_or(|d| std::time::Instant::now() < d)
+        self.expansions > 0 && self.deadline.is_none_or(|d| Moment::now() < d)
     }
 
     /// How many expansions the next call may take.

@@ -217,9 +217,9 @@ impl ExitBound {
                 let least = summaries.iter().fold(f64::INFINITY, |least, &(b, lo, hi, cost)| {
                     let (ox, oy) = (b as u32 % blocks_x, b as u32 / blocks_x);
                     if ox.abs_diff(bx) <= 1 && oy.abs_diff(by) <= 1 {
-                        by_block[b].iter().fold(least, |least, &(e, cost)| {
-                            least.min(apart(rect, e, e) + cost)
-                        })
+                        by_block[b]
+                            .iter()
+                            .fold(least, |least, &(e, cost)| least.min(apart(rect, e, e) + cost))
                     } else {
                         least.min(apart(rect, lo, hi) + cost)
                     }

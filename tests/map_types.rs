@@ -52,9 +52,10 @@ fn sizes(map_type: TilemapType) -> (TilemapGridSize, TilemapTileSize) {
 fn app() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin {
-            settings: NavSettings { max_search_time_per_frame: None, ..NavSettings::default() },
-        })
+        .add_plugins(TilemapNavPlugin::with_settings(NavSettings {
+            max_search_time_per_frame: None,
+            ..NavSettings::default()
+        }))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)))
         .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
     app

@@ -809,3 +809,50 @@ fn a_map_that_is_loading_is_not_served_requests_wait_and_walkers_stand_until_it_
         "{failures:?}"
     );
 }
+
+#[test]
+fn in_fixed_update_the_plugin_serves_and_walks_by_the_fixed_step() {
+    // A server's set-up: the plugin in FixedUpdate at 25 ticks a second, frames of 10 ms.
+    let mut app = App::new();
+    let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::with_settings(settings).in_schedule(FixedUpdate))
+        .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(Duration::from_millis(10)))
+        .insert_resource(Time::<Fixed>::from_hz(25.0))
+        .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
+    spawn_map(&mut app, &open_rows(30, 3));
+    let mut frames = 0;
+    while app.world().resource::<NavMaps>().is_empty() {
+        app.update();
+        frames += 1;
+        assert!(frames < 20, "the map is never synced");
+    }
+    let speed = 200.0;
+    let agent = spawn_walker(&mut app, GridPos::new(0, 1), speed);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(29, 1)));
+    // Each tick moves it speed x 40 ms; frames without a tick do not move it.
+    let tick = speed * 0.04;
+    let (mut last, mut moved, mut still) = (position(&app, agent), 0, 0);
+    let mut cursor = app.world().resource::<Messages<Arrived>>().get_cursor();
+    for frame in 0..1000 {
+        app.update();
+        let now = position(&app, agent);
+        let step = now.distance(last);
+        last = now;
+        let arrivals = read_new(&app, &mut cursor);
+        if arrivals.iter().any(|a| a.entity == agent) {
+            assert!(step <= tick + 1e-3, "frame {frame}: {step}");
+            // 29 tiles of 16 units at 200 a second: 2.32 s, 58 ticks of 40 ms.
+            assert!((57..=60).contains(&moved), "{moved} ticks");
+            assert!(still >= 3 * moved - 6, "{still} frames without a tick, {moved} with");
+            return;
+        }
+        if step == 0.0 {
+            still += 1;
+        } else {
+            assert!((step - tick).abs() < 1e-3, "frame {frame}: moved {step}, a tick is {tick}");
+            moved += 1;
+        }
+    }
+    panic!("never arrived");
+}

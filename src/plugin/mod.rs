@@ -33,6 +33,7 @@ mod request;
 mod settings;
 mod tilemap;
 
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
 pub use agent::{
@@ -60,7 +61,8 @@ use precompute::{TableBuilds, keep_path_tables};
 use request::{RequestQueue, answer_requests};
 use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
 
-/// The plugin's systems, in this order in `Update`. Put your own systems before or after a set,
+/// The plugin's systems, in this order in `Update` (or the schedule given to
+/// [`TilemapNavPlugin::in_schedule`]). Put your own systems before or after a set,
 /// for example `my_system.before(NavSet::Pathfind)` to have requests answered the same frame.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NavSet {
@@ -77,14 +79,45 @@ pub enum NavSet {
 
 /// Adds tilemap navigation to an app. See the crate's README for a walk-through, and the example
 /// on [`PathRequest`] for a whole app (headless) that answers a request and walks the path.
-#[derive(Default)]
+///
+/// Its systems run in `Update` unless told otherwise: a game server or a networked game that
+/// steps its world in `FixedUpdate` puts them there, and agents then walk by the fixed step
+/// (`Time<Fixed>`):
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_tilemap_nav::prelude::*;
+/// App::new().add_plugins(TilemapNavPlugin::default().in_schedule(FixedUpdate));
+/// ```
 pub struct TilemapNavPlugin {
     /// The settings the app starts with (the [`NavSettings`] resource afterwards).
     pub settings: NavSettings,
+    /// The schedule its systems (and [`NavSet`]s) run in. Default: `Update`.
+    pub schedule: bevy::ecs::intern::Interned<dyn ScheduleLabel>,
+}
+
+impl Default for TilemapNavPlugin {
+    fn default() -> Self {
+        Self { settings: NavSettings::default(), schedule: Update.intern() }
+    }
+}
+
+impl TilemapNavPlugin {
+    /// The plugin with these settings, in `Update`.
+    pub fn with_settings(settings: NavSettings) -> Self {
+        Self { settings, ..default() }
+    }
+
+    /// The plugin with its systems in `schedule` (`FixedUpdate`, for example).
+    pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
+        self.schedule = schedule.intern();
+        self
+    }
 }
 
 impl Plugin for TilemapNavPlugin {
     fn build(&self, app: &mut App) {
+        let schedule = self.schedule;
         app.insert_resource(self.settings)
             .init_resource::<TileRules>()
             .init_resource::<NavProfiles>()
@@ -125,11 +158,11 @@ impl Plugin for TilemapNavPlugin {
             .register_type::<NavDiagnostics>()
             .register_type::<WatchSearch>()
             .configure_sets(
-                Update,
+                schedule,
                 (NavSet::SyncGrid, NavSet::Pathfind, NavSet::Move, NavSet::Debug).chain(),
             )
             .add_systems(
-                Update,
+                schedule,
                 (
                     sync_nav_grid.in_set(NavSet::SyncGrid),
                     (keep_agent_grids, keep_path_tables, answer_ranges, answer_requests)

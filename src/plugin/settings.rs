@@ -55,6 +55,19 @@ impl Default for NavSettings {
     }
 }
 
+impl NavSettings {
+    /// The default settings in deterministic mode: the search budget counted in expanded cells
+    /// only, never by the clock. Two runs of one app with the same inputs (the same frame
+    /// times included) then give the same paths on the same frames and bit-identical agent
+    /// positions, on the same build and platform. Not covered: maps with
+    /// [`PrecomputePaths`](super::PrecomputePaths), whose tables are built on a background
+    /// task and serve from whichever frame they are ready on; float results across platforms
+    /// or compilers.
+    pub fn deterministic() -> Self {
+        Self { max_search_time_per_frame: None, ..Self::default() }
+    }
+}
+
 /// How agents with [`Avoidance`](super::Avoidance) steer round each other ([`NavSettings::avoidance`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AvoidanceSettings {

@@ -201,9 +201,10 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
         // The search budget in cells only, so that the run is the same on any machine.
-        .add_plugins(TilemapNavPlugin {
-            settings: NavSettings { max_search_time_per_frame: None, ..NavSettings::default() },
-        })
+        .add_plugins(TilemapNavPlugin::with_settings(NavSettings {
+            max_search_time_per_frame: None,
+            ..NavSettings::default()
+        }))
         .insert_resource(TimeUpdateStrategy::ManualDuration(DT))
         .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
 

@@ -14,7 +14,7 @@ pub fn nav_app(frame: Duration, wall: u32) -> App {
     let mut app = App::new();
     let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
     app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin { settings })
+        .add_plugins(TilemapNavPlugin::with_settings(settings))
         .insert_resource(TimeUpdateStrategy::ManualDuration(frame))
         .insert_resource(TileRules::default().with(wall, Cell::Blocked));
     app

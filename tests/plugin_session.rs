@@ -86,6 +86,8 @@ struct Session {
     last_walls: HashMap<Entity, NavGrid>,
     /// Cells grid-locked agents hold, as of the last frame and the spawns since.
     locked_cells: Vec<(Entity, GridPos)>,
+    /// A map loading again ([`NavMapLoading`]) until the frame given.
+    loading: Option<(Entity, usize)>,
     frame: usize,
 }
 
@@ -122,13 +124,15 @@ impl Session {
             last_cells: HashMap::new(),
             last_walls: HashMap::new(),
             locked_cells: Vec::new(),
+            loading: None,
             frame: 0,
         }
     }
 
     fn map(&self, k: usize) -> NavMap {
         let maps = self.app.world().resource::<NavMaps>();
-        maps.get(self.maps[k % self.maps.len()]).expect("the map").clone()
+        let map = self.maps[k % self.maps.len()];
+        maps.get(map).or_else(|| maps.loading_map(map)).expect("the map").clone()
     }
 
     fn cell(&self, bytes: &mut Bytes, map: &NavMap) -> GridPos {
@@ -287,12 +291,25 @@ impl Session {
                     }
                 }
             }
+            15 if self.loading.is_none() && bytes.one_in(2) => {
+                // The map is put together again over a few frames (a level reloaded): its
+                // requests wait, its walkers stand.
+                let until = self.frame + 1 + bytes.below(8);
+                self.app.world_mut().entity_mut(map.entity).insert(NavMapLoading);
+                self.loading = Some((map.entity, until));
+            }
             _ => {} // a frame with nothing new
         }
     }
 
     /// Runs a frame and checks it.
     fn frame(&mut self, label: &str) {
+        if let Some((map, until)) = self.loading
+            && self.frame >= until
+        {
+            self.app.world_mut().entity_mut(map).remove::<NavMapLoading>();
+            self.loading = None;
+        }
         self.app.update();
         self.frame += 1;
         let frame = self.frame;

@@ -88,8 +88,8 @@ pub mod prelude {
     pub use crate::plugin::{
         Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, BakedPaths, GridLocked, LinkCrossed,
         LinkEnd, MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged,
-        NavLayerOf, NavLink, NavMap, NavMapLoading, NavMapReady, NavMaps, NavObstacle, NavProfiles,
-        NavSet, NavSettings, NavTilemap, OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed,
+        NavGridMap, NavLayerOf, NavLink, NavMap, NavMapLoading, NavMapReady, NavMaps, NavObstacle,
+        NavProfiles, NavSet, NavSettings, NavTilemap, OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed,
         PathFollower, PathGoal, PathLeg, PathRequest, PrecomputePaths, ProfileId, RangeFailed,
         RangeRequest, Replanning, TileNav, TileRules, TileTerrain, TilemapNavError,
         TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,

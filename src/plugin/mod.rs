@@ -49,9 +49,9 @@ pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use settings::{AvoidanceSettings, NavSettings};
 pub use tilemap::{
-    BakedNavGrid, NavGeometry, NavGridChanged, NavLayerOf, NavMap, NavMapLoading, NavMapReady,
-    NavMaps, NavTilemap, TileNav, TileRules, TileTerrain, TilemapNavError, TilemapNavWarning,
-    WorldToCellError, hex_coords, neighborhood_for,
+    BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
+    NavMapReady, NavMaps, NavTilemap, TileNav, TileRules, TileTerrain, TilemapNavError,
+    TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
 };
 
 use agent::ObstacleCells;

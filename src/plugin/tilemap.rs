@@ -69,6 +69,8 @@ pub struct NavMap {
     /// Whether what is precomputed for it was loaded from its
     /// [`BakedPaths`](super::BakedPaths) (rather than built).
     pub(crate) from_bake: bool,
+    /// For a map made from a [`NavGridMap`]: the stamp of its grid that `grid` last followed.
+    pub(crate) source: Option<crate::grid::GridStamp>,
 }
 
 impl NavMap {
@@ -226,6 +228,46 @@ impl NavMaps {
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component, Default)]
 pub struct NavMapLoading;
+
+/// A navigation map with no tilemap: a game server, a tool or a test that has a [`NavGrid`]
+/// puts it on an entity (the map's entity), with the geometry of the tilemap it stands for and
+/// the entity's `Transform` for its placement (none: at the origin). The plugin serves it as
+/// it serves a tilemap's map: requests, movement, links, kinds of agents, avoidance,
+/// precomputed paths. Change its cells through `grid` (`Query<&mut NavGridMap>`): the plugin
+/// follows the changes as it follows tiles' (only the cells changed are looked at); a grid
+/// replaced whole is taken whole. Its moves and corner rule are [`NavSettings`]'s, as for
+/// tilemaps. A staggered isometric map's grid is in the plugin's sheared cells
+/// ([`NavGeometry::tile_to_cell`]).
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_tilemap_nav::prelude::*;
+/// # use bevy_ecs_tilemap::prelude::*;
+/// fn level(mut commands: Commands) {
+///     let mut grid = NavGrid::new(64, 64).unwrap();
+///     grid.set(GridPos::new(10, 10), Cell::Blocked).unwrap();
+///     commands.spawn(NavGridMap::square(grid, Vec2::splat(16.0)));
+/// }
+/// ```
+#[derive(Component, Clone, Debug)]
+pub struct NavGridMap {
+    /// The cells.
+    pub grid: NavGrid,
+    /// A tile's size in the world (the tilemap's grid size).
+    pub tile_size: Vec2,
+    /// The tilemap type it stands for.
+    pub map_type: TilemapType,
+    /// Where the map lies against its `Transform`, as for a tilemap.
+    pub anchor: TilemapAnchor,
+}
+
+impl NavGridMap {
+    /// A square map of these cells, tiles `tile_size` large, its cell (0, 0) centred on the
+    /// entity's position.
+    pub fn square(grid: NavGrid, tile_size: Vec2) -> Self {
+        Self { grid, tile_size, map_type: TilemapType::Square, anchor: TilemapAnchor::None }
+    }
+}
 
 /// Message: a map is served from this frame on: it appeared in [`NavMaps`] (its layers were
 /// marked and, if it had [`NavMapLoading`], that was removed), or came back after loading
@@ -831,7 +873,11 @@ pub(crate) fn sync_nav_grid(
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
     mut warnings: MessageWriter<TilemapNavWarning>,
-    (loading, mut ready): (Query<Entity, With<NavMapLoading>>, MessageWriter<NavMapReady>),
+    (loading, mut ready, grid_maps): (
+        Query<Entity, With<NavMapLoading>>,
+        MessageWriter<NavMapReady>,
+        Query<(Entity, Ref<NavGridMap>, Option<Ref<Transform>>)>,
+    ),
 ) {
     // The first of the plugin's systems: it begins the frame's diagnostics.
     *diagnostics = NavDiagnostics::default();
@@ -1222,6 +1268,86 @@ pub(crate) fn sync_nav_grid(
             first_moves,
             landmarks,
             from_bake,
+            source: None,
+        });
+    }
+
+    // Maps made from a grid, with no tilemap.
+    for (entity, source, transform) in &grid_maps {
+        let placed = transform.as_deref().copied().unwrap_or_default();
+        let (width, height) = (source.grid.width(), source.grid.height());
+        // The tilemap it stands for: a staggered isometric grid is its tiles sheared.
+        let tiles = match is_staggered(source.map_type) {
+            true => height.checked_sub(width).map(|rows| UVec2::new(width, rows + 1)),
+            false => Some(UVec2::new(width, height)),
+        };
+        let grid_size = TilemapGridSize { x: source.tile_size.x, y: source.tile_size.y };
+        let tile_size = TilemapTileSize { x: source.tile_size.x, y: source.tile_size.y };
+        let Some(tiles) = tiles.filter(|_| sane_geometry(&grid_size, &tile_size, &placed)) else {
+            if source.is_changed() || transform.as_ref().is_some_and(|t| t.is_changed()) {
+                let error = TilemapNavError::BadGeometry { tilemap: entity };
+                warnings.write(TilemapNavWarning { error });
+            }
+            continue;
+        };
+        let size = TilemapSize { x: tiles.x, y: tiles.y };
+        let geometry = NavGeometry::new(
+            entity,
+            size,
+            grid_size,
+            tile_size,
+            source.map_type,
+            source.anchor,
+            placed,
+        );
+        let neighborhood = neighborhood_for(source.map_type, settings.neighborhood);
+        let old = old_maps.iter().position(|m| m.entity == entity).map(|k| old_maps.swap_remove(k));
+        // What is kept for it follows its grid, as for a tilemap's map.
+        let (old_grid, seen, agents, table, first_moves, landmarks, from_bake) = match old {
+            Some(m) => {
+                (Some(m.grid), m.source, m.agents, m.table, m.first_moves, m.landmarks, m.from_bake)
+            }
+            None => (None, None, Vec::new(), None, None, None, false),
+        };
+        // Its grid follows the source's changes, as told by the source's journal.
+        let followed = old_grid.zip(seen).and_then(|(mut grid, seen)| {
+            let same_shape = (grid.width(), grid.height()) == (width, height)
+                && grid.neighborhood() == neighborhood
+                && grid.corner_rule() == settings.corner_rule;
+            let changes = source.grid.changes_since(seen).filter(|_| same_shape)?;
+            let mut cells: Vec<GridPos> = changes.map(|(pos, _)| pos).collect();
+            cells.sort_unstable();
+            cells.dedup();
+            let cell = |pos: GridPos| (pos, source.grid.get(pos).unwrap_or(Cell::Blocked));
+            let terrain = |pos: GridPos| (pos, source.grid.terrain(pos).unwrap_or_default());
+            // Cells of the source grid, which has this size: these cannot fail.
+            let _ = grid.set_all(cells.iter().map(|&pos| cell(pos)));
+            let _ = grid.set_all_terrain(cells.iter().map(|&pos| terrain(pos)));
+            if !cells.is_empty() {
+                changed.write(NavGridChanged { map: entity, cells });
+            }
+            Some(grid)
+        });
+        let grid = followed.unwrap_or_else(|| {
+            // New, or its grid replaced, reshaped or past what its journal remembers: taken
+            // whole, with the plugin's moves and corner rule.
+            let mut grid = source.grid.clone();
+            grid.set_neighborhood(neighborhood);
+            grid.set_corner_rule(settings.corner_rule);
+            changed.write(NavGridChanged { map: entity, cells: grid.positions().collect() });
+            grid
+        });
+        maps.maps.push(NavMap {
+            entity,
+            grid,
+            geometry,
+            layers: Vec::new(),
+            agents,
+            table,
+            first_moves,
+            landmarks,
+            from_bake,
+            source: Some(source.grid.stamp()),
         });
     }
 

@@ -844,6 +844,10 @@ enum GroupKey {
     },
 }
 
+/// Maps made from a grid ([`NavGridMap`]), with their placement.
+type GridMaps<'w, 's> =
+    Query<'w, 's, (Entity, Ref<'static, NavGridMap>, Option<Ref<'static, Transform>>)>;
+
 /// One map's layers this frame (indices into `NavLayers::layers`).
 struct Group {
     key: GroupKey,
@@ -876,7 +880,7 @@ pub(crate) fn sync_nav_grid(
     (loading, mut ready, grid_maps): (
         Query<Entity, With<NavMapLoading>>,
         MessageWriter<NavMapReady>,
-        Query<(Entity, Ref<NavGridMap>, Option<Ref<Transform>>)>,
+        GridMaps,
     ),
 ) {
     // The first of the plugin's systems: it begins the frame's diagnostics.

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use bevy::ecs::message::MessageCursor;
 use bevy::prelude::*;
-use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 
 #[allow(dead_code)] // its typed tilemaps are not used here

@@ -444,3 +444,58 @@ fn collision_shapes_block_as_maps_made_for_physics_draw_their_walls() {
     let nav = app.world().resource::<NavMaps>().get(map).unwrap();
     assert!(nav.grid.positions().all(|p| nav.grid.is_passable(p)));
 }
+
+#[test]
+fn tiled_files_read_without_a_renderer_give_the_cells_the_integration_gives() {
+    use bevy_tilemap_nav::io::tiled::read_tiled_level;
+    let hex_rules =
+        || TiledNavRules { cost: vec!["nav_cost".into(), "move_cost".into()], ..default() };
+    let levels = [
+        ("tiled/maps/orthogonal/finite.tmx", TiledNavRules::default()),
+        ("tiled/maps/orthogonal/physics.tmx", TiledNavRules::default()),
+        ("tiled/maps/orthogonal/physics.tmx", TiledNavRules { colliders: false, ..default() }),
+        ("tiled/maps/isometric/finite_diamond.tmx", TiledNavRules::default()),
+        ("tiled/maps/hexagonal/finite_pointy_top_odd.tmx", hex_rules()),
+        ("tiled/maps/hexagonal/finite_pointy_top_odd.tmx", TiledNavRules::default()),
+    ];
+    for (path, rules) in levels {
+        let level = read_tiled_level(format!("{ASSETS}/{path}"), &rules).unwrap();
+        assert_eq!(level.objects_left_out, 0, "{path}");
+        let mut app = app(rules.clone());
+        let map = load(&mut app, path);
+        let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+        assert_eq!(
+            (level.map.grid.width(), level.map.grid.height()),
+            (nav.grid.width(), nav.grid.height())
+        );
+        let map_xml = std::fs::read_to_string(format!("{ASSETS}/{path}")).unwrap();
+        // Object edges: bevy_ecs_tiled draws ellipses as 20-gons, the reader as 32-gons.
+        let objects = match map_xml.find("name=\"Collisions\"") {
+            Some(at) if rules.colliders => {
+                let layer = &map_xml[at..];
+                shapes(&layer[..layer.find("</objectgroup>").unwrap()])
+            }
+            _ => Vec::new(),
+        };
+        let mut compared = 0;
+        for pos in nav.grid.positions() {
+            // (Objects only on the orthogonal map: 10 x 10 tiles of 32 px.)
+            let row = nav.grid.height() - 1 - pos.y;
+            let centre = Vec2::new(pos.x as f32 * 32.0 + 16.0, row as f32 * 32.0 + 16.0);
+            if objects.iter().any(|ring| covers(ring, centre, 3.0).is_none()) {
+                continue;
+            }
+            compared += 1;
+            assert_eq!(level.map.grid.get(pos), nav.grid.get(pos), "{path}: cell {pos}");
+            assert_eq!(level.map.grid.terrain(pos), nav.grid.terrain(pos), "{path}: terrain {pos}");
+        }
+        assert!(compared * 10 >= nav.grid.len() * 8, "{path}: {compared} cells compared");
+        assert_eq!(
+            level.map.map_type,
+            *app.world().get::<bevy_ecs_tilemap::prelude::TilemapType>(nav.layers[0]).unwrap()
+        );
+    }
+    // Not a Tiled file: a typed error.
+    let bad = read_tiled_level(format!("{ASSETS}/maps/arena.map"), &TiledNavRules::default());
+    assert!(bad.is_err());
+}

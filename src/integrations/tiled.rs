@@ -38,13 +38,13 @@
 //! navigation with its tilemaps. The rules are read when tiles and objects spawn: after changing
 //! [`TiledNavRules`], respawn the map (`RespawnTiledMap`).
 
-use std::collections::HashMap;
-
 use bevy::prelude::*;
-use bevy_ecs_tiled::prelude::tiled::{self, ObjectShape, Properties, PropertyValue};
+use bevy_ecs_tiled::prelude::tiled;
 use bevy_ecs_tiled::prelude::*;
 
 use crate::grid::{Cell, Terrain};
+pub use crate::io::tiled::TiledNavRules;
+use crate::io::tiled::{inside, tile_collides};
 use crate::plugin::{NavLayerOf, NavMapLoading, NavMaps, NavSet, NavTilemap, TileNav, TileTerrain};
 
 /// Adds the wiring of Tiled maps to the navigation (see the [module](self)).
@@ -60,173 +60,6 @@ impl Plugin for TiledNavPlugin {
                 block_objects.after(NavSet::SyncGrid).before(NavSet::Pathfind),
             ),
         );
-    }
-}
-
-/// Which Tiled properties and rules say what a tile is (see the [module](self)).
-#[derive(Resource, Clone, Debug, PartialEq)]
-pub struct TiledNavRules {
-    /// Bool properties that block a tile (or, on an object or object layer, the cells under the
-    /// objects) when true. Default: `nav_blocked`.
-    pub blocked: Vec<String>,
-    /// Number properties that give a tile's cost. Default: `nav_cost`.
-    pub cost: Vec<String>,
-    /// Int properties that give a tile's terrain class. Default: `nav_terrain`.
-    pub terrain: Vec<String>,
-    /// A tile's class (its "Class" in Tiled) -> cell, for tiles whose properties say nothing.
-    pub classes: HashMap<String, Cell>,
-    /// (tileset name, tile id) -> cell, before anything else.
-    pub by_tile: HashMap<(String, u32), Cell>,
-    /// A tile nothing above speaks of (default: ground).
-    pub unlisted: Cell,
-    /// Collision shapes block (default: true): a tile whose collision shapes cover the centre
-    /// of the cell it is drawn on, when nothing above speaks of it, and the objects of the
-    /// [`collider_layers`](Self::collider_layers).
-    pub colliders: bool,
-    /// Object layers whose objects block when [`colliders`](Self::colliders) is on, by name
-    /// (any case). Default: "Colliders", "Collisions", "Collider", "Collision".
-    pub collider_layers: Vec<String>,
-}
-
-impl Default for TiledNavRules {
-    fn default() -> Self {
-        Self {
-            blocked: vec!["nav_blocked".into()],
-            cost: vec!["nav_cost".into()],
-            terrain: vec!["nav_terrain".into()],
-            classes: HashMap::new(),
-            by_tile: HashMap::new(),
-            unlisted: Cell::GROUND,
-            colliders: true,
-            collider_layers: ["Colliders", "Collisions", "Collider", "Collision"]
-                .map(String::from)
-                .into(),
-        }
-    }
-}
-
-impl TiledNavRules {
-    /// The cell and terrain class of tile `tile_id` of the tileset named `tileset`, whose
-    /// properties are `properties` and class `class`; `collides` says that its collision
-    /// shapes cover its cell's centre (read when nothing else speaks of the tile and
-    /// [`colliders`](Self::colliders) is on).
-    pub fn tile(
-        &self,
-        tileset: &str,
-        tile_id: u32,
-        properties: &Properties,
-        class: &str,
-        collides: bool,
-    ) -> (Cell, Terrain) {
-        let terrain = self
-            .terrain
-            .iter()
-            .find_map(|name| number(properties, name))
-            .map_or(Terrain::DEFAULT, |t| Terrain(t.clamp(0.0, 255.0) as u8));
-        // (The key is built only when there are rules by tile: this runs for every tile spawned.)
-        let by_tile = (!self.by_tile.is_empty())
-            .then(|| self.by_tile.get(&(tileset.to_owned(), tile_id)))
-            .flatten();
-        if let Some(&cell) = by_tile {
-            return (cell, terrain);
-        }
-        if self.blocks(properties) {
-            return (Cell::Blocked, terrain);
-        }
-        if let Some(cost) = self.cost.iter().find_map(|name| number(properties, name)) {
-            return (Cell::Passable { cost: cost.round().max(1.0) as u32 }, terrain);
-        }
-        if let Some(&cell) = self.classes.get(class) {
-            return (cell, terrain);
-        }
-        match collides && self.colliders {
-            true => (Cell::Blocked, terrain),
-            false => (self.unlisted, terrain),
-        }
-    }
-
-    /// True when one of the [`blocked`](Self::blocked) properties is true in `properties`.
-    pub fn blocks(&self, properties: &Properties) -> bool {
-        self.says_blocked(properties) == Some(true)
-    }
-
-    /// What the first of the [`blocked`](Self::blocked) properties found in `properties` says.
-    fn says_blocked(&self, properties: &Properties) -> Option<bool> {
-        self.blocked.iter().find_map(|name| match find(properties, name) {
-            Some(PropertyValue::BoolValue(b)) => Some(*b),
-            _ => None,
-        })
-    }
-
-    /// True when the objects of the object layer named `layer` block as colliders.
-    fn collider_layer(&self, layer: &str) -> bool {
-        self.colliders && self.collider_layers.iter().any(|name| name.eq_ignore_ascii_case(layer))
-    }
-}
-
-/// True when the collision shapes of `tile` cover the centre of the cell it is drawn on: Tiled
-/// draws a tile image `image` pixels large with its bottom edge on the cell's (centred on it
-/// on an isometric map, else from its left edge), `cell` pixels being the map's tile size.
-fn tile_collides(tile: &tiled::TileData, image: Vec2, cell: Vec2, isometric: bool) -> bool {
-    let Some(collision) = &tile.collision else {
-        return false;
-    };
-    let x = if isometric { image.x / 2.0 } else { cell.x.min(image.x) / 2.0 };
-    let centre = Vec2::new(x, image.y - cell.y.min(image.y) / 2.0);
-    collision.object_data().iter().any(|object| shape_covers(object, centre))
-}
-
-/// True when `point` (in the pixels of the object's layer or tile, y down) lies inside
-/// `object`'s shape (rectangles, ellipses, capsules and polygons; lines, points and text cover
-/// nothing).
-fn shape_covers(object: &tiled::ObjectData, point: Vec2) -> bool {
-    // Into the object's own frame: it is rotated clockwise (y down) about its (x, y).
-    let (sin, cos) = object.rotation.to_radians().sin_cos();
-    let d = point - Vec2::new(object.x, object.y);
-    let p = Vec2::new(d.x * cos + d.y * sin, -d.x * sin + d.y * cos);
-    let in_box = |w: f32, h: f32| (0.0..=w).contains(&p.x) && (0.0..=h).contains(&p.y);
-    match &object.shape {
-        ObjectShape::Rect { width, height } => in_box(*width, *height),
-        ObjectShape::Ellipse { width, height } => {
-            let (rx, ry) = (width / 2.0, height / 2.0);
-            rx > 0.0 && ry > 0.0 && ((p.x - rx) / rx).powi(2) + ((p.y - ry) / ry).powi(2) <= 1.0
-        }
-        ObjectShape::Capsule { width, height } => {
-            // Round ends along its longer side.
-            let (w, h) = (*width, *height);
-            let r = w.min(h) / 2.0;
-            let (a, b) = if w >= h {
-                (Vec2::new(r, r), Vec2::new(w - r, r))
-            } else {
-                (Vec2::new(r, r), Vec2::new(r, h - r))
-            };
-            let t = ((p - a).dot(b - a) / (b - a).length_squared().max(f32::MIN_POSITIVE))
-                .clamp(0.0, 1.0);
-            in_box(w, h) && p.distance(a + (b - a) * t) <= r
-        }
-        ObjectShape::Polygon { points } => {
-            let ring: Vec<Vec2> = points.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
-            inside(&ring, p)
-        }
-        _ => false,
-    }
-}
-
-/// The property `name`, at the top level or inside class-typed properties (depth first).
-fn find<'a>(properties: &'a Properties, name: &str) -> Option<&'a PropertyValue> {
-    properties.get(name).or_else(|| {
-        properties.values().find_map(|value| match value {
-            PropertyValue::ClassValue { properties, .. } => find(properties, name),
-            _ => None,
-        })
-    })
-}
-
-fn number(properties: &Properties, name: &str) -> Option<f64> {
-    match find(properties, name)? {
-        PropertyValue::IntValue(n) => Some(f64::from(*n)),
-        PropertyValue::FloatValue(x) if x.is_finite() => Some(f64::from(*x)),
-        _ => None,
     }
 }
 
@@ -486,20 +319,4 @@ fn block_objects(
             ChildOf(map_entity),
         ));
     }
-}
-
-/// True when `point` lies inside the polygon `ring` (even-odd rule).
-fn inside(ring: &[Vec2], point: Vec2) -> bool {
-    let mut inside = false;
-    let mut j = ring.len().wrapping_sub(1);
-    for i in 0..ring.len() {
-        let (a, b) = (ring[i], ring[j]);
-        if (a.y > point.y) != (b.y > point.y)
-            && point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x
-        {
-            inside = !inside;
-        }
-        j = i;
-    }
-    inside
 }

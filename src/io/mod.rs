@@ -2,3 +2,5 @@
 
 pub mod baked;
 pub mod movingai;
+#[cfg(feature = "tiled_files")]
+pub mod tiled;

@@ -1,0 +1,434 @@
+//! Tiled levels (`.tmx`) read straight into a navigation map, with no renderer and no
+//! bevy_ecs_tiled (feature `tiled_files`): what a game server or a bake step in a game's build
+//! uses. The same rules ([`TiledNavRules`]) as the bevy_ecs_tiled integration say what each
+//! tile is; the two give the same cells on the sample levels (`tests/tiled_maps.rs`).
+//!
+//! Read here: every finite tile layer (group layers included) of an orthogonal, isometric
+//! (diamond) or hexagonal map, combined as the integration combines layers (a cell is blocked
+//! if a layer's tile blocks it, else costs the highest of the layers' costs), tiles' collision
+//! shapes, and on orthogonal maps the blocking objects (by [`TiledNavRules`]: `nav_blocked`, or
+//! a collider layer). Not read: objects of other map types (counted in
+//! [`TiledLevel::objects_left_out`]), infinite maps (an error), staggered isometric maps (an
+//! error).
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_tilemap_nav::io::tiled::{TiledNavRules, read_tiled_level};
+//!
+//! fn level(mut commands: Commands) {
+//!     let level = read_tiled_level("assets/level.tmx", &TiledNavRules::default()).unwrap();
+//!     commands.spawn(level.map);
+//! }
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::map::{HexCoordSystem, IsoCoordSystem, TilemapType};
+use tiled::{ObjectShape, Properties, PropertyValue};
+
+use crate::grid::{Cell, GridPos, NavGrid, Terrain};
+use crate::plugin::NavGridMap;
+
+/// Which Tiled properties and rules say what a tile is (see the [module](self)). Shared by the
+/// bevy_ecs_tiled integration ([`crate::integrations::tiled`], feature `tiled`) and the file
+/// reader here.
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct TiledNavRules {
+    /// Bool properties that block a tile (or, on an object or object layer, the cells under the
+    /// objects) when true. Default: `nav_blocked`.
+    pub blocked: Vec<String>,
+    /// Number properties that give a tile's cost. Default: `nav_cost`.
+    pub cost: Vec<String>,
+    /// Int properties that give a tile's terrain class. Default: `nav_terrain`.
+    pub terrain: Vec<String>,
+    /// A tile's class (its "Class" in Tiled) -> cell, for tiles whose properties say nothing.
+    pub classes: HashMap<String, Cell>,
+    /// (tileset name, tile id) -> cell, before anything else.
+    pub by_tile: HashMap<(String, u32), Cell>,
+    /// A tile nothing above speaks of (default: ground).
+    pub unlisted: Cell,
+    /// Collision shapes block (default: true): a tile whose collision shapes cover the centre
+    /// of the cell it is drawn on, when nothing above speaks of it, and the objects of the
+    /// [`collider_layers`](Self::collider_layers).
+    pub colliders: bool,
+    /// Object layers whose objects block when [`colliders`](Self::colliders) is on, by name
+    /// (any case). Default: "Colliders", "Collisions", "Collider", "Collision".
+    pub collider_layers: Vec<String>,
+}
+
+impl Default for TiledNavRules {
+    fn default() -> Self {
+        Self {
+            blocked: vec!["nav_blocked".into()],
+            cost: vec!["nav_cost".into()],
+            terrain: vec!["nav_terrain".into()],
+            classes: HashMap::new(),
+            by_tile: HashMap::new(),
+            unlisted: Cell::GROUND,
+            colliders: true,
+            collider_layers: ["Colliders", "Collisions", "Collider", "Collision"]
+                .map(String::from)
+                .into(),
+        }
+    }
+}
+
+impl TiledNavRules {
+    /// The cell and terrain class of tile `tile_id` of the tileset named `tileset`, whose
+    /// properties are `properties` and class `class`; `collides` says that its collision
+    /// shapes cover its cell's centre (read when nothing else speaks of the tile and
+    /// [`colliders`](Self::colliders) is on).
+    pub fn tile(
+        &self,
+        tileset: &str,
+        tile_id: u32,
+        properties: &Properties,
+        class: &str,
+        collides: bool,
+    ) -> (Cell, Terrain) {
+        let terrain = self
+            .terrain
+            .iter()
+            .find_map(|name| number(properties, name))
+            .map_or(Terrain::DEFAULT, |t| Terrain(t.clamp(0.0, 255.0) as u8));
+        // (The key is built only when there are rules by tile: this runs for every tile spawned.)
+        let by_tile = (!self.by_tile.is_empty())
+            .then(|| self.by_tile.get(&(tileset.to_owned(), tile_id)))
+            .flatten();
+        if let Some(&cell) = by_tile {
+            return (cell, terrain);
+        }
+        if self.blocks(properties) {
+            return (Cell::Blocked, terrain);
+        }
+        if let Some(cost) = self.cost.iter().find_map(|name| number(properties, name)) {
+            return (Cell::Passable { cost: cost.round().max(1.0) as u32 }, terrain);
+        }
+        if let Some(&cell) = self.classes.get(class) {
+            return (cell, terrain);
+        }
+        match collides && self.colliders {
+            true => (Cell::Blocked, terrain),
+            false => (self.unlisted, terrain),
+        }
+    }
+
+    /// True when one of the [`blocked`](Self::blocked) properties is true in `properties`.
+    pub fn blocks(&self, properties: &Properties) -> bool {
+        self.says_blocked(properties) == Some(true)
+    }
+
+    /// What the first of the [`blocked`](Self::blocked) properties found in `properties` says.
+    pub(crate) fn says_blocked(&self, properties: &Properties) -> Option<bool> {
+        self.blocked.iter().find_map(|name| match find(properties, name) {
+            Some(PropertyValue::BoolValue(b)) => Some(*b),
+            _ => None,
+        })
+    }
+
+    /// True when the objects of the object layer named `layer` block as colliders.
+    pub(crate) fn collider_layer(&self, layer: &str) -> bool {
+        self.colliders && self.collider_layers.iter().any(|name| name.eq_ignore_ascii_case(layer))
+    }
+}
+
+/// True when the collision shapes of `tile` cover the centre of the cell it is drawn on: Tiled
+/// draws a tile image `image` pixels large with its bottom edge on the cell's (centred on it
+/// on an isometric map, else from its left edge), `cell` pixels being the map's tile size.
+pub(crate) fn tile_collides(
+    tile: &tiled::TileData,
+    image: Vec2,
+    cell: Vec2,
+    isometric: bool,
+) -> bool {
+    let Some(collision) = &tile.collision else {
+        return false;
+    };
+    let x = if isometric { image.x / 2.0 } else { cell.x.min(image.x) / 2.0 };
+    let centre = Vec2::new(x, image.y - cell.y.min(image.y) / 2.0);
+    collision.object_data().iter().any(|object| shape_covers(object, centre))
+}
+
+/// True when `point` (in the pixels of the object's layer or tile, y down) lies inside
+/// `object`'s shape (rectangles, ellipses, capsules and polygons; lines, points and text cover
+/// nothing).
+fn shape_covers(object: &tiled::ObjectData, point: Vec2) -> bool {
+    // Into the object's own frame: it is rotated clockwise (y down) about its (x, y).
+    let (sin, cos) = object.rotation.to_radians().sin_cos();
+    let d = point - Vec2::new(object.x, object.y);
+    let p = Vec2::new(d.x * cos + d.y * sin, -d.x * sin + d.y * cos);
+    let in_box = |w: f32, h: f32| (0.0..=w).contains(&p.x) && (0.0..=h).contains(&p.y);
+    match &object.shape {
+        ObjectShape::Rect { width, height } => in_box(*width, *height),
+        ObjectShape::Ellipse { width, height } => {
+            let (rx, ry) = (width / 2.0, height / 2.0);
+            rx > 0.0 && ry > 0.0 && ((p.x - rx) / rx).powi(2) + ((p.y - ry) / ry).powi(2) <= 1.0
+        }
+        ObjectShape::Capsule { width, height } => {
+            // Round ends along its longer side.
+            let (w, h) = (*width, *height);
+            let r = w.min(h) / 2.0;
+            let (a, b) = if w >= h {
+                (Vec2::new(r, r), Vec2::new(w - r, r))
+            } else {
+                (Vec2::new(r, r), Vec2::new(r, h - r))
+            };
+            let t = ((p - a).dot(b - a) / (b - a).length_squared().max(f32::MIN_POSITIVE))
+                .clamp(0.0, 1.0);
+            in_box(w, h) && p.distance(a + (b - a) * t) <= r
+        }
+        ObjectShape::Polygon { points } => {
+            let ring: Vec<Vec2> = points.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+            inside(&ring, p)
+        }
+        _ => false,
+    }
+}
+
+/// The property `name`, at the top level or inside class-typed properties (depth first).
+fn find<'a>(properties: &'a Properties, name: &str) -> Option<&'a PropertyValue> {
+    properties.get(name).or_else(|| {
+        properties.values().find_map(|value| match value {
+            PropertyValue::ClassValue { properties, .. } => find(properties, name),
+            _ => None,
+        })
+    })
+}
+
+fn number(properties: &Properties, name: &str) -> Option<f64> {
+    match find(properties, name)? {
+        PropertyValue::IntValue(n) => Some(f64::from(*n)),
+        PropertyValue::FloatValue(x) if x.is_finite() => Some(f64::from(*x)),
+        _ => None,
+    }
+}
+
+/// True when `point` lies inside the polygon `ring` (even-odd rule).
+pub(crate) fn inside(ring: &[Vec2], point: Vec2) -> bool {
+    let mut inside = false;
+    let mut j = ring.len().wrapping_sub(1);
+    for i in 0..ring.len() {
+        let (a, b) = (ring[i], ring[j]);
+        if (a.y > point.y) != (b.y > point.y)
+            && point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x
+        {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
+}
+
+/// A Tiled level read from its file: its navigation map, ready to spawn (with a `Transform` to
+/// place it; it lies as bevy_ecs_tiled lays the map with `TilemapAnchor::None`).
+#[derive(Clone, Debug)]
+pub struct TiledLevel {
+    /// The map: its grid, tile size and map type.
+    pub map: NavGridMap,
+    /// Blocking objects that were not read (objects are read on orthogonal maps only).
+    pub objects_left_out: usize,
+}
+
+/// Why a Tiled file could not be read into a navigation map.
+#[derive(Debug)]
+pub enum TiledFileError {
+    /// The `tiled` crate could not read it (missing file, bad XML, a tileset not found).
+    Read(tiled::Error),
+    /// An infinite map: only finite maps are read.
+    Infinite,
+    /// A map type the navigation does not read from files (staggered isometric, oblique).
+    Unsupported(String),
+    /// No grid for its size (0 or too many cells).
+    Grid(crate::grid::GridError),
+}
+
+impl fmt::Display for TiledFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TiledFileError::Read(e) => write!(f, "reading the Tiled file: {e}"),
+            TiledFileError::Infinite => {
+                write!(f, "an infinite Tiled map: only finite maps are read")
+            }
+            TiledFileError::Unsupported(what) => write!(f, "a {what} Tiled map is not read"),
+            TiledFileError::Grid(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for TiledFileError {}
+
+/// The tilemap type a Tiled map is laid out as (its rows counted from the bottom, as
+/// bevy_ecs_tiled lays them: which rows or columns of a hex map are shifted swaps).
+fn map_type(map: &tiled::Map) -> Result<TilemapType, TiledFileError> {
+    use tiled::{Orientation, StaggerAxis, StaggerIndex};
+    let even = map.stagger_index == StaggerIndex::Even;
+    Ok(match map.orientation {
+        Orientation::Orthogonal => TilemapType::Square,
+        Orientation::Isometric => TilemapType::Isometric(IsoCoordSystem::Diamond),
+        Orientation::Hexagonal => TilemapType::Hexagon(match (map.stagger_axis, even) {
+            (StaggerAxis::X, true) => HexCoordSystem::ColumnOdd,
+            (StaggerAxis::X, false) => HexCoordSystem::ColumnEven,
+            (StaggerAxis::Y, true) => HexCoordSystem::RowOdd,
+            (StaggerAxis::Y, false) => HexCoordSystem::RowEven,
+        }),
+        other => return Err(TiledFileError::Unsupported(format!("{other:?}").to_lowercase())),
+    })
+}
+
+/// Reads the Tiled map at `path` (its tilesets found beside it, as Tiled saves them) into a
+/// navigation map by `rules` (see the [module](self)).
+pub fn read_tiled_level(
+    path: impl AsRef<Path>,
+    rules: &TiledNavRules,
+) -> Result<TiledLevel, TiledFileError> {
+    let map = tiled::Loader::new().load_tmx_map(path).map_err(TiledFileError::Read)?;
+    read_map(&map, rules)
+}
+
+/// A loaded Tiled map into a navigation map (see [`read_tiled_level`]).
+pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, TiledFileError> {
+    if map.infinite() {
+        return Err(TiledFileError::Infinite);
+    }
+    let map_type = map_type(map)?;
+    let (width, height) = (map.width, map.height);
+    let mut grid = NavGrid::new(width, height).map_err(TiledFileError::Grid)?;
+    // Each cell as the layers combine it: blocked wins, else the highest cost; the newest
+    // layer's terrain class.
+    let mut cells: Vec<(Cell, Terrain)> =
+        vec![(Cell::GROUND, Terrain::DEFAULT); width as usize * height as usize];
+    let cell_px = Vec2::new(map.tile_width as f32, map.tile_height as f32);
+    let isometric = map.orientation == tiled::Orientation::Isometric;
+    // What each (tileset, tile) is, worked out once.
+    let mut known: HashMap<(usize, u32), (Cell, Terrain)> = HashMap::new();
+    let mut objects_left_out = 0;
+    let mut blocked_objects: Vec<Vec<Vec2>> = Vec::new();
+    let mut layers: Vec<tiled::Layer> = map.layers().collect();
+    while let Some(layer) = layers.pop() {
+        match layer.layer_type() {
+            tiled::LayerType::Group(group) => layers.extend(group.layers()),
+            tiled::LayerType::Tiles(tiled::TileLayer::Finite(tiles)) => {
+                for row in 0..height {
+                    for x in 0..width {
+                        let Some(tile) = tiles.get_tile(x as i32, row as i32) else {
+                            continue; // no tile: ground, as missing tiles are
+                        };
+                        let key = (tile.tileset_index(), tile.id());
+                        let (cell, terrain) = *known.entry(key).or_insert_with(|| {
+                            let tileset = tile.get_tileset();
+                            match tile.get_tile() {
+                                Some(data) => {
+                                    let image = match &data.image {
+                                        Some(i) => Vec2::new(i.width as f32, i.height as f32),
+                                        None => Vec2::new(
+                                            tileset.tile_width as f32,
+                                            tileset.tile_height as f32,
+                                        ),
+                                    };
+                                    let collides = rules.colliders
+                                        && tile_collides(&data, image, cell_px, isometric);
+                                    let (properties, class) = (&data.properties, &data.user_type);
+                                    rules.tile(
+                                        &tileset.name,
+                                        tile.id(),
+                                        properties,
+                                        class,
+                                        collides,
+                                    )
+                                }
+                                None => (rules.unlisted, Terrain::DEFAULT),
+                            }
+                        });
+                        let k = ((height - 1 - row) * width + x) as usize;
+                        let (old, old_terrain) = cells[k];
+                        let combined = match (old, cell) {
+                            (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
+                            (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
+                                Cell::Passable { cost: a.max(b) }
+                            }
+                        };
+                        let terrain =
+                            if terrain == Terrain::DEFAULT { old_terrain } else { terrain };
+                        cells[k] = (combined, terrain);
+                    }
+                }
+            }
+            tiled::LayerType::Objects(objects) => {
+                let layer_says = rules.says_blocked(&layer.properties);
+                let collider = rules.collider_layer(&layer.name);
+                for object in objects.objects() {
+                    let says = rules.says_blocked(&object.properties).or(layer_says);
+                    if !says.unwrap_or(collider) {
+                        continue;
+                    }
+                    match (map.orientation, object_ring(&object)) {
+                        (tiled::Orientation::Orthogonal, Some(ring)) => blocked_objects.push(ring),
+                        (_, Some(_)) => objects_left_out += 1,
+                        (_, None) => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Objects on an orthogonal map block the cells whose centres (in the file's pixels, y
+    // down) they cover.
+    for ring in &blocked_objects {
+        for row in 0..height {
+            for x in 0..width {
+                let centre =
+                    Vec2::new((x as f32 + 0.5) * cell_px.x, (row as f32 + 0.5) * cell_px.y);
+                if inside(ring, centre) {
+                    cells[((height - 1 - row) * width + x) as usize].0 = Cell::Blocked;
+                }
+            }
+        }
+    }
+    let positions = (0..height).flat_map(|y| (0..width).map(move |x| GridPos::new(x, y)));
+    let all: Vec<(GridPos, (Cell, Terrain))> = positions.zip(cells).collect();
+    // Every cell is on the grid and every cost at least 1: these cannot fail.
+    let _ = grid.set_all(all.iter().map(|&(pos, (cell, _))| (pos, cell)));
+    let _ = grid.set_all_terrain(all.iter().map(|&(pos, (_, terrain))| (pos, terrain)));
+    let map = NavGridMap { grid, tile_size: cell_px, map_type, anchor: default() };
+    Ok(TiledLevel { map, objects_left_out })
+}
+
+/// An object's shape as a polygon in its layer's pixels (y down): rectangles, ellipses (as
+/// 32-gons), capsules (as their boxes), polygons and tile objects; `None` for points, lines
+/// and text.
+fn object_ring(object: &tiled::ObjectData) -> Option<Vec<Vec2>> {
+    let local: Vec<Vec2> = match &object.shape {
+        _ if object.tile_data().is_some() => {
+            // A tile object stands on its (x, y): its bottom left corner.
+            let (w, h) = match &object.shape {
+                ObjectShape::Rect { width, height } => (*width, *height),
+                _ => return None,
+            };
+            vec![Vec2::new(0.0, -h), Vec2::new(w, -h), Vec2::new(w, 0.0), Vec2::ZERO]
+        }
+        ObjectShape::Rect { width, height } | ObjectShape::Capsule { width, height } => {
+            let (w, h) = (*width, *height);
+            vec![Vec2::ZERO, Vec2::new(w, 0.0), Vec2::new(w, h), Vec2::new(0.0, h)]
+        }
+        ObjectShape::Ellipse { width, height } => (0..32)
+            .map(|i| {
+                let a = i as f32 / 32.0 * std::f32::consts::TAU;
+                Vec2::new(width / 2.0 * (1.0 + a.cos()), height / 2.0 * (1.0 + a.sin()))
+            })
+            .collect(),
+        ObjectShape::Polygon { points } => points.iter().map(|&(x, y)| Vec2::new(x, y)).collect(),
+        _ => return None,
+    };
+    // Turned clockwise (y down) about its (x, y).
+    let (sin, cos) = object.rotation.to_radians().sin_cos();
+    let origin = Vec2::new(object.x, object.y);
+    Some(
+        local
+            .iter()
+            .map(|p| origin + Vec2::new(p.x * cos - p.y * sin, p.x * sin + p.y * cos))
+            .collect(),
+    )
+}

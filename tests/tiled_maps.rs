@@ -452,16 +452,22 @@ fn tiled_files_read_without_a_renderer_give_the_cells_the_integration_gives() {
         || TiledNavRules { cost: vec!["nav_cost".into(), "move_cost".into()], ..default() };
     let levels = [
         ("tiled/maps/orthogonal/finite.tmx", TiledNavRules::default()),
+        // Two layers, the second in a group: the upper tile's cost and terrain class win.
+        ("tiled/maps/orthogonal/layers.tmx", TiledNavRules::default()),
         ("tiled/maps/orthogonal/physics.tmx", TiledNavRules::default()),
         ("tiled/maps/orthogonal/physics.tmx", TiledNavRules { colliders: false, ..default() }),
         ("tiled/maps/isometric/finite_diamond.tmx", TiledNavRules::default()),
         ("tiled/maps/hexagonal/finite_pointy_top_odd.tmx", hex_rules()),
         ("tiled/maps/hexagonal/finite_pointy_top_odd.tmx", TiledNavRules::default()),
     ];
+    // One app for all (each renderer made and dropped costs time, and Mesa's software driver
+    // has been seen to crash on exit after many).
+    let mut app = app(TiledNavRules::default());
     for (path, rules) in levels {
         let level = read_tiled_level(format!("{ASSETS}/{path}"), &rules).unwrap();
         assert_eq!(level.objects_left_out, 0, "{path}");
-        let mut app = app(rules.clone());
+        // The rules are read as tiles spawn: a level loaded after they are set.
+        app.insert_resource(rules.clone());
         let map = load(&mut app, path);
         let nav = app.world().resource::<NavMaps>().get(map).unwrap();
         assert_eq!(
@@ -490,10 +496,20 @@ fn tiled_files_read_without_a_renderer_give_the_cells_the_integration_gives() {
             assert_eq!(level.map.grid.terrain(pos), nav.grid.terrain(pos), "{path}: terrain {pos}");
         }
         assert!(compared * 10 >= nav.grid.len() * 8, "{path}: {compared} cells compared");
+        if path.ends_with("layers.tmx") {
+            // Row 0 of the file is the top row: (0, 2) has both layers' tiles, (1, 2) one.
+            assert_eq!(nav.grid.get(GridPos::new(0, 2)), Some(Cell::Passable { cost: 3 }));
+            assert_eq!(nav.grid.terrain(GridPos::new(0, 2)), Some(Terrain(2)));
+            assert_eq!(nav.grid.terrain(GridPos::new(1, 2)), Some(Terrain(1)));
+        }
         assert_eq!(
             level.map.map_type,
             *app.world().get::<bevy_ecs_tilemap::prelude::TilemapType>(nav.layers[0]).unwrap()
         );
+        app.world_mut().entity_mut(map).despawn();
+        app.update();
+        app.update();
+        assert!(app.world().resource::<NavMaps>().is_empty());
     }
     // Not a Tiled file: a typed error.
     let bad = read_tiled_level(format!("{ASSETS}/maps/arena.map"), &TiledNavRules::default());

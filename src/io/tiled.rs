@@ -306,10 +306,17 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
     let mut known: HashMap<(usize, u32), (Cell, Terrain)> = HashMap::new();
     let mut objects_left_out = 0;
     let mut blocked_objects: Vec<Vec<Vec2>> = Vec::new();
+    // In the file's order (a group's layers in its place), as the integration's layers are
+    // oldest first: the newest layer's terrain class wins.
     let mut layers: Vec<tiled::Layer> = map.layers().collect();
+    layers.reverse();
     while let Some(layer) = layers.pop() {
         match layer.layer_type() {
-            tiled::LayerType::Group(group) => layers.extend(group.layers()),
+            tiled::LayerType::Group(group) => {
+                let mut inner: Vec<tiled::Layer> = group.layers().collect();
+                inner.reverse();
+                layers.extend(inner);
+            }
             tiled::LayerType::Tiles(tiled::TileLayer::Finite(tiles)) => {
                 for row in 0..height {
                     for x in 0..width {

@@ -55,6 +55,7 @@
  <tile id="6" type="TileComponent">
   <properties>
    <property name="nav_cost" type="int" value="3"/>
+   <property name="nav_terrain" type="int" value="2"/>
   </properties>
   <image source="orthogonal/tile6.png" width="32" height="32"/>
   <objectgroup draworder="index" id="2">

@@ -13,6 +13,7 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy_ecs_ldtk::prelude::*;
 use bevy_tilemap_nav::integrations::ldtk::{LdtkNavPlugin, LdtkNavRules};
+use bevy_tilemap_nav::io::ldtk::read_ldtk_levels;
 use bevy_tilemap_nav::prelude::*;
 
 #[path = "common/editor.rs"]
@@ -106,6 +107,31 @@ fn each_level_is_a_map_as_its_int_grid_says_and_levels_come_and_go() {
     let level = wait_for_levels(&mut app, &[&first])[0];
     assert_level(&app, level, &levels[&first]);
     assert!(levels[&first].values().any(|&c| c == Cell::Blocked));
+
+    // The file read without the renderer gives every level's cells, and lays the level where
+    // bevy_ecs_ldtk lays it.
+    let rules = LdtkNavRules::default().with(1, Cell::Blocked);
+    let read = read_ldtk_levels(format!("{ASSETS}/{WORLD}"), &rules).unwrap();
+    assert_eq!(read.len(), levels.len());
+    for level in &read {
+        let want = &levels[&level.iid];
+        assert_eq!(level.map.grid.len(), want.len());
+        for (&pos, &cell) in want {
+            assert_eq!(level.map.grid.get(pos), Some(cell), "{}: cell {pos}", level.identifier);
+        }
+    }
+    let ours = read.iter().find(|l| l.iid == first).unwrap();
+    let ours = app.world_mut().spawn((ours.map.clone(), ours.transform)).id();
+    app.update();
+    let maps = app.world().resource::<NavMaps>();
+    let (theirs, ours) = (maps.get(level).unwrap(), maps.get(ours).unwrap());
+    for pos in [GridPos::new(0, 0), GridPos::new(3, 5), GridPos::new(ours.grid.width() - 1, 0)] {
+        let (a, b) = (ours.geometry.cell_to_world(pos), theirs.geometry.cell_to_world(pos));
+        assert!(a.distance(b) < 1e-3, "cell {pos}: {a} read, {b} loaded");
+    }
+    let ours = ours.entity;
+    app.world_mut().entity_mut(ours).despawn();
+    app.update();
 
     // An agent walks across the level, round its walls.
     let nav = app.world().resource::<NavMaps>().get(level).unwrap();

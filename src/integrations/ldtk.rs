@@ -25,14 +25,13 @@
 //! level that goes stop with `NavError::MapGone`. The rules are read when a level spawns: after
 //! changing [`LdtkNavRules`], respawn the level (`Respawn`).
 
-use std::collections::HashMap;
-
 use bevy::prelude::*;
 use bevy_ecs_ldtk::ldtk::Type;
 use bevy_ecs_ldtk::prelude::*;
 use bevy_ecs_tilemap::prelude::TileStorage;
 
-use crate::grid::{Cell, Terrain};
+use crate::grid::Cell;
+pub use crate::io::ldtk::LdtkNavRules;
 use crate::plugin::{NavLayerOf, NavSet, NavTilemap, TileNav, TileTerrain};
 
 /// Adds the wiring of LDtk levels to the navigation (see the [module](self)).
@@ -43,41 +42,6 @@ impl Plugin for LdtkNavPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<LdtkNavRules>()
             .add_systems(Update, wire_int_grids.before(NavSet::SyncGrid));
-    }
-}
-
-/// What LDtk IntGrid values mean for navigation.
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
-pub struct LdtkNavRules {
-    /// IntGrid value -> cell (unlisted values and empty cells: ground).
-    pub values: HashMap<i32, Cell>,
-    /// IntGrid value -> terrain class (unlisted: [`Terrain::DEFAULT`]).
-    pub terrain: HashMap<i32, Terrain>,
-    /// The IntGrid layers that navigate, by identifier; empty: every IntGrid layer.
-    pub layers: Vec<String>,
-}
-
-impl LdtkNavRules {
-    /// Adds (or replaces) the cell of one IntGrid value.
-    pub fn with(mut self, value: i32, cell: Cell) -> Self {
-        self.values.insert(value, cell);
-        self
-    }
-
-    /// Gives the cells of one IntGrid value a terrain class.
-    pub fn with_terrain(mut self, value: i32, terrain: Terrain) -> Self {
-        self.terrain.insert(value, terrain);
-        self
-    }
-
-    /// The cell of IntGrid value `value` (0: no value).
-    pub fn cell(&self, value: i32) -> Cell {
-        match self.values.get(&value) {
-            // A zero cost is not a cost: ground, as everywhere else.
-            Some(Cell::Passable { cost: 0 }) => Cell::GROUND,
-            Some(&cell) => cell,
-            None => Cell::GROUND,
-        }
     }
 }
 

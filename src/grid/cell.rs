@@ -52,6 +52,17 @@ impl Cell {
     /// Ordinary ground: passable at cost 1.
     pub const GROUND: Cell = Cell::Passable { cost: 1 };
 
+    /// This cell with `other` laid over it, as layers of one map combine: blocked if either
+    /// is, else the higher cost.
+    pub fn stacked(self, other: Cell) -> Cell {
+        match (self, other) {
+            (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
+            (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
+                Cell::Passable { cost: a.max(b) }
+            }
+        }
+    }
+
     /// True for ground, false for a wall.
     pub fn is_passable(self) -> bool {
         matches!(self, Cell::Passable { .. })

@@ -169,12 +169,7 @@ pub fn read_ldtk_str(text: &str, rules: &LdtkNavRules) -> Result<Vec<LdtkLevel>,
                 let pos = GridPos::new(x, height - 1 - row);
                 let (cell, terrain) = (rules.cell(value), rules.terrain.get(&value).copied());
                 let entry = cells.entry(pos).or_insert((Cell::GROUND, Terrain::DEFAULT));
-                entry.0 = match (entry.0, cell) {
-                    (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
-                    (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
-                        Cell::Passable { cost: a.max(b) }
-                    }
-                };
+                entry.0 = entry.0.stacked(cell);
                 if let Some(terrain) = terrain {
                     entry.1 = terrain;
                 }

@@ -351,12 +351,7 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
                         });
                         let k = ((height - 1 - row) * width + x) as usize;
                         let (old, old_terrain) = cells[k];
-                        let combined = match (old, cell) {
-                            (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
-                            (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
-                                Cell::Passable { cost: a.max(b) }
-                            }
-                        };
+                        let combined = old.stacked(cell);
                         let terrain =
                             if terrain == Terrain::DEFAULT { old_terrain } else { terrain };
                         cells[k] = (combined, terrain);

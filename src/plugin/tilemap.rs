@@ -1159,12 +1159,7 @@ pub(crate) fn sync_nav_grid(
         let combine = |k: usize| -> (Cell, Terrain) {
             members.iter().fold((Cell::GROUND, Terrain::DEFAULT), |(cell, terrain), (_, l)| {
                 let (here, class) = l.cells[k];
-                let cell = match (cell, here) {
-                    (Cell::Blocked, _) | (_, Cell::Blocked) => Cell::Blocked,
-                    (Cell::Passable { cost: a }, Cell::Passable { cost: b }) => {
-                        Cell::Passable { cost: a.max(b) }
-                    }
-                };
+                let cell = cell.stacked(here);
                 (cell, if class == Terrain::DEFAULT { terrain } else { class })
             })
         };

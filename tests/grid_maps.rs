@@ -244,3 +244,21 @@ fn on_a_grid_map_crowds_steer_round_each_other_and_larger_agents_keep_their_room
     assert!(wide_cells.iter().all(|c| c.x != 12 || c.y >= 10), "{wide_cells:?}");
     assert!(wide_cells.iter().any(|c| c.y >= 10));
 }
+
+#[test]
+fn a_grid_map_with_sizes_no_geometry_can_take_is_left_out_with_a_warning_until_fixed() {
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let mut warned = app.world().resource::<Messages<TilemapNavWarning>>().get_cursor();
+    let bad = NavGridMap::square(NavGrid::new(8, 8).unwrap(), Vec2::new(f32::NAN, 16.0));
+    let map = app.world_mut().spawn(bad).id();
+    app.update();
+    assert!(app.world().resource::<NavMaps>().get(map).is_none());
+    let warnings = read_new(&app, &mut warned);
+    assert!(
+        warnings.iter().any(|w| w.error == TilemapNavError::BadGeometry { tilemap: map }),
+        "{warnings:?}"
+    );
+    app.world_mut().get_mut::<NavGridMap>(map).unwrap().tile_size = Vec2::splat(16.0);
+    app.update();
+    assert!(app.world().resource::<NavMaps>().get(map).is_some());
+}

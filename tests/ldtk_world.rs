@@ -157,3 +157,17 @@ fn each_level_is_a_map_as_its_int_grid_says_and_levels_come_and_go() {
     assert_level(&app, both[0], &levels[&first]);
     assert_level(&app, both[1], &levels[&fourth]);
 }
+
+#[test]
+fn ldtk_files_that_are_not_projects_or_keep_levels_apart_are_typed_errors() {
+    use bevy_tilemap_nav::io::ldtk::{LdtkFileError, read_ldtk_str};
+    let rules = LdtkNavRules::default();
+    assert!(matches!(read_ldtk_str("not json", &rules), Err(LdtkFileError::Json(_))));
+    assert!(matches!(read_ldtk_str("{}", &rules), Err(LdtkFileError::Json(_))));
+    let external = r#"{"levels": [{"identifier": "Level_0", "iid": "a", "layerInstances": null}]}"#;
+    assert!(
+        matches!(read_ldtk_str(external, &rules), Err(LdtkFileError::ExternalLevel(l)) if l == "Level_0")
+    );
+    let missing = read_ldtk_levels(format!("{ASSETS}/ldtk/none.ldtk"), &rules);
+    assert!(matches!(missing, Err(LdtkFileError::Io(_))));
+}

@@ -515,3 +515,39 @@ fn tiled_files_read_without_a_renderer_give_the_cells_the_integration_gives() {
     let bad = read_tiled_level(format!("{ASSETS}/maps/arena.map"), &TiledNavRules::default());
     assert!(bad.is_err());
 }
+
+#[test]
+fn tiled_files_the_reader_does_not_take_are_typed_errors() {
+    use bevy_tilemap_nav::io::tiled::{TiledFileError, read_tiled_level};
+    let dir = std::env::temp_dir().join(format!("tiled_files_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, head: &str, layer: &str| {
+        let text = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<map version=\"1.10\" {head} \
+             renderorder=\"right-down\" width=\"2\" height=\"2\" tilewidth=\"16\" \
+             tileheight=\"16\" nextlayerid=\"2\" nextobjectid=\"1\">\n{layer}\n</map>\n"
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let finite = "<layer id=\"1\" name=\"L\" width=\"2\" height=\"2\"><data encoding=\"csv\">\n0,0,\n0,0\n</data></layer>";
+    let infinite = "<layer id=\"1\" name=\"L\" width=\"2\" height=\"2\"><data encoding=\"csv\">\
+                    <chunk x=\"0\" y=\"0\" width=\"2\" height=\"2\">\n0,0,\n0,0\n</chunk></data></layer>";
+    let rules = TiledNavRules::default();
+    let ok = write("ok.tmx", "orientation=\"orthogonal\" infinite=\"0\"", finite);
+    let level = read_tiled_level(&ok, &rules).unwrap();
+    assert!(level.map.grid.positions().all(|p| level.map.grid.is_passable(p)));
+    let path = write("infinite.tmx", "orientation=\"orthogonal\" infinite=\"1\"", infinite);
+    let result = read_tiled_level(&path, &rules).map(|level| level.objects_left_out);
+    assert!(matches!(result, Err(TiledFileError::Infinite)), "{result:?}");
+    let path = write(
+        "staggered.tmx",
+        "orientation=\"staggered\" staggeraxis=\"y\" staggerindex=\"odd\" infinite=\"0\"",
+        finite,
+    );
+    assert!(matches!(read_tiled_level(&path, &rules), Err(TiledFileError::Unsupported(_))));
+    let missing = read_tiled_level(dir.join("none.tmx"), &rules);
+    assert!(matches!(missing, Err(TiledFileError::Read(_))));
+    std::fs::remove_dir_all(&dir).ok();
+}

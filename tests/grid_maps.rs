@@ -3,14 +3,13 @@
 
 use std::time::Duration;
 
-use bevy::ecs::message::MessageCursor;
 use bevy::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 
 #[allow(dead_code)] // its typed tilemaps are not used here
 #[path = "common/tilemap.rs"]
 mod tilemap;
-use tilemap::{nav_app, spawn_text_tilemap};
+use tilemap::{nav_app, position, read_new, spawn_text_tilemap};
 
 const WALL: u32 = 1;
 const TILE: f32 = 16.0;
@@ -22,14 +21,6 @@ fn walled(width: u32, height: u32, wall_x: u32, gap_y: u32) -> NavGrid {
         grid.set(GridPos::new(wall_x, y), Cell::Blocked).unwrap();
     }
     grid
-}
-
-fn read_new<M: Message + Clone>(app: &App, cursor: &mut MessageCursor<M>) -> Vec<M> {
-    cursor.read(app.world().resource::<Messages<M>>()).cloned().collect()
-}
-
-fn position(app: &App, entity: Entity) -> Vec2 {
-    app.world().get::<Transform>(entity).unwrap().translation.truncate()
 }
 
 #[test]

@@ -5,14 +5,13 @@
 
 use std::time::Duration;
 
-use bevy::ecs::message::MessageCursor;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::baked::{self, BakeError, MAX_LOADED_CELLS};
 use bevy_tilemap_nav::prelude::*;
 #[path = "common/tilemap.rs"]
 mod tilemap;
-use tilemap::{nav_app, spawn_text_tilemap, spawn_typed_tilemap};
+use tilemap::{nav_app, position, read_new, spawn_text_tilemap, spawn_typed_tilemap};
 
 const FLOOR: u32 = 0;
 const WALL: u32 = 1;
@@ -52,10 +51,6 @@ fn first_map(app: &App) -> NavMap {
 
 fn centre(app: &App, cell: GridPos) -> Vec2 {
     first_map(app).geometry.cell_to_world(cell)
-}
-
-fn position(app: &App, entity: Entity) -> Vec2 {
-    app.world().get::<Transform>(entity).unwrap().translation.truncate()
 }
 
 fn arrived(app: &App, entity: Entity) -> Option<Arrived> {
@@ -719,11 +714,6 @@ fn an_unbounded_movement_range_on_a_large_map_is_measured_within_the_frame_budge
     let range = app.world().get::<MoveRange>(ranger).unwrap();
     assert_eq!(range.reach.cells(), expected.cells());
     assert!(app.world().get::<RangeRequest>(ranger).is_none());
-}
-
-/// Messages of type `M` sent since `cursor` last read.
-fn read_new<M: Message + Clone>(app: &App, cursor: &mut MessageCursor<M>) -> Vec<M> {
-    cursor.read(app.world().resource::<Messages<M>>()).cloned().collect()
 }
 
 #[test]

@@ -20,10 +20,6 @@ mod editor;
 use editor::{ASSETS, headless_app, ready, walk_across};
 
 fn app(rules: TiledNavRules) -> App {
-    app_with(rules)
-}
-
-fn app_with(rules: TiledNavRules) -> App {
     let mut app = headless_app();
     app.add_plugins(TiledPlugin(TiledPluginConfig { tiled_types_export_file: None, ..default() }))
         .add_plugins(TiledNavPlugin)
@@ -439,7 +435,8 @@ fn collision_shapes_block_as_maps_made_for_physics_draw_their_walls() {
     assert!(nav.grid.positions().any(|p| nav.grid.is_passable(p)));
 
     // Turned off: the same map is all open (nothing else speaks of navigation).
-    let mut app = app_with(TiledNavRules { colliders: false, ..default() });
+    // (`self::app`: the local `app` above hides the function's name.)
+    let mut app = self::app(TiledNavRules { colliders: false, ..default() });
     let map = load(&mut app, path);
     let nav = app.world().resource::<NavMaps>().get(map).unwrap();
     assert!(nav.grid.positions().all(|p| nav.grid.is_passable(p)));

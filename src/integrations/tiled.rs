@@ -39,12 +39,11 @@
 //! [`TiledNavRules`], respawn the map (`RespawnTiledMap`).
 
 use bevy::prelude::*;
-use bevy_ecs_tiled::prelude::tiled;
 use bevy_ecs_tiled::prelude::*;
 
 use crate::grid::{Cell, Terrain};
 pub use crate::io::tiled::TiledNavRules;
-use crate::io::tiled::{inside, tile_collides};
+use crate::io::tiled::inside;
 use crate::plugin::{NavLayerOf, NavMapLoading, NavMaps, NavSet, NavTilemap, TileNav, TileTerrain};
 
 /// Adds the wiring of Tiled maps to the navigation (see the [module](self)).
@@ -98,24 +97,9 @@ fn wire_tilemaps(
             continue;
         };
         let map = &asset.map;
-        let (cell, terrain) = match get_tile_from_map(map, tileset_id.0, tile_id.0) {
-            Some(data) => {
-                let tileset = get_tileset_from_map(map, tileset_id.0);
-                let name = tileset.map_or("", |t| t.name.as_str());
-                let collides = rules.colliders
-                    && tileset.is_some_and(|tileset| {
-                        let image = match &data.image {
-                            Some(image) => Vec2::new(image.width as f32, image.height as f32),
-                            None => {
-                                Vec2::new(tileset.tile_width as f32, tileset.tile_height as f32)
-                            }
-                        };
-                        let cell = Vec2::new(map.tile_width as f32, map.tile_height as f32);
-                        let isometric = map.orientation == tiled::Orientation::Isometric;
-                        tile_collides(&data, image, cell, isometric)
-                    });
-                rules.tile(name, tile_id.0, &data.properties, &data.user_type, collides)
-            }
+        let tileset = get_tileset_from_map(map, tileset_id.0);
+        let (cell, terrain) = match tileset.zip(get_tile_from_map(map, tileset_id.0, tile_id.0)) {
+            Some((tileset, data)) => rules.map_tile(map, tileset, tile_id.0, &data),
             None => (rules.unlisted, Terrain::DEFAULT),
         };
         let nav = match cell {

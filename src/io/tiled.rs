@@ -135,15 +135,34 @@ impl TiledNavRules {
     }
 }
 
+impl TiledNavRules {
+    /// The cell and terrain class of tile `tile_id` of `tileset` on `map`, whose data is
+    /// `data`: by its properties and the rules, then (with [`colliders`](Self::colliders)) its
+    /// collision shapes. Both ways in (the integration and the file reader) read tiles by it.
+    pub(crate) fn map_tile(
+        &self,
+        map: &tiled::Map,
+        tileset: &tiled::Tileset,
+        tile_id: u32,
+        data: &tiled::TileData,
+    ) -> (Cell, Terrain) {
+        let collides = self.colliders && {
+            let image = match &data.image {
+                Some(image) => Vec2::new(image.width as f32, image.height as f32),
+                None => Vec2::new(tileset.tile_width as f32, tileset.tile_height as f32),
+            };
+            let cell = Vec2::new(map.tile_width as f32, map.tile_height as f32);
+            let isometric = map.orientation == tiled::Orientation::Isometric;
+            tile_collides(data, image, cell, isometric)
+        };
+        self.tile(&tileset.name, tile_id, &data.properties, &data.user_type, collides)
+    }
+}
+
 /// True when the collision shapes of `tile` cover the centre of the cell it is drawn on: Tiled
 /// draws a tile image `image` pixels large with its bottom edge on the cell's (centred on it
 /// on an isometric map, else from its left edge), `cell` pixels being the map's tile size.
-pub(crate) fn tile_collides(
-    tile: &tiled::TileData,
-    image: Vec2,
-    cell: Vec2,
-    isometric: bool,
-) -> bool {
+fn tile_collides(tile: &tiled::TileData, image: Vec2, cell: Vec2, isometric: bool) -> bool {
     let Some(collision) = &tile.collision else {
         return false;
     };
@@ -301,7 +320,6 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
     let mut cells: Vec<(Cell, Terrain)> =
         vec![(Cell::GROUND, Terrain::DEFAULT); width as usize * height as usize];
     let cell_px = Vec2::new(map.tile_width as f32, map.tile_height as f32);
-    let isometric = map.orientation == tiled::Orientation::Isometric;
     // What each (tileset, tile) is, worked out once.
     let mut known: HashMap<(usize, u32), (Cell, Terrain)> = HashMap::new();
     let mut objects_left_out = 0;
@@ -324,31 +342,13 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
                             continue; // no tile: ground, as missing tiles are
                         };
                         let key = (tile.tileset_index(), tile.id());
-                        let (cell, terrain) = *known.entry(key).or_insert_with(|| {
-                            let tileset = tile.get_tileset();
-                            match tile.get_tile() {
+                        let (cell, terrain) =
+                            *known.entry(key).or_insert_with(|| match tile.get_tile() {
                                 Some(data) => {
-                                    let image = match &data.image {
-                                        Some(i) => Vec2::new(i.width as f32, i.height as f32),
-                                        None => Vec2::new(
-                                            tileset.tile_width as f32,
-                                            tileset.tile_height as f32,
-                                        ),
-                                    };
-                                    let collides = rules.colliders
-                                        && tile_collides(&data, image, cell_px, isometric);
-                                    let (properties, class) = (&data.properties, &data.user_type);
-                                    rules.tile(
-                                        &tileset.name,
-                                        tile.id(),
-                                        properties,
-                                        class,
-                                        collides,
-                                    )
+                                    rules.map_tile(map, tile.get_tileset(), tile.id(), &data)
                                 }
                                 None => (rules.unlisted, Terrain::DEFAULT),
-                            }
-                        });
+                            });
                         let k = ((height - 1 - row) * width + x) as usize;
                         let (old, old_terrain) = cells[k];
                         let combined = old.stacked(cell);

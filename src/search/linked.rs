@@ -452,8 +452,6 @@ impl LinkedSearch {
         for (i, &(entrance, ..)) in ways.iter().enumerate() {
             way_index.entry(entrance).or_insert((i as u32, 0)).1 += 1;
         }
-        let usable: Vec<(MapPos, MapPos, f64)> =
-            ways.iter().map(|&(entrance, exit, cost, _)| (entrance, exit, cost)).collect();
         let heuristics: Vec<(Heuristic, f64)> = maps
             .iter()
             .map(|grid| {
@@ -474,16 +472,16 @@ impl LinkedSearch {
             heuristic.estimate(maps[a.map].neighborhood(), a.cell, b.cell) * scale
         };
         let direct = |x: MapPos| if x.map == goal.map { walk(x, goal) } else { f64::INFINITY };
-        let mut rest: Vec<f64> = usable.iter().map(|&(_, x, _)| direct(x)).collect();
-        if usable.len() <= EXACT_EXITS {
-            for _ in 0..usable.len() {
+        let mut rest: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
+        if ways.len() <= EXACT_EXITS {
+            for _ in 0..ways.len() {
                 let mut changed = false;
-                for (w, &(_, x, _)) in usable.iter().enumerate() {
-                    let on = usable
+                for (w, &(_, x, ..)) in ways.iter().enumerate() {
+                    let on = ways
                         .iter()
                         .zip(&rest)
                         .filter(|((e, ..), _)| e.map == x.map)
-                        .fold(rest[w], |least, (&(e, _, cost), &r)| {
+                        .fold(rest[w], |least, (&(e, _, cost, _), &r)| {
                             least.min(walk(x, e) + cost + r)
                         });
                     if on < rest[w] {
@@ -497,15 +495,15 @@ impl LinkedSearch {
             }
         } else {
             let mut cheapest_out = vec![f64::INFINITY; maps.len()];
-            for &(e, _, cost) in &usable {
+            for &(e, _, cost, _) in &ways {
                 cheapest_out[e.map] = cheapest_out[e.map].min(cost);
             }
-            for (r, &(_, x, _)) in rest.iter_mut().zip(&usable) {
+            for (r, &(_, x, ..)) in rest.iter_mut().zip(&ways) {
                 *r = r.min(cheapest_out[x.map]);
             }
         }
         let mut entrances: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
-        for (&(e, _, cost), &r) in usable.iter().zip(&rest) {
+        for (&(e, _, cost, _), &r) in ways.iter().zip(&rest) {
             if r.is_finite() {
                 entrances[e.map].push((e.cell, cost + r));
             }
@@ -533,7 +531,7 @@ impl LinkedSearch {
             stats: SearchStats::default(),
             ended: None,
         };
-        if !reachable(maps, &usable, start, goal) {
+        if !reachable(maps, &search.ways, start, goal) {
             search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal: goal.cell }));
             return Ok(search);
         }
@@ -788,7 +786,7 @@ impl Pathfinder {
 /// over (grid, component) pairs, as many as the ways at most, without touching a cell.
 fn reachable(
     maps: &[&NavGrid],
-    ways: &[(MapPos, MapPos, f64)],
+    ways: &[(MapPos, MapPos, f64, usize)],
     start: MapPos,
     goal: MapPos,
 ) -> bool {
@@ -801,7 +799,7 @@ fn reachable(
     let mut frontier = vec![component(start)];
     // The ways out of each component, sorted by it.
     let mut out: Vec<(Area, Area)> =
-        ways.iter().map(|&(entrance, exit, _)| (component(entrance), component(exit))).collect();
+        ways.iter().map(|&(entrance, exit, ..)| (component(entrance), component(exit))).collect();
     out.sort_unstable_by_key(|&(from, _)| from);
     while let Some(here) = frontier.pop() {
         if here == target {

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use bevy::ecs::message::MessageCursor;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
@@ -91,4 +92,16 @@ pub fn spawn_typed_tilemap(
         NavTilemap,
     ));
     tilemap
+}
+
+/// Where `entity` stands (its `Transform`'s x and y).
+#[allow(dead_code)] // not every test that includes this file walks agents
+pub fn position(app: &App, entity: Entity) -> Vec2 {
+    app.world().get::<Transform>(entity).unwrap().translation.truncate()
+}
+
+/// Messages of type `M` sent since `cursor` last read.
+#[allow(dead_code)] // not every test that includes this file reads messages so
+pub fn read_new<M: Message + Clone>(app: &App, cursor: &mut MessageCursor<M>) -> Vec<M> {
+    cursor.read(app.world().resource::<Messages<M>>()).cloned().collect()
 }

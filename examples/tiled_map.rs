@@ -41,7 +41,7 @@ fn main() {
             ..default()
         })
         .insert_resource(PathStatus {
-            help: "A level made in Tiled (TILED_MAP=hex, iso or physics for the others). Left click: walk there. D: the grid.",
+            help: "A level made in Tiled (TILED_MAP=hex, iso, physics). Left click: walk there. D: the grid.",
             describe: |path| format!("{} cells, cost {:.1}", path.cells.len(), path.cost),
             last: String::new(),
         })

@@ -272,7 +272,6 @@ impl NavGrid {
 
     /// A copy that keeps this grid's identity, so that stamps taken of either match while
     /// neither changes: a frozen view for a search spread over frames. Never changed itself.
-    #[cfg_attr(not(feature = "bevy"), allow(dead_code))]
     pub(crate) fn frozen_copy(&self) -> NavGrid {
         let mut copy = self.clone();
         copy.id = self.id;

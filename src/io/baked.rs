@@ -306,18 +306,36 @@ pub(crate) fn rules_bytes(grid: &NavGrid) -> [u8; 2] {
 
 /// A hash of the grid's size and cells' costs: precomputed data is checked against it.
 pub(crate) fn cells_fingerprint(grid: &NavGrid) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |v: u32| {
-        for b in v.to_le_bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    };
-    eat(grid.width());
-    eat(grid.height());
-    for pos in grid.positions() {
-        eat(grid.cost(pos).unwrap_or(0));
+    let mut hash = CellsHash::new(grid);
+    for y in 0..grid.height() {
+        hash.row(grid, y);
     }
-    h
+    hash.0
+}
+
+/// [`cells_fingerprint`] a row at a time: [`new`](Self::new), then [`row`](Self::row) for
+/// every row in order; the hash is the field.
+pub(crate) struct CellsHash(pub(crate) u64);
+
+impl CellsHash {
+    pub(crate) fn new(grid: &NavGrid) -> Self {
+        let mut hash = Self(0xcbf2_9ce4_8422_2325);
+        hash.eat(grid.width());
+        hash.eat(grid.height());
+        hash
+    }
+
+    pub(crate) fn row(&mut self, grid: &NavGrid, y: u32) {
+        for x in 0..grid.width() {
+            self.eat(grid.cost(GridPos::new(x, y)).unwrap_or(0));
+        }
+    }
+
+    fn eat(&mut self, v: u32) {
+        for b in v.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
 }
 
 /// Ends the binary form of precomputed data (`magic`, version, body) with its checksum.

@@ -41,12 +41,20 @@ pub struct NavDiagnostics {
     pub pathfind_time: Duration,
     /// Time the movement system took this frame.
     pub move_time: Duration,
+    /// Work done this frame by builds of precomputed paths run in slices (see
+    /// [`PrecomputeSettings`](super::PrecomputeSettings)), in the units of
+    /// [`SlicedBuild`](crate::search::SlicedBuild): never more than the frame's
+    /// [`slice_work`](super::PrecomputeSettings::slice_work).
+    pub precompute_work: u64,
+    /// Time those slices took this frame.
+    pub precompute_time: Duration,
 }
 
 impl NavDiagnostics {
-    /// The plugin's systems' own time this frame: grid sync, pathfinding and movement.
+    /// The plugin's systems' own time this frame: grid sync, pathfinding, movement and sliced
+    /// builds.
     pub fn systems_time(&self) -> Duration {
-        self.sync_time + self.pathfind_time + self.move_time
+        self.sync_time + self.pathfind_time + self.move_time + self.precompute_time
     }
 }
 

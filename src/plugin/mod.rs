@@ -47,7 +47,7 @@ pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
-pub use settings::{AvoidanceSettings, NavSettings};
+pub use settings::{AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings};
 pub use tilemap::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
     NavMapReady, NavMaps, NavTilemap, TileNav, TileRules, TileTerrain, TilemapNavError,

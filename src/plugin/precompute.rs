@@ -1,19 +1,24 @@
 //! Precomputed paths for maps that rarely change: [`PrecomputePaths`] on a map has the plugin
-//! keep a [`PathTable`] for it, built off the main thread (or loaded from its [`BakedPaths`]),
-//! and answer plain path requests on that map from it.
+//! keep a [`PathTable`] for it, built off the main thread or a slice a frame on it (or loaded
+//! from its [`BakedPaths`]), and answer plain path requests on that map from it.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 
+use super::clock::Moment;
+use super::diagnostics::NavDiagnostics;
+use super::settings::{NavSettings, PrecomputeBuilds};
 use super::tilemap::{NavMap, NavMaps, TilemapNavError, TilemapNavWarning};
 use crate::grid::GridPos;
 use crate::grid::{GridStamp, NavGrid};
 use crate::io::baked::BakeError;
+use crate::search::slices::Work;
 use crate::search::{
     Algorithm, FirstMoveTable, Landmarks, LandmarksError, PathError, PathResult, PathTable,
-    PathTableError, Pathfinder, SearchOptions, jps_applies,
+    PathTableError, Pathfinder, SearchOptions, SlicedBuild, jps_applies,
 };
 
 /// Put on a map's entity (the tilemap, or the entity its layers name with
@@ -36,6 +41,11 @@ use crate::search::{
 /// times faster than plain A* on the larger painted benchmark maps). They follow the map's
 /// changes: at once where cells only got dearer or blocked, in the background where cells
 /// opened or got cheaper (searches run unguided, still optimal, until they catch up).
+///
+/// "In the background" is Bevy's async compute task pool. Where that pool has no thread of its
+/// own (in a browser) the builds run instead a slice a frame on the plugin's thread, so that no
+/// frame waits for one: [`NavSettings::precompute`](super::NavSettings::precompute) says how
+/// much a frame, and can ask for slices anywhere. Either way the structure is the same.
 ///
 /// A shipped game can load what the plugin would build instead: [`PrecomputePaths::bake`] the
 /// level's grid ahead (a build step, a tool), ship the bytes, and put them on the map with
@@ -121,6 +131,24 @@ fn precompute(grid: &NavGrid) -> Result<(Precomputed, Option<PathTableError>), L
         .map(|landmarks| (Precomputed::Landmarks(landmarks), Some(why)))
 }
 
+/// [`precompute`] one structure after the other on this thread, counting the work in `work`
+/// (what a build in slices runs).
+async fn precompute_counted(
+    grid: &NavGrid,
+    work: &mut Work,
+) -> Result<(Precomputed, Option<PathTableError>), LandmarksError> {
+    let why = match PathTable::build_counted(grid, work).await {
+        Ok(table) => return Ok((Precomputed::Table(table), None)),
+        Err(why) => why,
+    };
+    if let Ok(moves) = FirstMoveTable::build_counted(grid, work).await {
+        return Ok((Precomputed::FirstMoves(moves), Some(why)));
+    }
+    Landmarks::build_counted(grid, PLUGIN_LANDMARKS, work, None)
+        .await
+        .map(|landmarks| (Precomputed::Landmarks(landmarks), Some(why)))
+}
+
 /// Baked precomputed data for `grid`: whichever of a path table, a first-move table and
 /// landmarks the bytes hold.
 fn load(bytes: &[u8], grid: &NavGrid) -> Result<Precomputed, BakeError> {
@@ -146,30 +174,115 @@ struct Outcome {
     bake_error: Option<BakeError>,
 }
 
-/// Loads `baked` when given and it fits `grid`, else builds.
-fn load_or_build(grid: &NavGrid, baked: Option<&[u8]>) -> Outcome {
-    let bake_error = match baked.map(|bytes| load(bytes, grid)) {
+/// What `baked` holds when given and it fits `grid` (`Ok`); else why not, if given (`Err`).
+fn load_baked(grid: &NavGrid, baked: Option<&[u8]>) -> Result<Outcome, Option<BakeError>> {
+    match baked.map(|bytes| load(bytes, grid)) {
         Some(Ok(loaded)) => {
-            return Outcome { built: Ok((loaded, None)), from_bake: true, bake_error: None };
+            Ok(Outcome { built: Ok((loaded, None)), from_bake: true, bake_error: None })
         }
-        Some(Err(error)) => Some(error),
-        None => None,
-    };
-    Outcome { built: precompute(grid), from_bake: false, bake_error }
+        Some(Err(error)) => Err(Some(error)),
+        None => Err(None),
+    }
 }
 
-/// A build running off the main thread.
-type Build = Task<Outcome>;
+/// Loads `baked` when given and it fits `grid`, else builds.
+fn load_or_build(grid: &NavGrid, baked: Option<&[u8]>) -> Outcome {
+    load_baked(grid, baked).unwrap_or_else(|bake_error| Outcome {
+        built: precompute(grid),
+        from_bake: false,
+        bake_error,
+    })
+}
+
+/// [`load_or_build`] a slice at a time on this thread (the bake, if any, is read in the first).
+fn load_or_build_in_slices(grid: NavGrid, baked: Option<Arc<[u8]>>) -> SlicedBuild<Outcome> {
+    SlicedBuild::new(|mut work| async move {
+        match load_baked(&grid, baked.as_deref()) {
+            Ok(loaded) => loaded,
+            Err(bake_error) => {
+                let built = precompute_counted(&grid, &mut work).await;
+                Outcome { built, from_bake: false, bake_error }
+            }
+        }
+    })
+}
+
+/// A build: in the background, or in slices here.
+enum Build {
+    Background(Task<Outcome>),
+    Sliced(SlicedBuild<Outcome>),
+}
 
 /// The builds running: for which map, for which state of its grid.
 #[derive(Resource, Default)]
 pub(crate) struct TableBuilds {
-    running: Vec<(Entity, GridStamp, Build)>,
+    running: Vec<(Entity, GridStamp, Build, Option<Outcome>)>,
     /// The grid state a build failed for: not tried again until the grid changes.
     failed: Vec<(Entity, GridStamp)>,
     /// The maps whose [`BakedPaths`] were used, or said not to fit: not reported on again
     /// until they are replaced.
     bakes_noted: Vec<Entity>,
+    /// Sliced builds' work done per millisecond, learnt from the slices run: what a time slice
+    /// buys. `None` before the first.
+    units_per_ms: Option<f64>,
+}
+
+/// Until learnt, sliced builds take this many units of work a millisecond: a slow machine's
+/// (these machines do 60,000 to 100,000 natively; a browser, less).
+const FIRST_UNITS_PER_MS: f64 = 10_000.0;
+
+impl TableBuilds {
+    /// Steps the sliced builds, in the order they started, within one frame's budget: the work
+    /// they did, and the time it took.
+    fn step_sliced(&mut self, settings: &NavSettings) -> (u64, Duration) {
+        let slicing = settings.precompute;
+        let rate = self.units_per_ms.unwrap_or(FIRST_UNITS_PER_MS);
+        let mut budget = match slicing.slice_time {
+            Some(time) => slicing.slice_work.min((rate * time.as_secs_f64() * 1e3) as u64),
+            None => slicing.slice_work,
+        }
+        .max(1);
+        let started = Moment::now();
+        let (mut done, mut steps) = (0, 0usize);
+        for (_, _, build, ready) in &mut self.running {
+            let Build::Sliced(sliced) = build else {
+                continue;
+            };
+            if budget == 0 || ready.is_some() {
+                continue;
+            }
+            *ready = sliced.step(budget);
+            let spent = sliced.last_step_work();
+            budget = budget.saturating_sub(spent);
+            done += spent;
+            steps += 1;
+        }
+        if steps == 0 {
+            return (0, Duration::ZERO);
+        }
+        let took = started.elapsed();
+        let ms = took.as_secs_f64() * 1e3;
+        if slicing.slice_time.is_some() && ms > 0.05 && done > 0 {
+            let measured = done as f64 / ms;
+            self.units_per_ms = Some(match self.units_per_ms {
+                Some(rate) => 0.5 * rate + 0.5 * measured,
+                None => measured,
+            });
+        }
+        (done, took)
+    }
+}
+
+/// Whether builds run in slices here rather than on the task pool.
+fn builds_sliced(builds: PrecomputeBuilds) -> bool {
+    match builds {
+        PrecomputeBuilds::Sliced => true,
+        PrecomputeBuilds::Background => false,
+        PrecomputeBuilds::Auto => {
+            cfg!(target_arch = "wasm32")
+                || AsyncComputeTaskPool::try_get().is_none_or(|pool| pool.thread_num() == 0)
+        }
+    }
 }
 
 /// Notes the outcome of reading `map`'s [`BakedPaths`]: the first time they do not fit, a
@@ -244,16 +357,30 @@ fn take(
 pub(crate) fn keep_path_tables(
     mut maps: ResMut<NavMaps>,
     marked: Query<(), With<PrecomputePaths>>,
-    bakes: Query<&BakedPaths>,
-    new_bakes: Query<Entity, Changed<BakedPaths>>,
+    bakes: Query<Ref<BakedPaths>>,
+    settings: Res<NavSettings>,
     mut builds: ResMut<TableBuilds>,
     mut warnings: MessageWriter<TilemapNavWarning>,
+    mut diagnostics: ResMut<NavDiagnostics>,
 ) {
-    let TableBuilds { running, failed, bakes_noted } = &mut *builds;
+    // A sliced build for a map that changed, went or lost its mark since it started is
+    // dropped before it takes more of the frame (one in the background runs to its end).
+    builds.running.retain(|(entity, stamp, build, _)| {
+        matches!(build, Build::Background(_))
+            || marked.contains(*entity)
+                && maps.get(*entity).is_some_and(|map| map.grid.stamp() == *stamp)
+    });
+    (diagnostics.precompute_work, diagnostics.precompute_time) = builds.step_sliced(&settings);
+    let sliced = builds_sliced(settings.precompute.builds);
+    let TableBuilds { running, failed, bakes_noted, .. } = &mut *builds;
     // Bakes put on (or replaced) since are reported on afresh.
-    bakes_noted.retain(|e| !new_bakes.contains(*e));
-    running.retain_mut(|(entity, stamp, task)| {
-        let Some(Outcome { built, from_bake, bake_error }) = check_ready(task) else {
+    bakes_noted.retain(|e| !bakes.get(*e).is_ok_and(|baked| baked.is_changed()));
+    running.retain_mut(|(entity, stamp, build, ready)| {
+        let outcome = match build {
+            Build::Background(task) => check_ready(task),
+            Build::Sliced(_) => ready.take(),
+        };
+        let Some(Outcome { built, from_bake, bake_error }) = outcome else {
             return true;
         };
         note_bake(bakes_noted, &mut warnings, *entity, from_bake, bake_error);
@@ -277,6 +404,8 @@ pub(crate) fn keep_path_tables(
         }
         let stamp = map.grid.stamp();
         let building = running.iter().any(|(e, ..)| *e == map.entity);
+        // Builds are started in slices here, or on the task pool (or in one go here without one).
+        let pool = AsyncComputeTaskPool::try_get().filter(|_| !sliced);
         // Landmarks follow the map's changes: where cells only got dearer or blocked the
         // refresh has nothing to lower (cheap, here); where cells opened or got cheaper it may
         // reach far, so it runs in the background on a copy while searches go unguided. A map
@@ -306,26 +435,34 @@ pub(crate) fn keep_path_tables(
             // A copy that keeps the grid's identity, so the refresh reads its list of changes.
             let grid = map.grid.frozen_copy();
             let from_bake = map.from_bake;
-            let refresh = async move {
-                landmarks.refresh(&grid);
+            let refresh = |mut work: Work| async move {
+                landmarks.refresh_counted(&grid, &mut work).await;
                 let built = Ok((Precomputed::Landmarks(landmarks), None));
                 Outcome { built, from_bake, bake_error: None }
             };
-            match AsyncComputeTaskPool::try_get() {
-                Some(pool) => running.push((map.entity, stamp, pool.spawn(refresh))),
+            let build = match pool {
+                _ if sliced => Build::Sliced(SlicedBuild::new(refresh)),
+                Some(pool) => Build::Background(pool.spawn(refresh(Work::unlimited()))),
                 // No task pool: here.
                 None => {
                     if let Some(landmarks) = map.landmarks.as_mut() {
                         landmarks.refresh(&map.grid);
                     }
+                    continue;
                 }
-            }
+            };
+            running.push((map.entity, stamp, build, None));
             continue;
         }
         // The map's bake is tried at every build: it is used whenever the cells are those it
         // was made for (checked off the main thread, like the build).
         let baked = bakes.get(map.entity).ok().map(|baked| baked.0.clone());
-        let Some(pool) = AsyncComputeTaskPool::try_get() else {
+        if sliced {
+            let build = load_or_build_in_slices(map.grid.clone(), baked);
+            running.push((map.entity, stamp, Build::Sliced(build), None));
+            continue;
+        }
+        let Some(pool) = pool else {
             // No task pool (an app without one): build here.
             let Outcome { built, from_bake, bake_error } =
                 load_or_build(&map.grid, baked.as_deref());
@@ -341,7 +478,7 @@ pub(crate) fn keep_path_tables(
         };
         let grid = map.grid.clone();
         let build = async move { load_or_build(&grid, baked.as_deref()) };
-        running.push((map.entity, stamp, pool.spawn(build)));
+        running.push((map.entity, stamp, Build::Background(pool.spawn(build)), None));
     }
 }
 

@@ -34,6 +34,8 @@ pub struct NavSettings {
     pub max_time_per_frame: Option<std::time::Duration>,
     /// How agents with [`Avoidance`](super::Avoidance) steer round each other.
     pub avoidance: AvoidanceSettings,
+    /// How what maps with [`PrecomputePaths`](super::PrecomputePaths) keep is built.
+    pub precompute: PrecomputeSettings,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).
     pub debug: bool,
@@ -50,6 +52,7 @@ impl Default for NavSettings {
             max_search_time_per_frame: Some(std::time::Duration::from_micros(500)),
             max_time_per_frame: Some(std::time::Duration::from_micros(800)),
             avoidance: AvoidanceSettings::default(),
+            precompute: PrecomputeSettings::default(),
             debug: false,
         }
     }
@@ -57,14 +60,21 @@ impl Default for NavSettings {
 
 impl NavSettings {
     /// The default settings in deterministic mode: the search budget counted in expanded cells
-    /// only, never by the clock. Two runs of one app with the same inputs (the same frame
-    /// times included) then give the same paths on the same frames and bit-identical agent
-    /// positions, on the same build and platform. Not covered: maps with
-    /// [`PrecomputePaths`](super::PrecomputePaths), whose tables are built on a background
-    /// task and serve from whichever frame they are ready on; float results across platforms
-    /// or compilers.
+    /// only, never by the clock, and what maps with [`PrecomputePaths`](super::PrecomputePaths)
+    /// keep built in slices of a set amount of work a frame (so it serves from the same frame
+    /// in every run). Two runs of one app with the same inputs (the same frame times included)
+    /// then give the same paths on the same frames and bit-identical agent positions, on the
+    /// same build and platform. Not covered: float results across platforms or compilers.
     pub fn deterministic() -> Self {
-        Self { max_search_time_per_frame: None, ..Self::default() }
+        Self {
+            max_search_time_per_frame: None,
+            precompute: PrecomputeSettings {
+                builds: PrecomputeBuilds::Sliced,
+                slice_time: None,
+                ..PrecomputeSettings::default()
+            },
+            ..Self::default()
+        }
     }
 }
 
@@ -88,4 +98,47 @@ impl Default for AvoidanceSettings {
     fn default() -> Self {
         Self { enabled: true, time_horizon: 1.0, max_neighbours: 8, reach: 6.0, stall_time: 0.75 }
     }
+}
+
+/// How what maps with [`PrecomputePaths`](super::PrecomputePaths) keep (a path table, a
+/// first-move table or landmarks) is built ([`NavSettings::precompute`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrecomputeSettings {
+    /// Where the builds run.
+    pub builds: PrecomputeBuilds,
+    /// Sliced builds: the time they may take a frame, all maps together. The work that buys is
+    /// learnt from the frames before (the first slice assumes a slow machine). `None`: counted
+    /// in work alone (`slice_work`), never by the clock.
+    pub slice_time: Option<std::time::Duration>,
+    /// Sliced builds: the most work they do a frame, all maps together, in the units of
+    /// [`SlicedBuild`](crate::search::SlicedBuild) (about 70 a microsecond natively on these
+    /// machines' builds of the path table: see BENCHMARKS.md).
+    pub slice_work: u64,
+}
+
+impl Default for PrecomputeSettings {
+    fn default() -> Self {
+        Self {
+            builds: PrecomputeBuilds::Auto,
+            slice_time: Some(std::time::Duration::from_millis(2)),
+            slice_work: 200_000,
+        }
+    }
+}
+
+/// Where what maps with [`PrecomputePaths`](super::PrecomputePaths) keep is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrecomputeBuilds {
+    /// In the background where Bevy's task pool has threads of its own, else in slices: in a
+    /// browser (`wasm32`, where the pool runs its tasks on the page's one thread and a build in
+    /// one go would stop the game for as long as it takes) or where there is no task pool.
+    #[default]
+    Auto,
+    /// On Bevy's async compute task pool, in one go.
+    Background,
+    /// On the thread that runs the plugin's systems, a slice a frame
+    /// ([`PrecomputeSettings::slice_time`], [`PrecomputeSettings::slice_work`]): no frame waits
+    /// for a whole build. Slower to finish than in the background (one core, a slice a frame);
+    /// the same structure in the end.
+    Sliced,
 }

@@ -24,6 +24,7 @@ use super::astar::{Expansion, finish};
 use super::hex::HexNeighbors;
 use super::neighbors::Neighbors;
 use super::result::{PathError, PathResult, SearchStats};
+use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
 use super::{Pathfinder, SearchOptions};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
@@ -134,6 +135,34 @@ pub struct FirstMoveTable {
 impl FirstMoveTable {
     /// Builds the table for `grid` as it is now: a Dijkstra search from every passable cell.
     pub fn build(grid: &NavGrid) -> Result<Self, FirstMoveTableError> {
+        Self::check(grid)?;
+        Ok(match HexNeighbors::new(grid) {
+            Some(hex) => Self::build_with(grid, &hex),
+            None => Self::build_with(grid, &Neighbors::new(grid, None)),
+        })
+    }
+
+    /// The same build a slice at a time, on the thread that steps it (the searches of a build
+    /// in one go are shared out among the machine's cores): see [`SlicedBuild`].
+    pub fn build_in_slices(grid: &NavGrid) -> SlicedBuild<Result<Self, FirstMoveTableError>> {
+        let grid = grid.frozen_copy();
+        SlicedBuild::new(|mut work| async move { Self::build_counted(&grid, &mut work).await })
+    }
+
+    /// The build, one source after the other, counting its work in `work`.
+    pub(crate) async fn build_counted(
+        grid: &NavGrid,
+        work: &mut Work,
+    ) -> Result<Self, FirstMoveTableError> {
+        Self::check(grid)?;
+        Ok(match HexNeighbors::new(grid) {
+            Some(hex) => Self::rows_counted(grid, &hex, work).await,
+            None => Self::rows_counted(grid, &Neighbors::new(grid, None), work).await,
+        })
+    }
+
+    /// Whether the table takes `grid`.
+    fn check(grid: &NavGrid) -> Result<(), FirstMoveTableError> {
         let cells = grid.len();
         if cells > MAX_FIRST_MOVE_GRID {
             return Err(FirstMoveTableError::GridTooLarge { cells, limit: MAX_FIRST_MOVE_GRID });
@@ -142,20 +171,19 @@ impl FirstMoveTable {
         if found > MAX_FIRST_MOVE_CELLS {
             return Err(FirstMoveTableError::TooManyCells { found, limit: MAX_FIRST_MOVE_CELLS });
         }
-        Ok(match HexNeighbors::new(grid) {
-            Some(hex) => Self::build_with(grid, &hex),
-            None => Self::build_with(grid, &Neighbors::new(grid, None)),
-        })
+        Ok(())
     }
 
     /// The rows of every cell, the sources shared out among the machine's cores.
     fn build_with<E: Expansion + Sync>(grid: &NavGrid, expansion: &E) -> Self {
         let len = grid.padded_len();
-        let (order, rank) = z_order(grid);
+        let (order, rank) = run_to_end(z_order(grid, &mut Work::unlimited()));
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
         let chunk = len.div_ceil(threads);
-        let work =
-            |from: usize| rows(grid, expansion, (&order, &rank), from..len.min(from + chunk));
+        let work = |from: usize| {
+            let sources = from..len.min(from + chunk);
+            run_to_end(rows(grid, expansion, (&order, &rank), sources, &mut Work::unlimited()))
+        };
         let parts: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|scope| {
             // Where threads cannot be made (a browser), the work is done here.
             let others: Vec<_> = (chunk..len)
@@ -172,6 +200,26 @@ impl FirstMoveTable {
             }
             parts
         });
+        Self::assemble(grid, parts, rank, cells_fingerprint(grid))
+    }
+
+    /// The rows of every cell, one source after the other, counting the work in `work`.
+    async fn rows_counted<E: Expansion>(grid: &NavGrid, expansion: &E, work: &mut Work) -> Self {
+        let (order, rank) = z_order(grid, work).await;
+        let sources = 0..grid.padded_len();
+        let part = rows(grid, expansion, (&order, &rank), sources, work).await;
+        let fingerprint = fingerprint(grid, work).await;
+        Self::assemble(grid, vec![part], rank, fingerprint)
+    }
+
+    /// The table from the rows of consecutive ranges of sources, in order.
+    fn assemble(
+        grid: &NavGrid,
+        parts: Vec<(Vec<u32>, Vec<u32>)>,
+        rank: Vec<u32>,
+        fingerprint: u64,
+    ) -> Self {
+        let len = grid.padded_len();
         let mut row_start = Vec::with_capacity(len + 1);
         let mut runs = Vec::with_capacity(parts.iter().map(|(_, runs)| runs.len()).sum());
         for (lengths, part) in parts {
@@ -183,7 +231,7 @@ impl FirstMoveTable {
             runs.extend(part);
         }
         row_start.push(runs.len() as u32);
-        Self { row_start, runs, rank, ..Self::identity(grid) }
+        Self { row_start, runs, rank, ..Self::identity(grid, fingerprint) }
     }
 
     /// The table was built for this grid as it is now: its answers come from the table.
@@ -283,7 +331,7 @@ impl FirstMoveTable {
                 found: (width, height),
             });
         }
-        let expected = Self::identity(grid);
+        let expected = Self::identity(grid, cells_fingerprint(grid));
         if (rules.to_le_bytes(), fingerprint) != (expected.rules, expected.fingerprint) {
             return Err(BakeError::OtherGrid);
         }
@@ -323,12 +371,13 @@ impl FirstMoveTable {
         if !legal {
             return Err(invalid("a step the grid does not allow from its cell"));
         }
-        let (_, rank) = z_order(grid);
+        let (_, rank) = run_to_end(z_order(grid, &mut Work::unlimited()));
         Ok(Self { row_start, runs, rank, ..expected })
     }
 
-    /// An empty table for `grid` as it is now: what ties a table to its grid.
-    fn identity(grid: &NavGrid) -> Self {
+    /// An empty table for `grid` as it is now (its cells' `fingerprint`): what ties a table to
+    /// its grid.
+    fn identity(grid: &NavGrid, fingerprint: u64) -> Self {
         let [moves, corners] = rules_bytes(grid);
         Self {
             stamp: grid.stamp(),
@@ -340,7 +389,7 @@ impl FirstMoveTable {
             width: grid.width(),
             height: grid.height(),
             rules: [moves, corners, 0, 0],
-            fingerprint: cells_fingerprint(grid),
+            fingerprint,
         }
     }
 
@@ -392,36 +441,44 @@ impl FirstMoveTable {
 }
 
 /// The rows of the cells `sources` (padded indices): how many runs each has, and the runs.
-/// `order` is the grid's cells in Z-order, `rank` each cell's place in it.
-fn rows<E: Expansion>(
+/// `order` is the grid's cells in Z-order, `rank` each cell's place in it. 8 units of work per
+/// cell each search takes from its open list, 4 per 32 cells of each row read.
+async fn rows<E: Expansion>(
     grid: &NavGrid,
     expansion: &E,
     (order, rank): (&[usize], &[u32]),
     sources: std::ops::Range<usize>,
+    work: &mut Work,
 ) -> (Vec<u32>, Vec<u32>) {
     let costs = grid.padded_costs();
     let mut lengths = Vec::with_capacity(sources.len());
     let mut runs = Vec::new();
     let mut search = Dijkstra::new(costs.len());
     for source in sources {
+        spend!(work, 1);
         let before = runs.len();
         if costs[source] != 0 {
-            search.run(source, grid.stride(), expansion);
+            search.run(source, grid.stride(), expansion, work).await;
             // The row, in Z-order: a run goes on while some step is the first of a cheapest
             // path to every cell in it so far (the greedy cut is the fewest runs).
             let mut run: Option<(u32, u16)> = None;
-            for &target in order {
-                if search.seen[target] != search.round || target == source {
-                    continue; // out of reach, or the source: no query asks
-                }
-                let steps = search.first[target];
-                match run {
-                    Some((at, common)) if common & steps != 0 => run = Some((at, common & steps)),
-                    _ => {
-                        if let Some((at, common)) = run {
-                            runs.push(at << 4 | common.trailing_zeros());
+            for targets in order.chunks(32) {
+                spend!(work, 4);
+                for &target in targets {
+                    if search.seen[target] != search.round || target == source {
+                        continue; // out of reach, or the source: no query asks
+                    }
+                    let steps = search.first[target];
+                    match run {
+                        Some((at, common)) if common & steps != 0 => {
+                            run = Some((at, common & steps))
                         }
-                        run = Some((rank[target], steps));
+                        _ => {
+                            if let Some((at, common)) = run {
+                                runs.push(at << 4 | common.trailing_zeros());
+                            }
+                            run = Some((rank[target], steps));
+                        }
                     }
                 }
             }
@@ -462,7 +519,13 @@ impl Dijkstra {
     }
 
     /// Searches out from padded cell `source` to every cell it reaches.
-    fn run<E: Expansion>(&mut self, source: usize, stride: usize, expansion: &E) {
+    async fn run<E: Expansion>(
+        &mut self,
+        source: usize,
+        stride: usize,
+        expansion: &E,
+        work: &mut Work,
+    ) {
         self.round += 1;
         let round = self.round;
         self.open.clear();
@@ -475,6 +538,7 @@ impl Dijkstra {
             if g > self.cost[i] {
                 continue; // a stale entry
             }
+            spend!(work, 8);
             let (x, y) = ((i % stride) as isize, (i / stride) as isize);
             let from_source = i == source;
             let steps_here = self.first[i];
@@ -497,23 +561,32 @@ impl Dijkstra {
 }
 
 /// The grid's cells in Z-order (bits of x and y interleaved): cells near each other are mostly
-/// near in it, so a row's runs are long. Also each padded cell's rank in it.
-fn z_order(grid: &NavGrid) -> (Vec<usize>, Vec<u32>) {
-    let spread = |v: u32| {
-        let mut v = u64::from(v);
-        v = (v | v << 16) & 0x0000_ffff_0000_ffff;
-        v = (v | v << 8) & 0x00ff_00ff_00ff_00ff;
-        v = (v | v << 4) & 0x0f0f_0f0f_0f0f_0f0f;
-        v = (v | v << 2) & 0x3333_3333_3333_3333;
-        (v | v << 1) & 0x5555_5555_5555_5555
-    };
-    let mut order: Vec<usize> = (0..grid.padded_len()).collect();
-    let key = |i: &usize| {
-        let (x, y) = (i % grid.stride(), i / grid.stride());
-        spread(x as u32) | spread(y as u32) << 1
-    };
-    order.sort_unstable_by_key(key);
-    let mut rank = vec![0; order.len()];
+/// near in it, so a row's runs are long. Also each padded cell's rank in it. Made by walking the
+/// quadrants that cover the padded grid in Z-order (no sort): a unit of work per quadrant.
+async fn z_order(grid: &NavGrid, work: &mut Work) -> (Vec<usize>, Vec<u32>) {
+    let len = grid.padded_len();
+    let (width, height) = (grid.stride(), len / grid.stride());
+    let mut side = 1;
+    while side < width.max(height) {
+        side *= 2;
+    }
+    let mut order = Vec::with_capacity(len);
+    let mut quadrants = vec![(0, 0, side)];
+    while let Some((x, y, size)) = quadrants.pop() {
+        spend!(work, 1);
+        if x >= width || y >= height {
+            continue;
+        }
+        if size == 1 {
+            order.push(y * width + x);
+            continue;
+        }
+        // Visited low x before high x, then low y before high y (y's bit is above x's).
+        let half = size / 2;
+        quadrants.extend([(x + half, y + half, half), (x, y + half, half), (x + half, y, half)]);
+        quadrants.push((x, y, half));
+    }
+    let mut rank = vec![0; len];
     for (k, &i) in order.iter().enumerate() {
         rank[i] = k as u32;
     }

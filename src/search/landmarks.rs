@@ -33,6 +33,7 @@ use std::collections::BinaryHeap;
 use super::astar::Expansion;
 use super::hex::HexNeighbors;
 use super::neighbors::Neighbors;
+use super::slices::{SlicedBuild, Work, filled, run_to_end, spend};
 use crate::grid::{Cell, CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
 use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
 
@@ -173,19 +174,22 @@ enum Way {
 }
 
 /// Lowers `dist` (one landmark's numbers one way, `count` apart from `offset`) Dijkstra's way
-/// from the cells in `heap` until no step can lower any further.
-fn settle(
-    steps: &Steps,
+/// from the cells in `heap` until no step can lower any further. A unit of work per cell taken
+/// from the heap (8 units: a unit is about 10 ns).
+async fn settle(
+    steps: &Steps<'_>,
     dist: &mut [u32],
     (count, offset): (usize, usize),
     way: Way,
     heap: &mut BinaryHeap<Reverse<(u32, u32)>>,
+    work: &mut Work,
 ) {
     while let Some(Reverse((d, i))) = heap.pop() {
         let i = i as usize;
         if dist[i * count + offset] != d {
             continue;
         }
+        spend!(work, 8);
         steps.from(i, way, |j, w| {
             let through = d.saturating_add(w);
             let slot = &mut dist[j * count + offset];
@@ -195,6 +199,53 @@ fn settle(
             }
         });
     }
+}
+
+/// One landmark's numbers one way: a search over the whole grid from padded cell `from`.
+async fn search(
+    steps: &Steps<'_>,
+    from: usize,
+    way: Way,
+    heap: &mut BinaryHeap<Reverse<(u32, u32)>>,
+    work: &mut Work,
+) -> Vec<u32> {
+    let mut dist = filled(steps.grid.padded_len(), FAR, work).await;
+    dist[from] = 0;
+    heap.push(Reverse((0, from as u32)));
+    settle(steps, &mut dist, (1, 0), way, heap, work).await;
+    dist
+}
+
+/// A cell of the grid's largest connected area (of those as large, the one whose first cell in
+/// row order comes first): that first cell, padded. A unit of work per cell.
+async fn largest_area_cell(steps: &Steps<'_>, work: &mut Work) -> Option<usize> {
+    let costs = steps.grid.padded_costs();
+    let mut seen = vec![false; costs.len()];
+    let mut largest: Option<(usize, usize)> = None;
+    let mut stack = Vec::new();
+    for first in 0..costs.len() {
+        spend!(work, 1);
+        if costs[first] == 0 || seen[first] {
+            continue;
+        }
+        seen[first] = true;
+        stack.push(first);
+        let mut size = 0;
+        while let Some(i) = stack.pop() {
+            spend!(work, 4);
+            size += 1;
+            steps.from(i, Way::Out, |j, _| {
+                if !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            });
+        }
+        if largest.is_none_or(|(most, _)| size > most) {
+            largest = Some((size, first));
+        }
+    }
+    largest.map(|(_, first)| first)
 }
 
 /// The grid's moves and corner rule in one number, as the baked form stores them.
@@ -208,24 +259,69 @@ impl Landmarks {
     /// in the grid's largest connected area) and stores the distance from each to every cell:
     /// `count` searches over the whole grid. 8 to 16 is a good count.
     pub fn build(grid: &NavGrid, count: usize) -> Result<Self, LandmarksError> {
+        // The distances from each landmark pick the next, so those searches run in turn here;
+        // the distances to each landmark go to another core as each is picked (or are worked
+        // out here after, where no thread can be made).
+        std::thread::scope(|scope| {
+            let (picked, queue) = std::sync::mpsc::channel::<usize>();
+            let worker = std::thread::Builder::new()
+                .spawn_scoped(scope, || {
+                    let steps = Steps::new(grid);
+                    let mut heap = BinaryHeap::new();
+                    let mut work = Work::unlimited();
+                    queue
+                        .into_iter()
+                        .map(|far| run_to_end(search(&steps, far, Way::In, &mut heap, &mut work)))
+                        .collect::<Vec<_>>()
+                })
+                .ok();
+            let mut work = Work::unlimited();
+            let build =
+                Self::build_counted(grid, count, &mut work, worker.as_ref().map(|_| &picked));
+            let built = run_to_end(build);
+            drop(picked);
+            let mut landmarks = built?;
+            if let Some(to_landmarks) = worker.and_then(|w| w.join().ok()) {
+                for (k, to) in to_landmarks.iter().enumerate() {
+                    run_to_end(landmarks.store(count + k, to, &mut work));
+                }
+            }
+            Ok(landmarks)
+        })
+    }
+
+    /// The same build a slice at a time, on the thread that steps it (a build in one go uses
+    /// two cores): see [`SlicedBuild`].
+    pub fn build_in_slices(
+        grid: &NavGrid,
+        count: usize,
+    ) -> SlicedBuild<Result<Self, LandmarksError>> {
+        let grid = grid.frozen_copy();
+        SlicedBuild::new(move |mut work| async move {
+            Self::build_counted(&grid, count, &mut work, None).await
+        })
+    }
+
+    /// The build, counting its work in `work`. With `picked`, each landmark is sent there as it
+    /// is picked and the distances to it are left for the receiver to work out and
+    /// [`store`](Self::store); without, they are worked out here after the picks.
+    pub(crate) async fn build_counted(
+        grid: &NavGrid,
+        count: usize,
+        work: &mut Work,
+        picked: Option<&std::sync::mpsc::Sender<usize>>,
+    ) -> Result<Self, LandmarksError> {
         if count == 0 || count > MAX_LANDMARKS {
             return Err(LandmarksError::BadCount { count });
         }
-        // A cell of the largest connected area.
-        let mut sizes = std::collections::HashMap::<u32, (usize, GridPos)>::new();
-        for pos in grid.positions() {
-            if let Some(label) = grid.component(pos) {
-                sizes.entry(label).or_insert((0, pos)).0 += 1;
-            }
-        }
-        let Some(&(_, seed)) = sizes.values().max_by_key(|(n, pos)| (*n, Reverse((pos.y, pos.x))))
-        else {
+        let steps = Steps::new(grid);
+        let Some(seed) = largest_area_cell(&steps, work).await else {
             return Err(LandmarksError::NoPassableCell);
         };
         let len = grid.padded_len();
         let mut landmarks = Self {
             count,
-            dist: vec![FAR; len * 2 * count],
+            dist: filled(len * 2 * count, FAR, work).await,
             cells: Vec::with_capacity(count),
             stamp: grid.stamp(),
             width: grid.width(),
@@ -235,65 +331,59 @@ impl Landmarks {
         };
         // The nearest landmark's distance per cell (at first, from the seed): the next
         // landmark is the cell where it is largest.
-        let mut nearest = vec![FAR; len];
         let mut heap = BinaryHeap::new();
-        let steps = Steps::new(grid);
-        let from_seed = {
-            let seed_i = grid.index(seed);
-            nearest[seed_i] = 0;
-            heap.push(Reverse((0, seed_i as u32)));
-            settle(&steps, &mut nearest, (1, 0), Way::Out, &mut heap);
-            nearest.clone()
-        };
-        // The distances from each landmark pick the next, so those searches run in turn here;
-        // the distances to each landmark go to another core as each is picked (or are worked
-        // out here after, where no thread can be made).
-        let slots = landmarks.slots();
-        let search = |from: usize, way: Way, heap: &mut BinaryHeap<Reverse<(u32, u32)>>| {
-            let mut dist = vec![FAR; len];
-            dist[from] = 0;
-            heap.push(Reverse((0, from as u32)));
-            settle(&steps, &mut dist, (1, 0), way, heap);
-            dist
-        };
-        let to_landmarks: Vec<Vec<u32>> = std::thread::scope(|scope| {
-            let (picked, queue) = std::sync::mpsc::channel::<usize>();
-            let worker = std::thread::Builder::new()
-                .spawn_scoped(scope, || {
-                    let mut heap = BinaryHeap::new();
-                    queue.into_iter().map(|far| search(far, Way::In, &mut heap)).collect()
-                })
-                .ok();
-            let mut farthest = Vec::with_capacity(count);
-            for k in 0..count {
-                let far = (0..len)
-                    .filter(|&i| from_seed[i] != FAR)
-                    .max_by_key(|&i| (nearest[i], Reverse(i)))
-                    .expect("the seed is reached");
-                farthest.push(far);
-                if worker.is_some() {
-                    let _ = picked.send(far);
+        let mut nearest = search(&steps, seed, Way::Out, &mut heap, work).await;
+        let mut reached = Vec::new();
+        for (at, cells) in nearest.chunks(64).enumerate() {
+            spend!(work, 4);
+            reached.extend((0..cells.len()).filter(|&i| cells[i] != FAR).map(|i| at * 64 + i));
+        }
+        let mut farthest = Vec::with_capacity(count);
+        for k in 0..count {
+            let mut far = None;
+            for cells in reached.chunks(64) {
+                spend!(work, 4);
+                for &i in cells {
+                    if far.is_none_or(|(d, _)| nearest[i] > d) {
+                        far = Some((nearest[i], i));
+                    }
                 }
-                let (x, y) = grid.unpad(far);
-                landmarks.cells.push(GridPos::new(x, y));
-                let from = search(far, Way::Out, &mut heap);
-                for (i, (&d, near)) in from.iter().zip(nearest.iter_mut()).enumerate() {
-                    landmarks.dist[i * slots + k] = d;
+            }
+            let (_, far) = far.expect("the seed is reached");
+            farthest.push(far);
+            if let Some(picked) = picked {
+                let _ = picked.send(far);
+            }
+            let (x, y) = grid.unpad(far);
+            landmarks.cells.push(GridPos::new(x, y));
+            let from = search(&steps, far, Way::Out, &mut heap, work).await;
+            for (near, from) in nearest.chunks_mut(64).zip(from.chunks(64)) {
+                spend!(work, 4);
+                for (near, &d) in near.iter_mut().zip(from) {
                     *near = if k == 0 { d } else { (*near).min(d) };
                 }
             }
-            drop(picked);
-            match worker.and_then(|w| w.join().ok()) {
-                Some(done) => done,
-                None => farthest.iter().map(|&far| search(far, Way::In, &mut heap)).collect(),
-            }
-        });
-        for (k, to) in to_landmarks.iter().enumerate() {
-            for (i, &d) in to.iter().enumerate() {
-                landmarks.dist[i * slots + count + k] = d;
+            landmarks.store(k, &from, work).await;
+        }
+        if picked.is_none() {
+            for (k, &far) in farthest.iter().enumerate() {
+                let to = search(&steps, far, Way::In, &mut heap, work).await;
+                landmarks.store(count + k, &to, work).await;
             }
         }
         Ok(landmarks)
+    }
+
+    /// Stores one landmark's numbers one way (`slot`: `k` from landmark `k`, `count + k` to
+    /// it), a unit of work per 64 cells.
+    async fn store(&mut self, slot: usize, numbers: &[u32], work: &mut Work) {
+        let slots = self.slots();
+        for (at, cells) in numbers.chunks(64).enumerate() {
+            spend!(work, 8);
+            for (i, &d) in cells.iter().enumerate() {
+                self.dist[(at * 64 + i) * slots + slot] = d;
+            }
+        }
     }
 
     /// The landmarks as bytes, to ship with a game built for `grid` as it is now, so that it
@@ -474,13 +564,18 @@ impl Landmarks {
     /// ([`NavGrid::changes_since`]), gets a full rebuild with the same landmarks where they are
     /// still passable.
     pub fn refresh(&mut self, grid: &NavGrid) {
+        run_to_end(self.refresh_counted(grid, &mut Work::unlimited()));
+    }
+
+    /// [`refresh`](Self::refresh), counting its work in `work`.
+    pub(crate) async fn refresh_counted(&mut self, grid: &NavGrid, work: &mut Work) {
         if self.is_current(grid) {
             return;
         }
         let changed: Option<Vec<GridPos>> =
             self.changes(grid).map(|c| c.map(|(pos, _)| pos).collect());
         let Some(changed) = changed else {
-            if let Ok(fresh) = Landmarks::build(grid, self.count) {
+            if let Ok(fresh) = Self::build_counted(grid, self.count, work, None).await {
                 *self = fresh;
             } else {
                 self.dist.fill(FAR);
@@ -493,6 +588,7 @@ impl Landmarks {
         let stride = grid.stride() as isize;
         let mut seeds: Vec<usize> = Vec::new();
         for pos in changed {
+            spend!(work, 1);
             let i = grid.index(pos) as isize;
             for dy in -1..=1 {
                 for dx in -1..=1 {
@@ -509,6 +605,7 @@ impl Landmarks {
         let steps = Steps::new(grid);
         let slots = self.slots();
         for slot in 0..slots {
+            spend!(work, seeds.len() as u64 / 64 + 1);
             for &j in &seeds {
                 let d = self.dist[j * slots + slot];
                 if d != FAR {
@@ -516,7 +613,7 @@ impl Landmarks {
                 }
             }
             let way = if slot < self.count { Way::Out } else { Way::In };
-            settle(&steps, &mut self.dist, (slots, slot), way, &mut heap);
+            settle(&steps, &mut self.dist, (slots, slot), way, &mut heap, work).await;
         }
         self.stamp = grid.stamp();
     }

@@ -30,6 +30,7 @@ mod neighbors;
 mod options;
 mod path_table;
 mod result;
+pub(crate) mod slices;
 
 use std::fmt;
 
@@ -46,6 +47,7 @@ pub use path_table::{
     MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, PathTable, PathTableError, TABLE_FORMAT_VERSION,
 };
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
+pub use slices::SlicedBuild;
 
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use any_angle::AnyAngle;

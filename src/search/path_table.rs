@@ -23,6 +23,7 @@ use std::f64::consts::SQRT_2;
 use std::fmt;
 
 use super::result::{PathError, PathResult, SearchStats};
+use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
 use super::{Pathfinder, SearchOptions};
 use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
 use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, seal};
@@ -226,13 +227,17 @@ impl Layout {
         })
     }
 
-    fn new(grid: &NavGrid) -> Result<Self, PathTableError> {
+    /// The layout of `grid`: a unit of work per cell for each of its ten passes.
+    async fn new(grid: &NavGrid, work: &mut Work) -> Result<Self, PathTableError> {
         let (width, height) = (grid.width() as i32, grid.height() as i32);
-        let open = (0..height)
-            .flat_map(|y| (0..width).map(move |x| GridPos::new(x as u32, y as u32)))
-            .map(|pos| grid.is_passable(pos))
-            .collect();
         let cells = (width * height) as usize;
+        let mut open = Vec::with_capacity(cells);
+        for y in 0..height {
+            for x in 0..width {
+                spend!(work, 1);
+                open.push(grid.is_passable(GridPos::new(x as u32, y as u32)));
+            }
+        }
         let mut layout = Layout {
             width,
             height,
@@ -245,6 +250,7 @@ impl Layout {
         let mut count = 0usize;
         for y in 0..height {
             for x in 0..width {
+                spend!(work, 1);
                 let corner = layout.open((x, y))
                     && DIAGONAL.iter().any(|&(dx, dy)| {
                         layout.open((x + dx, y))
@@ -266,6 +272,7 @@ impl Layout {
         for (k, &(dx, dy)) in STRAIGHT.iter().enumerate() {
             let mut run = vec![0u16; cells];
             for (x, y) in layout.sweep((dx, dy)) {
+                spend!(work, 1);
                 let next = (x + dx, y + dy);
                 if layout.open((x, y)) && layout.open(next) && layout.subgoal_at(next).is_none() {
                     run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
@@ -276,6 +283,7 @@ impl Layout {
         for (k, &(dx, dy)) in DIAGONAL.iter().enumerate() {
             let mut run = vec![0u16; cells];
             for (x, y) in layout.sweep((dx, dy)) {
+                spend!(work, 1);
                 let next = (x + dx, y + dy);
                 if layout.open((x, y))
                     && layout.diagonal_ok((x, y), (dx, dy))
@@ -293,18 +301,24 @@ impl Layout {
 /// Shortest paths between every pair of subgoals: a search from each over the diagonal-first
 /// runs between subgoals (a shortest path between two subgoals is a chain of them). Rows of
 /// steps, and of predecessors.
-fn all_pairs(
+/// A unit of work per entry of a row, then per subgoal taken from the open list and per run
+/// from it.
+async fn all_pairs(
     layout: &Layout,
     subgoals: &[(i32, i32)],
-    out_start: &[u32],
-    out_list: &[u16],
+    (out_start, out_list): (&[u32], &[u16]),
+    work: &mut Work,
 ) -> (Vec<Steps>, Vec<u16>) {
     let n = subgoals.len();
-    let mut dist = vec![UNREACHED; n * n];
-    let mut pred = vec![u16::MAX; n * n];
+    // Made row by row (a slice need not fill the whole square at once).
+    let mut dist = Vec::with_capacity(n * n);
+    let mut pred = Vec::with_capacity(n * n);
     let mut open = BinaryHeap::new();
     for a in 0..n {
+        spend!(work, n as u64 / 64 + 1);
         let row = a * n;
+        dist.resize(row + n, UNREACHED);
+        pred.resize(row + n, u16::MAX);
         dist[row + a] = 0;
         pred[row + a] = a as u16;
         open.push(Reverse((0u64, a as u16)));
@@ -315,7 +329,9 @@ fn all_pairs(
                 continue; // a stale entry
             }
             let cell = layout.index(subgoals[u]);
-            for &v in &out_list[out_start[cell] as usize..out_start[cell + 1] as usize] {
+            let runs = &out_list[out_start[cell] as usize..out_start[cell + 1] as usize];
+            spend!(work, 1 + runs.len() as u64);
+            for &v in runs {
                 let step = octile_steps(subgoals[u], subgoals[usize::from(v)]);
                 let straight = (du & 0xffff) + (step & 0xffff);
                 let diagonal = (du >> 16) + (step >> 16);
@@ -355,12 +371,15 @@ fn add_steps(a: Steps, b: Steps) -> Steps {
 /// `cell -> a`; for `Way::In`, `b` goes when some `b2` has `b -> b2 -> cell` as short as
 /// `b -> cell`. (Steps are exact, so "as short" is equality. The kept subgoal that covers a
 /// dropped one is never dropped itself for the same reason, as it is strictly nearer.)
-fn thin_lists(
+///
+/// A unit of work per cell and per entry of its list, and per pair of entries it compares.
+async fn thin_lists(
     layout: &Layout,
     subgoals: &[(i32, i32)],
     dist: &[Steps],
     (starts, list): (&[u32], &[u16]),
     way: Way,
+    work: &mut Work,
 ) -> (Vec<u32>, Vec<u16>) {
     let n = subgoals.len();
     let mut new_starts = Vec::with_capacity(starts.len());
@@ -369,6 +388,8 @@ fn thin_lists(
     for (i, window) in starts.windows(2).enumerate() {
         let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
         let here = &list[window[0] as usize..window[1] as usize];
+        let pairs = if here.len() > MAX_THINNED { 0 } else { here.len() * here.len() / 8 };
+        spend!(work, 1 + (here.len() + pairs) as u64);
         if here.len() > MAX_THINNED {
             new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
             new_starts.push(new_list.len() as u32);
@@ -402,9 +423,13 @@ fn thin_lists(
 /// Per-cell lists, concatenated: `starts` has one more entry than there are cells.
 type CellLists = (Vec<u32>, Vec<u16>);
 
-/// Gathers per-cell lists into [`CellLists`], or [`PathTableError::TooOpen`] past the budget.
-fn concatenate(lists: Vec<Vec<u16>>) -> Result<CellLists, PathTableError> {
-    let total: usize = lists.iter().map(Vec::len).sum();
+/// Gathers per-cell lists (`total` entries) into [`CellLists`], or [`PathTableError::TooOpen`]
+/// past the budget. A unit of work per cell and per few entries.
+async fn concatenate(
+    lists: Vec<Vec<u16>>,
+    total: usize,
+    work: &mut Work,
+) -> Result<CellLists, PathTableError> {
     if total > list_budget(lists.len()) {
         return Err(PathTableError::TooOpen);
     }
@@ -412,6 +437,7 @@ fn concatenate(lists: Vec<Vec<u16>>) -> Result<CellLists, PathTableError> {
     let mut list = Vec::with_capacity(total);
     starts.push(0);
     for cell in lists {
+        spend!(work, 1 + cell.len() as u64 / 4);
         list.extend_from_slice(&cell);
         starts.push(list.len() as u32);
     }
@@ -429,24 +455,37 @@ fn list_budget(cells: usize) -> usize {
 /// from those of the cell one step ahead (`along(p, next, runs_of_next)`: `None` where no run
 /// goes on from `p`), visiting that cell first. The work is the size of the lists, not the
 /// length of the runs; [`PathTableError::TooOpen`] past the budget.
-fn build_lists(
+///
+/// A unit of work per cell of each pass, and per entry of the lists made.
+async fn build_lists(
     layout: &Layout,
     own: impl Fn((i32, i32), &mut Vec<u16>),
     directions: &[(i32, i32)],
     along: impl Fn(usize, (i32, i32), (i32, i32), &[u16]) -> Option<Vec<u16>>,
+    work: &mut Work,
 ) -> Result<CellLists, PathTableError> {
     let cells = layout.open.len();
-    let mut lists: Vec<Vec<u16>> = vec![Vec::new(); cells];
-    for (i, list) in lists.iter_mut().enumerate() {
+    let mut lists: Vec<Vec<u16>> = Vec::with_capacity(cells);
+    let mut total = 0;
+    for i in 0..cells {
+        spend!(work, 1);
         let p = (i as i32 % layout.width, i as i32 / layout.width);
+        let mut list = Vec::new();
         if layout.open(p) {
-            own(p, list);
+            own(p, &mut list);
         }
+        total += list.len();
+        lists.push(list);
     }
-    let mut total: usize = lists.iter().map(Vec::len).sum();
     for (k, &(dx, dy)) in directions.iter().enumerate() {
-        let mut runs: Vec<Vec<u16>> = vec![Vec::new(); cells];
+        let mut runs: Vec<Vec<u16>> = Vec::with_capacity(cells);
+        while runs.len() < cells {
+            spend!(work, 1);
+            let more = (cells - runs.len()).min(64);
+            runs.extend(std::iter::repeat_with(Vec::new).take(more));
+        }
         for p in layout.sweep((dx, dy)) {
+            spend!(work, 1);
             if !layout.open(p) {
                 continue;
             }
@@ -455,6 +494,7 @@ fn build_lists(
             let Some(here) = along(k, p, next, ahead) else {
                 continue;
             };
+            spend!(work, here.len() as u64 / 4);
             total += here.len();
             if total > list_budget(cells) {
                 return Err(PathTableError::TooOpen);
@@ -462,16 +502,17 @@ fn build_lists(
             runs[layout.index(p)] = here;
         }
         for (list, run) in lists.iter_mut().zip(runs) {
+            spend!(work, 1 + run.len() as u64 / 4);
             list.extend_from_slice(&run);
         }
     }
-    concatenate(lists)
+    concatenate(lists, total, work).await
 }
 
 /// For every cell, the subgoals it reaches by a diagonal-first run (diagonal steps, then
 /// straight ones) with no subgoal before its end: the straight runs' own, then per diagonal,
 /// from the cell a diagonal step ahead (a subgoal there, or its straight hits and its runs).
-fn lists_out(layout: &Layout) -> Result<CellLists, PathTableError> {
+async fn lists_out(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTableError> {
     build_lists(
         layout,
         |p, list| list.extend((0..4).filter_map(|k| layout.straight_hit(p, k))),
@@ -490,14 +531,16 @@ fn lists_out(layout: &Layout) -> Result<CellLists, PathTableError> {
             here.extend_from_slice(ahead);
             Some(here)
         },
+        work,
     )
+    .await
 }
 
 /// For every cell, the subgoals that reach it by a diagonal-first run with no subgoal before
 /// its end: from the cell, runs straight first, then diagonal. Its straight and diagonal runs'
 /// own, then per straight direction, from the cell a straight step ahead (its diagonal hits
 /// onward, and its runs).
-fn lists_in(layout: &Layout) -> Result<CellLists, PathTableError> {
+async fn lists_in(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTableError> {
     build_lists(
         layout,
         |p, list| {
@@ -521,12 +564,29 @@ fn lists_in(layout: &Layout) -> Result<CellLists, PathTableError> {
             here.extend_from_slice(ahead);
             Some(here)
         },
+        work,
     )
+    .await
 }
 
 impl PathTable {
     /// Builds the table for `grid` (see the module docs for what it holds).
     pub fn build(grid: &NavGrid) -> Result<Self, PathTableError> {
+        run_to_end(Self::build_counted(grid, &mut Work::unlimited()))
+    }
+
+    /// The same build a slice at a time, for a game that cannot wait for it in one go nor
+    /// run it on another thread (a browser): see [`SlicedBuild`].
+    pub fn build_in_slices(grid: &NavGrid) -> SlicedBuild<Result<Self, PathTableError>> {
+        let grid = grid.frozen_copy();
+        SlicedBuild::new(|mut work| async move { Self::build_counted(&grid, &mut work).await })
+    }
+
+    /// The build, counting its work in `work`.
+    pub(crate) async fn build_counted(
+        grid: &NavGrid,
+        work: &mut Work,
+    ) -> Result<Self, PathTableError> {
         if grid.neighborhood() != Neighborhood::Eight {
             return Err(PathTableError::Unsupported("the table needs 8-way moves"));
         }
@@ -541,34 +601,36 @@ impl PathTable {
                 "the table takes grids up to 65535 cells a side",
             ));
         }
-        let layout = Layout::new(grid)?;
+        let layout = Layout::new(grid, work).await?;
         let mut subgoals = Vec::new();
         for y in 0..layout.height {
+            spend!(work, layout.width as u64 / 16 + 1);
             for x in 0..layout.width {
                 if layout.subgoal_at((x, y)).is_some() {
                     subgoals.push((x, y));
                 }
             }
         }
-        let (out_start, out_list) = lists_out(&layout)?;
-        let (in_start, in_list) = lists_in(&layout)?;
-        let (dist, pred) = all_pairs(&layout, &subgoals, &out_start, &out_list);
+        let (out_start, out_list) = lists_out(&layout, work).await?;
+        let (in_start, in_list) = lists_in(&layout, work).await?;
+        let (dist, pred) = all_pairs(&layout, &subgoals, (&out_start, &out_list), work).await;
         // Keep in each list only the subgoals no other in it passes on the way: a query tries
         // fewer pairs, and loses none (a shortest path to a dropped one goes through a kept one).
         let (out_start, out_list) =
-            thin_lists(&layout, &subgoals, &dist, (&out_start, &out_list), Way::Out);
+            thin_lists(&layout, &subgoals, &dist, (&out_start, &out_list), Way::Out, work).await;
         let (in_start, in_list) =
-            thin_lists(&layout, &subgoals, &dist, (&in_start, &in_list), Way::In);
-        let mut open = vec![0u64; layout.open.len().div_ceil(64)];
-        for (i, _) in layout.open.iter().enumerate().filter(|(_, open)| **open) {
-            open[i / 64] |= 1 << (i % 64);
+            thin_lists(&layout, &subgoals, &dist, (&in_start, &in_list), Way::In, work).await;
+        let mut open = Vec::with_capacity(layout.open.len().div_ceil(64));
+        for bits in layout.open.chunks(64) {
+            spend!(work, 1);
+            open.push(bits.iter().enumerate().fold(0u64, |w, (i, &o)| w | u64::from(o) << i));
         }
         Ok(Self {
             width: layout.width,
             height: layout.height,
             open,
             stamp: grid.stamp(),
-            fingerprint: cells_fingerprint(grid),
+            fingerprint: fingerprint(grid, work).await,
             cost: grid.min_cost().unwrap_or(1),
             subgoals,
             out_start,

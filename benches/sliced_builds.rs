@@ -1,0 +1,97 @@
+//! Precomputed structures built in one go against the same builds in slices, on the public
+//! MovingAI maps, in the same run:
+//!
+//! ```text
+//! cargo bench --bench sliced_builds
+//! ```
+//!
+//! For each map and structure (the [`PathTable`] on the map as published; [`Landmarks`] on it
+//! painted with terrain; a [`FirstMoveTable`] on a 64 x 64 painted map, the largest it takes):
+//! the one-go build's time (best of a few), then a sliced build at 20,000 work units a step:
+//! how many steps, the total time over them (against one go, single-threaded, the slices
+//! included), the longest step and the rate in units per millisecond (what a time slice per
+//! frame turns into). Each sliced build is checked byte for byte against the one-go build.
+
+// Timed natively only: the web rule of clippy.toml does not apply here.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+use std::time::{Duration, Instant};
+
+use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{FirstMoveTable, SlicedBuild};
+
+const PASSES: usize = 3;
+const SLICE: u64 = 20_000;
+
+/// Best time of `PASSES` runs of `build`, and its last result.
+fn best<T>(mut build: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..PASSES {
+        let started = Instant::now();
+        let done = build();
+        best = best.min(started.elapsed());
+        last = Some(done);
+    }
+    (best, last.expect("at least one pass"))
+}
+
+/// Steps `build` to its end: the result, the steps, the total and longest step's time, the work.
+fn sliced<T>(mut build: SlicedBuild<T>) -> (T, u64, Duration, Duration, u64) {
+    let (mut total, mut longest) = (Duration::ZERO, Duration::ZERO);
+    loop {
+        let started = Instant::now();
+        let done = build.step(SLICE);
+        let took = started.elapsed();
+        total += took;
+        longest = longest.max(took);
+        assert!(build.last_step_work() <= SLICE, "a step past its budget");
+        if let Some(done) = done {
+            return (done, build.steps(), total, longest, build.work());
+        }
+    }
+}
+
+fn row(map: &str, what: &str, one_go: Duration, sliced: (u64, Duration, Duration, u64)) {
+    let (steps, total, longest, work) = sliced;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "{map:<11} {what:<15} {:>9.1} {:>9.1} {:>6.2}x {steps:>7} {:>10.3} {:>10.0}",
+        ms(one_go),
+        ms(total),
+        ms(total) / ms(one_go),
+        ms(longest),
+        work as f64 / ms(total),
+    );
+}
+
+fn main() {
+    println!(
+        "{:<11} {:<15} {:>9} {:>9} {:>7} {:>7} {:>10} {:>10}",
+        "map", "structure", "one go ms", "sliced ms", "ratio", "steps", "longest ms", "units/ms"
+    );
+    for name in ["arena", "arena2", "lak304d", "64room_000"] {
+        let path = format!("{}/assets/maps/{name}.map", env!("CARGO_MANIFEST_DIR"));
+        let grid = load_map(&path).expect("a public map");
+        let (one_go, table) = best(|| PathTable::build(&grid).expect("a table"));
+        let (built, steps, total, longest, work) = sliced(PathTable::build_in_slices(&grid));
+        assert_eq!(built.expect("a table").to_binary(), table.to_binary());
+        row(name, "PathTable", one_go, (steps, total, longest, work));
+
+        let painted = paint_terrain(&grid, 1);
+        let (one_go, landmarks) = best(|| Landmarks::build(&painted, 16).expect("landmarks"));
+        let build = Landmarks::build_in_slices(&painted, 16);
+        let (built, steps, total, longest, work) = sliced(build);
+        let bytes = |l: &Landmarks| l.to_binary(&painted).expect("current");
+        assert_eq!(bytes(&built.expect("landmarks")), bytes(&landmarks));
+        row(name, "Landmarks (16)", one_go, (steps, total, longest, work));
+    }
+    let mut small = NavGrid::new(64, 64).expect("a grid");
+    small.fill_rect(GridPos::new(20, 0), GridPos::new(21, 50), Cell::Blocked).expect("in bounds");
+    let small = paint_terrain(&small, 1);
+    let (one_go, moves) = best(|| FirstMoveTable::build(&small).expect("a first-move table"));
+    let (built, steps, total, longest, work) = sliced(FirstMoveTable::build_in_slices(&small));
+    assert_eq!(built.expect("a first-move table").to_binary(), moves.to_binary());
+    row("64x64", "FirstMoveTable", one_go, (steps, total, longest, work));
+}

@@ -9,8 +9,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
-use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::plugin::{PLUGIN_LANDMARKS, PrecomputeBuilds, PrecomputeSettings};
+use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{FirstMoveTable, LandmarksError, SlicedBuild};
 
 mod common;
@@ -167,8 +167,11 @@ fn a_step_of_a_single_unit_still_makes_headway() {
 fn the_plugin_builds_in_slices_within_each_frames_work_and_serves_what_one_go_would_build() {
     const SLICE: u64 = 20_000;
     let mut app = App::new();
-    let precompute =
-        PrecomputeSettings { builds: PrecomputeBuilds::Sliced, slice_time: None, slice_work: SLICE };
+    let precompute = PrecomputeSettings {
+        builds: PrecomputeBuilds::Sliced,
+        slice_time: None,
+        slice_work: SLICE,
+    };
     let settings = NavSettings { precompute, ..NavSettings::deterministic() };
     app.add_plugins(MinimalPlugins)
         .add_plugins(TilemapNavPlugin::with_settings(settings))
@@ -192,7 +195,8 @@ fn the_plugin_builds_in_slices_within_each_frames_work_and_serves_what_one_go_wo
     let open: Vec<GridPos> = nav.grid.positions().filter(|&p| nav.grid.is_passable(p)).collect();
     let (from, to) = (open[0], open[open.len() - 1]);
     let start = nav.geometry.cell_to_world(from).extend(1.0);
-    let asker = app.world_mut().spawn((Transform::from_translation(start), PathRequest::to(to))).id();
+    let asker =
+        app.world_mut().spawn((Transform::from_translation(start), PathRequest::to(to))).id();
 
     let ready = |app: &App| -> [bool; 3] {
         let nav = app.world().resource::<NavMaps>();

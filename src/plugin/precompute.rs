@@ -227,6 +227,9 @@ pub(crate) struct TableBuilds {
     units_per_ms: Option<f64>,
 }
 
+/// More than the largest piece of work a sliced build does at once (a few hundred units).
+const LARGEST_PIECE: u64 = 2_048;
+
 /// Until learnt, sliced builds take this many units of work a millisecond: a slow machine's
 /// (these machines do 60,000 to 100,000 natively; a browser, less).
 const FIRST_UNITS_PER_MS: f64 = 10_000.0;
@@ -248,7 +251,9 @@ impl TableBuilds {
             let Build::Sliced(sliced) = build else {
                 continue;
             };
-            if budget == 0 || ready.is_some() {
+            // A build is stepped with less than its largest piece of work only when it is the
+            // first (a step does that piece whole): so the frame's work stays within its budget.
+            if ready.is_some() || steps > 0 && budget < LARGEST_PIECE {
                 continue;
             }
             *ready = sliced.step(budget);

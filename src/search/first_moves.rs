@@ -442,7 +442,8 @@ impl FirstMoveTable {
 
 /// The rows of the cells `sources` (padded indices): how many runs each has, and the runs.
 /// `order` is the grid's cells in Z-order, `rank` each cell's place in it. 8 units of work per
-/// cell each search takes from its open list, 4 per 32 cells of each row read.
+/// cell each search takes from its open list (counted [`BATCH`] at a time), 4 per 32 cells of
+/// each row read.
 async fn rows<E: Expansion>(
     grid: &NavGrid,
     expansion: &E,
@@ -496,6 +497,9 @@ async fn rows<E: Expansion>(
 /// [`MAX_FIRST_MOVE_CELLS`] cells, and rounding stays far below it.
 const TIE: f64 = 1e-7;
 
+/// Cells a search takes from its open list between two checks of the work left.
+const BATCH: usize = 64;
+
 /// One Dijkstra search at a time, its arrays reused from source to source.
 struct Dijkstra {
     cost: Vec<f64>,
@@ -533,12 +537,24 @@ impl Dijkstra {
         self.first[source] = 0;
         self.seen[source] = round;
         self.open.push(Reverse((0f64.to_bits(), source)));
-        while let Some(Reverse((bits, i))) = self.open.pop() {
+        while !self.open.is_empty() {
+            spend!(work, 8 * BATCH as u64);
+            self.settle(source, stride, expansion, BATCH);
+        }
+    }
+
+    /// Takes up to `limit` cells from the open list of the search from `source`.
+    fn settle<E: Expansion>(&mut self, source: usize, stride: usize, expansion: &E, limit: usize) {
+        let round = self.round;
+        let mut settled = 0;
+        while settled < limit
+            && let Some(Reverse((bits, i))) = self.open.pop()
+        {
             let g = f64::from_bits(bits);
             if g > self.cost[i] {
                 continue; // a stale entry
             }
-            spend!(work, 8);
+            settled += 1;
             let (x, y) = ((i % stride) as isize, (i / stride) as isize);
             let from_source = i == source;
             let steps_here = self.first[i];

@@ -38,6 +38,9 @@ const TABLE_MAGIC: &[u8; 4] = b"TNPT";
 /// [`PathTableError::TooOpen`].
 pub const MAX_LIST_ENTRIES_PER_CELL: usize = 96;
 
+/// The most cells a build's work is counted for at a time (see [`SlicedBuild`]).
+const SPAN: usize = 256;
+
 /// The most subgoals a [`PathTable`] takes: its tables hold one entry per pair of them (6 bytes
 /// each), 54 MB at this count.
 pub const MAX_SUBGOALS: usize = 3000;
@@ -153,6 +156,23 @@ pub struct PathTable {
     pred: Vec<u16>,
 }
 
+/// The cells of a `width` x `height` grid in the order that visits, for direction (`dx`, `dy`),
+/// the next cell along it first, in spans of at most [`SPAN`] cells of a row (the work of a
+/// build is counted a span at a time). `(0, 0)`: row after row, each from left to right.
+fn sweep(
+    width: i32,
+    height: i32,
+    (dx, dy): (i32, i32),
+) -> impl Iterator<Item = impl ExactSizeIterator<Item = (i32, i32)>> {
+    (0..height).flat_map(move |row| {
+        let y = if dy > 0 { height - 1 - row } else { row };
+        (0..width).step_by(SPAN).map(move |from| {
+            let cols = from..(from + SPAN as i32).min(width);
+            cols.map(move |col| (if dx > 0 { width - 1 - col } else { col }, y))
+        })
+    })
+}
+
 /// The grid's open cells and subgoals, and how far runs go: what building needs.
 struct Layout {
     width: i32,
@@ -217,26 +237,15 @@ impl Layout {
         if self.diagonal_ok(t, d) { self.subgoal_at((t.0 + d.0, t.1 + d.1)) } else { None }
     }
 
-    /// Cells in the order that visits, for direction (`dx`, `dy`), the next cell along it
-    /// first.
-    fn sweep(&self, (dx, dy): (i32, i32)) -> impl Iterator<Item = (i32, i32)> + use<> {
-        let (width, height) = (self.width, self.height);
-        (0..height).flat_map(move |row| {
-            let y = if dy > 0 { height - 1 - row } else { row };
-            (0..width).map(move |col| (if dx > 0 { width - 1 - col } else { col }, y))
-        })
-    }
-
-    /// The layout of `grid`: a unit of work per cell for each of its ten passes.
+    /// The layout of `grid`: a unit of work per cell for each of its ten passes (counted a row
+    /// at a time).
     async fn new(grid: &NavGrid, work: &mut Work) -> Result<Self, PathTableError> {
         let (width, height) = (grid.width() as i32, grid.height() as i32);
         let cells = (width * height) as usize;
         let mut open = Vec::with_capacity(cells);
-        for y in 0..height {
-            for x in 0..width {
-                spend!(work, 1);
-                open.push(grid.is_passable(GridPos::new(x as u32, y as u32)));
-            }
+        for span in sweep(width, height, (0, 0)) {
+            spend!(work, span.len() as u64);
+            open.extend(span.map(|(x, y)| grid.is_passable(GridPos::new(x as u32, y as u32))));
         }
         let mut layout = Layout {
             width,
@@ -248,9 +257,9 @@ impl Layout {
         };
         // A subgoal: an open cell by a wall's corner, with both cells between them open.
         let mut count = 0usize;
-        for y in 0..height {
-            for x in 0..width {
-                spend!(work, 1);
+        for span in sweep(layout.width, layout.height, (0, 0)) {
+            spend!(work, span.len() as u64);
+            for (x, y) in span {
                 let corner = layout.open((x, y))
                     && DIAGONAL.iter().any(|&(dx, dy)| {
                         layout.open((x + dx, y))
@@ -271,25 +280,30 @@ impl Layout {
         }
         for (k, &(dx, dy)) in STRAIGHT.iter().enumerate() {
             let mut run = vec![0u16; cells];
-            for (x, y) in layout.sweep((dx, dy)) {
-                spend!(work, 1);
-                let next = (x + dx, y + dy);
-                if layout.open((x, y)) && layout.open(next) && layout.subgoal_at(next).is_none() {
-                    run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+            for span in sweep(layout.width, layout.height, (dx, dy)) {
+                spend!(work, span.len() as u64);
+                for (x, y) in span {
+                    let next = (x + dx, y + dy);
+                    if layout.open((x, y)) && layout.open(next) && layout.subgoal_at(next).is_none()
+                    {
+                        run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+                    }
                 }
             }
             layout.straight[k] = run;
         }
         for (k, &(dx, dy)) in DIAGONAL.iter().enumerate() {
             let mut run = vec![0u16; cells];
-            for (x, y) in layout.sweep((dx, dy)) {
-                spend!(work, 1);
-                let next = (x + dx, y + dy);
-                if layout.open((x, y))
-                    && layout.diagonal_ok((x, y), (dx, dy))
-                    && layout.subgoal_at(next).is_none()
-                {
-                    run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+            for span in sweep(layout.width, layout.height, (dx, dy)) {
+                spend!(work, span.len() as u64);
+                for (x, y) in span {
+                    let next = (x + dx, y + dy);
+                    if layout.open((x, y))
+                        && layout.diagonal_ok((x, y), (dx, dy))
+                        && layout.subgoal_at(next).is_none()
+                    {
+                        run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+                    }
                 }
             }
             layout.diagonal[k] = run;
@@ -372,7 +386,7 @@ fn add_steps(a: Steps, b: Steps) -> Steps {
 /// `b -> cell`. (Steps are exact, so "as short" is equality. The kept subgoal that covers a
 /// dropped one is never dropped itself for the same reason, as it is strictly nearer.)
 ///
-/// A unit of work per cell and per entry of its list, and per pair of entries it compares.
+/// A unit of work per cell and per entry of its list, and per 8 pairs of entries it compares.
 async fn thin_lists(
     layout: &Layout,
     subgoals: &[(i32, i32)],
@@ -385,37 +399,51 @@ async fn thin_lists(
     let mut new_starts = Vec::with_capacity(starts.len());
     let mut new_list = Vec::new();
     new_starts.push(0);
-    for (i, window) in starts.windows(2).enumerate() {
-        let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
-        let here = &list[window[0] as usize..window[1] as usize];
-        let pairs = if here.len() > MAX_THINNED { 0 } else { here.len() * here.len() / 8 };
-        spend!(work, 1 + (here.len() + pairs) as u64);
-        if here.len() > MAX_THINNED {
-            new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
-            new_starts.push(new_list.len() as u32);
-            continue;
+    // The work of a cell's thinning, counted for cells in turn, a few hundred units at a time.
+    let units = |i: usize| {
+        let len = (starts[i + 1] - starts[i]) as usize;
+        1 + len + if len > MAX_THINNED { 0 } else { len * len / 8 }
+    };
+    let cells = starts.len() - 1;
+    let mut from = 0;
+    while from < cells {
+        let (mut to, mut counted) = (from + 1, units(from));
+        while to < cells && counted + units(to) <= 2 * SPAN {
+            counted += units(to);
+            to += 1;
         }
-        for &a in here {
-            let a_at = subgoals[usize::from(a)];
-            let direct = octile_steps(cell, a_at);
-            let (x0, x1) = (cell.0.min(a_at.0), cell.0.max(a_at.0));
-            let (y0, y1) = (cell.1.min(a_at.1), cell.1.max(a_at.1));
-            let covered = here.iter().any(|&other| {
-                let o = subgoals[usize::from(other)];
-                // On a shortest way between the cell and `a` only if inside their box.
-                if other == a || o.0 < x0 || o.0 > x1 || o.1 < y0 || o.1 > y1 {
-                    return false;
-                }
-                let via = octile_steps(cell, o);
-                let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
-                let between = dist[usize::from(from) * n + usize::from(to)];
-                between != UNREACHED && add_steps(via, between) == direct
-            });
-            if !covered {
-                new_list.push(a);
+        spend!(work, counted as u64);
+        for i in from..to {
+            let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
+            let here = &list[starts[i] as usize..starts[i + 1] as usize];
+            if here.len() > MAX_THINNED {
+                new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
+                new_starts.push(new_list.len() as u32);
+                continue;
             }
+            for &a in here {
+                let a_at = subgoals[usize::from(a)];
+                let direct = octile_steps(cell, a_at);
+                let (x0, x1) = (cell.0.min(a_at.0), cell.0.max(a_at.0));
+                let (y0, y1) = (cell.1.min(a_at.1), cell.1.max(a_at.1));
+                let covered = here.iter().any(|&other| {
+                    let o = subgoals[usize::from(other)];
+                    // On a shortest way between the cell and `a` only if inside their box.
+                    if other == a || o.0 < x0 || o.0 > x1 || o.1 < y0 || o.1 > y1 {
+                        return false;
+                    }
+                    let via = octile_steps(cell, o);
+                    let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
+                    let between = dist[usize::from(from) * n + usize::from(to)];
+                    between != UNREACHED && add_steps(via, between) == direct
+                });
+                if !covered {
+                    new_list.push(a);
+                }
+            }
+            new_starts.push(new_list.len() as u32);
         }
-        new_starts.push(new_list.len() as u32);
+        from = to;
     }
     (new_starts, new_list)
 }
@@ -436,10 +464,14 @@ async fn concatenate(
     let mut starts = Vec::with_capacity(lists.len() + 1);
     let mut list = Vec::with_capacity(total);
     starts.push(0);
-    for cell in lists {
-        spend!(work, 1 + cell.len() as u64 / 4);
-        list.extend_from_slice(&cell);
-        starts.push(list.len() as u32);
+    let mut lists = lists.into_iter();
+    while lists.len() > 0 {
+        spend!(work, 64);
+        for cell in lists.by_ref().take(64) {
+            spend!(work, cell.len() as u64 / 4);
+            list.extend_from_slice(&cell);
+            starts.push(list.len() as u32);
+        }
     }
     Ok((starts, list))
 }
@@ -456,7 +488,8 @@ fn list_budget(cells: usize) -> usize {
 /// goes on from `p`), visiting that cell first. The work is the size of the lists, not the
 /// length of the runs; [`PathTableError::TooOpen`] past the budget.
 ///
-/// A unit of work per cell of each pass, and per entry of the lists made.
+/// A unit of work per cell of each pass, and per four entries of the lists made (counted a row
+/// at a time, and a list at a time).
 async fn build_lists(
     layout: &Layout,
     own: impl Fn((i32, i32), &mut Vec<u16>),
@@ -467,43 +500,48 @@ async fn build_lists(
     let cells = layout.open.len();
     let mut lists: Vec<Vec<u16>> = Vec::with_capacity(cells);
     let mut total = 0;
-    for i in 0..cells {
-        spend!(work, 1);
-        let p = (i as i32 % layout.width, i as i32 / layout.width);
-        let mut list = Vec::new();
-        if layout.open(p) {
-            own(p, &mut list);
+    for span in sweep(layout.width, layout.height, (0, 0)) {
+        spend!(work, 2 * span.len() as u64);
+        for p in span {
+            let mut list = Vec::new();
+            if layout.open(p) {
+                own(p, &mut list);
+            }
+            total += list.len();
+            lists.push(list);
         }
-        total += list.len();
-        lists.push(list);
     }
     for (k, &(dx, dy)) in directions.iter().enumerate() {
         let mut runs: Vec<Vec<u16>> = Vec::with_capacity(cells);
         while runs.len() < cells {
-            spend!(work, 1);
-            let more = (cells - runs.len()).min(64);
-            runs.extend(std::iter::repeat_with(Vec::new).take(more));
+            spend!(work, SPAN as u64);
+            runs.extend(std::iter::repeat_with(Vec::new).take(SPAN.min(cells - runs.len())));
         }
-        for p in layout.sweep((dx, dy)) {
-            spend!(work, 1);
-            if !layout.open(p) {
-                continue;
+        for span in sweep(layout.width, layout.height, (dx, dy)) {
+            spend!(work, span.len() as u64);
+            for p in span {
+                if !layout.open(p) {
+                    continue;
+                }
+                let next = (p.0 + dx, p.1 + dy);
+                let ahead = if layout.open(next) { &runs[layout.index(next)][..] } else { &[] };
+                let Some(here) = along(k, p, next, ahead) else {
+                    continue;
+                };
+                spend!(work, here.len() as u64 / 4);
+                total += here.len();
+                if total > list_budget(cells) {
+                    return Err(PathTableError::TooOpen);
+                }
+                runs[layout.index(p)] = here;
             }
-            let next = (p.0 + dx, p.1 + dy);
-            let ahead = if layout.open(next) { &runs[layout.index(next)][..] } else { &[] };
-            let Some(here) = along(k, p, next, ahead) else {
-                continue;
-            };
-            spend!(work, here.len() as u64 / 4);
-            total += here.len();
-            if total > list_budget(cells) {
-                return Err(PathTableError::TooOpen);
-            }
-            runs[layout.index(p)] = here;
         }
-        for (list, run) in lists.iter_mut().zip(runs) {
-            spend!(work, 1 + run.len() as u64 / 4);
-            list.extend_from_slice(&run);
+        for (lists, runs) in lists.chunks_mut(64).zip(runs.chunks(64)) {
+            let entries: usize = runs.iter().map(Vec::len).sum();
+            spend!(work, (64 + entries / 4) as u64);
+            for (list, run) in lists.iter_mut().zip(runs) {
+                list.extend_from_slice(run);
+            }
         }
     }
     concatenate(lists, total, work).await
@@ -603,13 +641,9 @@ impl PathTable {
         }
         let layout = Layout::new(grid, work).await?;
         let mut subgoals = Vec::new();
-        for y in 0..layout.height {
-            spend!(work, layout.width as u64 / 16 + 1);
-            for x in 0..layout.width {
-                if layout.subgoal_at((x, y)).is_some() {
-                    subgoals.push((x, y));
-                }
-            }
+        for span in sweep(layout.width, layout.height, (0, 0)) {
+            spend!(work, span.len() as u64 / 16 + 1);
+            subgoals.extend(span.filter(|&p| layout.subgoal_at(p).is_some()));
         }
         let (out_start, out_list) = lists_out(&layout, work).await?;
         let (in_start, in_list) = lists_in(&layout, work).await?;

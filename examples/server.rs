@@ -40,7 +40,7 @@ fn main() {
         )))
         .init_resource::<Stats>()
         .add_systems(FixedUpdate, (send_agents, count).chain().after(NavSet::Move));
-    app.world_mut().spawn(level.map);
+    app.world_mut().spawn(NavGridMap::from(level));
     for _ in 0..SECONDS * TICKS_PER_SECOND as u32 + 1 {
         app.update();
     }

@@ -4,11 +4,14 @@
 //! or hexagonal): a navigation grid built from the tiles, optimal A* paths with per-tile terrain
 //! costs, and agents that walk those paths and plan again when walls move.
 //!
-//! The crate is layered, one folder each, each importing only the ones above it in this list:
-//! - [`grid`]: cells, costs, topologies (square 4/8-way, hex), connectivity, line of sight;
+//! The crate is layered, one folder each, each importing only the ones above it in this list
+//! (`ci/import_graph.py` checks it in CI, and that no two files import each other):
+//! - [`grid`]: cells, costs, topologies (square 4/8-way, hex), connectivity, line of sight, and
+//!   the sealed binary form every baked format shares;
 //! - [`search`]: the A* loop and one file per expansion (neighbours, jump points, Theta*);
 //! - [`path`]: shaping found paths (smoothing, costs);
-//! - [`io`]: file formats (MovingAI maps and scenarios, baked grids);
+//! - [`io`]: file formats (MovingAI maps and scenarios, baked grids, Tiled and LDtk levels read
+//!   into grids);
 //! - [`plugin`]: the Bevy layer (tilemaps to navigation maps, links between them, requests,
 //!   movement, debug drawing).
 //!

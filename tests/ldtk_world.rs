@@ -115,13 +115,13 @@ fn each_level_is_a_map_as_its_int_grid_says_and_levels_come_and_go() {
     assert_eq!(read.len(), levels.len());
     for level in &read {
         let want = &levels[&level.iid];
-        assert_eq!(level.map.grid.len(), want.len());
+        assert_eq!(level.grid.len(), want.len());
         for (&pos, &cell) in want {
-            assert_eq!(level.map.grid.get(pos), Some(cell), "{}: cell {pos}", level.identifier);
+            assert_eq!(level.grid.get(pos), Some(cell), "{}: cell {pos}", level.identifier);
         }
     }
     let ours = read.iter().find(|l| l.iid == first).unwrap();
-    let ours = app.world_mut().spawn((ours.map.clone(), ours.transform)).id();
+    let ours = app.world_mut().spawn((NavGridMap::from(ours), ours.transform)).id();
     app.update();
     let maps = app.world().resource::<NavMaps>();
     let (theirs, ours) = (maps.get(level).unwrap(), maps.get(ours).unwrap());

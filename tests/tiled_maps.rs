@@ -468,7 +468,7 @@ fn tiled_files_read_without_a_renderer_give_the_cells_the_integration_gives() {
         let map = load(&mut app, path);
         let nav = app.world().resource::<NavMaps>().get(map).unwrap();
         assert_eq!(
-            (level.map.grid.width(), level.map.grid.height()),
+            (level.grid.width(), level.grid.height()),
             (nav.grid.width(), nav.grid.height())
         );
         let map_xml = std::fs::read_to_string(format!("{ASSETS}/{path}")).unwrap();
@@ -489,8 +489,8 @@ fn tiled_files_read_without_a_renderer_give_the_cells_the_integration_gives() {
                 continue;
             }
             compared += 1;
-            assert_eq!(level.map.grid.get(pos), nav.grid.get(pos), "{path}: cell {pos}");
-            assert_eq!(level.map.grid.terrain(pos), nav.grid.terrain(pos), "{path}: terrain {pos}");
+            assert_eq!(level.grid.get(pos), nav.grid.get(pos), "{path}: cell {pos}");
+            assert_eq!(level.grid.terrain(pos), nav.grid.terrain(pos), "{path}: terrain {pos}");
         }
         assert!(compared * 10 >= nav.grid.len() * 8, "{path}: {compared} cells compared");
         if path.ends_with("layers.tmx") {
@@ -500,7 +500,7 @@ fn tiled_files_read_without_a_renderer_give_the_cells_the_integration_gives() {
             assert_eq!(nav.grid.terrain(GridPos::new(1, 2)), Some(Terrain(1)));
         }
         assert_eq!(
-            level.map.map_type,
+            level.map_type,
             *app.world().get::<bevy_ecs_tilemap::prelude::TilemapType>(nav.layers[0]).unwrap()
         );
         app.world_mut().entity_mut(map).despawn();
@@ -534,7 +534,7 @@ fn tiled_files_the_reader_does_not_take_are_typed_errors() {
     let rules = TiledNavRules::default();
     let ok = write("ok.tmx", "orientation=\"orthogonal\" infinite=\"0\"", finite);
     let level = read_tiled_level(&ok, &rules).unwrap();
-    assert!(level.map.grid.positions().all(|p| level.map.grid.is_passable(p)));
+    assert!(level.grid.positions().all(|p| level.grid.is_passable(p)));
     let path = write("infinite.tmx", "orientation=\"orthogonal\" infinite=\"1\"", infinite);
     let result = read_tiled_level(&path, &rules).map(|level| level.objects_left_out);
     assert!(matches!(result, Err(TiledFileError::Infinite)), "{result:?}");

@@ -20,6 +20,7 @@ mod cell;
 mod components;
 pub mod line;
 mod profile;
+pub(crate) mod sealed;
 mod topology;
 
 pub(crate) use cell::cell_cost;

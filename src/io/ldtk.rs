@@ -8,11 +8,12 @@
 //! use bevy::prelude::*;
 //! use bevy_tilemap_nav::grid::Cell;
 //! use bevy_tilemap_nav::io::ldtk::{LdtkNavRules, read_ldtk_levels};
+//! use bevy_tilemap_nav::plugin::NavGridMap;
 //!
 //! fn world(mut commands: Commands) {
 //!     let rules = LdtkNavRules::default().with(1, Cell::Blocked);
 //!     for level in read_ldtk_levels("assets/world.ldtk", &rules).unwrap() {
-//!         commands.spawn((level.map, level.transform));
+//!         commands.spawn((NavGridMap::from(&level), level.transform));
 //!     }
 //! }
 //! ```
@@ -24,7 +25,6 @@ use std::path::Path;
 use bevy::prelude::*;
 
 use crate::grid::{Cell, GridPos, NavGrid, Terrain};
-use crate::plugin::NavGridMap;
 
 /// What LDtk IntGrid values mean for navigation. Shared by the bevy_ecs_ldtk integration
 /// ([`crate::integrations::ldtk`], feature `ldtk`) and the file reader here.
@@ -69,8 +69,10 @@ pub struct LdtkLevel {
     pub iid: String,
     /// Its identifier ("Level_0").
     pub identifier: String,
-    /// Its navigation map: its IntGrid layers' cells, square tiles of its grid size.
-    pub map: NavGridMap,
+    /// Its IntGrid layers' cells.
+    pub grid: NavGrid,
+    /// Its grid size: a (square) tile's side in the world.
+    pub tile_size: f32,
     /// Where it lies, as bevy_ecs_ldtk lays a level by default
     /// (`LevelSpawnBehavior::UseZeroTranslation`): its bottom-left corner at the origin. Spawn
     /// the map with it.
@@ -186,8 +188,7 @@ pub fn read_ldtk_str(text: &str, rules: &LdtkNavRules) -> Result<Vec<LdtkLevel>,
             Vec2::new(world_x.unwrap_or(0.0) as f32, -(world_y.unwrap_or(0.0) + px_height) as f32);
         // Cell (0, 0)'s centre, half a tile in from the corner.
         let transform = Transform::from_translation(Vec2::splat(size / 2.0).extend(0.0));
-        let map = NavGridMap::square(grid, Vec2::splat(size));
-        out.push(LdtkLevel { iid, identifier, map, transform, world_corner });
+        out.push(LdtkLevel { iid, identifier, grid, tile_size: size, transform, world_corner });
     }
     Ok(out)
 }

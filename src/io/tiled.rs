@@ -14,10 +14,11 @@
 //! ```no_run
 //! use bevy::prelude::*;
 //! use bevy_tilemap_nav::io::tiled::{TiledNavRules, read_tiled_level};
+//! use bevy_tilemap_nav::plugin::NavGridMap;
 //!
 //! fn level(mut commands: Commands) {
 //!     let level = read_tiled_level("assets/level.tmx", &TiledNavRules::default()).unwrap();
-//!     commands.spawn(level.map);
+//!     commands.spawn(NavGridMap::from(level));
 //! }
 //! ```
 
@@ -30,7 +31,6 @@ use bevy_ecs_tilemap::map::{HexCoordSystem, IsoCoordSystem, TilemapType};
 use tiled::{ObjectShape, Properties, PropertyValue};
 
 use crate::grid::{Cell, GridPos, NavGrid, Terrain};
-use crate::plugin::NavGridMap;
 
 /// Which Tiled properties and rules say what a tile is (see the [module](self)). Shared by the
 /// bevy_ecs_tiled integration ([`crate::integrations::tiled`], feature `tiled`) and the file
@@ -241,12 +241,17 @@ pub(crate) fn inside(ring: &[Vec2], point: Vec2) -> bool {
     inside
 }
 
-/// A Tiled level read from its file: its navigation map, ready to spawn (with a `Transform` to
-/// place it; it lies as bevy_ecs_tiled lays the map with `TilemapAnchor::None`).
+/// A Tiled level read from its file: its navigation grid and the geometry of its tiles.
+/// `NavGridMap::from(level)` makes the navigation map to spawn (with a `Transform` to place it;
+/// it lies as bevy_ecs_tiled lays the map with `TilemapAnchor::None`).
 #[derive(Clone, Debug)]
 pub struct TiledLevel {
-    /// The map: its grid, tile size and map type.
-    pub map: NavGridMap,
+    /// The cells.
+    pub grid: NavGrid,
+    /// A tile's size in the world (a cell's, in pixels).
+    pub tile_size: Vec2,
+    /// The tilemap type the level is drawn as.
+    pub map_type: TilemapType,
     /// Blocking objects that were not read (objects are read on orthogonal maps only).
     pub objects_left_out: usize,
 }
@@ -394,8 +399,7 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
     // Every cell is on the grid and every cost at least 1: these cannot fail.
     let _ = grid.set_all(all.iter().map(|&(pos, (cell, _))| (pos, cell)));
     let _ = grid.set_all_terrain(all.iter().map(|&(pos, (_, terrain))| (pos, terrain)));
-    let map = NavGridMap { grid, tile_size: cell_px, map_type, anchor: default() };
-    Ok(TiledLevel { map, objects_left_out })
+    Ok(TiledLevel { grid, tile_size: cell_px, map_type, objects_left_out })
 }
 
 /// An object's shape as a polygon in its layer's pixels (y down): rectangles, ellipses (as

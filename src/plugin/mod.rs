@@ -9,21 +9,18 @@
 //! - `link`: [`NavLink`]s between cells of the maps;
 //! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
 //!   [`NavObstacle`], messages and errors), shared by the two systems above it;
-//! - `avoidance`: agents steering round each other (ORCA), and `gridlock`: agents holding
-//!   whole cells, both used by the movement system;
 //! - `per_agent`: the grids kept per kind of agent, re-plans when kinds change, movement
 //!   ranges ([`RangeRequest`]); `precompute`: path tables kept for maps marked
 //!   [`PrecomputePaths`];
-//! - `request`: the system answering requests; `movement`: the system walking paths;
+//! - `request`: the system answering requests; `movement`: the system walking paths, agents
+//!   steering round each other (ORCA) and agents holding whole cells;
 //! - `debug`: gizmo drawing; `clock`: the one reading of the clock (Bevy's, which works on the
 //!   web); and this file, the plugin that adds them all.
 
 mod agent;
-mod avoidance;
 mod clock;
 mod debug;
 mod diagnostics;
-mod gridlock;
 mod link;
 mod movement;
 mod per_agent;
@@ -40,10 +37,9 @@ pub use agent::{
     Arrived, NavError, NavObstacle, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg,
     PathRequest, Replanning, WatchSearch, WatchedSearch,
 };
-pub use avoidance::Avoidance;
 pub use diagnostics::NavDiagnostics;
-pub use gridlock::GridLocked;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
+pub use movement::{Avoidance, GridLocked};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};

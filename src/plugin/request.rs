@@ -11,11 +11,11 @@ use super::agent::{
     agent_grid, agent_map, agent_start, body_point, collect_obstacles, corner_indices, join_index,
     request_start, stand_in, waits_for_map,
 };
-use super::avoidance::Yielding;
 use super::clock::Moment;
 use super::diagnostics::{LastMove, NavDiagnostics};
-use super::gridlock::GridLocked;
 use super::link::{FrameLinks, LinkEnd, NavLink};
+use super::movement::GridLocked;
+use super::movement::Yielding;
 use super::precompute::{table_answer, table_answers};
 use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;

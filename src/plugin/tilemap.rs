@@ -269,6 +269,24 @@ impl NavGridMap {
     }
 }
 
+/// The map of a Tiled level read from its file (feature `tiled_files`).
+#[cfg(feature = "tiled_files")]
+impl From<crate::io::tiled::TiledLevel> for NavGridMap {
+    fn from(level: crate::io::tiled::TiledLevel) -> Self {
+        let (grid, tile_size, map_type) = (level.grid, level.tile_size, level.map_type);
+        Self { grid, tile_size, map_type, anchor: TilemapAnchor::None }
+    }
+}
+
+/// The map of an LDtk level read from its file (feature `ldtk_files`): square tiles of its grid
+/// size; spawn it with the level's `transform`.
+#[cfg(feature = "ldtk_files")]
+impl From<&crate::io::ldtk::LdtkLevel> for NavGridMap {
+    fn from(level: &crate::io::ldtk::LdtkLevel) -> Self {
+        Self::square(level.grid.clone(), Vec2::splat(level.tile_size))
+    }
+}
+
 /// Message: a map is served from this frame on: it appeared in [`NavMaps`] (its layers were
 /// marked and, if it had [`NavMapLoading`], that was removed), or came back after loading
 /// again (a reloaded level).

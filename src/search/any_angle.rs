@@ -1,7 +1,7 @@
 //! Theta* (any-angle): plain neighbours (square or hex), and a successor may hang from the
 //! expanded cell's parent when it sees it (the line-of-sight shortcut is in the A* loop).
 
-use super::astar::Expansion;
+use super::expansion::Expansion;
 use super::options::Heuristic;
 use crate::grid::GridPos;
 

@@ -20,14 +20,16 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 
-use super::astar::{Expansion, finish};
+use super::astar::finish;
+use super::expansion::Expansion;
 use super::hex::HexNeighbors;
 use super::neighbors::Neighbors;
+use super::options::SearchOptions;
+use super::pathfinder::Pathfinder;
 use super::result::{PathError, PathResult, SearchStats};
 use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
-use super::{Pathfinder, SearchOptions};
+use crate::grid::sealed::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
 use crate::grid::{GridPos, GridStamp, NavGrid};
-use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
 
 /// The version of [`FirstMoveTable::to_binary`]'s format this crate writes, and the newest it
 /// reads.

@@ -1,7 +1,7 @@
 //! Plain expansion on a hex grid: the six steps to the neighbouring hexagons, each of length 1,
 //! and the distances of a hex grid for the heuristic.
 
-use super::astar::Expansion;
+use super::expansion::Expansion;
 use super::options::Heuristic;
 use crate::grid::{GridPos, HexCoords, NavGrid, Neighborhood};
 

@@ -30,12 +30,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::astar::Expansion;
+use super::expansion::Expansion;
 use super::hex::HexNeighbors;
 use super::neighbors::Neighbors;
 use super::slices::{SlicedBuild, Work, filled, run_to_end, spend};
+use crate::grid::sealed::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
 use crate::grid::{Cell, CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
-use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
 
 /// The stored distances' unit: a straight step over ground of cost 1 is 985.
 const UNIT: u32 = 985;

@@ -16,8 +16,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use super::Pathfinder;
 use super::options::{Algorithm, Heuristic, SearchOptions};
+use super::pathfinder::Pathfinder;
 use super::result::{PathError, PathResult, SearchStats};
 use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
 

@@ -3,9 +3,9 @@
 
 use std::collections::BinaryHeap;
 
-use super::Pathfinder;
 use super::astar::{NodeState, OpenNode, finish};
 use super::options::{Heuristic, SearchOptions};
+use super::pathfinder::Pathfinder;
 use super::result::{PathError, PathResult, SearchStats};
 use crate::grid::{GridPos, NavGrid};
 

@@ -3,8 +3,8 @@
 
 use std::f64::consts::SQRT_2;
 
-use super::astar::Expansion;
 use super::avoided::Avoided;
+use super::expansion::Expansion;
 use crate::grid::{CornerRule, DIRECTIONS, NavGrid, Neighborhood};
 
 /// Plain A*: every legal step to a neighbor.

@@ -22,11 +22,12 @@ use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 use std::fmt;
 
+use super::options::SearchOptions;
+use super::pathfinder::Pathfinder;
 use super::result::{PathError, PathResult, SearchStats};
 use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
-use super::{Pathfinder, SearchOptions};
+use crate::grid::sealed::{BakeError, cells_fingerprint, open_sealed, seal};
 use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
-use crate::io::baked::{BakeError, cells_fingerprint, open_sealed, seal};
 
 /// The version of [`PathTable::to_binary`]'s format this crate writes, and the newest it reads.
 pub const TABLE_FORMAT_VERSION: u32 = 1;

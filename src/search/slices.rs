@@ -224,7 +224,7 @@ impl<T> std::fmt::Debug for SlicedBuild<T> {
 /// The grid's cells' fingerprint (as baked data is checked against), a row at a time: a unit
 /// of work per 16 cells.
 pub(crate) async fn fingerprint(grid: &crate::grid::NavGrid, work: &mut Work) -> u64 {
-    let mut hash = crate::io::baked::CellsHash::new(grid);
+    let mut hash = crate::grid::sealed::CellsHash::new(grid);
     for y in 0..grid.height() {
         spend!(work, u64::from(grid.width()) / 16 + 1);
         hash.row(grid, y);

@@ -8,8 +8,8 @@ pub(crate) mod bits;
 
 use std::f64::consts::SQRT_2;
 
-use super::astar::Expansion;
 use super::avoided::Avoided;
+use super::expansion::Expansion;
 use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
 use bits::{JumpBits, MIXED, OPEN};
 

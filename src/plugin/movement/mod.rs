@@ -1,23 +1,35 @@
-//! Walking agents along their [`Path`]s, and planning again when the world changes under them.
+//! Walking agents along their [`Path`]s, and planning again when the world changes under them:
+//! the movement system (here), what walking agents carry (`walkers`), agents steering round each
+//! other (`avoidance`, over `orca`'s maths and a `spatial_hash`), and agents holding whole cells
+//! (`gridlock`). Each file imports only those listed before it.
 
 use std::collections::HashMap;
 
 use bevy::prelude::*;
 
-use super::agent::{
+mod avoidance;
+mod gridlock;
+mod orca;
+mod spatial_hash;
+mod walkers;
+
+pub(crate) use walkers::Yielding;
+pub use walkers::{Avoidance, GridLocked};
+
+use avoidance::{Crowd, Stall, resolve_stall};
+use gridlock::{LockedStanding, Occupancy, resolve_waits};
+use walkers::{Standing, Waiting, Walkers, tick_yielding};
+
+use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::plugin::agent::{
     Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
     PathRequest, Replanning, agent_start, corner_indices, join_within, stand_in,
 };
-use super::avoidance::{
-    Crowd, Stall, Standing, Waiting, Walkers, Yielding, resolve_stall, tick_yielding,
-};
-use super::clock::Moment;
-use super::diagnostics::{LastMove, NavDiagnostics};
-use super::gridlock::{LockedStanding, Occupancy, resolve_waits};
-use super::link::{LinkCrossed, LinkEnd, NavLink, usable};
-use super::settings::NavSettings;
-use super::tilemap::{NavMap, NavMaps, WorldToCellError};
-use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::plugin::clock::Moment;
+use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
+use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
+use crate::plugin::settings::NavSettings;
+use crate::plugin::tilemap::{NavMap, NavMaps, WorldToCellError};
 
 /// True when another character stands on one of the next two cells of the path (short of its
 /// goal, where it cannot be avoided). Not the cell the path begins at, where the agent is: one

@@ -8,24 +8,10 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
-use super::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
-use super::avoidance::{Walkers, Yielding, side_cell};
-use super::tilemap::{NavMap, NavMaps};
+use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
 use crate::grid::{GridPos, NavGrid};
-
-/// Put this on an agent to make it occupy whole cells: see the module's description. The
-/// plugin keeps its fields up to date.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
-#[reflect(Component)]
-pub struct GridLocked {
-    /// The cell it holds, and its map (`None` until the plugin first sees it: then the cell
-    /// under it).
-    pub holds: Option<(Entity, GridPos)>,
-    /// The next cell, held too while it walks there.
-    pub entering: Option<GridPos>,
-    /// Seconds it has waited for the next cell.
-    pub waited: f32,
-}
+use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use crate::plugin::tilemap::{NavMap, NavMaps};
 
 /// Which agent holds each cell this frame.
 #[derive(Default)]

@@ -1,0 +1,282 @@
+//! Local avoidance between moving characters: ORCA (optimal reciprocal collision avoidance, van
+//! den Berg, Guy, Lin and Manocha, 2011, the method of RVO2), with neighbours found through a
+//! spatial hash so that the work grows with the crowd's density, not its square.
+//!
+//! Each walking agent wants to head for the next point of its path at its speed. Every
+//! neighbour within reach rules out a half-plane of velocities (those that would bring the two
+//! within their radii before the time horizon, the moving neighbour taking half the care, a
+//! standing one none); a small linear program picks the allowed velocity nearest the wanted one.
+//! The grid then has the last word: a step that would enter a blocked cell or cut a blocked
+//! corner is cut back (see `movement`).
+
+use bevy::prelude::*;
+
+use super::orca::{Neighbour, OrcaScratch, orca_velocity};
+use super::spatial_hash::SpatialHash;
+use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
+use crate::grid::GridPos;
+use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use crate::plugin::settings::NavSettings;
+use crate::plugin::tilemap::NavMap;
+use crate::search::SearchOptions;
+
+/// An agent with [`Avoidance`] as the others see it this frame.
+#[derive(Clone, Copy, Debug)]
+struct Body {
+    entity: Entity,
+    position: Vec2,
+    velocity: Vec2,
+    radius: f32,
+    walking: bool,
+}
+
+/// The movement system's avoidance state, kept between frames for its memory.
+#[derive(Default)]
+pub(crate) struct Crowd {
+    bodies: Vec<Body>,
+    /// The largest radius among them.
+    widest: f32,
+    hash: SpatialHash,
+    neighbours: Vec<(f32, Neighbour)>,
+    near: Vec<Neighbour>,
+    orca: OrcaScratch,
+}
+
+/// An agent that made too little headway for too long, for [`resolve_stall`].
+pub(crate) struct Stall {
+    pub(crate) entity: Entity,
+    pub(crate) at: Vec2,
+    pub(crate) map: Entity,
+    pub(crate) radius: f32,
+}
+
+impl Crowd {
+    /// Notes every agent with [`Avoidance`]: where it is, how it moves, how big it is.
+    pub(crate) fn gather(&mut self, walkers: &Walkers, standing: &Standing, reach: f32) {
+        self.bodies.clear();
+        for (entity, transform, _, _, _, _, body, ..) in walkers {
+            if let Some(body) = body {
+                let position = transform.translation.truncate();
+                self.bodies.push(Body {
+                    entity,
+                    position,
+                    velocity: if body.velocity.is_finite() { body.velocity } else { Vec2::ZERO },
+                    radius: body.body_radius(),
+                    walking: true,
+                });
+            }
+        }
+        for (entity, transform, body) in standing {
+            let position = transform.translation.truncate();
+            self.bodies.push(Body {
+                entity,
+                position,
+                velocity: Vec2::ZERO,
+                radius: body.body_radius(),
+                walking: false,
+            });
+        }
+        // Buckets as wide as the farthest an agent looks (its reach plus a neighbour's radius):
+        // a query reads two or three buckets each way.
+        self.widest = self.bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
+        let size = self.widest * (reach.max(1.0) + 2.0);
+        self.hash.build(size.max(1.0), self.bodies.iter().map(|b| b.position));
+    }
+
+    /// Moves a walking agent one frame: towards its path's next point, round the others, never
+    /// into a blocked cell or across a blocked corner; notes its velocity and whether it is
+    /// stalled. Returns its new position.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn steer(
+        &mut self,
+        entity: Entity,
+        body: &mut Avoidance,
+        position: Vec2,
+        speed: f32,
+        dt: f32,
+        follower: &mut PathFollower,
+        path: &Path,
+        map: &NavMap,
+        settings: &NavSettings,
+    ) -> Vec2 {
+        let Some(&target) = path.points.get(follower.next) else {
+            return position;
+        };
+        let last = path.next_target_after(follower.next) >= path.points.len();
+        let to = target - position;
+        let distance = to.length();
+        // Slow down onto the last point rather than overshoot it.
+        let wanted = if last { speed.min(distance / dt) } else { speed };
+        let preferred = if distance > 0.0 { to / distance * wanted } else { Vec2::ZERO };
+        // The nearest neighbours within reach.
+        let radius = body.body_radius();
+        let reach = radius * settings.avoidance.reach.max(1.0) + radius;
+        self.neighbours.clear();
+        let (bodies, neighbours) = (&self.bodies, &mut self.neighbours);
+        self.hash.near(position, reach + self.widest, |i| {
+            let other = bodies[i];
+            let gap = other.position.distance(position) - other.radius;
+            if other.entity != entity && gap <= reach {
+                let n = Neighbour {
+                    position: other.position,
+                    velocity: other.velocity,
+                    radius: other.radius,
+                    reciprocal: other.walking,
+                };
+                neighbours.push((gap, n));
+            }
+        });
+        self.neighbours.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        self.neighbours.truncate(settings.avoidance.max_neighbours);
+        if body.passing_through > 0.0 {
+            body.passing_through -= dt;
+            self.neighbours.clear();
+        }
+        self.near.clear();
+        self.near.extend(self.neighbours.iter().map(|(_, n)| *n));
+        let velocity = orca_velocity(
+            position,
+            body.velocity,
+            radius,
+            preferred,
+            speed,
+            &self.near,
+            settings.avoidance.time_horizon,
+            dt,
+            &mut self.orca,
+        );
+        let at = clamp_step(map, position, position + velocity * dt);
+        body.velocity = (at - position) / dt;
+        // Headway: less than a quarter of what it wanted, and not there yet.
+        let held_back = wanted > 0.0 && (at - position).length() < 0.25 * wanted * dt;
+        if held_back {
+            body.stalled += dt;
+        } else {
+            body.stalled = 0.0;
+        }
+        // Points passed: the next one within the body's radius (or a frame's walk). The last
+        // one: reached; or, held back from it, within the body's radius of it, or a little
+        // farther when someone stands on it (as close as it gets: the agent arrives where it
+        // is, and `Arrived` says whether that is the goal's cell).
+        let near_enough = radius.max(speed * dt);
+        while let Some(&point) = path.points.get(follower.next) {
+            let last = path.next_target_after(follower.next) >= path.points.len();
+            let distance = at.distance(point);
+            if last && distance <= 1e-3 * near_enough.max(1.0) {
+                follower.next = path.points.len();
+                return point;
+            }
+            // Someone stands on it: as close as it gets is a body or two away.
+            let taken = || {
+                self.near
+                    .iter()
+                    .any(|n| !n.reciprocal && n.position.distance(point) < n.radius + radius)
+            };
+            if last
+                && !(held_back
+                    && (distance <= radius || (distance <= 3.0 * radius + near_enough && taken())))
+            {
+                break;
+            }
+            if !last && distance > near_enough {
+                break;
+            }
+            follower.next = path.next_target_after(follower.next);
+            body.stalls = 0; // getting on
+        }
+        at
+    }
+
+    /// The agent with [`Avoidance`] in the way of `stall`'s: the nearest one touching or nearly
+    /// so, on the side it wants to go.
+    fn blocker(&self, stall: &Stall, towards: Vec2) -> Option<Body> {
+        let mut best: Option<(f32, Body)> = None;
+        self.hash.near(stall.at, stall.radius * 8.0, |i| {
+            let other = self.bodies[i];
+            let offset = other.position - stall.at;
+            let gap = offset.length() - other.radius - stall.radius;
+            let ahead = towards == Vec2::ZERO || offset.dot(towards) > 0.0;
+            if other.entity != stall.entity
+                && ahead
+                && gap <= stall.radius
+                && best.is_none_or(|(g, _)| gap < g)
+            {
+                best = Some((gap, other));
+            }
+        });
+        best.map(|(_, b)| b)
+    }
+}
+
+/// A stalled agent: if another walking agent heading into it blocks it, the one of the two with
+/// the larger entity steps aside to a cell off the other's way and waits there, then goes on;
+/// the other keeps going (one walking the same way ahead is waited for). If a standing agent blocks it, it plans around that one. If nothing does (a
+/// corner), it plans again from where it stands.
+pub(crate) fn resolve_stall(
+    commands: &mut Commands,
+    crowd: &Crowd,
+    walkers: &Walkers,
+    map: &NavMap,
+    stall: Stall,
+) {
+    let Ok((_, _, follower, path, _, _, _, yielding, _)) = walkers.get(stall.entity) else {
+        return;
+    };
+    let towards = path.points.get(follower.next).map_or(Vec2::ZERO, |p| *p - stall.at);
+    let Ok(here) = map.geometry.world_to_cell(stall.at) else {
+        return;
+    };
+    // Where it is really going: its path's goal, or, while it steps aside, the goal it stepped
+    // aside from.
+    let ((goal_map, goal_cell), options) = match yielding {
+        Some(y) => y.goal(),
+        None => ((path.goal_map, path.goal), path.options),
+    };
+    let goal = PathGoal::OnMap { map: goal_map, cell: goal_cell };
+    let replan = |commands: &mut Commands, around: Vec<GridPos>| {
+        let request = PathRequest { goal, options: Some(options), start: Some(here), agent: None };
+        commands.entity(stall.entity).insert((request, PlanAround(around)));
+    };
+    let Some(blocker) = crowd.blocker(&stall, towards) else {
+        replan(commands, Vec::new());
+        return;
+    };
+    let blocker_cell = map.geometry.world_to_cell(blocker.position).ok();
+    if !blocker.walking {
+        replan(commands, blocker_cell.into_iter().collect());
+        return;
+    }
+    // Only two heading into each other need one to step aside; one walking the same way
+    // ahead will move on.
+    let their_heading = walkers
+        .get(blocker.entity)
+        .ok()
+        .and_then(|(_, t, f, p, ..)| Some(*p.points.get(f.next)? - t.translation.truncate()));
+    let head_on = their_heading.is_some_and(|h| h.dot(towards) < 0.0);
+    if !head_on || stall.entity < blocker.entity {
+        return; // it waits, or the other steps aside
+    }
+    // Step aside: the nearest open cell off the other's remaining way.
+    let their_way: Vec<GridPos> = walkers
+        .get(blocker.entity)
+        .map(|(_, _, f, p, ..)| {
+            p.cells.get(f.next.saturating_sub(1)..).unwrap_or_default().to_vec()
+        })
+        .unwrap_or_default();
+    // Bodies pass side by side: a cell next to the way is not enough.
+    let Some(aside) = side_cell(map, here, |c| Some(c) == blocker_cell, &their_way, 1) else {
+        replan(commands, blocker_cell.into_iter().collect());
+        return;
+    };
+    let yielding = Yielding::new((goal_map, goal_cell), options, (map.entity, aside));
+    commands.entity(stall.entity).insert((
+        yielding,
+        PathRequest {
+            goal: yielding.side_step(),
+            options: Some(SearchOptions { partial: true, ..options }),
+            start: Some(here),
+            agent: None,
+        },
+        PlanAround(blocker_cell.into_iter().collect()),
+    ));
+}

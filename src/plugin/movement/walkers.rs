@@ -1,0 +1,203 @@
+//! What walking agents carry and how the movement system sees them: [`Avoidance`] and
+//! [`GridLocked`] (the components a game puts on), [`Yielding`] (an agent stepping aside), the
+//! queries of walking and standing agents, and the moves both ways of sharing the ground use
+//! (the side cell to step to, the step the grid allows). Below both `avoidance` and `gridlock`.
+
+use std::collections::VecDeque;
+
+use bevy::prelude::*;
+
+use crate::grid::GridPos;
+#[cfg(doc)]
+use crate::plugin::AvoidanceSettings;
+use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest};
+use crate::plugin::tilemap::NavMap;
+use crate::search::SearchOptions;
+
+/// Opt-in local avoidance for an agent: with it, a walking agent steers around the other agents
+/// that have it (walking or standing), then rejoins its path. `radius` is the body's radius in
+/// world units; the plugin keeps the other fields up to date.
+///
+/// No standoff lasts: after [`AvoidanceSettings::stall_time`] of little headway, an agent
+/// blocked by another plans around it, or (two heading into each other) one of the two steps
+/// aside to let the other pass; an agent that stalls again before it gets on walks through the
+/// others for a second, as if they were not there (a jam in a narrow passage dissolves).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct Avoidance {
+    /// The character's radius, in world units: others keep this far plus their own.
+    pub radius: f32,
+    /// Last frame's velocity.
+    pub velocity: Vec2,
+    /// Seconds of little headway so far.
+    pub stalled: f32,
+    /// Stalls since it last passed a point of its path.
+    pub stalls: u32,
+    /// Seconds it still walks through the others.
+    pub passing_through: f32,
+}
+
+impl Avoidance {
+    /// Avoidance for a character of this radius, standing still.
+    pub fn new(radius: f32) -> Self {
+        Self { radius, velocity: Vec2::ZERO, stalled: 0.0, stalls: 0, passing_through: 0.0 }
+    }
+
+    /// The radius the avoidance works with: `radius` if it is a number from 0 to
+    /// [`MAX_RADIUS`]; a NaN or negative one is read as 0, a larger one (infinite included) as
+    /// [`MAX_RADIUS`], so that the avoidance's squares stay finite.
+    pub(crate) fn body_radius(&self) -> f32 {
+        if self.radius.is_nan() { 0.0 } else { self.radius.clamp(0.0, MAX_RADIUS) }
+    }
+}
+
+/// The largest body radius avoidance works with, in world units: a larger (or infinite)
+/// [`Avoidance::radius`] is read as this. Its square and sums stay far inside `f32`'s range.
+pub const MAX_RADIUS: f32 = 1.0e6;
+
+/// Grid-locked movement, for games whose characters occupy whole tiles (turn-based games,
+/// roguelikes, tile puzzles): at most one agent per cell, an agent steps into the next cell of
+/// its path only once that cell is free (it holds both while it moves between them), waits while
+/// it is taken, and plans again when the wait lasts. Two agents never swap through each other:
+/// each needs the other's cell free first.
+///
+/// Put this on an agent to make it occupy whole cells: see the module's description. The
+/// plugin keeps its fields up to date.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct GridLocked {
+    /// The cell it holds, and its map (`None` until the plugin first sees it: then the cell
+    /// under it).
+    pub holds: Option<(Entity, GridPos)>,
+    /// The next cell, held too while it walks there.
+    pub entering: Option<GridPos>,
+    /// Seconds it has waited for the next cell.
+    pub waited: f32,
+}
+
+/// The query of walking agents, as the movement system holds it.
+pub(crate) type Walkers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut Transform,
+        &'static mut PathFollower,
+        &'static mut Path,
+        Has<crate::plugin::agent::Replanning>,
+        Has<PathRequest>,
+        Option<&'static mut Avoidance>,
+        Option<&'static mut Yielding>,
+        Option<&'static mut GridLocked>,
+    ),
+>;
+
+/// The query of agents with [`Avoidance`] and no path.
+pub(crate) type Standing<'w, 's> =
+    Query<'w, 's, (Entity, &'static Transform, &'static Avoidance), Without<Path>>;
+
+/// The query of agents stepping aside with no path (waiting at the side cell).
+pub(crate) type Waiting<'w, 's> =
+    Query<'w, 's, (Entity, &'static mut Yielding, Has<PathRequest>), Without<Path>>;
+
+/// On an agent stepping aside to let another pass: where it was going, and how long it still
+/// waits once at the side cell.
+#[derive(Component, Clone, Copy, Debug)]
+pub(crate) struct Yielding {
+    goal_map: Entity,
+    goal: GridPos,
+    options: SearchOptions,
+    wait: f32,
+    pub(crate) arrived: bool,
+    /// The side cell it steps to.
+    pub(crate) aside_map: Entity,
+    pub(crate) aside: GridPos,
+}
+
+impl Yielding {
+    /// Stepping aside from the way to `goal` on `goal_map` to `aside` on `aside_map`.
+    pub(crate) fn new(
+        (goal_map, goal): (Entity, GridPos),
+        options: SearchOptions,
+        (aside_map, aside): (Entity, GridPos),
+    ) -> Self {
+        Self { goal_map, goal, options, wait: 1.0, arrived: false, aside_map, aside }
+    }
+
+    /// Where it was going, and how.
+    pub(crate) fn goal(&self) -> ((Entity, GridPos), SearchOptions) {
+        ((self.goal_map, self.goal), self.options)
+    }
+
+    /// The request for the side step.
+    pub(crate) fn side_step(&self) -> PathGoal {
+        PathGoal::OnMap { map: self.aside_map, cell: self.aside }
+    }
+}
+
+/// The nearest open cell (in steps, at most 256 cells searched) farther than `margin` straight
+/// steps from every cell of `way`, reached without entering a cell `closed` says no to.
+pub(crate) fn side_cell(
+    map: &NavMap,
+    from: GridPos,
+    closed: impl Fn(GridPos) -> bool,
+    way: &[GridPos],
+    margin: u32,
+) -> Option<GridPos> {
+    let grid = &map.grid;
+    let off_way = |c: GridPos| !way.iter().any(|w| w.x.abs_diff(c.x) + w.y.abs_diff(c.y) <= margin);
+    let mut seen = vec![from];
+    let mut queue = VecDeque::from([from]);
+    while let Some(cell) = queue.pop_front() {
+        if cell != from && off_way(cell) {
+            return Some(cell);
+        }
+        if seen.len() > 256 {
+            break;
+        }
+        for (next, _) in grid.neighbors(cell) {
+            if !closed(next) && !seen.contains(&next) {
+                seen.push(next);
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// Agents waiting at a side cell: when the wait is over they ask again for their own goal.
+pub(crate) fn tick_yielding(commands: &mut Commands, waiting: &mut Waiting, dt: f32) {
+    for (entity, mut yielding, requested) in waiting.iter_mut() {
+        if requested {
+            continue;
+        }
+        yielding.wait -= if yielding.arrived { dt } else { 0.0 };
+        // Stopped short of the side cell (its request failed) counts as there.
+        yielding.arrived = true;
+        if yielding.wait <= 0.0 {
+            let goal = PathGoal::OnMap { map: yielding.goal_map, cell: yielding.goal };
+            let request =
+                PathRequest { goal, options: Some(yielding.options), start: None, agent: None };
+            commands.entity(entity).remove::<Yielding>().insert(request);
+        }
+    }
+}
+
+/// Where a step from `from` towards `to` may end on `map`: `to` if its cell is open and one legal
+/// step (corner rule included) from `from`'s, else the step along one axis only that is, else
+/// `from`.
+pub(crate) fn clamp_step(map: &NavMap, from: Vec2, to: Vec2) -> Vec2 {
+    let (grid, geometry) = (&map.grid, &map.geometry);
+    let Ok(start) = geometry.world_to_cell(from) else {
+        return from;
+    };
+    let fits = |p: Vec2| {
+        geometry
+            .world_to_cell(p)
+            .is_ok_and(|c| grid.is_passable(c) && (c == start || grid.can_step(start, c)))
+    };
+    [to, Vec2::new(to.x, from.y), Vec2::new(from.x, to.y)]
+        .into_iter()
+        .find(|&p| p.is_finite() && fits(p))
+        .unwrap_or(from)
+}

@@ -344,22 +344,23 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
             x += dx;
             y += dy;
             n += 1;
-            // The run crosses ground of one cost (it stops on the edge of a change).
-            let unit = self.cost_of(i);
-            let diagonal = n as f64 * SQRT_2 * unit;
-            if (x, y) == self.goal || self.near_avoided(i) || self.runs[i as usize] & MIXED != 0 {
+            let run = self.runs[i as usize];
+            if (x, y) == self.goal || self.near_avoided(i) || run & MIXED != 0 {
                 // The goal, a cell whose surroundings this query changed, or one on the edge
                 // of a cost change: a jump point.
-                visit(i as usize, x, y, diagonal);
+                visit(i as usize, x, y, n as f64 * SQRT_2 * self.cost_of(i));
                 return;
             }
-            if self.runs[i as usize] & ahead != 0
+            if run & ahead != 0
                 || (x == gx && (gy - y) * dy > 0)
                 || (y == gy && (gx - x) * dx > 0)
                 || self
                     .avoided()
                     .is_some_and(|a| a.row_marked(y as usize) || a.col_marked(x as usize))
             {
+                // The run crosses ground of one cost (it stops on the edge of a change).
+                let unit = self.cost_of(i);
+                let diagonal = n as f64 * SQRT_2 * unit;
                 for (sdx, sdy) in [(dx, 0), (0, dy)] {
                     if let Some((j, m)) = self.jump_straight(x, y, sdx, sdy) {
                         let straight = m as f64 * unit;
@@ -456,7 +457,8 @@ impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
         };
         let mut straight = |sdx: isize, sdy: isize| {
             if let Some((j, n)) = self.jump_straight(x, y, sdx, sdy) {
-                visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * self.cost_of(j));
+                let unit = if self.uniform { self.cost } else { self.cost_of(j) };
+                visit(j as usize, x + sdx * n, y + sdy * n, n as f64 * unit);
             }
         };
         // Directions worth exploring from here (the pruned neighbor set): straight ones now,

@@ -13,7 +13,6 @@ use super::settings::NavSettings;
 use super::tilemap::NavMaps;
 use crate::grid::{GridPos, NavProfile};
 use crate::path::{Reach, ReachSearch};
-use crate::search::AgentGrid;
 use crate::search::PathError;
 
 /// Put this on an agent to ask which cells it can reach for at most `budget` (the sum of the
@@ -109,7 +108,7 @@ pub(crate) fn keep_agent_grids(
     }
     // Every path's kind, to keep its grid: only once some map keeps one (a game without kinds
     // of agents pays nothing here), or when a profile changed (its followers plan again).
-    let any_kept = maps.iter().any(|m| !m.agents.is_empty());
+    let any_kept = maps.iter().any(|map| map.keeps_agent_grids());
     if any_kept || !changed_profiles.is_empty() {
         for (entity, path, kind, requested) in &paths {
             let profile_changed = path.agent.profile.is_some_and(|p| changed_profiles.contains(&p));
@@ -128,24 +127,13 @@ pub(crate) fn keep_agent_grids(
     kinds.sort_unstable_by_key(|k| (k.profile, k.size));
     kinds.dedup();
     for map in maps.maps_mut() {
-        map.agents.retain(|(kind, _)| {
-            kinds.contains(kind) && kind.profile.is_none_or(|p| !changed_profiles.contains(&p))
-        });
-        for (_, grid) in &mut map.agents {
-            // Memory refused for a resized map: the grid stays as it was, and paths on it are
-            // checked against it as before.
-            let _ = grid.update(&map.grid);
-        }
-        for &kind in &kinds {
-            if map.agents.iter().any(|(k, _)| *k == kind) {
-                continue;
-            }
-            let profile = kind.profile.and_then(|p| profiles.get(p)).cloned().unwrap_or_default();
-            // A size this map cannot serve (hex) makes no grid: requests say why.
-            if let Ok(grid) = AgentGrid::new(&map.grid, profile, kind.size) {
-                map.agents.push((kind, grid));
-            }
-        }
+        map.keep_agent_grids(
+            |kind| {
+                kinds.contains(&kind) && kind.profile.is_none_or(|p| !changed_profiles.contains(&p))
+            },
+            &kinds,
+            |kind| kind.profile.and_then(|p| profiles.get(p)).cloned().unwrap_or_default(),
+        );
     }
 }
 

@@ -11,7 +11,7 @@ use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use super::clock::Moment;
 use super::diagnostics::NavDiagnostics;
 use super::settings::{NavSettings, PrecomputeBuilds};
-use super::tilemap::{NavMap, NavMaps, TilemapNavError, TilemapNavWarning};
+use super::tilemap::{NavMap, NavMaps, Precomputed, TilemapNavError, TilemapNavWarning};
 use crate::grid::GridPos;
 use crate::grid::{GridStamp, NavGrid};
 use crate::io::baked::BakeError;
@@ -108,14 +108,6 @@ impl BakedPaths {
 
 /// How many landmarks the plugin keeps for a map that no table serves.
 pub const PLUGIN_LANDMARKS: usize = 16;
-
-/// What is precomputed for a map: a path table where one serves it, else a first-move table
-/// where the map is small enough, else landmarks.
-enum Precomputed {
-    Table(PathTable),
-    FirstMoves(FirstMoveTable),
-    Landmarks(Landmarks),
-}
 
 /// The first of a path table, a first-move table and landmarks that serves the grid (with why
 /// no path table, to log).
@@ -311,17 +303,6 @@ fn note_bake(
     noted.push(map);
 }
 
-/// What the map keeps precomputed: one of them at most.
-fn keep(
-    map: &mut NavMap,
-    table: Option<PathTable>,
-    first_moves: Option<FirstMoveTable>,
-    landmarks: Option<Landmarks>,
-) {
-    (map.table, map.first_moves, map.landmarks) = (table, first_moves, landmarks);
-    map.from_bake = false;
-}
-
 /// Puts a finished build on its map (`from_bake`: loaded from its [`BakedPaths`]).
 fn take(
     map: &mut NavMap,
@@ -332,27 +313,20 @@ fn take(
     if from_bake {
         info!("map {}: precomputed paths loaded from its BakedPaths", map.entity);
     }
-    match built {
-        (Precomputed::Table(mut table), _) => {
-            table.rebind(stamp);
-            keep(map, Some(table), None, None);
-        }
-        (Precomputed::FirstMoves(mut moves), why) => {
-            if let Some(why) = why {
-                info!("map {}: no path table ({why}); answers from a first-move table", map.entity);
-            }
-            moves.rebind(stamp);
-            keep(map, None, Some(moves), None);
-        }
-        (Precomputed::Landmarks(mut landmarks), why) => {
-            if let Some(why) = why {
-                info!("map {}: no path table ({why}); searches guided by landmarks", map.entity);
-            }
-            landmarks.rebind(stamp);
-            keep(map, None, None, Some(landmarks));
-        }
+    let (mut kept, why) = built;
+    match &mut kept {
+        Precomputed::Table(table) => table.rebind(stamp),
+        Precomputed::FirstMoves(moves) => moves.rebind(stamp),
+        Precomputed::Landmarks(landmarks) => landmarks.rebind(stamp),
     }
-    map.from_bake = from_bake;
+    if let Some(why) = why {
+        let instead = match kept {
+            Precomputed::FirstMoves(_) => "answers from a first-move table",
+            _ => "searches guided by landmarks",
+        };
+        info!("map {}: no path table ({why}); {instead}", map.entity);
+    }
+    map.keep_precomputed(Some(kept), from_bake);
 }
 
 /// Takes finished builds in (if their map has not changed since) and starts builds for marked
@@ -404,7 +378,7 @@ pub(crate) fn keep_path_tables(
     });
     for map in maps.maps_mut() {
         if !marked.contains(map.entity) {
-            keep(map, None, None, None);
+            map.keep_precomputed(None, false);
             continue;
         }
         let stamp = map.grid.stamp();
@@ -416,21 +390,25 @@ pub(crate) fn keep_path_tables(
         // reach far, so it runs in the background on a copy while searches go unguided. A map
         // a table may serve now, or whose changes are not listed, starts afresh.
         let mut repair = None;
-        if let Some(landmarks) = map.landmarks.as_mut()
-            && !landmarks.is_current(&map.grid)
+        let (grid, kept) = map.grid_and_landmarks_mut();
+        if let Some(landmarks) = kept
+            && !landmarks.is_current(grid)
         {
-            let table_may_serve = map.grid.has_uniform_cost() && jps_applies(&map.grid);
-            if !landmarks.can_follow(&map.grid) || table_may_serve {
-                map.landmarks = None;
-            } else if landmarks.usable_on(&map.grid) {
-                landmarks.refresh(&map.grid);
+            let table_may_serve = grid.has_uniform_cost() && jps_applies(grid);
+            if !landmarks.can_follow(grid) || table_may_serve {
+                map.keep_precomputed(None, false);
+            } else if landmarks.usable_on(grid) {
+                landmarks.refresh(grid);
             } else if !building {
                 repair = Some(landmarks.clone());
             }
         }
-        let current = map.table.as_ref().is_some_and(|t| t.is_current(&map.grid))
-            || map.first_moves.as_ref().is_some_and(|t| t.is_current(&map.grid))
-            || map.landmarks.as_ref().is_some_and(|l| l.is_current(&map.grid));
+        let current = match map.precomputed() {
+            Some(Precomputed::Table(table)) => table.is_current(&map.grid),
+            Some(Precomputed::FirstMoves(moves)) => moves.is_current(&map.grid),
+            Some(Precomputed::Landmarks(landmarks)) => landmarks.is_current(&map.grid),
+            None => false,
+        };
         let gave_up = failed.contains(&(map.entity, stamp));
         if current || building || gave_up {
             continue;
@@ -439,7 +417,7 @@ pub(crate) fn keep_path_tables(
         if let Some(mut landmarks) = repair {
             // A copy that keeps the grid's identity, so the refresh reads its list of changes.
             let grid = map.grid.frozen_copy();
-            let from_bake = map.from_bake;
+            let from_bake = map.precomputed_from_bake();
             let refresh = |mut work: Work| async move {
                 landmarks.refresh_counted(&grid, &mut work).await;
                 let built = Ok((Precomputed::Landmarks(landmarks), None));
@@ -450,8 +428,8 @@ pub(crate) fn keep_path_tables(
                 Some(pool) => Build::Background(pool.spawn(refresh(Work::unlimited()))),
                 // No task pool: here.
                 None => {
-                    if let Some(landmarks) = map.landmarks.as_mut() {
-                        landmarks.refresh(&map.grid);
+                    if let (grid, Some(landmarks)) = map.grid_and_landmarks_mut() {
+                        landmarks.refresh(grid);
                     }
                     continue;
                 }
@@ -505,9 +483,13 @@ pub(crate) fn table_answer(
     goal: GridPos,
 ) -> Option<Result<PathResult, PathError>> {
     let grid = &map.grid;
-    if let Some(table) = map.table.as_ref().filter(|t| t.is_current(grid)) {
-        return Some(table.find_path(grid, pathfinder, start, goal));
+    match map.precomputed()? {
+        Precomputed::Table(table) if table.is_current(grid) => {
+            Some(table.find_path(grid, pathfinder, start, goal))
+        }
+        Precomputed::FirstMoves(moves) if moves.is_current(grid) => {
+            Some(moves.find_path(grid, pathfinder, start, goal))
+        }
+        _ => None,
     }
-    let moves = map.first_moves.as_ref().filter(|t| t.is_current(grid))?;
-    Some(moves.find_path(grid, pathfinder, start, goal))
 }

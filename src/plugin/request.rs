@@ -857,7 +857,7 @@ fn begin_search(
 /// The map's landmarks, for a query they may guide: by an agent with no profile and size 1
 /// (they are of the map's own grid). The search checks they fit the grid it runs on.
 fn guide_for<'m>(map: &'m NavMap, query: &Plan) -> Option<&'m Landmarks> {
-    map.landmarks.as_ref().filter(|_| query.agent.is_plain())
+    map.landmarks().filter(|_| query.agent.is_plain())
 }
 
 /// The answer of a search spread over frames, or `None` to begin it again. One that ran on a

@@ -56,24 +56,77 @@ pub struct NavMap {
     pub layers: Vec<Entity>,
     /// The grid as each kind of agent in use sees it (a [`NavProfile`](crate::grid::NavProfile),
     /// a size), made when an agent of that kind first asks and kept in step with `grid`.
-    pub(crate) agents: Vec<(NavAgent, AgentGrid)>,
-    /// The precomputed paths kept for it when it has [`PrecomputePaths`](super::PrecomputePaths)
-    /// (current only while its grid's stamp matches).
-    pub(crate) table: Option<crate::search::PathTable>,
-    /// The first-move table kept for it when it has [`PrecomputePaths`](super::PrecomputePaths),
-    /// no path table serves it and it is small (current only while its grid's stamp matches).
-    pub(crate) first_moves: Option<crate::search::FirstMoveTable>,
-    /// The landmarks kept for it when it has [`PrecomputePaths`](super::PrecomputePaths) and
-    /// the table cannot serve it (terrain costs, other moves): kept in step with `grid`.
-    pub(crate) landmarks: Option<crate::search::Landmarks>,
-    /// Whether what is precomputed for it was loaded from its
-    /// [`BakedPaths`](super::BakedPaths) (rather than built).
-    pub(crate) from_bake: bool,
+    agents: Vec<(NavAgent, AgentGrid)>,
+    /// What is kept precomputed for it when it has [`PrecomputePaths`](super::PrecomputePaths),
+    /// and whether it was loaded from its [`BakedPaths`](super::BakedPaths) (rather than
+    /// built). Changed through [`keep_precomputed`](Self::keep_precomputed).
+    precomputed: Option<(Precomputed, bool)>,
     /// For a map made from a [`NavGridMap`]: the stamp of its grid that `grid` last followed.
     pub(crate) source: Option<crate::grid::GridStamp>,
 }
 
+/// What a map keeps precomputed: a path table where one serves it, else a first-move table
+/// where the map is small enough, else landmarks (current only while its grid's stamp matches;
+/// landmarks are kept in step with the grid).
+#[derive(Clone, Debug)]
+pub(crate) enum Precomputed {
+    Table(crate::search::PathTable),
+    FirstMoves(crate::search::FirstMoveTable),
+    Landmarks(crate::search::Landmarks),
+}
+
 impl NavMap {
+    /// Keeps `precomputed` for this map (`from_bake`: loaded from its bake), or nothing.
+    pub(crate) fn keep_precomputed(&mut self, precomputed: Option<Precomputed>, from_bake: bool) {
+        self.precomputed = precomputed.map(|kept| (kept, from_bake));
+    }
+
+    /// True when the map keeps a grid for some kind of agent.
+    pub(crate) fn keeps_agent_grids(&self) -> bool {
+        !self.agents.is_empty()
+    }
+
+    /// Keeps the grids of the kinds of agents `keep` says yes to, brought up to date with the
+    /// map's grid, and makes those of `kinds` it lacks (with the profile `profile_of` gives;
+    /// none for a size the map cannot serve, as on hex maps: requests say why).
+    pub(crate) fn keep_agent_grids(
+        &mut self,
+        keep: impl Fn(NavAgent) -> bool,
+        kinds: &[NavAgent],
+        profile_of: impl Fn(NavAgent) -> crate::grid::NavProfile,
+    ) {
+        self.agents.retain(|(kind, _)| keep(*kind));
+        for (_, grid) in &mut self.agents {
+            // Memory refused for a resized map: the grid stays as it was, and paths on it are
+            // checked against it as before.
+            let _ = grid.update(&self.grid);
+        }
+        for &kind in kinds {
+            if self.agents.iter().any(|(k, _)| *k == kind) {
+                continue;
+            }
+            if let Ok(grid) = AgentGrid::new(&self.grid, profile_of(kind), kind.size) {
+                self.agents.push((kind, grid));
+            }
+        }
+    }
+
+    /// What is kept precomputed for this map, if any.
+    pub(crate) fn precomputed(&self) -> Option<&Precomputed> {
+        self.precomputed.as_ref().map(|(kept, _)| kept)
+    }
+
+    /// The map's grid, and the landmarks kept for it (to follow the grid's changes).
+    pub(crate) fn grid_and_landmarks_mut(
+        &mut self,
+    ) -> (&NavGrid, Option<&mut crate::search::Landmarks>) {
+        let landmarks = match &mut self.precomputed {
+            Some((Precomputed::Landmarks(landmarks), _)) => Some(landmarks),
+            _ => None,
+        };
+        (&self.grid, landmarks)
+    }
+
     /// The grid an agent of this kind searches: `grid` itself for an agent with no profile and
     /// size 1, else its [`AgentGrid`]'s (`None` until the plugin has made it, which it does
     /// for the kinds of the agents that ask for paths or ranges).
@@ -88,7 +141,10 @@ impl NavMap {
     /// [`PrecomputePaths`](super::PrecomputePaths) and the table has been built (check
     /// [`PathTable::is_current`](crate::search::PathTable::is_current) against `grid`).
     pub fn path_table(&self) -> Option<&crate::search::PathTable> {
-        self.table.as_ref()
+        match self.precomputed() {
+            Some(Precomputed::Table(table)) => Some(table),
+            _ => None,
+        }
     }
 
     /// The first-move table for this map, when it has [`PrecomputePaths`](super::PrecomputePaths),
@@ -96,22 +152,27 @@ impl NavMap {
     /// [`MAX_FIRST_MOVE_CELLS`](crate::search::MAX_FIRST_MOVE_CELLS) passable cells (check
     /// [`FirstMoveTable::is_current`](crate::search::FirstMoveTable::is_current) against `grid`).
     pub fn first_move_table(&self) -> Option<&crate::search::FirstMoveTable> {
-        self.first_moves.as_ref()
+        match self.precomputed() {
+            Some(Precomputed::FirstMoves(moves)) => Some(moves),
+            _ => None,
+        }
     }
 
     /// The landmarks that guide searches on this map, when it has
     /// [`PrecomputePaths`](super::PrecomputePaths) and no table serves it (terrain costs, 4-way
     /// or hex moves, corner cutting, too many wall corners).
     pub fn landmarks(&self) -> Option<&crate::search::Landmarks> {
-        self.landmarks.as_ref()
+        match self.precomputed() {
+            Some(Precomputed::Landmarks(landmarks)) => Some(landmarks),
+            _ => None,
+        }
     }
 
     /// True when what is precomputed for this map (its path table, first-move table or
     /// landmarks) was loaded from its [`BakedPaths`](super::BakedPaths) rather than built: a
     /// way to check that a shipped bake is used.
     pub fn precomputed_from_bake(&self) -> bool {
-        self.from_bake
-            && (self.table.is_some() || self.first_moves.is_some() || self.landmarks.is_some())
+        self.precomputed.as_ref().is_some_and(|(_, from_bake)| *from_bake)
     }
 
     /// The [`AgentGrid`] kept for agents of this kind, if any (with each cell's clearance).
@@ -1162,11 +1223,8 @@ pub(crate) fn sync_nav_grid(
             old_maps.iter().position(|m| m.entity == group.map).map(|k| old_maps.swap_remove(k));
         // The grids kept for kinds of agents follow the map's grid (`keep_agent_grids`).
         let agents = old.as_mut().map(|m| std::mem::take(&mut m.agents)).unwrap_or_default();
-        // So does its precomputed table (current while the grid's stamp is unchanged).
-        let table = old.as_mut().and_then(|m| m.table.take());
-        let first_moves = old.as_mut().and_then(|m| m.first_moves.take());
-        let landmarks = old.as_mut().and_then(|m| m.landmarks.take());
-        let from_bake = old.as_ref().is_some_and(|m| m.from_bake);
+        // So does what is precomputed for it (current while the grid's stamp is unchanged).
+        let precomputed = old.as_mut().and_then(|m| m.precomputed.take());
         let (size, map_type) = (first_layer.size, first_layer.map_type);
         let neighborhood = neighborhood_for(map_type, settings.neighborhood);
         // Every size was checked above.
@@ -1281,10 +1339,7 @@ pub(crate) fn sync_nav_grid(
             geometry,
             layers: layer_entities,
             agents,
-            table,
-            first_moves,
-            landmarks,
-            from_bake,
+            precomputed,
             source: None,
         });
     }
@@ -1320,11 +1375,9 @@ pub(crate) fn sync_nav_grid(
         let neighborhood = neighborhood_for(source.map_type, settings.neighborhood);
         let old = old_maps.iter().position(|m| m.entity == entity).map(|k| old_maps.swap_remove(k));
         // What is kept for it follows its grid, as for a tilemap's map.
-        let (old_grid, seen, agents, table, first_moves, landmarks, from_bake) = match old {
-            Some(m) => {
-                (Some(m.grid), m.source, m.agents, m.table, m.first_moves, m.landmarks, m.from_bake)
-            }
-            None => (None, None, Vec::new(), None, None, None, false),
+        let (old_grid, seen, agents, precomputed) = match old {
+            Some(m) => (Some(m.grid), m.source, m.agents, m.precomputed),
+            None => (None, None, Vec::new(), None),
         };
         // Its grid follows the source's changes, as told by the source's journal.
         let followed = old_grid.zip(seen).and_then(|(mut grid, seen)| {
@@ -1360,10 +1413,7 @@ pub(crate) fn sync_nav_grid(
             geometry,
             layers: Vec::new(),
             agents,
-            table,
-            first_moves,
-            landmarks,
-            from_bake,
+            precomputed,
             source: Some(source.grid.stamp()),
         });
     }

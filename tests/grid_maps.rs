@@ -253,3 +253,63 @@ fn a_grid_map_with_sizes_no_geometry_can_take_is_left_out_with_a_warning_until_f
     app.update();
     assert!(app.world().resource::<NavMaps>().get(map).is_some());
 }
+
+#[test]
+fn parts_of_the_plugin_can_be_left_out_and_say_so() {
+    use bevy::time::TimeUpdateStrategy;
+    use bevy_tilemap_nav::plugin::{NavAgentGridsPlugin, NavDebugPlugin, NavPrecomputePlugin};
+
+    // The whole group, then the core alone: the same plain request is served by both; a sized
+    // agent's and a precomputed table only by the whole group.
+    for whole in [true, false] {
+        let mut app = App::new();
+        let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+        let group = TilemapNavPlugin::with_settings(settings);
+        let group = if whole {
+            group.build()
+        } else {
+            let build = group.build().disable::<NavAgentGridsPlugin>();
+            build.disable::<NavPrecomputePlugin>().disable::<NavDebugPlugin>()
+        };
+        app.add_plugins((MinimalPlugins, group))
+            .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)));
+        let map = (NavGridMap::square(walled(20, 10, 10, 5), Vec2::splat(TILE)), PrecomputePaths);
+        let map = app.world_mut().spawn(map).id();
+        app.update();
+        let start = app
+            .world()
+            .resource::<NavMaps>()
+            .get(map)
+            .unwrap()
+            .geometry
+            .cell_to_world(GridPos::new(1, 1));
+        let at = Transform::from_translation(start.extend(1.0));
+        let plain = app.world_mut().spawn((at, PathRequest::to(GridPos::new(18, 1)))).id();
+        let sized = app
+            .world_mut()
+            .spawn((at, NavAgent::sized(2), PathRequest::to(GridPos::new(7, 7))))
+            .id();
+        let mut failed = app.world().resource::<Messages<PathFailed>>().get_cursor();
+        let mut failures = Vec::new();
+        for _ in 0..200 {
+            app.update();
+            failures.extend(read_new(&app, &mut failed));
+        }
+        assert!(app.world().get::<Path>(plain).is_some(), "whole {whole}: the plain agent's path");
+        let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+        let table = nav.path_table().is_some_and(|t| t.is_current(&nav.grid));
+        if whole {
+            assert!(app.world().get::<Path>(sized).is_some(), "the sized agent's path");
+            assert!(failures.is_empty(), "{failures:?}");
+            assert!(table, "a table for the marked map");
+        } else {
+            assert!(app.world().get::<Path>(sized).is_none());
+            let why: Vec<_> = failures.iter().filter(|f| f.entity == sized).collect();
+            assert!(
+                matches!(why.as_slice(), [f] if f.error == NavError::NoAgentGrid { agent: NavAgent::sized(2) }),
+                "{failures:?}"
+            );
+            assert!(!table, "no table without the precompute part");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use super::link::LinkEnd;
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
 use super::tilemap::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use crate::grid::{GridError, GridPos, GridStamp, NavGrid};
-use crate::search::{PathError, SearchOptions, SearchTrace};
+use crate::search::{AgentGrid, PathError, SearchOptions, SearchTrace};
 
 /// Where to go.
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
@@ -271,6 +271,12 @@ pub enum NavError {
     },
     /// The agent's size is one the map cannot serve ([`GridError::UnsupportedSize`]).
     Agent(GridError),
+    /// The agent has a profile or a size above 1 and no grid is kept for its kind: the app
+    /// left out [`NavAgentGridsPlugin`](super::NavAgentGridsPlugin).
+    NoAgentGrid {
+        /// The agent's kind.
+        agent: NavAgent,
+    },
     /// The agent's [`Path`] (made or changed by hand) cannot be walked: it has no cells, its
     /// cells and points differ in number, a point is not finite, or one of its legs is so.
     MalformedPath,
@@ -301,6 +307,10 @@ impl fmt::Display for NavError {
                 write!(f, "no navigation profile {profile:?} in NavProfiles")
             }
             NavError::Agent(e) => write!(f, "{e}"),
+            NavError::NoAgentGrid { agent } => write!(
+                f,
+                "no grid is kept for agents of kind {agent:?}: the app left out NavAgentGridsPlugin"
+            ),
             NavError::MalformedPath => write!(
                 f,
                 "the agent's Path cannot be walked (no cells, cells and points of different \
@@ -410,11 +420,17 @@ pub(crate) fn agent_grid<'a>(
     if let Some(grid) = map.grid_for(agent) {
         return Ok(grid);
     }
-    match agent.profile {
-        Some(profile) if profiles.get(profile).is_none() => {
-            Err(NavError::UnknownProfile { profile })
-        }
-        _ => Err(NavError::Agent(GridError::UnsupportedSize { size: agent.size })),
+    let profile = match agent.profile {
+        Some(profile) => match profiles.get(profile) {
+            Some(found) => found.clone(),
+            None => return Err(NavError::UnknownProfile { profile }),
+        },
+        None => Default::default(),
+    };
+    // A kind the map could serve, with no grid kept for it: none is kept for any kind.
+    match AgentGrid::new(&map.grid, profile, agent.size) {
+        Ok(_) => Err(NavError::NoAgentGrid { agent }),
+        Err(error) => Err(NavError::Agent(error)),
     }
 }
 

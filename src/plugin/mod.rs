@@ -30,6 +30,8 @@ mod request;
 mod settings;
 mod tilemap;
 
+use bevy::app::PluginGroupBuilder;
+use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
@@ -73,8 +75,11 @@ pub enum NavSet {
     Debug,
 }
 
-/// Adds tilemap navigation to an app. See the crate's README for a walk-through, and the example
-/// on [`PathRequest`] for a whole app (headless) that answers a request and walks the path.
+/// Adds tilemap navigation to an app: a group of plugins, the core ([`NavCorePlugin`]: maps,
+/// requests, movement) and the parts a game can leave out ([`NavAgentGridsPlugin`],
+/// [`NavPrecomputePlugin`], [`NavDebugPlugin`]). See the crate's README for a walk-through, and
+/// the example on [`PathRequest`] for a whole app (headless) that answers a request and walks
+/// the path.
 ///
 /// Its systems run in `Update` unless told otherwise: a game server or a networked game that
 /// steps its world in `FixedUpdate` puts them there, and agents then walk by the fixed step
@@ -85,11 +90,21 @@ pub enum NavSet {
 /// # use bevy_tilemap_nav::prelude::*;
 /// App::new().add_plugins(TilemapNavPlugin::default().in_schedule(FixedUpdate));
 /// ```
+///
+/// A part left out, as with Bevy's own plugin groups:
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_tilemap_nav::prelude::*;
+/// use bevy_tilemap_nav::plugin::NavDebugPlugin;
+///
+/// App::new().add_plugins(TilemapNavPlugin::default().build().disable::<NavDebugPlugin>());
+/// ```
 pub struct TilemapNavPlugin {
     /// The settings the app starts with (the [`NavSettings`] resource afterwards).
     pub settings: NavSettings,
     /// The schedule its systems (and [`NavSet`]s) run in. Default: `Update`.
-    pub schedule: bevy::ecs::intern::Interned<dyn ScheduleLabel>,
+    pub schedule: Interned<dyn ScheduleLabel>,
 }
 
 impl Default for TilemapNavPlugin {
@@ -99,19 +114,48 @@ impl Default for TilemapNavPlugin {
 }
 
 impl TilemapNavPlugin {
-    /// The plugin with these settings, in `Update`.
+    /// The plugins with these settings, in `Update`.
     pub fn with_settings(settings: NavSettings) -> Self {
         Self { settings, ..default() }
     }
 
-    /// The plugin with its systems in `schedule` (`FixedUpdate`, for example).
+    /// The plugins with their systems in `schedule` (`FixedUpdate`, for example).
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
         self.schedule = schedule.intern();
         self
     }
 }
 
-impl Plugin for TilemapNavPlugin {
+impl PluginGroup for TilemapNavPlugin {
+    fn build(self) -> PluginGroupBuilder {
+        let schedule = self.schedule;
+        PluginGroupBuilder::start::<Self>()
+            .add(NavCorePlugin { settings: self.settings, schedule })
+            .add(NavAgentGridsPlugin { schedule })
+            .add(NavPrecomputePlugin { schedule })
+            .add(NavDebugPlugin { schedule })
+    }
+}
+
+/// The steps of [`NavSet::Pathfind`], in order: the parts that prepare what the answers read,
+/// then the answers.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum PathfindStep {
+    AgentGrids,
+    Precompute,
+    Answer,
+}
+
+/// The core of [`TilemapNavPlugin`]: tilemaps (and [`NavGridMap`]s) to navigation maps, path
+/// and range requests answered, agents walking. Needed by the other parts.
+pub struct NavCorePlugin {
+    /// The settings the app starts with (the [`NavSettings`] resource afterwards).
+    pub settings: NavSettings,
+    /// The schedule its systems (and [`NavSet`]s) run in.
+    pub schedule: Interned<dyn ScheduleLabel>,
+}
+
+impl Plugin for NavCorePlugin {
     fn build(&self, app: &mut App) {
         let schedule = self.schedule;
         app.insert_resource(self.settings)
@@ -122,7 +166,6 @@ impl Plugin for TilemapNavPlugin {
             .init_resource::<InsertedOverrides>()
             .init_resource::<RequestQueue>()
             .init_resource::<RangeQueue>()
-            .init_resource::<TableBuilds>()
             .init_resource::<ObstacleCells>()
             .init_resource::<PathIndexes>()
             .init_resource::<NavDiagnostics>()
@@ -157,23 +200,72 @@ impl Plugin for TilemapNavPlugin {
                 schedule,
                 (NavSet::SyncGrid, NavSet::Pathfind, NavSet::Move, NavSet::Debug).chain(),
             )
+            .configure_sets(
+                schedule,
+                (PathfindStep::AgentGrids, PathfindStep::Precompute, PathfindStep::Answer)
+                    .chain()
+                    .in_set(NavSet::Pathfind),
+            )
             .add_systems(
                 schedule,
                 (
                     sync_nav_grid.in_set(NavSet::SyncGrid),
-                    (keep_agent_grids, keep_path_tables, answer_ranges, answer_requests)
-                        .chain()
-                        .in_set(NavSet::Pathfind),
+                    (answer_ranges, answer_requests).chain().in_set(PathfindStep::Answer),
                     follow_paths.in_set(NavSet::Move),
-                    debug::draw_watched_search
-                        .in_set(NavSet::Debug)
-                        .run_if(resource_exists::<bevy::gizmos::config::GizmoConfigStore>),
-                    debug::draw_debug.in_set(NavSet::Debug).run_if(
-                        |settings: Res<NavSettings>, store: Option<Res<bevy::gizmos::config::GizmoConfigStore>>| {
-                            settings.debug && store.is_some()
-                        },
-                    ),
                 ),
             );
+    }
+}
+
+/// Part of [`TilemapNavPlugin`]: the grid of each map as each kind of agent sees it (a
+/// [`NavAgent`] with a profile or a size above 1), made when one asks and kept in step. Left
+/// out, requests by such agents fail with [`NavError::NoAgentGrid`]; plain agents are served
+/// as before.
+pub struct NavAgentGridsPlugin {
+    /// The schedule the core runs in.
+    pub schedule: Interned<dyn ScheduleLabel>,
+}
+
+impl Plugin for NavAgentGridsPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(self.schedule, keep_agent_grids.in_set(PathfindStep::AgentGrids));
+    }
+}
+
+/// Part of [`TilemapNavPlugin`]: what maps with [`PrecomputePaths`] keep (path tables,
+/// first-move tables, landmarks; loaded from [`BakedPaths`]), built in the background or in
+/// slices. Left out, [`PrecomputePaths`] does nothing and every request is searched.
+pub struct NavPrecomputePlugin {
+    /// The schedule the core runs in.
+    pub schedule: Interned<dyn ScheduleLabel>,
+}
+
+impl Plugin for NavPrecomputePlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<TableBuilds>()
+            .add_systems(self.schedule, keep_path_tables.in_set(PathfindStep::Precompute));
+    }
+}
+
+/// Part of [`TilemapNavPlugin`]: gizmo drawing of blocked cells, paths and goals
+/// ([`NavSettings::debug`]) and of watched searches ([`WatchSearch`]), when the app has Bevy's
+/// gizmos. Left out, nothing is drawn (a server, a release build).
+pub struct NavDebugPlugin {
+    /// The schedule the core runs in.
+    pub schedule: Interned<dyn ScheduleLabel>,
+}
+
+impl Plugin for NavDebugPlugin {
+    fn build(&self, app: &mut App) {
+        let gizmos = resource_exists::<bevy::gizmos::config::GizmoConfigStore>;
+        app.add_systems(
+            self.schedule,
+            (
+                debug::draw_watched_search.in_set(NavSet::Debug).run_if(gizmos),
+                debug::draw_debug
+                    .in_set(NavSet::Debug)
+                    .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.debug)),
+            ),
+        );
     }
 }

@@ -19,6 +19,10 @@
 //! `default-features = false` the crate is the grid, the search and the file formats alone,
 //! with no Bevy in its dependency tree: for tools, servers and the fuzz targets in `fuzz/`.
 //!
+//! The [`guide`] walks through each part (marking tiles, requests, precomputed paths, links,
+//! moving, crowds, kinds of agents, Tiled and LDtk levels, the core without Bevy, platforms),
+//! with code that `cargo test` compiles.
+//!
 //! ## From tiles to walking characters
 //!
 //! 1. You spawn a `bevy_ecs_tilemap` tilemap as usual and add [`NavTilemap`](plugin::NavTilemap)
@@ -72,6 +76,7 @@
 #![warn(missing_docs)]
 
 pub mod grid;
+pub mod guide;
 #[cfg(any(feature = "tiled", feature = "ldtk"))]
 pub mod integrations;
 pub mod io;

@@ -77,7 +77,7 @@ pub enum NavSet {
 
 /// Adds tilemap navigation to an app: a group of plugins, the core ([`NavCorePlugin`]: maps,
 /// requests, movement) and the parts a game can leave out ([`NavAgentGridsPlugin`],
-/// [`NavPrecomputePlugin`], [`NavDebugPlugin`]). See the crate's README for a walk-through, and
+/// [`NavPrecomputePlugin`], [`NavDebugPlugin`]). See the [`guide`](crate::guide) for a walk-through, and
 /// the example on [`PathRequest`] for a whole app (headless) that answers a request and walks
 /// the path.
 ///

@@ -28,6 +28,9 @@ use std::time::Instant;
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
+use bevy_tilemap_nav::search::{
+    Algorithm, FirstMoveTable, Heuristic, Landmarks, PathError, PathResult, PathTable,
+};
 
 const PASSES: usize = 5;
 /// Passes of the searches run in turns.

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{FirstMoveTable, SlicedBuild};
+use bevy_tilemap_nav::search::{Landmarks, PathTable};
 
 const PASSES: usize = 3;
 const SLICE: u64 = 20_000;

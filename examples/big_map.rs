@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::movingai::parse_map;
+use bevy_tilemap_nav::plugin::NavDiagnostics;
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 

@@ -12,6 +12,7 @@
 mod common;
 
 use bevy::prelude::*;
+use bevy_tilemap_nav::plugin::{Replanning, WatchSearch, WatchedSearch};
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 

@@ -13,6 +13,7 @@ mod common;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::{NavDiagnostics, Replanning};
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 

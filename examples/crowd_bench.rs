@@ -42,6 +42,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::movingai::load_map;
+use bevy_tilemap_nav::plugin::NavDiagnostics;
 use bevy_tilemap_nav::prelude::*;
 use common::Rng;
 use soak::{FLOOR, TILE, WALL};

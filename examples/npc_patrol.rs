@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::Replanning;
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 

@@ -13,6 +13,7 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilemap_nav::io::tiled::{TiledNavRules, read_tiled_level};
+use bevy_tilemap_nav::plugin::NavDiagnostics;
 use bevy_tilemap_nav::prelude::*;
 
 const AGENTS: u32 = 200;

@@ -20,6 +20,7 @@ mod common;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::RangeFailed;
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 

@@ -85,28 +85,19 @@ pub mod path;
 pub mod plugin;
 pub mod search;
 
-/// The names most programs need.
+/// What a game uses (about thirty names): the plugin and its settings, marking tiles, asking
+/// for paths and walking them, crowds, links, kinds of agents, precomputed paths, and the grid
+/// and search for code without Bevy. Everything else by its module path.
 pub mod prelude {
-    pub use crate::grid::{
-        Cell, CornerRule, GridError, GridPos, GridStamp, HexCoords, NavGrid, NavProfile,
-        Neighborhood, Terrain, TerrainRule,
-    };
-    pub use crate::path::{Reach, ReachedCell, reachable};
+    pub use crate::grid::{Cell, GridPos, NavGrid, NavProfile, Terrain, TerrainRule};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
-        Arrived, Avoidance, AvoidanceSettings, BakedNavGrid, BakedPaths, GridLocked, LinkCrossed,
-        LinkEnd, MoveRange, NavAgent, NavDiagnostics, NavError, NavGeometry, NavGridChanged,
-        NavGridMap, NavLayerOf, NavLink, NavMap, NavMapLoading, NavMapReady, NavMaps, NavObstacle,
-        NavProfiles, NavSet, NavSettings, NavTilemap, OnNavMap, PLUGIN_LANDMARKS, Path, PathFailed,
-        PathFollower, PathGoal, PathLeg, PathRequest, PrecomputePaths, ProfileId, RangeFailed,
-        RangeRequest, Replanning, TileNav, TileRules, TileTerrain, TilemapNavError,
-        TilemapNavPlugin, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
+        Arrived, Avoidance, GridLocked, LinkCrossed, LinkEnd, MoveRange, NavAgent, NavError,
+        NavGridMap, NavLink, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTilemap,
+        Path, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths, RangeRequest,
+        TileNav, TileRules, TileTerrain, TilemapNavPlugin,
     };
-    pub use crate::search::{
-        AgentGrid, Algorithm, FirstMoveTable, Heuristic, Landmarks, Link, LinkedPath, MapPos,
-        PathError, PathResult, PathTable, Pathfinder, SearchLimit, SearchOptions, SearchStats,
-        SearchStep, SearchTrace,
-    };
+    pub use crate::search::{Pathfinder, SearchOptions};
 }
 
 /// The README's code blocks, compiled and run as doc tests.

@@ -10,10 +10,12 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::{CornerRule, GridError, HexCoords, Neighborhood};
 use bevy_tilemap_nav::grid::{MAX_AGENT_SIZE, NavProfile, Terrain, TerrainRule};
 use bevy_tilemap_nav::path::reachable;
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{AgentGrid, jps_applies};
+use bevy_tilemap_nav::search::{Algorithm, PathError};
 use common::{HEX_RULES, Model, Rng};
 
 const CLASSES: u32 = 4;

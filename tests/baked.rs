@@ -3,6 +3,7 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::io::baked::{self, BakeError, FORMAT_VERSION};
 use bevy_tilemap_nav::prelude::*;
 use common::Rng;

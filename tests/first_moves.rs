@@ -6,9 +6,11 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, PathError};
 use bevy_tilemap_nav::search::{
     FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
     MAX_FIRST_MOVE_GRID,

@@ -4,6 +4,9 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
+use bevy_tilemap_nav::plugin::{
+    NavDiagnostics, NavGridChanged, TilemapNavError, TilemapNavWarning,
+};
 use bevy_tilemap_nav::prelude::*;
 
 #[allow(dead_code)] // its typed tilemaps are not used here

@@ -5,6 +5,7 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
 use common::{Baked, Rng, random_cells, reseal, set_cells};
 

@@ -5,9 +5,11 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
 use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, Heuristic, PathError, SearchStep};
 use bevy_tilemap_nav::search::{
     LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS,
 };

@@ -8,7 +8,9 @@ mod common;
 
 use std::collections::BinaryHeap;
 
+use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::PathError;
 use bevy_tilemap_nav::search::{Link, LinkedPath, MapPos};
 use common::{Cheapest, HEX_RULES, Model, Rng, random_cells, set_cells};
 

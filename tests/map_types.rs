@@ -10,7 +10,11 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::helpers::hex_grid::neighbors::HexNeighbors;
 use bevy_ecs_tilemap::helpers::square_grid::neighbors::Neighbors;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::io::baked::BakeError;
+use bevy_tilemap_nav::plugin::{
+    BakedNavGrid, NavGeometry, NavLayerOf, TilemapNavError, TilemapNavWarning, WorldToCellError,
+};
 use bevy_tilemap_nav::prelude::*;
 
 const FLOOR: u32 = 0;

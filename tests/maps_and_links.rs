@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::OnNavMap;
+use bevy_tilemap_nav::plugin::{NavGridChanged, NavLayerOf};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Link, MapPos};
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, spawn_text_tilemap};

@@ -5,9 +5,11 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::Neighborhood;
 use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::io::movingai::load_map;
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::PathError;
 use bevy_tilemap_nav::search::{MAX_SUBGOALS, PathTable, PathTableError, TABLE_FORMAT_VERSION};
 use common::{Model, Rng};
 

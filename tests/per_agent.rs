@@ -7,7 +7,11 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::{TilePos, TileStorage, TileTextureIndex};
+use bevy_tilemap_nav::grid::GridError;
+use bevy_tilemap_nav::path::reachable;
+use bevy_tilemap_nav::plugin::{NavMap, ProfileId, RangeFailed, WorldToCellError};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::AgentGrid;
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, spawn_text_tilemap};

@@ -7,8 +7,13 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::baked::BakeError;
+use bevy_tilemap_nav::plugin::{
+    BakedNavGrid, BakedPaths, NavDiagnostics, NavGridChanged, NavMap, PLUGIN_LANDMARKS, Replanning,
+    TilemapNavError, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
+};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
+use bevy_tilemap_nav::search::{Algorithm, PathError};
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, spawn_text_tilemap};

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::OnNavMap;
+use bevy_tilemap_nav::plugin::{NavDiagnostics, NavMap, NavMapLoading, Replanning};
 use bevy_tilemap_nav::prelude::*;
 mod common;
 #[path = "common/tilemap.rs"]

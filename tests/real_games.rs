@@ -8,7 +8,13 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::baked::{self, BakeError, MAX_LOADED_CELLS};
+use bevy_tilemap_nav::path::reachable;
+use bevy_tilemap_nav::plugin::{
+    NavDiagnostics, NavMap, NavMapLoading, NavMapReady, PathLeg, RangeFailed, Replanning,
+    TilemapNavError, TilemapNavWarning, WorldToCellError,
+};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Link, MapPos, PathError};
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, position, read_new, spawn_text_tilemap, spawn_typed_tilemap};

@@ -3,7 +3,9 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::{CornerRule, GridError, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, PathError, PathResult, SearchLimit};
 use common::Rng;
 
 /// 7 x 5, a wall down column 3 from row 0 to row 3: the only way across is through (3, 4).

@@ -3,7 +3,9 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, Heuristic, PathError, SearchLimit, SearchStep};
 use common::{Model, Rng};
 
 /// A random grid (random walls and costs) and the same grid as an independent model.

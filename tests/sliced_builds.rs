@@ -9,9 +9,11 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
+use bevy_tilemap_nav::plugin::NavDiagnostics;
 use bevy_tilemap_nav::plugin::{PLUGIN_LANDMARKS, PrecomputeBuilds, PrecomputeSettings};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{FirstMoveTable, LandmarksError, SlicedBuild};
+use bevy_tilemap_nav::search::{Landmarks, PathTable};
 
 mod common;
 use common::{Rng, random_cells, set_cells};

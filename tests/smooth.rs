@@ -3,8 +3,10 @@
 
 mod common;
 
+use bevy_tilemap_nav::grid::CornerRule;
 use bevy_tilemap_nav::path::{smooth_path, smoothed_cost};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, Heuristic, PathResult};
 use common::Rng;
 
 /// Independent check: walk the segment between two cell centres in small steps and look at the

@@ -7,6 +7,7 @@ mod common;
 
 use bevy_tilemap_nav::io::movingai::paint_terrain;
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::Algorithm;
 use common::{Model, Rng, cell_of, set_cells};
 
 /// A random 8-way grid without corner cutting: walls, then rectangles painted with costs 1 to

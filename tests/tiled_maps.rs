@@ -13,6 +13,7 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy_ecs_tiled::prelude::{TiledMap, TiledPlugin, TiledPluginConfig};
 use bevy_tilemap_nav::integrations::tiled::{TiledNavPlugin, TiledNavRules};
+use bevy_tilemap_nav::plugin::NavMapReady;
 use bevy_tilemap_nav::prelude::*;
 
 #[path = "common/editor.rs"]

@@ -8,8 +8,10 @@
 mod common;
 
 use bevy_tilemap_nav::grid::line::segment_cells;
+use bevy_tilemap_nav::grid::{HexCoords, Neighborhood};
 use bevy_tilemap_nav::path::{smooth_path, smoothed_cost};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, Heuristic, PathError, SearchLimit};
 use common::{HEX_RULES, HexRule, Model, Rng, STAGGERED_STEPS, random_cells};
 
 fn rule_of(coords: HexCoords) -> HexRule {

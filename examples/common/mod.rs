@@ -11,7 +11,9 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::window::{CursorMoved, PrimaryWindow};
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::NavGeometry;
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::PathError;
 
 /// Side of a tile in pixels (and world units).
 pub const TILE: f32 = 32.0;

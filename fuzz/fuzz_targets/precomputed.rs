@@ -12,7 +12,7 @@ mod common;
 
 use std::sync::OnceLock;
 
-use bevy_tilemap_nav::grid::HexCoords;
+use bevy_tilemap_nav::grid::{HexCoords, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
 use common::{Baked, Rng, random_cells, reseal, set_cells};
 use libfuzzer_sys::fuzz_target;

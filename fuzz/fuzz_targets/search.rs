@@ -7,7 +7,9 @@
 mod common;
 
 use arbitrary::Arbitrary;
+use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, Heuristic, PathError, SearchLimit};
 use bevy_tilemap_nav::grid::line::segment_cost;
 use common::{HEX_RULES, Model};
 use libfuzzer_sys::fuzz_target;

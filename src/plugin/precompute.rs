@@ -62,6 +62,7 @@ impl PrecomputePaths {
     /// [`BakedNavGrid`](super::BakedNavGrid), a Tiled or LDtk import).
     ///
     /// ```
+    /// use bevy_tilemap_nav::plugin::BakedPaths;
     /// use bevy_tilemap_nav::prelude::*;
     ///
     /// let mut grid = NavGrid::new(30, 20).unwrap();

@@ -12,6 +12,7 @@ use bevy_northstar::pathfind::PathfindArgs;
 use bevy_northstar::prelude::OrdinalNeighborhood;
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{Algorithm, FirstMoveTable, Heuristic, Landmarks, PathResult, PathTable};
 use grid_util::grid::ValueGrid;
 use grid_util::point::Point;
 

@@ -231,3 +231,43 @@ impl Reader<'_> {
         self.at == self.bytes.len()
     }
 }
+
+/// Begins the bytes of precomputed data for a grid: `magic`, `version`, and what ties them to
+/// the grid (its `size`, one `word` of rules, its cells' `fingerprint`), as [`open_tied`] reads.
+pub(crate) fn write_tie(
+    out: &mut Vec<u8>,
+    (magic, version): (&[u8; 4], u32),
+    size: (u32, u32),
+    word: u32,
+    fingerprint: u64,
+) {
+    out.extend_from_slice(magic);
+    for v in [version, size.0, size.1, word] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&fingerprint.to_le_bytes());
+}
+
+/// Opens bytes begun by [`write_tie`] for `grid`, whose rules are `word`: checks the seal
+/// ([`open_sealed`]), the size ([`BakeError::SizeMismatch`]), then the word and the cells'
+/// fingerprint ([`BakeError::OtherGrid`]); a reader over what follows.
+pub(crate) fn open_tied<'a>(
+    bytes: &'a [u8],
+    (magic, version): (&[u8; 4], u32),
+    grid: &NavGrid,
+    word: u32,
+) -> Result<Reader<'a>, BakeError> {
+    let mut reader = open_sealed(bytes, magic, version)?;
+    let (width, height, found) = (reader.u32()?, reader.u32()?, reader.u32()?);
+    let fingerprint = reader.u64()?;
+    if (width, height) != (grid.width(), grid.height()) {
+        return Err(BakeError::SizeMismatch {
+            expected: (grid.width(), grid.height()),
+            found: (width, height),
+        });
+    }
+    if (found, fingerprint) != (word, cells_fingerprint(grid)) {
+        return Err(BakeError::OtherGrid);
+    }
+    Ok(reader)
+}

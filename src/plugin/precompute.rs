@@ -15,7 +15,7 @@ use super::tilemap::{NavMap, NavMaps, Precomputed, TilemapNavError, TilemapNavWa
 use crate::grid::GridPos;
 use crate::grid::{GridStamp, NavGrid};
 use crate::io::baked::BakeError;
-use crate::search::slices::Work;
+use crate::search::precomputed::slices::Work;
 use crate::search::{
     Algorithm, FirstMoveTable, Landmarks, LandmarksError, PathError, PathResult, PathTable,
     PathTableError, Pathfinder, SearchOptions, SlicedBuild, jps_applies,

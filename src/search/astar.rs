@@ -8,8 +8,8 @@ use std::f64::consts::SQRT_2;
 
 use super::avoided::Avoided;
 use super::expansion::Expansion;
-use super::landmarks::{Landmarks, MAX_LANDMARKS};
 use super::options::{Heuristic, SearchOptions};
+use super::precomputed::landmarks::{Landmarks, MAX_LANDMARKS};
 use super::result::{PathError, PathResult, SearchStats, SearchTrace};
 use crate::grid::line::{segment_cells, segment_cost};
 use crate::grid::{GridPos, NavGrid, Neighborhood};

@@ -14,43 +14,42 @@
 //! - `linked`: paths across several grids joined by links, over the searches above;
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
 //! - `nearest`: the cheapest path to any of several goals;
-//! - `path_table`: precomputed answers for grids that rarely change ([`PathTable`]);
-//! - `first_moves`: precomputed answers for small grids of any kind ([`FirstMoveTable`]);
-//! - `landmarks`: lower bounds that guide searches on grids no table serves ([`Landmarks`]);
-//! - `slices`: the precomputed structures' builds, in one go or a slice at a time
-//!   ([`SlicedBuild`]).
+//! - `precomputed`: what is worked out ahead for a grid, in a folder of its own: `path_table`
+//!   (answers for grids that rarely change, [`PathTable`]), `first_moves` (answers for small
+//!   grids of any kind, [`FirstMoveTable`]), `landmarks` (lower bounds that guide searches on
+//!   grids no table serves, [`Landmarks`]), and `slices` (their builds, in one go or a slice at
+//!   a time, [`SlicedBuild`]).
 
 mod agent_grid;
 mod any_angle;
 mod astar;
 mod avoided;
 mod expansion;
-mod first_moves;
 mod hex;
 pub(crate) mod jump_point;
-mod landmarks;
 mod linked;
 mod nearest;
 mod neighbors;
 mod options;
-mod path_table;
 mod pathfinder;
+pub(crate) mod precomputed;
 mod result;
-pub(crate) mod slices;
 
 pub use agent_grid::AgentGrid;
-pub use first_moves::{
+pub use jump_point::jps_applies;
+pub use linked::{Leg, Link, LinkedPath, LinkedSearch, LinkedStep, MapPos};
+pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
+pub use precomputed::first_moves::{
     FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
     MAX_FIRST_MOVE_GRID,
 };
-pub use jump_point::jps_applies;
-pub use landmarks::{LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS};
-pub use linked::{Leg, Link, LinkedPath, LinkedSearch, LinkedStep, MapPos};
-pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
-pub use path_table::{
+pub use precomputed::landmarks::{
+    LANDMARKS_FORMAT_VERSION, Landmarks, LandmarksError, MAX_LANDMARKS,
+};
+pub use precomputed::path_table::{
     MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, PathTable, PathTableError, TABLE_FORMAT_VERSION,
 };
+pub use precomputed::slices::SlicedBuild;
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
-pub use slices::SlicedBuild;
 
 pub use pathfinder::{Pathfinder, SearchStep};

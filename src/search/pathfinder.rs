@@ -10,9 +10,9 @@ use super::hex::HexNeighbors;
 use super::jump_point::JumpPoints;
 use super::jump_point::bits::JumpBits;
 use super::jump_point::jps_applies;
-use super::landmarks::Landmarks;
 use super::neighbors::Neighbors;
 use super::options::{Algorithm, Heuristic, SearchOptions};
+use super::precomputed::landmarks::Landmarks;
 use super::result::{PathError, PathResult, SearchStats, SearchTrace};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 

@@ -30,12 +30,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::expansion::Expansion;
-use super::hex::HexNeighbors;
-use super::neighbors::Neighbors;
 use super::slices::{SlicedBuild, Work, filled, run_to_end, spend};
-use crate::grid::sealed::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
+use crate::grid::sealed::{BakeError, cells_fingerprint, open_tied, rules_bytes, seal, write_tie};
 use crate::grid::{Cell, CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::search::expansion::Expansion;
+use crate::search::hex::HexNeighbors;
+use crate::search::neighbors::Neighbors;
 
 /// The stored distances' unit: a straight step over ground of cost 1 is 985.
 const UNIT: u32 = 985;
@@ -406,11 +406,9 @@ impl Landmarks {
             return Err(BakeError::OtherGrid);
         }
         let mut out = Vec::with_capacity(self.dist.len() * 4 + 64);
-        out.extend_from_slice(LANDMARKS_MAGIC);
-        for v in [LANDMARKS_FORMAT_VERSION, self.width, self.height, rules_word(grid)] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&cells_fingerprint(grid).to_le_bytes());
+        let format = (LANDMARKS_MAGIC, LANDMARKS_FORMAT_VERSION);
+        let size = (self.width, self.height);
+        write_tie(&mut out, format, size, rules_word(grid), cells_fingerprint(grid));
         out.extend_from_slice(&(self.count as u32).to_le_bytes());
         let cells = self.cells.iter().flat_map(|c| [c.x, c.y]);
         for v in cells.chain(self.dist.iter().copied()) {
@@ -427,18 +425,9 @@ impl Landmarks {
     /// lower one by more than the step costs), so even bytes made by hand cannot make a path
     /// less than optimal.
     pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
-        let mut reader = open_sealed(bytes, LANDMARKS_MAGIC, LANDMARKS_FORMAT_VERSION)?;
-        let (width, height, rules) = (reader.u32()?, reader.u32()?, reader.u32()?);
-        let fingerprint = reader.u64()?;
-        if (width, height) != (grid.width(), grid.height()) {
-            return Err(BakeError::SizeMismatch {
-                expected: (grid.width(), grid.height()),
-                found: (width, height),
-            });
-        }
-        if (rules, fingerprint) != (rules_word(grid), cells_fingerprint(grid)) {
-            return Err(BakeError::OtherGrid);
-        }
+        let format = (LANDMARKS_MAGIC, LANDMARKS_FORMAT_VERSION);
+        let mut reader = open_tied(bytes, format, grid, rules_word(grid))?;
+        let (width, height) = (grid.width(), grid.height());
         let invalid = |why: &str| BakeError::Invalid(format!("landmarks: {why}"));
         let count = reader.u32()? as usize;
         if count == 0 || count > MAX_LANDMARKS {
@@ -642,7 +631,7 @@ impl Landmarks {
     /// are `goal`, in the stored units: for a landmark `L`, `d(L, g) - d(L, n)` and
     /// `d(n, L) - d(g, L)` (each at most `d(n, g)` by the triangle inequality).
     #[inline]
-    pub(super) fn bound(&self, i: usize, goal: &[u32]) -> u32 {
+    pub(in crate::search) fn bound(&self, i: usize, goal: &[u32]) -> u32 {
         let (out_here, in_here) = self.at(i).split_at(self.count);
         let (out_goal, in_goal) = goal[..self.slots()].split_at(self.count);
         // Branch-free, so that it runs in vector registers: a landmark that does not reach
@@ -660,7 +649,7 @@ impl Landmarks {
     }
 
     /// The numbers of padded cell `i`.
-    pub(super) fn at(&self, i: usize) -> &[u32] {
+    pub(in crate::search) fn at(&self, i: usize) -> &[u32] {
         let slots = self.slots();
         &self.dist[i * slots..(i + 1) * slots]
     }
@@ -671,5 +660,5 @@ impl Landmarks {
     }
 
     /// One unit of the stored numbers, in cost.
-    pub(super) const SCALE: f64 = 1.0 / UNIT as f64;
+    pub(in crate::search) const SCALE: f64 = 1.0 / UNIT as f64;
 }

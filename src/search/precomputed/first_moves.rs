@@ -20,16 +20,16 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 
-use super::astar::finish;
-use super::expansion::Expansion;
-use super::hex::HexNeighbors;
-use super::neighbors::Neighbors;
-use super::options::SearchOptions;
-use super::pathfinder::Pathfinder;
-use super::result::{PathError, PathResult, SearchStats};
 use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
-use crate::grid::sealed::{BakeError, cells_fingerprint, open_sealed, rules_bytes, seal};
+use crate::grid::sealed::{BakeError, cells_fingerprint, open_tied, rules_bytes, seal, write_tie};
 use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::search::astar::finish;
+use crate::search::expansion::Expansion;
+use crate::search::hex::HexNeighbors;
+use crate::search::neighbors::Neighbors;
+use crate::search::options::SearchOptions;
+use crate::search::pathfinder::Pathfinder;
+use crate::search::result::{PathError, PathResult, SearchStats};
 
 /// The version of [`FirstMoveTable::to_binary`]'s format this crate writes, and the newest it
 /// reads.
@@ -304,13 +304,9 @@ impl FirstMoveTable {
     /// checksum of all that.
     pub fn to_binary(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.memory_bytes() + 64);
-        out.extend_from_slice(FIRST_MOVE_MAGIC);
-        let header =
-            [FIRST_MOVE_FORMAT_VERSION, self.width, self.height, u32::from_le_bytes(self.rules)];
-        for v in header {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&self.fingerprint.to_le_bytes());
+        let format = (FIRST_MOVE_MAGIC, FIRST_MOVE_FORMAT_VERSION);
+        let rules = u32::from_le_bytes(self.rules);
+        write_tie(&mut out, format, (self.width, self.height), rules, self.fingerprint);
         out.extend_from_slice(&(self.runs.len() as u32).to_le_bytes());
         for v in self.row_start.iter().chain(&self.runs) {
             out.extend_from_slice(&v.to_le_bytes());
@@ -324,19 +320,9 @@ impl FirstMoveTable {
     /// moves, corner rule or cells, or this one before its cells changed), so a game falls back
     /// to [`build`](Self::build).
     pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
-        let mut reader = open_sealed(bytes, FIRST_MOVE_MAGIC, FIRST_MOVE_FORMAT_VERSION)?;
-        let (width, height, rules) = (reader.u32()?, reader.u32()?, reader.u32()?);
-        let fingerprint = reader.u64()?;
-        if (width, height) != (grid.width(), grid.height()) {
-            return Err(BakeError::SizeMismatch {
-                expected: (grid.width(), grid.height()),
-                found: (width, height),
-            });
-        }
         let expected = Self::identity(grid, cells_fingerprint(grid));
-        if (rules.to_le_bytes(), fingerprint) != (expected.rules, expected.fingerprint) {
-            return Err(BakeError::OtherGrid);
-        }
+        let format = (FIRST_MOVE_MAGIC, FIRST_MOVE_FORMAT_VERSION);
+        let mut reader = open_tied(bytes, format, grid, u32::from_le_bytes(expected.rules))?;
         let invalid = |why: &str| BakeError::Invalid(format!("first-move table: {why}"));
         let len = grid.padded_len();
         let count = reader.u32()? as usize;

@@ -22,12 +22,12 @@ use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 use std::fmt;
 
-use super::options::SearchOptions;
-use super::pathfinder::Pathfinder;
-use super::result::{PathError, PathResult, SearchStats};
 use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
-use crate::grid::sealed::{BakeError, cells_fingerprint, open_sealed, seal};
+use crate::grid::sealed::{BakeError, cells_fingerprint, open_tied, seal, write_tie};
 use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::search::options::SearchOptions;
+use crate::search::pathfinder::Pathfinder;
+use crate::search::result::{PathError, PathResult, SearchStats};
 
 /// The version of [`PathTable::to_binary`]'s format this crate writes, and the newest it reads.
 pub const TABLE_FORMAT_VERSION: u32 = 1;
@@ -921,18 +921,13 @@ impl PathTable {
     /// (little-endian), and a checksum of all that.
     pub fn to_binary(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.memory_bytes() + 64);
-        out.extend_from_slice(TABLE_MAGIC);
         let u32s = |out: &mut Vec<u8>, values: &mut dyn Iterator<Item = u32>| {
             for v in values {
                 out.extend_from_slice(&v.to_le_bytes());
             }
         };
-        u32s(
-            &mut out,
-            &mut [TABLE_FORMAT_VERSION, self.width as u32, self.height as u32, self.cost]
-                .into_iter(),
-        );
-        out.extend_from_slice(&self.fingerprint.to_le_bytes());
+        let size = (self.width as u32, self.height as u32);
+        write_tie(&mut out, (TABLE_MAGIC, TABLE_FORMAT_VERSION), size, self.cost, self.fingerprint);
         u32s(&mut out, &mut std::iter::once(self.subgoals.len() as u32));
         u32s(&mut out, &mut self.subgoals.iter().map(|&(x, y)| x as u32 | (y as u32) << 16));
         for (starts, list) in [(&self.out_start, &self.out_list), (&self.in_start, &self.in_list)] {
@@ -954,23 +949,16 @@ impl PathTable {
     /// when the bytes are damaged, of another version, or made for another grid (or for this
     /// one before its cells changed), so a game falls back to [`build`](Self::build).
     pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
-        let mut reader = open_sealed(bytes, TABLE_MAGIC, TABLE_FORMAT_VERSION)?;
-        let (width, height, cost) = (reader.u32()?, reader.u32()?, reader.u32()?);
-        let fingerprint = reader.u64()?;
-        if (width, height) != (grid.width(), grid.height()) {
-            return Err(BakeError::SizeMismatch {
-                expected: (grid.width(), grid.height()),
-                found: (width, height),
-            });
-        }
-        if fingerprint != cells_fingerprint(grid)
-            || !grid.has_uniform_cost()
-            || cost != grid.min_cost().unwrap_or(1)
+        let format = (TABLE_MAGIC, TABLE_FORMAT_VERSION);
+        let mut reader = open_tied(bytes, format, grid, grid.min_cost().unwrap_or(1))?;
+        if !grid.has_uniform_cost()
             || grid.neighborhood() != Neighborhood::Eight
             || grid.corner_rule() != CornerRule::NoCornerCutting
         {
             return Err(BakeError::OtherGrid);
         }
+        let (width, height) = (grid.width(), grid.height());
+        let (cost, fingerprint) = (grid.min_cost().unwrap_or(1), cells_fingerprint(grid));
         let invalid = |why: &str| BakeError::Invalid(format!("path table: {why}"));
         let n = reader.u32()? as usize;
         if n > MAX_SUBGOALS {

@@ -10,7 +10,7 @@
 //! at all, and every path is a cheapest one, since each step is the first of a cheapest path
 //! from where it starts.
 //!
-//! Why it exists beside [`PathTable`](super::PathTable) and [`Landmarks`](super::Landmarks):
+//! Why it exists beside [`PathTable`](crate::search::PathTable) and [`Landmarks`](crate::search::Landmarks):
 //! it takes any grid the plain search does (terrain costs, 4-way, 8-way with either corner
 //! rule, hex) and answers in a microsecond or two, but it takes a search from every cell to
 //! build: it is for small maps ([`MAX_FIRST_MOVE_CELLS`] passable cells), the rooms and arenas

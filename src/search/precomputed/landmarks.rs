@@ -57,7 +57,7 @@ const LANDMARKS_MAGIC: &[u8; 4] = b"TNLM";
 /// of the remaining cost on grids with terrain (see the module notes for the method). Optimal
 /// paths stay optimal: the estimate is a lower bound that never drops by more than a step costs.
 ///
-/// Use it with [`Pathfinder::find_path_guided`](super::Pathfinder::find_path_guided). Memory:
+/// Use it with [`Pathfinder::find_path_guided`](crate::search::Pathfinder::find_path_guided). Memory:
 /// 8 bytes per cell per landmark (a distance each way).
 ///
 /// ```

@@ -7,8 +7,8 @@ use std::fmt;
 use bevy::prelude::*;
 
 use super::link::LinkEnd;
+use super::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
-use super::tilemap::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use crate::grid::{GridError, GridPos, GridStamp, NavGrid};
 use crate::search::{AgentGrid, PathError, SearchOptions, SearchTrace};
 

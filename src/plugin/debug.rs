@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use super::agent::{Path, PathFollower, WatchSearch, WatchedSearch};
-use super::tilemap::NavMaps;
+use super::map::NavMaps;
 
 pub(crate) fn draw_debug(
     mut gizmos: Gizmos,

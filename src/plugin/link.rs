@@ -4,7 +4,7 @@
 
 use bevy::prelude::*;
 
-use super::tilemap::NavMaps;
+use super::map::NavMaps;
 use crate::grid::GridPos;
 use crate::search::{Link, MapPos};
 

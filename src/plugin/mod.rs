@@ -1,9 +1,11 @@
-//! The Bevy layer: the plugin, its settings and system sets, and the systems it adds, one file
-//! each, lower files never importing higher ones:
+//! The Bevy layer: the plugin, its settings and system sets, and the systems it adds, a file
+//! or a folder each, lower ones never importing higher ones (`ci/import_graph.py` checks that no
+//! two files import each other):
 //!
 //! - `settings`: [`NavSettings`]; `diagnostics`: [`NavDiagnostics`], what the systems did;
-//! - `tilemap`: tilemaps to navigation maps ([`NavMaps`], a [`NavGrid`](crate::grid::NavGrid)
-//!   each) and world <-> cell ([`NavGeometry`]);
+//! - `map/`: tilemaps (and [`NavGridMap`]s) to navigation maps ([`NavMaps`], a
+//!   [`NavGrid`](crate::grid::NavGrid) each), world <-> cell for every map type
+//!   ([`NavGeometry`]), the tiles' rules, the errors, and the sync system;
 //! - `profiles`: kinds of agents ([`NavProfiles`], [`NavAgent`]), below the maps that keep a
 //!   grid for each kind;
 //! - `link`: [`NavLink`]s between cells of the maps;
@@ -12,23 +14,23 @@
 //! - `per_agent`: the grids kept per kind of agent, re-plans when kinds change, movement
 //!   ranges ([`RangeRequest`]); `precompute`: path tables kept for maps marked
 //!   [`PrecomputePaths`];
-//! - `request`: the system answering requests; `movement`: the system walking paths, agents
-//!   steering round each other (ORCA) and agents holding whole cells;
+//! - `request`: the system answering requests; `movement/`: the system walking paths, agents
+//!   steering round each other (ORCA, a spatial hash) and agents holding whole cells;
 //! - `debug`: gizmo drawing; `clock`: the one reading of the clock (Bevy's, which works on the
-//!   web); and this file, the plugin that adds them all.
+//!   web); and this file, the plugin group that adds them all and its parts.
 
 mod agent;
 mod clock;
 mod debug;
 mod diagnostics;
 mod link;
+mod map;
 mod movement;
 mod per_agent;
 mod precompute;
 mod profiles;
 mod request;
 mod settings;
-mod tilemap;
 
 use bevy::app::PluginGroupBuilder;
 use bevy::ecs::intern::Interned;
@@ -41,23 +43,23 @@ pub use agent::{
 };
 pub use diagnostics::NavDiagnostics;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
+pub use map::{
+    BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
+    NavMapReady, NavMaps, NavTilemap, TileNav, TileRules, TileTerrain, TilemapNavError,
+    TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
+};
 pub use movement::{Avoidance, GridLocked};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use settings::{AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings};
-pub use tilemap::{
-    BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
-    NavMapReady, NavMaps, NavTilemap, TileNav, TileRules, TileTerrain, TilemapNavError,
-    TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
-};
 
 use agent::ObstacleCells;
+use map::{InsertedOverrides, NavLayers, sync_nav_grid};
 use movement::{PathIndexes, follow_paths};
 use per_agent::{RangeQueue, answer_ranges, keep_agent_grids};
 use precompute::{TableBuilds, keep_path_tables};
 use request::{RequestQueue, answer_requests};
-use tilemap::{InsertedOverrides, NavLayers, sync_nav_grid};
 
 /// The plugin's systems, in this order in `Update` (or the schedule given to
 /// [`TilemapNavPlugin::in_schedule`]). Put your own systems before or after a set,

@@ -8,9 +8,9 @@ use bevy::prelude::*;
 
 use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, request_start, waits_for_map};
 use super::diagnostics::NavDiagnostics;
+use super::map::NavMaps;
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
 use super::settings::NavSettings;
-use super::tilemap::NavMaps;
 use crate::grid::{GridPos, NavProfile};
 use crate::path::{Reach, ReachSearch};
 use crate::search::PathError;

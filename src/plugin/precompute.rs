@@ -10,8 +10,8 @@ use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 
 use super::clock::Moment;
 use super::diagnostics::NavDiagnostics;
+use super::map::{NavMap, NavMaps, Precomputed, TilemapNavError, TilemapNavWarning};
 use super::settings::{NavSettings, PrecomputeBuilds};
-use super::tilemap::{NavMap, NavMaps, Precomputed, TilemapNavError, TilemapNavWarning};
 use crate::grid::GridPos;
 use crate::grid::{GridStamp, NavGrid};
 use crate::io::baked::BakeError;

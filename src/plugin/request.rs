@@ -14,12 +14,12 @@ use super::agent::{
 use super::clock::Moment;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{FrameLinks, LinkEnd, NavLink};
+use super::map::{NavGeometry, NavMap, NavMaps};
 use super::movement::GridLocked;
 use super::movement::Yielding;
 use super::precompute::{table_answer, table_answers};
 use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;
-use super::tilemap::{NavGeometry, NavMap, NavMaps};
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::search::{
     Heuristic, Landmarks, Link, LinkedPath, LinkedSearch, LinkedStep, MapPos, PathError,

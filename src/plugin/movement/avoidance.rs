@@ -16,8 +16,8 @@ use super::spatial_hash::SpatialHash;
 use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
 use crate::grid::GridPos;
 use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use crate::plugin::map::NavMap;
 use crate::plugin::settings::NavSettings;
-use crate::plugin::tilemap::NavMap;
 use crate::search::SearchOptions;
 
 /// An agent with [`Avoidance`] as the others see it this frame.

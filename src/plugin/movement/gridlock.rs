@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
 use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
-use crate::plugin::tilemap::{NavMap, NavMaps};
+use crate::plugin::map::{NavMap, NavMaps};
 
 /// Which agent holds each cell this frame.
 #[derive(Default)]

@@ -28,8 +28,8 @@ use crate::plugin::agent::{
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
+use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
 use crate::plugin::settings::NavSettings;
-use crate::plugin::tilemap::{NavMap, NavMaps, WorldToCellError};
 
 /// True when another character stands on one of the next two cells of the path (short of its
 /// goal, where it cannot be avoided). Not the cell the path begins at, where the agent is: one

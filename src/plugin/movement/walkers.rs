@@ -11,7 +11,7 @@ use crate::grid::GridPos;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
 use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest};
-use crate::plugin::tilemap::NavMap;
+use crate::plugin::map::NavMap;
 use crate::search::SearchOptions;
 
 /// Opt-in local avoidance for an agent: with it, a walking agent steers around the other agents

@@ -146,6 +146,7 @@ fn tile_nav_inserted(mut world: DeferredWorld, context: HookContext) {
 }
 
 impl TileNav {
+    #[inline]
     pub(super) fn cell(self) -> Cell {
         match self {
             TileNav::Blocked => Cell::Blocked,
@@ -208,6 +209,7 @@ impl TileRules {
 
     /// The cell the tiles of one texture index make (the rules' cell for unlisted textures
     /// when no rule names it).
+    #[inline]
     pub fn cell_for_texture(&self, texture_index: u32) -> Cell {
         self.by_texture.get(&texture_index).copied().unwrap_or(self.unlisted)
     }
@@ -220,6 +222,7 @@ impl TileRules {
 
     /// The terrain class of the tiles of one texture index (the default class when none was
     /// given).
+    #[inline]
     pub fn terrain_for_texture(&self, texture_index: u32) -> Terrain {
         self.terrain_by_texture.get(&texture_index).copied().unwrap_or_default()
     }

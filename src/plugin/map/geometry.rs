@@ -66,11 +66,13 @@ pub fn neighborhood_for(map_type: TilemapType, square: Neighborhood) -> Neighbor
 
 /// True for isometric staggered maps, whose tiles are a square grid sheared (see
 /// [`NavGeometry::tile_to_cell`]).
+#[inline]
 pub(super) fn is_staggered(map_type: TilemapType) -> bool {
     map_type == TilemapType::Isometric(IsoCoordSystem::Staggered)
 }
 
 /// The grid size for a tilemap of `size` tiles of this map type, or `None` if too large.
+#[inline]
 pub(super) fn grid_dims(map_type: TilemapType, size: UVec2) -> Option<UVec2> {
     if is_staggered(map_type) {
         // Tile (x, y) is cell (x, x + y): the cells from row 0 to row (w - 1) + (h - 1).
@@ -81,6 +83,7 @@ pub(super) fn grid_dims(map_type: TilemapType, size: UVec2) -> Option<UVec2> {
 }
 
 /// The grid cell of tile (`x`, `y`) on a map of this type.
+#[inline]
 #[inline]
 pub(super) fn tile_cell(map_type: TilemapType, x: u32, y: u32) -> GridPos {
     if is_staggered(map_type) { GridPos::new(x, x + y) } else { GridPos::new(x, y) }

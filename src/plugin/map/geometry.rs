@@ -84,7 +84,6 @@ pub(super) fn grid_dims(map_type: TilemapType, size: UVec2) -> Option<UVec2> {
 
 /// The grid cell of tile (`x`, `y`) on a map of this type.
 #[inline]
-#[inline]
 pub(super) fn tile_cell(map_type: TilemapType, x: u32, y: u32) -> GridPos {
     if is_staggered(map_type) { GridPos::new(x, x + y) } else { GridPos::new(x, y) }
 }

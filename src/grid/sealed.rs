@@ -250,13 +250,14 @@ pub(crate) fn write_tie(
 
 /// Opens bytes begun by [`write_tie`] for `grid`, whose rules are `word`: checks the seal
 /// ([`open_sealed`]), the size ([`BakeError::SizeMismatch`]), then the word and the cells'
-/// fingerprint ([`BakeError::OtherGrid`]); a reader over what follows.
+/// fingerprint ([`BakeError::OtherGrid`]); a reader over what follows, and the fingerprint
+/// (the grid's, worked out here once).
 pub(crate) fn open_tied<'a>(
     bytes: &'a [u8],
     (magic, version): (&[u8; 4], u32),
     grid: &NavGrid,
     word: u32,
-) -> Result<Reader<'a>, BakeError> {
+) -> Result<(Reader<'a>, u64), BakeError> {
     let mut reader = open_sealed(bytes, magic, version)?;
     let (width, height, found) = (reader.u32()?, reader.u32()?, reader.u32()?);
     let fingerprint = reader.u64()?;
@@ -269,5 +270,5 @@ pub(crate) fn open_tied<'a>(
     if (found, fingerprint) != (word, cells_fingerprint(grid)) {
         return Err(BakeError::OtherGrid);
     }
-    Ok(reader)
+    Ok((reader, fingerprint))
 }

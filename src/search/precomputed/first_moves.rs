@@ -320,9 +320,11 @@ impl FirstMoveTable {
     /// moves, corner rule or cells, or this one before its cells changed), so a game falls back
     /// to [`build`](Self::build).
     pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
-        let expected = Self::identity(grid, cells_fingerprint(grid));
+        let [moves, corners] = rules_bytes(grid);
         let format = (FIRST_MOVE_MAGIC, FIRST_MOVE_FORMAT_VERSION);
-        let mut reader = open_tied(bytes, format, grid, u32::from_le_bytes(expected.rules))?;
+        let rules = u32::from_le_bytes([moves, corners, 0, 0]);
+        let (mut reader, fingerprint) = open_tied(bytes, format, grid, rules)?;
+        let expected = Self::identity(grid, fingerprint);
         let invalid = |why: &str| BakeError::Invalid(format!("first-move table: {why}"));
         let len = grid.padded_len();
         let count = reader.u32()? as usize;

@@ -426,7 +426,7 @@ impl Landmarks {
     /// less than optimal.
     pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
         let format = (LANDMARKS_MAGIC, LANDMARKS_FORMAT_VERSION);
-        let mut reader = open_tied(bytes, format, grid, rules_word(grid))?;
+        let (mut reader, _) = open_tied(bytes, format, grid, rules_word(grid))?;
         let (width, height) = (grid.width(), grid.height());
         let invalid = |why: &str| BakeError::Invalid(format!("landmarks: {why}"));
         let count = reader.u32()? as usize;

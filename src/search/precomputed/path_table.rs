@@ -23,7 +23,7 @@ use std::f64::consts::SQRT_2;
 use std::fmt;
 
 use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
-use crate::grid::sealed::{BakeError, cells_fingerprint, open_tied, seal, write_tie};
+use crate::grid::sealed::{BakeError, open_tied, seal, write_tie};
 use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
 use crate::search::options::SearchOptions;
 use crate::search::pathfinder::Pathfinder;
@@ -950,7 +950,8 @@ impl PathTable {
     /// one before its cells changed), so a game falls back to [`build`](Self::build).
     pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
         let format = (TABLE_MAGIC, TABLE_FORMAT_VERSION);
-        let mut reader = open_tied(bytes, format, grid, grid.min_cost().unwrap_or(1))?;
+        let cost = grid.min_cost().unwrap_or(1);
+        let (mut reader, fingerprint) = open_tied(bytes, format, grid, cost)?;
         if !grid.has_uniform_cost()
             || grid.neighborhood() != Neighborhood::Eight
             || grid.corner_rule() != CornerRule::NoCornerCutting
@@ -958,7 +959,6 @@ impl PathTable {
             return Err(BakeError::OtherGrid);
         }
         let (width, height) = (grid.width(), grid.height());
-        let (cost, fingerprint) = (grid.min_cost().unwrap_or(1), cells_fingerprint(grid));
         let invalid = |why: &str| BakeError::Invalid(format!("path table: {why}"));
         let n = reader.u32()? as usize;
         if n > MAX_SUBGOALS {

@@ -98,7 +98,9 @@ fn load_ms(load: impl Fn() -> bool) -> f64 {
 
 /// `run_with` a plain search with `options`.
 fn run(grid: &NavGrid, scenarios: &[Scenario], options: &SearchOptions) -> (f64, Vec<Option<f64>>) {
-    run_with(scenarios, |pathfinder, s| pathfinder.find_path(grid, s.start, s.goal, options))
+    run_with(scenarios, |pathfinder, s| {
+        pathfinder.find(grid, &PathQuery::new(s.start, s.goal).options(*options))
+    })
 }
 
 fn same(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
@@ -155,10 +157,16 @@ fn main() {
                 let [(astar_turns, _), (best, costs)] = run_turns(
                     &scenarios,
                     [
-                        &mut |pathfinder, s| pathfinder.find_path(&grid, s.start, s.goal, &plain),
                         &mut |pathfinder, s| {
-                            pathfinder
-                                .find_path_guided(&grid, &landmarks, s.start, s.goal, &options)
+                            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).options(plain))
+                        },
+                        &mut |pathfinder, s| {
+                            pathfinder.find(
+                                &grid,
+                                &PathQuery::new(s.start, s.goal)
+                                    .options(options)
+                                    .guided(&landmarks),
+                            )
                         },
                     ],
                 );
@@ -178,7 +186,8 @@ fn main() {
                     Ok(moves) => {
                         let build_ms = started.elapsed().as_secs_f64() * 1e3;
                         let (best, costs) = run_with(&scenarios, |pathfinder, s| {
-                            moves.find_path(&grid, pathfinder, s.start, s.goal)
+                            pathfinder
+                                .find(&grid, &PathQuery::new(s.start, s.goal).first_moves(&moves))
                         });
                         let right = same(&costs, &dijkstra_costs);
                         assert!(right, "{name}: the first-move table's costs are Dijkstra's");
@@ -199,7 +208,7 @@ fn main() {
                 let table = PathTable::build(&grid).expect("a table for every public map");
                 let build_ms = started.elapsed().as_secs_f64() * 1e3;
                 let (best, costs) = run_with(&scenarios, |pathfinder, s| {
-                    table.find_path(&grid, pathfinder, s.start, s.goal)
+                    pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table))
                 });
                 let right = same(&costs, &jps_costs);
                 assert!(right, "{name}: the table's costs are jump point search's");

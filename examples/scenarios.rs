@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
-use bevy_tilemap_nav::search::{Pathfinder, SearchOptions};
+use bevy_tilemap_nav::search::{PathQuery, Pathfinder, SearchOptions};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,7 +44,8 @@ fn main() -> ExitCode {
     let mut first_micros = 0.0;
     for (index, scenario) in scenarios.iter().enumerate() {
         let started = Instant::now();
-        let result = pathfinder.find_path(&grid, scenario.start, scenario.goal, &options);
+        let result =
+            pathfinder.find(&grid, &PathQuery::new(scenario.start, scenario.goal).options(options));
         let micros = started.elapsed().as_secs_f64() * 1e6;
         total_micros += micros;
         if index == 0 {

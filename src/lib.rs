@@ -67,7 +67,7 @@
 //! grid.set(GridPos::new(1, 1), Cell::Passable { cost: 4 }).unwrap();
 //! let mut pathfinder = Pathfinder::new();
 //! let path = pathfinder
-//!     .find_path(&grid, GridPos::new(0, 0), GridPos::new(7, 0), &SearchOptions::default())
+//!     .find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(7, 0)))
 //!     .unwrap();
 //! assert!(path.cells.contains(&GridPos::new(3, 4))); // through the gap
 //! assert!(!path.cells.contains(&GridPos::new(1, 1))); // round the mud
@@ -97,7 +97,7 @@ pub mod prelude {
         Path, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths, RangeRequest,
         TileNav, TileRules, TileTerrain, TilemapNavPlugin,
     };
-    pub use crate::search::{Pathfinder, SearchOptions};
+    pub use crate::search::{PathQuery, Pathfinder, SearchOptions};
 }
 
 /// The README's code blocks, compiled and run as doc tests.

@@ -215,7 +215,7 @@ fn paths_are_optimal_for_the_profile_and_size_and_the_body_stays_clear() {
             let goal = GridPos::new(rng.below(base.width()), rng.below(base.height()));
             let (s, g) =
                 ((i64::from(start.x), i64::from(start.y)), (i64::from(goal.x), i64::from(goal.y)));
-            let result = pathfinder.find_path(agent.grid(), start, goal, &SearchOptions::default());
+            let result = pathfinder.find(agent.grid(), &PathQuery::new(start, goal));
             let open = model.cost(s.0, s.1).is_some() && model.cost(g.0, g.1).is_some();
             match (result, open.then(|| model.dijkstra(s, g)).flatten()) {
                 (Ok(path), Some(best)) => {
@@ -319,8 +319,7 @@ fn the_nearest_goal_is_the_cheapest_to_reach() {
         let goals: Vec<GridPos> = (0..count)
             .map(|_| GridPos::new(rng.below(base.width()), rng.below(base.height())))
             .collect();
-        let result =
-            pathfinder.find_nearest_path(agent.grid(), start, &goals, &SearchOptions::default());
+        let result = pathfinder.find(agent.grid(), &PathQuery::nearest(start, &goals));
         let Some(dist) = model.distances((i64::from(start.x), i64::from(start.y))) else {
             assert_eq!(result.unwrap_err(), PathError::StartBlocked { start });
             continue;
@@ -346,8 +345,7 @@ fn the_nearest_goal_is_the_cheapest_to_reach() {
     }
     assert!(found > 300 && refused > 100, "found {found}, refused {refused}");
     let grid = NavGrid::new(3, 3).unwrap();
-    let none =
-        pathfinder.find_nearest_path(&grid, GridPos::new(0, 0), &[], &SearchOptions::default());
+    let none = pathfinder.find(&grid, &PathQuery::nearest(GridPos::new(0, 0), &[]));
     assert_eq!(none.unwrap_err(), PathError::NoGoals);
 }
 
@@ -407,8 +405,8 @@ fn jump_point_search_runs_where_the_profile_makes_the_grid_uniform() {
                 SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
             let plain = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
             match (
-                pathfinder.find_path(boat.grid(), a, b, &jump),
-                pathfinder.find_path(boat.grid(), a, b, &plain),
+                pathfinder.find(boat.grid(), &PathQuery::new(a, b).options(jump)),
+                pathfinder.find(boat.grid(), &PathQuery::new(a, b).options(plain)),
             ) {
                 (Ok(j), Ok(p)) => {
                     assert!((j.cost - p.cost).abs() < 1e-9);

@@ -3,7 +3,7 @@
 
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
 use bevy_tilemap_nav::path::path_cost;
-use bevy_tilemap_nav::search::{Algorithm, Pathfinder, SearchOptions};
+use bevy_tilemap_nav::search::{Algorithm, PathQuery, Pathfinder, SearchOptions};
 
 fn assert_all_optimal(name: &str, algorithm: Algorithm) {
     let options = SearchOptions { algorithm, ..SearchOptions::default() };
@@ -15,7 +15,7 @@ fn assert_all_optimal(name: &str, algorithm: Algorithm) {
     for (index, scenario) in scenarios.iter().enumerate() {
         assert_eq!((scenario.map_width, scenario.map_height), (grid.width(), grid.height()));
         let path = pathfinder
-            .find_path(&grid, scenario.start, scenario.goal, &options)
+            .find(&grid, &PathQuery::new(scenario.start, scenario.goal).options(options))
             .unwrap_or_else(|e| panic!("{name} scenario {index}: {e}"));
         assert!(
             (path.cost - scenario.optimal_length).abs() <= 0.01,

@@ -77,7 +77,10 @@ fn answers_match_dijkstra_oracle_on_every_kind_of_grid_while_cells_change() {
                 let pick = |rng: &mut Rng| GridPos::new(rng.below(width), rng.below(height));
                 let (start, goal) = (pick(&mut rng), pick(&mut rng));
                 let expected = model.dijkstra(at(start), at(goal));
-                match (expected, table.find_path(&grid, &mut pathfinder, start, goal)) {
+                match (
+                    expected,
+                    pathfinder.find(&grid, &PathQuery::new(start, goal).first_moves(&table)),
+                ) {
                     (Some(best), Ok(path)) => {
                         assert!(
                             (path.cost - best).abs() < 1e-6,
@@ -119,7 +122,8 @@ fn bad_queries_get_the_online_search_errors() {
     let table = FirstMoveTable::build(&grid).unwrap();
     let mut pathfinder = Pathfinder::new();
     let (left, right) = (GridPos::new(0, 0), GridPos::new(9, 5));
-    let mut ask = |start, goal| table.find_path(&grid, &mut pathfinder, start, goal);
+    let mut ask =
+        |start, goal| pathfinder.find(&grid, &PathQuery::new(start, goal).first_moves(&table));
     assert_eq!(ask(left, right).unwrap_err(), PathError::Unreachable { start: left, goal: right });
     let wall = GridPos::new(5, 2);
     assert!(matches!(ask(left, wall), Err(PathError::GoalBlocked { .. })));
@@ -167,8 +171,10 @@ fn painted_arena_scenarios_cost_what_astar_finds() {
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let scenarios = load_scenarios(format!("{dir}/arena.map.scen")).unwrap();
     for s in &scenarios {
-        let expected = pathfinder.find_path(&grid, s.start, s.goal, &astar).unwrap();
-        let path = table.find_path(&grid, &mut pathfinder, s.start, s.goal).unwrap();
+        let expected =
+            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).options(astar)).unwrap();
+        let path =
+            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).first_moves(&table)).unwrap();
         assert!((path.cost - expected.cost).abs() < 1e-6, "{:?} -> {:?}", s.start, s.goal);
         assert_eq!(path.stats.expanded, 0, "answered without a search");
     }
@@ -191,8 +197,8 @@ fn baked_tables_load_and_bad_bytes_are_errors() {
     for _ in 0..500 {
         let pick = |rng: &mut Rng| open[rng.below(open.len() as u32) as usize];
         let (a, b) = (pick(&mut rng), pick(&mut rng));
-        let path = loaded.find_path(&grid, &mut pathfinder, a, b);
-        assert_eq!(path, table.find_path(&grid, &mut pathfinder, a, b));
+        let path = pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&loaded));
+        assert_eq!(path, pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&table)));
         if a != b {
             assert_eq!(path.unwrap().stats.expanded, 0, "from the loaded table");
         }
@@ -244,8 +250,8 @@ fn baked_hex_tables_answer_as_built() {
         for a in grid.positions() {
             for b in grid.positions() {
                 assert_eq!(
-                    loaded.find_path(&grid, &mut pathfinder, a, b),
-                    table.find_path(&grid, &mut pathfinder, a, b)
+                    pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&loaded)),
+                    pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&table))
                 );
             }
         }

@@ -121,8 +121,13 @@ fn guided_search_matches_dijkstra_oracle_while_cells_change() {
                 };
                 let avoided: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
                 let expected = model.dijkstra_avoiding(at(start), at(goal), &avoided);
-                let got = pathfinder
-                    .find_path_guided_avoiding(&grid, &landmarks, start, goal, &options, &avoid);
+                let got = pathfinder.find(
+                    &grid,
+                    &PathQuery::new(start, goal)
+                        .options(options)
+                        .guided(&landmarks)
+                        .avoiding(&avoid),
+                );
                 match (expected, got) {
                     (Some(best), Ok(path)) => {
                         assert!(
@@ -213,7 +218,8 @@ fn landmarks_are_skipped_until_refreshed_after_a_cell_opens() {
     assert_eq!(landmarks.estimate(&grid, a, b), None);
     let mut pathfinder = Pathfinder::new();
     let options = SearchOptions::default();
-    let path = pathfinder.find_path_guided(&grid, &landmarks, a, b, &options).unwrap();
+    let path =
+        pathfinder.find(&grid, &PathQuery::new(a, b).options(options).guided(&landmarks)).unwrap();
     assert!((path.cost - 2.0).abs() < 1e-9);
     // Refreshed: current again, and the estimate knows the gap.
     landmarks.refresh(&grid);
@@ -227,7 +233,8 @@ fn landmarks_are_skipped_until_refreshed_after_a_cell_opens() {
     // Landmarks of another grid are never used on this one.
     let other = Landmarks::build(&NavGrid::new(30, 20).unwrap(), 4).unwrap();
     assert!(!other.usable_on(&grid));
-    let path = pathfinder.find_path_guided(&grid, &other, a, b, &options).unwrap();
+    let path =
+        pathfinder.find(&grid, &PathQuery::new(a, b).options(options).guided(&other)).unwrap();
     assert!((path.cost - 2.0).abs() < 1e-9);
 }
 
@@ -263,9 +270,13 @@ fn landmarks_cut_expansions_on_painted_benchmark_maps() {
     while paths < 60 {
         let pick = |rng: &mut Rng| GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let (start, goal) = (pick(&mut rng), pick(&mut rng));
-        let Ok(a) = pathfinder.find_path(&grid, start, goal, &astar) else { continue };
+        let Ok(a) = pathfinder.find(&grid, &PathQuery::new(start, goal).options(astar)) else {
+            continue;
+        };
         let options = SearchOptions::default();
-        let b = pathfinder.find_path_guided(&grid, &landmarks, start, goal, &options).unwrap();
+        let b = pathfinder
+            .find(&grid, &PathQuery::new(start, goal).options(options).guided(&landmarks))
+            .unwrap();
         assert!((a.cost - b.cost).abs() < 1e-6);
         plain += u64::from(a.stats.expanded);
         guided += u64::from(b.stats.expanded);
@@ -287,21 +298,24 @@ fn a_guided_search_in_steps_answers_as_in_one_go() {
     let longest = scenarios.last().unwrap();
     let (start, goal) = (longest.start, longest.goal);
     let mut pathfinder = Pathfinder::new();
-    let whole = pathfinder.find_path_guided(&grid, &landmarks, start, goal, &options).unwrap();
-    let mut step =
-        pathfinder.start_search_guided(&grid, &landmarks, start, goal, &options, &[], 20);
+    let guided = PathQuery::new(start, goal).options(options).guided(&landmarks);
+    let whole = pathfinder.find(&grid, &guided).unwrap();
+    let mut step = pathfinder.start(&grid, &guided, 20);
     let mut calls = 1;
     while let SearchStep::Paused { .. } = step {
-        step = pathfinder.resume_search_guided(&grid, Some(&landmarks), 20);
+        step = pathfinder.resume(&grid, &guided, 20);
         calls += 1;
     }
     let SearchStep::Done(Ok(path)) = step else { panic!("{step:?}") };
     assert!(calls > 3, "{calls}");
     assert_eq!((path.cost, path.stats.expanded), (whole.cost, whole.stats.expanded));
 
-    let step = pathfinder.start_search_guided(&grid, &landmarks, start, goal, &options, &[], 20);
+    // Begun guided, it goes on only guided.
+    let step = pathfinder.start(&grid, &guided, 20);
     assert!(matches!(step, SearchStep::Paused { .. }));
-    assert_eq!(pathfinder.resume_search(&grid, 20), SearchStep::Done(Err(PathError::GridChanged)));
+    let unguided = PathQuery::new(start, goal).options(options);
+    let step = pathfinder.resume(&grid, &unguided, 20);
+    assert_eq!(step, SearchStep::Done(Err(PathError::GridChanged)));
     assert!(!pathfinder.is_paused());
 }
 
@@ -325,8 +339,11 @@ fn baked_landmarks_load_and_bad_bytes_are_errors() {
         let pick = |rng: &mut Rng| open[rng.below(open.len() as u32) as usize];
         let (a, b) = (pick(&mut rng), pick(&mut rng));
         assert_eq!(loaded.estimate(&grid, a, b), landmarks.estimate(&grid, a, b));
-        let built = a_finder.find_path_guided(&grid, &landmarks, a, b, &options).unwrap();
-        let from_bytes = b_finder.find_path_guided(&grid, &loaded, a, b, &options).unwrap();
+        let built = a_finder
+            .find(&grid, &PathQuery::new(a, b).options(options).guided(&landmarks))
+            .unwrap();
+        let from_bytes =
+            b_finder.find(&grid, &PathQuery::new(a, b).options(options).guided(&loaded)).unwrap();
         assert_eq!(from_bytes.cells, built.cells);
         assert_eq!(from_bytes.stats.expanded, built.stats.expanded);
     }

@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::PathError;
-use bevy_tilemap_nav::search::{Link, LinkedPath, MapPos};
+use bevy_tilemap_nav::search::{Link, LinkedMaps, LinkedPath, MapPos};
 use common::{Cheapest, HEX_RULES, Model, Rng, random_cells, set_cells};
 
 /// A random grid of a random kind, and the same grid as the oracle's model.
@@ -173,7 +173,7 @@ fn check_query(
 ) -> (bool, bool) {
     let maps: Vec<&NavGrid> = grids.iter().collect();
     let expected = oracle(models, links, start, goal);
-    let got = pathfinder.find_linked_path(&maps, links, start, goal, &SearchOptions::default());
+    let got = pathfinder.find(LinkedMaps::new(&maps, links), &PathQuery::new(start, goal));
     match (expected, got) {
         (Some(cost), Ok(path)) => {
             assert!(
@@ -237,11 +237,15 @@ fn bad_maps_and_links_get_typed_errors() {
     let mut pathfinder = Pathfinder::new();
     let elsewhere = MapPos::new(1, GridPos::new(0, 0));
     assert_eq!(
-        pathfinder.find_linked_path(&maps, &[], elsewhere, here, &options),
+        pathfinder
+            .find(LinkedMaps::new(&maps, &[]), &PathQuery::new(elsewhere, here).options(options)),
         Err(PathError::NoSuchMap { map: 1 })
     );
     assert_eq!(
-        pathfinder.find_linked_path(&maps, &[], here, MapPos::new(0, GridPos::new(4, 0)), &options),
+        pathfinder.find(
+            LinkedMaps::new(&maps, &[]),
+            &PathQuery::new(here, MapPos::new(0, GridPos::new(4, 0))).options(options)
+        ),
         Err(PathError::GoalOutOfBounds { goal: GridPos::new(4, 0), width: 4, height: 4 })
     );
     let far = MapPos::new(0, GridPos::new(3, 3));
@@ -253,12 +257,9 @@ fn bad_maps_and_links_get_typed_errors() {
         Link::one_way(here, elsewhere, 1.0),
     ] {
         assert_eq!(
-            pathfinder.find_linked_path(
-                &maps,
-                &[Link::one_way(far, here, 1.0), bad],
-                here,
-                far,
-                &options
+            pathfinder.find(
+                LinkedMaps::new(&maps, &[Link::one_way(far, here, 1.0), bad]),
+                &PathQuery::new(here, far).options(options)
             ),
             Err(PathError::InvalidLink { link: 1 }),
             "{bad:?}"
@@ -276,27 +277,24 @@ fn a_one_way_link_is_not_taken_backwards_and_a_blocked_one_not_at_all() {
     let drop = Link::one_way(a_end, b_end, 1.0);
     let mut pathfinder = Pathfinder::new();
     let down = pathfinder
-        .find_linked_path(
-            &maps,
-            &[drop],
-            MapPos::new(0, GridPos::new(0, 0)),
-            MapPos::new(1, GridPos::new(2, 0)),
-            &options,
+        .find(
+            LinkedMaps::new(&maps, &[drop]),
+            &PathQuery::new(MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(2, 0)))
+                .options(options),
         )
         .unwrap();
     assert_eq!(down.cost, 2.0 + 1.0 + 2.0);
     assert_eq!(down.links().collect::<Vec<_>>(), vec![0]);
-    let up = pathfinder.find_linked_path(&maps, &[drop], b_end, a_end, &options);
+    let up = pathfinder
+        .find(LinkedMaps::new(&maps, &[drop]), &PathQuery::new(b_end, a_end).options(options));
     assert!(matches!(up, Err(PathError::Unreachable { .. })), "{up:?}");
     // The landing cell walled: the link is not taken.
     b.set(b_end.cell, Cell::Blocked).unwrap();
     let maps = [&a, &b];
-    let walled = pathfinder.find_linked_path(
-        &maps,
-        &[drop],
-        MapPos::new(0, GridPos::new(0, 0)),
-        MapPos::new(1, GridPos::new(2, 0)),
-        &options,
+    let walled = pathfinder.find(
+        LinkedMaps::new(&maps, &[drop]),
+        &PathQuery::new(MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(2, 0)))
+            .options(options),
     );
     assert!(matches!(walled, Err(PathError::Unreachable { .. })), "{walled:?}");
 }

@@ -10,7 +10,7 @@ use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::plugin::OnNavMap;
 use bevy_tilemap_nav::plugin::{NavGridChanged, NavLayerOf};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{Link, MapPos};
+use bevy_tilemap_nav::search::{Link, LinkedMaps, MapPos};
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, spawn_text_tilemap};
@@ -126,12 +126,12 @@ fn an_agent_walks_from_one_level_to_the_next_through_a_door() {
         let grids = [&maps.get(map_a).unwrap().grid, &maps.get(map_b).unwrap().grid];
         let link = Link::two_way(MapPos::new(0, door_a.cell), MapPos::new(1, door_b.cell), 1.0);
         Pathfinder::new()
-            .find_linked_path(
-                &grids,
-                &[link],
-                MapPos::new(0, GridPos::new(0, 2)),
-                MapPos::new(1, GridPos::new(5, 2)),
-                &SearchOptions::default(),
+            .find(
+                LinkedMaps::new(&grids, &[link]),
+                &PathQuery::new(
+                    MapPos::new(0, GridPos::new(0, 2)),
+                    MapPos::new(1, GridPos::new(5, 2)),
+                ),
             )
             .unwrap()
     };

@@ -63,7 +63,10 @@ fn check(
     (start, goal): (GridPos, GridPos),
 ) -> bool {
     let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
-    match (model.dijkstra(at(start), at(goal)), table.find_path(grid, pathfinder, start, goal)) {
+    match (
+        model.dijkstra(at(start), at(goal)),
+        pathfinder.find(grid, &PathQuery::new(start, goal).table(table)),
+    ) {
         (Some(best), Ok(path)) => {
             assert!(
                 (path.cost - best).abs() < 1e-6,
@@ -160,15 +163,15 @@ fn errors_are_typed() {
     let mut pathfinder = Pathfinder::new();
     let (a, b) = (GridPos::new(0, 0), GridPos::new(7, 7));
     assert_eq!(
-        table.find_path(&grid, &mut pathfinder, a, b),
+        pathfinder.find(&grid, &PathQuery::new(a, b).table(&table)),
         Err(PathError::Unreachable { start: a, goal: b })
     );
     assert!(matches!(
-        table.find_path(&grid, &mut pathfinder, a, GridPos::new(3, 3)),
+        pathfinder.find(&grid, &PathQuery::new(a, GridPos::new(3, 3)).table(&table)),
         Err(PathError::GoalBlocked { .. })
     ));
     assert!(matches!(
-        table.find_path(&grid, &mut pathfinder, GridPos::new(9, 0), a),
+        pathfinder.find(&grid, &PathQuery::new(GridPos::new(9, 0), a).table(&table)),
         Err(PathError::StartOutOfBounds { .. })
     ));
     // Grids the table cannot serve say why.
@@ -202,7 +205,8 @@ fn public_maps_published_optima() {
                 .unwrap();
         let table = PathTable::build(&grid).unwrap();
         for s in &scenarios {
-            let path = table.find_path(&grid, &mut pathfinder, s.start, s.goal).unwrap();
+            let path =
+                pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table)).unwrap();
             assert!(
                 (path.cost - s.optimal_length).abs() < 0.01,
                 "{name}: {} vs {}",
@@ -235,8 +239,8 @@ fn baked_tables_load_and_bad_bytes_are_errors() {
             open[rng.below(open.len() as u32) as usize],
         );
         assert_eq!(
-            loaded.find_path(&grid, &mut pathfinder, a, b),
-            table.find_path(&grid, &mut pathfinder, a, b)
+            pathfinder.find(&grid, &PathQuery::new(a, b).table(&loaded)),
+            pathfinder.find(&grid, &PathQuery::new(a, b).table(&table))
         );
     }
     // Every truncation, and a flipped byte anywhere, is an error.

@@ -76,7 +76,10 @@ fn spawn(app: &mut App, kind: NavAgent, at: GridPos, goal: GridPos) -> Entity {
 fn core_cost(app: &App, profile: NavProfile, size: u32, start: GridPos, goal: GridPos) -> f64 {
     let agent = AgentGrid::new(&map(app).grid, profile, size).unwrap();
     let options = SearchOptions::default();
-    Pathfinder::new().find_path(agent.grid(), start, goal, &options).unwrap().cost
+    Pathfinder::new()
+        .find(agent.grid(), &PathQuery::new(start, goal).options(options))
+        .unwrap()
+        .cost
 }
 
 /// Steps frames until `entity` arrives, calling `each` with the agent's position every frame.

@@ -123,8 +123,7 @@ fn agent_walks_around_a_wall_to_the_goal_centre_on_an_optimal_path() {
 
     let path = app.world().get::<Path>(agent).expect("answered").clone();
     let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
-    let optimum =
-        Pathfinder::new().find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+    let optimum = Pathfinder::new().find(&grid, &PathQuery::new(start, goal)).unwrap();
     assert!((path.cost - optimum.cost).abs() < 1e-9);
     assert!(path.complete);
     assert!(path.cells.windows(2).all(|w| grid.can_step(w[0], w[1])), "{:?}", path.cells);
@@ -310,8 +309,8 @@ fn a_level_rewritten_in_one_frame_is_searched_like_a_fresh_grid() {
         let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
         for (k, &start) in open.iter().enumerate().step_by(7) {
             let goal = open[(k * 31 + 5) % open.len()];
-            let ours = pathfinder.find_path(grid, start, goal, &options);
-            let fresh = pathfinder.find_path(&expected, start, goal, &options);
+            let ours = pathfinder.find(grid, &PathQuery::new(start, goal).options(options));
+            let fresh = pathfinder.find(&expected, &PathQuery::new(start, goal).options(options));
             match (ours, fresh) {
                 (Ok(a), Ok(b)) => {
                     assert!((a.cost - b.cost).abs() < 1e-9, "{start:?} to {goal:?}");
@@ -1022,7 +1021,7 @@ fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
     assert!(frames > 3, "answered in {frames} frames");
     let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
-    let whole = Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap();
+    let whole = Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(astar)).unwrap();
     assert_eq!(path.cells, whole.cells);
     assert_eq!(path.expanded, whole.stats.expanded);
 }
@@ -1068,7 +1067,8 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
         let path = found.expect("a path");
         assert_eq!(redone, if opened { 2 } else { 1 });
         let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
-        let best = Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap();
+        let best =
+            Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(astar)).unwrap();
         assert!((path.cost - best.cost).abs() < 1e-9, "{opened}: {} vs {}", path.cost, best.cost);
         assert!(bevy_tilemap_nav::path::path_cost(&grid, &path.cells).is_some());
         assert_eq!(path.cells.contains(&GridPos::new(32, 2)), opened);
@@ -1101,7 +1101,10 @@ fn search_time_budget_case(settings: NavSettings) {
     assert!(frames > 1);
     let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
-    assert_eq!(path.cells, Pathfinder::new().find_path(&grid, start, goal, &astar).unwrap().cells);
+    assert_eq!(
+        path.cells,
+        Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(astar)).unwrap().cells
+    );
     for _ in 0..3 {
         app.update();
     }
@@ -1135,7 +1138,7 @@ fn ask_path(app: &mut App, start: GridPos, goal: GridPos) -> Path {
 /// The cost online search finds on the first map's grid as it is.
 fn online_cost(app: &App, start: GridPos, goal: GridPos) -> f64 {
     let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
-    Pathfinder::new().find_path(grid, start, goal, &SearchOptions::default()).unwrap().cost
+    Pathfinder::new().find(grid, &PathQuery::new(start, goal)).unwrap().cost
 }
 
 /// A map marked `PrecomputePaths`: once its table is built (off the main thread), requests are
@@ -1262,7 +1265,7 @@ fn precomputed_landmarks_guide_searches_on_terrain_and_follow_changes() {
     let path = ask_path(&mut app, start, goal);
     let unguided = {
         let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
-        Pathfinder::new().find_path(grid, start, goal, &SearchOptions::default()).unwrap()
+        Pathfinder::new().find(grid, &PathQuery::new(start, goal)).unwrap()
     };
     assert!((path.cost - unguided.cost).abs() < 1e-9);
     assert!(

@@ -14,7 +14,7 @@ use bevy_tilemap_nav::plugin::{
     TilemapNavError, TilemapNavWarning, WorldToCellError,
 };
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{Link, MapPos, PathError};
+use bevy_tilemap_nav::search::{Link, LinkedMaps, MapPos, PathError};
 #[path = "common/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, position, read_new, spawn_text_tilemap, spawn_typed_tilemap};
@@ -676,12 +676,9 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
     assert!(frames > 2, "spread over frames ({frames})");
     let path = app.world().get::<Path>(agent).unwrap();
     let optimum = Pathfinder::new()
-        .find_linked_path(
-            &[&map.grid],
-            &links,
-            MapPos::new(0, start),
-            MapPos::new(0, goal),
-            &SearchOptions::default(),
+        .find(
+            LinkedMaps::new(&[&map.grid], &links),
+            &PathQuery::new(MapPos::new(0, start), MapPos::new(0, goal)),
         )
         .unwrap();
     assert!((path.cost - optimum.cost).abs() < 1e-9, "{} vs {}", path.cost, optimum.cost);

@@ -21,7 +21,7 @@ fn find(
     goal: (u32, u32),
     options: SearchOptions,
 ) -> Result<PathResult, PathError> {
-    Pathfinder::new().find_path(grid, start.into(), goal.into(), &options)
+    Pathfinder::new().find(grid, &PathQuery::new(start.into(), goal.into()).options(options))
 }
 
 #[test]
@@ -167,19 +167,27 @@ fn avoided_cells_are_walked_around_for_that_query_only() {
     let mut pathfinder = Pathfinder::new();
     let o = SearchOptions::default();
     let (start, goal) = (GridPos::new(0, 4), GridPos::new(6, 4));
-    let direct = pathfinder.find_path(&grid, start, goal, &o).unwrap();
+    let direct = pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap();
     assert!(direct.cells.contains(&GridPos::new(3, 4)));
     // Someone stands in the only gap: no way through while they do.
-    let blocked = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[GridPos::new(3, 4)]);
+    let blocked = pathfinder
+        .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&[GridPos::new(3, 4)]));
     assert!(matches!(blocked, Err(PathError::Unreachable { .. })));
     // Someone beside the route: a detour of equal or higher cost, never through them.
     let beside = GridPos::new(1, 4);
-    let detour = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[beside]).unwrap();
+    let detour = pathfinder
+        .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&[beside]))
+        .unwrap();
     assert!(!detour.cells.contains(&beside));
     assert!(detour.cost >= direct.cost);
     // The next query is not affected, and start and goal are never avoided.
-    assert_eq!(pathfinder.find_path(&grid, start, goal, &o).unwrap().cost, direct.cost);
-    let ends = pathfinder.find_path_avoiding(&grid, start, goal, &o, &[start, goal]).unwrap();
+    assert_eq!(
+        pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap().cost,
+        direct.cost
+    );
+    let ends = pathfinder
+        .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&[start, goal]))
+        .unwrap();
     assert_eq!(ends.cost, direct.cost);
 }
 
@@ -191,7 +199,9 @@ fn every_algorithm_honours_avoided_cells_or_says_it_cannot() {
     let (start, goal) = (GridPos::new(7, 0), GridPos::new(0, 6));
     let avoid = [GridPos::new(3, 4)];
     let theta = SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
-    let path = Pathfinder::new().find_path_avoiding(&grid, start, goal, &theta, &avoid).unwrap();
+    let path = Pathfinder::new()
+        .find(&grid, &PathQuery::new(start, goal).options(theta).avoiding(&avoid))
+        .unwrap();
     assert!(!path.cells.contains(&avoid[0]), "{:?}", path.cells);
 
     let open = NavGrid::new(9, 9).unwrap();
@@ -200,7 +210,9 @@ fn every_algorithm_honours_avoided_cells_or_says_it_cannot() {
     for algorithm in [Algorithm::Auto, Algorithm::AStar, Algorithm::ThetaStar, Algorithm::JumpPoint]
     {
         let o = SearchOptions { algorithm, ..SearchOptions::default() };
-        let path = Pathfinder::new().find_path_avoiding(&open, start, goal, &o, &avoid).unwrap();
+        let path = Pathfinder::new()
+            .find(&open, &PathQuery::new(start, goal).options(o).avoiding(&avoid))
+            .unwrap();
         assert!(!path.cells.contains(&avoid[0]), "{algorithm:?}: {:?}", path.cells);
     }
 }
@@ -214,14 +226,18 @@ fn an_avoided_cell_is_a_wall_for_the_corner_rule_too() {
     let avoid = [GridPos::new(1, 1)];
     for algorithm in [Algorithm::Auto, Algorithm::AStar, Algorithm::JumpPoint] {
         let o = SearchOptions { algorithm, ..SearchOptions::default() };
-        let path = Pathfinder::new().find_path_avoiding(&grid, start, goal, &o, &avoid).unwrap();
+        let path = Pathfinder::new()
+            .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&avoid))
+            .unwrap();
         assert_eq!(path.cost, 4.0, "{algorithm:?}: {:?}", path.cells);
         assert!(path.cells.windows(2).all(|w| w[0].x == w[1].x || w[0].y == w[1].y));
     }
     // Where corners may be cut, one open side is enough: straight, diagonal past them, straight.
     let cut = grid.clone().with_corner_rule(CornerRule::CutCorners);
     let o = SearchOptions::default();
-    let path = Pathfinder::new().find_path_avoiding(&cut, start, goal, &o, &avoid).unwrap();
+    let path = Pathfinder::new()
+        .find(&cut, &PathQuery::new(start, goal).options(o).avoiding(&avoid))
+        .unwrap();
     assert!((path.cost - (2.0 + std::f64::consts::SQRT_2)).abs() < 1e-9, "{:?}", path.cells);
     assert!(!path.cells.contains(&avoid[0]));
 }
@@ -256,9 +272,14 @@ fn a_traced_search_records_every_expansion_and_answers_the_same() {
     let o = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let mut pathfinder = Pathfinder::new();
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(6, 0));
-    let plain = pathfinder.find_path(&grid, start, goal, &o).unwrap();
-    let (traced, trace) = pathfinder.find_path_traced(&grid, start, goal, &o);
+    let plain = pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap();
+    let traced = pathfinder.find(&grid, &PathQuery::new(start, goal).options(o).traced());
+    let trace = pathfinder.take_trace().unwrap();
     assert_eq!(traced.unwrap(), plain);
+    // Taken once; an untraced query records nothing.
+    assert_eq!(pathfinder.take_trace(), None);
+    pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap();
+    assert_eq!(pathfinder.take_trace(), None);
     assert_eq!(trace.expanded.len(), plain.stats.expanded as usize);
     assert_eq!(trace.expanded[0], start);
     let (closed, open) = trace.at_step(0);
@@ -351,21 +372,25 @@ fn a_clear_octile_path_ends_the_search_early() {
     let options = SearchOptions::default();
     let mut pathfinder = Pathfinder::new();
     let (start, goal) = (GridPos::new(2, 3), GridPos::new(25, 11));
-    let open = pathfinder.find_path(&grid, start, goal, &options).unwrap();
+    let open = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
     assert_eq!(open.stats.expanded, 1, "straight from the start");
     assert!((open.cost - (8.0 * std::f64::consts::SQRT_2 + 15.0)).abs() < 1e-9);
     assert!(legal_at(&grid, &open));
     // A wall across the diagonal-first shape: the straight-first one is taken.
     grid.fill_rect(GridPos::new(6, 5), GridPos::new(6, 9), Cell::Blocked).unwrap();
-    let other = pathfinder.find_path(&grid, start, goal, &options).unwrap();
+    let other = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
     assert_eq!(other.stats.expanded, 1);
     assert!((other.cost - open.cost).abs() < 1e-9);
     assert!(legal_at(&grid, &other));
     // Both shapes blocked: a real search, still optimal (plain A* agrees).
     grid.fill_rect(GridPos::new(6, 0), GridPos::new(6, 18), Cell::Blocked).unwrap();
-    let around = pathfinder.find_path(&grid, start, goal, &options).unwrap();
+    let around = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
     let astar = pathfinder
-        .find_path(&grid, start, goal, &SearchOptions { algorithm: Algorithm::AStar, ..options })
+        .find(
+            &grid,
+            &PathQuery::new(start, goal)
+                .options(SearchOptions { algorithm: Algorithm::AStar, ..options }),
+        )
         .unwrap();
     assert!(around.stats.expanded > 1);
     assert!((around.cost - astar.cost).abs() < 1e-9);
@@ -377,7 +402,7 @@ fn a_clear_octile_path_ends_the_search_early() {
         ..options
     };
     assert!(matches!(
-        pathfinder.find_path(&grid, start, goal, &limited),
+        pathfinder.find(&grid, &PathQuery::new(start, goal).options(limited)),
         Err(PathError::LimitExceeded { .. })
     ));
 }

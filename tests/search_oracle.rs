@@ -62,7 +62,7 @@ fn check_against_oracle(heuristic: Option<Heuristic>, seed: u64, rounds: usize) 
             let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
             let expected =
                 model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
-            let got = pathfinder.find_path(&grid, start, goal, &options);
+            let got = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options));
             match (expected, got) {
                 (Some(cost), Ok(path)) => {
                     found += 1;
@@ -130,7 +130,7 @@ fn weighted_search_stays_within_its_bound() {
         let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let optimum =
             model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
-        match (optimum, pathfinder.find_path(&grid, start, goal, &options)) {
+        match (optimum, pathfinder.find(&grid, &PathQuery::new(start, goal).options(options))) {
             (Some(best), Ok(path)) => {
                 assert!(path.cost <= weight * best + 1e-6, "round {round}");
                 assert!(path.cost >= best - 1e-6, "round {round}");
@@ -154,8 +154,10 @@ fn scratch_reuse_across_grid_sizes_gives_same_answers() {
         let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let options = SearchOptions::default();
-        let a = shared.find_path(&grid, start, goal, &options).map(|p| p.cost);
-        let b = Pathfinder::new().find_path(&grid, start, goal, &options).map(|p| p.cost);
+        let a = shared.find(&grid, &PathQuery::new(start, goal).options(options)).map(|p| p.cost);
+        let b = Pathfinder::new()
+            .find(&grid, &PathQuery::new(start, goal).options(options))
+            .map(|p| p.cost);
         assert_eq!(a, b, "round {round}");
     }
 }
@@ -213,7 +215,7 @@ fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
             let goal = GridPos::new(rng.below(width), rng.below(height));
             let expected =
                 model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
-            let got = pathfinder.find_path(&grid, start, goal, &jps);
+            let got = pathfinder.find(&grid, &PathQuery::new(start, goal).options(jps));
             match (expected, got) {
                 (Some(best), Ok(path)) => {
                     found += 1;
@@ -230,7 +232,9 @@ fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
                         .unwrap_or_else(|| panic!("round {round}: illegal path {cells:?}"));
                     assert!((walked - path.cost).abs() < 1e-6, "round {round}");
                     // Plain A* agrees on the cost.
-                    let plain = pathfinder.find_path(&grid, start, goal, &astar).unwrap();
+                    let plain = pathfinder
+                        .find(&grid, &PathQuery::new(start, goal).options(astar))
+                        .unwrap();
                     assert!((plain.cost - path.cost).abs() < 1e-6);
                 }
                 (None, Err(_)) => {}
@@ -249,14 +253,17 @@ fn jump_point_search_is_refused_where_it_would_not_be_optimal_and_takes_terrain(
     let four = NavGrid::new(4, 4).unwrap().with_neighborhood(Neighborhood::Four);
     let cut = NavGrid::new(4, 4).unwrap().with_corner_rule(CornerRule::CutCorners);
     for grid in [&four, &cut] {
-        assert_eq!(pathfinder.find_path(grid, a, b, &jps), Err(PathError::JumpPointUnsupported));
+        assert_eq!(
+            pathfinder.find(grid, &PathQuery::new(a, b).options(jps)),
+            Err(PathError::JumpPointUnsupported)
+        );
         // Auto quietly uses A* there, and stays optimal (checked by the oracle tests).
-        assert!(pathfinder.find_path(grid, a, b, &SearchOptions::default()).is_ok());
+        assert!(pathfinder.find(grid, &PathQuery::new(a, b)).is_ok());
     }
     // Terrain costs are fine: the path goes round the mud on the diagonal.
     let mut mud = NavGrid::new(4, 4).unwrap();
     mud.set(GridPos::new(1, 1), Cell::Passable { cost: 3 }).unwrap();
-    let path = pathfinder.find_path(&mud, a, b, &jps).unwrap();
+    let path = pathfinder.find(&mud, &PathQuery::new(a, b).options(jps)).unwrap();
     assert!(!path.cells.contains(&GridPos::new(1, 1)));
     assert!((path.cost - (2.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
 }
@@ -299,8 +306,10 @@ fn avoided_cells_keep_jump_point_search_optimal() {
             let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
             let walled: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
             let expected = model.dijkstra_avoiding(at(start), at(goal), &walled);
-            let got = pathfinder.find_path_avoiding(&grid, start, goal, &jps, &avoid);
-            let plain = pathfinder.find_path_avoiding(&grid, start, goal, &astar, &avoid);
+            let got =
+                pathfinder.find(&grid, &PathQuery::new(start, goal).options(jps).avoiding(&avoid));
+            let plain = pathfinder
+                .find(&grid, &PathQuery::new(start, goal).options(astar).avoiding(&avoid));
             match (expected, got) {
                 (Some(best), Ok(path)) => {
                     found += 1;
@@ -374,15 +383,16 @@ fn a_search_spread_over_many_calls_answers_as_in_one_go() {
         let goal = GridPos::new(rng.below(width), rng.below(height));
         let avoid: Vec<GridPos> =
             (0..rng.below(6)).map(|_| GridPos::new(rng.below(width), rng.below(height))).collect();
-        let expected = whole.find_path_avoiding(&grid, start, goal, &options, &avoid);
+        let query = PathQuery::new(start, goal).options(options).avoiding(&avoid);
+        let expected = whole.find(&grid, &query);
         let budget = 1 + rng.below(8);
-        let mut step = spread.start_search(&grid, start, goal, &options, &avoid, budget);
+        let mut step = spread.start(&grid, &query, budget);
         let mut calls = 0;
         while let SearchStep::Paused { expanded } = step {
             assert!(spread.is_paused());
             assert!(expanded <= budget * (calls + 1), "round {round}: budget overrun");
             calls += 1;
-            step = spread.resume_search(&grid, budget);
+            step = spread.resume(&grid, &query, budget);
         }
         assert!(!spread.is_paused());
         if calls > 0 {
@@ -399,21 +409,25 @@ fn a_paused_search_is_not_resumed_on_a_changed_grid() {
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(39, 39));
     let mut pathfinder = Pathfinder::new();
-    assert_eq!(
-        pathfinder.resume_search(&grid, 10),
-        SearchStep::Done(Err(PathError::NothingToResume))
-    );
-    let step = pathfinder.start_search(&grid, start, goal, &astar, &[], 5);
+    let query = PathQuery::new(start, goal).options(astar);
+    let nothing = SearchStep::Done(Err(PathError::NothingToResume));
+    assert_eq!(pathfinder.resume(&grid, &query, 10), nothing);
+    let step = pathfinder.start(&grid, &query, 5);
     assert_eq!(step, SearchStep::Paused { expanded: 5 });
     // Another grid (a clone is another grid), or this one changed: refused, and dropped.
     let copy = grid.clone();
-    assert_eq!(pathfinder.resume_search(&copy, 10), SearchStep::Done(Err(PathError::GridChanged)));
+    let changed = SearchStep::Done(Err(PathError::GridChanged));
+    assert_eq!(pathfinder.resume(&copy, &query, 10), changed);
     assert!(!pathfinder.is_paused());
-    let _ = pathfinder.start_search(&grid, start, goal, &astar, &[], 5);
+    let _ = pathfinder.start(&grid, &query, 5);
     grid.set(GridPos::new(20, 20), Cell::Blocked).unwrap();
-    assert_eq!(pathfinder.resume_search(&grid, 10), SearchStep::Done(Err(PathError::GridChanged)));
+    assert_eq!(pathfinder.resume(&grid, &query, 10), changed);
+    // Another query than the paused one: nothing of its own to resume (the paused one stays).
+    let _ = pathfinder.start(&grid, &query, 5);
+    let other = PathQuery::new(start, GridPos::new(30, 39)).options(astar);
+    assert_eq!(pathfinder.resume(&grid, &other, 10), nothing);
     // A plain query drops a paused search too.
-    let _ = pathfinder.start_search(&grid, start, goal, &astar, &[], 5);
-    assert!(pathfinder.find_path(&grid, start, goal, &astar).is_ok());
+    let _ = pathfinder.start(&grid, &query, 5);
+    assert!(pathfinder.find(&grid, &query).is_ok());
     assert!(!pathfinder.is_paused());
 }

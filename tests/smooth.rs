@@ -49,7 +49,7 @@ fn smoothed_paths_are_clear_keep_their_ends_and_cost_no_more() {
         }
         let start = GridPos::new(rng.below(width), rng.below(height));
         let goal = GridPos::new(rng.below(width), rng.below(height));
-        let Ok(path) = pathfinder.find_path(&grid, start, goal, &SearchOptions::default()) else {
+        let Ok(path) = pathfinder.find(&grid, &PathQuery::new(start, goal)) else {
             continue;
         };
         let corners = smooth_path(&grid, &path.cells);
@@ -71,14 +71,14 @@ fn smoothed_paths_are_clear_keep_their_ends_and_cost_no_more() {
 fn open_floor_route_becomes_one_segment_and_mud_is_not_cut_across() {
     let mut grid = NavGrid::new(12, 7).unwrap();
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(11, 6));
-    let path = Pathfinder::new().find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+    let path = Pathfinder::new().find(&grid, &PathQuery::new(start, goal)).unwrap();
     assert!(path.waypoints().len() >= 3);
     assert_eq!(smooth_path(&grid, &path.cells), vec![start, goal]);
 
     // A mud patch on the straight line: the grid path goes round it, and so must the smoothed
     // one (a straight line through costs more than the way round).
     grid.fill_rect(GridPos::new(4, 2), GridPos::new(7, 4), Cell::Passable { cost: 9 }).unwrap();
-    let path = Pathfinder::new().find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+    let path = Pathfinder::new().find(&grid, &PathQuery::new(start, goal)).unwrap();
     let corners = smooth_path(&grid, &path.cells);
     assert!(corners.len() > 2);
     assert!(smoothed_cost(&grid, &corners).unwrap() <= path.cost + 1e-9);
@@ -93,15 +93,20 @@ fn roads_are_taken_when_cheaper_and_ignored_when_not() {
     let on_road = |path: &PathResult| path.cells.iter().filter(|c| c.y == 0).count();
     let mut pathfinder = Pathfinder::new();
     let o = SearchOptions::default();
-    let long = pathfinder.find_path(&grid, GridPos::new(0, 2), GridPos::new(20, 2), &o).unwrap();
+    let long = pathfinder
+        .find(&grid, &PathQuery::new(GridPos::new(0, 2), GridPos::new(20, 2)).options(o))
+        .unwrap();
     assert!(on_road(&long) >= 15, "{:?}", long.cells);
     // The heuristic is scaled by the cheapest cost (the road's), so the result is optimal:
     // Dijkstra agrees.
     let dijkstra = SearchOptions { heuristic: Some(Heuristic::Zero), ..o };
-    let exact = pathfinder.find_path(&grid, GridPos::new(0, 2), GridPos::new(20, 2), &dijkstra);
+    let exact = pathfinder
+        .find(&grid, &PathQuery::new(GridPos::new(0, 2), GridPos::new(20, 2)).options(dijkstra));
     assert!((exact.unwrap().cost - long.cost).abs() < 1e-9);
     // A short trip far from the road ignores it.
-    let short = pathfinder.find_path(&grid, GridPos::new(5, 4), GridPos::new(8, 4), &o).unwrap();
+    let short = pathfinder
+        .find(&grid, &PathQuery::new(GridPos::new(5, 4), GridPos::new(8, 4)).options(o))
+        .unwrap();
     assert_eq!(on_road(&short), 0);
 }
 
@@ -124,8 +129,8 @@ fn theta_star_paths_are_clear_and_no_costlier_than_grid_optimum() {
         }
         let start = GridPos::new(rng.below(width), rng.below(height));
         let goal = GridPos::new(rng.below(width), rng.below(height));
-        let grid_optimum = pathfinder.find_path(&grid, start, goal, &SearchOptions::default());
-        let any_angle = pathfinder.find_path(&grid, start, goal, &theta);
+        let grid_optimum = pathfinder.find(&grid, &PathQuery::new(start, goal));
+        let any_angle = pathfinder.find(&grid, &PathQuery::new(start, goal).options(theta));
         match (grid_optimum, any_angle) {
             (Ok(best), Ok(path)) => {
                 found += 1;
@@ -153,7 +158,8 @@ fn theta_star_paths_are_clear_and_no_costlier_than_grid_optimum() {
     assert!(found > 500);
     // Open floor: one straight segment, priced at its Euclidean length.
     let grid = NavGrid::new(12, 7).unwrap();
-    let path =
-        pathfinder.find_path(&grid, GridPos::new(0, 0), GridPos::new(11, 4), &theta).unwrap();
+    let path = pathfinder
+        .find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(11, 4)).options(theta))
+        .unwrap();
     assert!((path.cost - (11f64 * 11.0 + 16.0).sqrt()).abs() < 1e-9);
 }

@@ -70,7 +70,7 @@ fn check(
     let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
     let avoided: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
     let expected = model.dijkstra_avoiding(at(start), at(goal), &avoided);
-    let got = pathfinder.find_path_avoiding(grid, start, goal, &jps, avoid);
+    let got = pathfinder.find(grid, &PathQuery::new(start, goal).options(jps).avoiding(avoid));
     match (expected, got) {
         (Some(best), Ok(path)) => {
             assert!(
@@ -113,7 +113,7 @@ fn jump_point_search_on_terrain_matches_dijkstra_oracle() {
             found += usize::from(check(&mut pathfinder, &grid, &model, query, &avoid, round));
             // `Auto` agrees on the cost whichever search it picks.
             let (a, b) = (pick(&mut rng), pick(&mut rng));
-            let auto = pathfinder.find_path(&grid, a, b, &SearchOptions::default());
+            let auto = pathfinder.find(&grid, &PathQuery::new(a, b));
             let oracle = model.dijkstra((a.x.into(), a.y.into()), (b.x.into(), b.y.into()));
             assert_eq!(
                 auto.as_ref().ok().map(|p| (p.cost * 1e6).round()),

@@ -262,7 +262,7 @@ fn a_hex_map_navigates_as_its_files_say_with_costs_from_a_class_property() {
 
 /// Cost of the cheapest path from `from` to `to` on `grid` (8-way, octile), if any.
 fn best_cost(grid: &NavGrid, from: GridPos, to: GridPos) -> Option<f64> {
-    Pathfinder::new().find_path(grid, from, to, &SearchOptions::default()).ok().map(|p| p.cost)
+    Pathfinder::new().find(grid, &PathQuery::new(from, to)).ok().map(|p| p.cost)
 }
 
 #[test]

@@ -88,7 +88,7 @@ fn hex_search_matches_dijkstra_oracle_in_every_coordinate_system() {
             let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
             let oracle = model.dijkstra(at(start), at(goal));
             let passable = grid.is_passable(start) && grid.is_passable(goal);
-            match pathfinder.find_path(&grid, start, goal, &options) {
+            match pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)) {
                 Ok(path) => {
                     let best = oracle.expect("the search found a path the oracle did not");
                     assert!((path.cost - best).abs() < 1e-9, "{coords:?}: {} vs {best}", path.cost);
@@ -131,7 +131,8 @@ fn hex_avoid_lists_partial_paths_and_limits() {
         let avoided: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
         let options = SearchOptions::default();
         let oracle = model.dijkstra_avoiding(at(start), at(goal), &avoided);
-        match pathfinder.find_path_avoiding(&grid, start, goal, &options, &avoid) {
+        match pathfinder.find(&grid, &PathQuery::new(start, goal).options(options).avoiding(&avoid))
+        {
             Ok(path) => {
                 let best = oracle.expect("a path the oracle did not find");
                 assert!((path.cost - best).abs() < 1e-9, "{coords:?} avoiding");
@@ -145,7 +146,7 @@ fn hex_avoid_lists_partial_paths_and_limits() {
         }
         // A partial path ends on the reachable cell nearest the goal, legally.
         let partial = SearchOptions { partial: true, ..SearchOptions::default() };
-        if let Ok(path) = pathfinder.find_path(&grid, start, goal, &partial) {
+        if let Ok(path) = pathfinder.find(&grid, &PathQuery::new(start, goal).options(partial)) {
             let cells: Vec<(i64, i64)> = path.cells.iter().map(|&p| at(p)).collect();
             assert!(model.path_cost(&cells).is_some(), "{coords:?}: illegal partial path");
             assert_eq!(path.complete, path.end() == goal);
@@ -166,7 +167,7 @@ fn hex_avoid_lists_partial_paths_and_limits() {
                 ..SearchOptions::default()
             };
             assert!(matches!(
-                pathfinder.find_path(&grid, start, goal, &limit),
+                pathfinder.find(&grid, &PathQuery::new(start, goal).options(limit)),
                 Err(PathError::LimitExceeded { .. })
             ));
         }
@@ -186,8 +187,7 @@ fn hex_any_angle_paths_cross_only_open_hexagons() {
         let Some(best) = model.dijkstra(at(start), at(goal)) else {
             continue;
         };
-        let grid_path =
-            pathfinder.find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+        let grid_path = pathfinder.find(&grid, &PathQuery::new(start, goal)).unwrap();
         // Smoothing: clear segments, never dearer than the grid path.
         let corners = smooth_path(&grid, &grid_path.cells);
         assert_eq!((corners[0], *corners.last().unwrap()), (start, goal));
@@ -198,7 +198,7 @@ fn hex_any_angle_paths_cross_only_open_hexagons() {
         }
         // Theta*: every segment between its corners is clear.
         let theta = SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
-        let path = pathfinder.find_path(&grid, start, goal, &theta).unwrap();
+        let path = pathfinder.find(&grid, &PathQuery::new(start, goal).options(theta)).unwrap();
         assert_eq!((path.cells[0], path.end()), (start, goal));
         for cell in &path.cells {
             assert!(grid.is_passable(*cell), "{coords:?}: Theta* through a wall at {cell}");
@@ -273,7 +273,7 @@ fn staggered_maps_match_dijkstra_oracle_on_their_tiles() {
         for _ in 0..6 {
             let (a, b) = (tile(&mut rng), tile(&mut rng));
             let oracle = model.dijkstra(a, b);
-            match pathfinder.find_path(&grid, cell(a), cell(b), &SearchOptions::default()) {
+            match pathfinder.find(&grid, &PathQuery::new(cell(a), cell(b))) {
                 Ok(path) => {
                     let best = oracle.expect("a path the oracle did not find");
                     assert!((path.cost - best).abs() < 1e-9, "{} vs {best}", path.cost);
@@ -312,7 +312,8 @@ fn hex_waypoints_follow_straight_lines_of_hexagons() {
             heuristic: Some(Heuristic::Octile),
             ..SearchOptions::default()
         };
-        let path = Pathfinder::new().find_path(&grid, start, goal, &options).unwrap();
+        let path =
+            Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
         let waypoints = path.waypoints();
         assert!(waypoints.len() >= 3, "{algorithm:?}: {waypoints:?}");
         for w in waypoints.windows(2) {
@@ -354,8 +355,9 @@ fn hex_searches_can_be_watched() {
         let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let options = SearchOptions::default();
-        let plain = pathfinder.find_path(&grid, start, goal, &options);
-        let (traced, trace) = pathfinder.find_path_traced(&grid, start, goal, &options);
+        let plain = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options));
+        let traced = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options).traced());
+        let trace = pathfinder.take_trace().unwrap();
         assert_eq!(plain, traced, "{coords:?}");
         if let Ok(path) = traced
             && start != goal

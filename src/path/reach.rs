@@ -14,7 +14,7 @@ pub struct ReachedCell {
     /// The cell.
     pub pos: GridPos,
     /// The cost of the cheapest path from the start (the same sum as
-    /// [`Pathfinder::find_path`](crate::search::Pathfinder::find_path)'s).
+    /// [`Pathfinder::find`](crate::search::Pathfinder::find)'s).
     pub cost: f64,
     /// The cell before it on a cheapest path (the start's is itself).
     pub from: GridPos,

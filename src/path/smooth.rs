@@ -17,7 +17,7 @@ use crate::grid::{GridPos, NavGrid, Neighborhood};
 ///
 /// let grid = NavGrid::new(12, 6).unwrap();
 /// let path = Pathfinder::new()
-///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(11, 4), &SearchOptions::default())
+///     .find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(11, 4)))
 ///     .unwrap();
 /// // Open floor: one straight segment.
 /// assert_eq!(smooth_path(&grid, &path.cells), vec![GridPos::new(0, 0), GridPos::new(11, 4)]);

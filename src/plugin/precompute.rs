@@ -17,8 +17,8 @@ use crate::grid::{GridStamp, NavGrid};
 use crate::io::baked::BakeError;
 use crate::search::precomputed::slices::Work;
 use crate::search::{
-    Algorithm, FirstMoveTable, Landmarks, LandmarksError, PathError, PathResult, PathTable,
-    PathTableError, Pathfinder, SearchOptions, SlicedBuild, jps_applies,
+    FirstMoveTable, Landmarks, LandmarksError, PathError, PathQuery, PathResult, PathTable,
+    PathTableError, Pathfinder, SearchOptions, SlicedBuild, jps_applies, table_answers,
 };
 
 /// Put on a map's entity (the tilemap, or the entity its layers name with
@@ -466,31 +466,19 @@ pub(crate) fn keep_path_tables(
     }
 }
 
-/// The table's answer is the search's for these options: an optimal search with no cost cap
-/// and no partial path.
-pub(crate) fn table_answers(options: &SearchOptions) -> bool {
-    matches!(options.algorithm, Algorithm::Auto | Algorithm::AStar | Algorithm::JumpPoint)
-        && options.weight >= 1.0
-        && options.limit.max_cost.is_none()
-        && !options.partial
-}
-
-/// The answer of the map's path table or first-move table, whichever is current for its grid;
-/// `None` when neither is (a search answers then).
+/// The answer of the map's path table or first-move table, whichever is current for its grid
+/// and answers these options; `None` when neither does (a search answers then).
 pub(crate) fn table_answer(
     map: &NavMap,
     pathfinder: &mut Pathfinder,
-    start: GridPos,
-    goal: GridPos,
+    (start, goal, options): (GridPos, GridPos, &SearchOptions),
 ) -> Option<Result<PathResult, PathError>> {
     let grid = &map.grid;
-    match map.precomputed()? {
-        Precomputed::Table(table) if table.is_current(grid) => {
-            Some(table.find_path(grid, pathfinder, start, goal))
-        }
-        Precomputed::FirstMoves(moves) if moves.is_current(grid) => {
-            Some(moves.find_path(grid, pathfinder, start, goal))
-        }
-        _ => None,
-    }
+    let query = PathQuery::new(start, goal).options(*options);
+    let query = match map.precomputed()? {
+        Precomputed::Table(table) if table.is_current(grid) => query.table(table),
+        Precomputed::FirstMoves(moves) if moves.is_current(grid) => query.first_moves(moves),
+        _ => return None,
+    };
+    table_answers(options).then(|| pathfinder.find(grid, &query))
 }

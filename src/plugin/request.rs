@@ -17,13 +17,13 @@ use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::map::{NavGeometry, NavMap, NavMaps};
 use super::movement::GridLocked;
 use super::movement::Yielding;
-use super::precompute::{table_answer, table_answers};
+use super::precompute::table_answer;
 use super::profiles::{NavAgent, NavProfiles};
 use super::settings::NavSettings;
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::search::{
-    Heuristic, Landmarks, Link, LinkedPath, LinkedSearch, LinkedStep, MapPos, PathError,
-    PathResult, Pathfinder, SearchOptions, SearchStep,
+    Heuristic, Landmarks, Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, PathResult,
+    Pathfinder, SearchOptions, SearchStep,
 };
 
 /// A search spread over frames, for one agent's request.
@@ -39,6 +39,8 @@ struct Running {
     expanded: u32,
     /// Search time so far, microseconds.
     micros: f32,
+    /// Its search is traced (the agent has [`ShowSearch`](super::ShowSearch)).
+    traced: bool,
 }
 
 /// One request made concrete: where from, where to (each on its map), how.
@@ -160,11 +162,11 @@ pub(crate) fn answer_requests(
         match maps.get(run.query.map).filter(|_| wanted) {
             None if wanted && maps.is_loading(run.query.map) => {
                 // Its map is loading again: planned again once it is served.
-                pathfinder.cancel_search();
+                pathfinder.cancel();
                 waiting.push_front(run.entity);
             }
             None => {
-                pathfinder.cancel_search();
+                pathfinder.cancel();
                 if wanted {
                     let follower = requests.get(run.entity).ok().and_then(|r| r.2);
                     let error = NavError::MapGone { map: run.query.map };
@@ -174,7 +176,7 @@ pub(crate) fn answer_requests(
             }
             Some(map) if map.grid_for(run.query.agent).is_none() => {
                 // Its kind's grid was dropped (its profile changed): plan it again.
-                pathfinder.cancel_search();
+                pathfinder.cancel();
                 waiting.push_front(run.entity);
             }
             Some(map) => {
@@ -187,8 +189,9 @@ pub(crate) fn answer_requests(
                 let began = Moment::now();
                 let on = run.frozen.as_ref().unwrap_or(live);
                 let guide = guide_for(map, &run.query);
-                let first = pathfinder.resume_search_guided(on, guide, budget.slice());
-                let mut step = go_on(pathfinder, on, guide, first, &mut budget, run.expanded);
+                let question = grid_query(&run.query, &avoid, guide, run.traced);
+                let first = pathfinder.resume(on, &question, budget.slice());
+                let mut step = go_on(pathfinder, on, &question, first, &mut budget, run.expanded);
                 loop {
                     match step {
                         // The live grid changed under it: begin again, below.
@@ -241,9 +244,8 @@ pub(crate) fn answer_requests(
                     run.redone += 1;
                     run.expanded = 0;
                     diagnostics.searches_redone += 1;
-                    let first =
-                        begin_search(pathfinder, frozen, guide, &run.query, &avoid, budget.slice());
-                    step = go_on(pathfinder, frozen, guide, first, &mut budget, 0);
+                    let first = pathfinder.start(&*frozen, &question, budget.slice());
+                    step = go_on(pathfinder, frozen, &question, first, &mut budget, 0);
                 }
             }
         }
@@ -268,9 +270,9 @@ pub(crate) fn answer_requests(
             waiting.push_front(run.entity); // its kind's grid was dropped: planned again
         } else {
             let began = Moment::now();
-            let before = run.search.expanded();
+            let before = run.expanded;
             let mut step = go_on_linked(&mut run, &maps, &mut budget, before);
-            while step == LinkedStep::Done(Err(PathError::GridChanged)) {
+            while step == SearchStep::Done(Err(PathError::GridChanged)) {
                 // A grid changed under it: it begins again on the grids as they are now, and
                 // after a few times runs whole (the grids keep changing: better late than never).
                 run.redone += 1;
@@ -281,7 +283,7 @@ pub(crate) fn answer_requests(
                 run = match begin_linked(asked, run.entity, around, run.query, None) {
                     Ok(again) => LinkedRun { redone: run.redone, micros: run.micros, ..again },
                     Err(error) => {
-                        step = LinkedStep::Done(Err(error));
+                        step = SearchStep::Done(Err(error));
                         break;
                     }
                 };
@@ -291,14 +293,14 @@ pub(crate) fn answer_requests(
             }
             run.micros += began.elapsed().as_secs_f32() * 1e6;
             match step {
-                LinkedStep::Paused { .. } => {
+                SearchStep::Paused { .. } => {
                     diagnostics.search_paused = true;
                     *running_linked = Some(run);
                     diagnostics.expansions = u64::from(budget_at_start - budget.expansions);
                     diagnostics.pathfind_time = frame_began.elapsed();
                     return;
                 }
-                LinkedStep::Done(result) => {
+                SearchStep::Done(result) => {
                     answered += 1;
                     let ended = (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
                     finish_linked(ended, &maps, run, result, asked_goal, follower);
@@ -371,9 +373,6 @@ pub(crate) fn answer_requests(
         }
         answered += 1;
         let geometry = &map.geometry;
-        if watched {
-            pathfinder.record_next();
-        }
         let began = Moment::now();
         searched = true;
         diagnostics.searches_started += 1;
@@ -400,12 +399,12 @@ pub(crate) fn answer_requests(
             let step = go_on_linked(&mut run, &maps, &mut budget, 0);
             run.micros += began.elapsed().as_secs_f32() * 1e6;
             match step {
-                LinkedStep::Paused { .. } => {
+                SearchStep::Paused { .. } => {
                     diagnostics.search_paused = true;
                     *running_linked = Some(run);
                     break;
                 }
-                LinkedStep::Done(result) => {
+                SearchStep::Done(result) => {
                     let ended = (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
                     if !finish_linked(ended, &maps, run, result, Some(request.goal), follower) {
                         break; // asked again without planning around: next frame
@@ -419,8 +418,8 @@ pub(crate) fn answer_requests(
         // A map with precomputed paths answers a plain request from its table, at once.
         let plain =
             avoid.is_empty() && agent.is_plain() && !watched && frame_links.links.is_empty();
-        let answer = (plain && table_answers(&query.options))
-            .then(|| table_answer(map, pathfinder, query.start, query.goal))
+        let answer = plain
+            .then(|| table_answer(map, pathfinder, (query.start, query.goal, &query.options)))
             .flatten();
         if let Some(result) = answer {
             let micros = began.elapsed().as_secs_f32() * 1e6;
@@ -433,14 +432,16 @@ pub(crate) fn answer_requests(
             continue;
         }
         let guide = guide_for(map, &query);
-        let first = begin_search(pathfinder, grid, guide, &query, &avoid, budget.slice());
-        let step = go_on(pathfinder, grid, guide, first, &mut budget, 0);
+        let question = grid_query(&query, &avoid, guide, watched);
+        let first = pathfinder.start(grid, &question, budget.slice());
+        let step = go_on(pathfinder, grid, &question, first, &mut budget, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;
         match step {
             SearchStep::Paused { expanded } => {
                 diagnostics.search_paused = true;
+                let (frozen, traced) = (None, watched);
                 *running =
-                    Some(Running { entity, query, frozen: None, redone: 0, expanded, micros });
+                    Some(Running { entity, query, frozen, redone: 0, expanded, micros, traced });
                 break;
             }
             SearchStep::Done(result) => {
@@ -451,8 +452,7 @@ pub(crate) fn answer_requests(
                         if around.is_some_and(|a| !a.0.is_empty()) =>
                     {
                         let avoid = obstacles.for_agent(entity, query.map);
-                        let (start, goal) = (query.start, query.goal);
-                        pathfinder.find_path_avoiding(grid, start, goal, &query.options, &avoid)
+                        pathfinder.find(grid, &grid_query(&query, &avoid, None, false))
                     }
                     result => result,
                 };
@@ -463,12 +463,12 @@ pub(crate) fn answer_requests(
                 if let Some(mut run) = then_links(asked, entity, around, query, &result) {
                     run.micros = micros;
                     match go_on_linked(&mut run, &maps, &mut budget, 0) {
-                        LinkedStep::Paused { .. } => {
+                        SearchStep::Paused { .. } => {
                             diagnostics.search_paused = true;
                             *running_linked = Some(run);
                             break;
                         }
-                        LinkedStep::Done(result) => {
+                        SearchStep::Done(result) => {
                             let ended =
                                 (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
                             if !finish_linked(
@@ -503,7 +503,15 @@ pub(crate) fn answer_requests(
 struct LinkedRun {
     entity: Entity,
     query: Plan,
-    search: LinkedSearch,
+    /// Where it goes (by the maps' places in [`NavMaps`]), and its options.
+    start: MapPos,
+    goal: MapPos,
+    options: SearchOptions,
+    /// Holds the search while it is paused (its own, so that a search on one map can run
+    /// beside it); `None` until it has begun.
+    pathfinder: Option<Box<Pathfinder>>,
+    /// Cells it has expanded so far.
+    expanded: u32,
     /// The links it searches: those of the frame it began in that this kind of agent can take.
     links: FrameLinks,
     /// The cells it walls (characters in the way), for straightening its walks.
@@ -548,14 +556,25 @@ fn begin_linked(
             links.entities.push(entity);
         }
     }
-    let grids = agent_grids(maps, query.agent);
     let mut options = query.options;
     if let Some(cost) = max_cost {
         options.limit.max_cost = Some(options.limit.max_cost.map_or(cost, |m| m.min(cost)));
     }
-    let search = LinkedSearch::new(&grids, &links.links, start, goal, &options, &avoid)?;
     let around = !around.is_empty();
-    Ok(LinkedRun { entity, query, search, links, avoid, around, redone: 0, micros: 0.0 })
+    Ok(LinkedRun {
+        entity,
+        query,
+        start,
+        goal,
+        options,
+        pathfinder: None,
+        expanded: 0,
+        links,
+        avoid,
+        around,
+        redone: 0,
+        micros: 0.0,
+    })
 }
 
 /// After the walk on the start's own map (`direct`) for a request on one map while links
@@ -600,22 +619,34 @@ fn then_links(
     begin_linked(asked, entity, around, query, slack).ok()
 }
 
-/// Goes on with a search through links while the budget lasts (it had expanded `before` cells
-/// when this frame's work on it began), and charges the budget for it.
+/// Begins (or goes on with) a search through links while the budget lasts (it had expanded
+/// `before` cells when this frame's work on it began), and charges the budget for it. Its
+/// walks come straightened for Theta*.
 fn go_on_linked(
     run: &mut LinkedRun,
     maps: &NavMaps,
     budget: &mut Budget,
     before: u32,
-) -> LinkedStep {
+) -> SearchStep<LinkedPath> {
     let grids = agent_grids(maps, run.query.agent);
+    let world = LinkedMaps::new(&grids, &run.links.links);
+    let query = PathQuery::new(run.start, run.goal).options(run.options).avoiding(&run.avoid);
     let mut last = before;
     loop {
-        let step = run.search.step(&grids, budget.slice());
-        let expanded = run.search.expanded();
+        let step = match run.pathfinder.as_mut() {
+            Some(pathfinder) => pathfinder.resume(world, &query, budget.slice()),
+            None => run.pathfinder.insert(Box::default()).start(world, &query, budget.slice()),
+        };
+        let expanded = match &step {
+            SearchStep::Paused { expanded } => *expanded,
+            SearchStep::Done(Ok(found)) => found.stats.expanded,
+            SearchStep::Done(Err(PathError::LimitExceeded { expanded })) => *expanded,
+            SearchStep::Done(Err(_)) => last,
+        };
         budget.expansions = budget.expansions.saturating_sub(expanded.saturating_sub(last).max(1));
         last = expanded;
-        if matches!(step, LinkedStep::Done(_)) || !budget.left() {
+        run.expanded = expanded;
+        if matches!(step, SearchStep::Done(_)) || !budget.left() {
             return step;
         }
     }
@@ -642,10 +673,8 @@ fn finish_linked(
         return false;
     }
     diagnostics.searches_finished += 1;
-    let grids = agent_grids(maps, run.query.agent);
     let grid = maps.get(run.query.map).and_then(|m| m.grid_for(run.query.agent));
     let path = result
-        .map(|found| pathfinder.straighten(&grids, found, &run.query.options, &run.avoid))
         .map(|found| make_linked_path(found, maps, &run.links, &run.query, run.micros))
         .map_err(|error| linked_error(&run.query, error));
     out.deliver(run.entity, asked, follower, grid, path, pathfinder);
@@ -691,7 +720,7 @@ impl Budget {
 fn go_on(
     pathfinder: &mut Pathfinder,
     grid: &NavGrid,
-    guide: Option<&Landmarks>,
+    query: &PathQuery,
     mut step: SearchStep,
     budget: &mut Budget,
     before: u32,
@@ -705,7 +734,7 @@ fn go_on(
                 if !budget.left() {
                     return step;
                 }
-                step = pathfinder.resume_search_guided(grid, guide, budget.slice());
+                step = pathfinder.resume(grid, query, budget.slice());
             }
             SearchStep::Done(ref result) => {
                 let used = done_expansions(result).saturating_sub(last);
@@ -837,21 +866,19 @@ fn done_expansions(result: &Result<PathResult, PathError>) -> u32 {
     }
 }
 
-fn begin_search(
-    pathfinder: &mut Pathfinder,
-    grid: &NavGrid,
-    guide: Option<&Landmarks>,
-    query: &Plan,
-    avoid: &[GridPos],
-    budget: u32,
-) -> SearchStep {
-    let (start, goal, options) = (query.start, query.goal, &query.options);
-    match guide {
-        Some(landmarks) => {
-            pathfinder.start_search_guided(grid, landmarks, start, goal, options, avoid, budget)
-        }
-        None => pathfinder.start_search(grid, start, goal, options, avoid, budget),
+/// The search query of `plan` on its own map, walling `avoid`, guided by `guide`, traced when
+/// the agent shows its search.
+fn grid_query<'a>(
+    plan: &Plan,
+    avoid: &'a [GridPos],
+    guide: Option<&'a Landmarks>,
+    traced: bool,
+) -> PathQuery<'a> {
+    let mut query = PathQuery::new(plan.start, plan.goal).options(plan.options).avoiding(avoid);
+    if let Some(landmarks) = guide {
+        query = query.guided(landmarks);
     }
+    if traced { query.traced() } else { query }
 }
 
 /// The map's landmarks, for a query they may guide: by an agent with no profile and size 1

@@ -24,7 +24,7 @@ use crate::grid::{
 ///
 /// ```
 /// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid, NavProfile};
-/// use bevy_tilemap_nav::search::{AgentGrid, Pathfinder, SearchOptions};
+/// use bevy_tilemap_nav::search::{AgentGrid, PathQuery, Pathfinder};
 ///
 /// // A wall with a one-tile door at (4, 2) and a two-tile gap at y = 6, 7.
 /// let mut grid = NavGrid::new(9, 9).unwrap();
@@ -34,7 +34,7 @@ use crate::grid::{
 /// let giant = AgentGrid::new(&grid, NavProfile::default(), 2).unwrap();
 /// assert_eq!(giant.clearance(GridPos::new(4, 2)), Some(1));
 /// let path = Pathfinder::new()
-///     .find_path(giant.grid(), GridPos::new(0, 0), GridPos::new(7, 0), &SearchOptions::default())
+///     .find(giant.grid(), &PathQuery::new(GridPos::new(0, 0), GridPos::new(7, 0)))
 ///     .unwrap();
 /// assert!(path.cells.contains(&GridPos::new(4, 6))); // through the wide gap
 /// ```

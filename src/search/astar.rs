@@ -8,8 +8,9 @@ use std::f64::consts::SQRT_2;
 
 use super::avoided::Avoided;
 use super::expansion::Expansion;
+use super::goal::Goal;
 use super::options::{Heuristic, SearchOptions};
-use super::precomputed::landmarks::{Landmarks, MAX_LANDMARKS};
+use super::precomputed::landmarks::Landmarks;
 use super::result::{PathError, PathResult, SearchStats, SearchTrace};
 use crate::grid::line::{segment_cells, segment_cost};
 use crate::grid::{GridPos, NavGrid, Neighborhood};
@@ -113,16 +114,16 @@ pub(super) enum Outcome {
 }
 
 /// The one A* loop; `expansion` says which cells follow a cell (its neighbors, or its jump
-/// points) and at what cost. `closed_early`: avoided cells the loop itself must keep out of
+/// points) and at what cost, `goal` where it may end (one cell, or the nearest of several). `closed_early`: avoided cells the loop itself must keep out of
 /// (marked closed before it begins), for expansions that do not know them as walls. With a
 /// `budget` it pauses after that many expansions; `resume` goes on from such a pause (the
 /// open list and cell states are still in `s`).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn search<E: Expansion>(
+pub(super) fn search<E: Expansion, G: Goal>(
     s: &mut Scratch,
     grid: &NavGrid,
     start: GridPos,
-    goal: GridPos,
+    goal: &G,
     options: &SearchOptions,
     closed_early: Option<&Avoided>,
     expansion: &E,
@@ -137,7 +138,8 @@ pub(super) fn search<E: Expansion>(
     // The octile distance times the least terrain cost is exactly what an octile-shaped path
     // over the cheapest ground costs: the heuristic is then exact wherever such a path is
     // clear (the expansion checks both).
-    let exact_heuristic = heuristic == Heuristic::Octile && options.weight == 1.0;
+    let exact_heuristic =
+        heuristic == Heuristic::Octile && options.weight == 1.0 && goal.one().is_some();
     // With a consistent heuristic (never dropping by more than a step costs), f never falls
     // along a path, so a successor whose f equals the expanded cell's is itself a lowest-f
     // cell: expanding it at once is one of A*'s allowed tie orders, and skips the heap's
@@ -146,29 +148,22 @@ pub(super) fn search<E: Expansion>(
     let consistent =
         options.weight == 1.0 && !expansion.any_angle() && heuristic.is_consistent_on(neighborhood);
     let stride = grid.stride();
-    // Padded coordinates of the goal; a cell's padded coordinates are (i % stride, i / stride).
-    let (gx, gy) = (goal.x as isize + 1, goal.y as isize + 1);
+    // Padded coordinates of the goal (of one goal: only asked then); a cell's padded
+    // coordinates are (i % stride, i / stride).
+    let (gx, gy) = goal.one().map_or((0, 0), |g| (g.x as isize + 1, g.y as isize + 1));
     // With landmarks, the larger of their bound and the heuristic's (both consistent, so the
     // larger is too).
-    let goal_numbers = {
-        let mut numbers = [0u32; 2 * MAX_LANDMARKS];
-        if let Some(landmarks) = landmarks {
-            let here = landmarks.at(grid.index(goal));
-            numbers[..here.len()].copy_from_slice(here);
-        }
-        numbers
-    };
     let h = |x: isize, y: isize, j: usize| -> f64 {
-        let estimate = h_scale * expansion.distance(heuristic, x, y, goal);
+        let estimate = h_scale * goal.distance(expansion, heuristic, x, y);
         match landmarks {
             Some(landmarks) => estimate.max(
-                options.weight * f64::from(landmarks.bound(j, &goal_numbers)) * Landmarks::SCALE,
+                options.weight * f64::from(goal.landmark_bound(landmarks, j)) * Landmarks::SCALE,
             ),
             None => estimate,
         }
     };
     // For partial paths: the expanded cell closest to the goal, then the cheapest.
-    let closeness = |x: isize, y: isize| -> f64 { expansion.closeness(x, y, goal) };
+    let closeness = |x: isize, y: isize| -> f64 { goal.closeness(expansion, x, y) };
 
     if resume.is_none() {
         s.begin(grid.padded_len());
@@ -177,7 +172,6 @@ pub(super) fn search<E: Expansion>(
     let gen_closed = gen_seen + 1;
     let Scratch { nodes, open, level, trace, .. } = s;
     let start_i = grid.index(start);
-    let goal_i = grid.index(goal);
     // Theta*'s line-of-sight shortcuts must not cross an avoided cell either.
     let crosses_avoided = |a: GridPos, b: GridPos| {
         closed_early.is_some_and(|avoided| {
@@ -217,7 +211,7 @@ pub(super) fn search<E: Expansion>(
         if state.stamp == gen_closed {
             continue; // stale entry: already expanded with a lower g
         }
-        if i == goal_i {
+        if goal.is_goal(i) {
             let path = finish(grid, nodes, start_i, i, stats, true, expansion.any_angle());
             return Outcome::Done(Ok(path));
         }
@@ -255,6 +249,7 @@ pub(super) fn search<E: Expansion>(
             && turn.is_none_or(|t| nodes[t].stamp != gen_closed)
         {
             let mut parent = i;
+            let goal_i = (gy as usize) * stride + gx as usize;
             for (cell, g) in
                 turn.map(|t| (t, g_here + to_turn)).into_iter().chain([(goal_i, g_here + rest)])
             {
@@ -310,7 +305,7 @@ pub(super) fn search<E: Expansion>(
     Outcome::Done(if stopped_at_limit || pruned {
         Err(PathError::LimitExceeded { expanded: stats.expanded })
     } else {
-        Err(PathError::Unreachable { start, goal })
+        Err(PathError::Unreachable { start, goal: goal.named() })
     })
 }
 

@@ -45,14 +45,13 @@ pub(crate) struct Avoided {
 }
 
 impl Avoided {
-    /// Takes `avoid` for a query from `start` to `goal`: cells off the grid, already blocked, or
-    /// at either end are left out.
+    /// Takes `avoid` for a query: cells off the grid, already blocked, or `kept` (the query's
+    /// start and goals) are left out.
     pub(crate) fn build(
         &mut self,
         grid: &NavGrid,
         avoid: &[GridPos],
-        start: GridPos,
-        goal: GridPos,
+        kept: impl Fn(GridPos) -> bool,
     ) {
         self.clear();
         if avoid.is_empty() {
@@ -69,7 +68,7 @@ impl Avoided {
             self.cols = vec![0; stride.div_ceil(64)];
         }
         for &cell in avoid {
-            if cell == start || cell == goal || !grid.is_passable(cell) {
+            if kept(cell) || !grid.is_passable(cell) {
                 continue;
             }
             let i = grid.index(cell);

@@ -7,8 +7,9 @@
 //! found in a table made once per search). The estimate on the goal's grid is the grid's own
 //! (scaled by its cheapest cell), capped by the cheapest link that leaves that grid (a path that
 //! goes away and comes back pays at least that); elsewhere it is 0. Both keep it consistent, so
-//! the path is the cheapest one. [`LinkedSearch`] runs it in slices of a given number of
-//! expansions, for callers that spread long searches over frames.
+//! the path is the cheapest one. `LinkedSearch` runs it in slices of a given number of
+//! expansions, for callers that spread long searches over frames (through
+//! [`Pathfinder::start`](super::Pathfinder::start)); it ends at one goal or at the nearest of several.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -16,13 +17,14 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
+use super::goal::GUIDED_GOALS;
 use super::options::{Algorithm, Heuristic, SearchOptions};
-use super::pathfinder::Pathfinder;
+use super::query::{Goals, SearchStep};
 use super::result::{PathError, PathResult, SearchStats};
 use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
 
-/// A cell on one of several grids: `map` indexes the grids given to
-/// [`Pathfinder::find_linked_path`].
+/// A cell on one of several grids: `map` indexes the grids of a
+/// [`LinkedMaps`](super::LinkedMaps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MapPos {
     /// Which grid: its place in the list of grids given to the search.
@@ -78,14 +80,14 @@ impl Link {
 pub struct Leg {
     /// The grid walked on.
     pub map: usize,
-    /// The walk: cells and cost, as from [`Pathfinder::find_path`].
+    /// The walk: cells and cost, as from [`Pathfinder::find`](super::Pathfinder::find) on one grid.
     pub path: PathResult,
     /// The link taken at the end of this walk (an index into the links searched), or `None` for
     /// the last leg.
     pub then: Option<usize>,
 }
 
-/// A path found by [`Pathfinder::find_linked_path`]: walks on grids joined by links.
+/// A path across [`LinkedMaps`](super::LinkedMaps): walks on grids joined by links.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkedPath {
     /// In order: the first begins at the start, the last ends at the goal, and each but the
@@ -101,6 +103,40 @@ impl LinkedPath {
     /// The links taken, in order (indices into the links searched).
     pub fn links(&self) -> impl Iterator<Item = usize> + '_ {
         self.legs.iter().filter_map(|leg| leg.then)
+    }
+}
+
+/// Several grids joined by links, searched as one: stairs between floors, doors between
+/// levels, teleporters, ladders, one-way drops. A [`MapPos`] names a cell on one of them by the
+/// grid's place in `maps`.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::search::{Link, LinkedMaps, MapPos, PathQuery, Pathfinder};
+///
+/// // Two floors, stairs between them.
+/// let (ground, upstairs) = (NavGrid::new(8, 8).unwrap(), NavGrid::new(6, 6).unwrap());
+/// let stairs =
+///     Link::two_way(MapPos::new(0, GridPos::new(7, 7)), MapPos::new(1, GridPos::new(0, 0)), 2.0);
+/// let (maps, links) = ([&ground, &upstairs], [stairs]);
+/// let world = LinkedMaps::new(&maps, &links);
+/// let (start, goal) = (MapPos::new(0, GridPos::new(0, 7)), MapPos::new(1, GridPos::new(5, 0)));
+/// let path = Pathfinder::new().find(world, &PathQuery::new(start, goal)).unwrap();
+/// assert_eq!(path.legs.len(), 2);
+/// assert_eq!(path.cost, 7.0 + 2.0 + 5.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct LinkedMaps<'a> {
+    /// The grids.
+    pub maps: &'a [&'a NavGrid],
+    /// The links between their cells.
+    pub links: &'a [Link],
+}
+
+impl<'a> LinkedMaps<'a> {
+    /// The grids `maps` joined by `links`.
+    pub fn new(maps: &'a [&'a NavGrid], links: &'a [Link]) -> Self {
+        Self { maps, links }
     }
 }
 
@@ -327,52 +363,23 @@ impl Nodes {
     }
 }
 
-/// Where a search through links is after a slice of work ([`LinkedSearch::step`]).
-#[derive(Clone, Debug, PartialEq)]
-pub enum LinkedStep {
-    /// The slice's expansions were spent; `expanded` so far in all. Call `step` again.
-    Paused {
-        /// Cells expanded since the search began.
-        expanded: u32,
-    },
-    /// The search ended: the cheapest path, or why there is none.
-    Done(Result<LinkedPath, PathError>),
-}
-
-/// A search through links that can run in slices ([`step`](Self::step)), for callers that
-/// spread long searches over frames. It keeps the links it was made with; the grids must be
-/// the same on every step (a grid that changed in between ends it with
-/// [`PathError::GridChanged`]).
-///
-/// ```
-/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
-/// use bevy_tilemap_nav::search::{Link, LinkedSearch, LinkedStep, MapPos, SearchOptions};
-///
-/// let (ground, cellar) = (NavGrid::new(30, 30).unwrap(), NavGrid::new(30, 30).unwrap());
-/// let maps = [&ground, &cellar];
-/// let trapdoor =
-///     Link::one_way(MapPos::new(0, GridPos::new(29, 0)), MapPos::new(1, GridPos::new(0, 0)), 1.0);
-/// let (start, goal) = (MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(29, 0)));
-/// let options = SearchOptions::default();
-/// let mut search = LinkedSearch::new(&maps, &[trapdoor], start, goal, &options, &[]).unwrap();
-/// let mut slices = 1;
-/// let path = loop {
-///     match search.step(&maps, 50) {
-///         LinkedStep::Paused { .. } => slices += 1,
-///         LinkedStep::Done(found) => break found.unwrap(),
-///     }
-/// };
-/// assert!(slices > 1);
-/// assert_eq!(path.cost, 29.0 + 1.0 + 29.0);
-/// ```
+/// A search through links that runs in slices ([`step`](Self::step)), for callers that spread
+/// long searches over frames. It keeps the links it was made with; the grids must be the same
+/// on every step (a grid that changed in between ends it with [`PathError::GridChanged`]).
 #[derive(Clone, Debug)]
-pub struct LinkedSearch {
+pub(crate) struct LinkedSearch {
     /// The ways that can be taken now, by entrance: (entrance, exit, cost, link).
     ways: Vec<(MapPos, MapPos, f64, usize)>,
     /// Where each entrance's ways are in `ways`: (first, how many).
     way_index: MixMap<MapPos, (u32, u32)>,
     start: MapPos,
-    goal: MapPos,
+    /// The open goals it may end at, the estimate's (empty past `GUIDED_GOALS`: it is then
+    /// 0 on their grids), and the goal named in errors.
+    goals: MixSet<MapPos>,
+    guide: Vec<MapPos>,
+    /// Whether each grid holds a goal.
+    goal_maps: Vec<bool>,
+    named: MapPos,
     options: SearchOptions,
     avoid: MixSet<MapPos>,
     /// The grids as they were when it began.
@@ -389,36 +396,56 @@ pub struct LinkedSearch {
 }
 
 impl LinkedSearch {
-    /// Begins a search for the cheapest path from `start` to `goal` over `maps` joined by
-    /// `links`, with the cells in `avoid` walled for it. `options`: the weight scales the
-    /// estimate (each path then within that factor of the cheapest), the limits bound the
-    /// expansions and the cost; partial paths are not made across links. Bad input (a cell off
-    /// its grid or blocked, a link with a bad end or cost, a weight below 1) is an error here.
-    pub fn new(
+    /// Begins a search for the cheapest path from `start` to a goal of `goals` (one, or the
+    /// nearest of several) over `maps` joined by `links`, with the cells in `avoid` walled for
+    /// it (never the start or a goal). `options`: the weight scales the estimate (each path
+    /// then within that factor of the cheapest), the limits bound the expansions and the cost;
+    /// partial paths are not made across links. Bad input (a cell off its grid or blocked, a
+    /// link with a bad end or cost, a weight below 1) is an error here.
+    pub(crate) fn new(
         maps: &[&NavGrid],
         links: &[Link],
         start: MapPos,
-        goal: MapPos,
+        goals: Goals<'_, MapPos>,
         options: &SearchOptions,
         avoid: &[MapPos],
     ) -> Result<Self, PathError> {
         let grid_of =
             |at: MapPos| maps.get(at.map).copied().ok_or(PathError::NoSuchMap { map: at.map });
-        let (start_grid, goal_grid) = (grid_of(start)?, grid_of(goal)?);
+        let one = [match goals {
+            Goals::One(goal) => goal,
+            Goals::Nearest(goals) => goals.first().copied().unwrap_or(start),
+        }];
+        let asked: &[MapPos] = match goals {
+            Goals::One(_) => &one,
+            Goals::Nearest(goals) => goals,
+        };
+        let start_grid = grid_of(start)?;
+        for &goal in asked {
+            grid_of(goal)?;
+        }
         let (width, height) = (start_grid.width(), start_grid.height());
         if !start_grid.in_bounds(start.cell) {
             return Err(PathError::StartOutOfBounds { start: start.cell, width, height });
         }
-        let (width, height) = (goal_grid.width(), goal_grid.height());
-        if !goal_grid.in_bounds(goal.cell) {
-            return Err(PathError::GoalOutOfBounds { goal: goal.cell, width, height });
+        for &goal in asked {
+            let goal_grid = maps[goal.map];
+            let (width, height) = (goal_grid.width(), goal_grid.height());
+            if !goal_grid.in_bounds(goal.cell) {
+                return Err(PathError::GoalOutOfBounds { goal: goal.cell, width, height });
+            }
         }
         if !start_grid.is_passable(start.cell) {
             return Err(PathError::StartBlocked { start: start.cell });
         }
-        if !goal_grid.is_passable(goal.cell) {
-            return Err(PathError::GoalBlocked { goal: goal.cell });
-        }
+        let Some(&first) = asked.first() else {
+            return Err(PathError::NoGoals);
+        };
+        let open_goals: Vec<MapPos> =
+            asked.iter().copied().filter(|g| maps[g.map].is_passable(g.cell)).collect();
+        let Some(&named) = open_goals.first() else {
+            return Err(PathError::GoalBlocked { goal: first.cell });
+        };
         if !(options.weight.is_finite() && options.weight >= 1.0) {
             return Err(PathError::InvalidWeight { weight: options.weight });
         }
@@ -471,7 +498,19 @@ impl LinkedSearch {
             let (heuristic, scale) = heuristics[a.map];
             heuristic.estimate(maps[a.map].neighborhood(), a.cell, b.cell) * scale
         };
-        let direct = |x: MapPos| if x.map == goal.map { walk(x, goal) } else { f64::INFINITY };
+        let guide: Vec<MapPos> =
+            if open_goals.len() <= GUIDED_GOALS { open_goals.clone() } else { Vec::new() };
+        let goal_maps: Vec<bool> =
+            (0..maps.len()).map(|m| open_goals.iter().any(|g| g.map == m)).collect();
+        let direct = |x: MapPos| match goal_maps[x.map] {
+            false => f64::INFINITY,
+            true if guide.is_empty() => 0.0,
+            true => guide
+                .iter()
+                .filter(|g| g.map == x.map)
+                .map(|&g| walk(x, g))
+                .fold(f64::INFINITY, f64::min),
+        };
         let mut rest: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
         if ways.len() <= EXACT_EXITS {
             for _ in 0..ways.len() {
@@ -520,7 +559,10 @@ impl LinkedSearch {
             ways,
             way_index,
             start,
-            goal,
+            goals: open_goals.iter().copied().collect(),
+            guide,
+            goal_maps,
+            named,
             options: SearchOptions { partial: false, ..*options },
             avoid: avoid.iter().copied().collect(),
             stamps: maps.iter().map(|grid| grid.stamp()).collect(),
@@ -531,8 +573,12 @@ impl LinkedSearch {
             stats: SearchStats::default(),
             ended: None,
         };
-        if !reachable(maps, &search.ways, start, goal) {
-            search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal: goal.cell }));
+        for kept in open_goals.iter().chain([&start]) {
+            search.avoid.remove(kept);
+        }
+        if !reachable(maps, &search.ways, start, &open_goals) {
+            let goal = named.cell;
+            search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal }));
             return Ok(search);
         }
         search.reached.get_mut(maps, start).g = 0.0;
@@ -546,26 +592,27 @@ impl LinkedSearch {
     /// neither can be (no link leaves another grid): such cells are not searched.
     fn estimate(&self, maps: &[&NavGrid], at: MapPos) -> f64 {
         let (heuristic, scale) = self.heuristics[at.map];
-        let walk = if at.map == self.goal.map {
-            let grid = maps[at.map];
-            heuristic.estimate(grid.neighborhood(), at.cell, self.goal.cell)
+        let grid = maps[at.map];
+        let walk = if !self.goal_maps[at.map] {
+            f64::INFINITY
+        } else if self.guide.is_empty() {
+            0.0
+        } else {
+            self.guide
+                .iter()
+                .filter(|g| g.map == at.map)
+                .map(|g| heuristic.estimate(grid.neighborhood(), at.cell, g.cell))
+                .fold(f64::INFINITY, f64::min)
                 * scale
                 * self.options.weight
-        } else {
-            f64::INFINITY
         };
         walk.min(self.exits[at.map].at(maps[at.map].neighborhood(), heuristic, scale, at.cell))
     }
 
-    /// Cells expanded so far.
-    pub fn expanded(&self) -> u32 {
-        self.stats.expanded
-    }
-
     /// Goes on for at most `budget` expansions (at least one) on the same `maps` it began on.
-    pub fn step(&mut self, maps: &[&NavGrid], budget: u32) -> LinkedStep {
+    pub(crate) fn step(&mut self, maps: &[&NavGrid], budget: u32) -> SearchStep<LinkedPath> {
         if let Some(ended) = &self.ended {
-            return LinkedStep::Done(ended.clone());
+            return SearchStep::Done(ended.clone());
         }
         let same = maps.len() == self.stamps.len()
             && maps.iter().zip(&self.stamps).all(|(grid, stamp)| grid.stamp() == *stamp);
@@ -581,8 +628,8 @@ impl LinkedSearch {
             if node.closed || g > node.g {
                 continue;
             }
-            if at == self.goal {
-                let found = self.unwind(maps);
+            if self.goals.contains(&at) {
+                let found = self.unwind(maps, at);
                 return self.end(Ok(found));
             }
             if self.stats.expanded >= limit {
@@ -623,25 +670,25 @@ impl LinkedSearch {
             }
             left -= 1;
             if left == 0 {
-                return LinkedStep::Paused { expanded: self.stats.expanded };
+                return SearchStep::Paused { expanded: self.stats.expanded };
             }
         }
-        let (start, goal) = (self.start.cell, self.goal.cell);
+        let (start, goal) = (self.start.cell, self.named.cell);
         self.end(Err(PathError::Unreachable { start, goal }))
     }
 
-    fn end(&mut self, result: Result<LinkedPath, PathError>) -> LinkedStep {
+    fn end(&mut self, result: Result<LinkedPath, PathError>) -> SearchStep<LinkedPath> {
         self.open.clear();
         self.ended = Some(result.clone());
-        LinkedStep::Done(result)
+        SearchStep::Done(result)
     }
 
     /// The path to the goal, read back through the steps into each cell: a walk per grid, cut
     /// where a link was taken.
-    fn unwind(&self, maps: &[&NavGrid]) -> LinkedPath {
+    fn unwind(&self, maps: &[&NavGrid], goal: MapPos) -> LinkedPath {
         // Back from the goal: each cell, its cost so far, and the link taken into it.
         let mut trail: Vec<(MapPos, f64, Option<usize>)> = Vec::new();
-        let mut at = self.goal;
+        let mut at = goal;
         loop {
             let g = self.reached.get(at).g;
             match self.reached.before(at) {
@@ -693,107 +740,18 @@ impl LinkedSearch {
     }
 }
 
-impl Pathfinder {
-    /// The cheapest path from `start` to `goal` over several grids (`maps`) joined by `links`
-    /// (or, with a weight above 1, within that factor of the cheapest). A link is one more step
-    /// of the search, so its time grows with the cells it visits, not with the number of links.
-    /// Partial paths are not made across links (the option is ignored); with
-    /// [`Algorithm::ThetaStar`] each walk is then straightened on its grid.
-    ///
-    /// ```
-    /// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
-    /// use bevy_tilemap_nav::search::{Link, MapPos, Pathfinder, SearchOptions};
-    ///
-    /// // Two floors, stairs between them.
-    /// let (ground, upstairs) = (NavGrid::new(8, 8).unwrap(), NavGrid::new(6, 6).unwrap());
-    /// let stairs = Link::two_way(
-    ///     MapPos::new(0, GridPos::new(7, 7)),
-    ///     MapPos::new(1, GridPos::new(0, 0)),
-    ///     2.0,
-    /// );
-    /// let path = Pathfinder::new()
-    ///     .find_linked_path(
-    ///         &[&ground, &upstairs],
-    ///         &[stairs],
-    ///         MapPos::new(0, GridPos::new(0, 7)),
-    ///         MapPos::new(1, GridPos::new(5, 0)),
-    ///         &SearchOptions::default(),
-    ///     )
-    ///     .unwrap();
-    /// assert_eq!(path.legs.len(), 2);
-    /// assert_eq!(path.cost, 7.0 + 2.0 + 5.0);
-    /// ```
-    pub fn find_linked_path(
-        &mut self,
-        maps: &[&NavGrid],
-        links: &[Link],
-        start: MapPos,
-        goal: MapPos,
-        options: &SearchOptions,
-    ) -> Result<LinkedPath, PathError> {
-        self.find_linked_path_avoiding(maps, links, start, goal, options, &[])
-    }
-
-    /// Like [`find_linked_path`](Self::find_linked_path), with the cells in `avoid` walled for
-    /// this query (see [`find_path_avoiding`](Self::find_path_avoiding)).
-    pub fn find_linked_path_avoiding(
-        &mut self,
-        maps: &[&NavGrid],
-        links: &[Link],
-        start: MapPos,
-        goal: MapPos,
-        options: &SearchOptions,
-        avoid: &[MapPos],
-    ) -> Result<LinkedPath, PathError> {
-        let mut search = LinkedSearch::new(maps, links, start, goal, options, avoid)?;
-        let found = loop {
-            if let LinkedStep::Done(found) = search.step(maps, u32::MAX) {
-                break found?;
-            }
-        };
-        Ok(self.straighten(maps, found, options, avoid))
-    }
-
-    /// With [`Algorithm::ThetaStar`], each walk of a linked path searched again any-angle
-    /// between its ends (never dearer than the grid walk); otherwise the path as it is.
-    pub(crate) fn straighten(
-        &mut self,
-        maps: &[&NavGrid],
-        mut found: LinkedPath,
-        options: &SearchOptions,
-        avoid: &[MapPos],
-    ) -> LinkedPath {
-        if options.algorithm != Algorithm::ThetaStar {
-            return found;
-        }
-        let options = SearchOptions { partial: false, ..*options };
-        for leg in &mut found.legs {
-            let (a, b) = (leg.path.cells[0], leg.path.end());
-            let walled: Vec<GridPos> =
-                avoid.iter().filter(|p| p.map == leg.map).map(|p| p.cell).collect();
-            if let Ok(walk) = self.find_path_avoiding(maps[leg.map], a, b, &options, &walled)
-                && walk.cost <= leg.path.cost
-            {
-                found.cost -= leg.path.cost - walk.cost;
-                leg.path = walk;
-            }
-        }
-        found
-    }
-}
-
-/// Whether the goal's component can be reached from the start's through the ways: a search
+/// Whether a goal's component can be reached from the start's through the ways: a search
 /// over (grid, component) pairs, as many as the ways at most, without touching a cell.
 fn reachable(
     maps: &[&NavGrid],
     ways: &[(MapPos, MapPos, f64, usize)],
     start: MapPos,
-    goal: MapPos,
+    goals: &[MapPos],
 ) -> bool {
     /// A connected area of one grid: (grid, component label).
     type Area = (usize, Option<u32>);
     let component = |at: MapPos| -> Area { (at.map, maps[at.map].component(at.cell)) };
-    let target = component(goal);
+    let targets: MixSet<Area> = goals.iter().map(|&g| component(g)).collect();
     let mut seen: MixSet<Area> = MixSet::default();
     seen.insert(component(start));
     let mut frontier = vec![component(start)];
@@ -802,7 +760,7 @@ fn reachable(
         ways.iter().map(|&(entrance, exit, ..)| (component(entrance), component(exit))).collect();
     out.sort_unstable_by_key(|&(from, _)| from);
     while let Some(here) = frontier.pop() {
-        if here == target {
+        if targets.contains(&here) {
             return true;
         }
         let first = out.partition_point(|&(from, _)| from < here);

@@ -4,16 +4,17 @@
 //! Plain Rust: no Bevy type appears here. The layout follows the search's parts (this file only
 //! names them and re-exports what is public):
 //!
-//! - `options` and `result`: what a query asks for and what it answers;
-//! - `expansion`: what the loop asks of the grid (the cells that follow a cell);
+//! - `query`, `options` and `result`: what a query asks for ([`PathQuery`], the one way to ask,
+//!   and its [`SearchOptions`]) and what it answers;
+//! - `expansion`: what the loop asks of the grid (the cells that follow a cell); `goal`: where
+//!   it may end (one cell, or the nearest of several);
 //! - `astar`: the one A* loop every algorithm shares; `pathfinder`: the [`Pathfinder`] that
-//!   runs it;
+//!   checks a query, picks its expansion and runs the loop (or a table's answer);
 //! - one file per expansion: `neighbors` (plain A*, square), `hex`, `jump_point` (jump point
 //!   search and the bits it keeps in step with the grid), `any_angle` (Theta*);
 //! - `avoided`: cells avoided for one query, as temporary walls;
-//! - `linked`: paths across several grids joined by links, over the searches above;
+//! - `linked`: paths across several grids joined by links ([`LinkedMaps`]);
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
-//! - `nearest`: the cheapest path to any of several goals;
 //! - `precomputed`: what is worked out ahead for a grid, in a folder of its own: `path_table`
 //!   (answers for grids that rarely change, [`PathTable`]), `first_moves` (answers for small
 //!   grids of any kind, [`FirstMoveTable`]), `landmarks` (lower bounds that guide searches on
@@ -25,19 +26,20 @@ mod any_angle;
 mod astar;
 mod avoided;
 mod expansion;
+mod goal;
 mod hex;
 pub(crate) mod jump_point;
 mod linked;
-mod nearest;
 mod neighbors;
 mod options;
 mod pathfinder;
 pub(crate) mod precomputed;
+mod query;
 mod result;
 
 pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
-pub use linked::{Leg, Link, LinkedPath, LinkedSearch, LinkedStep, MapPos};
+pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
 pub use precomputed::first_moves::{
     FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
@@ -52,4 +54,7 @@ pub use precomputed::path_table::{
 pub use precomputed::slices::SlicedBuild;
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 
-pub use pathfinder::{Pathfinder, SearchStep};
+#[cfg(feature = "bevy")]
+pub(crate) use pathfinder::table_answers;
+pub use pathfinder::{Pathfinder, SearchSpace};
+pub use query::{PathQuery, SearchStep};

@@ -1,57 +1,74 @@
-//! [`Pathfinder`]: the searches' entry points, each query run by the A* loop over the expansion
-//! that fits it (jump points, neighbours, hex, Theta*), in one go or a step at a time.
+//! [`Pathfinder`]: runs [`PathQuery`]s on one grid: checks them, picks the expansion that fits
+//! (jump points, neighbours, hex, Theta*), answers from a table where one was given and serves,
+//! and runs the A* loop in one go or a slice at a time.
 
 use std::fmt;
 
 use super::any_angle::AnyAngle;
 use super::astar::{LoopState, Outcome, Scratch, search};
 use super::avoided::Avoided;
+use super::goal::{Goal, GoalCells, OneGoal};
 use super::hex::HexNeighbors;
 use super::jump_point::JumpPoints;
 use super::jump_point::bits::JumpBits;
 use super::jump_point::jps_applies;
+use super::linked::{LinkedMaps, LinkedPath, LinkedSearch, MapPos};
 use super::neighbors::Neighbors;
 use super::options::{Algorithm, Heuristic, SearchOptions};
 use super::precomputed::landmarks::Landmarks;
+use super::query::{Goals, Help, PathQuery, SearchStep};
 use super::result::{PathError, PathResult, SearchStats, SearchTrace};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
-/// Finds paths on [`NavGrid`]s. Keep one and reuse it: its scratch memory is sized to the
-/// largest grid searched and reused, so a query allocates only the path it returns.
-///
-/// ```
-/// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
-/// use bevy_tilemap_nav::search::{Pathfinder, SearchOptions};
-///
-/// // A wall with a gap at the bottom.
-/// let mut grid = NavGrid::new(5, 5).unwrap();
-/// grid.fill_rect(GridPos::new(2, 0), GridPos::new(2, 3), Cell::Blocked).unwrap();
-/// let mut pathfinder = Pathfinder::new();
-/// let path = pathfinder
-///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(4, 0), &SearchOptions::default())
-///     .unwrap();
-/// assert_eq!(path.cells.first(), Some(&GridPos::new(0, 0)));
-/// assert_eq!(path.end(), GridPos::new(4, 0));
-/// assert!(path.cells.contains(&GridPos::new(2, 4)));
-/// ```
+/// Runs [`PathQuery`]s ([`find`](Self::find), or [`start`](Self::start) and
+/// [`resume`](Self::resume) a slice at a time). Keep one and reuse it: its scratch memory is
+/// sized to the largest grid searched and reused, so a query allocates only the path it
+/// returns.
 #[derive(Default)]
 pub struct Pathfinder {
     pub(super) scratch: Scratch,
     avoided: Avoided,
+    /// The goals of the last nearest-goal query.
+    goals: GoalCells,
     /// The search that ran out of budget, if any.
-    pub(super) paused: Option<Paused>,
+    paused: Option<Paused>,
 }
 
-/// How far a search begun with [`Pathfinder::start_search`] got.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SearchStep {
-    /// Finished: the path, or why there is none.
-    Done(Result<PathResult, PathError>),
-    /// Out of budget: go on with [`Pathfinder::resume_search`] on the same, unchanged grid.
-    Paused {
-        /// Cells expanded so far.
-        expanded: u32,
-    },
+/// Where a [`Pathfinder`] searches: one grid (`&NavGrid`, cells are [`GridPos`], paths
+/// [`PathResult`]) or several joined by links ([`LinkedMaps`], cells are [`MapPos`], paths
+/// [`LinkedPath`]). Sealed: the crate's two are the only ones.
+pub trait SearchSpace: Copy + sealed::Sealed {
+    /// A cell.
+    type Pos: Copy + PartialEq + std::fmt::Debug;
+    /// A path found.
+    type Path;
+
+    /// Begins `query`, stopping after `budget` expansions if given ([`Pathfinder::find`] and
+    /// [`Pathfinder::start`] call it).
+    #[doc(hidden)]
+    fn begin(
+        self,
+        pathfinder: &mut Pathfinder,
+        query: &PathQuery<Self::Pos>,
+        budget: Option<u32>,
+    ) -> SearchStep<Self::Path>;
+
+    /// Goes on with the paused search ([`Pathfinder::resume`] calls it).
+    #[doc(hidden)]
+    fn go_on(
+        self,
+        pathfinder: &mut Pathfinder,
+        query: &PathQuery<Self::Pos>,
+        budget: u32,
+    ) -> SearchStep<Self::Path>;
+}
+
+mod sealed {
+    /// Not nameable outside the crate, so that no other [`SearchSpace`](super::SearchSpace)
+    /// can be made.
+    pub trait Sealed {}
+    impl Sealed for &crate::grid::NavGrid {}
+    impl Sealed for crate::search::LinkedMaps<'_> {}
 }
 
 /// On a grid of several costs, jump point search expands every cell on the edge of a cost
@@ -73,12 +90,20 @@ enum Kind {
     AnyAngle,
 }
 
-/// A paused search: enough to rebuild its expansion and go on (its open list and cell states
-/// stay in the scratch memory).
+/// A paused search.
+#[derive(Debug)]
+enum Paused {
+    Grid(GridPaused),
+    Linked(Box<LinkedSearch>),
+}
+
+/// A paused search on one grid: enough to rebuild its expansion and go on (its open list and
+/// cell states stay in the scratch memory, its goals in the pathfinder's).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Paused {
+struct GridPaused {
     start: GridPos,
-    goal: GridPos,
+    /// The goal; `None` for the nearest of several.
+    goal: Option<GridPos>,
     options: SearchOptions,
     kind: Kind,
     stamp: GridStamp,
@@ -107,261 +132,146 @@ impl Pathfinder {
             + self.avoided.bytes()
     }
 
-    /// The cheapest path from `start` to `goal` (or, with a weight above 1, one within that
-    /// factor of the cheapest). Never panics: every bad input is a [`PathError`].
-    pub fn find_path(
-        &mut self,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-    ) -> Result<PathResult, PathError> {
-        self.find_path_avoiding(grid, start, goal, options, &[])
-    }
-
-    /// Like [`find_path`](Self::find_path), and also a [`SearchTrace`] of what the search did.
-    pub fn find_path_traced(
-        &mut self,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-    ) -> (Result<PathResult, PathError>, SearchTrace) {
-        self.record_next();
-        let result = self.find_path(grid, start, goal, options);
-        (result, self.take_trace().unwrap_or_default())
-    }
-
-    /// Like [`find_path`](Self::find_path), estimating the remaining cost with `landmarks` too
-    /// (see [`Landmarks`]): the same optimal cost, usually after far less work on grids with
-    /// terrain. Landmarks built for another grid, or for an earlier state of this one that
-    /// cells have since opened or got cheaper from (see [`Landmarks::usable_on`]), are not
-    /// used: the search then runs as [`find_path`](Self::find_path) would.
-    pub fn find_path_guided(
-        &mut self,
-        grid: &NavGrid,
-        landmarks: &Landmarks,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-    ) -> Result<PathResult, PathError> {
-        self.find_path_guided_avoiding(grid, landmarks, start, goal, options, &[])
-    }
-
-    /// [`find_path_guided`](Self::find_path_guided) with the cells in `avoid` walled for this
-    /// query (see [`find_path_avoiding`](Self::find_path_avoiding)).
-    pub fn find_path_guided_avoiding(
-        &mut self,
-        grid: &NavGrid,
-        landmarks: &Landmarks,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-        avoid: &[GridPos],
-    ) -> Result<PathResult, PathError> {
-        self.whole(grid, start, goal, options, avoid, Some(landmarks))
-    }
-
-    /// Records the next search into a [`SearchTrace`], to be taken with
-    /// [`take_trace`](Self::take_trace).
-    pub fn record_next(&mut self) {
-        self.scratch.trace = Some(SearchTrace::default());
-    }
-
-    /// The recording armed by [`record_next`](Self::record_next), if any; recording stops.
+    /// The record of the last search of a [`traced`](PathQuery::traced) query, once; `None`
+    /// if it was not traced (or the record was taken).
     pub fn take_trace(&mut self) -> Option<SearchTrace> {
         self.scratch.trace.take()
     }
 
-    /// Like [`find_path`](Self::find_path), with the cells in `avoid` walled for this query only
-    /// (other characters standing in the way, say): the path is the cheapest on the grid with
-    /// those cells blocked, corner rule included (under [`CornerRule::NoCornerCutting`](crate::grid::CornerRule::NoCornerCutting) no
-    /// diagonal step squeezes past an avoided cell, as it would not past a wall). The start and
-    /// goal are never avoided; cells outside the grid are ignored.
-    ///
-    /// Jump point search still applies: it keeps the grid's precomputed bits and stops its runs
-    /// near the avoided cells, so a few avoided cells cost little.
-    pub fn find_path_avoiding(
-        &mut self,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-        avoid: &[GridPos],
-    ) -> Result<PathResult, PathError> {
-        self.whole(grid, start, goal, options, avoid, None)
-    }
-
-    /// A search without a budget, so run to its end.
-    fn whole(
-        &mut self,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-        avoid: &[GridPos],
-        landmarks: Option<&Landmarks>,
-    ) -> Result<PathResult, PathError> {
-        match self.begin(grid, start, goal, options, avoid, None, landmarks) {
-            SearchStep::Done(result) => result,
-            SearchStep::Paused { .. } => unreachable!("an unbudgeted search never pauses"),
-        }
-    }
-
-    /// Like [`find_path_avoiding`](Self::find_path_avoiding), but stops after `max_expansions`
-    /// expanded cells if it has not finished, to go on later with
-    /// [`resume_search`](Self::resume_search): a long search spread over several frames. The
-    /// answer is the same as in one go. Starting another search (or any `find_path`) drops a
-    /// paused one.
-    ///
-    /// ```
-    /// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
-    /// use bevy_tilemap_nav::search::{Algorithm, Pathfinder, SearchOptions, SearchStep};
-    ///
-    /// let grid = NavGrid::new(64, 64).unwrap();
-    /// let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
-    /// let (start, goal) = (GridPos::new(0, 0), GridPos::new(63, 40));
-    /// let mut pathfinder = Pathfinder::new();
-    /// let mut step = pathfinder.start_search(&grid, start, goal, &astar, &[], 10);
-    /// let mut calls = 1;
-    /// while let SearchStep::Paused { .. } = step {
-    ///     step = pathfinder.resume_search(&grid, 10); // next frame
-    ///     calls += 1;
-    /// }
-    /// let SearchStep::Done(Ok(path)) = step else { panic!() };
-    /// assert!(calls > 1);
-    /// assert_eq!(path.cost, pathfinder.find_path(&grid, start, goal, &astar).unwrap().cost);
-    /// ```
-    pub fn start_search(
-        &mut self,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-        avoid: &[GridPos],
-        max_expansions: u32,
-    ) -> SearchStep {
-        self.begin(grid, start, goal, options, avoid, Some(max_expansions), None)
-    }
-
-    /// Goes on with the paused search for at most `max_expansions` more expanded cells. `grid`
-    /// must be the grid it began on, unchanged ([`PathError::GridChanged`] otherwise: the
-    /// search is dropped, start it again). A search begun guided by landmarks goes on with
-    /// [`resume_search_guided`](Self::resume_search_guided) instead.
-    pub fn resume_search(&mut self, grid: &NavGrid, max_expansions: u32) -> SearchStep {
-        self.resume(grid, None, max_expansions)
-    }
-
-    /// [`start_search`](Self::start_search) guided by `landmarks` (see
-    /// [`find_path_guided`](Self::find_path_guided)); go on with
-    /// [`resume_search_guided`](Self::resume_search_guided).
-    #[allow(clippy::too_many_arguments)]
-    pub fn start_search_guided(
-        &mut self,
-        grid: &NavGrid,
-        landmarks: &Landmarks,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-        avoid: &[GridPos],
-        max_expansions: u32,
-    ) -> SearchStep {
-        self.begin(grid, start, goal, options, avoid, Some(max_expansions), Some(landmarks))
-    }
-
-    /// Goes on with a paused search, with the same landmarks it began with. A search begun
-    /// guided goes on only with landmarks usable on `grid`: resumed without them (or with
-    /// [`resume_search`](Self::resume_search)) it is dropped with
-    /// [`PathError::GridChanged`], to begin again. A search begun unguided ignores them.
-    pub fn resume_search_guided(
-        &mut self,
-        grid: &NavGrid,
-        landmarks: Option<&Landmarks>,
-        max_expansions: u32,
-    ) -> SearchStep {
-        self.resume(grid, landmarks, max_expansions)
-    }
-
-    fn resume(
-        &mut self,
-        grid: &NavGrid,
-        landmarks: Option<&Landmarks>,
-        max_expansions: u32,
-    ) -> SearchStep {
-        let Some(paused) = self.paused.take() else {
-            return SearchStep::Done(Err(PathError::NothingToResume));
-        };
-        let landmarks = landmarks.filter(|l| paused.guided && l.usable_on(grid));
-        if grid.stamp() != paused.stamp || paused.guided != landmarks.is_some() {
-            return SearchStep::Done(Err(PathError::GridChanged));
-        }
-        let Paused { start, goal, options, kind, state, .. } = paused;
-        let budget = Some(max_expansions);
-        self.run(kind, grid, start, goal, &options, Some(state), budget, landmarks)
-    }
-
-    /// True while a search begun with [`start_search`](Self::start_search) is paused.
+    /// True while a search begun with [`start`](Self::start) is paused.
     pub fn is_paused(&self) -> bool {
         self.paused.is_some()
     }
 
     /// Drops the paused search, if any.
-    pub fn cancel_search(&mut self) {
+    pub fn cancel(&mut self) {
         self.paused = None;
     }
 
-    /// Checks the query, then searches.
-    #[allow(clippy::too_many_arguments)]
-    fn begin(
-        &mut self,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: GridPos,
-        options: &SearchOptions,
-        avoid: &[GridPos],
-        budget: Option<u32>,
-        landmarks: Option<&Landmarks>,
-    ) -> SearchStep {
+    /// Keeps a paused search across links.
+    pub(super) fn pause_linked(&mut self, search: LinkedSearch) {
+        self.paused = Some(Paused::Linked(Box::new(search)));
+    }
+
+    /// Takes the paused search across links, if that is what is paused.
+    pub(super) fn take_linked(&mut self) -> Option<Box<LinkedSearch>> {
+        match self.paused.take() {
+            Some(Paused::Linked(search)) => Some(search),
+            other => {
+                self.paused = other;
+                None
+            }
+        }
+    }
+
+    /// Goes on with the paused search on one grid.
+    fn resume_grid(&mut self, grid: &NavGrid, query: &PathQuery, budget: u32) -> SearchStep {
+        let paused = match self.paused.take() {
+            Some(Paused::Grid(paused)) => paused,
+            other => {
+                self.paused = other;
+                return SearchStep::Done(Err(PathError::NothingToResume));
+            }
+        };
+        let same_goal = match query.goals {
+            Goals::One(goal) => paused.goal == Some(goal),
+            Goals::Nearest(_) => paused.goal.is_none(),
+        };
+        if query.start != paused.start || !same_goal {
+            // Not this query's search: it stays paused for its own.
+            self.paused = Some(Paused::Grid(paused));
+            return SearchStep::Done(Err(PathError::NothingToResume));
+        }
+        let landmarks = query.landmarks().filter(|l| paused.guided && l.usable_on(grid));
+        if grid.stamp() != paused.stamp || paused.guided != landmarks.is_some() {
+            return SearchStep::Done(Err(PathError::GridChanged));
+        }
+        let GridPaused { start, goal, options, kind, state, .. } = paused;
+        let at = Resume { state: Some(state), budget: Some(budget), landmarks };
+        self.run(kind, grid, start, goal, &options, at)
+    }
+
+    /// Checks the query, then answers it from a table or searches.
+    fn begin(&mut self, grid: &NavGrid, query: &PathQuery, budget: Option<u32>) -> SearchStep {
         self.paused = None;
+        self.scratch.trace = query.traced.then(SearchTrace::default);
+        let PathQuery { start, options, .. } = *query;
+        let options = &options;
         let (width, height) = (grid.width(), grid.height());
+        let done = |error| SearchStep::Done(Err(error));
         if !grid.in_bounds(start) {
-            return SearchStep::Done(Err(PathError::StartOutOfBounds { start, width, height }));
+            return done(PathError::StartOutOfBounds { start, width, height });
         }
-        if !grid.in_bounds(goal) {
-            return SearchStep::Done(Err(PathError::GoalOutOfBounds { goal, width, height }));
-        }
+        let goal = match query.goals {
+            Goals::One(goal) => {
+                if !grid.in_bounds(goal) {
+                    return done(PathError::GoalOutOfBounds { goal, width, height });
+                }
+                Some(goal)
+            }
+            Goals::Nearest(goals) => {
+                if let Some(&goal) = goals.iter().find(|&&g| !grid.in_bounds(g)) {
+                    return done(PathError::GoalOutOfBounds { goal, width, height });
+                }
+                None
+            }
+        };
         if !grid.is_passable(start) {
-            return SearchStep::Done(Err(PathError::StartBlocked { start }));
-        }
-        if !grid.is_passable(goal) {
-            return SearchStep::Done(Err(PathError::GoalBlocked { goal }));
+            return done(PathError::StartBlocked { start });
         }
         if !(options.weight.is_finite() && options.weight >= 1.0) {
-            return SearchStep::Done(Err(PathError::InvalidWeight { weight: options.weight }));
+            return done(PathError::InvalidWeight { weight: options.weight });
         }
         if let Some(max_cost) = options.limit.max_cost
             && (max_cost.is_nan() || max_cost < 0.0)
         {
-            return SearchStep::Done(Err(PathError::InvalidCostLimit { max_cost }));
+            return done(PathError::InvalidCostLimit { max_cost });
         }
-        if start == goal {
-            return SearchStep::Done(Ok(PathResult {
-                cells: vec![start],
-                cost: 0.0,
-                stats: SearchStats::default(),
-                complete: true,
-                neighborhood: grid.neighborhood(),
-            }));
+        // The goals the search may end at.
+        match (goal, query.goals) {
+            (Some(goal), _) => {
+                if !grid.is_passable(goal) {
+                    return done(PathError::GoalBlocked { goal });
+                }
+                if start == goal {
+                    return SearchStep::Done(Ok(PathResult {
+                        cells: vec![start],
+                        cost: 0.0,
+                        stats: SearchStats::default(),
+                        complete: true,
+                        neighborhood: grid.neighborhood(),
+                    }));
+                }
+                // Component labels answer "unreachable" without a search. A partial request
+                // still searches, to find the closest cell it can reach.
+                if !options.partial && !grid.connected(start, goal) {
+                    return done(PathError::Unreachable { start, goal });
+                }
+            }
+            (None, Goals::Nearest(goals)) => {
+                let Some(&first) = goals.first() else {
+                    return done(PathError::NoGoals);
+                };
+                let open = goals.iter().copied().filter(|&g| grid.is_passable(g));
+                let Some(named) = open.clone().next() else {
+                    return done(PathError::GoalBlocked { goal: first });
+                };
+                let reachable =
+                    open.clone().filter(|&g| options.partial || grid.connected(start, g));
+                if reachable.clone().next().is_none() {
+                    return done(PathError::Unreachable { start, goal: named });
+                }
+                self.goals.set(grid, reachable);
+            }
+            (None, Goals::One(_)) => unreachable!("one goal is always read above"),
         }
-        // Component labels answer "unreachable" without a search. A partial request still
-        // searches, to find the closest cell it can reach.
-        if !options.partial && !grid.connected(start, goal) {
-            return SearchStep::Done(Err(PathError::Unreachable { start, goal }));
+        if let Some(answer) = self.table_answer(grid, query) {
+            return SearchStep::Done(answer);
         }
         // Landmarks behind a change that could make them wrong are not used (see
         // `Landmarks::usable_on`).
-        let landmarks = landmarks.filter(|l| l.usable_on(grid));
-        let jps_valid = jps_applies(grid);
+        let landmarks = query.landmarks().filter(|l| l.usable_on(grid));
+        let jps_valid = jps_applies(grid) && goal.is_some();
         let kind = match options.algorithm {
             Algorithm::ThetaStar => Kind::AnyAngle,
             // Guided, jump point search's fewer, dearer expansions pay on any terrain.
@@ -372,11 +282,20 @@ impl Pathfinder {
             }
             Algorithm::Auto | Algorithm::AStar => Kind::Plain,
             Algorithm::JumpPoint if jps_valid && !options.partial => Kind::JumpPoint,
-            Algorithm::JumpPoint => return SearchStep::Done(Err(PathError::JumpPointUnsupported)),
+            // With several goals the search expands cell by cell.
+            Algorithm::JumpPoint if goal.is_none() && jps_applies(grid) => Kind::Plain,
+            Algorithm::JumpPoint => return done(PathError::JumpPointUnsupported),
         };
         // Any-angle paths may cost less than the grid paths the landmarks bound: not guided.
         let landmarks = landmarks.filter(|_| kind != Kind::AnyAngle);
-        self.avoided.build(grid, avoid, start, goal);
+        let goals = &self.goals;
+        self.avoided.build(grid, query.avoid, |cell| {
+            cell == start
+                || match goal {
+                    Some(goal) => cell == goal,
+                    None => goals.contains(grid.index(cell)),
+                }
+        });
         let options = match kind {
             Kind::AnyAngle => SearchOptions {
                 heuristic: options.heuristic.or(Some(Heuristic::Euclidean)),
@@ -384,65 +303,49 @@ impl Pathfinder {
             },
             _ => *options,
         };
-        self.run(kind, grid, start, goal, &options, None, budget, landmarks)
+        let at = Resume { state: None, budget, landmarks };
+        self.run(kind, grid, start, goal, &options, at)
     }
 
-    /// Runs (or, with `resume`, goes on with) the search loop with the expansion of `kind`.
-    #[allow(clippy::too_many_arguments)]
+    /// The answer of the query's table, when it has one that is current for `grid` and answers
+    /// this query; `None` when a search must answer.
+    fn table_answer(
+        &mut self,
+        grid: &NavGrid,
+        query: &PathQuery,
+    ) -> Option<Result<PathResult, PathError>> {
+        let Goals::One(goal) = query.goals else { return None };
+        if !query.avoid.is_empty() || query.traced || !table_answers(&query.options) {
+            return None;
+        }
+        match query.help? {
+            Help::Table(table) => table.answer(grid, query.start, goal),
+            Help::FirstMoves(table) => table.answer(grid, &mut self.scratch, query.start, goal),
+            Help::Landmarks(_) => None,
+        }
+    }
+
+    /// Runs (or, with a state to resume, goes on with) the search loop with the expansion of
+    /// `kind`, towards `goal` or (`None`) the nearest of the pathfinder's goals.
     fn run(
         &mut self,
         kind: Kind,
         grid: &NavGrid,
         start: GridPos,
-        goal: GridPos,
+        goal: Option<GridPos>,
         options: &SearchOptions,
-        resume: Option<LoopState>,
-        budget: Option<u32>,
-        landmarks: Option<&Landmarks>,
+        at: Resume,
     ) -> SearchStep {
-        let avoided = self.avoided.any().then_some(&self.avoided);
-        // Jump point search's bits: built on the grid's first jump point search.
-        let bits = (kind == Kind::JumpPoint).then(|| grid.cell_index(JumpBits::build)).flatten();
-        let kind = if kind == Kind::JumpPoint && bits.is_none() { Kind::Plain } else { kind };
-        let s = &mut self.scratch;
-        let outcome = if let Some(hex) = HexNeighbors::new(grid) {
-            // Jump point search never runs on a hex grid (`jps_applies`).
-            if kind == Kind::AnyAngle {
-                let expansion = AnyAngle(hex);
-                search(
-                    s, grid, start, goal, options, avoided, &expansion, resume, budget, landmarks,
-                )
-            } else {
-                search(s, grid, start, goal, options, avoided, &hex, resume, budget, landmarks)
+        let landmarks = at.landmarks;
+        let outcome = match goal {
+            Some(goal) => {
+                let target = OneGoal::new(grid, goal, landmarks);
+                self.run_to(kind, grid, start, &target, options, at)
             }
-        } else {
-            match (kind, bits) {
-                (Kind::AnyAngle, _) => {
-                    let expansion = AnyAngle(Neighbors::new(grid, avoided));
-                    search(
-                        s, grid, start, goal, options, avoided, &expansion, resume, budget,
-                        landmarks,
-                    )
-                }
-                (Kind::JumpPoint, Some(bits)) if avoided.is_some() => {
-                    let expansion = JumpPoints::<true>::new(grid, bits, goal, avoided);
-                    search(
-                        s, grid, start, goal, options, None, &expansion, resume, budget, landmarks,
-                    )
-                }
-                (Kind::JumpPoint, Some(bits)) => {
-                    let expansion = JumpPoints::<false>::new(grid, bits, goal, None);
-                    search(
-                        s, grid, start, goal, options, None, &expansion, resume, budget, landmarks,
-                    )
-                }
-                (Kind::Plain | Kind::JumpPoint, _) => {
-                    let expansion = Neighbors::new(grid, avoided);
-                    search(
-                        s, grid, start, goal, options, avoided, &expansion, resume, budget,
-                        landmarks,
-                    )
-                }
+            None => {
+                let target = self.goals.goal(grid, landmarks);
+                let s = (&mut self.scratch, &self.avoided);
+                run_loop(s, kind, grid, start, &target, options, at)
             }
         };
         match outcome {
@@ -451,9 +354,272 @@ impl Pathfinder {
                 let stamp = grid.stamp();
                 let guided = landmarks.is_some();
                 let options = *options;
-                self.paused = Some(Paused { start, goal, options, kind, stamp, state, guided });
+                let paused = GridPaused { start, goal, options, kind, stamp, state, guided };
+                self.paused = Some(Paused::Grid(paused));
                 SearchStep::Paused { expanded: state.stats.expanded }
             }
         }
+    }
+
+    fn run_to<G: Goal>(
+        &mut self,
+        kind: Kind,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: &G,
+        options: &SearchOptions,
+        at: Resume,
+    ) -> Outcome {
+        run_loop((&mut self.scratch, &self.avoided), kind, grid, start, goal, options, at)
+    }
+}
+
+/// Where a run of the loop begins: afresh or from a paused state, with a budget or without,
+/// guided by landmarks or not.
+#[derive(Clone, Copy)]
+struct Resume<'a> {
+    state: Option<LoopState>,
+    budget: Option<u32>,
+    landmarks: Option<&'a Landmarks>,
+}
+
+/// A table's answer is the search's for these options: an optimal search with no cost cap
+/// and no partial path.
+pub(crate) fn table_answers(options: &SearchOptions) -> bool {
+    matches!(options.algorithm, Algorithm::Auto | Algorithm::AStar | Algorithm::JumpPoint)
+        && options.weight >= 1.0
+        && options.limit.max_cost.is_none()
+        && !options.partial
+}
+
+/// The A* loop over the expansion of `kind`.
+fn run_loop<G: Goal>(
+    (s, avoided): (&mut Scratch, &Avoided),
+    kind: Kind,
+    grid: &NavGrid,
+    start: GridPos,
+    goal: &G,
+    options: &SearchOptions,
+    at: Resume,
+) -> Outcome {
+    let Resume { state: resume, budget, landmarks } = at;
+    let avoided = avoided.any().then_some(avoided);
+    // Jump point search's bits: built on the grid's first jump point search.
+    let bits = (kind == Kind::JumpPoint).then(|| grid.cell_index(JumpBits::build)).flatten();
+    let kind = if kind == Kind::JumpPoint && bits.is_none() { Kind::Plain } else { kind };
+    if let Some(hex) = HexNeighbors::new(grid) {
+        // Jump point search never runs on a hex grid (`jps_applies`).
+        if kind == Kind::AnyAngle {
+            let expansion = AnyAngle(hex);
+            search(s, grid, start, goal, options, avoided, &expansion, resume, budget, landmarks)
+        } else {
+            search(s, grid, start, goal, options, avoided, &hex, resume, budget, landmarks)
+        }
+    } else {
+        match (kind, bits, goal.one()) {
+            (Kind::AnyAngle, ..) => {
+                let expansion = AnyAngle(Neighbors::new(grid, avoided));
+                search(
+                    s, grid, start, goal, options, avoided, &expansion, resume, budget, landmarks,
+                )
+            }
+            (Kind::JumpPoint, Some(bits), Some(one)) if avoided.is_some() => {
+                let expansion = JumpPoints::<true>::new(grid, bits, one, avoided);
+                search(s, grid, start, goal, options, None, &expansion, resume, budget, landmarks)
+            }
+            (Kind::JumpPoint, Some(bits), Some(one)) => {
+                let expansion = JumpPoints::<false>::new(grid, bits, one, None);
+                search(s, grid, start, goal, options, None, &expansion, resume, budget, landmarks)
+            }
+            _ => {
+                let expansion = Neighbors::new(grid, avoided);
+                search(
+                    s, grid, start, goal, options, avoided, &expansion, resume, budget, landmarks,
+                )
+            }
+        }
+    }
+}
+
+impl SearchSpace for &NavGrid {
+    type Pos = GridPos;
+    type Path = PathResult;
+
+    fn begin(
+        self,
+        pathfinder: &mut Pathfinder,
+        query: &PathQuery,
+        budget: Option<u32>,
+    ) -> SearchStep {
+        pathfinder.begin(self, query, budget)
+    }
+
+    fn go_on(self, pathfinder: &mut Pathfinder, query: &PathQuery, budget: u32) -> SearchStep {
+        pathfinder.resume_grid(self, query, budget)
+    }
+}
+
+impl Pathfinder {
+    /// The answer to `query` on `space` (a `&NavGrid`, or [`LinkedMaps`]): the cheapest path
+    /// (or, with a weight above 1, one within that factor of the cheapest). Never panics: every
+    /// bad input is a [`PathError`]. Drops a paused search.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
+    /// use bevy_tilemap_nav::search::{PathQuery, Pathfinder};
+    ///
+    /// // A wall with a gap at the bottom.
+    /// let mut grid = NavGrid::new(5, 5).unwrap();
+    /// grid.fill_rect(GridPos::new(2, 0), GridPos::new(2, 3), Cell::Blocked).unwrap();
+    /// let mut pathfinder = Pathfinder::new();
+    /// let path = pathfinder.find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(4, 0)));
+    /// let path = path.unwrap();
+    /// assert_eq!(path.cells.first(), Some(&GridPos::new(0, 0)));
+    /// assert_eq!(path.end(), GridPos::new(4, 0));
+    /// assert!(path.cells.contains(&GridPos::new(2, 4)));
+    /// ```
+    pub fn find<S>(&mut self, space: S, query: &PathQuery<S::Pos>) -> Result<S::Path, PathError>
+    where
+        S: SearchSpace,
+    {
+        match space.begin(self, query, None) {
+            SearchStep::Done(result) => result,
+            SearchStep::Paused { .. } => unreachable!("a search without a budget never pauses"),
+        }
+    }
+
+    /// Begins `query` on `space` and stops after `budget` expanded cells if it has not
+    /// finished, to go on later with [`resume`](Self::resume): a long search spread over several
+    /// frames. The answer is the same as in one go. Beginning another search (or a
+    /// [`find`](Self::find)) drops a paused one.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+    /// use bevy_tilemap_nav::search::{Algorithm, PathQuery, Pathfinder, SearchOptions, SearchStep};
+    ///
+    /// let grid = NavGrid::new(64, 64).unwrap();
+    /// let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    /// let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(63, 40)).options(astar);
+    /// let mut pathfinder = Pathfinder::new();
+    /// let mut step = pathfinder.start(&grid, &query, 10);
+    /// let mut calls = 1;
+    /// while let SearchStep::Paused { .. } = step {
+    ///     step = pathfinder.resume(&grid, &query, 10); // next frame
+    ///     calls += 1;
+    /// }
+    /// let SearchStep::Done(Ok(path)) = step else { panic!() };
+    /// assert!(calls > 1);
+    /// assert_eq!(path.cost, pathfinder.find(&grid, &query).unwrap().cost);
+    /// ```
+    pub fn start<S>(
+        &mut self,
+        space: S,
+        query: &PathQuery<S::Pos>,
+        budget: u32,
+    ) -> SearchStep<S::Path>
+    where
+        S: SearchSpace,
+    {
+        space.begin(self, query, Some(budget))
+    }
+
+    /// Goes on with the paused search for at most `budget` more expanded cells. `space` must be
+    /// the one it began on, unchanged ([`PathError::GridChanged`] otherwise: the search is
+    /// dropped, start it again), and `query` the query it began with (its landmarks guide the
+    /// rest; a search begun guided goes on only with landmarks still usable on the grid).
+    /// Nothing paused, or another query: [`PathError::NothingToResume`].
+    pub fn resume<S>(
+        &mut self,
+        space: S,
+        query: &PathQuery<S::Pos>,
+        budget: u32,
+    ) -> SearchStep<S::Path>
+    where
+        S: SearchSpace,
+    {
+        space.go_on(self, query, budget)
+    }
+}
+
+impl SearchSpace for LinkedMaps<'_> {
+    type Pos = MapPos;
+    type Path = LinkedPath;
+
+    fn begin(
+        self,
+        pathfinder: &mut Pathfinder,
+        query: &PathQuery<MapPos>,
+        budget: Option<u32>,
+    ) -> SearchStep<LinkedPath> {
+        pathfinder.paused = None;
+        pathfinder.scratch.trace = query.traced.then(SearchTrace::default);
+        let (maps, links, options) = (self.maps, self.links, &query.options);
+        match LinkedSearch::new(maps, links, query.start, query.goals, options, query.avoid) {
+            Ok(search) => pathfinder.step_linked(self, query, search, budget),
+            Err(error) => SearchStep::Done(Err(error)),
+        }
+    }
+
+    fn go_on(
+        self,
+        pathfinder: &mut Pathfinder,
+        query: &PathQuery<MapPos>,
+        budget: u32,
+    ) -> SearchStep<LinkedPath> {
+        match pathfinder.take_linked() {
+            Some(search) => pathfinder.step_linked(self, query, *search, Some(budget)),
+            None => SearchStep::Done(Err(PathError::NothingToResume)),
+        }
+    }
+}
+
+impl Pathfinder {
+    /// Steps a search across links for `budget` expansions (to its end without one), keeping
+    /// it paused if it has not ended; an ended one's walks are straightened for Theta*.
+    fn step_linked(
+        &mut self,
+        world: LinkedMaps,
+        query: &PathQuery<MapPos>,
+        mut search: LinkedSearch,
+        budget: Option<u32>,
+    ) -> SearchStep<LinkedPath> {
+        match search.step(world.maps, budget.unwrap_or(u32::MAX)) {
+            SearchStep::Paused { expanded } if budget.is_some() => {
+                self.pause_linked(search);
+                SearchStep::Paused { expanded }
+            }
+            SearchStep::Paused { .. } => self.step_linked(world, query, search, None),
+            SearchStep::Done(found) => SearchStep::Done(found.map(|found| {
+                self.straighten(world.maps, found, query.search_options(), query.avoid)
+            })),
+        }
+    }
+
+    /// With [`Algorithm::ThetaStar`], each walk of a linked path searched again any-angle
+    /// between its ends (never dearer than the grid walk); otherwise the path as it is.
+    fn straighten(
+        &mut self,
+        maps: &[&NavGrid],
+        mut found: LinkedPath,
+        options: &SearchOptions,
+        avoid: &[MapPos],
+    ) -> LinkedPath {
+        if options.algorithm != Algorithm::ThetaStar {
+            return found;
+        }
+        let options = SearchOptions { partial: false, ..*options };
+        for leg in &mut found.legs {
+            let (a, b) = (leg.path.cells[0], leg.path.end());
+            let walled: Vec<GridPos> =
+                avoid.iter().filter(|p| p.map == leg.map).map(|p| p.cell).collect();
+            let query = PathQuery::new(a, b).options(options).avoiding(&walled);
+            if let Ok(walk) = self.find(maps[leg.map], &query)
+                && walk.cost <= leg.path.cost
+            {
+                found.cost -= leg.path.cost - walk.cost;
+                leg.path = walk;
+            }
+        }
+        found
     }
 }

@@ -48,7 +48,7 @@ impl PathResult {
     ///
     /// let grid = NavGrid::new(6, 3).unwrap();
     /// let path = Pathfinder::new()
-    ///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(5, 2), &SearchOptions::default())
+    ///     .find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(5, 2)))
     ///     .unwrap();
     /// // Two diagonal steps and three straight ones (or the other way round): one turn.
     /// assert_eq!(path.waypoints().len(), 3);
@@ -114,10 +114,12 @@ pub enum PathError {
     /// [`Algorithm::JumpPoint`](super::Algorithm::JumpPoint) was asked for on a grid where it would not be optimal (not 8-way
     /// without corner cutting), or with a partial path.
     JumpPointUnsupported,
-    /// [`Pathfinder::resume_search`](super::Pathfinder::resume_search) with no search paused.
+    /// [`Pathfinder::resume`](super::Pathfinder::resume) with no search paused, or with
+    /// another query than the paused one.
     NothingToResume,
-    /// [`Pathfinder::resume_search`](super::Pathfinder::resume_search) on a grid other than the one the search began on, or on
-    /// the same grid after it changed: the search's state no longer fits it. Start again.
+    /// [`Pathfinder::resume`](super::Pathfinder::resume) on a grid other than the one the
+    /// search began on, or on the same grid after it changed (or without the landmarks it began
+    /// with): the search's state no longer fits it. Start again.
     GridChanged,
     /// A search for the nearest of several goals was given none.
     NoGoals,

@@ -7,7 +7,8 @@ use std::collections::BinaryHeap;
 
 use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
 use bevy_tilemap_nav::search::{
-    FirstMoveTable, Landmarks, PathError, PathResult, PathTable, Pathfinder, SearchOptions,
+    FirstMoveTable, Landmarks, PathError, PathQuery, PathResult, PathTable, Pathfinder,
+    SearchOptions,
 };
 
 /// SplitMix64: small, seeded, reproducible.
@@ -293,7 +294,8 @@ pub fn check_loaded_answers(
     let options = SearchOptions::default();
     for (start, goal) in pairs {
         let answer = find(&mut ours, start, goal);
-        let optimum = oracle.find_path(grid, start, goal, &options).map(|p| p.cost);
+        let optimum =
+            oracle.find(grid, &PathQuery::new(start, goal).options(options)).map(|p| p.cost);
         let Ok(path) = answer else {
             assert!(optimum.is_err(), "{start:?} -> {goal:?}: no answer where a path exists");
             continue;
@@ -343,15 +345,19 @@ impl Baked {
     ) -> bool {
         match self {
             Baked::PathTable => PathTable::from_binary(bytes, grid).map(|table| {
-                check_loaded_answers(grid, pairs, false, |p, a, b| table.find_path(grid, p, a, b))
+                check_loaded_answers(grid, pairs, false, |p, a, b| {
+                    p.find(grid, &PathQuery::new(a, b).table(&table))
+                })
             }),
             Baked::FirstMoves => FirstMoveTable::from_binary(bytes, grid).map(|table| {
-                check_loaded_answers(grid, pairs, false, |p, a, b| table.find_path(grid, p, a, b))
+                check_loaded_answers(grid, pairs, false, |p, a, b| {
+                    p.find(grid, &PathQuery::new(a, b).first_moves(&table))
+                })
             }),
             Baked::Landmarks => Landmarks::from_binary(bytes, grid).map(|landmarks| {
                 let options = SearchOptions::default();
                 check_loaded_answers(grid, pairs, true, |p, a, b| {
-                    p.find_path_guided(grid, &landmarks, a, b, &options)
+                    p.find(grid, &PathQuery::new(a, b).options(options).guided(&landmarks))
                 })
             }),
         }

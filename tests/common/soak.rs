@@ -304,9 +304,8 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
                     report.disturbed_trips += 1;
                 }
                 let goal = random_open_cell(&grid, &mut rng);
-                let optimum = pathfinder
-                    .find_path(&grid, agent.cell, goal, &SearchOptions::default())
-                    .map(|p| p.cost);
+                let optimum =
+                    pathfinder.find(&grid, &PathQuery::new(agent.cell, goal)).map(|p| p.cost);
                 agent.goal = goal;
                 agent.set_at = frame;
                 agent.disturbed = optimum.is_err();

@@ -199,7 +199,7 @@ fn main() {
             rows.push((
                 label.to_string(),
                 measure(&scenarios, |s| {
-                    let path = pathfinder.find_path(&grid, s.start, s.goal, &options).ok()?;
+                    let path = pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).options(options)).ok()?;
                     Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
                 }),
             ));
@@ -283,7 +283,7 @@ fn main() {
         let table = table.expect("built");
         let mut pathfinder = Pathfinder::new();
         let precomputed = measure(&scenarios, |s| {
-            let path = table.find_path(&grid, &mut pathfinder, s.start, s.goal).ok()?;
+            let path = pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table)).ok()?;
             Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
         });
         rows.insert(1, ("bevy_tilemap_nav PathTable".to_string(), precomputed));
@@ -316,7 +316,7 @@ fn main() {
         let reference: Vec<f64> = scenarios
             .iter()
             .map(|s| {
-                pathfinder.find_path(&weighted, s.start, s.goal, &dijkstra).expect("path").cost
+                pathfinder.find(&weighted, &PathQuery::new(s.start, s.goal).options(dijkstra)).expect("path").cost
             })
             .collect();
         // Guided by landmarks (built here, timed): the default search with their estimate.
@@ -339,7 +339,7 @@ fn main() {
             Box::new(move |s: &Scenario| {
                 let options = SearchOptions::default();
                 let path =
-                    finder.find_path_guided(weighted, landmarks, s.start, s.goal, &options).ok()?;
+                    finder.find(weighted, &PathQuery::new(s.start, s.goal).options(options).guided(landmarks)).ok()?;
                 Some(cells(path))
             }),
         ));
@@ -348,7 +348,7 @@ fn main() {
             ours.push((
                 "bevy_tilemap_nav FirstMoveTable, weighted".to_string(),
                 Box::new(move |s: &Scenario| {
-                    let path = moves.find_path(weighted, &mut finder, s.start, s.goal).ok()?;
+                    let path = finder.find(weighted, &PathQuery::new(s.start, s.goal).first_moves(moves)).ok()?;
                     Some(cells(path))
                 }),
             ));
@@ -362,7 +362,7 @@ fn main() {
             ours.push((
                 label.to_string(),
                 Box::new(move |s: &Scenario| {
-                    let path = finder.find_path(weighted, s.start, s.goal, &options).ok()?;
+                    let path = finder.find(weighted, &PathQuery::new(s.start, s.goal).options(options)).ok()?;
                     Some(cells(path))
                 }),
             ));
@@ -454,7 +454,7 @@ fn main() {
     let scenarios = load_scenarios(format!("{dir}/64room_000.map.scen")).expect("scenarios");
     let mut pathfinder = Pathfinder::new();
     for s in &scenarios {
-        let _ = pathfinder.find_path(&grid, s.start, s.goal, &SearchOptions::default());
+        let _ = pathfinder.find(&grid, &PathQuery::new(s.start, s.goal));
     }
     println!(
         "\nmemory on 64room_000: grid {:.2} bytes/cell (costs, bit rows and columns, turn \
@@ -474,7 +474,7 @@ fn main() {
         // query, and the grid set cell by cell has its bits from the start (a query first).
         let query = |grid: &NavGrid| {
             let (a, b) = (scenarios[0].start, scenarios[0].goal);
-            Pathfinder::new().find_path(grid, a, b, &SearchOptions::default()).map(|p| p.cost)
+            Pathfinder::new().find(grid, &PathQuery::new(a, b)).map(|p| p.cost)
         };
         let started = Instant::now();
         let bulk = bevy_tilemap_nav::io::movingai::parse_map(&text).expect("map");

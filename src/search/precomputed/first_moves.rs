@@ -23,12 +23,10 @@ use std::fmt;
 use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
 use crate::grid::sealed::{BakeError, cells_fingerprint, open_tied, rules_bytes, seal, write_tie};
 use crate::grid::{GridPos, GridStamp, NavGrid};
-use crate::search::astar::finish;
+use crate::search::astar::{Scratch, finish};
 use crate::search::expansion::Expansion;
 use crate::search::hex::HexNeighbors;
 use crate::search::neighbors::Neighbors;
-use crate::search::options::SearchOptions;
-use crate::search::pathfinder::Pathfinder;
 use crate::search::result::{PathError, PathResult, SearchStats};
 
 /// The version of [`FirstMoveTable::to_binary`]'s format this crate writes, and the newest it
@@ -100,15 +98,15 @@ fn code(dx: isize, dy: isize) -> u32 {
 ///
 /// ```
 /// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
-/// use bevy_tilemap_nav::search::{FirstMoveTable, Pathfinder, SearchOptions};
+/// use bevy_tilemap_nav::search::{FirstMoveTable, PathQuery, Pathfinder};
 ///
 /// let mut grid = NavGrid::new(20, 20).unwrap();
 /// grid.set(GridPos::new(5, 5), Cell::Passable { cost: 8 }).unwrap(); // mud
 /// let table = FirstMoveTable::build(&grid).unwrap();
 /// let mut pathfinder = Pathfinder::new();
 /// let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 12));
-/// let path = table.find_path(&grid, &mut pathfinder, start, goal).unwrap();
-/// let online = pathfinder.find_path(&grid, start, goal, &SearchOptions::default()).unwrap();
+/// let path = pathfinder.find(&grid, &PathQuery::new(start, goal).first_moves(&table)).unwrap();
+/// let online = pathfinder.find(&grid, &PathQuery::new(start, goal)).unwrap();
 /// assert!((path.cost - online.cost).abs() < 1e-9);
 /// ```
 #[derive(Clone, Debug)]
@@ -267,35 +265,29 @@ impl FirstMoveTable {
         self.memory_bytes() as f64 / self.cells as f64
     }
 
-    /// A cheapest path from `start` to `goal` (the same cost as [`Pathfinder::find_path`] with
-    /// default options finds), from the table while it is current for `grid`, else by online
-    /// search with `pathfinder`. Errors are the online search's: out of bounds, blocked,
-    /// unreachable.
-    pub fn find_path(
+    /// A cheapest path from `start` to `goal` from the table (the cost a search with default
+    /// options finds), while the table is current for `grid`: `None` when a search must answer
+    /// (the table not current, either end blocked or off the grid, or the start the goal).
+    /// Asked through a [`PathQuery`](crate::search::PathQuery) given the table.
+    pub(in crate::search) fn answer(
         &self,
         grid: &NavGrid,
-        pathfinder: &mut Pathfinder,
+        scratch: &mut Scratch,
         start: GridPos,
         goal: GridPos,
-    ) -> Result<PathResult, PathError> {
-        let online = |pathfinder: &mut Pathfinder| {
-            pathfinder.find_path(grid, start, goal, &SearchOptions::default())
-        };
+    ) -> Option<Result<PathResult, PathError>> {
         if !self.is_current(grid)
             || start == goal
             || !grid.is_passable(start)
             || !grid.is_passable(goal)
         {
-            return online(pathfinder);
+            return None;
         }
         if grid.component(start) != grid.component(goal) {
-            return Err(PathError::Unreachable { start, goal });
+            return Some(Err(PathError::Unreachable { start, goal }));
         }
-        match self.walk(grid, pathfinder, grid.index(start), grid.index(goal)) {
-            Some(path) => Ok(path),
-            // Not expected (the table covers every reachable pair); online search stays right.
-            None => online(pathfinder),
-        }
+        // `None` is not expected (the table covers every reachable pair): a search answers.
+        self.walk(grid, scratch, grid.index(start), grid.index(goal)).map(Ok)
     }
 
     /// The table in a compact binary form, to ship with the game next to the grid's bake so that
@@ -393,17 +385,16 @@ impl FirstMoveTable {
         if at == 0 { NO_MOVE } else { row[at - 1] & 15 }
     }
 
-    /// Follows the table's steps from `start` to `goal` (padded), parents in the pathfinder's
+    /// Follows the table's steps from `start` to `goal` (padded), parents in a search's
     /// scratch, and reads the path back as a search's. `None` if a step leads nowhere.
     fn walk(
         &self,
         grid: &NavGrid,
-        pathfinder: &mut Pathfinder,
+        scratch: &mut Scratch,
         start: usize,
         goal: usize,
     ) -> Option<PathResult> {
         let costs = grid.padded_costs();
-        let scratch = &mut pathfinder.scratch;
         scratch.begin(grid.padded_len());
         let nodes = &mut scratch.nodes;
         let stride = self.stride as isize;

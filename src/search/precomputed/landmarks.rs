@@ -57,12 +57,12 @@ const LANDMARKS_MAGIC: &[u8; 4] = b"TNLM";
 /// of the remaining cost on grids with terrain (see the module notes for the method). Optimal
 /// paths stay optimal: the estimate is a lower bound that never drops by more than a step costs.
 ///
-/// Use it with [`Pathfinder::find_path_guided`](crate::search::Pathfinder::find_path_guided). Memory:
+/// Give it to a query with [`PathQuery::guided`](crate::search::PathQuery::guided). Memory:
 /// 8 bytes per cell per landmark (a distance each way).
 ///
 /// ```
 /// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
-/// use bevy_tilemap_nav::search::{Landmarks, Pathfinder, SearchOptions};
+/// use bevy_tilemap_nav::search::{Landmarks, PathQuery, Pathfinder};
 ///
 /// let mut grid = NavGrid::new(40, 30).unwrap();
 /// // Mud (cost 6) across the middle, with a road (cost 1) through it.
@@ -70,10 +70,9 @@ const LANDMARKS_MAGIC: &[u8; 4] = b"TNLM";
 /// grid.fill_rect(GridPos::new(15, 25), GridPos::new(24, 25), Cell::Passable { cost: 1 }).unwrap();
 /// let landmarks = Landmarks::build(&grid, 8).unwrap();
 /// let mut pathfinder = Pathfinder::new();
-/// let options = SearchOptions::default();
-/// let (start, goal) = (GridPos::new(2, 5), GridPos::new(37, 5));
-/// let guided = pathfinder.find_path_guided(&grid, &landmarks, start, goal, &options).unwrap();
-/// let plain = pathfinder.find_path(&grid, start, goal, &options).unwrap();
+/// let query = PathQuery::new(GridPos::new(2, 5), GridPos::new(37, 5));
+/// let guided = pathfinder.find(&grid, &query.guided(&landmarks)).unwrap();
+/// let plain = pathfinder.find(&grid, &query).unwrap();
 /// assert!((guided.cost - plain.cost).abs() < 1e-9); // the same, optimal, cost
 /// assert!(guided.stats.expanded < plain.stats.expanded); // after less work
 /// ```

@@ -25,8 +25,6 @@ use std::fmt;
 use super::slices::{SlicedBuild, Work, fingerprint, run_to_end, spend};
 use crate::grid::sealed::{BakeError, open_tied, seal, write_tie};
 use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid, Neighborhood};
-use crate::search::options::SearchOptions;
-use crate::search::pathfinder::Pathfinder;
 use crate::search::result::{PathError, PathResult, SearchStats};
 
 /// The version of [`PathTable::to_binary`]'s format this crate writes, and the newest it reads.
@@ -112,8 +110,9 @@ fn octile(a: (i32, i32), b: (i32, i32)) -> f64 {
 /// lookups instead of a search (see the module docs for how).
 ///
 /// Always right: when the grid has changed since the table was built (its
-/// [`stamp`](NavGrid::stamp) moved on), [`find_path`](Self::find_path) answers with online
-/// search until [`refresh`](Self::refresh) rebuilds the table.
+/// [`stamp`](NavGrid::stamp) moved on), a query given the table
+/// ([`PathQuery::table`](crate::search::PathQuery::table)) is answered by online search until
+/// [`refresh`](Self::refresh) rebuilds the table.
 ///
 /// ```
 /// use bevy_tilemap_nav::prelude::*;
@@ -123,10 +122,9 @@ fn octile(a: (i32, i32), b: (i32, i32)) -> f64 {
 /// grid.fill_rect(GridPos::new(4, 0), GridPos::new(4, 8), Cell::Blocked).unwrap();
 /// let table = PathTable::build(&grid).unwrap();
 /// let mut pathfinder = Pathfinder::new();
-/// let path = table.find_path(&grid, &mut pathfinder, GridPos::new(0, 0), GridPos::new(9, 0)).unwrap();
-/// let online = pathfinder
-///     .find_path(&grid, GridPos::new(0, 0), GridPos::new(9, 0), &SearchOptions::default())
-///     .unwrap();
+/// let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(9, 0));
+/// let path = pathfinder.find(&grid, &query.table(&table)).unwrap();
+/// let online = pathfinder.find(&grid, &query).unwrap();
 /// assert!((path.cost - online.cost).abs() < 1e-9);
 /// assert!(path.cells.contains(&GridPos::new(4, 9))); // through the gap
 /// ```
@@ -718,36 +716,27 @@ impl PathTable {
         self.memory_bytes() as f64 / (f64::from(self.width) * f64::from(self.height)).max(1.0)
     }
 
-    /// A shortest path from `start` to `goal` (the same cost as [`Pathfinder::find_path`] with
-    /// default options finds), from the table while it is current for `grid`, else by online
-    /// search with `pathfinder`. Errors are the online search's: out of bounds, blocked,
-    /// unreachable.
-    pub fn find_path(
+    /// A shortest path from `start` to `goal` from the table (the cost a search with default
+    /// options finds), while the table is current for `grid`: `None` when a search must answer
+    /// (the table not current, either end blocked or off the grid). Asked through a
+    /// [`PathQuery`](crate::search::PathQuery) given the table.
+    pub(in crate::search) fn answer(
         &self,
         grid: &NavGrid,
-        pathfinder: &mut Pathfinder,
         start: GridPos,
         goal: GridPos,
-    ) -> Result<PathResult, PathError> {
-        let online = |pathfinder: &mut Pathfinder| {
-            pathfinder.find_path(grid, start, goal, &SearchOptions::default())
-        };
+    ) -> Option<Result<PathResult, PathError>> {
         if !self.is_current(grid) || !grid.is_passable(start) || !grid.is_passable(goal) {
-            return online(pathfinder);
+            return None;
         }
         if grid.component(start) != grid.component(goal) {
-            return Err(PathError::Unreachable { start, goal });
+            return Some(Err(PathError::Unreachable { start, goal }));
         }
         let s = (start.x as i32, start.y as i32);
         let g = (goal.x as i32, goal.y as i32);
-        match self.route(s, g) {
-            Some(route) => match self.walk(s, g, route) {
-                Some(path) => Ok(path),
-                None => online(pathfinder), // a chain that does not close: never from `build`
-            },
-            // Not expected (the table covers every reachable pair); online search stays right.
-            None => online(pathfinder),
-        }
+        // A route the table does not know, or a chain that does not close, is not expected
+        // (the table covers every reachable pair, `build` closes every chain): a search answers.
+        self.route(s, g).and_then(|route| self.walk(s, g, route)).map(Ok)
     }
 
     #[inline]

@@ -12,7 +12,9 @@ use bevy_northstar::pathfind::PathfindArgs;
 use bevy_northstar::prelude::OrdinalNeighborhood;
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{Algorithm, FirstMoveTable, Heuristic, Landmarks, PathResult, PathTable};
+use bevy_tilemap_nav::search::{
+    Algorithm, FirstMoveTable, Heuristic, Landmarks, PathResult, PathTable,
+};
 use grid_util::grid::ValueGrid;
 use grid_util::point::Point;
 
@@ -199,7 +201,9 @@ fn main() {
             rows.push((
                 label.to_string(),
                 measure(&scenarios, |s| {
-                    let path = pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).options(options)).ok()?;
+                    let path = pathfinder
+                        .find(&grid, &PathQuery::new(s.start, s.goal).options(options))
+                        .ok()?;
                     Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
                 }),
             ));
@@ -283,7 +287,8 @@ fn main() {
         let table = table.expect("built");
         let mut pathfinder = Pathfinder::new();
         let precomputed = measure(&scenarios, |s| {
-            let path = pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table)).ok()?;
+            let path =
+                pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table)).ok()?;
             Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
         });
         rows.insert(1, ("bevy_tilemap_nav PathTable".to_string(), precomputed));
@@ -316,7 +321,10 @@ fn main() {
         let reference: Vec<f64> = scenarios
             .iter()
             .map(|s| {
-                pathfinder.find(&weighted, &PathQuery::new(s.start, s.goal).options(dijkstra)).expect("path").cost
+                pathfinder
+                    .find(&weighted, &PathQuery::new(s.start, s.goal).options(dijkstra))
+                    .expect("path")
+                    .cost
             })
             .collect();
         // Guided by landmarks (built here, timed): the default search with their estimate.
@@ -338,8 +346,12 @@ fn main() {
             format!("bevy_tilemap_nav guided ({LANDMARKS} landmarks), weighted"),
             Box::new(move |s: &Scenario| {
                 let options = SearchOptions::default();
-                let path =
-                    finder.find(weighted, &PathQuery::new(s.start, s.goal).options(options).guided(landmarks)).ok()?;
+                let path = finder
+                    .find(
+                        weighted,
+                        &PathQuery::new(s.start, s.goal).options(options).guided(landmarks),
+                    )
+                    .ok()?;
                 Some(cells(path))
             }),
         ));
@@ -348,7 +360,9 @@ fn main() {
             ours.push((
                 "bevy_tilemap_nav FirstMoveTable, weighted".to_string(),
                 Box::new(move |s: &Scenario| {
-                    let path = finder.find(weighted, &PathQuery::new(s.start, s.goal).first_moves(moves)).ok()?;
+                    let path = finder
+                        .find(weighted, &PathQuery::new(s.start, s.goal).first_moves(moves))
+                        .ok()?;
                     Some(cells(path))
                 }),
             ));
@@ -362,7 +376,9 @@ fn main() {
             ours.push((
                 label.to_string(),
                 Box::new(move |s: &Scenario| {
-                    let path = finder.find(weighted, &PathQuery::new(s.start, s.goal).options(options)).ok()?;
+                    let path = finder
+                        .find(weighted, &PathQuery::new(s.start, s.goal).options(options))
+                        .ok()?;
                     Some(cells(path))
                 }),
             ));

@@ -337,14 +337,14 @@ impl Pathfinder {
         at: Resume,
     ) -> SearchStep {
         let landmarks = at.landmarks;
+        let s = (&mut self.scratch, &self.avoided);
         let outcome = match goal {
             Some(goal) => {
                 let target = OneGoal::new(grid, goal, landmarks);
-                self.run_to(kind, grid, start, &target, options, at)
+                run_loop(s, kind, grid, start, &target, options, at)
             }
             None => {
                 let target = self.goals.goal(grid, landmarks);
-                let s = (&mut self.scratch, &self.avoided);
                 run_loop(s, kind, grid, start, &target, options, at)
             }
         };
@@ -359,18 +359,6 @@ impl Pathfinder {
                 SearchStep::Paused { expanded: state.stats.expanded }
             }
         }
-    }
-
-    fn run_to<G: Goal>(
-        &mut self,
-        kind: Kind,
-        grid: &NavGrid,
-        start: GridPos,
-        goal: &G,
-        options: &SearchOptions,
-        at: Resume,
-    ) -> Outcome {
-        run_loop((&mut self.scratch, &self.avoided), kind, grid, start, goal, options, at)
     }
 }
 

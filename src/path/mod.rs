@@ -1,11 +1,16 @@
 //! Shaping paths the search found: smoothing them with line of sight, and what walking a list
-//! of cells costs; reachable areas (movement ranges). Plain Rust, above the grid and the search.
+//! of cells costs; reachable areas (movement ranges); where to run from threats and where to
+//! wander. Plain Rust, above the grid and the search.
 
+mod flee;
 mod reach;
 mod smooth;
+mod wander;
 
-pub use reach::{Reach, ReachSearch, ReachedCell, reachable};
+pub use flee::{FleeOptions, flee};
+pub use reach::{Reach, ReachSearch, ReachedCell, reachable, reachable_from_any};
 pub use smooth::{smooth_path, smoothed_cost};
+pub use wander::wander;
 
 use crate::grid::{GridPos, NavGrid};
 

@@ -61,7 +61,8 @@ impl Reach {
     pub fn path_to(&self, pos: GridPos) -> Option<Vec<GridPos>> {
         let mut k = *self.index.get(&pos)?;
         let mut cells = vec![pos];
-        while self.cells[k].pos != self.start {
+        // A start is entered from itself (with several starts, each of them).
+        while self.cells[k].from != self.cells[k].pos {
             let from = self.cells[k].from;
             cells.push(from);
             k = self.index[&from];
@@ -112,7 +113,32 @@ impl Ord for Entry {
 /// assert!(!range.contains(GridPos::new(6, 5)));
 /// ```
 pub fn reachable(grid: &NavGrid, start: GridPos, budget: f64) -> Result<Reach, PathError> {
-    let mut search = ReachSearch::new(grid, start, budget)?;
+    reachable_from_any(grid, &[start], budget)
+}
+
+/// Every cell reachable within `budget` from the nearest of `starts`, with that cost: one
+/// Dijkstra search from all of them at once ([`Reach::start`] is the first; [`Reach::path_to`]
+/// leads from whichever start is nearest). What a flee search measures from its threats.
+///
+/// Errors: no starts ([`PathError::NoGoals`]), a start off the grid or blocked, a budget that
+/// is NaN or negative.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid, Neighborhood};
+/// use bevy_tilemap_nav::path::reachable_from_any;
+///
+/// let grid = NavGrid::new(9, 1).unwrap().with_neighborhood(Neighborhood::Four);
+/// let near = reachable_from_any(&grid, &[GridPos::new(0, 0), GridPos::new(8, 0)], 9.0).unwrap();
+/// assert_eq!(near.cost(GridPos::new(4, 0)), Some(4.0));
+/// assert_eq!(near.cost(GridPos::new(6, 0)), Some(2.0)); // from the start at x = 8
+/// assert_eq!(near.path_to(GridPos::new(6, 0)).unwrap().first(), Some(&GridPos::new(8, 0)));
+/// ```
+pub fn reachable_from_any(
+    grid: &NavGrid,
+    starts: &[GridPos],
+    budget: f64,
+) -> Result<Reach, PathError> {
+    let mut search = ReachSearch::from_any(grid, starts, budget)?;
     loop {
         if let Some(done) = search.step(grid, u32::MAX) {
             return done;
@@ -156,30 +182,55 @@ impl ReachSearch {
     /// Begins measuring the cells reachable from `start` within `budget` on `grid` (errors as
     /// [`reachable`]'s).
     pub fn new(grid: &NavGrid, start: GridPos, budget: f64) -> Result<Self, PathError> {
-        if !grid.in_bounds(start) {
-            let (width, height) = (grid.width(), grid.height());
-            return Err(PathError::StartOutOfBounds { start, width, height });
-        }
-        if !grid.is_passable(start) {
-            return Err(PathError::StartBlocked { start });
+        Self::from_any(grid, &[start], budget)
+    }
+
+    /// Begins measuring from the nearest of `starts` (errors as [`reachable_from_any`]'s).
+    pub fn from_any(grid: &NavGrid, starts: &[GridPos], budget: f64) -> Result<Self, PathError> {
+        let &first = starts.first().ok_or(PathError::NoGoals)?;
+        for &start in starts {
+            if !grid.in_bounds(start) {
+                let (width, height) = (grid.width(), grid.height());
+                return Err(PathError::StartOutOfBounds { start, width, height });
+            }
+            if !grid.is_passable(start) {
+                return Err(PathError::StartBlocked { start });
+            }
         }
         if budget.is_nan() || budget < 0.0 {
             return Err(PathError::InvalidCostLimit { max_cost: budget });
         }
         let mut search = Self {
             stamp: grid.stamp(),
-            best: HashMap::from([(start, (0, 0, start))]),
-            reach: Reach { start, budget, ..Reach::default() },
+            best: starts.iter().map(|&s| (s, (0, 0, s))).collect(),
+            reach: Reach { start: first, budget, ..Reach::default() },
             open: BinaryHeap::new(),
             settled: 0,
         };
-        search.open.push(Entry(0.0, 0, 0, start));
+        for &start in starts {
+            search.open.push(Entry(0.0, 0, 0, start));
+        }
         Ok(search)
     }
 
     /// Cells settled so far.
     pub fn settled(&self) -> usize {
         self.settled
+    }
+
+    /// The cost of `pos` if it is settled already.
+    pub(crate) fn settled_cost(&self, pos: GridPos) -> Option<f64> {
+        self.reach.cost(pos)
+    }
+
+    /// The least cost of a cell not settled yet (`None`: every reachable cell is).
+    pub(crate) fn frontier(&self) -> Option<f64> {
+        self.open.peek().map(|e| e.0)
+    }
+
+    /// The cells settled so far, as a [`Reach`] (the search stops here).
+    pub(crate) fn into_settled(self) -> Reach {
+        self.reach
     }
 
     /// Settles at most `max_cells` more cells (at least one); `None` while there are more.

@@ -207,7 +207,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             PathRequest::to(goal),
         ));
         if situation == Situation::Obstacles && k < OBSTACLES {
-            agent.insert(NavObstacle);
+            agent.insert(NavObstacle::default());
         }
         if situation == Situation::Avoidance {
             agent.insert(Avoidance::new(0.3 * TILE));

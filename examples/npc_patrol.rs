@@ -75,7 +75,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     spawn_camera(&mut commands);
     spawn_level(&mut commands, &mut images, &LEVEL);
     let player = spawn_player(&mut commands, 12, 13);
-    commands.entity(player).insert(NavObstacle);
+    commands.entity(player).insert(NavObstacle::default());
     let npcs: [(&str, Color, Route); 3] = [
         ("Amber", Color::srgb(1.0, 0.7, 0.2), &[(2, 15), (14, 16), (27, 14), (12, 10)]),
         ("Moss", Color::srgb(0.45, 0.95, 0.4), &[(3, 8), (14, 5), (25, 2), (25, 8)]),

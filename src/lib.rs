@@ -93,9 +93,9 @@ pub mod prelude {
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
         Arrived, Avoidance, GridLocked, LinkCrossed, LinkEnd, MoveRange, NavAgent, NavError,
-        NavGridMap, NavLink, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTilemap,
-        Path, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths, RangeRequest,
-        TileNav, TileRules, TileTerrain, TilemapNavPlugin,
+        NavGridMap, NavLink, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTeam,
+        NavTilemap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths,
+        RangeRequest, TileNav, TileRules, TileTerrain, TilemapNavPlugin,
     };
     pub use crate::search::{PathQuery, Pathfinder, SearchOptions};
 }

@@ -474,7 +474,8 @@ fn agents_walk_around_an_obstacle_character() {
     app.update();
     // A character stands in the middle of the straight route along the bottom row.
     let blocker = centre(&app, GridPos::new(5, 0));
-    app.world_mut().spawn((Transform::from_translation(blocker.extend(1.0)), NavObstacle));
+    app.world_mut()
+        .spawn((Transform::from_translation(blocker.extend(1.0)), NavObstacle::default()));
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(9, 0));
     let agent = spawn_agent(&mut app, start, goal, 64.0);
     app.update();

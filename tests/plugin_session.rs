@@ -176,7 +176,7 @@ impl Session {
                         }));
                     }
                     2 => {
-                        agent.insert(NavObstacle);
+                        agent.insert(NavObstacle::default());
                     }
                     3 => {
                         agent.insert(NavAgent::sized(2));
@@ -328,7 +328,7 @@ impl Session {
                         "WATCH {frame} {agent}: {:?} {:?} req {:?} path {:?} next {:?}",
                         e.get::<GridLocked>(),
                         e.get::<Transform>().map(|t| t.translation.truncate()),
-                        e.get::<PathRequest>().map(|r| (r.goal, r.start)),
+                        e.get::<PathRequest>().map(|r| (r.goal.clone(), r.start)),
                         e.get::<Path>().map(|p| p
                             .cells
                             .iter()

@@ -370,7 +370,8 @@ fn world_points_far_off_hex_and_staggered_maps_are_off_the_map_never_an_overflow
             let goal = spawn_asking(&mut app, start, 10.0, Some(Vec2::splat(1.0e11).into()));
             let far = Vec2::splat(1.0e11);
             let lost = spawn_asking(&mut app, far, 10.0, Some(GridPos::new(2, 2).into()));
-            app.world_mut().spawn((Transform::from_xyz(-1.0e11, 3.0e38, 0.0), NavObstacle));
+            app.world_mut()
+                .spawn((Transform::from_xyz(-1.0e11, 3.0e38, 0.0), NavObstacle::default()));
             for _ in 0..3 {
                 app.update();
             }

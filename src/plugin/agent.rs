@@ -13,7 +13,7 @@ use crate::grid::{GridError, GridPos, GridStamp, NavGrid};
 use crate::search::{AgentGrid, PathError, SearchOptions, SearchTrace};
 
 /// Where to go.
-#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+#[derive(Clone, Debug, PartialEq, Reflect)]
 pub enum PathGoal {
     /// A cell of the map the agent is on (on square, diamond and hex maps its `TilePos` x
     /// and y; see [`NavGeometry::tile_to_cell`] for staggered ones).
@@ -27,6 +27,55 @@ pub enum PathGoal {
         map: Entity,
         /// The cell on it.
         cell: GridPos,
+    },
+    /// Another entity (anything with a `Transform`): the cell under it, on its [`OnNavMap`] or
+    /// the map under it. The agent then follows it as it moves, through links and across maps,
+    /// until sent elsewhere: see [`Pursuit`]. A target that is gone fails the request with
+    /// [`NavError::TargetGone`].
+    Entity(Entity),
+    /// The cheapest to reach of these cells of the agent's own map (the search ends at the
+    /// first of them it settles). None given: [`PathError::NoGoals`].
+    Nearest(Vec<GridPos>),
+    /// Away from these entities (threats, on the agent's map; others are left out): within
+    /// `budget` (a path's cost) to a cell far from all of them, preferring ground that leads on
+    /// to a dead end ([`flee`](crate::path::flee)). While the agent runs, the plan is made again
+    /// as the threats move ([`Pursuit`]).
+    AwayFrom {
+        /// What to run from.
+        threats: Vec<Entity>,
+        /// The most the flight may cost.
+        budget: f64,
+    },
+    /// A random cell within `budget` (a path's cost) of the agent, each equally likely, the
+    /// same for the same `seed` and map ([`wander`](crate::path::wander)): change the seed for
+    /// each new wander.
+    Wander {
+        /// The most the walk may cost.
+        budget: f64,
+        /// Picks the cell.
+        seed: u64,
+    },
+}
+
+/// Where an agent may stop short of its goal: at the first cell of its path where this holds
+/// ([`PathRequest::arriving`]). Distances are world units between the centre of the agent's
+/// cell (its body's centre) and the goal: the goal cell's centre, or a chased entity's
+/// position while it is chased.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Reflect)]
+pub enum Arrival {
+    /// At the goal itself.
+    #[default]
+    AtGoal,
+    /// Within this distance of the goal.
+    Within(f32),
+    /// Where the rest of the path to the goal costs at most this (a path's cost: 1 a straight
+    /// step on cost-1 ground).
+    WithinCost(f64),
+    /// Within `distance` of the goal, with a clear line on the grid from the agent's cell to the
+    /// goal's cell (no wall between, as a missile or a look would need).
+    InSight {
+        /// The most the distance may be.
+        distance: f32,
     },
 }
 
@@ -121,12 +170,26 @@ pub struct PathRequest {
     /// Plan for this kind of agent (profile, size); `None`: the entity's [`NavAgent`], or the
     /// plain agent without one.
     pub agent: Option<NavAgent>,
+    /// Where it may stop short of the goal (at the goal: [`Arrival::AtGoal`]).
+    pub arrive: Arrival,
 }
 
 impl PathRequest {
     /// A request with the plugin's default options.
     pub fn to(goal: impl Into<PathGoal>) -> Self {
-        Self { goal: goal.into(), options: None, start: None, agent: None }
+        Self { goal: goal.into(), options: None, start: None, agent: None, arrive: Arrival::AtGoal }
+    }
+
+    /// A request that follows another entity as it moves ([`PathGoal::Entity`]).
+    pub fn chase(target: Entity) -> Self {
+        Self::to(PathGoal::Entity(target))
+    }
+
+    /// This request stopping where `arrive` first holds along the path: the path ends at that
+    /// cell, and [`Arrived::by`] says so.
+    pub fn arriving(mut self, arrive: Arrival) -> Self {
+        self.arrive = arrive;
+        self
     }
 
     /// Plan for this kind of agent, whatever the entity's [`NavAgent`] says.
@@ -179,6 +242,9 @@ pub struct Path {
     /// The kind of agent it was planned for. For a larger agent the cells are where the lowest
     /// corner of its body stands, and the points the centres of its body.
     pub agent: NavAgent,
+    /// Where the agent may stop short of `goal` (the request's [`PathRequest::arrive`]): the
+    /// path ends at the first cell where it held when planned.
+    pub arrival: Arrival,
 }
 
 /// A walk of a [`Path`] that begins across a link.
@@ -271,6 +337,11 @@ pub enum NavError {
     },
     /// The agent's size is one the map cannot serve ([`GridError::UnsupportedSize`]).
     Agent(GridError),
+    /// The entity named by [`PathGoal::Entity`] is gone (or has no `Transform`).
+    TargetGone {
+        /// The entity.
+        target: Entity,
+    },
     /// The agent has a profile or a size above 1 and no grid is kept for its kind: the app
     /// left out [`NavAgentGridsPlugin`](super::NavAgentGridsPlugin).
     NoAgentGrid {
@@ -307,6 +378,9 @@ impl fmt::Display for NavError {
                 write!(f, "no navigation profile {profile:?} in NavProfiles")
             }
             NavError::Agent(e) => write!(f, "{e}"),
+            NavError::TargetGone { target } => {
+                write!(f, "the entity {target} to go to is gone (or has no Transform)")
+            }
             NavError::NoAgentGrid { agent } => write!(
                 f,
                 "no grid is kept for agents of kind {agent:?}: the app left out NavAgentGridsPlugin"
@@ -561,8 +635,12 @@ pub struct Arrived {
     pub entity: Entity,
     /// The cell it stopped on.
     pub cell: GridPos,
-    /// False when the path was partial and ended at the closest reachable cell.
+    /// True at the goal, or where the request's [`Arrival`] held; false when the path was
+    /// partial and ended at the closest reachable cell.
     pub reached_goal: bool,
+    /// Why it stopped there: [`Arrival::AtGoal`] at the goal (or at the end of a partial path),
+    /// else the condition that held ([`PathRequest::arriving`]).
+    pub by: Arrival,
 }
 
 /// The grid (and its state) an agent's [`Path`] was planned on: a request asked again for the
@@ -675,6 +753,7 @@ pub(crate) fn stand_in(map: &NavMap, cell: GridPos, old: &Path) -> Path {
         corners: Vec::new(),
         legs: Vec::new(),
         agent: old.agent,
+        arrival: old.arrival,
     }
 }
 
@@ -684,49 +763,221 @@ pub(crate) fn stand_in(map: &NavMap, cell: GridPos, old: &Path) -> Path {
 #[reflect(Component)]
 pub struct Replanning;
 
-/// Marks a character that others walk around: requests from other agents treat the cell it
-/// stands on as blocked, and an agent about to step into that cell plans again.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+/// Marks a character that others walk around: requests from the agents it blocks treat the
+/// cell it stands on as blocked, and such an agent about to step into that cell plans again.
+/// `NavObstacle::default()` blocks every agent; [`blocking`](Self::blocking) and
+/// [`ally_of`](Self::ally_of) only some teams ([`NavTeam`]), so that allies walk through each
+/// other while enemies plan around.
+///
+/// Teams decide planning only. Bodies with [`Avoidance`](super::Avoidance) still steer round
+/// each other whatever their teams, and a [`GridLocked`](super::GridLocked) agent still holds
+/// its cell against everyone (two bodies never share a cell).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
-pub struct NavObstacle;
+pub struct NavObstacle {
+    /// Whom it blocks.
+    pub blocks: Blocks,
+}
+
+impl NavObstacle {
+    /// An obstacle for the agents of `teams` only (agents with no [`NavTeam`] pass).
+    pub fn blocking(teams: TeamSet) -> Self {
+        Self { blocks: Blocks::Teams(teams) }
+    }
+
+    /// An obstacle for every agent but those of `team` (its own): its allies pass.
+    pub fn ally_of(team: NavTeam) -> Self {
+        Self { blocks: Blocks::AllBut(TeamSet::of(&[team])) }
+    }
+
+    /// True when an agent of `team` (`None`: of no team) plans around this obstacle.
+    pub fn blocks(&self, team: Option<NavTeam>) -> bool {
+        match (self.blocks, team) {
+            (Blocks::All, _) => true,
+            (Blocks::Teams(set), Some(team)) => set.contains(team),
+            (Blocks::Teams(_), None) => false,
+            (Blocks::AllBut(set), Some(team)) => !set.contains(team),
+            (Blocks::AllBut(_), None) => true,
+        }
+    }
+}
+
+/// Which agents a [`NavObstacle`] blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+pub enum Blocks {
+    /// Every agent.
+    #[default]
+    All,
+    /// The agents of these teams.
+    Teams(TeamSet),
+    /// Every agent but those of these teams (agents of no team included).
+    AllBut(TeamSet),
+}
+
+/// The team of an agent (0 to 63), for [`NavObstacle`]s that block only some teams. An agent
+/// without one is of no team.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component)]
+pub struct NavTeam(pub u8);
+
+/// A set of [`NavTeam`]s (teams 0 to 63; higher numbers are read modulo 64).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+pub struct TeamSet(pub u64);
+
+impl TeamSet {
+    /// The set of these teams.
+    pub fn of(teams: &[NavTeam]) -> Self {
+        Self(teams.iter().fold(0, |bits, team| bits | 1 << (team.0 % 64)))
+    }
+
+    /// True when `team` is in the set.
+    pub fn contains(self, team: NavTeam) -> bool {
+        self.0 & 1 << (team.0 % 64) != 0
+    }
+}
 
 /// Cells of its own map that an agent's next search treats as walls (other characters in its
 /// way, found by the avoidance), removed once the request is answered.
 #[derive(Component, Clone, Debug, Default, PartialEq)]
 pub(crate) struct PlanAround(pub(crate) Vec<GridPos>);
 
-/// The cells that [`NavObstacle`]s stand on this frame: (obstacle, map, cell).
+/// A cell a [`NavObstacle`] stands on this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ObstacleCell {
+    pub(crate) obstacle: Entity,
+    pub(crate) map: Entity,
+    pub(crate) cell: GridPos,
+    pub(crate) rule: NavObstacle,
+}
+
+/// The cells that [`NavObstacle`]s stand on this frame.
 #[derive(Resource, Default, Debug)]
-pub(crate) struct ObstacleCells(pub Vec<(Entity, Entity, GridPos)>);
+pub(crate) struct ObstacleCells(pub Vec<ObstacleCell>);
+
+/// The obstacles an agent plans around: not itself, and only those that block its team.
+pub(crate) fn blocks_agent(
+    entity: Entity,
+    team: Option<NavTeam>,
+) -> impl Fn(&&ObstacleCell) -> bool {
+    move |o| o.obstacle != entity && o.rule.blocks(team)
+}
 
 impl ObstacleCells {
-    /// Cells of `map` to avoid for `entity`'s own planning.
-    pub(crate) fn for_agent(&self, entity: Entity, map: Entity) -> Vec<GridPos> {
-        self.0.iter().filter(|(e, m, _)| *e != entity && *m == map).map(|(_, _, c)| *c).collect()
+    /// Cells of `map` to avoid for the planning of `entity`, of `team`.
+    pub(crate) fn for_agent(
+        &self,
+        entity: Entity,
+        team: Option<NavTeam>,
+        map: Entity,
+    ) -> Vec<GridPos> {
+        let blocks = blocks_agent(entity, team);
+        self.0.iter().filter(|o| blocks(o) && o.map == map).map(|o| o.cell).collect()
     }
 
-    /// Cells of every map to avoid for `entity`'s own planning.
+    /// Cells of every map to avoid for the planning of `entity`, of `team`.
     pub(crate) fn for_agent_anywhere(
         &self,
         entity: Entity,
+        team: Option<NavTeam>,
     ) -> impl Iterator<Item = (Entity, GridPos)> + '_ {
-        self.0.iter().filter(move |(e, ..)| *e != entity).map(|(_, m, c)| (*m, *c))
+        self.0.iter().filter(blocks_agent(entity, team)).map(|o| (o.map, o.cell))
     }
 }
 
 /// Notes the cells that [`NavObstacle`]s stand on this frame.
 pub(crate) fn collect_obstacles(
     maps: &NavMaps,
-    obstacles: &Query<(Entity, &Transform, Option<&OnNavMap>), With<NavObstacle>>,
+    obstacles: &Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
     cells: &mut ObstacleCells,
 ) {
     cells.0.clear();
-    for (entity, transform, on) in obstacles {
+    for (entity, transform, on, rule) in obstacles {
         let position = transform.translation.truncate();
         if let Some(map) = agent_map(maps, on, position)
             && let Ok(cell) = map.geometry.world_to_cell(position)
         {
-            cells.0.push((entity, map.entity, cell));
+            cells.0.push(ObstacleCell { obstacle: entity, map: map.entity, cell, rule: *rule });
         }
+    }
+}
+
+/// What the plugin reads of entities named as goals or threats: where they are and their map.
+pub(crate) type Targets<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static OnNavMap>)>;
+
+/// Where `target` is: its [`OnNavMap`] and world position, or [`NavError::TargetGone`].
+pub(crate) fn target_place(
+    targets: &Targets,
+    target: Entity,
+) -> Result<(Option<OnNavMap>, Vec2), NavError> {
+    let (transform, on) = targets.get(target).map_err(|_| NavError::TargetGone { target })?;
+    Ok((on.copied(), transform.translation.truncate()))
+}
+
+/// The map and cell `target` stands on, if it stands on one.
+pub(crate) fn target_cell(
+    maps: &NavMaps,
+    targets: &Targets,
+    target: Entity,
+) -> Option<(Entity, GridPos)> {
+    let (on, world) = target_place(targets, target).ok()?;
+    let map = agent_map(maps, on.as_ref(), world)?;
+    Some((map.entity, map.geometry.world_to_cell(world).ok()?))
+}
+
+/// True when an agent whose body's centre is at `point`, its corner cell `cell` on `grid`,
+/// stands where `arrive` holds for the goal at `goal_point` (its cell `goal`), the rest of
+/// its path costing `rest`.
+pub(crate) fn arrival_holds(
+    arrive: Arrival,
+    grid: &NavGrid,
+    (cell, point): (GridPos, Vec2),
+    (goal, goal_point): (GridPos, Vec2),
+    rest: f64,
+) -> bool {
+    match arrive {
+        Arrival::AtGoal => cell == goal,
+        Arrival::Within(distance) => point.distance(goal_point) <= distance,
+        Arrival::WithinCost(cost) => rest <= cost + 1e-9 * cost.abs().max(1.0),
+        Arrival::InSight { distance } => {
+            point.distance(goal_point) <= distance
+                && crate::grid::line::segment_cells(grid, cell, goal).is_some()
+        }
+    }
+}
+
+/// Ends `path` at the first cell of its last walk (the one on the goal's map) where `arrive`
+/// holds (the goal's centre, for a larger agent its body's, as the goal point), and records
+/// `arrive` on it. `grid`: the goal map's grid for the path's kind of agent.
+pub(crate) fn cut_at_arrival(
+    path: &mut Path,
+    arrive: Arrival,
+    geometry: &NavGeometry,
+    grid: &NavGrid,
+) {
+    path.arrival = arrive;
+    if arrive == Arrival::AtGoal {
+        return;
+    }
+    let goal_point = body_point(geometry, path.agent, path.goal);
+    let goal = path.goal;
+    let (cells, points, cost) = match path.legs.last_mut() {
+        Some(leg) => (&mut leg.cells, &mut leg.points, &mut leg.cost),
+        None => (&mut path.cells, &mut path.points, &mut path.cost),
+    };
+    // The cost of the rest of the walk from each cell, from the end back.
+    let mut rest = vec![0.0; cells.len()];
+    for k in (0..cells.len().saturating_sub(1)).rev() {
+        rest[k] = rest[k + 1] + grid.step_cost(cells[k], cells[k + 1]).unwrap_or(0.0);
+    }
+    let Some(k) = (0..cells.len())
+        .find(|&k| arrival_holds(arrive, grid, (cells[k], points[k]), (goal, goal_point), rest[k]))
+    else {
+        return;
+    };
+    cells.truncate(k + 1);
+    points.truncate(k + 1);
+    *cost -= rest[k];
+    if !path.legs.is_empty() {
+        path.cost -= rest[k];
     }
 }

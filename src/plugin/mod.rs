@@ -29,6 +29,7 @@ mod movement;
 mod per_agent;
 mod precompute;
 mod profiles;
+mod pursuit;
 mod request;
 mod settings;
 
@@ -38,8 +39,8 @@ use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
 pub use agent::{
-    Arrived, NavError, NavObstacle, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg,
-    PathRequest, Replanning, WatchSearch, WatchedSearch,
+    Arrival, Arrived, Blocks, NavError, NavObstacle, NavTeam, OnNavMap, Path, PathFailed,
+    PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, WatchSearch, WatchedSearch,
 };
 pub use diagnostics::NavDiagnostics;
 pub use link::{LinkCrossed, LinkEnd, NavLink};
@@ -52,7 +53,10 @@ pub use movement::{Avoidance, GridLocked};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
-pub use settings::{AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings};
+pub use pursuit::Pursuit;
+pub use settings::{
+    AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy,
+};
 
 use agent::ObstacleCells;
 use map::{InsertedOverrides, NavLayers, sync_nav_grid};
@@ -192,6 +196,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<PathFollower>()
             .register_type::<Replanning>()
             .register_type::<NavObstacle>()
+            .register_type::<NavTeam>()
             .register_type::<Avoidance>()
             .register_type::<GridLocked>()
             .register_type::<NavLink>()
@@ -212,7 +217,9 @@ impl Plugin for NavCorePlugin {
                 schedule,
                 (
                     sync_nav_grid.in_set(NavSet::SyncGrid),
-                    (answer_ranges, answer_requests).chain().in_set(PathfindStep::Answer),
+                    (pursuit::pursue, answer_ranges, answer_requests)
+                        .chain()
+                        .in_set(PathfindStep::Answer),
                     follow_paths.in_set(NavSet::Move),
                 ),
             );

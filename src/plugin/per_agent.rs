@@ -98,6 +98,7 @@ pub(crate) fn keep_agent_grids(
             options: Some(path.options),
             start: None,
             agent: Some(agent),
+            arrive: path.arrival,
         });
     };
     for (entity, kind, path, requested) in &changed_kinds {

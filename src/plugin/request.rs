@@ -6,21 +6,25 @@ use std::collections::VecDeque;
 use bevy::prelude::*;
 
 use super::agent::{
-    NavError, NavObstacle, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathLeg, PathRequest, PlanAround, PlannedOn, Replanning, WatchSearch, WatchedSearch,
-    agent_grid, agent_map, agent_start, body_point, collect_obstacles, corner_indices, join_index,
-    request_start, stand_in, waits_for_map,
+    Arrival, NavError, NavObstacle, NavTeam, ObstacleCells, OnNavMap, Path, PathFailed,
+    PathFollower, PathGoal, PathLeg, PathRequest, PlanAround, PlannedOn, Replanning, Targets,
+    WatchSearch, WatchedSearch, agent_grid, agent_map, agent_start, body_point, collect_obstacles,
+    corner_indices, cut_at_arrival, join_index, request_start, stand_in, target_cell, target_place,
+    waits_for_map,
 };
 use super::clock::Moment;
 use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{FrameLinks, LinkEnd, NavLink};
+use super::map::WorldToCellError;
 use super::map::{NavGeometry, NavMap, NavMaps};
 use super::movement::GridLocked;
 use super::movement::Yielding;
 use super::precompute::table_answer;
 use super::profiles::{NavAgent, NavProfiles};
+use super::pursuit::Pursuit;
 use super::settings::NavSettings;
 use crate::grid::{Cell, GridPos, NavGrid};
+use crate::path::{FleeOptions, flee, wander};
 use crate::search::{
     Heuristic, Landmarks, Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, PathResult,
     Pathfinder, SearchOptions, SearchStep,
@@ -53,6 +57,8 @@ struct Plan {
     options: SearchOptions,
     /// The kind of agent it plans for: which of each map's grids it searches.
     agent: NavAgent,
+    /// Its team: which [`NavObstacle`]s it plans around.
+    team: Option<NavTeam>,
 }
 
 /// How often a search spread over frames begins again when the grid keeps changing under it
@@ -97,7 +103,12 @@ type Requests<'w, 's> = Query<
         Option<&'static PlanAround>,
         Has<WatchSearch>,
         Option<&'static NavAgent>,
-        (Has<Replanning>, Option<&'static PlannedOn>, Option<&'static GridLocked>),
+        (
+            Has<Replanning>,
+            Option<&'static PlannedOn>,
+            Option<&'static GridLocked>,
+            Option<&'static Pursuit>,
+        ),
     ),
 >;
 
@@ -115,10 +126,12 @@ pub(crate) fn answer_requests(
     requests: Requests,
     new_requests: Query<Entity, Changed<PathRequest>>,
     walkers: WalkerQuery,
-    (obstacle_agents, links, yielders): (
-        Query<(Entity, &Transform, Option<&OnNavMap>), With<NavObstacle>>,
+    (obstacle_agents, links, yielders, teams, targets): (
+        Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
         Query<(Entity, &NavLink)>,
         Query<&'static Yielding>,
+        Query<&'static NavTeam>,
+        Targets,
     ),
     (mut obstacles, last_move): (ResMut<ObstacleCells>, Res<LastMove>),
     mut failures: MessageWriter<PathFailed>,
@@ -151,13 +164,14 @@ pub(crate) fn answer_requests(
         yielders: &yielders,
         maps: &maps,
         walkers: &walkers,
+        targets: &targets,
     };
     let diagnostics = &mut *diagnostics;
 
     // The search spread over frames goes on first, unless its request went away or was
     // replaced (it is then waiting again), or its map did.
     if let Some(mut run) = running.take() {
-        let asked = (&*maps, &*profiles, &*settings);
+        let asked = (&*maps, &*profiles, &*settings, &targets);
         let wanted = goes_on(asked, &requests, waiting, &run.query, run.entity);
         match maps.get(run.query.map).filter(|_| wanted) {
             None if wanted && maps.is_loading(run.query.map) => {
@@ -170,7 +184,7 @@ pub(crate) fn answer_requests(
                 if wanted {
                     let follower = requests.get(run.entity).ok().and_then(|r| r.2);
                     let error = NavError::MapGone { map: run.query.map };
-                    let asked = requests.get(run.entity).ok().map(|r| r.0.goal);
+                    let asked = requests.get(run.entity).ok().map(|r| r.0);
                     out.deliver(run.entity, asked, follower, None, Err(error), pathfinder);
                 }
             }
@@ -183,7 +197,7 @@ pub(crate) fn answer_requests(
                 let geometry = &map.geometry;
                 let live = map.grid_for(run.query.agent).unwrap_or(&map.grid);
                 let follower = requests.get(run.entity).ok().and_then(|r| r.2);
-                let mut avoid = obstacles.for_agent(run.entity, run.query.map);
+                let mut avoid = obstacles.for_agent(run.entity, run.query.team, run.query.map);
                 let around = requests.get(run.entity).ok().and_then(|r| r.5);
                 avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
                 let began = Moment::now();
@@ -231,7 +245,7 @@ pub(crate) fn answer_requests(
                                 let path = result
                                     .map(|found| make_path(found, geometry, &run.query, run.micros))
                                     .map_err(NavError::from);
-                                let asked = requests.get(run.entity).ok().map(|r| r.0.goal);
+                                let asked = requests.get(run.entity).ok().map(|r| r.0);
                                 let to = (asked, follower, Some(live));
                                 out.deliver(run.entity, to.0, to.1, to.2, path, pathfinder);
                                 break;
@@ -253,10 +267,10 @@ pub(crate) fn answer_requests(
 
     // Then a search through links spread over frames, on the same terms.
     if let Some(mut run) = running_linked.take() {
-        let asked = (&*maps, &*profiles, &*settings);
+        let asked = (&*maps, &*profiles, &*settings, &targets);
         let wanted = goes_on(asked, &requests, waiting, &run.query, run.entity);
         let follower = requests.get(run.entity).ok().and_then(|r| r.2);
-        let asked_goal = requests.get(run.entity).ok().map(|r| r.0.goal);
+        let asked_goal = requests.get(run.entity).ok().map(|r| r.0);
         let gone = [run.query.map, run.query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
         let served = maps.get(run.query.map).is_some_and(|m| m.grid_for(run.query.agent).is_some());
         if !wanted {
@@ -325,14 +339,14 @@ pub(crate) fn answer_requests(
             continue; // despawned, or the request was taken back
         };
         let (request, _, follower, old_path, _, around, watched, kind, more) = asker;
-        let (replanning, planned, _) = more;
+        let (replanning, planned, _, pursuit) = more;
         let agent = request.agent.or(kind.copied()).unwrap_or_default();
         let prepared = match maps.is_empty() {
             true => Err(NavError::NoGrid),
-            false => prepare((&*maps, &*profiles, &*settings, agent), asker),
+            false => prepare((&*maps, &*profiles, &*settings, agent), &targets, asker),
         };
         let query = match prepared {
-            Ok(query) => query,
+            Ok(query) => Plan { team: teams.get(entity).ok().copied(), ..query },
             // A map it needs is loading: it waits (back in the queue after this frame).
             Err(error) if waits_for_map(&maps, &error) => {
                 held.push(entity);
@@ -340,7 +354,7 @@ pub(crate) fn answer_requests(
             }
             Err(error) => {
                 answered += 1;
-                let asked = Some(request.goal);
+                let asked = Some(request);
                 out.deliver(entity, asked, follower, None, Err(error), pathfinder);
                 continue;
             }
@@ -349,6 +363,31 @@ pub(crate) fn answer_requests(
         let Some((map, Some(grid))) = maps.get(query.map).map(|m| (m, m.grid_for(agent))) else {
             continue; // prepare found them
         };
+        // The nearest of several cells, away from threats, a wander: searched whole, here.
+        if let Some(answer) = answer_aim(
+            (entity, request),
+            &query,
+            (&maps, map),
+            grid,
+            pathfinder,
+            &obstacles,
+            &targets,
+        ) {
+            answered += 1;
+            searched = true;
+            diagnostics.searches_started += 1;
+            diagnostics.searches_finished += 1;
+            let used = done_expansions(&answer).max(1);
+            budget.expansions = budget.expansions.saturating_sub(used);
+            let path = answer
+                .map(|found| {
+                    let plan = Plan { goal: found.end(), ..query };
+                    make_path(found, &map.geometry, &plan, 0.0)
+                })
+                .map_err(NavError::from);
+            out.deliver(entity, Some(request), follower, Some(grid), path, pathfinder);
+            continue;
+        }
         // Asked again for the goal its path leads to, on the grid it was planned on, unchanged
         // since: the path being walked is the answer (a game may ask every frame).
         let same_path = old_path.filter(|old| {
@@ -365,6 +404,9 @@ pub(crate) fn answer_requests(
                 && old.options == query.options
                 && old.agent == query.agent
                 && planned.is_some_and(|p| p.0 == grid.stamp())
+                // A chase asks again after keeping its path on the target without a search:
+                // for a cheapest path again.
+                && !pursuit.is_some_and(|p| p.repaired)
         });
         if same_path.is_some() {
             out.commands.entity(entity).remove::<PathRequest>();
@@ -385,14 +427,7 @@ pub(crate) fn answer_requests(
                 Err(error) => {
                     diagnostics.searches_finished += 1;
                     let error = Err(linked_error(&query, error));
-                    out.deliver(
-                        entity,
-                        Some(request.goal),
-                        follower,
-                        Some(grid),
-                        error,
-                        pathfinder,
-                    );
+                    out.deliver(entity, Some(request), follower, Some(grid), error, pathfinder);
                     continue;
                 }
             };
@@ -406,14 +441,14 @@ pub(crate) fn answer_requests(
                 }
                 SearchStep::Done(result) => {
                     let ended = (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
-                    if !finish_linked(ended, &maps, run, result, Some(request.goal), follower) {
+                    if !finish_linked(ended, &maps, run, result, Some(request), follower) {
                         break; // asked again without planning around: next frame
                     }
                     continue;
                 }
             }
         }
-        let mut avoid = obstacles.for_agent(entity, query.map);
+        let mut avoid = obstacles.for_agent(entity, query.team, query.map);
         avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
         // A map with precomputed paths answers a plain request from its table, at once.
         let plain =
@@ -428,7 +463,7 @@ pub(crate) fn answer_requests(
             let path = result
                 .map(|found| make_path(found, geometry, &query, micros))
                 .map_err(NavError::from);
-            out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
+            out.deliver(entity, Some(request), follower, Some(grid), path, pathfinder);
             continue;
         }
         let guide = guide_for(map, &query);
@@ -451,7 +486,7 @@ pub(crate) fn answer_requests(
                     Err(PathError::Unreachable { .. })
                         if around.is_some_and(|a| !a.0.is_empty()) =>
                     {
-                        let avoid = obstacles.for_agent(entity, query.map);
+                        let avoid = obstacles.for_agent(entity, query.team, query.map);
                         pathfinder.find(grid, &grid_query(&query, &avoid, None, false))
                     }
                     result => result,
@@ -471,14 +506,7 @@ pub(crate) fn answer_requests(
                         SearchStep::Done(result) => {
                             let ended =
                                 (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
-                            if !finish_linked(
-                                ended,
-                                &maps,
-                                run,
-                                result,
-                                Some(request.goal),
-                                follower,
-                            ) {
+                            if !finish_linked(ended, &maps, run, result, Some(request), follower) {
                                 break;
                             }
                             continue;
@@ -488,7 +516,7 @@ pub(crate) fn answer_requests(
                 let path = result
                     .map(|found| make_path(found, geometry, &query, micros))
                     .map_err(NavError::from);
-                out.deliver(entity, Some(request.goal), follower, Some(grid), path, pathfinder);
+                out.deliver(entity, Some(request), follower, Some(grid), path, pathfinder);
             }
         }
     }
@@ -541,7 +569,7 @@ fn begin_linked(
     let start = MapPos::new(index(query.map)?, query.start);
     let goal = MapPos::new(index(query.goal_map)?, query.goal);
     let avoid: Vec<MapPos> = obstacles
-        .for_agent_anywhere(entity)
+        .for_agent_anywhere(entity, query.team)
         .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
         .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
         .collect();
@@ -664,7 +692,7 @@ fn finish_linked(
     maps: &NavMaps,
     run: LinkedRun,
     result: Result<LinkedPath, PathError>,
-    asked: Option<PathGoal>,
+    asked: Option<&PathRequest>,
     follower: Option<&PathFollower>,
 ) -> bool {
     if matches!(result, Err(PathError::Unreachable { .. })) && run.around {
@@ -759,7 +787,7 @@ type WalkerQuery<'w, 's> = Query<
 >;
 
 /// Where the frame's answers go.
-struct Answers<'a, 'w, 's, 'm, 'y, 'z, 'q, 'r> {
+struct Answers<'a, 'w, 's, 'm, 'y, 'z, 'q, 'r, 't, 'u> {
     commands: &'a mut Commands<'w, 's>,
     failures: &'a mut MessageWriter<'m, PathFailed>,
     /// Agents stepping aside for another ([`Yielding`]): a failed side step is theirs to
@@ -767,15 +795,17 @@ struct Answers<'a, 'w, 's, 'm, 'y, 'z, 'q, 'r> {
     yielders: &'a Query<'y, 'z, &'static Yielding>,
     maps: &'a NavMaps,
     walkers: &'a WalkerQuery<'q, 'r>,
+    /// Where chased entities and threats are.
+    targets: &'a Targets<'t, 'u>,
 }
 
-impl Answers<'_, '_, '_, '_, '_, '_, '_, '_> {
+impl Answers<'_, '_, '_, '_, '_, '_, '_, '_, '_, '_> {
     /// Gives `entity` its answer: the path (smoothed if its follower asks) or the failure.
     #[allow(clippy::too_many_arguments)]
     fn deliver(
         &mut self,
         entity: Entity,
-        asked: Option<PathGoal>,
+        asked: Option<&PathRequest>,
         follower: Option<&PathFollower>,
         grid: Option<&NavGrid>,
         result: Result<Path, NavError>,
@@ -788,7 +818,7 @@ impl Answers<'_, '_, '_, '_, '_, '_, '_, '_> {
         // An answer for an agent stepping aside ([`Yielding`]): to its side step, or to a
         // request the game made meanwhile (which ends the stepping aside).
         let yielding = self.yielders.get(entity).ok();
-        let side_step = yielding.is_some_and(|y| asked == Some(y.side_step()));
+        let side_step = yielding.is_some_and(|y| asked.is_some_and(|r| r.goal == y.side_step()));
         if yielding.is_some() && !side_step {
             entity_commands.remove::<Yielding>();
         }
@@ -797,8 +827,32 @@ impl Answers<'_, '_, '_, '_, '_, '_, '_, '_> {
             entity_commands.insert((WatchedSearch(trace), WatchSearch { step: 0 }));
         }
         let walker = self.walkers.get(entity).ok();
+        // A goal that moves keeps a `Pursuit`; being sent elsewhere, or failing, ends it. (The
+        // plugin's own re-plans ask for the cell they were going to, and keep it.)
+        let ends_pursuit = match (asked.map(|r| &r.goal), &result) {
+            (_, Err(_)) => true,
+            (Some(goal), Ok(_)) => matches!(
+                goal,
+                PathGoal::Tile(_)
+                    | PathGoal::World(_)
+                    | PathGoal::Nearest(_)
+                    | PathGoal::Wander { .. }
+            ),
+            (None, Ok(_)) => false,
+        };
+        if !side_step && ends_pursuit {
+            entity_commands.remove::<Pursuit>();
+        }
         match result {
             Ok(mut path) => {
+                if let Some(request) = asked {
+                    if let Some(map) = self.maps.get(path.goal_map)
+                        && let Some(grid) = map.grid_for(path.agent)
+                    {
+                        cut_at_arrival(&mut path, request.arrive, &map.geometry, grid);
+                    }
+                    pursue((self.maps, self.targets), &mut entity_commands, request, &path);
+                }
                 // A larger agent walks from cell to cell: a straight line between corners
                 // clear for its corner cell could still take its body over a wall's corner.
                 if let (Some(follower), Some(grid)) = (follower, grid)
@@ -855,6 +909,64 @@ impl Answers<'_, '_, '_, '_, '_, '_, '_, '_> {
             }
         }
     }
+}
+
+/// Puts on (or brings up to date) the [`Pursuit`] of an answered request whose goal moves.
+fn pursue(
+    (maps, targets): (&NavMaps, &Targets),
+    entity_commands: &mut EntityCommands,
+    request: &PathRequest,
+    path: &Path,
+) {
+    let planned_for = match &request.goal {
+        PathGoal::Entity(_) => vec![Some((path.goal_map, path.goal))],
+        PathGoal::AwayFrom { threats, .. } => {
+            threats.iter().map(|&t| target_cell(maps, targets, t)).collect()
+        }
+        _ => return,
+    };
+    let new = Pursuit::new(request.clone(), planned_for.clone());
+    let (request, fresh) = (request.clone(), planned_for);
+    entity_commands
+        .entry::<Pursuit>()
+        .and_modify(move |mut pursuit| {
+            pursuit.request = request;
+            pursuit.planned_for = fresh;
+            pursuit.repaired = false;
+        })
+        .or_insert(new);
+}
+
+/// The answer to a request whose goal is not one cell, on the start's map: the nearest of
+/// several cells (round the obstacles in the way, as any request), away from threats, or a
+/// wander; `None` for the other goals.
+fn answer_aim(
+    (entity, request): (Entity, &PathRequest),
+    plan: &Plan,
+    (maps, map): (&NavMaps, &NavMap),
+    grid: &NavGrid,
+    pathfinder: &mut Pathfinder,
+    obstacles: &ObstacleCells,
+    targets: &Targets,
+) -> Option<Result<PathResult, PathError>> {
+    Some(match &request.goal {
+        PathGoal::Nearest(cells) => {
+            let avoid = obstacles.for_agent(entity, plan.team, map.entity);
+            let query = PathQuery::nearest(plan.start, cells).options(plan.options);
+            pathfinder.find(grid, &query.avoiding(&avoid))
+        }
+        PathGoal::AwayFrom { threats, budget } => {
+            let cells: Vec<GridPos> = threats
+                .iter()
+                .filter_map(|&t| target_cell(maps, targets, t))
+                .filter(|&(on, _)| on == map.entity)
+                .map(|(_, cell)| cell)
+                .collect();
+            flee(grid, plan.start, &cells, FleeOptions::new(*budget))
+        }
+        PathGoal::Wander { budget, seed } => wander(grid, plan.start, *budget, *seed),
+        _ => return None,
+    })
 }
 
 /// Cells a finished search expanded in all (0 for answers given before any expansion).
@@ -932,14 +1044,14 @@ type Asker<'a> = (
     Option<&'a PlanAround>,
     bool,
     Option<&'a NavAgent>,
-    (bool, Option<&'a PlannedOn>, Option<&'a GridLocked>),
+    (bool, Option<&'a PlannedOn>, Option<&'a GridLocked>, Option<&'a Pursuit>),
 );
 
 /// True when the request waiting for the agent of the search `run` asks for what that search
 /// is finding: the same goal and map, options and kind of agent, from the same start (or from
 /// wherever the agent stands: the answer joins it where it is then).
 fn asks_the_same(
-    (maps, profiles, settings): (&NavMaps, &NavProfiles, &NavSettings),
+    (maps, profiles, settings, targets): (&NavMaps, &NavProfiles, &NavSettings, &Targets),
     requests: &Requests,
     was: &Plan,
     entity: Entity,
@@ -949,7 +1061,7 @@ fn asks_the_same(
     };
     let (request, kind) = (asker.0, asker.7);
     let agent = request.agent.or(kind.copied()).unwrap_or_default();
-    let Ok(plan) = prepare((maps, profiles, settings, agent), asker) else {
+    let Ok(plan) = prepare((maps, profiles, settings, agent), targets, asker) else {
         return false;
     };
     (plan.map, plan.goal_map, plan.goal, plan.options, plan.agent)
@@ -961,7 +1073,7 @@ fn asks_the_same(
 /// request is still there and was not replaced by one asking for something else. One asked
 /// again for the same leaves the queue, and the search goes on for it.
 fn goes_on(
-    asked: (&NavMaps, &NavProfiles, &NavSettings),
+    asked: (&NavMaps, &NavProfiles, &NavSettings, &Targets),
     requests: &Requests,
     waiting: &mut VecDeque<Entity>,
     query: &Plan,
@@ -991,9 +1103,10 @@ fn locked_start(
 /// Makes a request concrete: its start map and cell, goal map and cell, and options.
 fn prepare(
     (maps, profiles, settings, agent): (&NavMaps, &NavProfiles, &NavSettings, NavAgent),
+    targets: &Targets,
     asker: Asker,
 ) -> Result<Plan, NavError> {
-    let (request, transform, follower, old_path, on_map, .., (_, _, locked)) = asker;
+    let (request, transform, follower, old_path, on_map, .., (_, _, locked, _)) = asker;
     let position = transform.map(|t| t.translation.truncate());
     let following = follower.zip(old_path);
     let locked = locked.filter(|_| agent.size == 1);
@@ -1018,6 +1131,21 @@ fn prepare(
                 (other.entity, corner(&other.geometry, world).map_err(NavError::Goal)?)
             }
         },
+        PathGoal::Entity(target) => {
+            let (on, world) = target_place(targets, target)?;
+            let other = agent_map(maps, on.as_ref(), world).ok_or(NavError::Goal(
+                if world.is_finite() {
+                    WorldToCellError::OffMap(world)
+                } else {
+                    WorldToCellError::NotFinite(world)
+                },
+            ))?;
+            (other.entity, corner(&other.geometry, world).map_err(NavError::Goal)?)
+        }
+        // Answered on the start's map by their own searches ([`answer_aim`]).
+        PathGoal::Nearest(_) | PathGoal::AwayFrom { .. } | PathGoal::Wander { .. } => {
+            (map.entity, start)
+        }
     };
     if goal_map != map.entity {
         // Across maps: every map's grid for this kind (made with this one's).
@@ -1025,7 +1153,7 @@ fn prepare(
         agent_grid(goal_on, agent, profiles)?;
     }
     let options = request.options.unwrap_or(settings.search);
-    Ok(Plan { map: map.entity, start, goal_map, goal, options, agent })
+    Ok(Plan { map: map.entity, start, goal_map, goal, options, agent, team: None })
 }
 
 fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f32) -> Path {
@@ -1043,6 +1171,7 @@ fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f3
         corners: Vec::new(),
         legs: Vec::new(),
         agent: query.agent,
+        arrival: Arrival::AtGoal,
     }
 }
 
@@ -1095,5 +1224,6 @@ fn make_linked_path(
         corners: Vec::new(),
         legs,
         agent: query.agent,
+        arrival: Arrival::AtGoal,
     }
 }

@@ -36,6 +36,8 @@ pub struct NavSettings {
     pub avoidance: AvoidanceSettings,
     /// How what maps with [`PrecomputePaths`](super::PrecomputePaths) keep is built.
     pub precompute: PrecomputeSettings,
+    /// How often agents re-plan towards goals that move ([`Pursuit`](super::Pursuit)).
+    pub repath: RepathPolicy,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).
     pub debug: bool,
@@ -53,6 +55,7 @@ impl Default for NavSettings {
             max_time_per_frame: Some(std::time::Duration::from_micros(800)),
             avoidance: AvoidanceSettings::default(),
             precompute: PrecomputeSettings::default(),
+            repath: RepathPolicy::default(),
             debug: false,
         }
     }
@@ -141,4 +144,37 @@ pub enum PrecomputeBuilds {
     /// for a whole build. Slower to finish than in the background (one core, a slice a frame);
     /// the same structure in the end.
     Sliced,
+}
+
+/// How often an agent re-plans towards a goal that moves (a chased entity, threats it runs
+/// from): the further it is from the goal, the less often, as the time it would take to walk
+/// there times `lead`, within `min_interval` and `max_interval` seconds. Between searches its
+/// path is kept on the target where that is a step ([`Pursuit`](super::Pursuit)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RepathPolicy {
+    /// Never more often than this (seconds).
+    pub min_interval: f32,
+    /// Never less often than this while the goal has moved (seconds).
+    pub max_interval: f32,
+    /// The share of the walking time to the goal between two searches.
+    pub lead: f32,
+}
+
+impl Default for RepathPolicy {
+    fn default() -> Self {
+        Self { min_interval: 0.1, max_interval: 1.0, lead: 0.25 }
+    }
+}
+
+impl RepathPolicy {
+    /// Seconds between searches for an agent `distance` world units from its goal walking at
+    /// `speed` (none: `max_interval`).
+    pub fn interval(&self, distance: f32, speed: Option<f32>) -> f32 {
+        let (low, high) = (self.min_interval.max(0.0), self.max_interval.max(0.0));
+        let walk = match speed {
+            Some(speed) if speed > 0.0 && speed.is_finite() => distance / speed * self.lead,
+            _ => high,
+        };
+        if walk.is_nan() { high } else { walk.clamp(low.min(high), high) }
+    }
 }

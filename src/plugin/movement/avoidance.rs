@@ -15,7 +15,7 @@ use super::orca::{Neighbour, OrcaScratch, orca_velocity};
 use super::spatial_hash::SpatialHash;
 use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
 use crate::grid::GridPos;
-use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround};
 use crate::plugin::map::NavMap;
 use crate::plugin::settings::NavSettings;
 use crate::search::SearchOptions;
@@ -234,7 +234,13 @@ pub(crate) fn resolve_stall(
     };
     let goal = PathGoal::OnMap { map: goal_map, cell: goal_cell };
     let replan = |commands: &mut Commands, around: Vec<GridPos>| {
-        let request = PathRequest { goal, options: Some(options), start: Some(here), agent: None };
+        let request = PathRequest {
+            goal,
+            options: Some(options),
+            start: Some(here),
+            agent: None,
+            arrive: Arrival::AtGoal,
+        };
         commands.entity(stall.entity).insert((request, PlanAround(around)));
     };
     let Some(blocker) = crowd.blocker(&stall, towards) else {
@@ -276,6 +282,7 @@ pub(crate) fn resolve_stall(
             options: Some(SearchOptions { partial: true, ..options }),
             start: Some(here),
             agent: None,
+            arrive: Arrival::AtGoal,
         },
         PlanAround(blocker_cell.into_iter().collect()),
     ));

@@ -10,7 +10,7 @@ use bevy::prelude::*;
 
 use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
 use crate::grid::{GridPos, NavGrid};
-use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround};
 use crate::plugin::map::{NavMap, NavMaps};
 
 /// Which agent holds each cell this frame.
@@ -248,6 +248,7 @@ pub(crate) fn resolve_waits(
             options: Some(options),
             start: Some(here),
             agent: Some(path.agent),
+            arrive: path.arrival,
         };
         commands.entity(entity).insert(request);
     }
@@ -286,6 +287,7 @@ pub(crate) fn resolve_waits(
                     options: Some(options),
                     start: Some(wait.here),
                     agent: None,
+                    arrive: Arrival::AtGoal,
                 };
                 commands.entity(wait.entity).insert((
                     yielding,
@@ -295,8 +297,13 @@ pub(crate) fn resolve_waits(
                 continue;
             }
         }
-        let request =
-            PathRequest { goal, options: Some(options), start: Some(wait.here), agent: None };
+        let request = PathRequest {
+            goal,
+            options: Some(options),
+            start: Some(wait.here),
+            agent: None,
+            arrive: Arrival::AtGoal,
+        };
         commands.entity(wait.entity).insert((request, PlanAround(vec![wait.cell])));
     }
 }

@@ -22,8 +22,9 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::plugin::agent::{
-    Arrived, NavError, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower, PathGoal,
-    PathRequest, Replanning, agent_start, corner_indices, join_within, stand_in,
+    Arrival, Arrived, NavError, NavTeam, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower,
+    PathGoal, PathRequest, Replanning, agent_start, blocks_agent, corner_indices, join_within,
+    stand_in,
 };
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
@@ -34,14 +35,20 @@ use crate::plugin::settings::NavSettings;
 /// True when another character stands on one of the next two cells of the path (short of its
 /// goal, where it cannot be avoided). Not the cell the path begins at, where the agent is: one
 /// standing there too cannot be planned around (a plan from there would see it again at once).
-fn obstacle_ahead(obstacles: &ObstacleCells, entity: Entity, path: &Path, next: usize) -> bool {
+fn obstacle_ahead(
+    obstacles: &ObstacleCells,
+    (entity, team): (Entity, Option<NavTeam>),
+    path: &Path,
+    next: usize,
+) -> bool {
     let from = if next == 0 { 1 } else { path.previous_target(next) + 1 };
     let ahead = &path.cells[from.min(path.cells.len())..(from + 2).min(path.cells.len())];
     let at_goal = |c: &GridPos| *c == path.goal && path.goal_map == path.map;
     obstacles
         .0
         .iter()
-        .any(|(e, m, c)| *e != entity && *m == path.map && !at_goal(c) && ahead.contains(c))
+        .filter(blocks_agent(entity, team))
+        .any(|o| o.map == path.map && !at_goal(&o.cell) && ahead.contains(&o.cell))
 }
 
 /// True when the rest of the path, from the point last passed on, is no longer walkable on
@@ -252,7 +259,7 @@ pub(crate) fn follow_paths(
     mut agents: Walkers,
     (standing, mut waiting): (Standing, Waiting),
     (mut occupancy, mut locked_standing): (Local<Occupancy>, LockedStanding),
-    (links, obstacles): (Query<&NavLink>, Res<ObstacleCells>),
+    (links, obstacles, teams): (Query<&NavLink>, Res<ObstacleCells>, Query<&NavTeam>),
     (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
     mut arrived: MessageWriter<Arrived>,
     mut failures: MessageWriter<PathFailed>,
@@ -417,7 +424,12 @@ pub(crate) fn follow_paths(
         };
         let cut = !replanning
             && ((near_changes && path_cut(map.grid_for(path.agent), &path, follower.next))
-                || obstacle_ahead(&obstacles, entity, &path, follower.next)
+                || obstacle_ahead(
+                    &obstacles,
+                    (entity, teams.get(entity).ok().copied()),
+                    &path,
+                    follower.next,
+                )
                 || links_gone());
         if cut && requested {
             // The game asked for a new path, not answered yet: it waits for it at a safe cell
@@ -566,8 +578,12 @@ pub(crate) fn follow_paths(
                 if yielding.is_some() {
                     commands.entity(entity).remove::<Yielding>(); // sent elsewhere meanwhile
                 }
-                let reached_goal = cell == path.goal && path.map == path.goal_map;
-                arrived.write(Arrived { entity, cell, reached_goal });
+                let at_goal = cell == path.goal && path.map == path.goal_map;
+                // Stopped short where its arrival condition held (the end of its path).
+                let by_condition = !at_goal && path.arrival != Arrival::AtGoal && cell == last;
+                let by = if by_condition { path.arrival } else { Arrival::AtGoal };
+                let reached_goal = at_goal || by_condition;
+                arrived.write(Arrived { entity, cell, reached_goal, by });
             } else if !requested {
                 // The new plan failed (a PathFailed says why): the agent stops here.
                 commands.entity(entity).remove::<Replanning>();
@@ -622,6 +638,7 @@ fn replan(
             options: Some(options),
             start: Some(path.cells[0]),
             agent: Some(agent),
+            arrive: path.arrival,
         },
     ));
 }

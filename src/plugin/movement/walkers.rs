@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use crate::grid::GridPos;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
-use crate::plugin::agent::{Path, PathFollower, PathGoal, PathRequest};
+use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest};
 use crate::plugin::map::NavMap;
 use crate::search::SearchOptions;
 
@@ -176,8 +176,13 @@ pub(crate) fn tick_yielding(commands: &mut Commands, waiting: &mut Waiting, dt: 
         yielding.arrived = true;
         if yielding.wait <= 0.0 {
             let goal = PathGoal::OnMap { map: yielding.goal_map, cell: yielding.goal };
-            let request =
-                PathRequest { goal, options: Some(yielding.options), start: None, agent: None };
+            let request = PathRequest {
+                goal,
+                options: Some(yielding.options),
+                start: None,
+                agent: None,
+                arrive: Arrival::AtGoal,
+            };
             commands.entity(entity).remove::<Yielding>().insert(request);
         }
     }

@@ -13,7 +13,9 @@
 //! - `avoidance`: every agent has `Avoidance` (bodies 0.6 tiles across) and steers round the
 //!   others (ORCA, neighbours through a spatial hash);
 //! - `links10`, `links1000`: 10 or 1,000 two-way `NavLink`s (teleporters, cost 10) between
-//!   random open cells: every request is then a search through links.
+//!   random open cells: every request is then a search through links;
+//! - `chase`: 20 of the agents walk to random goals as above, the other 980 chase them
+//!   (`PathRequest::chase`, 49 to a target, stopping within 2 tiles), sent once.
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`). It also times the first frame (the grid built from the tiles)
@@ -42,7 +44,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::movingai::load_map;
-use bevy_tilemap_nav::plugin::NavDiagnostics;
+use bevy_tilemap_nav::plugin::{Arrival, NavDiagnostics};
 use bevy_tilemap_nav::prelude::*;
 use common::Rng;
 use soak::{FLOOR, TILE, WALL};
@@ -60,7 +62,11 @@ enum Situation {
     Avoidance,
     Links10,
     Links1000,
+    Chase,
 }
+
+/// Agents that others chase, in the `chase` situation.
+const TARGETS: usize = 20;
 
 /// A 256 x 256 map of 16 x 16 rooms with doors between neighbours, two corridors across it,
 /// and a few pillars, from a seed.
@@ -201,10 +207,15 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     for k in 0..AGENTS {
         let at = open[rng.below(open.len() as u32) as usize];
         let goal = open[rng.below(open.len() as u32) as usize];
+        let chases = situation == Situation::Chase && k >= TARGETS;
+        let request = match chases {
+            true => PathRequest::chase(agents[k % TARGETS]).arriving(Arrival::Within(2.0 * TILE)),
+            false => PathRequest::to(goal),
+        };
         let mut agent = app.world_mut().spawn((
             Transform::from_translation(geometry.cell_to_world(at).extend(1.0)),
             PathFollower::new(speed),
-            PathRequest::to(goal),
+            request,
         ));
         if situation == Situation::Obstacles && k < OBSTACLES {
             agent.insert(NavObstacle::default());
@@ -235,6 +246,9 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             .map(|a| a.entity)
             .collect();
         for (k, &agent) in agents.iter().enumerate() {
+            if situation == Situation::Chase && k >= TARGETS {
+                continue; // chasers are sent once
+            }
             if frame >= next_goal_at[k] || arrived.contains(&agent) {
                 next_goal_at[k] = frame + 120;
                 let goal = open[rng.below(open.len() as u32) as usize];
@@ -310,6 +324,7 @@ fn main() {
             Situation::Avoidance,
             Situation::Links10,
             Situation::Links1000,
+            Situation::Chase,
         ];
         let only = std::env::var("CROWD_SITUATION").ok().map(|s| s.to_lowercase());
         for situation in situations {

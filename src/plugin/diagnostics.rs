@@ -41,6 +41,12 @@ pub struct NavDiagnostics {
     pub pathfind_time: Duration,
     /// Time the movement system took this frame.
     pub move_time: Duration,
+    /// Time spent keeping chases and flights on their moving goals ([`Pursuit`](super::Pursuit)).
+    pub pursue_time: Duration,
+    /// Chases kept on a moved target this frame without a search.
+    pub pursuits_repaired: u32,
+    /// Chases and flights asked again this frame because their goal moved.
+    pub pursuits_asked: u32,
     /// Work done this frame by builds of precomputed paths run in slices (see
     /// [`PrecomputeSettings`](super::PrecomputeSettings)), in the units of
     /// [`SlicedBuild`](crate::search::SlicedBuild): never more than the frame's
@@ -51,10 +57,14 @@ pub struct NavDiagnostics {
 }
 
 impl NavDiagnostics {
-    /// The plugin's systems' own time this frame: grid sync, pathfinding, movement and sliced
-    /// builds.
+    /// The plugin's systems' own time this frame: grid sync, pathfinding, pursuits, movement
+    /// and sliced builds.
     pub fn systems_time(&self) -> Duration {
-        self.sync_time + self.pathfind_time + self.move_time + self.precompute_time
+        self.sync_time
+            + self.pathfind_time
+            + self.pursue_time
+            + self.move_time
+            + self.precompute_time
     }
 }
 

@@ -11,6 +11,7 @@ use super::agent::{
     Arrival, OnNavMap, Path, PathFollower, PathGoal, PathRequest, Replanning, Targets, agent_map,
     arrival_holds, body_point, target_cell, target_place,
 };
+use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::map::NavMaps;
 use super::settings::{NavSettings, RepathPolicy};
 use crate::grid::GridPos;
@@ -75,7 +76,11 @@ pub(crate) fn pursue(
     maps: Res<NavMaps>,
     mut pursuers: Pursuers,
     targets: Targets,
+    mut diagnostics: ResMut<NavDiagnostics>,
 ) {
+    let diagnostics = &mut *diagnostics;
+    let _timing = Stopwatch::start(&mut diagnostics.pursue_time);
+    let (mut repaired, mut asked) = (0, 0);
     let dt = time.delta_secs();
     let policy: RepathPolicy = settings.repath;
     for (entity, mut pursuit, transform, on, path, follower, (requested, replanning)) in
@@ -93,6 +98,7 @@ pub(crate) fn pursue(
                 let Ok((_, target_at)) = target_place(&targets, target) else {
                     // Gone: asked again, the request fails (`TargetGone`) and the agent stops.
                     pursuit.ask(&mut commands, entity);
+                    asked += 1;
                     continue;
                 };
                 let Some(now) = target_cell(&maps, &targets, target) else {
@@ -110,11 +116,13 @@ pub(crate) fn pursue(
                         {
                             pursuit.planned_for = vec![Some(now)];
                             pursuit.repairs += 1;
+                            repaired += 1;
                             pursuit.repaired = true;
                         }
                         let off = pursuit.planned_for.first().copied().flatten() != Some(now);
                         if (off || pursuit.repaired) && pursuit.since_search >= interval {
                             pursuit.ask(&mut commands, entity);
+                            asked += 1;
                         }
                     }
                     Some(_) => {} // waiting for a new plan
@@ -139,6 +147,7 @@ pub(crate) fn pursue(
                             && pursuit.since_search >= policy.min_interval
                         {
                             pursuit.ask(&mut commands, entity);
+                            asked += 1;
                         }
                     }
                 }
@@ -160,6 +169,7 @@ pub(crate) fn pursue(
                     && pursuit.since_search >= policy.interval(nearest, speed)
                 {
                     pursuit.ask(&mut commands, entity);
+                    asked += 1;
                 }
             }
             _ => {
@@ -167,6 +177,8 @@ pub(crate) fn pursue(
             }
         }
     }
+    diagnostics.pursuits_repaired = repaired;
+    diagnostics.pursuits_asked = asked;
 }
 
 /// The target moved to `now`: when that is a cell of the rest of the path, the path ends there;

@@ -7,7 +7,9 @@
 mod common;
 
 use bevy_tilemap_nav::grid::{Cell, CornerRule, GridPos, NavGrid, Neighborhood};
-use bevy_tilemap_nav::path::{FleeOptions, flee, reachable, wander};
+use bevy_tilemap_nav::path::{
+    FleeOptions, flee, flee_avoiding, reachable, wander, wander_avoiding,
+};
 use bevy_tilemap_nav::search::PathError;
 use common::{Model, Rng, random_cells, set_cells};
 
@@ -204,4 +206,45 @@ fn wander_ends_on_a_random_cell_in_range_by_a_cheapest_path() {
     }
     assert_eq!(seen.len(), 12, "the 12 cells within two steps");
     assert!(!seen.contains(&centre));
+}
+
+/// `model` with the cells of `avoid` (but `keep`) walled, as the `_avoiding` variants see it.
+fn walled(model: &Model, avoid: &[GridPos], keep: GridPos) -> Model {
+    let mut cells = model.cells.clone();
+    for &c in avoid.iter().filter(|&&c| c != keep) {
+        cells[c.y as usize][c.x as usize] = None;
+    }
+    Model { cells, ..*model }
+}
+
+#[test]
+fn flights_and_wanders_round_avoided_cells_answer_as_on_the_grid_with_them_walled() {
+    let mut rng = Rng(0xAB0D);
+    let mut moved = 0;
+    for round in 0..500 {
+        let (grid, model) = random_grid(&mut rng);
+        let Some(start) = open_cell(&mut rng, &grid) else { continue };
+        let avoid: Vec<GridPos> =
+            (0..rng.below(8)).filter_map(|_| open_cell(&mut rng, &grid)).collect();
+        let fenced = walled(&model, &avoid, start);
+        let from_start = fenced.distances(xy(start)).unwrap();
+        let budget = f64::from(1 + rng.below(10));
+        let check = |run: &bevy_tilemap_nav::search::PathResult| {
+            let cells: Vec<(i64, i64)> = run.cells.iter().map(|&p| xy(p)).collect();
+            let walked = fenced.path_cost(&cells).expect("legal with the avoided cells walled");
+            assert!((walked - run.cost).abs() < 1e-9, "round {round}");
+            assert!(
+                (from_start[index(&fenced, run.end())] - run.cost).abs() < 1e-9,
+                "round {round}"
+            );
+            assert!(run.cost <= budget + 1e-9);
+        };
+        let walk = wander_avoiding(&grid, start, budget, rng.next_u64(), &avoid).unwrap();
+        check(&walk);
+        let threat = open_cell(&mut rng, &grid).into_iter().collect::<Vec<_>>();
+        let run = flee_avoiding(&grid, start, &threat, FleeOptions::new(budget), &avoid).unwrap();
+        check(&run);
+        moved += usize::from(walk.end() != start) + usize::from(run.end() != start);
+    }
+    assert!(moved > 400, "{moved}");
 }

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
-use super::reach::{ReachSearch, reachable};
+use super::reach::{ReachSearch, reachable_avoiding};
 use crate::grid::{GridPos, NavGrid};
 use crate::search::{PathError, PathResult, SearchStats};
 
@@ -44,6 +44,8 @@ impl FleeOptions {
 ///
 /// Errors: the start off the grid or blocked; a budget that is NaN or negative.
 ///
+/// [`flee_avoiding`] runs round cells it must not enter (other characters).
+///
 /// ```
 /// use bevy_tilemap_nav::grid::{GridPos, NavGrid, Neighborhood};
 /// use bevy_tilemap_nav::path::{FleeOptions, flee};
@@ -58,8 +60,20 @@ pub fn flee(
     threats: &[GridPos],
     options: FleeOptions,
 ) -> Result<PathResult, PathError> {
+    flee_avoiding(grid, start, threats, options, &[])
+}
+
+/// [`flee`] that neither ends on nor walks through the cells of `avoid` (the distances from
+/// the threats are measured through them: a threat is not held up by them).
+pub fn flee_avoiding(
+    grid: &NavGrid,
+    start: GridPos,
+    threats: &[GridPos],
+    options: FleeOptions,
+    avoid: &[GridPos],
+) -> Result<PathResult, PathError> {
     let budget = options.budget;
-    let near = reachable(grid, start, budget)?;
+    let near = reachable_avoiding(grid, start, budget, avoid)?;
     let stay = |expanded: usize| PathResult {
         cells: vec![start],
         cost: 0.0,
@@ -92,7 +106,7 @@ pub fn flee(
     };
     // The safety map over the ground within twice the budget: each cell's worth is -lure times
     // its distance, then lowered to what a cell it can walk to is worth plus the walk there.
-    let ground = reachable(grid, start, 2.0 * budget)?;
+    let ground = reachable_avoiding(grid, start, 2.0 * budget, avoid)?;
     let distance = |pos: GridPos| away.cost(pos).unwrap_or(horizon.max(at_start + 2.0 * budget));
     let mut worth: HashMap<GridPos, f64> = HashMap::with_capacity(ground.cells().len());
     let mut open = BinaryHeap::with_capacity(ground.cells().len());

@@ -7,10 +7,12 @@ mod reach;
 mod smooth;
 mod wander;
 
-pub use flee::{FleeOptions, flee};
-pub use reach::{Reach, ReachSearch, ReachedCell, reachable, reachable_from_any};
+pub use flee::{FleeOptions, flee, flee_avoiding};
+pub use reach::{
+    Reach, ReachSearch, ReachedCell, reachable, reachable_avoiding, reachable_from_any,
+};
 pub use smooth::{smooth_path, smoothed_cost};
-pub use wander::wander;
+pub use wander::{wander, wander_avoiding};
 
 use crate::grid::{GridPos, NavGrid};
 

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::f64::consts::SQRT_2;
 
-use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid};
 use crate::search::PathError;
 
 /// A cell of a [`Reach`]: its cost from the start and the cell it is entered from.
@@ -113,7 +113,22 @@ impl Ord for Entry {
 /// assert!(!range.contains(GridPos::new(6, 5)));
 /// ```
 pub fn reachable(grid: &NavGrid, start: GridPos, budget: f64) -> Result<Reach, PathError> {
-    reachable_from_any(grid, &[start], budget)
+    reachable_avoiding(grid, start, budget, &[])
+}
+
+/// [`reachable`] entering none of the cells of `avoid` (characters in the way, say).
+pub fn reachable_avoiding(
+    grid: &NavGrid,
+    start: GridPos,
+    budget: f64,
+    avoid: &[GridPos],
+) -> Result<Reach, PathError> {
+    let mut search = ReachSearch::new(grid, start, budget)?.avoiding(avoid);
+    loop {
+        if let Some(done) = search.step(grid, u32::MAX) {
+            return done;
+        }
+    }
 }
 
 /// Every cell reachable within `budget` from the nearest of `starts`, with that cost: one
@@ -176,6 +191,8 @@ pub struct ReachSearch {
     open: BinaryHeap<Entry>,
     /// Cells settled so far (the finished reach is handed over, this stays).
     settled: usize,
+    /// Cells not entered (characters in the way), sorted.
+    avoid: Vec<GridPos>,
 }
 
 impl ReachSearch {
@@ -206,11 +223,42 @@ impl ReachSearch {
             reach: Reach { start: first, budget, ..Reach::default() },
             open: BinaryHeap::new(),
             settled: 0,
+            avoid: Vec::new(),
         };
         for &start in starts {
             search.open.push(Entry(0.0, 0, 0, start));
         }
         Ok(search)
+    }
+
+    /// This search, entering none of `cells` (other characters, say; a start among them is
+    /// still the start).
+    pub fn avoiding(mut self, cells: &[GridPos]) -> Self {
+        self.avoid = cells.to_vec();
+        self.avoid.sort_unstable();
+        self.avoid.dedup();
+        self
+    }
+
+    /// A legal step on the grid may still be barred by the avoided cells: into one, or (they
+    /// count as walls for the corner rule, as in a search) diagonally past one.
+    fn may_step(&self, grid: &NavGrid, from: GridPos, to: GridPos) -> bool {
+        if self.avoid.is_empty() {
+            return true;
+        }
+        let avoided = |c: GridPos| self.avoid.binary_search(&c).is_ok();
+        if avoided(to) {
+            return false;
+        }
+        if grid.neighborhood().is_hex() || from.x == to.x || from.y == to.y {
+            return true;
+        }
+        let wall = |c: GridPos| !grid.is_passable(c) || avoided(c);
+        let (a, b) = (GridPos::new(to.x, from.y), GridPos::new(from.x, to.y));
+        match grid.corner_rule() {
+            CornerRule::NoCornerCutting => !wall(a) && !wall(b),
+            CornerRule::CutCorners => !wall(a) || !wall(b),
+        }
     }
 
     /// Cells settled so far.
@@ -251,7 +299,7 @@ impl ReachSearch {
             self.reach.cells.push(ReachedCell { pos, cost, from });
             self.settled += 1;
             for (next, _) in grid.neighbors(pos) {
-                if self.reach.index.contains_key(&next) {
+                if self.reach.index.contains_key(&next) || !self.may_step(grid, pos, next) {
                     continue;
                 }
                 let enter = u64::from(grid.cost(next).unwrap_or(0));

@@ -1,6 +1,6 @@
 //! Wandering: a random cell within a cost budget, and the cheapest way there.
 
-use super::reach::reachable;
+use super::reach::reachable_avoiding;
 use crate::grid::{GridPos, NavGrid};
 use crate::search::{PathError, PathResult, SearchStats};
 
@@ -26,7 +26,18 @@ pub fn wander(
     budget: f64,
     seed: u64,
 ) -> Result<PathResult, PathError> {
-    let range = reachable(grid, start, budget)?;
+    wander_avoiding(grid, start, budget, seed, &[])
+}
+
+/// [`wander`] that neither ends on nor walks through the cells of `avoid` (other characters).
+pub fn wander_avoiding(
+    grid: &NavGrid,
+    start: GridPos,
+    budget: f64,
+    seed: u64,
+    avoid: &[GridPos],
+) -> Result<PathResult, PathError> {
+    let range = reachable_avoiding(grid, start, budget, avoid)?;
     // The start is the first cell of the range: pick among the others.
     let others = &range.cells()[1..];
     let end = match others.len() {

@@ -24,7 +24,7 @@ use super::profiles::{NavAgent, NavProfiles};
 use super::pursuit::Pursuit;
 use super::settings::NavSettings;
 use crate::grid::{Cell, GridPos, NavGrid};
-use crate::path::{FleeOptions, flee, wander};
+use crate::path::{FleeOptions, flee_avoiding, wander_avoiding};
 use crate::search::{
     Heuristic, Landmarks, Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, PathResult,
     Pathfinder, SearchOptions, SearchStep,
@@ -949,9 +949,10 @@ fn answer_aim(
     obstacles: &ObstacleCells,
     targets: &Targets,
 ) -> Option<Result<PathResult, PathError>> {
+    let avoid = || obstacles.for_agent(entity, plan.team, map.entity);
     Some(match &request.goal {
         PathGoal::Nearest(cells) => {
-            let avoid = obstacles.for_agent(entity, plan.team, map.entity);
+            let avoid = avoid();
             let query = PathQuery::nearest(plan.start, cells).options(plan.options);
             pathfinder.find(grid, &query.avoiding(&avoid))
         }
@@ -962,9 +963,11 @@ fn answer_aim(
                 .filter(|&(on, _)| on == map.entity)
                 .map(|(_, cell)| cell)
                 .collect();
-            flee(grid, plan.start, &cells, FleeOptions::new(*budget))
+            flee_avoiding(grid, plan.start, &cells, FleeOptions::new(*budget), &avoid())
         }
-        PathGoal::Wander { budget, seed } => wander(grid, plan.start, *budget, *seed),
+        PathGoal::Wander { budget, seed } => {
+            wander_avoiding(grid, plan.start, *budget, *seed, &avoid())
+        }
         _ => return None,
     })
 }

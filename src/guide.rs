@@ -9,13 +9,14 @@
 //! 4. [Links: stairs, doors between levels, teleporters](links)
 //! 5. [Moving](moving)
 //! 6. [Crowds: characters that do not walk through each other](crowds)
-//! 7. [Kinds of agents: who may go where, how big they are, how far they can move](kinds_of_agents)
-//! 8. [Levels from Tiled](tiled)
-//! 9. [Levels from LDtk](ldtk)
-//! 10. [The core, without Bevy](without_bevy)
-//! 11. [Features, side by side](comparison)
-//! 12. [Speed](speed)
-//! 13. [Platforms](platforms)
+//! 7. [Behaviours: chase, stop in range, flee, wander, teams](behaviours)
+//! 8. [Kinds of agents: who may go where, how big they are, how far they can move](kinds_of_agents)
+//! 9. [Levels from Tiled](tiled)
+//! 10. [Levels from LDtk](ldtk)
+//! 11. [The core, without Bevy](without_bevy)
+//! 12. [Features, side by side](comparison)
+//! 13. [Speed](speed)
+//! 14. [Platforms](platforms)
 
 #[doc = include_str!("../docs/guide/marking_tiles.md")]
 pub mod marking_tiles {}
@@ -34,6 +35,9 @@ pub mod moving {}
 
 #[doc = include_str!("../docs/guide/crowds.md")]
 pub mod crowds {}
+
+#[doc = include_str!("../docs/guide/behaviours.md")]
+pub mod behaviours {}
 
 #[doc = include_str!("../docs/guide/kinds_of_agents.md")]
 pub mod kinds_of_agents {}

@@ -30,7 +30,7 @@ pub enum PathGoal {
     },
     /// Another entity (anything with a `Transform`): the cell under it, on its [`OnNavMap`] or
     /// the map under it. The agent then follows it as it moves, through links and across maps,
-    /// until sent elsewhere: see [`Pursuit`]. A target that is gone fails the request with
+    /// until sent elsewhere: see [`Pursuit`](super::Pursuit). A target that is gone fails the request with
     /// [`NavError::TargetGone`].
     Entity(Entity),
     /// The cheapest to reach of these cells of the agent's own map (the search ends at the
@@ -39,7 +39,7 @@ pub enum PathGoal {
     /// Away from these entities (threats, on the agent's map; others are left out): within
     /// `budget` (a path's cost) to a cell far from all of them, preferring ground that leads on
     /// to a dead end ([`flee`](crate::path::flee)). While the agent runs, the plan is made again
-    /// as the threats move ([`Pursuit`]).
+    /// as the threats move ([`Pursuit`](super::Pursuit)).
     AwayFrom {
         /// What to run from.
         threats: Vec<Entity>,

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
-use bevy_tilemap_nav::plugin::OnNavMap;
+use bevy_tilemap_nav::plugin::{Arrival, OnNavMap};
 use bevy_tilemap_nav::plugin::{NavDiagnostics, NavMap, NavMapLoading, Replanning};
 use bevy_tilemap_nav::prelude::*;
 mod common;
@@ -181,6 +181,11 @@ impl Session {
                     3 => {
                         agent.insert(NavAgent::sized(2));
                     }
+                    4 => {
+                        // A team whose members pass through each other.
+                        let team = NavTeam(bytes.byte() % 3);
+                        agent.insert((team, NavObstacle::ally_of(team)));
+                    }
                     _ => {}
                 }
                 let id = agent.id();
@@ -188,12 +193,33 @@ impl Session {
             }
             3..=5 => {
                 let Some(agent) = self.agent(bytes) else { return };
-                let goal = match bytes.byte() % 5 {
+                // Another agent (despawned perhaps, or itself): to chase, or to run from.
+                let other = self.agents.get(bytes.below(self.agents.len())).copied();
+                let goal = match bytes.byte() % 9 {
                     0 => PathGoal::World(Vec2::new(bytes.odd(200.0), bytes.odd(200.0))),
                     1 => PathGoal::OnMap { map: map.entity, cell: self.cell(bytes, &map) },
+                    2 => PathGoal::Entity(other.unwrap_or(agent)),
+                    3 => PathGoal::Nearest(
+                        (0..bytes.below(4)).map(|_| self.cell(bytes, &map)).collect(),
+                    ),
+                    4 => PathGoal::AwayFrom {
+                        threats: other.into_iter().collect(),
+                        budget: f64::from(bytes.odd(8.0)),
+                    },
+                    5 => PathGoal::Wander {
+                        budget: f64::from(bytes.odd(6.0)),
+                        seed: u64::from(bytes.byte()),
+                    },
                     _ => PathGoal::Tile(self.cell(bytes, &map)),
                 };
-                self.app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+                let arrive = match bytes.byte() % 6 {
+                    0 => Arrival::Within(bytes.odd(TILE * 2.0)),
+                    1 => Arrival::WithinCost(f64::from(bytes.odd(3.0))),
+                    2 => Arrival::InSight { distance: bytes.odd(TILE * 4.0) },
+                    _ => Arrival::AtGoal,
+                };
+                let request = PathRequest::to(goal).arriving(arrive);
+                self.app.world_mut().entity_mut(agent).insert(request);
             }
             6 => {
                 // Asked again, for the goal it has.

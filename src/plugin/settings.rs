@@ -169,6 +169,16 @@ impl Default for RepathPolicy {
 impl RepathPolicy {
     /// Seconds between searches for an agent `distance` world units from its goal walking at
     /// `speed` (none: `max_interval`).
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::plugin::RepathPolicy;
+    ///
+    /// let policy = RepathPolicy::default();
+    /// assert_eq!(policy.interval(64.0, Some(64.0)), 0.25); // a second's walk away: every 1/4 s
+    /// assert_eq!(policy.interval(8.0, Some(64.0)), 0.1); // close: as often as allowed
+    /// assert_eq!(policy.interval(1000.0, Some(64.0)), 1.0); // far: once a second
+    /// assert_eq!(policy.interval(f32::NAN, None), 1.0);
+    /// ```
     pub fn interval(&self, distance: f32, speed: Option<f32>) -> f32 {
         let (low, high) = (self.min_interval.max(0.0), self.max_interval.max(0.0));
         let walk = match speed {

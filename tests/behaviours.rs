@@ -13,7 +13,7 @@ use bevy_tilemap_nav::grid::Neighborhood;
 use bevy_tilemap_nav::path::{FleeOptions, flee, path_cost, reachable};
 use bevy_tilemap_nav::plugin::{Arrival, Blocks, OnNavMap, Pursuit, TeamSet};
 use bevy_tilemap_nav::prelude::*;
-use common::{Model, Rng, random_cells, set_cells};
+use common::{GridShape, Model, Rng, xy};
 
 #[allow(dead_code)]
 #[path = "common/tilemap.rs"]
@@ -50,29 +50,12 @@ fn spawn_at(app: &mut App, map: Entity, cell: GridPos, bundle: impl Bundle) -> E
     app.world_mut().spawn((place, bundle)).id()
 }
 
-fn xy(p: GridPos) -> (i64, i64) {
-    (i64::from(p.x), i64::from(p.y))
-}
-
 fn random_world(rng: &mut Rng) -> (NavGrid, Model) {
-    let (width, height) = (4 + rng.below(14), 4 + rng.below(14));
-    let (walls, varied) = (rng.below(25), rng.chance(50));
-    let cells = random_cells(rng, width, height, walls, varied);
-    let mut grid = NavGrid::new(width, height).unwrap();
-    set_cells(&mut grid, &cells);
-    let mut model = Model::of(cells);
-    grid.set_neighborhood(Neighborhood::Four);
-    if rng.chance(50) {
-        grid.set_neighborhood(Neighborhood::Eight);
-        model.eight = true;
-    }
-    (grid, model)
+    common::random_grid(rng, &GridShape { min_side: 4, spread: 14, walls: 25, eight: 50, cut: 0 })
 }
 
 fn open_cell(rng: &mut Rng, grid: &NavGrid) -> Option<GridPos> {
-    (0..60)
-        .map(|_| GridPos::new(rng.below(grid.width()), rng.below(grid.height())))
-        .find(|&p| grid.is_passable(p))
+    common::open_cell(rng, grid, 60)
 }
 
 fn messages<M: Message + Clone>(app: &App) -> Vec<M> {

@@ -6,40 +6,19 @@
 
 mod common;
 
-use bevy_tilemap_nav::grid::{Cell, CornerRule, GridPos, NavGrid, Neighborhood};
+use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid, Neighborhood};
 use bevy_tilemap_nav::path::{
     FleeOptions, flee, flee_avoiding, reachable, wander, wander_avoiding,
 };
 use bevy_tilemap_nav::search::PathError;
-use common::{Model, Rng, random_cells, set_cells};
+use common::{GridShape, Model, Rng, xy};
 
 fn random_grid(rng: &mut Rng) -> (NavGrid, Model) {
-    let (width, height) = (2 + rng.below(22), 2 + rng.below(22));
-    let (walls, varied) = (rng.below(35), rng.chance(50));
-    let cells = random_cells(rng, width, height, walls, varied);
-    let mut grid = NavGrid::new(width, height).unwrap();
-    set_cells(&mut grid, &cells);
-    let mut model = Model::of(cells);
-    grid.set_neighborhood(Neighborhood::Four);
-    if rng.chance(60) {
-        grid.set_neighborhood(Neighborhood::Eight);
-        model.eight = true;
-        if rng.chance(30) {
-            grid.set_corner_rule(CornerRule::CutCorners);
-            model.cut_corners = true;
-        }
-    }
-    (grid, model)
+    common::random_grid(rng, &GridShape { min_side: 2, spread: 22, walls: 35, eight: 60, cut: 30 })
 }
 
 fn open_cell(rng: &mut Rng, grid: &NavGrid) -> Option<GridPos> {
-    (0..50)
-        .map(|_| GridPos::new(rng.below(grid.width()), rng.below(grid.height())))
-        .find(|&p| grid.is_passable(p))
-}
-
-fn xy(p: GridPos) -> (i64, i64) {
-    (i64::from(p.x), i64::from(p.y))
+    common::open_cell(rng, grid, 50)
 }
 
 fn index(model: &Model, p: GridPos) -> usize {

@@ -7,31 +7,16 @@
 
 mod common;
 
-use bevy_tilemap_nav::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+use bevy_tilemap_nav::grid::{GridPos, NavGrid};
 use bevy_tilemap_nav::search::{
     Algorithm, FirstMoveTable, Landmarks, Link, LinkedMaps, MapPos, PathError, PathQuery,
     PathTable, Pathfinder, SearchOptions, SearchStep,
 };
-use common::{Model, Rng, random_cells, set_cells};
+use common::{GridShape, Model, Rng};
 
 /// A random square grid (4- or 8-way, either corner rule, costs 1-6 or uniform) and its model.
 fn random_grid(rng: &mut Rng) -> (NavGrid, Model) {
-    let (width, height) = (2 + rng.below(24), 2 + rng.below(24));
-    let (walls, varied) = (rng.below(35), rng.chance(50));
-    let cells = random_cells(rng, width, height, walls, varied);
-    let mut grid = NavGrid::new(width, height).unwrap();
-    set_cells(&mut grid, &cells);
-    let mut model = Model::of(cells);
-    grid.set_neighborhood(Neighborhood::Four);
-    if rng.below(3) > 0 {
-        grid.set_neighborhood(Neighborhood::Eight);
-        model.eight = true;
-        if rng.chance(30) {
-            grid.set_corner_rule(CornerRule::CutCorners);
-            model.cut_corners = true;
-        }
-    }
-    (grid, model)
+    common::random_grid(rng, &GridShape { min_side: 2, spread: 24, walls: 35, eight: 67, cut: 30 })
 }
 
 fn random_cell(rng: &mut Rng, grid: &NavGrid) -> GridPos {

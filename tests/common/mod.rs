@@ -5,7 +5,7 @@
 
 use std::collections::BinaryHeap;
 
-use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
+use bevy_tilemap_nav::grid::{Cell, CornerRule, GridPos, NavGrid, Neighborhood};
 use bevy_tilemap_nav::search::{
     FirstMoveTable, Landmarks, PathError, PathQuery, PathResult, PathTable, Pathfinder,
     SearchOptions,
@@ -363,4 +363,48 @@ impl Baked {
         }
         .is_ok()
     }
+}
+
+/// The shape of [`random_grid`]'s grids: sides `min_side` plus up to `spread - 1`, up to
+/// `walls - 1` per cent walls, 8-way `eight` per cent of the time and then cutting corners
+/// `cut` per cent of the time; costs 1-6 or uniform, one or the other half the time.
+pub struct GridShape {
+    pub min_side: u32,
+    pub spread: u32,
+    pub walls: u32,
+    pub eight: u32,
+    pub cut: u32,
+}
+
+/// A random square grid of `shape` and its model.
+pub fn random_grid(rng: &mut Rng, shape: &GridShape) -> (NavGrid, Model) {
+    let side = |rng: &mut Rng| shape.min_side + rng.below(shape.spread);
+    let (width, height) = (side(rng), side(rng));
+    let (walls, varied) = (rng.below(shape.walls), rng.chance(50));
+    let cells = random_cells(rng, width, height, walls, varied);
+    let mut grid = NavGrid::new(width, height).unwrap();
+    set_cells(&mut grid, &cells);
+    let mut model = Model::of(cells);
+    grid.set_neighborhood(Neighborhood::Four);
+    if rng.chance(shape.eight) {
+        grid.set_neighborhood(Neighborhood::Eight);
+        model.eight = true;
+        if rng.chance(shape.cut) {
+            grid.set_corner_rule(CornerRule::CutCorners);
+            model.cut_corners = true;
+        }
+    }
+    (grid, model)
+}
+
+/// A random open cell of `grid` (`None` if `tries` picks found none).
+pub fn open_cell(rng: &mut Rng, grid: &NavGrid, tries: u32) -> Option<GridPos> {
+    (0..tries)
+        .map(|_| GridPos::new(rng.below(grid.width()), rng.below(grid.height())))
+        .find(|&p| grid.is_passable(p))
+}
+
+/// A cell as the model's (x, y).
+pub fn xy(p: GridPos) -> (i64, i64) {
+    (i64::from(p.x), i64::from(p.y))
 }

@@ -1,7 +1,9 @@
 //! What is worked out ahead for a grid, to answer without searching or to search less: a
 //! [`PathTable`](path_table::PathTable) (grids of one cost, 8-way, no corner cutting), a
 //! [`FirstMoveTable`](first_moves::FirstMoveTable) (small grids of any kind) and
-//! [`Landmarks`](landmarks::Landmarks) (the rest: lower bounds for A*).
+//! [`Landmarks`](landmarks::Landmarks) (the rest: lower bounds for A*); and
+//! [`DistanceField`](field::DistanceField)s, the cost from every cell to some goals, which
+//! many agents follow at once (kept in step by repair; not baked).
 //!
 //! They share one protocol, written once:
 //! - a structure is current for the grid state it was made for (the grid's stamp) and answers
@@ -13,6 +15,7 @@
 //! - each is built by one `async fn` that counts its work ([`slices`]): in one go, or a slice at
 //!   a time ([`SlicedBuild`](slices::SlicedBuild)), with the same result.
 
+pub(crate) mod field;
 pub(crate) mod first_moves;
 pub(crate) mod landmarks;
 pub(crate) mod path_table;

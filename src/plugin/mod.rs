@@ -23,6 +23,7 @@ mod agent;
 mod clock;
 mod debug;
 mod diagnostics;
+mod fields;
 mod link;
 mod map;
 mod movement;
@@ -43,6 +44,7 @@ pub use agent::{
     PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, WatchSearch, WatchedSearch,
 };
 pub use diagnostics::NavDiagnostics;
+pub use fields::{FollowField, NavField};
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use map::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
@@ -217,7 +219,13 @@ impl Plugin for NavCorePlugin {
                 schedule,
                 (
                     sync_nav_grid.in_set(NavSet::SyncGrid),
-                    (pursuit::pursue, answer_ranges, answer_requests)
+                    (
+                        fields::keep_fields,
+                        fields::follow_fields,
+                        pursuit::pursue,
+                        answer_ranges,
+                        answer_requests,
+                    )
                         .chain()
                         .in_set(PathfindStep::Answer),
                     follow_paths.in_set(NavSet::Move),

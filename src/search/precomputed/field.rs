@@ -251,6 +251,12 @@ impl DistanceField {
         Some(cells)
     }
 
+    /// The grid state it is in step with (see [`NavGrid::changes_since`] for what changed
+    /// after).
+    pub fn stamp(&self) -> GridStamp {
+        self.stamp
+    }
+
     /// True while the grid is as it was when the field was built or last updated.
     pub fn is_current(&self, grid: &NavGrid) -> bool {
         grid.stamp() == self.stamp && (grid.width(), grid.height()) == (self.width, self.height)

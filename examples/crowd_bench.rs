@@ -15,7 +15,9 @@
 //! - `links10`, `links1000`: 10 or 1,000 two-way `NavLink`s (teleporters, cost 10) between
 //!   random open cells: every request is then a search through links;
 //! - `chase`: 20 of the agents walk to random goals as above, the other 980 chase them
-//!   (`PathRequest::chase`, 49 to a target, stopping within 2 tiles), sent once.
+//!   (`PathRequest::chase`, 49 to a target, stopping within 2 tiles), sent once;
+//! - `field`: 10,000 agents follow one `NavField` to one goal (`FollowField`), each sent back
+//!   to a random open cell when it arrives.
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`). It also times the first frame (the grid built from the tiles)
@@ -44,7 +46,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::movingai::load_map;
-use bevy_tilemap_nav::plugin::{Arrival, NavDiagnostics};
+use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavDiagnostics, NavField};
 use bevy_tilemap_nav::prelude::*;
 use common::Rng;
 use soak::{FLOOR, TILE, WALL};
@@ -63,7 +65,11 @@ enum Situation {
     Links10,
     Links1000,
     Chase,
+    Field,
 }
+
+/// Agents in the `field` situation.
+const HORDE: usize = 10_000;
 
 /// Agents that others chase, in the `chase` situation.
 const TARGETS: usize = 20;
@@ -202,9 +208,14 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         app.world_mut().spawn(NavLink::two_way(from, to, 10.0));
     }
     let speed = 4.0 * TILE; // 4 tiles a second
-    let mut agents = Vec::with_capacity(AGENTS);
-    let mut next_goal_at = Vec::with_capacity(AGENTS);
-    for k in 0..AGENTS {
+    let count = if situation == Situation::Field { HORDE } else { AGENTS };
+    let field = (situation == Situation::Field).then(|| {
+        let goal = open[open.len() / 2];
+        app.world_mut().spawn(NavField::new(map, vec![goal])).id()
+    });
+    let mut agents = Vec::with_capacity(count);
+    let mut next_goal_at = Vec::with_capacity(count);
+    for k in 0..count {
         let at = open[rng.below(open.len() as u32) as usize];
         let goal = open[rng.below(open.len() as u32) as usize];
         let chases = situation == Situation::Chase && k >= TARGETS;
@@ -215,8 +226,11 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         let mut agent = app.world_mut().spawn((
             Transform::from_translation(geometry.cell_to_world(at).extend(1.0)),
             PathFollower::new(speed),
-            request,
         ));
+        match field {
+            Some(field) => agent.insert(FollowField(field)),
+            None => agent.insert(request),
+        };
         if situation == Situation::Obstacles && k < OBSTACLES {
             agent.insert(NavObstacle::default());
         }
@@ -245,9 +259,17 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             .iter_current_update_messages()
             .map(|a| a.entity)
             .collect();
+        if situation == Situation::Field {
+            // Home: back to a random open cell, to walk the field again.
+            for &agent in &arrived {
+                let at = open[rng.below(open.len() as u32) as usize];
+                let place = geometry.cell_to_world(at).extend(1.0);
+                app.world_mut().get_mut::<Transform>(agent).unwrap().translation = place;
+            }
+        }
         for (k, &agent) in agents.iter().enumerate() {
-            if situation == Situation::Chase && k >= TARGETS {
-                continue; // chasers are sent once
+            if (situation == Situation::Chase && k >= TARGETS) || situation == Situation::Field {
+                continue; // chasers are sent once; the horde follows its field
             }
             if frame >= next_goal_at[k] || arrived.contains(&agent) {
                 next_goal_at[k] = frame + 120;
@@ -325,6 +347,7 @@ fn main() {
             Situation::Links10,
             Situation::Links1000,
             Situation::Chase,
+            Situation::Field,
         ];
         let only = std::env::var("CROWD_SITUATION").ok().map(|s| s.to_lowercase());
         for situation in situations {

@@ -417,7 +417,11 @@ fn diagnostics_report_each_frames_work_and_each_systems_time() {
     // Every system ran and timed itself; the total is their sum.
     assert!(frame.sync_time > Duration::ZERO && frame.pathfind_time > Duration::ZERO);
     assert!(frame.move_time > Duration::ZERO && frame.pursue_time > Duration::ZERO);
-    let parts = frame.sync_time + frame.pathfind_time + frame.pursue_time + frame.move_time;
+    let parts = frame.sync_time
+        + frame.pathfind_time
+        + frame.pursue_time
+        + frame.field_time
+        + frame.move_time;
     assert_eq!(frame.systems_time(), parts);
     assert!(app.world().get::<Path>(agent).is_some());
     // The next frame starts afresh: no search, the counts back to zero.

@@ -47,6 +47,9 @@ pub struct NavDiagnostics {
     pub pursuits_repaired: u32,
     /// Chases and flights asked again this frame because their goal moved.
     pub pursuits_asked: u32,
+    /// Time spent keeping [`NavField`](super::NavField)s in step and handing their followers
+    /// their ways.
+    pub field_time: Duration,
     /// Work done this frame by builds of precomputed paths run in slices (see
     /// [`PrecomputeSettings`](super::PrecomputeSettings)), in the units of
     /// [`SlicedBuild`](crate::search::SlicedBuild): never more than the frame's
@@ -57,12 +60,13 @@ pub struct NavDiagnostics {
 }
 
 impl NavDiagnostics {
-    /// The plugin's systems' own time this frame: grid sync, pathfinding, pursuits, movement
-    /// and sliced builds.
+    /// The plugin's systems' own time this frame: grid sync, pathfinding, pursuits, fields,
+    /// movement and sliced builds.
     pub fn systems_time(&self) -> Duration {
         self.sync_time
             + self.pathfind_time
             + self.pursue_time
+            + self.field_time
             + self.move_time
             + self.precompute_time
     }

@@ -9,6 +9,7 @@ use super::agent::{
     join_index,
 };
 use super::clock::Moment;
+use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::map::NavMaps;
 use super::profiles::NavAgent;
 use crate::grid::{GridPos, GridStamp};
@@ -70,7 +71,12 @@ pub struct FollowField(pub Entity);
 pub(crate) struct ReadFrom(Entity, GridStamp, u64, bool);
 
 /// Builds or repairs each [`NavField`] to match its map's grid and goals.
-pub(crate) fn keep_fields(maps: Res<NavMaps>, mut fields: Query<&mut NavField>) {
+pub(crate) fn keep_fields(
+    maps: Res<NavMaps>,
+    mut fields: Query<&mut NavField>,
+    mut diagnostics: ResMut<NavDiagnostics>,
+) {
+    let _timing = Stopwatch::start(&mut diagnostics.field_time);
     for mut nav in &mut fields {
         let Some(map) = maps.get(nav.map) else {
             if nav.field.is_some() {
@@ -132,7 +138,9 @@ pub(crate) fn follow_fields(
         Without<PathRequest>,
     >,
     mut failures: MessageWriter<PathFailed>,
+    mut diagnostics: ResMut<NavDiagnostics>,
 ) {
+    let began = Moment::now();
     for (entity, follow, transform, path, follower, read, kind) in &mut agents {
         let Ok(nav) = fields.get(follow.0) else {
             continue;
@@ -196,6 +204,7 @@ pub(crate) fn follow_fields(
             PathFollower { next, ..follower.clone() },
         ));
     }
+    diagnostics.field_time += began.elapsed();
 }
 
 /// A fingerprint of the goals, so that a follower notices goals moved in a field that kept its

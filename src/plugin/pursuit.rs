@@ -193,6 +193,9 @@ fn keep_on_target(maps: &NavMaps, path: &mut Path, next: usize, now: (Entity, Gr
     let Some(grid) = map.grid_for(path.agent) else {
         return false;
     };
+    if path.cells.is_empty() || path.points.len() != path.cells.len() {
+        return false; // a path made by hand that cannot be walked: the movement stops it
+    }
     let from = next.saturating_sub(1).min(path.cells.len());
     if let Some(k) = path.cells[from..].iter().position(|&c| c == now.1) {
         let end = from + k;
@@ -248,6 +251,9 @@ fn stop_in_range(
     let Some(grid) = maps.get(path.map).and_then(|m| m.grid_for(path.agent)) else {
         return;
     };
+    if path.cells.is_empty() || path.points.len() != path.cells.len() {
+        return; // a path made by hand that cannot be walked: the movement stops it
+    }
     let k = next.min(path.cells.len() - 1);
     if k + 1 == path.cells.len() {
         return;

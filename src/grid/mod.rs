@@ -608,6 +608,29 @@ impl NavGrid {
         }
     }
 
+    /// The two cells beside the diagonal step from `a` to `b`, which the corner rule looks at
+    /// (`None` for a straight step, or any step on a hex grid).
+    pub(crate) fn diagonal_sides(&self, a: GridPos, b: GridPos) -> Option<[GridPos; 2]> {
+        let diagonal = a.x != b.x && a.y != b.y && !self.neighborhood.is_hex();
+        diagonal.then(|| [GridPos::new(b.x, a.y), GridPos::new(a.x, b.y)])
+    }
+
+    /// [`can_step`](Self::can_step) with the cells `walled` says walled counted as walls too,
+    /// for the corner rule as well (other characters, towers not yet built).
+    pub(crate) fn can_step_walled(
+        &self,
+        a: GridPos,
+        b: GridPos,
+        walled: impl Fn(GridPos) -> bool,
+    ) -> bool {
+        let open = |c: GridPos| self.is_passable(c) && !walled(c);
+        self.can_step(a, b)
+            && !walled(b)
+            && self
+                .diagonal_sides(a, b)
+                .is_none_or(|[s, t]| self.corner_rule.allows_diagonal(open(s), open(t)))
+    }
+
     /// The cost of one step from `a` to `b` (step length x cost of `b`), or `None` when that is
     /// not a legal step ([`can_step`](Self::can_step)).
     pub fn step_cost(&self, a: GridPos, b: GridPos) -> Option<f64> {

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::f64::consts::SQRT_2;
 
-use crate::grid::{CornerRule, GridPos, GridStamp, NavGrid};
+use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::search::PathError;
 
 /// A cell of a [`Reach`]: its cost from the start and the cell it is entered from.
@@ -243,22 +243,8 @@ impl ReachSearch {
     /// A legal step on the grid may still be barred by the avoided cells: into one, or (they
     /// count as walls for the corner rule, as in a search) diagonally past one.
     fn may_step(&self, grid: &NavGrid, from: GridPos, to: GridPos) -> bool {
-        if self.avoid.is_empty() {
-            return true;
-        }
-        let avoided = |c: GridPos| self.avoid.binary_search(&c).is_ok();
-        if avoided(to) {
-            return false;
-        }
-        if grid.neighborhood().is_hex() || from.x == to.x || from.y == to.y {
-            return true;
-        }
-        let wall = |c: GridPos| !grid.is_passable(c) || avoided(c);
-        let (a, b) = (GridPos::new(to.x, from.y), GridPos::new(from.x, to.y));
-        match grid.corner_rule() {
-            CornerRule::NoCornerCutting => !wall(a) && !wall(b),
-            CornerRule::CutCorners => !wall(a) || !wall(b),
-        }
+        self.avoid.is_empty()
+            || grid.can_step_walled(from, to, |c| self.avoid.binary_search(&c).is_ok())
     }
 
     /// Cells settled so far.

@@ -292,12 +292,14 @@ impl DistanceField {
         // rule may now forbid the step), and those cells: their costs go.
         let mut lost = vec![false; self.cost.len()];
         let mut queue: Vec<usize> = Vec::new();
-        let hex = grid.neighborhood().is_hex();
+        let beside = |a: GridPos, b: GridPos, cell: GridPos| {
+            grid.diagonal_sides(a, b).is_some_and(|sides| sides.contains(&cell))
+        };
         for &cell in &changed {
             for k in std::iter::once(self.index(cell)).chain(self.block(cell)) {
                 let next = self.next[k];
                 let passes = k == self.index(cell)
-                    || (!hex && next != NONE && beside(self.pos(k), self.pos(next as usize), cell));
+                    || (next != NONE && beside(self.pos(k), self.pos(next as usize), cell));
                 if passes && !lost[k] {
                     lost[k] = true;
                     queue.push(k);
@@ -376,14 +378,16 @@ impl DistanceField {
         walled.sort_unstable();
         walled.dedup();
         let is_walled = |c: GridPos| walled.binary_search(&c).is_ok();
-        let hex = grid.neighborhood().is_hex();
         let mut on_a_way = false;
         for &spawn in spawns {
             let Some(way) = self.path_from(spawn) else {
                 return true;
             };
+            // A wall on the way, or beside one of its diagonal steps (the corner rule).
             on_a_way |= way.iter().any(|&c| is_walled(c))
-                || (!hex && way.windows(2).any(|w| walled.iter().any(|&c| beside(w[0], w[1], c))));
+                || way.windows(2).any(|w| {
+                    grid.diagonal_sides(w[0], w[1]).is_some_and(|s| s.iter().any(|&c| is_walled(c)))
+                });
         }
         if !on_a_way {
             return false;
@@ -400,35 +404,12 @@ impl DistanceField {
         while let Some(here) = stack.pop() {
             for (before, _) in grid.neighbors(here) {
                 let k = self.index(before);
-                if seen[k] || is_walled(before) {
-                    continue;
+                if !seen[k] && !is_walled(before) && grid.can_step_walled(before, here, is_walled) {
+                    seen[k] = true;
+                    stack.push(before);
                 }
-                // Walls count for the corner rule too.
-                let diagonal =
-                    before.x != here.x && before.y != here.y && !grid.neighborhood().is_hex();
-                if diagonal && !corner_open(grid, before, here, &is_walled) {
-                    continue;
-                }
-                seen[k] = true;
-                stack.push(before);
             }
         }
         spawns.iter().any(|&s| !self.in_bounds(s) || !seen[self.index(s)])
     }
-}
-
-/// A diagonal step from `a` to `b` stays legal with the cells `walled` says walled, under the
-/// grid's corner rule.
-fn corner_open(grid: &NavGrid, a: GridPos, b: GridPos, walled: &impl Fn(GridPos) -> bool) -> bool {
-    let wall = |c: GridPos| !grid.is_passable(c) || walled(c);
-    let (side1, side2) = (GridPos::new(b.x, a.y), GridPos::new(a.x, b.y));
-    match grid.corner_rule() {
-        crate::grid::CornerRule::NoCornerCutting => !wall(side1) && !wall(side2),
-        crate::grid::CornerRule::CutCorners => !wall(side1) || !wall(side2),
-    }
-}
-
-/// True when `cell` is one of the two cells beside the diagonal step from `a` to `b`.
-fn beside(a: GridPos, b: GridPos, cell: GridPos) -> bool {
-    a.x != b.x && a.y != b.y && (cell == GridPos::new(b.x, a.y) || cell == GridPos::new(a.x, b.y))
 }

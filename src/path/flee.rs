@@ -7,7 +7,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use super::reach::{ReachSearch, reachable_avoiding};
 use crate::grid::{GridPos, NavGrid};
-use crate::search::{PathError, PathResult, SearchStats};
+use crate::search::{PathError, PathResult};
 
 /// How [`flee`] weighs distance against room to run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,13 +74,7 @@ pub fn flee_avoiding(
 ) -> Result<PathResult, PathError> {
     let budget = options.budget;
     let near = reachable_avoiding(grid, start, budget, avoid)?;
-    let stay = |expanded: usize| PathResult {
-        cells: vec![start],
-        cost: 0.0,
-        stats: SearchStats { expanded: expanded as u32, pushed: 0 },
-        complete: true,
-        neighborhood: grid.neighborhood(),
-    };
+    let stay = |expanded: usize| near.walk_to(grid, start, expanded);
     let threats: Vec<GridPos> = threats.iter().copied().filter(|&t| grid.is_passable(t)).collect();
     let Ok(mut from_threats) = ReachSearch::from_any(grid, &threats, f64::INFINITY) else {
         return Ok(stay(near.cells().len()));
@@ -145,15 +139,8 @@ pub fn flee_avoiding(
                 .then(a.cost.total_cmp(&b.cost))
         })
         .map_or(start, |c| c.pos);
-    let cells = near.path_to(end).unwrap_or_else(|| vec![start]);
     let expanded = near.cells().len() + away.cells().len() + ground.cells().len();
-    Ok(PathResult {
-        cost: near.cost(end).unwrap_or(0.0),
-        cells,
-        stats: SearchStats { expanded: u32::try_from(expanded).unwrap_or(u32::MAX), pushed: 0 },
-        complete: true,
-        neighborhood: grid.neighborhood(),
-    })
+    Ok(near.walk_to(grid, end, expanded))
 }
 
 /// An entry of the safety map's open list: the least worth first.

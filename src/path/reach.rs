@@ -6,7 +6,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::f64::consts::SQRT_2;
 
 use crate::grid::{GridPos, GridStamp, NavGrid};
-use crate::search::PathError;
+use crate::search::{PathError, PathResult, SearchStats};
 
 /// A cell of a [`Reach`]: its cost from the start and the cell it is entered from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,6 +69,21 @@ impl Reach {
         }
         cells.reverse();
         Some(cells)
+    }
+}
+
+impl Reach {
+    /// The cheapest walk from the start to `end` as a search's answer, `expanded` the cells the
+    /// work behind it settled (`end` not reached: the start alone).
+    pub(crate) fn walk_to(&self, grid: &NavGrid, end: GridPos, expanded: usize) -> PathResult {
+        let end = if self.contains(end) { end } else { self.start };
+        PathResult {
+            cells: self.path_to(end).unwrap_or_else(|| vec![self.start]),
+            cost: self.cost(end).unwrap_or(0.0),
+            stats: SearchStats { expanded: u32::try_from(expanded).unwrap_or(u32::MAX), pushed: 0 },
+            complete: true,
+            neighborhood: grid.neighborhood(),
+        }
     }
 }
 

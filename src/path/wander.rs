@@ -2,7 +2,7 @@
 
 use super::reach::reachable_avoiding;
 use crate::grid::{GridPos, NavGrid};
-use crate::search::{PathError, PathResult, SearchStats};
+use crate::search::{PathError, PathResult};
 
 /// A path from `start` to a cell picked at random among those reachable within `budget` (the
 /// start itself only when nothing else is): each equally likely, and the same for the same
@@ -44,16 +44,7 @@ pub fn wander_avoiding(
         0 => start,
         n => others[(mix(seed) % n as u64) as usize].pos,
     };
-    Ok(PathResult {
-        cells: range.path_to(end).unwrap_or_else(|| vec![start]),
-        cost: range.cost(end).unwrap_or(0.0),
-        stats: SearchStats {
-            expanded: u32::try_from(range.cells().len()).unwrap_or(u32::MAX),
-            pushed: 0,
-        },
-        complete: true,
-        neighborhood: grid.neighborhood(),
-    })
+    Ok(range.walk_to(grid, end, range.cells().len()))
 }
 
 /// SplitMix64's finaliser: a seed (even 0, 1, 2, ...) to well-spread bits.

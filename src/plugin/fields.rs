@@ -12,7 +12,7 @@ use super::clock::Moment;
 use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::map::NavMaps;
 use super::profiles::NavAgent;
-use crate::grid::{GridPos, GridStamp};
+use crate::grid::GridPos;
 use crate::search::{DistanceField, PathError, SearchOptions};
 
 /// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which
@@ -30,12 +30,15 @@ pub struct NavField {
     error: Option<PathError>,
     /// Cells settled by the last build or repair, and the time it took.
     work: (usize, std::time::Duration),
+    /// Counts the builds and repairs: followers read their ways again when it moves on.
+    revision: u64,
 }
 
 impl NavField {
     /// The field of `goals` on `map`, built by the plugin.
     pub fn new(map: Entity, goals: Vec<GridPos>) -> Self {
-        Self { map, goals, field: None, error: None, work: (0, std::time::Duration::ZERO) }
+        let work = (0, std::time::Duration::ZERO);
+        Self { map, goals, field: None, error: None, work, revision: 0 }
     }
 
     /// The field as it is now (`None` before the plugin built it, or when it cannot be built:
@@ -68,7 +71,7 @@ pub struct FollowField(pub Entity);
 /// On a field follower: the field state its path was read from, and whether that gave no way
 /// (it was told, and is not told again until the field changes).
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
-pub(crate) struct ReadFrom(Entity, GridStamp, u64, bool);
+pub(crate) struct ReadFrom(Entity, u64, bool);
 
 /// Builds or repairs each [`NavField`] to match its map's grid and goals.
 pub(crate) fn keep_fields(
@@ -115,6 +118,7 @@ pub(crate) fn keep_fields(
             },
         };
         nav.work = (work, began.elapsed());
+        nav.revision += 1;
     }
 }
 
@@ -148,9 +152,8 @@ pub(crate) fn follow_fields(
         let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
             continue;
         };
-        let version = (field.stamp(), hash_goals(field.goals()));
-        let fresh = read.is_some_and(|r| (r.0, r.1, r.2) == (follow.0, version.0, version.1));
-        let told = fresh && read.is_some_and(|r| r.3);
+        let fresh = read.is_some_and(|r| (r.0, r.1) == (follow.0, nav.revision));
+        let told = fresh && read.is_some_and(|r| r.2);
         // Walking a way read from the field as it is: on it goes.
         if fresh && path.is_some() {
             continue;
@@ -163,7 +166,7 @@ pub(crate) fn follow_fields(
         if at_goal || told {
             continue; // arrived, or no way and already told
         }
-        let read = |told| ReadFrom(follow.0, version.0, version.1, told);
+        let read = |told| ReadFrom(follow.0, nav.revision, told);
         let agent = kind.copied().unwrap_or_default();
         let Some(cells) = field.path_from(cell).filter(|_| agent.is_plain()) else {
             commands.entity(entity).insert(read(true));
@@ -205,12 +208,4 @@ pub(crate) fn follow_fields(
         ));
     }
     diagnostics.field_time += began.elapsed();
-}
-
-/// A fingerprint of the goals, so that a follower notices goals moved in a field that kept its
-/// grid stamp.
-fn hash_goals(goals: &[GridPos]) -> u64 {
-    goals.iter().fold(0xcbf2_9ce4_8422_2325, |h, g| {
-        (h ^ (u64::from(g.x) << 32 | u64::from(g.y))).wrapping_mul(0x100_0000_01b3)
-    })
 }

@@ -12,9 +12,9 @@ use super::agent::{
     arrival_holds, body_point, target_cell, target_place,
 };
 use super::diagnostics::{NavDiagnostics, Stopwatch};
-use super::map::NavMaps;
+use super::map::{NavMap, NavMaps};
 use super::settings::{NavSettings, RepathPolicy};
-use crate::grid::GridPos;
+use crate::grid::{GridPos, NavGrid};
 
 /// On an agent whose goal moves: a chase ([`PathRequest::chase`]) or a flight
 /// ([`PathGoal::AwayFrom`]). The plugin puts it on with the first answer and keeps it up to
@@ -184,25 +184,12 @@ pub(crate) fn pursue(
 /// The target moved to `now`: when that is a cell of the rest of the path, the path ends there;
 /// when it is one legal step past the path's end, the path takes that step. True if either.
 fn keep_on_target(maps: &NavMaps, path: &mut Path, next: usize, now: (Entity, GridPos)) -> bool {
-    if now.0 != path.map || !path.legs.is_empty() {
-        return false;
-    }
-    let Some(map) = maps.get(path.map) else {
+    let Some((map, grid)) = one_walk_on(maps, path, now.0) else {
         return false;
     };
-    let Some(grid) = map.grid_for(path.agent) else {
-        return false;
-    };
-    if path.cells.is_empty() || path.points.len() != path.cells.len() {
-        return false; // a path made by hand that cannot be walked: the movement stops it
-    }
     let from = next.saturating_sub(1).min(path.cells.len());
     if let Some(k) = path.cells[from..].iter().position(|&c| c == now.1) {
-        let end = from + k;
-        path.cells.truncate(end + 1);
-        path.points.truncate(end + 1);
-        path.cost = crate::path::path_cost(grid, &path.cells).unwrap_or(path.cost);
-        end_corners_at(path);
+        end_at(path, from + k, grid);
     } else {
         let Some(&last) = path.cells.last() else {
             return false;
@@ -218,6 +205,26 @@ fn keep_on_target(maps: &NavMaps, path: &mut Path, next: usize, now: (Entity, Gr
     path.goal = now.1;
     path.goal_map = now.0;
     true
+}
+
+/// The map and grid of `path` when it is one walk on `map` that the movement can walk (a path
+/// made by hand with no cells, or points not matching its cells, is the movement's to stop).
+fn one_walk_on<'m>(
+    maps: &'m NavMaps,
+    path: &Path,
+    map: Entity,
+) -> Option<(&'m NavMap, &'m NavGrid)> {
+    let walkable = !path.cells.is_empty() && path.points.len() == path.cells.len();
+    let on = maps.get(path.map).filter(|_| map == path.map && path.legs.is_empty() && walkable)?;
+    Some((on, on.grid_for(path.agent)?))
+}
+
+/// Ends `path` at its cell `end`: its cost and (smoothed) corners to match.
+fn end_at(path: &mut Path, end: usize, grid: &NavGrid) {
+    path.cells.truncate(end + 1);
+    path.points.truncate(end + 1);
+    path.cost = crate::path::path_cost(grid, &path.cells).unwrap_or(path.cost);
+    end_corners_at(path);
 }
 
 /// A smoothed path's corners after its cells were cut or lengthened: none past the end, and
@@ -245,25 +252,19 @@ fn stop_in_range(
 ) {
     // Only on the target's map, and not by cost (the rest of the way to where the target is
     // now is not known without a search).
-    if now.0 != path.map || !path.legs.is_empty() || matches!(arrive, Arrival::WithinCost(_)) {
+    if matches!(arrive, Arrival::WithinCost(_)) {
         return;
     }
-    let Some(grid) = maps.get(path.map).and_then(|m| m.grid_for(path.agent)) else {
+    let Some((_, grid)) = one_walk_on(maps, path, now.0) else {
         return;
     };
-    if path.cells.is_empty() || path.points.len() != path.cells.len() {
-        return; // a path made by hand that cannot be walked: the movement stops it
-    }
     let k = next.min(path.cells.len() - 1);
     if k + 1 == path.cells.len() {
         return;
     }
     let here = (path.cells[k], path.points[k]);
     if arrival_holds(arrive, grid, here, (now.1, target_at), f64::MAX) {
-        path.cells.truncate(k + 1);
-        path.points.truncate(k + 1);
-        path.cost = crate::path::path_cost(grid, &path.cells).unwrap_or(path.cost);
+        end_at(path, k, grid);
         path.arrival = arrive;
-        end_corners_at(path);
     }
 }

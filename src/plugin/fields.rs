@@ -90,8 +90,11 @@ pub(crate) fn keep_fields(
         let grid = &map.grid;
         let began = Moment::now();
         let same_goals = nav.field.as_ref().is_some_and(|f| f.goals() == nav.goals);
+        // Read before writing: a field already in step is not marked changed every frame.
+        if same_goals && nav.field.as_ref().is_some_and(|f| f.is_current(grid)) {
+            continue;
+        }
         let repaired = match nav.field.as_mut().filter(|_| same_goals) {
-            Some(field) if field.is_current(grid) => continue,
             Some(field) => grid.changes_since(field.stamp()).map(|changes| {
                 let cells: Vec<GridPos> = changes.map(|(cell, _)| cell).collect();
                 field.update(grid, cells)

@@ -11,7 +11,7 @@ use std::f64::consts::SQRT_2;
 use super::avoided::Avoided;
 use super::expansion::Expansion;
 use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
-use bits::{JumpBits, MIXED, OPEN};
+use bits::{BLOCK, JumpBits, MIXED, OPEN};
 
 /// True when jump point search finds optimal paths on this grid: 8-way, without corner
 /// cutting. Terrain costs are fine: runs stop where the cost changes.
@@ -70,7 +70,7 @@ fn bits_back(line: &[u64], end: isize) -> u64 {
 /// direction `dir` (+1 or -1), 64 cells a step, for the first jump point: the goal, or a cell
 /// whose turn bit for this direction is set (an open side cell whose neighbor behind is a wall:
 /// a turn an optimal path may take there). `None` when a wall comes first.
-#[inline]
+#[inline(always)]
 fn scan_line(
     line: &[u64],
     turns: &[u64],
@@ -216,13 +216,15 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
     /// `n` diagonal steps from padded (`x`, `y`) in direction (dx, dy) are all legal.
     #[inline]
     fn diagonal_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
-        let vertical = dy * self.stride;
+        let step = dx + dy * self.stride;
+        // Each step crosses the 2 x 2 block whose top-left cell is `i + corner` (see `BLOCK`).
+        let corner = (if dx < 0 { -1 } else { 0 }) + (if dy < 0 { -self.stride } else { 0 });
         let mut i = y * self.stride + x;
         for _ in 0..n {
-            if !self.diagonal_step_open(i, dx, vertical) {
+            if self.runs[(i + corner) as usize] & BLOCK == 0 {
                 return false;
             }
-            i += dx + vertical;
+            i += step;
         }
         true
     }
@@ -320,44 +322,58 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
     #[inline]
     fn diagonal_run(
         &self,
-        mut x: isize,
-        mut y: isize,
+        x: isize,
+        y: isize,
         dx: isize,
         dy: isize,
         visit: &mut impl FnMut(usize, isize, isize, f64),
     ) {
-        let vertical = dy * self.stride;
+        let step = dx + dy * self.stride;
+        // The step from `i` crosses the 2 x 2 block whose top-left cell is `i + corner`.
+        let corner = (if dx < 0 { -1 } else { 0 }) + (if dy < 0 { -self.stride } else { 0 });
         let mut i = y * self.stride + x;
         let ahead: u8 = (if dx > 0 { 1 } else { 2 }) | (if dy > 0 { 4 } else { 8 });
+        // The run reaches the goal's column after `to_col` steps and its row after `to_row`
+        // (when positive). The first of the two, with both ahead, is a cell to stop at: the
+        // goal when they are equal, else a cell with the goal straight ahead of it.
         let (gx, gy) = self.goal;
+        let (to_col, to_row) = ((gx - x) * dx, (gy - y) * dy);
+        let mark = if to_col > 0 && to_row > 0 { to_col.min(to_row) } else { 0 };
+        // This query's avoided cells lie on the row or column of the run's `n`th cell (their
+        // turns are not in the grid's bits: the run looks along them).
+        let crosses_avoided = |n: isize| {
+            self.avoided().is_some_and(|a| {
+                a.row_marked((y + dy * n) as usize) || a.col_marked((x + dx * n) as usize)
+            })
+        };
         let mut n = 0;
         loop {
             let legal = if self.near_avoided(i) {
-                self.diagonal_step_open_here(i, dx, vertical)
+                self.diagonal_step_open_here(i, dx, dy * self.stride)
             } else {
-                self.diagonal_step_open(i, dx, vertical)
+                self.runs[(i + corner) as usize] & BLOCK != 0
             };
             if !legal {
                 return;
             }
-            i += dx + vertical;
-            x += dx;
-            y += dy;
+            i += step;
             n += 1;
             let run = self.runs[i as usize];
-            if (x, y) == self.goal || self.near_avoided(i) || run & MIXED != 0 {
+            if run & (ahead | MIXED) == 0
+                && n != mark
+                && !self.near_avoided(i)
+                && !crosses_avoided(n)
+            {
+                continue; // the common case: nothing to look at here
+            }
+            let (x, y) = (x + dx * n, y + dy * n);
+            if (n == mark && to_col == to_row) || self.near_avoided(i) || run & MIXED != 0 {
                 // The goal, a cell whose surroundings this query changed, or one on the edge
                 // of a cost change: a jump point.
                 visit(i as usize, x, y, n as f64 * SQRT_2 * self.cost_of(i));
                 return;
             }
-            if run & ahead != 0
-                || (x == gx && (gy - y) * dy > 0)
-                || (y == gy && (gx - x) * dx > 0)
-                || self
-                    .avoided()
-                    .is_some_and(|a| a.row_marked(y as usize) || a.col_marked(x as usize))
-            {
+            if run & ahead != 0 || n == mark || crosses_avoided(n) {
                 // The run crosses ground of one cost (it stops on the edge of a change).
                 let unit = self.cost_of(i);
                 let diagonal = n as f64 * SQRT_2 * unit;

@@ -305,21 +305,11 @@ fn note_bake(
 }
 
 /// Puts a finished build on its map (`from_bake`: loaded from its [`BakedPaths`]).
-fn take(
-    map: &mut NavMap,
-    stamp: GridStamp,
-    built: (Precomputed, Option<PathTableError>),
-    from_bake: bool,
-) {
+fn take(map: &mut NavMap, built: (Precomputed, Option<PathTableError>), from_bake: bool) {
     if from_bake {
         info!("map {}: precomputed paths loaded from its BakedPaths", map.entity);
     }
-    let (mut kept, why) = built;
-    match &mut kept {
-        Precomputed::Table(table) => table.rebind(stamp),
-        Precomputed::FirstMoves(moves) => moves.rebind(stamp),
-        Precomputed::Landmarks(landmarks) => landmarks.rebind(stamp),
-    }
+    let (kept, why) = built;
     if let Some(why) = why {
         let instead = match kept {
             Precomputed::FirstMoves(_) => "answers from a first-move table",
@@ -366,9 +356,7 @@ pub(crate) fn keep_path_tables(
         note_bake(bakes_noted, &mut warnings, *entity, from_bake, bake_error);
         let map = maps.maps_mut().find(|m| m.entity == *entity);
         match (map, built) {
-            (Some(map), Ok(built)) if map.grid.stamp() == *stamp => {
-                take(map, *stamp, built, from_bake)
-            }
+            (Some(map), Ok(built)) if map.grid.stamp() == *stamp => take(map, built, from_bake),
             (Some(map), Err(error)) if map.grid.stamp() == *stamp => {
                 warn!("no precomputed paths for map {entity}: {error}");
                 failed.push((*entity, *stamp));
@@ -441,8 +429,10 @@ pub(crate) fn keep_path_tables(
         // The map's bake is tried at every build: it is used whenever the cells are those it
         // was made for (checked off the main thread, like the build).
         let baked = bakes.get(map.entity).ok().map(|baked| baked.0.clone());
+        // Built on a copy that keeps the grid's identity, so what is built carries the stamp of
+        // the map's grid as it was when the build began.
         if sliced {
-            let build = load_or_build_in_slices(map.grid.clone(), baked);
+            let build = load_or_build_in_slices(map.grid.frozen_copy(), baked);
             running.push((map.entity, stamp, Build::Sliced(build), None));
             continue;
         }
@@ -452,7 +442,7 @@ pub(crate) fn keep_path_tables(
                 load_or_build(&map.grid, baked.as_deref());
             note_bake(bakes_noted, &mut warnings, map.entity, from_bake, bake_error);
             match built {
-                Ok(built) => take(map, stamp, built, from_bake),
+                Ok(built) => take(map, built, from_bake),
                 Err(error) => {
                     warn!("no precomputed paths for map {}: {error}", map.entity);
                     failed.push((map.entity, stamp));
@@ -460,7 +450,7 @@ pub(crate) fn keep_path_tables(
             }
             continue;
         };
-        let grid = map.grid.clone();
+        let grid = map.grid.frozen_copy();
         let build = async move { load_or_build(&grid, baked.as_deref()) };
         running.push((map.entity, stamp, Build::Background(pool.spawn(build)), None));
     }

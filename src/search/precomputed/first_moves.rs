@@ -248,13 +248,6 @@ impl FirstMoveTable {
         Ok(())
     }
 
-    /// Marks the table as built for the grid state `stamp`: for a table built on a clone of a
-    /// grid (another grid, to stamps) that has not changed since the clone was taken.
-    #[cfg(feature = "bevy")]
-    pub(crate) fn rebind(&mut self, stamp: GridStamp) {
-        self.stamp = stamp;
-    }
-
     /// The memory the table takes, in bytes.
     pub fn memory_bytes(&self) -> usize {
         (self.row_start.len() + self.runs.len() + self.rank.len()) * 4

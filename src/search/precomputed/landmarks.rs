@@ -541,13 +541,6 @@ impl Landmarks {
         self.changes(grid).is_some()
     }
 
-    /// Marks the numbers as made for the grid state `stamp`: for landmarks built on a clone
-    /// of a grid that has not changed since the clone was taken.
-    #[cfg_attr(not(feature = "bevy"), allow(dead_code))]
-    pub(crate) fn rebind(&mut self, stamp: GridStamp) {
-        self.stamp = stamp;
-    }
-
     fn same_shape(&self, grid: &NavGrid) -> bool {
         self.width == grid.width()
             && self.height == grid.height()

@@ -689,13 +689,6 @@ impl PathTable {
         Ok(())
     }
 
-    /// Marks the table as built for the grid state `stamp`: for a table built on a clone of a
-    /// grid (another grid, to stamps) that has not changed since the clone was taken.
-    #[cfg(feature = "bevy")]
-    pub(crate) fn rebind(&mut self, stamp: GridStamp) {
-        self.stamp = stamp;
-    }
-
     /// How many subgoals (wall corners) the table holds.
     pub fn subgoal_count(&self) -> usize {
         self.subgoals.len()

@@ -17,7 +17,8 @@
 //! - `chase`: 20 of the agents walk to random goals as above, the other 980 chase them
 //!   (`PathRequest::chase`, 49 to a target, stopping within 2 tiles), sent once;
 //! - `field`: 10,000 agents follow one `NavField` to one goal (`FollowField`), each sent back
-//!   to a random open cell when it arrives.
+//!   to a random open cell when it arrives: they walk straight off the field, no path each;
+//! - `fieldavoidance`: the same 10,000 with `Avoidance` (each then walks its way as a `Path`).
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`). It also times the first frame (the grid built from the tiles)
@@ -66,6 +67,7 @@ enum Situation {
     Links1000,
     Chase,
     Field,
+    FieldAvoidance,
 }
 
 /// Agents in the `field` situation.
@@ -208,8 +210,9 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         app.world_mut().spawn(NavLink::two_way(from, to, 10.0));
     }
     let speed = 4.0 * TILE; // 4 tiles a second
-    let count = if situation == Situation::Field { HORDE } else { AGENTS };
-    let field = (situation == Situation::Field).then(|| {
+    let horde = matches!(situation, Situation::Field | Situation::FieldAvoidance);
+    let count = if horde { HORDE } else { AGENTS };
+    let field = horde.then(|| {
         let goal = open[open.len() / 2];
         app.world_mut().spawn(NavField::new(map, vec![goal])).id()
     });
@@ -234,7 +237,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         if situation == Situation::Obstacles && k < OBSTACLES {
             agent.insert(NavObstacle::default());
         }
-        if situation == Situation::Avoidance {
+        if matches!(situation, Situation::Avoidance | Situation::FieldAvoidance) {
             agent.insert(Avoidance::new(0.3 * TILE));
         }
         agents.push(agent.id());
@@ -259,7 +262,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             .iter_current_update_messages()
             .map(|a| a.entity)
             .collect();
-        if situation == Situation::Field {
+        if horde {
             // Home: back to a random open cell, to walk the field again.
             for &agent in &arrived {
                 let at = open[rng.below(open.len() as u32) as usize];
@@ -268,7 +271,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             }
         }
         for (k, &agent) in agents.iter().enumerate() {
-            if (situation == Situation::Chase && k >= TARGETS) || situation == Situation::Field {
+            if (situation == Situation::Chase && k >= TARGETS) || horde {
                 continue; // chasers are sent once; the horde follows its field
             }
             if frame >= next_goal_at[k] || arrived.contains(&agent) {
@@ -348,6 +351,7 @@ fn main() {
             Situation::Links1000,
             Situation::Chase,
             Situation::Field,
+            Situation::FieldAvoidance,
         ];
         let only = std::env::var("CROWD_SITUATION").ok().map(|s| s.to_lowercase());
         for situation in situations {

@@ -1,7 +1,9 @@
 //! Many agents following one distance field (`NavField` + `FollowField`): all reach the goal by
 //! cheapest ways, never standing in a wall; when a wall goes up across their way the field is
 //! repaired and they walk round it, with no search of their own; moved goals turn them all; an
-//! agent that cannot get there is told so once.
+//! agent that cannot get there is told so once. Plain agents walk straight off the field (no
+//! `Path`): the cells they walk cost what their own search finds, and smoothed ones walk
+//! straight lines on open ground; agents that steer (`Avoidance`) get their way as a `Path`.
 
 use std::time::Duration;
 
@@ -41,7 +43,9 @@ struct Horde {
     agents: Vec<Entity>,
 }
 
-fn horde(goal: GridPos) -> Horde {
+/// 60 agents spread over the map (a third smoothed) and one in the walled pocket, following the
+/// field of `goal`; with `steer`, each has `Avoidance` (and walks a `Path`).
+fn horde(goal: GridPos, steer: bool) -> Horde {
     let mut app = nav_app(Duration::from_millis(20), 1);
     let map = app.world_mut().spawn(NavGridMap::square(level(), Vec2::splat(TILE))).id();
     app.update();
@@ -52,11 +56,15 @@ fn horde(goal: GridPos) -> Horde {
         let at = app.world().resource::<NavMaps>().get(map).unwrap().geometry.cell_to_world(cell);
         let follower =
             if k % 3 == 0 { PathFollower::smoothed(80.0) } else { PathFollower::new(80.0) };
-        let agent = app
-            .world_mut()
-            .spawn((Transform::from_translation(at.extend(1.0)), follower, FollowField(field)))
-            .id();
-        agents.push(agent);
+        let mut agent = app.world_mut().spawn((
+            Transform::from_translation(at.extend(1.0)),
+            follower,
+            FollowField(field),
+        ));
+        if steer {
+            agent.insert(Avoidance::new(TILE * 0.3));
+        }
+        agents.push(agent.id());
     }
     // In the walled pocket: no way out.
     let at = app
@@ -115,16 +123,12 @@ fn walk_all_home(h: &mut Horde, goal: GridPos, frames: usize) -> usize {
 #[test]
 fn a_horde_follows_one_field_home_by_cheapest_ways_and_round_a_new_wall() {
     let goal = GridPos::new(35, 15);
-    let mut h = horde(goal);
+    let mut h = horde(goal, false);
     h.app.update();
     h.app.update();
-    // Each agent's way costs what a search of its own finds.
-    let grid = h.app.world().resource::<NavMaps>().get(h.map).unwrap().grid.clone();
-    for &a in &h.agents[..h.agents.len() - 1] {
-        let path = h.app.world().get::<Path>(a).expect("a way down").clone();
-        let own = Pathfinder::new().find(&grid, &PathQuery::new(path.cells[0], goal)).unwrap();
-        assert!((path.cost - own.cost).abs() < 1e-9, "{} vs {}", path.cost, own.cost);
-        assert_eq!(*path.cells.last().unwrap(), goal);
+    // Plain agents walk straight off the field: no path of their own.
+    for &a in &h.agents {
+        assert!(h.app.world().get::<Path>(a).is_none(), "{a} has a Path");
     }
     // The walled-in one is told, once.
     let last = *h.agents.last().unwrap();
@@ -152,16 +156,122 @@ fn a_horde_follows_one_field_home_by_cheapest_ways_and_round_a_new_wall() {
     assert_eq!(messages::<PathFailed>(&h.app).len(), 0, "the walled-in one is not told again");
 }
 
+/// Plain agents walking off the field: those walking cell by cell step only to neighbours
+/// (legal moves, corners included), and the cells they walk cost exactly what a search of
+/// their own finds; smoothed ones walk no farther than the cells' centres would take them, and
+/// on open ground a straight line. Each arrives once.
+#[test]
+fn agents_walking_off_the_field_take_cheapest_cells_and_smoothed_ones_straight_lines() {
+    let goal = GridPos::new(35, 15);
+    let mut h = horde(goal, false);
+    let grid = h.app.world().resource::<NavMaps>().get(h.map).unwrap().grid.clone();
+    let geometry = h.app.world().resource::<NavMaps>().get(h.map).unwrap().geometry;
+    let count = h.agents.len() - 1;
+    let mut walked: Vec<Vec<GridPos>> = h.agents[..count]
+        .iter()
+        .map(|&a| vec![geometry.world_to_cell(position(&h.app, a)).unwrap()])
+        .collect();
+    let mut distance = vec![0.0f32; count];
+    let mut arrivals = vec![0; count];
+    for _ in 0..3000 {
+        let before: Vec<Vec2> = h.agents[..count].iter().map(|&a| position(&h.app, a)).collect();
+        h.app.update();
+        for (k, &a) in h.agents[..count].iter().enumerate() {
+            let at = position(&h.app, a);
+            distance[k] += at.distance(before[k]);
+            let cell = geometry.world_to_cell(at).unwrap();
+            if walked[k].last() != Some(&cell) {
+                walked[k].push(cell);
+            }
+        }
+        for arrived in messages::<Arrived>(&h.app) {
+            if let Some(k) = h.agents[..count].iter().position(|&a| a == arrived.entity) {
+                assert!(arrived.reached_goal && arrived.cell == goal, "{arrived:?}");
+                arrivals[k] += 1;
+            }
+        }
+        if arrivals.iter().all(|&n| n > 0) {
+            break;
+        }
+    }
+    assert!(arrivals.iter().all(|&n| n == 1), "arrivals: {arrivals:?}");
+    for k in 0..count {
+        let cells = &walked[k];
+        let own = Pathfinder::new().find(&grid, &PathQuery::new(cells[0], goal)).unwrap();
+        if k % 3 == 0 {
+            // Smoothed: never longer than the way from centre to centre.
+            let centre = |c: GridPos| geometry.cell_to_world(c);
+            let centres: f32 =
+                own.cells.windows(2).map(|w| centre(w[0]).distance(centre(w[1]))).sum();
+            assert!(distance[k] <= centres + 0.01 * TILE, "{k}: {} > {centres}", distance[k]);
+            continue;
+        }
+        let cost: f64 = cells
+            .windows(2)
+            .map(|w| grid.step_cost(w[0], w[1]).unwrap_or_else(|| panic!("{k}: {w:?} no step")))
+            .sum();
+        assert!((cost - own.cost).abs() < 1e-6, "{k}: walked {cost}, own search {}", own.cost);
+    }
+    // On open ground (no wall between), a smoothed walker goes straight.
+    let mut app = nav_app(Duration::from_millis(20), 1);
+    let map = app
+        .world_mut()
+        .spawn(NavGridMap::square(NavGrid::new(30, 12).unwrap(), Vec2::splat(TILE)))
+        .id();
+    app.update();
+    let field = app.world_mut().spawn(NavField::new(map, vec![GridPos::new(26, 2)])).id();
+    let geometry = app.world().resource::<NavMaps>().get(map).unwrap().geometry;
+    let start = geometry.cell_to_world(GridPos::new(1, 10));
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start.extend(0.0)),
+            PathFollower::smoothed(80.0),
+            FollowField(field),
+        ))
+        .id();
+    let mut walked = 0.0;
+    for _ in 0..400 {
+        let before = position(&app, agent);
+        app.update();
+        walked += position(&app, agent).distance(before);
+    }
+    let end = geometry.cell_to_world(GridPos::new(26, 2));
+    assert!(position(&app, agent).distance(end) < 1e-3, "not there");
+    let straight = start.distance(end);
+    assert!(walked <= straight * 1.02, "walked {walked} for a straight {straight}");
+}
+
+/// Agents that steer (`Avoidance`) get their way down the field as a `Path`, costing what
+/// their own search finds, and walk it home.
+#[test]
+fn steering_followers_get_their_way_as_a_path() {
+    let goal = GridPos::new(35, 15);
+    let mut h = horde(goal, true);
+    h.app.update();
+    h.app.update();
+    let grid = h.app.world().resource::<NavMaps>().get(h.map).unwrap().grid.clone();
+    for &a in &h.agents[..h.agents.len() - 1] {
+        let path = h.app.world().get::<Path>(a).expect("a way down").clone();
+        let own = Pathfinder::new().find(&grid, &PathQuery::new(path.cells[0], goal)).unwrap();
+        assert!((path.cost - own.cost).abs() < 1e-9, "{} vs {}", path.cost, own.cost);
+        assert_eq!(*path.cells.last().unwrap(), goal);
+    }
+    let last = *h.agents.last().unwrap();
+    assert!(h.app.world().get::<PathFailed>(last).is_some(), "the walled-in one is told");
+}
+
 #[test]
 fn moved_goals_turn_the_whole_horde() {
-    let mut h = horde(GridPos::new(35, 15));
+    let mut h = horde(GridPos::new(35, 15), false);
     for _ in 0..30 {
         h.app.update();
     }
     let goal = GridPos::new(10, 15);
     h.app.world_mut().get_mut::<NavField>(h.field).unwrap().goals = vec![goal];
     walk_all_home(&mut h, goal, 3000);
-    // One that arrived, put elsewhere by the game (a creep sent back to its spawn): off again.
+    // One that arrived, put elsewhere by the game (a creep sent back to its spawn): off again,
+    // home by a way that goes round no wall.
     let back = h
         .app
         .world()
@@ -171,7 +281,19 @@ fn moved_goals_turn_the_whole_horde() {
         .geometry
         .cell_to_world(GridPos::new(30, 3));
     h.app.world_mut().get_mut::<Transform>(h.agents[0]).unwrap().translation = back.extend(1.0);
-    h.app.update();
-    let path = h.app.world().get::<Path>(h.agents[0]).expect("walking home again");
-    assert_eq!((path.cells[0], *path.cells.last().unwrap()), (GridPos::new(30, 3), goal));
+    let mut home = false;
+    for _ in 0..1000 {
+        h.app.update();
+        let maps = h.app.world().resource::<NavMaps>();
+        let nav = maps.get(h.map).unwrap();
+        let cell = nav.geometry.world_to_cell(position(&h.app, h.agents[0])).unwrap();
+        assert!(nav.grid.is_passable(cell), "in a wall at {cell:?}");
+        let arrived = messages::<Arrived>(&h.app);
+        assert!(arrived.iter().all(|a| a.entity == h.agents[0]), "only the moved one arrives");
+        if arrived.iter().any(|a| a.entity == h.agents[0] && a.cell == goal) {
+            home = true;
+            break;
+        }
+    }
+    assert!(home, "the moved agent walked home again");
 }

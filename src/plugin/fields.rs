@@ -1,6 +1,9 @@
 //! Hordes: many agents that follow one [`DistanceField`] to the same goals instead of
 //! searching each. A [`NavField`] entity asks the plugin to keep the field of some goals on a
-//! map in step with it (repaired where cells change); agents with [`FollowField`] walk down it.
+//! map in step with it (repaired where cells change); agents with [`FollowField`] walk down it:
+//! those that steer ([`Avoidance`]) or move tile by tile ([`GridLocked`]) by a [`Path`] read off
+//! the field, the others straight off the field, a waypoint at a time ([`walk_fields`]), with
+//! no path of their own.
 
 use bevy::prelude::*;
 
@@ -10,9 +13,11 @@ use super::agent::{
 };
 use super::clock::Moment;
 use super::diagnostics::{NavDiagnostics, Stopwatch};
-use super::map::NavMaps;
+use super::map::{NavMap, NavMaps};
+use super::movement::{Avoidance, GridLocked};
 use super::profiles::NavAgent;
 use crate::grid::GridPos;
+use crate::grid::line::segment_cost;
 use crate::search::{DistanceField, PathError, SearchOptions};
 
 /// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which
@@ -60,11 +65,17 @@ impl NavField {
 
 /// Put on an agent with a [`PathFollower`] (and a `Transform`): it walks down the field of the
 /// [`NavField`] entity named here, to the nearest goal, by a cheapest way; smoothed if its
-/// follower is, steering round others if it has [`Avoidance`](super::Avoidance), with an
+/// follower is, steering round others if it has [`Avoidance`], with an
 /// [`Arrived`](super::Arrived) at the goal. When the field changes (cells or goals), it walks
-/// its new way from where it is. An agent with no way down gets a [`PathFailed`]
-/// (unreachable), once, until the field changes. Agents of size 1 with no profile: the field is
-/// of the map's own grid.
+/// its new way from where it is; so does one the game moves. An agent with no way down gets a
+/// [`PathFailed`] (unreachable), once, until the field changes. Agents of size 1 with no
+/// profile: the field is of the map's own grid.
+///
+/// How it walks: an agent with [`Avoidance`] or [`GridLocked`] is given its way as a [`Path`]
+/// (read off the field, no search) and walks it as any path. Any other walks straight off the
+/// field with no `Path` at all: from each waypoint to the next cell down the field (or, when its
+/// follower is smoothed, to the farthest of the next few in a straight line that costs no more
+/// than the way down), which is what lets tens of thousands follow one field.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FollowField(pub Entity);
 
@@ -125,8 +136,8 @@ pub(crate) fn keep_fields(
     }
 }
 
-/// Gives each [`FollowField`] agent the way down its field from where it stands, when it has
-/// none or the field changed since.
+/// Gives each [`FollowField`] agent that steers or moves tile by tile the way down its field
+/// from where it stands, as a [`Path`], when it has none or the field changed since.
 #[allow(clippy::type_complexity)]
 pub(crate) fn follow_fields(
     mut commands: Commands,
@@ -142,7 +153,7 @@ pub(crate) fn follow_fields(
             Option<&ReadFrom>,
             Option<&NavAgent>,
         ),
-        Without<PathRequest>,
+        (Without<PathRequest>, Or<(With<Avoidance>, With<GridLocked>)>),
     >,
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
@@ -211,4 +222,259 @@ pub(crate) fn follow_fields(
         ));
     }
     diagnostics.field_time += began.elapsed();
+}
+
+/// Where a [`FollowField`] agent that walks straight off its field is going.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct FieldWalk {
+    /// The field and its state the target was read from.
+    field: Entity,
+    revision: u64,
+    /// The point it walks to, and that point's cell.
+    target: Option<(Vec2, GridPos)>,
+    /// The last waypoint's cell (open when it got there): where it steps back to when it
+    /// finds itself in a wall.
+    from: GridPos,
+    /// Where this system last put it: moved by anything else, it reads its way afresh.
+    at: Vec2,
+    /// At a goal, or told it has no way: it stands until the field changes or it is moved.
+    resting: bool,
+    /// Told it has no way (its [`PathFailed`] is taken off when it finds one).
+    told: bool,
+}
+
+/// How many cells down the field a smoothed walker looks for a straight line.
+const LOOK_AHEAD: usize = 12;
+
+/// The next waypoint down `field` from `cell`: the next cell, or (`smooth`) the farthest of the
+/// next [`LOOK_AHEAD`] in a straight line from `cell` that costs no more than the way down to it.
+fn waypoint(map: &NavMap, field: &DistanceField, cell: GridPos, smooth: bool) -> Option<GridPos> {
+    let mut next = field.next_step(cell)?;
+    if !smooth {
+        return Some(next);
+    }
+    let here = field.cost(cell)?;
+    for _ in 1..LOOK_AHEAD {
+        let Some(after) = field.next_step(next) else {
+            break;
+        };
+        let down = here - field.cost(after).unwrap_or(f64::INFINITY);
+        if !segment_cost(&map.grid, cell, after).is_some_and(|line| line <= down + 1e-9) {
+            break;
+        }
+        next = after;
+    }
+    Some(next)
+}
+
+/// What a walker's step leaves to be done after all have stepped.
+pub(crate) struct Deferred {
+    entity: Entity,
+    /// A new walker's state, and its map (for its [`OnNavMap`]).
+    insert: Option<(FieldWalk, Entity)>,
+    /// It found a way after being told it had none: its [`PathFailed`] comes off.
+    found: bool,
+    arrived: Option<GridPos>,
+    failed: Option<NavError>,
+}
+
+/// One walker's frame: moves it down `field` by `left` world units (a few waypoints at most),
+/// updating `state`; what else it needs done goes into `out`.
+#[allow(clippy::too_many_arguments)]
+fn step_walker(
+    (agent, smooth): (NavAgent, bool),
+    (nav, field, map): (&NavField, &DistanceField, &NavMap),
+    follow: Entity,
+    position: Vec2,
+    mut left: f32,
+    state: &mut FieldWalk,
+    out: &mut Deferred,
+) -> Vec2 {
+    if (state.field, state.revision, state.at) != (follow, nav.revision, position) {
+        // The field changed, or the agent was moved: its way is read again from here (one at a
+        // goal that still is one stays, without arriving again).
+        let home = state.resting
+            && !state.told
+            && state.at == position
+            && state.field == follow
+            && map.geometry.world_to_cell(position).is_ok_and(|c| field.goals().contains(&c));
+        state.field = follow;
+        state.revision = nav.revision;
+        state.target = None;
+        state.resting = home;
+        if state.at != position
+            && let Ok(cell) = map.geometry.world_to_cell(position)
+        {
+            state.from = cell;
+        }
+    }
+    let mut fail = |error: NavError, state: &mut FieldWalk| {
+        state.resting = true;
+        state.told = true;
+        out.failed = Some(error);
+    };
+    if !state.resting && !agent.is_plain() {
+        fail(NavError::NoAgentGrid { agent }, state);
+    }
+    let mut at = position;
+    // A few waypoints at most in one frame (a fast agent on short steps).
+    for _ in 0..4 {
+        if state.resting {
+            break;
+        }
+        let (target, cell) = match state.target {
+            Some(target) => target,
+            None => {
+                // From the cell it stands in; found in a wall (one went up under it), back to
+                // its last waypoint first.
+                let here = map.geometry.world_to_cell(at).ok();
+                let cell = match here.filter(|&c| map.grid.is_passable(c)) {
+                    Some(cell) => cell,
+                    None if map.grid.is_passable(state.from) => {
+                        state.target = Some((map.geometry.cell_to_world(state.from), state.from));
+                        continue;
+                    }
+                    None => {
+                        let start = here.unwrap_or(state.from);
+                        fail(NavError::Search(PathError::StartBlocked { start }), state);
+                        break;
+                    }
+                };
+                let next = if field.goals().contains(&cell) {
+                    Some(cell) // to the goal's centre, then arrived
+                } else {
+                    waypoint(map, field, cell, smooth)
+                };
+                let Some(next) = next else {
+                    if !state.told {
+                        let goal = field.goals().first().copied().unwrap_or(cell);
+                        fail(NavError::Search(PathError::Unreachable { start: cell, goal }), state);
+                    }
+                    state.resting = true;
+                    break;
+                };
+                if state.told {
+                    state.told = false;
+                    out.found = true;
+                }
+                let target = (map.geometry.cell_to_world(next), next);
+                state.target = Some(target);
+                target
+            }
+        };
+        let gap = target - at;
+        let distance = gap.length();
+        if distance > left {
+            at += gap * (left / distance);
+            break;
+        }
+        at = target;
+        left -= distance;
+        state.from = cell;
+        state.target = None;
+        if field.goals().contains(&cell) {
+            state.resting = true;
+            out.arrived = Some(cell);
+        }
+    }
+    state.at = at;
+    at
+}
+
+/// Walks each [`FollowField`] agent that neither steers nor moves tile by tile straight down
+/// its field: no [`Path`], one waypoint at a time (see [`FollowField`]). Arrives with an
+/// [`Arrived`](super::Arrived) at a goal; an agent with no way is told once. One thread: shared
+/// out with `par_iter` on 2 cores, 10,000 walkers took as long or longer (crowd_bench `field`).
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub(crate) fn walk_fields(
+    mut commands: Commands,
+    time: Res<Time>,
+    maps: Res<NavMaps>,
+    fields: Query<&NavField>,
+    mut agents: Query<
+        (
+            Entity,
+            &FollowField,
+            &mut Transform,
+            &PathFollower,
+            Option<&mut FieldWalk>,
+            Option<&NavAgent>,
+        ),
+        (Without<PathRequest>, Without<Path>, Without<Avoidance>, Without<GridLocked>),
+    >,
+    mut arrived: MessageWriter<super::Arrived>,
+    mut failures: MessageWriter<PathFailed>,
+    mut diagnostics: ResMut<NavDiagnostics>,
+    mut deferred: Local<Vec<Deferred>>,
+) {
+    let began = Moment::now();
+    let dt = time.delta_secs();
+    // Most agents share a field: the last one looked up is kept.
+    let mut last: Option<(Entity, &NavField, &DistanceField, &NavMap)> = None;
+    for (entity, follow, mut transform, follower, walk, kind) in &mut agents {
+        let (nav, field, map) = match last {
+            Some((e, nav, field, map)) if e == follow.0 => (nav, field, map),
+            _ => {
+                let Ok(nav) = fields.get(follow.0) else {
+                    continue;
+                };
+                let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
+                    continue;
+                };
+                last = Some((follow.0, nav, field, map));
+                (nav, field, map)
+            }
+        };
+        let position = transform.translation.truncate();
+        if !position.is_finite() {
+            continue;
+        }
+        let mut state = walk.as_deref().copied().unwrap_or_else(|| FieldWalk {
+            field: follow.0,
+            revision: nav.revision,
+            target: None,
+            from: map.geometry.world_to_cell(position).unwrap_or_default(),
+            at: position,
+            resting: false,
+            told: false,
+        });
+        let mut out = Deferred { entity, insert: None, found: false, arrived: None, failed: None };
+        let who = (kind.copied().unwrap_or_default(), follower.smooth);
+        let left = follower.speed * dt;
+        let at =
+            step_walker(who, (nav, field, map), follow.0, position, left, &mut state, &mut out);
+        if at != position {
+            transform.translation = at.extend(transform.translation.z);
+        }
+        match walk {
+            Some(mut walk) => {
+                if *walk != state {
+                    *walk = state;
+                }
+            }
+            None => out.insert = Some((state, map.entity)),
+        }
+        if out.insert.is_some() || out.found || out.arrived.is_some() || out.failed.is_some() {
+            deferred.push(out);
+        }
+    }
+    for out in deferred.drain(..) {
+        let mut entity = commands.entity(out.entity);
+        if let Some((state, map)) = out.insert {
+            entity.insert((state, OnNavMap(map)));
+        }
+        if out.found {
+            entity.remove::<PathFailed>();
+        }
+        if let Some(error) = out.failed {
+            let failed = PathFailed { entity: out.entity, error };
+            entity.insert(failed.clone());
+            failures.write(failed);
+        }
+        if let Some(cell) = out.arrived {
+            let by = Default::default();
+            arrived.write(super::Arrived { entity: out.entity, cell, reached_goal: true, by });
+        }
+    }
+    diagnostics.move_time += began.elapsed();
 }

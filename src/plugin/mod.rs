@@ -228,7 +228,7 @@ impl Plugin for NavCorePlugin {
                     )
                         .chain()
                         .in_set(PathfindStep::Answer),
-                    follow_paths.in_set(NavSet::Move),
+                    (follow_paths, fields::walk_fields).chain().in_set(NavSet::Move),
                 ),
             );
     }

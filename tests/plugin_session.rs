@@ -1,7 +1,8 @@
 //! The plugin driven by a stream of bytes, as a fuzzer drives it: each byte picks what the game
 //! does next (spawn an agent of any kind, ask, ask again, re-target, build or tear down a wall,
 //! add or take away a link, despawn, take away or put back a follower, ask for a range, write
-//! odd numbers into a radius, a speed, a position, a path), and every frame is checked:
+//! odd numbers into a radius, a speed, a position, a path, send agents down a distance field
+//! (`FollowField`) and move its goals anywhere, off the map too), and every frame is checked:
 //! - nothing panics (the test would fail);
 //! - grid-locked agents hold different cells;
 //! - no agent walks into a cell that was a wall the frame before and still is;
@@ -17,7 +18,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
-use bevy_tilemap_nav::plugin::{Arrival, OnNavMap};
+use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavField, OnNavMap};
 use bevy_tilemap_nav::plugin::{NavDiagnostics, NavMap, NavMapLoading, Replanning};
 use bevy_tilemap_nav::prelude::*;
 mod common;
@@ -79,6 +80,8 @@ struct Session {
     maps: Vec<Entity>,
     agents: Vec<Entity>,
     links: Vec<Entity>,
+    /// A distance field agents may follow (its goals move).
+    field: Entity,
     /// Agents whose position the stream made odd: not checked for finite positions.
     odd_positions: Vec<Entity>,
     /// Since when each entity has had a request or range request waiting.
@@ -116,11 +119,13 @@ impl Session {
         app.update();
         let nav = app.world().resource::<NavMaps>();
         let maps = [first, second, hex].map(|t| nav.of_tilemap(t).expect("a map").entity).to_vec();
+        let field = app.world_mut().spawn(NavField::new(maps[0], vec![GridPos::new(5, 5)])).id();
         Session {
             app,
             maps,
             agents: Vec::new(),
             links: Vec::new(),
+            field,
             odd_positions: Vec::new(),
             waiting_since: HashMap::new(),
             last_cells: HashMap::new(),
@@ -150,7 +155,7 @@ impl Session {
 
     /// One thing the game does.
     fn act(&mut self, bytes: &mut Bytes) {
-        let op = bytes.byte() % 16;
+        let op = bytes.byte() % 17;
         let map = self.map(bytes.below(3));
         match op {
             0..=2 => {
@@ -161,7 +166,7 @@ impl Session {
                     Transform::from_translation(at),
                     PathFollower { speed, next: 0, smooth: bytes.one_in(3) },
                 ));
-                match bytes.byte() % 6 {
+                match bytes.byte() % 7 {
                     // Grid-locked agents are placed on cells no other holds (placing two on one
                     // cell is the game's mistake: both would stand there).
                     0 if !self.locked_cells.contains(&(map.entity, cell)) => {
@@ -185,6 +190,13 @@ impl Session {
                         // A team whose members pass through each other.
                         let team = NavTeam(bytes.byte() % 3);
                         agent.insert((team, NavObstacle::ally_of(team)));
+                    }
+                    5 => {
+                        // Down the field: straight off it, or (steering) along a path read off it.
+                        agent.insert(FollowField(self.field));
+                        if bytes.one_in(3) {
+                            agent.insert(Avoidance::new(5.0));
+                        }
                     }
                     _ => {}
                 }
@@ -325,6 +337,13 @@ impl Session {
                 let until = self.frame + 1 + bytes.below(8);
                 self.app.world_mut().entity_mut(map.entity).insert(NavMapLoading);
                 self.loading = Some((map.entity, until));
+            }
+            16 => {
+                // The field's goals moved: anywhere on any map, blocked or off it, or none.
+                let goals = (0..bytes.below(3)).map(|_| self.cell(bytes, &map)).collect();
+                let mut field = self.app.world_mut().get_mut::<NavField>(self.field).unwrap();
+                field.map = map.entity;
+                field.goals = goals;
             }
             _ => {} // a frame with nothing new
         }

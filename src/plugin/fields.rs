@@ -227,9 +227,10 @@ pub(crate) fn follow_fields(
 /// Where a [`FollowField`] agent that walks straight off its field is going.
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct FieldWalk {
-    /// The field and its state the target was read from.
+    /// The field and its state the target was read from, and the field's map then.
     field: Entity,
     revision: u64,
+    map: Entity,
     /// The point it walks to, and that point's cell.
     target: Option<(Vec2, GridPos)>,
     /// The last waypoint's cell (open when it got there): where it steps back to when it
@@ -270,8 +271,10 @@ fn waypoint(map: &NavMap, field: &DistanceField, cell: GridPos, smooth: bool) ->
 /// What a walker's step leaves to be done after all have stepped.
 pub(crate) struct Deferred {
     entity: Entity,
-    /// A new walker's state, and its map (for its [`OnNavMap`]).
-    insert: Option<(FieldWalk, Entity)>,
+    /// A new walker's state.
+    insert: Option<FieldWalk>,
+    /// The field's map, when the walker stands on it and its [`OnNavMap`] says otherwise.
+    on_map: Option<Entity>,
     /// It found a way after being told it had none: its [`PathFailed`] comes off.
     found: bool,
     arrived: Option<GridPos>,
@@ -298,14 +301,15 @@ fn step_walker(
             && state.at == position
             && state.field == follow
             && map.geometry.world_to_cell(position).is_ok_and(|c| field.goals().contains(&c));
+        let moved = state.at != position || state.map != map.entity;
         state.field = follow;
+        state.map = map.entity;
         state.revision = nav.revision;
         state.target = None;
         state.resting = home;
-        if state.at != position
-            && let Ok(cell) = map.geometry.world_to_cell(position)
-        {
-            state.from = cell;
+        if moved {
+            // Its last waypoint is where it stands now (on the field's map, if it is on it).
+            state.from = map.geometry.world_to_cell(position).unwrap_or(state.from);
         }
     }
     let mut fail = |error: NavError, state: &mut FieldWalk| {
@@ -326,17 +330,34 @@ fn step_walker(
             Some(target) => target,
             None => {
                 // From the cell it stands in; found in a wall (one went up under it), back to
-                // its last waypoint first.
-                let here = map.geometry.world_to_cell(at).ok();
-                let cell = match here.filter(|&c| map.grid.is_passable(c)) {
-                    Some(cell) => cell,
-                    None if map.grid.is_passable(state.from) => {
+                // its last waypoint first. Off the field's map, it cannot follow the field.
+                let here = match map.geometry.world_to_cell(at) {
+                    Ok(here) => here,
+                    Err(error) => {
+                        if !state.told {
+                            fail(NavError::Start(error), state);
+                        }
+                        state.resting = true;
+                        break;
+                    }
+                };
+                let cell = match map.grid.is_passable(here) {
+                    true => here,
+                    // (Its last waypoint is next to it unless the game moved it.)
+                    false
+                        if state.from != here
+                            && state.from.x.abs_diff(here.x) <= 1
+                            && state.from.y.abs_diff(here.y) <= 1
+                            && map.grid.is_passable(state.from) =>
+                    {
                         state.target = Some((map.geometry.cell_to_world(state.from), state.from));
                         continue;
                     }
-                    None => {
-                        let start = here.unwrap_or(state.from);
-                        fail(NavError::Search(PathError::StartBlocked { start }), state);
+                    false => {
+                        if !state.told {
+                            fail(NavError::Search(PathError::StartBlocked { start: here }), state);
+                        }
+                        state.resting = true;
                         break;
                     }
                 };
@@ -357,6 +378,13 @@ fn step_walker(
                     state.told = false;
                     out.found = true;
                 }
+                // Off its cell's centre (its way was read again mid-step, or the game moved
+                // it), a line from where it stands is safe only to a straight neighbour: to
+                // anything farther, through its cell's centre first.
+                let centre = map.geometry.cell_to_world(cell);
+                let straight = next.x.abs_diff(cell.x) + next.y.abs_diff(cell.y) <= 1;
+                let next =
+                    if at.distance_squared(centre) > 1e-6 && !straight { cell } else { next };
                 let target = (map.geometry.cell_to_world(next), next);
                 state.target = Some(target);
                 target
@@ -399,6 +427,7 @@ pub(crate) fn walk_fields(
             &PathFollower,
             Option<&mut FieldWalk>,
             Option<&NavAgent>,
+            Option<&OnNavMap>,
         ),
         (Without<PathRequest>, Without<Path>, Without<Avoidance>, Without<GridLocked>),
     >,
@@ -411,7 +440,7 @@ pub(crate) fn walk_fields(
     let dt = time.delta_secs();
     // Most agents share a field: the last one looked up is kept.
     let mut last: Option<(Entity, &NavField, &DistanceField, &NavMap)> = None;
-    for (entity, follow, mut transform, follower, walk, kind) in &mut agents {
+    for (entity, follow, mut transform, follower, walk, kind, on) in &mut agents {
         let (nav, field, map) = match last {
             Some((e, nav, field, map)) if e == follow.0 => (nav, field, map),
             _ => {
@@ -432,15 +461,22 @@ pub(crate) fn walk_fields(
         let mut state = walk.as_deref().copied().unwrap_or_else(|| FieldWalk {
             field: follow.0,
             revision: nav.revision,
+            map: map.entity,
             target: None,
             from: map.geometry.world_to_cell(position).unwrap_or_default(),
             at: position,
             resting: false,
             told: false,
         });
-        let mut out = Deferred { entity, insert: None, found: false, arrived: None, failed: None };
+        let on_map = (on.map(|o| o.0) != Some(map.entity)
+            && map.geometry.world_to_cell(position).is_ok())
+        .then_some(map.entity);
+        let mut out =
+            Deferred { entity, insert: None, on_map, found: false, arrived: None, failed: None };
         let who = (kind.copied().unwrap_or_default(), follower.smooth);
-        let left = follower.speed * dt;
+        // A speed the game made odd (negative, NaN, infinite) stands it still, as on a path.
+        let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+        let left = speed * dt;
         let at =
             step_walker(who, (nav, field, map), follow.0, position, left, &mut state, &mut out);
         if at != position {
@@ -452,16 +488,24 @@ pub(crate) fn walk_fields(
                     *walk = state;
                 }
             }
-            None => out.insert = Some((state, map.entity)),
+            None => out.insert = Some(state),
         }
-        if out.insert.is_some() || out.found || out.arrived.is_some() || out.failed.is_some() {
+        if out.insert.is_some()
+            || out.on_map.is_some()
+            || out.found
+            || out.arrived.is_some()
+            || out.failed.is_some()
+        {
             deferred.push(out);
         }
     }
     for out in deferred.drain(..) {
         let mut entity = commands.entity(out.entity);
-        if let Some((state, map)) = out.insert {
-            entity.insert((state, OnNavMap(map)));
+        if let Some(state) = out.insert {
+            entity.insert(state);
+        }
+        if let Some(map) = out.on_map {
+            entity.insert(OnNavMap(map));
         }
         if out.found {
             entity.remove::<PathFailed>();

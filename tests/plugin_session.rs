@@ -415,7 +415,11 @@ impl Session {
                 && let Some((map, here)) = lock.holds
             {
                 for cell in std::iter::once(here).chain(lock.entering) {
-                    if let Some(other) = held.insert((map, cell), agent) {
+                    // (Unless the game itself put one of them there: a position it wrote.)
+                    if let Some(other) = held.insert((map, cell), agent)
+                        && !self.odd_positions.contains(&agent)
+                        && !self.odd_positions.contains(&other)
+                    {
                         let show = |e: Entity| {
                             let e = world.entity(e);
                             (

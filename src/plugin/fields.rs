@@ -68,8 +68,9 @@ impl NavField {
 /// follower is, steering round others if it has [`Avoidance`], with an
 /// [`Arrived`](super::Arrived) at the goal. When the field changes (cells or goals), it walks
 /// its new way from where it is; so does one the game moves. An agent with no way down gets a
-/// [`PathFailed`] (unreachable), once, until the field changes. Agents of size 1 with no
-/// profile: the field is of the map's own grid.
+/// [`PathFailed`] (unreachable): one that steers, once per state of the field; a plain one
+/// once, and again only after it has had a way since (a walled-in creep is not told at every
+/// new tower). Agents of size 1 with no profile: the field is of the map's own grid.
 ///
 /// How it walks: an agent with [`Avoidance`] or [`GridLocked`] is given its way as a [`Path`]
 /// (read off the field, no search) and walks it as any path. Any other walks straight off the

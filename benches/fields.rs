@@ -16,6 +16,10 @@
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod common;
+#[path = "../tests/common/mod.rs"]
+mod shared;
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
@@ -23,23 +27,11 @@ use std::time::{Duration, Instant};
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::DistanceField;
+use common::best;
+use shared::Rng;
 
-const PASSES: usize = 3;
 const BATCHES: usize = 20;
 const BATCH: usize = 8;
-
-/// Best time of `PASSES` runs of `build`, and its last result.
-fn best<T>(mut build: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for _ in 0..PASSES {
-        let started = Instant::now();
-        let done = build();
-        best = best.min(started.elapsed());
-        last = Some(done);
-    }
-    (best, last.expect("at least one pass"))
-}
 
 /// The cost from every cell to the nearest goal (infinite where none is reached): Dijkstra from
 /// the goals backwards, a step from `c` to `n` costing `step_cost(c, n)`.
@@ -80,17 +72,6 @@ fn same(grid: &NavGrid, field: &DistanceField, costs: &[f64]) -> bool {
     })
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/maps");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -106,7 +87,8 @@ fn main() {
         {
             let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
             let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-            let goals: Vec<GridPos> = (0..16).map(|_| open[rng.below(open.len())]).collect();
+            let goals: Vec<GridPos> =
+                (0..16).map(|_| open[rng.below(open.len() as u32) as usize]).collect();
             let mut repair_row = None;
             for count in [1, 16] {
                 let goals = &goals[..count];
@@ -123,10 +105,7 @@ fn main() {
                     for _ in 0..BATCHES {
                         let mut changed = Vec::new();
                         while changed.len() < BATCH {
-                            let p = GridPos::new(
-                                rng.below(grid.width() as usize) as u32,
-                                rng.below(grid.height() as usize) as u32,
-                            );
+                            let p = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
                             if goals.contains(&p) || changed.contains(&p) {
                                 continue;
                             }

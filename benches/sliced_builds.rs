@@ -15,28 +15,17 @@
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{FirstMoveTable, SlicedBuild};
 use bevy_tilemap_nav::search::{Landmarks, PathTable};
+use common::best;
 
-const PASSES: usize = 3;
 const SLICE: u64 = 20_000;
-
-/// Best time of `PASSES` runs of `build`, and its last result.
-fn best<T>(mut build: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for _ in 0..PASSES {
-        let started = Instant::now();
-        let done = build();
-        best = best.min(started.elapsed());
-        last = Some(done);
-    }
-    (best, last.expect("at least one pass"))
-}
 
 /// Steps `build` to its end: the result, the steps, the total and longest step's time, the work.
 fn sliced<T>(mut build: SlicedBuild<T>) -> (T, u64, Duration, Duration, u64) {

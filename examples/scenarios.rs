@@ -8,6 +8,11 @@
 //! the path cost, `-` if none), then `N scenarios, N solved, N optimal, mean X us/query (Y after
 //! the first, which took Z us)`, where optimal means within 0.01 of the scenario's published
 //! optimum (the first query also builds the grid's jump point bits).
+//!
+//! `SCENARIOS_TERRAIN=SEED` paints a quarter of the open cells with costs 2 to 8
+//! (`paint_terrain`, as the peers benchmark does) before the queries: the published optima are
+//! not the painted map's, so `optimal` means nothing then. `SCENARIOS_ASTAR=1` searches with plain
+//! A* instead of the default.
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -15,8 +20,8 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
-use bevy_tilemap_nav::search::{PathQuery, Pathfinder, SearchOptions};
+use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
+use bevy_tilemap_nav::search::{Algorithm, PathQuery, Pathfinder, SearchOptions};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,8 +43,17 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Terrain and plain A*, for comparing builds (see the module docs).
+    let weighted = std::env::var("SCENARIOS_TERRAIN").ok().and_then(|s| s.parse().ok());
+    let grid = match weighted {
+        Some(seed) => paint_terrain(&grid, seed),
+        None => grid,
+    };
     let mut pathfinder = Pathfinder::new();
-    let options = SearchOptions::default();
+    let mut options = SearchOptions::default();
+    if std::env::var_os("SCENARIOS_ASTAR").is_some() {
+        options.algorithm = Algorithm::AStar;
+    }
     let (mut solved, mut optimal, mut total_micros) = (0usize, 0usize, 0.0f64);
     let mut first_micros = 0.0;
     for (index, scenario) in scenarios.iter().enumerate() {

@@ -305,7 +305,9 @@ pub(crate) fn sync_nav_grid(
         // 2 cores, sharing it (`par_iter`) cost more in wake-ups than it saved (crowd_bench).
         let list = &mut changed_scratch.0;
         list.clear();
-        list.extend(changed_tiles.iter().map(|(pos, map)| (*pos, *map)));
+        // `for_each` (Bevy's dense fold) keeps the row index in a register; `extend` drives
+        // `next()`, which writes the cursor back to memory at every tile (about 1.5x slower here).
+        changed_tiles.iter().for_each(|(pos, map)| list.push((*pos, *map)));
         for (pos, map) in list.iter() {
             if !new_layers.contains(&map.0) {
                 touch(pos, map, &mut layers);

@@ -1,7 +1,7 @@
 //! Distance fields against an independent Dijkstra: every cell's cost to the nearest goal, the
 //! way down being legal and costing that; repaired after random changes exactly as a rebuild
 //! answers; fields built only as far as some cells need; and the "would these walls cut a spawn
-//! off?" question against a rebuild with the walls in.
+//! off?" question against a rebuild with the walls in; flee fields against brute force.
 
 mod common;
 
@@ -199,4 +199,120 @@ fn would_these_walls_cut_a_spawn_off_answers_as_a_rebuild_with_them_in() {
         if cut { yes += 1 } else { no += 1 }
     }
     assert!(yes > 20 && no > 100 && at_once > 50, "cut {yes}, not {no}, at once {at_once}");
+}
+
+/// The flee field's value by brute force: for each cell `c`, the least over the cells `t` it
+/// can walk to of the walk there plus `t`'s worth, `-weight` times `t`'s cost to the nearest
+/// threat (0 where no threat can be reached).
+fn flee_oracle(model: &Model, grid: &NavGrid, threats: &[GridPos], weight: f64) -> Vec<f64> {
+    let w = grid.width() as usize;
+    let cells: Vec<GridPos> = grid.positions().collect();
+    let from: Vec<Option<Vec<f64>>> = cells.iter().map(|&c| model.distances(xy(c))).collect();
+    let worth: Vec<f64> = from
+        .iter()
+        .map(|d| {
+            let Some(d) = d else { return f64::INFINITY };
+            let away = threats
+                .iter()
+                .map(|t| d[t.y as usize * w + t.x as usize])
+                .fold(f64::INFINITY, f64::min);
+            if away.is_finite() { -weight * away } else { 0.0 }
+        })
+        .collect();
+    from.iter()
+        .map(|d| match d {
+            None => f64::INFINITY,
+            Some(d) => d
+                .iter()
+                .zip(&worth)
+                .filter(|(walk, _)| walk.is_finite())
+                .map(|(walk, worth)| walk + worth)
+                .fold(f64::INFINITY, f64::min),
+        })
+        .collect()
+}
+
+#[test]
+fn a_flee_field_leads_every_cell_to_its_best_safe_spot_as_brute_force_finds() {
+    let mut rng = Rng(0xF1EE);
+    let mut checked = 0;
+    for round in 0..150 {
+        let (grid, model) = common::random_grid(&mut rng, &SHAPE);
+        let threats: Vec<GridPos> =
+            (0..1 + rng.below(2)).filter_map(|_| open_cell(&mut rng, &grid)).collect();
+        if threats.is_empty() {
+            continue;
+        }
+        let weight = [1.0, 1.2, 2.5][rng.below(3) as usize];
+        let field = DistanceField::fleeing(&grid, &threats, weight).unwrap();
+        assert_eq!(field.flee_weight(), Some(weight));
+        let oracle = flee_oracle(&model, &grid, &threats, weight);
+        for (k, cell) in grid.positions().enumerate() {
+            let what = format!("round {round}, weight {weight}, {cell:?}");
+            let Some(cost) = field.cost(cell) else {
+                assert!(oracle[k].is_infinite(), "{what}: no value, oracle {}", oracle[k]);
+                continue;
+            };
+            assert!((cost - oracle[k]).abs() < 1e-6, "{what}: {cost} vs {}", oracle[k]);
+            // Down the field to a safe spot: legal steps whose cost plus the spot's worth is
+            // the value.
+            let way = field.path_from(cell).expect("a way down");
+            let end = *way.last().unwrap();
+            assert!(field.is_end(end), "{what}: the way ends at {end:?}, not a safe spot");
+            let steps: Vec<_> = way.iter().map(|&c| xy(c)).collect();
+            let walked = model.path_cost(&steps).expect("legal steps");
+            let worth = field.cost(end).unwrap();
+            assert!((walked + worth - cost).abs() < 1e-6, "{what}: walks {walked} to {worth}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 5000, "{checked} cells checked");
+}
+
+/// A corridor with a dead end at its left, two cells past a threat, and open ground 40 cells
+/// to the right: with the usual weight the cornered character runs out past the threat; with a
+/// weight of 1 (distance alone) it stays cornered. Walls move the field on (`update`).
+#[test]
+fn a_cornered_character_runs_past_the_threat_rather_than_cower() {
+    let mut grid = NavGrid::new(60, 21).unwrap();
+    for x in 0..60 {
+        for y in 0..21 {
+            if x < 20 && y != 10 {
+                grid.set(GridPos::new(x, y), Cell::Blocked).unwrap();
+            }
+        }
+    }
+    let threat = GridPos::new(2, 10);
+    let cornered = GridPos::new(0, 10);
+    let usual =
+        DistanceField::fleeing(&grid, &[threat], bevy_tilemap_nav::search::FLEE_WEIGHT).unwrap();
+    assert_eq!(usual.next_step(cornered), Some(GridPos::new(1, 10)), "runs towards the way out");
+    let end = *usual.path_from(cornered).unwrap().last().unwrap();
+    assert!(end.x >= 40, "ends far out on open ground, at {end:?}");
+    let timid = DistanceField::fleeing(&grid, &[threat], 1.0).unwrap();
+    assert!(timid.is_end(cornered), "distance alone: stays in the dead end");
+    // A character right of the threat runs right, away from it.
+    assert_eq!(usual.next_step(GridPos::new(5, 10)), Some(GridPos::new(6, 10)));
+
+    // The corridor walled shut at x = 10: the open ground is out of the threat's reach (safe
+    // as it is), and the cornered character has nowhere better than where it stands.
+    let mut field = usual.clone();
+    grid.set(GridPos::new(10, 10), Cell::Blocked).unwrap();
+    field.update(&grid, [GridPos::new(10, 10)]);
+    assert!(field.is_current(&grid));
+    assert!(field.is_end(GridPos::new(30, 10)), "out of the threat's reach: safe where it is");
+    assert_eq!(field.cost(GridPos::new(30, 10)), Some(0.0));
+    assert!(field.is_end(cornered), "walled in with the threat: it stays cornered");
+}
+
+#[test]
+fn flee_fields_refuse_bad_threats_and_weights_with_typed_errors() {
+    let grid = NavGrid::new(5, 5).unwrap();
+    assert_eq!(DistanceField::fleeing(&grid, &[], 1.2).unwrap_err(), PathError::NoGoals);
+    for weight in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let error = DistanceField::fleeing(&grid, &[GridPos::new(1, 1)], weight).unwrap_err();
+        assert!(matches!(error, PathError::InvalidCostLimit { .. }), "{weight}: {error:?}");
+    }
+    let off = DistanceField::fleeing(&grid, &[GridPos::new(9, 1)], 1.2).unwrap_err();
+    assert!(matches!(off, PathError::GoalOutOfBounds { .. }), "{off:?}");
 }

@@ -11,7 +11,7 @@ use bevy::ecs::message::Messages;
 use bevy::prelude::*;
 use bevy_tilemap_nav::plugin::{FollowField, NavDiagnostics, NavField};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::PathError;
+use bevy_tilemap_nav::search::{DistanceField, PathError};
 
 #[allow(dead_code)]
 #[path = "common/tilemap.rs"]
@@ -296,4 +296,112 @@ fn moved_goals_turn_the_whole_horde() {
         }
     }
     assert!(home, "the moved agent walked home again");
+}
+
+/// Runs frames until every agent stands still at a safe spot of the flee field from `threat`
+/// (one already there stays, without arriving again), none nearer the threat (by cost) than
+/// where it stood when the threat appeared; those that ran arrived there. No one stands in a
+/// wall; no plain one searches. Returns the frames taken.
+fn flee_all(h: &mut Horde, threat: GridPos, steer: bool, frames: usize) -> usize {
+    let grid = h.app.world().resource::<NavMaps>().get(h.map).unwrap().grid.clone();
+    let danger = DistanceField::new(&grid, &[threat]).unwrap();
+    let away = |cell: GridPos| danger.cost(cell).unwrap_or(f64::INFINITY);
+    let geometry = h.app.world().resource::<NavMaps>().get(h.map).unwrap().geometry;
+    let started: Vec<f64> = h
+        .agents
+        .iter()
+        .map(|&a| away(geometry.world_to_cell(position(&h.app, a)).unwrap()))
+        .collect();
+    let mut safe = vec![false; h.agents.len()];
+    let mut before: Vec<Vec2> = h.agents.iter().map(|&a| position(&h.app, a)).collect();
+    for frame in 0..frames {
+        h.app.update();
+        // (Steering ones may plan round one another when they stall.)
+        let searches = h.app.world().resource::<NavDiagnostics>().searches_started;
+        assert!(steer || searches == 0, "frame {frame}: a search");
+        for &a in &h.agents {
+            let cell = geometry.world_to_cell(position(&h.app, a)).unwrap();
+            assert!(grid.is_passable(cell), "frame {frame}: {a} in a wall at {cell:?}");
+        }
+        let nav = h.app.world().get::<NavField>(h.field).unwrap();
+        let field = nav.field().expect("the flee field is built");
+        for arrived in messages::<Arrived>(&h.app) {
+            if let Some(k) = h.agents.iter().position(|&a| a == arrived.entity) {
+                // (A steering one finding the spot taken by others arrives beside it.)
+                if !arrived.reached_goal {
+                    safe[k] = true;
+                    continue;
+                }
+                assert!(field.is_end(arrived.cell), "{arrived:?} not at a safe spot");
+                assert!(
+                    away(arrived.cell) >= started[k],
+                    "agent {k} ended nearer the threat: {} < {}",
+                    away(arrived.cell),
+                    started[k]
+                );
+                safe[k] = true;
+            }
+        }
+        for (k, &a) in h.agents.iter().enumerate() {
+            let at = position(&h.app, a);
+            let cell = geometry.world_to_cell(at).unwrap();
+            let still = at == before[k] && at == geometry.cell_to_world(cell);
+            if still && field.is_end(cell) && away(cell) >= started[k] {
+                safe[k] = true;
+            }
+            before[k] = at;
+        }
+        if safe.iter().all(|&s| s) {
+            return frame;
+        }
+    }
+    panic!("not all safe: {} of {}", safe.iter().filter(|&&s| s).count(), safe.len());
+}
+
+#[test]
+fn a_flee_field_sends_the_horde_away_and_again_when_the_threat_moves() {
+    let mut h = horde(GridPos::new(35, 15), false);
+    let threat = GridPos::new(30, 15);
+    let flee = NavField::fleeing(h.map, vec![threat]);
+    assert!(flee.is_fleeing());
+    // Put in place of the field of goals they were following.
+    h.app.world_mut().entity_mut(h.field).insert(flee);
+    flee_all(&mut h, threat, false, 3000);
+    // The threat comes among them: they run again.
+    let threat = GridPos::new(8, 10);
+    h.app.world_mut().get_mut::<NavField>(h.field).unwrap().goals = vec![threat];
+    flee_all(&mut h, threat, false, 3000);
+}
+
+#[test]
+fn steering_followers_of_a_flee_field_get_a_path_to_a_safe_spot() {
+    let mut h = horde(GridPos::new(35, 15), true);
+    let threat = GridPos::new(8, 10);
+    h.app.world_mut().entity_mut(h.field).insert(NavField::fleeing(h.map, vec![threat]));
+    h.app.update();
+    h.app.update();
+    let nav = h.app.world().get::<NavField>(h.field).unwrap();
+    let field = nav.field().expect("built").clone();
+    let grid = h.app.world().resource::<NavMaps>().get(h.map).unwrap().grid.clone();
+    let danger = DistanceField::new(&grid, &[threat]).unwrap();
+    // All but the one in the walled pocket (out of the threat's reach: safe where it stands).
+    for &a in &h.agents[..h.agents.len() - 1] {
+        let path = h.app.world().get::<Path>(a).expect("a path down the flee field");
+        assert!(field.is_end(path.goal), "{a}: path to {:?}, not a safe spot", path.goal);
+        let from = *path.cells.first().unwrap();
+        assert!(danger.cost(path.goal) >= danger.cost(from), "{a}: runs nearer the threat");
+    }
+}
+
+#[test]
+fn a_flee_field_with_a_bad_weight_says_why_and_its_followers_are_told() {
+    let mut h = horde(GridPos::new(35, 15), false);
+    let bad = NavField::fleeing(h.map, vec![GridPos::new(30, 15)]).with_flee_weight(f64::NAN);
+    h.app.world_mut().entity_mut(h.field).insert(bad);
+    for _ in 0..5 {
+        h.app.update();
+    }
+    let nav = h.app.world().get::<NavField>(h.field).unwrap();
+    assert!(nav.field().is_none());
+    assert!(matches!(nav.error(), Some(PathError::InvalidCostLimit { .. })), "{:?}", nav.error());
 }

@@ -26,8 +26,8 @@ fn five_hundred_agents_under_changing_walls() {
 }
 
 #[test]
-#[ignore = "long: 200 avoiding agents for 10,000 frames (about 15 s); .ci/run runs it"]
-fn two_hundred_avoiding_agents_under_changing_walls() {
+#[ignore = "long: 500 avoiding agents for 10,000 frames (about 50 s); .ci/run runs it"]
+fn five_hundred_avoiding_agents_under_changing_walls() {
     let _one_at_a_time = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let frames = std::env::var("SOAK_FRAMES").ok().and_then(|f| f.parse().ok()).unwrap_or(10_000);
     let config = soak::SoakConfig::with_avoidance(frames);

@@ -17,8 +17,9 @@ use super::map::{NavMap, NavMaps};
 use super::movement::{Avoidance, GridLocked};
 use super::profiles::NavAgent;
 use crate::grid::GridPos;
+use crate::grid::NavGrid;
 use crate::grid::line::segment_cost;
-use crate::search::{DistanceField, PathError, SearchOptions};
+use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SearchOptions};
 
 /// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which
 /// the plugin builds and keeps in step with the map's grid: only the cells whose way to a goal
@@ -37,13 +38,46 @@ pub struct NavField {
     work: (usize, std::time::Duration),
     /// Counts the builds and repairs: followers read their ways again when it moves on.
     revision: u64,
+    /// A flee field's weight: `goals` are threats to run from.
+    flee: Option<f64>,
+}
+
+/// The last revision given to a field.
+static REVISIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A field of goals, or a flee field.
+fn build(grid: &NavGrid, goals: &[GridPos], flee: Option<f64>) -> Result<DistanceField, PathError> {
+    match flee {
+        Some(weight) => DistanceField::fleeing(grid, goals, weight),
+        None => DistanceField::new(grid, goals),
+    }
 }
 
 impl NavField {
     /// The field of `goals` on `map`, built by the plugin.
     pub fn new(map: Entity, goals: Vec<GridPos>) -> Self {
         let work = (0, std::time::Duration::ZERO);
-        Self { map, goals, field: None, error: None, work, revision: 0 }
+        Self { map, goals, field: None, error: None, work, revision: 0, flee: None }
+    }
+
+    /// A flee field on `map`: its followers run from `threats` (cells of that map) to the
+    /// safest places within reach, past a threat out of a dead end rather than into a corner
+    /// ([`DistanceField::fleeing`] with [`FLEE_WEIGHT`]), and arrive there. Change `goals`
+    /// (the threats) as they move; each change builds it again whole.
+    pub fn fleeing(map: Entity, threats: Vec<GridPos>) -> Self {
+        Self { flee: Some(FLEE_WEIGHT), ..Self::new(map, threats) }
+    }
+
+    /// This flee field with another weight: how much a safe spot one step farther from the
+    /// threats is worth, in steps of detour (see [`DistanceField::fleeing`]).
+    pub fn with_flee_weight(mut self, weight: f64) -> Self {
+        self.flee = Some(weight);
+        self
+    }
+
+    /// Whether its followers run from its `goals` ([`fleeing`](Self::fleeing)).
+    pub fn is_fleeing(&self) -> bool {
+        self.flee.is_some()
     }
 
     /// The field as it is now (`None` before the plugin built it, or when it cannot be built:
@@ -101,7 +135,10 @@ pub(crate) fn keep_fields(
         };
         let grid = &map.grid;
         let began = Moment::now();
-        let same_goals = nav.field.as_ref().is_some_and(|f| f.goals() == nav.goals);
+        let same_goals = nav
+            .field
+            .as_ref()
+            .is_some_and(|f| f.goals() == nav.goals && f.flee_weight() == nav.flee);
         // Read before writing: a field already in step is not marked changed every frame.
         if same_goals && nav.field.as_ref().is_some_and(|f| f.is_current(grid)) {
             continue;
@@ -115,7 +152,7 @@ pub(crate) fn keep_fields(
         };
         let work = match repaired {
             Some(work) => work,
-            None => match DistanceField::new(grid, &nav.goals) {
+            None => match build(grid, &nav.goals, nav.flee) {
                 Ok(field) => {
                     let cells = grid.width() as usize * grid.height() as usize;
                     nav.field = Some(field);
@@ -133,7 +170,9 @@ pub(crate) fn keep_fields(
             },
         };
         nav.work = (work, began.elapsed());
-        nav.revision += 1;
+        // Unique across fields and components: a `NavField` put in place of another on the
+        // same entity never repeats a revision its followers read.
+        nav.revision = REVISIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     }
 }
 
@@ -177,7 +216,7 @@ pub(crate) fn follow_fields(
         let Ok(cell) = map.geometry.world_to_cell(position) else {
             continue;
         };
-        let at_goal = field.goals().contains(&cell) && path.is_none();
+        let at_goal = field.is_end(cell) && path.is_none();
         if at_goal || told {
             continue; // arrived, or no way and already told
         }
@@ -301,7 +340,7 @@ fn step_walker(
             && !state.told
             && state.at == position
             && state.field == follow
-            && map.geometry.world_to_cell(position).is_ok_and(|c| field.goals().contains(&c));
+            && map.geometry.world_to_cell(position).is_ok_and(|c| field.is_end(c));
         let moved = state.at != position || state.map != map.entity;
         state.field = follow;
         state.map = map.entity;
@@ -362,7 +401,7 @@ fn step_walker(
                         break;
                     }
                 };
-                let next = if field.goals().contains(&cell) {
+                let next = if field.is_end(cell) {
                     Some(cell) // to the goal's centre, then arrived
                 } else {
                     waypoint(map, field, cell, smooth)
@@ -401,7 +440,7 @@ fn step_walker(
         left -= distance;
         state.from = cell;
         state.target = None;
-        if field.goals().contains(&cell) {
+        if field.is_end(cell) {
             state.resting = true;
             out.arrived = Some(cell);
         }

@@ -41,7 +41,7 @@ pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
-pub use precomputed::field::DistanceField;
+pub use precomputed::field::{DistanceField, FLEE_WEIGHT};
 pub use precomputed::first_moves::{
     FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
     MAX_FIRST_MOVE_GRID,

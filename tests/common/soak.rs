@@ -145,9 +145,9 @@ impl SoakConfig {
         }
     }
 
-    /// 200 agents avoiding each other (bodies 0.6 tiles across), otherwise the same.
+    /// 500 agents avoiding each other (bodies 0.6 tiles across), otherwise the same.
     pub fn with_avoidance(frames: usize) -> Self {
-        Self { agents: 200, avoidance: Some(0.3), seed: 8, ..Self::standard(frames) }
+        Self { avoidance: Some(0.3), seed: 8, ..Self::standard(frames) }
     }
 
     /// Frames allowed for a trip whose optimal cost (in tiles) was `cost` when it was set: one

@@ -15,7 +15,9 @@ use super::orca::{Neighbour, OrcaScratch, orca_velocity};
 use super::spatial_hash::SpatialHash;
 use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
 use crate::grid::GridPos;
-use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use crate::plugin::agent::{
+    Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround, agent_start,
+};
 use crate::plugin::map::NavMap;
 use crate::plugin::settings::NavSettings;
 use crate::search::SearchOptions;
@@ -147,18 +149,34 @@ impl Crowd {
         );
         let at = clamp_step(map, position, position + velocity * dt);
         body.velocity = (at - position) / dt;
-        // Headway: less than a quarter of what it wanted, and not there yet.
+        // Held back this frame: it moved less than a quarter of what it wanted.
         let held_back = wanted > 0.0 && (at - position).length() < 0.25 * wanted * dt;
-        if held_back {
+        // Headway, averaged over about `stall_time`: how fast it closed on its point. An agent
+        // dancing round others in a doorway moves at full speed and gets nowhere; this sees it.
+        let closing = (distance - at.distance(target)) / dt;
+        let weight = (dt / settings.avoidance.stall_time.max(dt)).min(1.0);
+        if !body.headway.is_finite() {
+            body.headway = 0.0;
+        }
+        body.headway += (closing - body.headway) * weight;
+        // Stalled below a tenth of what it wants; free again only above a quarter (an average
+        // that wavers between the two neither stalls nor frees it). Two stalls in a row
+        // without getting back above half its speed make it walk through the others.
+        if wanted > 0.0 && body.headway < 0.1 * wanted {
             body.stalled += dt;
-        } else {
+        } else if wanted <= 0.0 || body.headway >= 0.25 * wanted {
             body.stalled = 0.0;
+        }
+        if body.headway >= 0.5 * wanted {
+            body.stalls = 0; // getting on
         }
         // Points passed: the next one within the body's radius (or a frame's walk). The last
         // one: reached; or, held back from it, within the body's radius of it, or a little
         // farther when someone stands on it (as close as it gets: the agent arrives where it
-        // is, and `Arrived` says whether that is the goal's cell).
+        // is, and `Arrived` says whether that is the goal's cell); or, jostled round it by a
+        // crowd passing through for half the stall time, within a body of it.
         let near_enough = radius.max(speed * dt);
+        let jostled = body.stalled >= 0.5 * settings.avoidance.stall_time;
         while let Some(&point) = path.points.get(follower.next) {
             let last = path.next_target_after(follower.next) >= path.points.len();
             let distance = at.distance(point);
@@ -172,9 +190,8 @@ impl Crowd {
                     .iter()
                     .any(|n| !n.reciprocal && n.position.distance(point) < n.radius + radius)
             };
-            if last
-                && !(held_back
-                    && (distance <= radius || (distance <= 3.0 * radius + near_enough && taken())))
+            let close = distance <= radius || (distance <= 3.0 * radius + near_enough && taken());
+            if last && !(held_back && close) && !(jostled && distance <= 2.0 * radius + near_enough)
             {
                 break;
             }
@@ -182,7 +199,6 @@ impl Crowd {
                 break;
             }
             follower.next = path.next_target_after(follower.next);
-            body.stalls = 0; // getting on
         }
         at
     }
@@ -223,7 +239,11 @@ pub(crate) fn resolve_stall(
         return;
     };
     let towards = path.points.get(follower.next).map_or(Vec2::ZERO, |p| *p - stall.at);
-    let Ok(here) = map.geometry.world_to_cell(stall.at) else {
+    // Where it plans from: the cell it stands in, or, caught in a new wall, an open neighbour.
+    let Some(grid) = map.grid_for(path.agent) else {
+        return;
+    };
+    let Ok(here) = agent_start(map, grid, path.agent, stall.at, None) else {
         return;
     };
     // Where it is really going: its path's goal, or, while it steps aside, the goal it stepped
@@ -237,12 +257,25 @@ pub(crate) fn resolve_stall(
         let request = PathRequest {
             goal,
             options: Some(options),
-            start: Some(here),
+            start: None,
             agent: None,
             arrive: Arrival::AtGoal,
         };
         commands.entity(stall.entity).insert((request, PlanAround(around)));
     };
+    // The grid, not a body, in the way: pushed off its path, it may stand where the straight
+    // line to its next point crosses a wall or a blocked corner (walking through the others
+    // would not help). It plans again from where it is.
+    let gap = towards.length();
+    if gap > 0.0 {
+        let reach = gap.min(stall.radius.max(0.25 * gap));
+        let target = stall.at + towards;
+        let got = clamp_step(map, stall.at, stall.at + towards / gap * reach);
+        if got.distance(target) > gap - 0.5 * reach {
+            replan(commands, Vec::new());
+            return;
+        }
+    }
     let Some(blocker) = crowd.blocker(&stall, towards) else {
         replan(commands, Vec::new());
         return;
@@ -280,7 +313,7 @@ pub(crate) fn resolve_stall(
         PathRequest {
             goal: yielding.side_step(),
             options: Some(SearchOptions { partial: true, ..options }),
-            start: Some(here),
+            start: None,
             agent: None,
             arrive: Arrival::AtGoal,
         },

@@ -566,6 +566,7 @@ pub(crate) fn follow_paths(
             commands.entity(entity).remove::<Path>();
             if let Some(body) = avoidance.as_deref_mut() {
                 body.velocity = Vec2::ZERO;
+                body.headway = 0.0;
                 body.stalled = 0.0;
                 body.stalls = 0;
             }
@@ -636,7 +637,9 @@ fn replan(
         PathRequest {
             goal: PathGoal::OnMap { map: goal_map, cell: goal },
             options: Some(options),
-            start: Some(path.cells[0]),
+            // Where it stands when the plan is made (the safe cell may have become a wall
+            // by then, while the request waited its turn).
+            start: None,
             agent: Some(agent),
             arrive: path.arrival,
         },

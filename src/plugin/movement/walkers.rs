@@ -18,10 +18,12 @@ use crate::search::SearchOptions;
 /// that have it (walking or standing), then rejoins its path. `radius` is the body's radius in
 /// world units; the plugin keeps the other fields up to date.
 ///
-/// No standoff lasts: after [`AvoidanceSettings::stall_time`] of little headway, an agent
+/// No standoff lasts: after [`AvoidanceSettings::stall_time`] of little headway (its average
+/// speed towards its path's next point under a tenth of its speed), an agent
 /// blocked by another plans around it, or (two heading into each other) one of the two steps
 /// aside to let the other pass; an agent that stalls again before it gets on walks through the
-/// others for a second, as if they were not there (a jam in a narrow passage dissolves).
+/// others for a second, as if they were not there (a jam in a narrow passage dissolves). Passing
+/// a point of its path does not count as getting on; only its headway coming back does.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct Avoidance {
@@ -29,6 +31,10 @@ pub struct Avoidance {
     pub radius: f32,
     /// Last frame's velocity.
     pub velocity: Vec2,
+    /// Headway: how fast it has been closing on its path's next point, in world units a second,
+    /// averaged over about [`AvoidanceSettings::stall_time`] (a dance on the spot averages
+    /// about zero, however fast the feet move).
+    pub headway: f32,
     /// Seconds of little headway so far.
     pub stalled: f32,
     /// Stalls since it last passed a point of its path.
@@ -40,7 +46,14 @@ pub struct Avoidance {
 impl Avoidance {
     /// Avoidance for a character of this radius, standing still.
     pub fn new(radius: f32) -> Self {
-        Self { radius, velocity: Vec2::ZERO, stalled: 0.0, stalls: 0, passing_through: 0.0 }
+        Self {
+            radius,
+            velocity: Vec2::ZERO,
+            headway: 0.0,
+            stalled: 0.0,
+            stalls: 0,
+            passing_through: 0.0,
+        }
     }
 
     /// The radius the avoidance works with: `radius` if it is a number from 0 to
@@ -190,16 +203,27 @@ pub(crate) fn tick_yielding(commands: &mut Commands, waiting: &mut Waiting, dt: 
 
 /// Where a step from `from` towards `to` may end on `map`: `to` if its cell is open and one legal
 /// step (corner rule included) from `from`'s, else the step along one axis only that is, else
-/// `from`.
+/// `from`. From a cell that has become a wall, a step may end in it or in an open neighbour.
 pub(crate) fn clamp_step(map: &NavMap, from: Vec2, to: Vec2) -> Vec2 {
     let (grid, geometry) = (&map.grid, &map.geometry);
     let Ok(start) = geometry.world_to_cell(from) else {
         return from;
     };
+    // Caught in a cell that became a wall: it may walk out, into an open neighbour (diagonally
+    // only past two open sides), not further in.
+    let leaving = !grid.is_passable(start);
+    let out = |c: GridPos| {
+        c.x.abs_diff(start.x) <= 1
+            && c.y.abs_diff(start.y) <= 1
+            && grid
+                .diagonal_sides(start, c)
+                .is_none_or(|sides| sides.iter().all(|&s| grid.is_passable(s)))
+    };
     let fits = |p: Vec2| {
-        geometry
-            .world_to_cell(p)
-            .is_ok_and(|c| grid.is_passable(c) && (c == start || grid.can_step(start, c)))
+        geometry.world_to_cell(p).is_ok_and(|c| match leaving {
+            true => c == start || (grid.is_passable(c) && out(c)),
+            false => grid.is_passable(c) && (c == start || grid.can_step(start, c)),
+        })
     };
     [to, Vec2::new(to.x, from.y), Vec2::new(from.x, to.y)]
         .into_iter()

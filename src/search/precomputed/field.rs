@@ -50,7 +50,14 @@ pub struct DistanceField {
     /// Reached only this far: cells dearer than this are not known (infinite: all).
     limit: f64,
     stamp: GridStamp,
+    /// A flee field's weight ([`DistanceField::fleeing`]); `None` for a field of goals.
+    flee: Option<f64>,
 }
+
+/// The weight [`DistanceField::fleeing`] is usually given: a safe spot one step farther from the
+/// threats is worth a detour of 1.2 steps, enough to run past a threat out of a dead end rather
+/// than be cornered in it.
+pub const FLEE_WEIGHT: f64 = 1.2;
 
 /// An open-list entry: the cheapest first.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,6 +104,57 @@ impl DistanceField {
         Self::build(grid, goals, limit, &[])
     }
 
+    /// A flee field: the way away from `threats` (cells), to the safest place within reach.
+    /// Every cell is worth `-weight` times its cost from the nearest threat; a cell's value is
+    /// the least, over the cells it can walk to, of that worth plus the walk there, and
+    /// [`next_step`](Self::next_step) leads down it to a safe spot, a cell no walk improves on
+    /// ([`is_end`](Self::is_end)). With a weight above 1 a character runs past a threat out of
+    /// a dead end rather than cower at its back ("Dijkstra maps" of roguelikes; see
+    /// [`FLEE_WEIGHT`]). Cells no threat can reach are safe spots already. [`cost`](Self::cost)
+    /// is that value (negative where fleeing pays). [`update`](Self::update) rebuilds it whole.
+    /// Threats off the grid or walled are errors, none at all [`PathError::NoGoals`]; a weight
+    /// that is not a number above 0 is [`PathError::InvalidCostLimit`].
+    pub fn fleeing(grid: &NavGrid, threats: &[GridPos], weight: f64) -> Result<Self, PathError> {
+        if !(weight.is_finite() && weight > 0.0) {
+            return Err(PathError::InvalidCostLimit { max_cost: weight });
+        }
+        let danger = Self::build(grid, threats, f64::INFINITY, &[])?;
+        let mut field = Self {
+            cost: vec![f64::INFINITY; danger.cost.len()],
+            next: vec![NONE; danger.cost.len()],
+            flee: Some(weight),
+            ..danger
+        };
+        let mut open = BinaryHeap::new();
+        for (k, &away) in danger.cost.iter().enumerate() {
+            if !grid.is_passable(field.pos(k)) {
+                continue;
+            }
+            // Out of every threat's reach: safe as it is (and no walk from a cell within reach
+            // comes here).
+            field.cost[k] = if away.is_finite() { -weight * away } else { 0.0 };
+            open.push(Entry(field.cost[k], k as u32));
+        }
+        while let Some(Entry(cost, k)) = open.pop() {
+            if cost > field.cost[k as usize] {
+                continue;
+            }
+            field.relax_into(grid, k as usize, &mut open);
+        }
+        Ok(field)
+    }
+
+    /// Where a walk down the field ends: a goal, or, on a flee field, a safe spot (a cell the
+    /// field reaches with no step down from it).
+    pub fn is_end(&self, pos: GridPos) -> bool {
+        self.cost(pos).is_some() && self.next_step(pos).is_none()
+    }
+
+    /// The weight of a flee field ([`fleeing`](Self::fleeing)); `None` for a field of goals.
+    pub fn flee_weight(&self) -> Option<f64> {
+        self.flee
+    }
+
     fn build(
         grid: &NavGrid,
         goals: &[GridPos],
@@ -124,6 +182,7 @@ impl DistanceField {
             next: vec![NONE; cells],
             limit,
             stamp: grid.stamp(),
+            flee: None,
         };
         let mut open = BinaryHeap::new();
         for &goal in goals {
@@ -267,6 +326,22 @@ impl DistanceField {
     /// settled again. A grid of another size, or a goal walled, rebuilds the field whole
     /// (a walled goal is left out of the goals; with none left the field reaches nothing).
     pub fn update(&mut self, grid: &NavGrid, changed: impl IntoIterator<Item = GridPos>) -> usize {
+        if let Some(weight) = self.flee {
+            // Every value hangs on the distance to the threats: built again whole.
+            self.goals.retain(|&g| grid.in_bounds(g) && grid.is_passable(g));
+            let cells = grid.width() as usize * grid.height() as usize;
+            *self = Self::fleeing(grid, &self.goals, weight).unwrap_or_else(|_| Self {
+                width: grid.width(),
+                height: grid.height(),
+                goals: std::mem::take(&mut self.goals),
+                cost: vec![f64::INFINITY; cells],
+                next: vec![NONE; cells],
+                limit: f64::INFINITY,
+                stamp: grid.stamp(),
+                flee: Some(weight),
+            });
+            return cells;
+        }
         let changed: Vec<GridPos> = changed.into_iter().filter(|&c| self.in_bounds(c)).collect();
         if (grid.width(), grid.height()) != (self.width, self.height)
             || self.goals.iter().any(|&g| !grid.is_passable(g))
@@ -283,6 +358,7 @@ impl DistanceField {
                     next: vec![NONE; grid.width() as usize * grid.height() as usize],
                     limit: self.limit,
                     stamp: grid.stamp(),
+                    flee: None,
                 },
             };
             return self.cost.len();

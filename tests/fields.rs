@@ -316,3 +316,51 @@ fn flee_fields_refuse_bad_threats_and_weights_with_typed_errors() {
     let off = DistanceField::fleeing(&grid, &[GridPos::new(9, 1)], 1.2).unwrap_err();
     assert!(matches!(off, PathError::GoalOutOfBounds { .. }), "{off:?}");
 }
+
+/// A field built a slice at a time is the field built in one go: every cell's cost and next
+/// step, for whole fields and fields built for some cells; no step does more than it is given.
+#[test]
+fn a_field_built_in_slices_is_the_field_built_whole() {
+    let mut rng = Rng(0x511CE);
+    for round in 0..60 {
+        let (grid, _) = common::random_grid(&mut rng, &SHAPE);
+        let goals: Vec<GridPos> =
+            (0..1 + rng.below(3)).filter_map(|_| open_cell(&mut rng, &grid)).collect();
+        if goals.is_empty() {
+            continue;
+        }
+        let cover: Vec<GridPos> = match round % 2 {
+            0 => Vec::new(),
+            _ => (0..3).filter_map(|_| open_cell(&mut rng, &grid)).collect(),
+        };
+        let whole = if cover.is_empty() {
+            DistanceField::new(&grid, &goals).unwrap()
+        } else {
+            DistanceField::covering(&grid, &goals, &cover).unwrap()
+        };
+        let mut build = DistanceField::build_in_slices(&grid, &goals, &cover);
+        let budget = 600;
+        let sliced = loop {
+            let done = build.step(budget);
+            assert!(build.last_step_work() <= budget, "round {round}: a step overran");
+            if let Some(done) = done {
+                break done.unwrap();
+            }
+            assert!(build.steps() < 10_000, "round {round}: never ends");
+        };
+        assert_eq!(sliced.limit(), whole.limit(), "round {round}");
+        for cell in grid.positions() {
+            assert_eq!(sliced.cost(cell), whole.cost(cell), "round {round}: {cell:?}");
+            assert_eq!(sliced.next_step(cell), whole.next_step(cell), "round {round}: {cell:?}");
+        }
+        assert!(sliced.is_current(&grid));
+    }
+    // A large map takes several steps.
+    let grid = NavGrid::new(200, 200).unwrap();
+    let mut build = DistanceField::build_in_slices(&grid, &[GridPos::new(5, 5)], &[]);
+    let mut steps = 1;
+    while build.step(100_000).is_none() {
+        steps += 1;
+    }
+    assert!(steps >= 4, "40,000 cells in {steps} steps of 100,000 units");
+}

@@ -405,3 +405,57 @@ fn a_flee_field_with_a_bad_weight_says_why_and_its_followers_are_told() {
     assert!(nav.field().is_none());
     assert!(matches!(nav.error(), Some(PathError::InvalidCostLimit { .. })), "{:?}", nav.error());
 }
+
+/// On a large map a field's build runs a slice a frame: the field appears after a few frames,
+/// as built whole. New goals: the old field stays until the new one is ready, and walls put up
+/// meanwhile are in the new one.
+#[test]
+fn a_large_field_is_built_over_several_frames_and_replaces_the_old_one_when_ready() {
+    let mut app = nav_app(Duration::from_millis(20), 1);
+    let map =
+        app.world_mut().spawn(NavGridMap::square(NavGrid::new(300, 300).unwrap(), Vec2::ONE)).id();
+    app.update();
+    let first = GridPos::new(10, 10);
+    let field = app.world_mut().spawn(NavField::new(map, vec![first])).id();
+    let built = |app: &App| app.world().get::<NavField>(field).unwrap().field().cloned();
+    let mut frames = 0;
+    while built(&app).is_none() {
+        app.update();
+        frames += 1;
+        assert!(frames < 200, "never built");
+    }
+    assert!(frames >= 3, "90,000 cells built in {frames} frames");
+    let grid = app.world().get::<NavGridMap>(map).unwrap().grid.clone();
+    let whole = DistanceField::new(&grid, &[first]).unwrap();
+    // (Costs: a repaired field may break ties between equal ways otherwise than a rebuild.)
+    let same = |a: &DistanceField, b: &DistanceField, grid: &NavGrid| {
+        grid.positions().all(|c| match (a.cost(c), b.cost(c)) {
+            (Some(x), Some(y)) => (x - y).abs() < 1e-9,
+            (x, y) => x == y,
+        })
+    };
+    assert!(same(&built(&app).unwrap(), &whole, &grid));
+
+    // New goals; walls go up while the new field is built.
+    let second = GridPos::new(290, 290);
+    app.world_mut().get_mut::<NavField>(field).unwrap().goals = vec![second];
+    let mut frames = 0;
+    loop {
+        app.update();
+        frames += 1;
+        let now = built(&app).unwrap();
+        if now.goals() == [second] {
+            break;
+        }
+        assert_eq!(now.goals(), [first], "the old field stays meanwhile");
+        let wall = GridPos::new(100 + frames, 150);
+        app.world_mut().get_mut::<NavGridMap>(map).unwrap().grid.set(wall, Cell::Blocked).unwrap();
+        assert!(frames < 200, "never built");
+    }
+    assert!(frames >= 3);
+    app.update(); // the last wall's change reaches the field
+    let grid = app.world().get::<NavGridMap>(map).unwrap().grid.clone();
+    assert!(!grid.is_passable(GridPos::new(101, 150)), "walls went up during the build");
+    let whole = DistanceField::new(&grid, &[second]).unwrap();
+    assert!(same(&built(&app).unwrap(), &whole, &grid), "the new field has the walls in");
+}

@@ -106,6 +106,11 @@ impl Session {
     fn new(seed: u64) -> Self {
         let mut app = nav_app(Duration::from_millis(16), WALL);
         app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = BUDGET;
+        if seed % 2 == 1 {
+            // Field builds of a few frames each: goals moved, maps changed and fields despawned
+            // while a build is under way.
+            app.world_mut().resource_mut::<NavSettings>().field_slice_work = 1_500;
+        }
         let mut rng = Rng(seed);
         let texture = |c: char| Some(if c == '#' { WALL } else { FLOOR });
         let a = rows(&mut rng, 32, 32);

@@ -16,15 +16,17 @@ use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::map::{NavMap, NavMaps};
 use super::movement::{Avoidance, GridLocked};
 use super::profiles::NavAgent;
+use super::settings::NavSettings;
 use crate::grid::GridPos;
 use crate::grid::NavGrid;
 use crate::grid::line::segment_cost;
-use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SearchOptions};
+use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SearchOptions, SlicedBuild};
 
 /// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which
 /// the plugin builds and keeps in step with the map's grid: only the cells whose way to a goal
 /// a change touched are settled again. Agents with [`FollowField`] naming this entity walk
-/// down it. Change `goals` to move them all.
+/// down it. Change `goals` to move them all: the new field is built a slice a frame
+/// ([`NavSettings::field_slice_work`]), the old one followed until it is ready.
 #[derive(Component, Clone, Debug)]
 pub struct NavField {
     /// The map it lies on (its [`NavMap::entity`](super::NavMap::entity)).
@@ -119,14 +121,29 @@ pub struct FollowField(pub Entity);
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ReadFrom(Entity, u64, bool);
 
-/// Builds or repairs each [`NavField`] to match its map's grid and goals.
+/// A field's build under way, a slice a frame, on this map.
+pub(crate) struct Pending {
+    map: Entity,
+    build: SlicedBuild<Result<DistanceField, PathError>>,
+}
+
+/// Builds or repairs each [`NavField`] to match its map's grid and goals. A build for new goals
+/// runs in slices ([`NavSettings::field_slice_work`]); the field it replaces stays until then.
 pub(crate) fn keep_fields(
     maps: Res<NavMaps>,
-    mut fields: Query<&mut NavField>,
+    settings: Res<NavSettings>,
+    mut fields: Query<(Entity, &mut NavField)>,
+    mut pending: Local<Vec<(Entity, Pending)>>,
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
     let _timing = Stopwatch::start(&mut diagnostics.field_time);
-    for mut nav in &mut fields {
+    // Builds of fields gone, or moved to another map or made flee fields, are dropped. One
+    // whose goals changed again goes on: goals that move every frame would otherwise never
+    // see a build end; its field is put in, and the next build starts for the goals then.
+    pending.retain(|(entity, p)| {
+        fields.get(*entity).is_ok_and(|(_, nav)| nav.flee.is_none() && nav.map == p.map)
+    });
+    for (entity, mut nav) in &mut fields {
         let Some(map) = maps.get(nav.map) else {
             if nav.field.is_some() {
                 nav.field = None;
@@ -141,6 +158,8 @@ pub(crate) fn keep_fields(
             .is_some_and(|f| f.goals() == nav.goals && f.flee_weight() == nav.flee);
         // Read before writing: a field already in step is not marked changed every frame.
         if same_goals && nav.field.as_ref().is_some_and(|f| f.is_current(grid)) {
+            // (Goals changed and changed back: a build for the others is not needed.)
+            pending.retain(|(e, _)| *e != entity);
             continue;
         }
         let repaired = match nav.field.as_mut().filter(|_| same_goals) {
@@ -150,24 +169,55 @@ pub(crate) fn keep_fields(
             }),
             None => None,
         };
-        let work = match repaired {
-            Some(work) => work,
-            None => match build(grid, &nav.goals, nav.flee) {
-                Ok(field) => {
-                    let cells = grid.width() as usize * grid.height() as usize;
-                    nav.field = Some(field);
-                    nav.error = None;
-                    cells
-                }
-                Err(error) => {
-                    if nav.error.as_ref() == Some(&error) && nav.field.is_none() {
-                        continue;
+        let outcome = match repaired {
+            Some(work) => Ok(work),
+            // A flee field: built whole.
+            None if nav.flee.is_some() => build(grid, &nav.goals, nav.flee).map(|field| {
+                nav.field = Some(field);
+                grid.width() as usize * grid.height() as usize
+            }),
+            // A field of goals: a slice of its build this frame.
+            None => {
+                let at = match pending.iter().position(|(e, _)| *e == entity) {
+                    Some(at) => at,
+                    None => {
+                        let build = DistanceField::build_in_slices(grid, &nav.goals, &[]);
+                        pending.push((entity, Pending { map: nav.map, build }));
+                        pending.len() - 1
                     }
-                    nav.field = None;
-                    nav.error = Some(error);
-                    0
+                };
+                let Some(done) = pending[at].1.build.step(settings.field_slice_work) else {
+                    continue; // the field it replaces (if any) stays meanwhile
+                };
+                pending.swap_remove(at);
+                done.map(|mut field| {
+                    // The grid changed while it was built: repaired to match (or, its changes
+                    // forgotten, built again whole).
+                    if !field.is_current(grid) {
+                        let cells: Vec<GridPos> = match grid.changes_since(field.stamp()) {
+                            Some(changes) => changes.map(|(c, _)| c).collect(),
+                            None => grid.positions().collect(),
+                        };
+                        field.update(grid, cells);
+                    }
+                    nav.field = Some(field);
+                    grid.width() as usize * grid.height() as usize
+                })
+            }
+        };
+        let work = match outcome {
+            Ok(work) => {
+                nav.error = None;
+                work
+            }
+            Err(error) => {
+                if nav.error.as_ref() == Some(&error) && nav.field.is_none() {
+                    continue;
                 }
-            },
+                nav.field = None;
+                nav.error = Some(error);
+                0
+            }
         };
         nav.work = (work, began.elapsed());
         // Unique across fields and components: a `NavField` put in place of another on the

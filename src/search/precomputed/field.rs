@@ -11,11 +11,15 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use super::slices::{SlicedBuild, Work, run_to_end, spend};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::search::PathError;
 
 /// No cell: the goals' own "next cell" and the cells not reached.
 const NONE: u32 = u32::MAX;
+
+/// Cells a build takes from its heap between two checks of the work left.
+const BATCH: usize = 64;
 
 /// The cost from every cell of a grid to the nearest of its goals, and which way to step.
 ///
@@ -155,11 +159,40 @@ impl DistanceField {
         self.flee
     }
 
+    /// The same build as [`new`](Self::new) (or, with `cover` not empty, as
+    /// [`covering`](Self::covering)), a slice at a time on the thread that steps it: see
+    /// [`SlicedBuild`]. It builds on a copy of `grid` as it is now; if the grid changed by the
+    /// time it ends, [`update`](Self::update) it with the changes since its
+    /// [`stamp`](Self::stamp) (the plugin does).
+    pub fn build_in_slices(
+        grid: &NavGrid,
+        goals: &[GridPos],
+        cover: &[GridPos],
+    ) -> SlicedBuild<Result<Self, PathError>> {
+        let grid = grid.frozen_copy();
+        let (goals, cover) = (goals.to_vec(), cover.to_vec());
+        SlicedBuild::new(|mut work| async move {
+            Self::build_counted(&grid, &goals, f64::INFINITY, &cover, &mut work).await
+        })
+    }
+
     fn build(
         grid: &NavGrid,
         goals: &[GridPos],
         limit: f64,
         cover: &[GridPos],
+    ) -> Result<Self, PathError> {
+        run_to_end(Self::build_counted(grid, goals, limit, cover, &mut Work::unlimited()))
+    }
+
+    /// The build, counting its work in `work`: 8 units a cell taken from the heap (a unit is
+    /// about 10 ns), counted [`BATCH`] cells at a time, and a unit per cell for the arrays.
+    async fn build_counted(
+        grid: &NavGrid,
+        goals: &[GridPos],
+        limit: f64,
+        cover: &[GridPos],
+        work: &mut Work,
     ) -> Result<Self, PathError> {
         if goals.is_empty() {
             return Err(PathError::NoGoals);
@@ -174,6 +207,7 @@ impl DistanceField {
             }
         }
         let cells = grid.width() as usize * grid.height() as usize;
+        spend!(work, cells as u64 / 8);
         let mut field = Self {
             width: grid.width(),
             height: grid.height(),
@@ -197,7 +231,12 @@ impl DistanceField {
         uncovered.dedup();
         let covering = !uncovered.is_empty();
         let mut left = uncovered.len();
+        let mut popped = 0;
         while let Some(Entry(cost, k)) = open.pop() {
+            if popped % BATCH == 0 {
+                spend!(work, 8 * BATCH as u64);
+            }
+            popped += 1;
             if cost > field.cost[k as usize] {
                 continue;
             }

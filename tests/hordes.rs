@@ -459,3 +459,67 @@ fn a_large_field_is_built_over_several_frames_and_replaces_the_old_one_when_read
     let whole = DistanceField::new(&grid, &[second]).unwrap();
     assert!(same(&built(&app).unwrap(), &whole, &grid), "the new field has the walls in");
 }
+
+/// A field built only as far as its followers need: on a 300 x 300 map, followers near the goal
+/// pay for a small field; one that comes from far away waits for the field to reach it (never
+/// told it has no way) and walks home; one walled in is told, once the field has looked
+/// everywhere it could.
+#[test]
+fn a_field_covering_its_followers_grows_to_newcomers_and_tells_the_walled_in() {
+    let mut app = nav_app(Duration::from_millis(20), 1);
+    let mut grid = NavGrid::new(300, 300).unwrap();
+    // A walled pocket round (150, 150).
+    for k in 148..=152 {
+        for (x, y) in [(k, 148), (k, 152), (148, k), (152, k)] {
+            grid.set(GridPos::new(x, y), Cell::Blocked).unwrap();
+        }
+    }
+    let map = app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE))).id();
+    app.update();
+    let goal = GridPos::new(10, 10);
+    let field = app.world_mut().spawn(NavField::new(map, vec![goal]).covering_followers()).id();
+    let geometry = app.world().resource::<NavMaps>().get(map).unwrap().geometry;
+    let spawn = |app: &mut App, cell: GridPos| {
+        let at = geometry.cell_to_world(cell).extend(1.0);
+        let follower = (Transform::from_translation(at), PathFollower::new(400.0));
+        app.world_mut().spawn((follower, FollowField(field))).id()
+    };
+    let near: Vec<Entity> = (0..5).map(|k| spawn(&mut app, GridPos::new(20 + k, 25))).collect();
+    let mut home = Vec::new();
+    for _ in 0..300 {
+        app.update();
+        home.extend(messages::<Arrived>(&app).into_iter().map(|a| a.entity));
+        assert!(messages::<PathFailed>(&app).is_empty(), "no one near is told it has no way");
+        if near.iter().all(|a| home.contains(a)) {
+            break;
+        }
+    }
+    assert!(near.iter().all(|a| home.contains(a)), "the near ones walked home");
+    let small = app.world().get::<NavField>(field).unwrap().field().unwrap().clone();
+    assert!(small.limit().is_finite(), "built only as far as they needed");
+    assert_eq!(small.cost(GridPos::new(290, 290)), None, "the far corner is not known");
+
+    // A newcomer from far away: the field reaches it, and it walks home.
+    let far = spawn(&mut app, GridPos::new(280, 260));
+    let mut arrived = false;
+    for _ in 0..3000 {
+        app.update();
+        assert!(messages::<PathFailed>(&app).is_empty(), "the newcomer is not told it has no way");
+        if messages::<Arrived>(&app).iter().any(|a| a.entity == far && a.cell == goal) {
+            arrived = true;
+            break;
+        }
+    }
+    assert!(arrived, "the newcomer walked home");
+
+    // One in the walled pocket: told, once the field has looked everywhere.
+    let walled = spawn(&mut app, GridPos::new(150, 150));
+    let mut told = 0;
+    for _ in 0..300 {
+        app.update();
+        told += messages::<PathFailed>(&app).iter().filter(|f| f.entity == walled).count();
+    }
+    assert_eq!(told, 1, "told once");
+    let whole = app.world().get::<NavField>(field).unwrap().field().unwrap().limit();
+    assert!(whole.is_infinite(), "it looked everywhere: {whole}");
+}

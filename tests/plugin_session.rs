@@ -124,7 +124,11 @@ impl Session {
         app.update();
         let nav = app.world().resource::<NavMaps>();
         let maps = [first, second, hex].map(|t| nav.of_tilemap(t).expect("a map").entity).to_vec();
-        let field = app.world_mut().spawn(NavField::new(maps[0], vec![GridPos::new(5, 5)])).id();
+        let mut nav = NavField::new(maps[0], vec![GridPos::new(5, 5)]);
+        if seed % 4 >= 2 {
+            nav = nav.covering_followers(); // built only as far as its followers need
+        }
+        let field = app.world_mut().spawn(nav).id();
         Session {
             app,
             maps,

@@ -42,7 +42,14 @@ pub struct NavField {
     revision: u64,
     /// A flee field's weight: `goals` are threats to run from.
     flee: Option<f64>,
+    /// Built only as far as its followers need ([`covering_followers`](Self::covering_followers)).
+    cover_followers: bool,
 }
+
+/// Fields a follower stood beyond this frame (a field built only as far as its followers
+/// needed, and one came from farther): [`keep_fields`] builds them farther.
+#[derive(Resource, Default)]
+pub(crate) struct FieldsToExtend(Vec<Entity>);
 
 /// The last revision given to a field.
 static REVISIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -59,7 +66,8 @@ impl NavField {
     /// The field of `goals` on `map`, built by the plugin.
     pub fn new(map: Entity, goals: Vec<GridPos>) -> Self {
         let work = (0, std::time::Duration::ZERO);
-        Self { map, goals, field: None, error: None, work, revision: 0, flee: None }
+        let (field, error, revision) = (None, None, 0);
+        Self { map, goals, field, error, work, revision, flee: None, cover_followers: false }
     }
 
     /// A flee field on `map`: its followers run from `threats` (cells of that map) to the
@@ -74,6 +82,17 @@ impl NavField {
     /// threats is worth, in steps of detour (see [`DistanceField::fleeing`]).
     pub fn with_flee_weight(mut self, weight: f64) -> Self {
         self.flee = Some(weight);
+        self
+    }
+
+    /// This field built only as far as its followers need: its build stops once every cell a
+    /// follower stands on is settled ([`DistanceField::covering`]), so a field on a large map
+    /// for followers near its goals costs little. A follower that stands beyond it (new, or
+    /// put there by the game) waits while the field is built farther, to cover it too: a frame
+    /// or a few, never told it has no way unless it truly has none. Not for flee fields (built
+    /// whole), nor for asking [`DistanceField::cuts_off`] about cells no follower stands on.
+    pub fn covering_followers(mut self) -> Self {
+        self.cover_followers = true;
         self
     }
 
@@ -133,9 +152,11 @@ pub(crate) fn keep_fields(
     maps: Res<NavMaps>,
     settings: Res<NavSettings>,
     mut fields: Query<(Entity, &mut NavField)>,
-    mut pending: Local<Vec<(Entity, Pending)>>,
+    followers: Query<(&FollowField, &Transform)>,
+    (mut pending, mut extend): (Local<Vec<(Entity, Pending)>>, ResMut<FieldsToExtend>),
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
+    let extend = std::mem::take(&mut extend.0);
     let _timing = Stopwatch::start(&mut diagnostics.field_time);
     // Builds of fields gone, or moved to another map or made flee fields, are dropped. One
     // whose goals changed again goes on: goals that move every frame would otherwise never
@@ -156,53 +177,85 @@ pub(crate) fn keep_fields(
             .field
             .as_ref()
             .is_some_and(|f| f.goals() == nav.goals && f.flee_weight() == nav.flee);
-        // Read before writing: a field already in step is not marked changed every frame.
-        if same_goals && nav.field.as_ref().is_some_and(|f| f.is_current(grid)) {
-            // (Goals changed and changed back: a build for the others is not needed.)
-            pending.retain(|(e, _)| *e != entity);
-            continue;
+        // A follower stood beyond a field built only as far as its followers needed.
+        let farther = nav.cover_followers
+            && extend.contains(&entity)
+            && nav.field.as_ref().is_some_and(|f| f.limit().is_finite());
+        let building = pending.iter().position(|(e, _)| *e == entity);
+        // The field as it is, kept in step with the grid by repair (also while a build for new
+        // goals goes on: its followers never walk a way a new wall cut). A field whose changes
+        // were forgotten, or whose goals' cells were walled, is built again whole.
+        let mut repaired = None;
+        if let Some(field) = nav.field.as_mut().filter(|f| !f.is_current(grid)) {
+            match grid.changes_since(field.stamp()) {
+                Some(changes) => {
+                    let cells: Vec<GridPos> = changes.map(|(cell, _)| cell).collect();
+                    repaired = Some(field.update(grid, cells));
+                }
+                None => nav.field = None,
+            }
         }
-        let repaired = match nav.field.as_mut().filter(|_| same_goals) {
-            Some(field) => grid.changes_since(field.stamp()).map(|changes| {
-                let cells: Vec<GridPos> = changes.map(|(cell, _)| cell).collect();
-                field.update(grid, cells)
-            }),
-            None => None,
-        };
-        let outcome = match repaired {
-            Some(work) => Ok(work),
+        let wanted = !same_goals || farther || nav.field.is_none();
+        if !wanted {
+            // (Goals changed and changed back: a build for the others is not needed.)
+            if let Some(at) = building {
+                pending.swap_remove(at);
+            }
+        }
+        let outcome = match (wanted, repaired) {
+            (false, None) => continue, // in step: not marked changed
+            (false, Some(work)) => Ok(work),
             // A flee field: built whole.
-            None if nav.flee.is_some() => build(grid, &nav.goals, nav.flee).map(|field| {
+            (true, _) if nav.flee.is_some() => build(grid, &nav.goals, nav.flee).map(|field| {
                 nav.field = Some(field);
                 grid.width() as usize * grid.height() as usize
             }),
             // A field of goals: a slice of its build this frame.
-            None => {
-                let at = match pending.iter().position(|(e, _)| *e == entity) {
+            (true, repaired) => {
+                let at = match building {
                     Some(at) => at,
                     None => {
-                        let build = DistanceField::build_in_slices(grid, &nav.goals, &[]);
+                        // Covering its followers: where they stand (or, none yet, the goals
+                        // alone: followers that come are covered as they come).
+                        let cover: Vec<GridPos> = match nav.cover_followers {
+                            true => followers
+                                .iter()
+                                .filter(|(f, _)| f.0 == entity)
+                                .filter_map(|(_, t)| {
+                                    map.geometry.world_to_cell(t.translation.truncate()).ok()
+                                })
+                                .chain(nav.goals.iter().copied())
+                                .collect(),
+                            false => Vec::new(),
+                        };
+                        let build = DistanceField::build_in_slices(grid, &nav.goals, &cover);
                         pending.push((entity, Pending { map: nav.map, build }));
                         pending.len() - 1
                     }
                 };
-                let Some(done) = pending[at].1.build.step(settings.field_slice_work) else {
-                    continue; // the field it replaces (if any) stays meanwhile
-                };
-                pending.swap_remove(at);
-                done.map(|mut field| {
-                    // The grid changed while it was built: repaired to match (or, its changes
-                    // forgotten, built again whole).
-                    if !field.is_current(grid) {
-                        let cells: Vec<GridPos> = match grid.changes_since(field.stamp()) {
-                            Some(changes) => changes.map(|(c, _)| c).collect(),
-                            None => grid.positions().collect(),
-                        };
-                        field.update(grid, cells);
+                match pending[at].1.build.step(settings.field_slice_work) {
+                    // Not done: the field it replaces (if any) stays meanwhile, repaired.
+                    None => match repaired {
+                        Some(work) => Ok(work),
+                        None => continue,
+                    },
+                    Some(done) => {
+                        pending.swap_remove(at);
+                        done.map(|mut field| {
+                            // The grid changed while it was built: repaired to match (or, its
+                            // changes forgotten, built again whole).
+                            if !field.is_current(grid) {
+                                let cells: Vec<GridPos> = match grid.changes_since(field.stamp()) {
+                                    Some(changes) => changes.map(|(c, _)| c).collect(),
+                                    None => grid.positions().collect(),
+                                };
+                                field.update(grid, cells);
+                            }
+                            nav.field = Some(field);
+                            grid.width() as usize * grid.height() as usize
+                        })
                     }
-                    nav.field = Some(field);
-                    grid.width() as usize * grid.height() as usize
-                })
+                }
             }
         };
         let work = match outcome {
@@ -247,6 +300,7 @@ pub(crate) fn follow_fields(
     >,
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
+    mut extend: ResMut<FieldsToExtend>,
 ) {
     let began = Moment::now();
     for (entity, follow, transform, path, follower, read, kind) in &mut agents {
@@ -272,6 +326,13 @@ pub(crate) fn follow_fields(
         }
         let read = |told| ReadFrom(follow.0, nav.revision, told);
         let agent = kind.copied().unwrap_or_default();
+        if beyond(field, map, cell) {
+            // Beyond a field built only as far as its followers needed: it waits for more.
+            if !extend.0.contains(&follow.0) {
+                extend.0.push(follow.0);
+            }
+            continue;
+        }
         let Some(cells) = field.path_from(cell).filter(|_| agent.is_plain()) else {
             commands.entity(entity).insert(read(true));
             let goal = field.goals().first().copied().unwrap_or(cell);
@@ -339,6 +400,12 @@ const LOOK_AHEAD: usize = 12;
 
 /// The next waypoint down `field` from `cell`: the next cell, or (`smooth`) the farthest of the
 /// next [`LOOK_AHEAD`] in a straight line from `cell` that costs no more than the way down to it.
+/// `cell` lies beyond a field that stops short (built only as far as its followers needed), on
+/// open ground: the field does not know it yet.
+fn beyond(field: &DistanceField, map: &NavMap, cell: GridPos) -> bool {
+    field.limit().is_finite() && field.cost(cell).is_none() && map.grid.is_passable(cell)
+}
+
 fn waypoint(map: &NavMap, field: &DistanceField, cell: GridPos, smooth: bool) -> Option<GridPos> {
     let mut next = field.next_step(cell)?;
     if !smooth {
@@ -369,6 +436,8 @@ pub(crate) struct Deferred {
     found: bool,
     arrived: Option<GridPos>,
     failed: Option<NavError>,
+    /// It stands beyond its field, which must be built farther.
+    beyond: bool,
 }
 
 /// One walker's frame: moves it down `field` by `left` world units (a few waypoints at most),
@@ -457,6 +526,12 @@ fn step_walker(
                     waypoint(map, field, cell, smooth)
                 };
                 let Some(next) = next else {
+                    if beyond(field, map, cell) {
+                        // Beyond a field built only as far as its followers needed: it waits
+                        // for the field to reach it.
+                        out.beyond = true;
+                        break;
+                    }
                     if !state.told {
                         let goal = field.goals().first().copied().unwrap_or(cell);
                         fail(NavError::Search(PathError::Unreachable { start: cell, goal }), state);
@@ -525,6 +600,7 @@ pub(crate) fn walk_fields(
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
     mut deferred: Local<Vec<Deferred>>,
+    mut extend: ResMut<FieldsToExtend>,
 ) {
     let began = Moment::now();
     let dt = time.delta_secs();
@@ -561,8 +637,15 @@ pub(crate) fn walk_fields(
         let on_map = (on.map(|o| o.0) != Some(map.entity)
             && map.geometry.world_to_cell(position).is_ok())
         .then_some(map.entity);
-        let mut out =
-            Deferred { entity, insert: None, on_map, found: false, arrived: None, failed: None };
+        let mut out = Deferred {
+            entity,
+            insert: None,
+            on_map,
+            found: false,
+            arrived: None,
+            failed: None,
+            beyond: false,
+        };
         let who = (kind.copied().unwrap_or_default(), follower.smooth);
         // A speed the game made odd (negative, NaN, infinite) stands it still, as on a path.
         let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
@@ -579,6 +662,9 @@ pub(crate) fn walk_fields(
                 }
             }
             None => out.insert = Some(state),
+        }
+        if out.beyond && !extend.0.contains(&follow.0) {
+            extend.0.push(follow.0);
         }
         if out.insert.is_some()
             || out.on_map.is_some()

@@ -177,6 +177,7 @@ impl Plugin for NavCorePlugin {
             .init_resource::<ObstacleCells>()
             .init_resource::<PathIndexes>()
             .init_resource::<NavDiagnostics>()
+            .init_resource::<fields::FieldsToExtend>()
             .init_resource::<diagnostics::LastMove>()
             .add_message::<NavGridChanged>()
             .add_message::<NavMapReady>()

@@ -144,4 +144,36 @@ fn main() {
             }
         }
     }
+
+    // Fields built only as far as some followers need (`DistanceField::covering`, what
+    // `NavField::covering_followers` builds): 100 followers within a cost of 40 of one goal.
+    println!();
+    println!(
+        "| map | whole field | covering 100 followers within 40 | ratio | cells known (of open) |"
+    );
+    println!("|---|---|---|---|---|");
+    for name in ["arena2", "lak304d", "64room_000"] {
+        let grid = load_map(format!("{dir}/{name}.map")).expect("map");
+        let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        let mut rng = Rng(0x5eed);
+        let goal = [open[rng.below(open.len() as u32) as usize]];
+        let (whole_time, whole) = best(|| DistanceField::new(&grid, &goal).expect("field"));
+        let near: Vec<GridPos> =
+            open.iter().copied().filter(|&p| whole.cost(p).is_some_and(|c| c <= 40.0)).collect();
+        let followers: Vec<GridPos> =
+            (0..100).map(|_| near[rng.below(near.len() as u32) as usize]).collect();
+        let (time, field) =
+            best(|| DistanceField::covering(&grid, &goal, &followers).expect("field"));
+        for &f in &followers {
+            assert_eq!(field.cost(f), whole.cost(f), "{name}: a follower's cost differs");
+        }
+        let known = open.iter().filter(|&&p| field.cost(p).is_some()).count();
+        println!(
+            "| {name} | {:.2} ms | {:.3} ms | {:.3} | {known} of {} |",
+            ms(whole_time),
+            ms(time),
+            time.as_secs_f64() / whole_time.as_secs_f64(),
+            open.len()
+        );
+    }
 }

@@ -186,7 +186,9 @@ pub(crate) fn keep_fields(
         // goals goes on: its followers never walk a way a new wall cut). A field whose changes
         // were forgotten, or whose goals' cells were walled, is built again whole.
         let mut repaired = None;
-        if let Some(field) = nav.field.as_mut().filter(|f| !f.is_current(grid)) {
+        // (Read before writing: a field in step is not marked changed every frame.)
+        let stale = nav.field.as_ref().is_some_and(|f| !f.is_current(grid));
+        if stale && let Some(field) = nav.field.as_mut() {
             match grid.changes_since(field.stamp()) {
                 Some(changes) => {
                     let cells: Vec<GridPos> = changes.map(|(cell, _)| cell).collect();

@@ -303,6 +303,12 @@ fn a_cornered_character_runs_past_the_threat_rather_than_cower() {
     assert!(field.is_end(GridPos::new(30, 10)), "out of the threat's reach: safe where it is");
     assert_eq!(field.cost(GridPos::new(30, 10)), Some(0.0));
     assert!(field.is_end(cornered), "walled in with the threat: it stays cornered");
+    // The threat's own cell walled: no danger left, every open cell is safe.
+    grid.set(threat, Cell::Blocked).unwrap();
+    field.update(&grid, [threat]);
+    assert_eq!(field.cost(GridPos::new(5, 10)), Some(0.0));
+    assert!(field.is_end(cornered) && field.is_end(GridPos::new(30, 10)));
+    assert_eq!(field.cost(threat), None);
 }
 
 #[test]

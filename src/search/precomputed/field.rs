@@ -115,7 +115,8 @@ impl DistanceField {
     /// ([`is_end`](Self::is_end)). With a weight above 1 a character runs past a threat out of
     /// a dead end rather than cower at its back ("Dijkstra maps" of roguelikes; see
     /// [`FLEE_WEIGHT`]). Cells no threat can reach are safe spots already. [`cost`](Self::cost)
-    /// is that value (negative where fleeing pays). [`update`](Self::update) rebuilds it whole.
+    /// is that value (negative where fleeing pays). [`update`](Self::update) rebuilds it whole;
+    /// with every threat walled there, every open cell is a safe spot.
     /// Threats off the grid or walled are errors, none at all [`PathError::NoGoals`]; a weight
     /// that is not a number above 0 is [`PathError::InvalidCostLimit`].
     pub fn fleeing(grid: &NavGrid, threats: &[GridPos], weight: f64) -> Result<Self, PathError> {
@@ -186,7 +187,7 @@ impl DistanceField {
     }
 
     /// The build, counting its work in `work`: 8 units a cell taken from the heap (a unit is
-    /// about 10 ns), counted [`BATCH`] cells at a time, and a unit per cell for the arrays.
+    /// about 10 ns), counted [`BATCH`] cells at a time, and a unit per 8 cells for the arrays.
     async fn build_counted(
         grid: &NavGrid,
         goals: &[GridPos],
@@ -366,14 +367,18 @@ impl DistanceField {
     /// (a walled goal is left out of the goals; with none left the field reaches nothing).
     pub fn update(&mut self, grid: &NavGrid, changed: impl IntoIterator<Item = GridPos>) -> usize {
         if let Some(weight) = self.flee {
-            // Every value hangs on the distance to the threats: built again whole.
+            // Every value hangs on the distance to the threats: built again whole. With every
+            // threat walled in, no cell is in danger: every open cell is a safe spot.
             self.goals.retain(|&g| grid.in_bounds(g) && grid.is_passable(g));
             let cells = grid.width() as usize * grid.height() as usize;
             *self = Self::fleeing(grid, &self.goals, weight).unwrap_or_else(|_| Self {
                 width: grid.width(),
                 height: grid.height(),
                 goals: std::mem::take(&mut self.goals),
-                cost: vec![f64::INFINITY; cells],
+                cost: grid
+                    .positions()
+                    .map(|p| if grid.is_passable(p) { 0.0 } else { f64::INFINITY })
+                    .collect(),
                 next: vec![NONE; cells],
                 limit: f64::INFINITY,
                 stamp: grid.stamp(),

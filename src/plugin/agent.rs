@@ -457,18 +457,7 @@ pub(crate) fn start_cell(
         candidates.extend(path.cells.get(path.previous_target(next)).copied());
         candidates.extend(path.cells.get(next).copied());
     }
-    // Out of a cell that has become a wall, only to a cell it can walk to straight: next to
-    // it, and diagonally only with both side cells open (it would cross a wall's corner).
-    let hex = grid.neighborhood().is_hex();
-    let walkable = |c: GridPos| {
-        let (dx, dy) = (c.x.abs_diff(under.x), c.y.abs_diff(under.y));
-        let sides = || {
-            grid.is_passable(GridPos::new(c.x, under.y))
-                && grid.is_passable(GridPos::new(under.x, c.y))
-        };
-        grid.is_passable(c)
-            && (c == under || (dx <= 1 && dy <= 1 && (dx + dy < 2 || hex || sides())))
-    };
+    let walkable = |c: GridPos| walks_out(grid, under, c);
     if let Some(&cell) = candidates.iter().find(|&&c| walkable(c)) {
         return Ok(cell);
     }
@@ -578,6 +567,18 @@ pub(crate) fn agent_start(
         Err(WorldToCellError::OffMap(_)) => Err(WorldToCellError::OffMap(position)),
         found => found,
     }
+}
+
+/// Whether an agent standing in `from` (open, or a cell that has just become a wall) may walk
+/// straight into `to`: `to` is open and `from` itself or next to it, diagonally only with both
+/// side cells open (it would cross a wall's corner).
+pub(crate) fn walks_out(grid: &NavGrid, from: GridPos, to: GridPos) -> bool {
+    grid.is_passable(to)
+        && to.x.abs_diff(from.x) <= 1
+        && to.y.abs_diff(from.y) <= 1
+        && grid
+            .diagonal_sides(from, to)
+            .is_none_or(|sides| sides.iter().all(|&s| grid.is_passable(s)))
 }
 
 /// Where an agent of kind `agent` stands when its lowest corner is at `cell`: the centre of

@@ -51,6 +51,15 @@ pub struct NavField {
 #[derive(Resource, Default)]
 pub(crate) struct FieldsToExtend(Vec<Entity>);
 
+impl FieldsToExtend {
+    /// Asks for `field` to be built farther (once, however many followers ask).
+    fn ask(&mut self, field: Entity) {
+        if !self.0.contains(&field) {
+            self.0.push(field);
+        }
+    }
+}
+
 /// The last revision given to a field.
 static REVISIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -330,9 +339,7 @@ pub(crate) fn follow_fields(
         let agent = kind.copied().unwrap_or_default();
         if beyond(field, map, cell) {
             // Beyond a field built only as far as its followers needed: it waits for more.
-            if !extend.0.contains(&follow.0) {
-                extend.0.push(follow.0);
-            }
+            extend.ask(follow.0);
             continue;
         }
         let Some(cells) = field.path_from(cell).filter(|_| agent.is_plain()) else {
@@ -400,14 +407,14 @@ pub(crate) struct FieldWalk {
 /// How many cells down the field a smoothed walker looks for a straight line.
 const LOOK_AHEAD: usize = 12;
 
-/// The next waypoint down `field` from `cell`: the next cell, or (`smooth`) the farthest of the
-/// next [`LOOK_AHEAD`] in a straight line from `cell` that costs no more than the way down to it.
 /// `cell` lies beyond a field that stops short (built only as far as its followers needed), on
 /// open ground: the field does not know it yet.
 fn beyond(field: &DistanceField, map: &NavMap, cell: GridPos) -> bool {
     field.limit().is_finite() && field.cost(cell).is_none() && map.grid.is_passable(cell)
 }
 
+/// The next waypoint down `field` from `cell`: the next cell, or (`smooth`) the farthest of the
+/// next [`LOOK_AHEAD`] in a straight line from `cell` that costs no more than the way down to it.
 fn waypoint(map: &NavMap, field: &DistanceField, cell: GridPos, smooth: bool) -> Option<GridPos> {
     let mut next = field.next_step(cell)?;
     if !smooth {
@@ -665,8 +672,8 @@ pub(crate) fn walk_fields(
             }
             None => out.insert = Some(state),
         }
-        if out.beyond && !extend.0.contains(&follow.0) {
-            extend.0.push(follow.0);
+        if out.beyond {
+            extend.ask(follow.0);
         }
         if out.insert.is_some()
             || out.on_map.is_some()

@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use crate::grid::GridPos;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
-use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest};
+use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest, walks_out};
 use crate::plugin::map::NavMap;
 use crate::search::SearchOptions;
 
@@ -212,16 +212,9 @@ pub(crate) fn clamp_step(map: &NavMap, from: Vec2, to: Vec2) -> Vec2 {
     // Caught in a cell that became a wall: it may walk out, into an open neighbour (diagonally
     // only past two open sides), not further in.
     let leaving = !grid.is_passable(start);
-    let out = |c: GridPos| {
-        c.x.abs_diff(start.x) <= 1
-            && c.y.abs_diff(start.y) <= 1
-            && grid
-                .diagonal_sides(start, c)
-                .is_none_or(|sides| sides.iter().all(|&s| grid.is_passable(s)))
-    };
     let fits = |p: Vec2| {
         geometry.world_to_cell(p).is_ok_and(|c| match leaving {
-            true => c == start || (grid.is_passable(c) && out(c)),
+            true => c == start || walks_out(grid, start, c),
             false => grid.is_passable(c) && (c == start || grid.can_step(start, c)),
         })
     };

@@ -27,7 +27,7 @@
 //! ```sh
 //! cargo run --release --example crowd_bench                 # 3,600 frames a situation
 //! cargo run --release --example crowd_bench -- 600 rooms    # fewer frames, one map
-//! CROWD_LONG=1 cargo run --release --example crowd_bench    # also print every frame over 4 ms
+//! CROWD_LONG=4 cargo run --release --example crowd_bench    # also print every frame over 4 ms
 //! CROWD_SINGLE=1 cargo run --release --example crowd_bench  # one thread, no task pool wake-ups
 //! CROWD_SITUATION=avoidance cargo run --release --example crowd_bench  # one situation
 //! ```
@@ -245,6 +245,10 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         next_goal_at.push(rng.below(120) as usize);
     }
 
+    // `CROWD_LONG=MS`: frames longer than MS milliseconds (4 if not a number) are printed.
+    let long_frame = std::env::var("CROWD_LONG").ok().map(|ms| {
+        Duration::from_secs_f64(ms.parse::<f64>().ok().filter(|ms| *ms >= 0.0).unwrap_or(4.0) / 1e3)
+    });
     let mut searches = 0u64;
     let mut own = Vec::with_capacity(frames);
     let mut parts = [Duration::ZERO; 3];
@@ -283,8 +287,8 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         app.update();
         let diagnostics = *app.world().resource::<NavDiagnostics>();
         if let Some(&last) = app.world().resource::<Timing>().frames.last()
-            && last.max(diagnostics.systems_time()) > Duration::from_millis(4)
-            && std::env::var_os("CROWD_LONG").is_some()
+            && let Some(long) = long_frame
+            && last.max(diagnostics.systems_time()) > long
         {
             eprintln!("frame {frame}: wall {last:?} {diagnostics:?}");
         }

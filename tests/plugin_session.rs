@@ -373,6 +373,26 @@ impl Session {
         let diagnostics = *world.resource::<NavDiagnostics>();
         let spent = diagnostics.expansions + diagnostics.range_expansions;
         assert!(spent <= BUDGET + 16, "{label} frame {frame}: {spent} cells searched");
+        // Every wall built or torn down this frame is in the map's grid once the frame is done
+        // (the sync finds changed textures a block of change ticks at a time).
+        for map in world.resource::<NavMaps>().iter() {
+            let [layer] = map.layers[..] else { continue };
+            if world.get::<NavMapLoading>(map.entity).is_some() {
+                continue;
+            }
+            let Some(storage) = world.get::<TileStorage>(layer) else { continue };
+            for cell in map.grid.positions() {
+                let tile = storage.checked_get(&TilePos::new(cell.x, cell.y));
+                let texture = tile.and_then(|t| world.get::<TileTextureIndex>(t)).map(|t| t.0);
+                let wall = texture == Some(WALL);
+                assert_eq!(
+                    wall,
+                    !map.grid.is_passable(cell),
+                    "{label} frame {frame}: the grid of {} disagrees with its tile at {cell}",
+                    map.entity
+                );
+            }
+        }
         if let Ok(watch) = std::env::var("SESSION_WATCH") {
             for &agent in &self.agents {
                 if watch.split(',').any(|w| w == format!("{agent}"))

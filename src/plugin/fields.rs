@@ -767,17 +767,24 @@ pub(crate) fn walk_fields(
         if !position.is_finite() {
             continue;
         }
-        let mut state = walk.as_deref().copied().unwrap_or_else(|| FieldWalk {
-            field: follow.0,
-            revision: nav.revision,
-            map: map.entity,
-            target: None,
-            ahead: None,
-            from: map.geometry.world_to_cell(position).unwrap_or_default(),
-            at: position,
-            resting: false,
-            told: false,
-        });
+        // Walked in place (no one watches it change: the copy and compare cost more than the
+        // change tick saved), or a new walker's state, inserted after.
+        let mut fresh = None;
+        let mut walk = walk;
+        let state = match walk.as_mut() {
+            Some(walk) => walk.bypass_change_detection(),
+            None => fresh.insert(FieldWalk {
+                field: follow.0,
+                revision: nav.revision,
+                map: map.entity,
+                target: None,
+                ahead: None,
+                from: map.geometry.world_to_cell(position).unwrap_or_default(),
+                at: position,
+                resting: false,
+                told: false,
+            }),
+        };
         let on_map = (on.map(|o| o.0) != Some(map.entity)
             && map.geometry.world_to_cell(position).is_ok())
         .then_some(map.entity);
@@ -797,18 +804,11 @@ pub(crate) fn walk_fields(
         let on_field = (nav, field, map, &mut ways.0[known]);
         let read_ahead = entity.index_u32() % READ_AHEAD == *frame % READ_AHEAD;
         let walking = (follow.0, read_ahead);
-        let at = step_walker(who, on_field, walking, position, left, &mut state, &mut out);
+        let at = step_walker(who, on_field, walking, position, left, state, &mut out);
         if at != position {
             transform.translation = at.extend(transform.translation.z);
         }
-        match walk {
-            Some(mut walk) => {
-                if *walk != state {
-                    *walk = state;
-                }
-            }
-            None => out.insert = Some(state),
-        }
+        out.insert = fresh;
         if out.beyond {
             extend.ask(follow.0);
         }

@@ -595,6 +595,8 @@ fn a_larger_agent_plans_across_links_while_a_hex_map_is_in_the_world() {
 #[test]
 fn a_goal_on_another_map_with_no_link_names_both_maps() {
     let mut app = app();
+    // Maps that touch join at their edges unless the game says not to.
+    app.world_mut().resource_mut::<NavSettings>().join_touching_maps = false;
     let left = spawn_map(&mut app, &open_rows(5, 5));
     let rows = open_rows(5, 5);
     let rows: Vec<&str> = rows.iter().map(String::as_str).collect();

@@ -8,7 +8,8 @@
 //!   ([`NavGeometry`]), the tiles' rules, the errors, and the sync system;
 //! - `profiles`: kinds of agents ([`NavProfiles`], [`NavAgent`]), below the maps that keep a
 //!   grid for each kind;
-//! - `link`: [`NavLink`]s between cells of the maps;
+//! - `link`: [`NavLink`]s between cells of the maps; `seams`: the links the plugin keeps where
+//!   maps touch ([`NavSeam`]);
 //! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
 //!   [`NavObstacle`], messages and errors), shared by the two systems above it;
 //! - `per_agent`: the grids kept per kind of agent, re-plans when kinds change, movement
@@ -32,6 +33,7 @@ mod precompute;
 mod profiles;
 mod pursuit;
 mod request;
+mod seams;
 mod settings;
 
 use bevy::app::PluginGroupBuilder;
@@ -56,6 +58,7 @@ pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use pursuit::Pursuit;
+pub use seams::NavSeam;
 pub use settings::{
     AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy,
 };
@@ -171,6 +174,7 @@ impl Plugin for NavCorePlugin {
             .init_resource::<NavProfiles>()
             .init_resource::<NavLayers>()
             .init_resource::<NavMaps>()
+            .init_resource::<seams::Seams>()
             .init_resource::<InsertedOverrides>()
             .init_resource::<RequestQueue>()
             .init_resource::<RangeQueue>()
@@ -203,6 +207,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<Avoidance>()
             .register_type::<GridLocked>()
             .register_type::<NavLink>()
+            .register_type::<NavSeam>()
             .register_type::<OnNavMap>()
             .register_type::<NavDiagnostics>()
             .register_type::<WatchSearch>()
@@ -219,7 +224,7 @@ impl Plugin for NavCorePlugin {
             .add_systems(
                 schedule,
                 (
-                    sync_nav_grid.in_set(NavSet::SyncGrid),
+                    (sync_nav_grid, seams::keep_seams).chain().in_set(NavSet::SyncGrid),
                     (
                         fields::keep_fields,
                         fields::follow_fields,

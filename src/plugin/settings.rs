@@ -43,6 +43,14 @@ pub struct NavSettings {
     /// followers follow the field it replaces meanwhile. `u64::MAX`: whole in one frame.
     /// Repairs after cells change, and flee fields, are done whole.
     pub field_slice_work: u64,
+    /// Square and isometric maps whose edges touch, their cells on one lattice (chunks of one
+    /// world, levels laid side by side), join at their edges: the plugin keeps a [`NavLink`]
+    /// marked [`NavSeam`] for each step across, and agents walk across as on one map (see
+    /// [`NavSeam`]). Maps that overlap do not join. Default: on.
+    ///
+    /// [`NavLink`]: super::NavLink
+    /// [`NavSeam`]: super::NavSeam
+    pub join_touching_maps: bool,
     /// How often agents re-plan towards goals that move ([`Pursuit`](super::Pursuit)).
     pub repath: RepathPolicy,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
@@ -63,6 +71,7 @@ impl Default for NavSettings {
             avoidance: AvoidanceSettings::default(),
             precompute: PrecomputeSettings::default(),
             field_slice_work: 200_000,
+            join_touching_maps: true,
             repath: RepathPolicy::default(),
             debug: false,
         }

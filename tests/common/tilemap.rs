@@ -11,6 +11,7 @@ use bevy_tilemap_nav::prelude::*;
 
 /// A headless app with the plugin, frames of `frame` each, the search budget in cells only (so
 /// that frame counts do not depend on the machine's speed) and texture `wall` a wall.
+#[allow(dead_code)] // tests/seams.rs makes its own app
 pub fn nav_app(frame: Duration, wall: u32) -> App {
     let mut app = App::new();
     let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };

@@ -189,6 +189,12 @@ impl NavGeometry {
         reach.is_finite() && local.x.abs() <= reach && local.y.abs() <= reach
     }
 
+    /// On square and isometric maps: the world centre of cell (0, 0) and the steps to cells
+    /// (1, 0) and (0, 1). `None` on hex maps, whose centres are not affine in the cell.
+    pub(crate) fn affine(&self) -> Option<[Vec2; 3]> {
+        self.affine
+    }
+
     /// The world-space centre of a cell, where bevy_ecs_tilemap draws its tile (honouring the
     /// map type, the `TilemapAnchor` and the tilemap's transform).
     pub fn cell_to_world(&self, cell: GridPos) -> Vec2 {

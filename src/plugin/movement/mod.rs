@@ -30,6 +30,7 @@ use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
 use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
+use crate::plugin::seams::NavSeam;
 use crate::plugin::settings::NavSettings;
 
 /// True when another character stands on one of the next two cells of the path (short of its
@@ -259,7 +260,11 @@ pub(crate) fn follow_paths(
     mut agents: Walkers,
     (standing, mut waiting): (Standing, Waiting),
     (mut occupancy, mut locked_standing): (Local<Occupancy>, LockedStanding),
-    (links, obstacles, teams): (Query<&NavLink>, Res<ObstacleCells>, Query<&NavTeam>),
+    (links, obstacles, teams): (
+        Query<(&NavLink, Has<NavSeam>)>,
+        Res<ObstacleCells>,
+        Query<&NavTeam>,
+    ),
     (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
     mut arrived: MessageWriter<Arrived>,
     mut failures: MessageWriter<PathFailed>,
@@ -419,7 +424,7 @@ pub(crate) fn follow_paths(
         let links_gone = || {
             path.legs.iter().any(|leg| {
                 let to = LinkEnd::new(leg.map, leg.cells.first().copied().unwrap_or_default());
-                !links.get(leg.link).is_ok_and(|link| usable(&maps, link, leg.from, to))
+                !links.get(leg.link).is_ok_and(|(link, _)| usable(&maps, link, leg.from, to))
             })
         };
         let cut = !replanning
@@ -521,12 +526,17 @@ pub(crate) fn follow_paths(
             let leg = path.legs.remove(0);
             let from = leg.from;
             let to = LinkEnd::new(leg.map, leg.cells[0]);
-            crossed.write(LinkCrossed { entity, link: leg.link, from, to });
-            at = leg.points[0];
+            // Across a seam (maps that touch) it walks on, from where it stands to the first
+            // cell; across any other link it is carried there.
+            let seam = links.get(leg.link).is_ok_and(|(_, seam)| seam);
+            if !seam {
+                crossed.write(LinkCrossed { entity, link: leg.link, from, to });
+                at = leg.points[0];
+            }
             path.map = leg.map;
             path.cells = leg.cells;
             path.points = leg.points;
-            follower.next = path.cells.len().min(1);
+            follower.next = if seam { 0 } else { path.cells.len().min(1) };
             commands.entity(entity).insert(OnNavMap(leg.map));
             if let Some(next_map) = maps.get(leg.map) {
                 let grid = next_map.grid_for(path.agent);

@@ -1,0 +1,243 @@
+//! Maps whose edges touch join there: chunks of one world (bevy_ecs_tilemap's chunking, LDtk
+//! levels side by side) are walked across as one map, with no links by hand.
+//!
+//! Square and isometric maps whose cells lie on one lattice in the world (the same steps to the
+//! next cell across and up, their origins a whole number of cells apart) and that do not overlap
+//! form a *world*. Each step that a grid would allow between two cells if the maps were one (a
+//! straight step, or a diagonal one that the corner rule allows, its side cells read on whatever
+//! map holds them) becomes a one-way [`NavLink`] marked [`NavSeam`], costing what that step would
+//! cost on one grid (its length times the far cell's cost). The linked search is one A* over all
+//! cells with links as steps, so a path across seams costs what it would on one grid. An agent
+//! walks across a seam as across any step (it is not carried, and no [`LinkCrossed`] is sent).
+//!
+//! The seams are made again when a map of a world comes, goes, moves or changes a cell, so a
+//! chunk streamed out takes its seams with it (paths through them are planned again) and one
+//! streamed in brings new ways.
+//!
+//! [`LinkCrossed`]: super::LinkCrossed
+
+use std::collections::HashMap;
+
+use bevy::prelude::*;
+
+use super::link::{LinkEnd, NavLink};
+use super::map::{NavMap, NavMaps};
+use super::settings::NavSettings;
+use crate::grid::{GridPos, GridStamp, Neighborhood};
+
+/// Marks a [`NavLink`] the plugin keeps across the seam of two maps whose edges touch (see
+/// [`NavSettings::join_touching_maps`]). The plugin spawns and despawns these; paths go through
+/// them like any link, and agents walk across them.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component)]
+pub struct NavSeam;
+
+/// A map that can join as the seams were made from it: its entity, grid stamp (a corner rule
+/// or neighborhood changed moves it too), cell lattice and size.
+type Seen = (Entity, GridStamp, [Vec2; 3], (u32, u32));
+
+/// What the seams were made from, and the seam links made.
+#[derive(Resource, Default)]
+pub(crate) struct Seams {
+    /// Each map that can join (square or isometric), when the seams were last made.
+    seen: Vec<Seen>,
+    /// Each seam link by its ends: its entity and cost.
+    links: HashMap<(LinkEnd, LinkEnd), (Entity, f64)>,
+}
+
+/// A map of a world: the map, and where its cell (0, 0) lies on the world's lattice.
+struct Member<'a> {
+    map: &'a NavMap,
+    at: IVec2,
+    size: IVec2,
+}
+
+impl Member<'_> {
+    fn holds(&self, cell: IVec2) -> bool {
+        let local = cell - self.at;
+        local.x >= 0 && local.y >= 0 && local.x < self.size.x && local.y < self.size.y
+    }
+
+    fn overlaps(&self, other: &Member) -> bool {
+        let (a0, a1) = (self.at, self.at + self.size);
+        let (b0, b1) = (other.at, other.at + other.size);
+        a0.x < b1.x && b0.x < a1.x && a0.y < b1.y && b0.y < a1.y
+    }
+}
+
+/// The member's own cell at `cell` of the world's lattice (a cell it holds).
+fn local(member: &Member, cell: IVec2) -> GridPos {
+    let at = cell - member.at;
+    GridPos::new(at.x as u32, at.y as u32)
+}
+
+/// Where `origin` lies on the lattice of a map whose cell (0, 0) is at `base` with steps
+/// `across` and `up`: whole cells, or `None` when it lies between them.
+fn lattice_offset(base: Vec2, across: Vec2, up: Vec2, origin: Vec2) -> Option<IVec2> {
+    let det = across.x * up.y - across.y * up.x;
+    if det.abs() < 1e-9 {
+        return None;
+    }
+    let d = origin - base;
+    let k = (d.x * up.y - d.y * up.x) / det;
+    let m = (across.x * d.y - across.y * d.x) / det;
+    let (rk, rm) = (k.round(), m.round());
+    let whole = (k - rk).abs() < 1e-3 && (m - rm).abs() < 1e-3;
+    let fits = rk.abs() < i32::MAX as f32 / 2.0 && rm.abs() < i32::MAX as f32 / 2.0;
+    (whole && fits).then(|| IVec2::new(rk as i32, rm as i32))
+}
+
+/// The same step on the world: equal within a part in ten thousand of its length.
+fn same_step(a: Vec2, b: Vec2) -> bool {
+    (a - b).length() <= 1e-4 * a.length().max(b.length())
+}
+
+/// The worlds among the maps: groups of maps on one lattice that do not overlap, each member
+/// with its place on the group's lattice. A map that overlaps a group (a floor drawn over
+/// another) starts a group of its own.
+fn worlds(maps: &NavMaps) -> Vec<Vec<Member<'_>>> {
+    let mut groups: Vec<(Vec2, Vec2, Vec2, Neighborhood, Vec<Member>)> = Vec::new();
+    for map in maps.iter() {
+        let Some([origin, across, up]) = map.geometry.affine() else { continue };
+        let moves = map.grid.neighborhood();
+        if moves.is_hex() || !origin.is_finite() || !across.is_finite() || !up.is_finite() {
+            continue;
+        }
+        let size = IVec2::new(map.grid.width() as i32, map.grid.height() as i32);
+        let fits = groups.iter_mut().find_map(|(base, a, u, n, members)| {
+            if !same_step(*a, across) || !same_step(*u, up) || *n != moves {
+                return None;
+            }
+            let at = lattice_offset(*base, *a, *u, origin)?;
+            let member = Member { map, at, size };
+            if members.iter().any(|m| m.overlaps(&member)) {
+                return None;
+            }
+            let rule = |m: &Member| m.map.grid.corner_rule();
+            members.iter().all(|m| rule(m) == rule(&member)).then_some((members, member))
+        });
+        match fits {
+            Some((members, member)) => members.push(member),
+            None => {
+                let member = Member { map, at: IVec2::ZERO, size };
+                groups.push((origin, across, up, moves, vec![member]));
+            }
+        }
+    }
+    groups.into_iter().map(|g| g.4).filter(|m| m.len() > 1).collect()
+}
+
+/// The seam steps of one world: (from, to) with the step's cost.
+fn seam_steps(world: &[Member], out: &mut HashMap<(LinkEnd, LinkEnd), f64>) {
+    let member_at = |cell: IVec2| world.iter().find(|m| m.holds(cell));
+    let open =
+        |cell: IVec2| member_at(cell).is_some_and(|m| m.map.grid.is_passable(local(m, cell)));
+    for (i, a) in world.iter().enumerate() {
+        // Only members that touch another one have seams.
+        let near = |b: &Member| {
+            let grown =
+                Member { map: b.map, at: b.at - IVec2::ONE, size: b.size + IVec2::splat(2) };
+            a.overlaps(&grown)
+        };
+        if !world.iter().enumerate().any(|(j, b)| j != i && near(b)) {
+            continue;
+        }
+        let grid = &a.map.grid;
+        let straight = matches!(grid.neighborhood(), Neighborhood::Four);
+        let rule = grid.corner_rule();
+        let (w, h) = (a.size.x, a.size.y);
+        let border = (0..w)
+            .flat_map(|x| [IVec2::new(x, 0), IVec2::new(x, h - 1)])
+            .chain((1..h - 1).flat_map(|y| [IVec2::new(0, y), IVec2::new(w - 1, y)]));
+        for cell in border {
+            let from = a.at + cell;
+            if !grid.is_passable(local(a, from)) {
+                continue;
+            }
+            for (dx, dy) in crate::grid::DIRECTIONS {
+                let diagonal = dx != 0 && dy != 0;
+                if diagonal && straight {
+                    continue;
+                }
+                let step = IVec2::new(dx as i32, dy as i32);
+                let to = from + step;
+                if a.holds(to) {
+                    continue;
+                }
+                let Some(b) = member_at(to) else { continue };
+                let Some(cost) = b.map.grid.cost(local(b, to)).filter(|&c| c > 0) else {
+                    continue;
+                };
+                let len = if diagonal {
+                    let sides =
+                        (open(from + IVec2::new(step.x, 0)), open(from + IVec2::new(0, step.y)));
+                    if !rule.allows_diagonal(sides.0, sides.1) {
+                        continue;
+                    }
+                    std::f64::consts::SQRT_2
+                } else {
+                    1.0
+                };
+                let ends = (
+                    LinkEnd::new(a.map.entity, local(a, from)),
+                    LinkEnd::new(b.map.entity, local(b, to)),
+                );
+                out.insert(ends, len * f64::from(cost));
+            }
+        }
+    }
+}
+
+/// Keeps the seam links in step with the maps: made again whenever a map that can join comes,
+/// goes, moves or changes, and all taken away when [`NavSettings::join_touching_maps`] is off.
+pub(crate) fn keep_seams(
+    mut commands: Commands,
+    settings: Res<NavSettings>,
+    maps: Res<NavMaps>,
+    mut seams: ResMut<Seams>,
+    mut links: Query<&mut NavLink, With<NavSeam>>,
+) {
+    let seen: Vec<Seen> = match settings.join_touching_maps {
+        true => maps
+            .iter()
+            .filter_map(|m| {
+                let lattice = m.geometry.affine()?;
+                Some((m.entity, m.grid.stamp(), lattice, (m.grid.width(), m.grid.height())))
+            })
+            .collect(),
+        false => Vec::new(),
+    };
+    if seen == seams.seen {
+        return;
+    }
+    let mut wanted = HashMap::new();
+    for world in worlds(&maps) {
+        seam_steps(&world, &mut wanted);
+    }
+    let Seams { links: kept, seen: was } = &mut *seams;
+    *was = seen;
+    kept.retain(|ends, (entity, cost)| match wanted.remove(ends) {
+        None => {
+            if let Ok(mut e) = commands.get_entity(*entity) {
+                e.despawn();
+            }
+            false
+        }
+        Some(now) => {
+            match links.get_mut(*entity) {
+                Ok(mut link) if now != *cost => link.cost = now,
+                Ok(_) => {}
+                // (Despawned by someone else: made again.)
+                Err(_) => {
+                    *entity = commands.spawn((NavLink::one_way(ends.0, ends.1, now), NavSeam)).id()
+                }
+            }
+            *cost = now;
+            true
+        }
+    });
+    for ((from, to), cost) in wanted {
+        let entity = commands.spawn((NavLink::one_way(from, to, cost), NavSeam)).id();
+        kept.insert((from, to), (entity, cost));
+    }
+}

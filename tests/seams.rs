@@ -1,0 +1,320 @@
+//! Maps whose edges touch join there (issue 39): a grid cut into random chunks, each chunk a
+//! tilemap of its own laid beside the others, answers as the whole grid does; agents walk across
+//! the seams with no jump; a chunk that goes away takes its ways with it, one that comes brings
+//! new ones.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
+use bevy_tilemap_nav::plugin::{NavMaps, NavSeam};
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{PathError, PathQuery, Pathfinder};
+mod common;
+#[path = "common/tilemap.rs"]
+mod tilemap;
+use common::Rng;
+use tilemap::{position, spawn_text_tilemap};
+
+const TILE: f32 = 16.0;
+const WALL: u32 = 1;
+
+/// Cells of a world, `None` a wall, else the cost of entering.
+type Cells = Vec<Vec<Option<u32>>>;
+
+/// A chunk's map entity and the world's columns and rows it holds.
+type Chunk = (Entity, (usize, usize), (usize, usize));
+
+fn app(neighborhood: Neighborhood, corner_rule: CornerRule) -> App {
+    let settings = NavSettings {
+        neighborhood,
+        corner_rule,
+        max_search_time_per_frame: None,
+        ..NavSettings::default()
+    };
+    let mut rules = TileRules::default().with(WALL, Cell::Blocked);
+    for cost in 2..=4 {
+        rules = rules.with(cost, Cell::Passable { cost });
+    }
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::with_settings(settings))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)))
+        .insert_resource(rules);
+    app
+}
+
+/// The texture of a cell: 0 ground, 1 a wall, 2-4 that cost.
+fn texture(cell: Option<u32>) -> char {
+    match cell {
+        None => '#',
+        Some(1) => '.',
+        Some(c) => char::from_digit(c, 10).unwrap(),
+    }
+}
+
+fn texture_index(c: char) -> Option<u32> {
+    match c {
+        '#' => Some(WALL),
+        '.' => Some(0),
+        c => c.to_digit(10),
+    }
+}
+
+/// Spawns the part `x0..x1` x `y0..y1` of `cells` as a tilemap where it lies in the world.
+fn spawn_chunk(
+    app: &mut App,
+    cells: &Cells,
+    (x0, x1): (usize, usize),
+    (y0, y1): (usize, usize),
+) -> Entity {
+    // Text rows, top row first.
+    let rows: Vec<String> =
+        (y0..y1).rev().map(|y| (x0..x1).map(|x| texture(cells[y][x])).collect()).collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let at = Vec2::new(x0 as f32, y0 as f32) * TILE;
+    spawn_text_tilemap(app, &rows, TILE, at, texture_index)
+}
+
+/// Random cuts of `0..n` into spans.
+fn cuts(rng: &mut Rng, n: usize) -> Vec<(usize, usize)> {
+    let mut at: Vec<usize> =
+        (0..rng.below(4)).map(|_| 1 + rng.below(n as u32 - 1) as usize).collect();
+    at.extend([0, n]);
+    at.sort_unstable();
+    at.dedup();
+    at.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+fn whole_grid(cells: &Cells, neighborhood: Neighborhood, corner_rule: CornerRule) -> NavGrid {
+    let mut grid = NavGrid::new(cells[0].len() as u32, cells.len() as u32)
+        .unwrap()
+        .with_neighborhood(neighborhood)
+        .with_corner_rule(corner_rule);
+    common::set_cells(&mut grid, cells);
+    grid
+}
+
+/// The chunk (its map entity and its own cell) that holds world cell `cell`.
+fn chunk_of(chunks: &[Chunk], cell: GridPos) -> (Entity, GridPos) {
+    let (x, y) = (cell.x as usize, cell.y as usize);
+    let (map, xs, ys) = chunks
+        .iter()
+        .find(|(_, xs, ys)| (xs.0..xs.1).contains(&x) && (ys.0..ys.1).contains(&y))
+        .unwrap();
+    (*map, GridPos::new((x - xs.0) as u32, (y - ys.0) as u32))
+}
+
+/// The error for a goal that cannot be reached: on the start's map, or on another.
+fn no_way(error: &NavError) -> bool {
+    matches!(
+        error,
+        NavError::Search(PathError::Unreachable { .. }) | NavError::NoWayBetweenMaps { .. }
+    )
+}
+
+fn world_point(cell: GridPos) -> Vec2 {
+    Vec2::new(cell.x as f32, cell.y as f32) * TILE
+}
+
+#[test]
+fn a_grid_cut_into_chunks_answers_as_the_whole_grid() {
+    let mut pathfinder = Pathfinder::new();
+    let (mut compared, mut across, mut unreachable) = (0, 0, 0);
+    for seed in 1..=40u64 {
+        let mut rng = Rng(seed * 7919);
+        let (w, h) = (8 + rng.below(22) as usize, 6 + rng.below(18) as usize);
+        let cells: Cells = (0..h)
+            .map(|_| {
+                (0..w)
+                    .map(|_| match rng.below(10) {
+                        0..=2 => None,
+                        3 | 4 => Some(2 + rng.below(3)),
+                        _ => Some(1),
+                    })
+                    .collect()
+            })
+            .collect();
+        let neighborhood = if seed % 5 == 0 { Neighborhood::Four } else { Neighborhood::Eight };
+        let corner_rule =
+            if seed % 3 == 0 { CornerRule::CutCorners } else { CornerRule::NoCornerCutting };
+        let grid = whole_grid(&cells, neighborhood, corner_rule);
+        let mut app = app(neighborhood, corner_rule);
+        let mut chunks = Vec::new();
+        for ys in cuts(&mut rng, h) {
+            for xs in cuts(&mut rng, w) {
+                chunks.push((spawn_chunk(&mut app, &cells, xs, ys), xs, ys));
+            }
+        }
+        app.update();
+        app.update();
+        let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        if open.len() < 2 {
+            continue;
+        }
+        let mut asked = Vec::new();
+        for _ in 0..8 {
+            let start = open[rng.below(open.len() as u32) as usize];
+            let goal = open[rng.below(open.len() as u32) as usize];
+            let (goal_map, goal_cell) = chunk_of(&chunks, goal);
+            let request = PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell });
+            let agent = app
+                .world_mut()
+                .spawn((Transform::from_translation(world_point(start).extend(1.0)), request))
+                .id();
+            asked.push((agent, start, goal));
+        }
+        for _ in 0..20 {
+            app.update();
+        }
+        for (agent, start, goal) in asked {
+            let want = pathfinder.find(&grid, &PathQuery::new(start, goal));
+            let entity = app.world().entity(agent);
+            let label = format!(
+                "seed {seed} ({w} x {h}, {neighborhood:?}, {corner_rule:?}) {start} -> {goal}"
+            );
+            match (want, entity.get::<Path>(), entity.get::<PathFailed>()) {
+                (Ok(want), Some(path), _) => {
+                    assert!(
+                        (path.cost - want.cost).abs() <= 1e-6 * want.cost.max(1.0),
+                        "{label}: {} across the chunks, {} on the whole grid",
+                        path.cost,
+                        want.cost
+                    );
+                    compared += 1;
+                    across += usize::from(!path.legs.is_empty());
+                }
+                (Err(PathError::Unreachable { .. }), None, Some(failed)) => {
+                    assert!(no_way(&failed.error), "{label}: {:?}", failed.error);
+                    unreachable += 1;
+                }
+                (want, path, failed) => panic!(
+                    "{label}: the whole grid says {:?}, the chunks {:?} / {:?}",
+                    want.map(|w| w.cost),
+                    path.map(|p| p.cost),
+                    failed.map(|f| &f.error)
+                ),
+            }
+        }
+    }
+    // The test means something: many paths compared, many of them across seams.
+    assert!(
+        compared >= 200 && across >= 100 && unreachable >= 5,
+        "{compared} {across} {unreachable}"
+    );
+}
+
+/// Four 10 x 10 chunks in a square, a wall across three of them: an agent walks from one corner
+/// to the other across two seams, each frame a step no longer than its speed allows.
+fn four_chunks(app: &mut App) -> Vec<Chunk> {
+    let cells: Cells = (0..20)
+        .map(|y| (0..20).map(|x| if y == 10 && x < 16 { None } else { Some(1) }).collect())
+        .collect();
+    let mut chunks = Vec::new();
+    for ys in [(0, 10), (10, 20)] {
+        for xs in [(0, 10), (10, 20)] {
+            chunks.push((spawn_chunk(app, &cells, xs, ys), xs, ys));
+        }
+    }
+    app.update();
+    app.update();
+    chunks
+}
+
+#[test]
+fn agents_walk_across_seams_without_a_jump() {
+    let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+    let chunks = four_chunks(&mut app);
+    let seams = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+    assert!(seams > 0, "no seam links");
+    let start = GridPos::new(1, 1);
+    let goal = GridPos::new(2, 18);
+    let (goal_map, goal_cell) = chunk_of(&chunks, goal);
+    let speed = 4.0 * TILE;
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(world_point(start).extend(1.0)),
+            PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell }),
+            PathFollower::new(speed),
+        ))
+        .id();
+    let mut last = position(&app, agent);
+    let mut crossed = Vec::new();
+    for frame in 0..600 {
+        app.update();
+        let at = position(&app, agent);
+        let step = at.distance(last);
+        assert!(step <= speed / 60.0 + 1e-3, "frame {frame}: a jump of {step} from {last} to {at}");
+        last = at;
+        let maps = app.world().resource::<NavMaps>();
+        if let Some(map) = maps.at_world(at) {
+            let cell = map.geometry.world_to_cell(at).unwrap();
+            assert!(
+                map.grid.is_passable(cell),
+                "frame {frame}: in a wall at {cell} of {}",
+                map.entity
+            );
+            if crossed.last() != Some(&map.entity) {
+                crossed.push(map.entity);
+            }
+        }
+        if app.world().get::<Path>(agent).is_none() && frame > 5 {
+            break;
+        }
+    }
+    assert!(app.world().get::<PathFailed>(agent).is_none());
+    assert!(last.distance(world_point(goal)) < 1e-3, "stopped at {last}, not at the goal");
+    // Round the wall's end: through the chunk on the right, three chunks in all.
+    assert!(crossed.len() >= 3, "walked through {crossed:?}");
+}
+
+#[test]
+fn a_chunk_that_goes_takes_its_ways_and_one_that_comes_brings_new_ones() {
+    let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+    let chunks = four_chunks(&mut app);
+    let right_bottom = chunks[1].0;
+    let (goal_map, goal_cell) = chunk_of(&chunks, GridPos::new(2, 18));
+    // The only way round the wall is through the bottom right chunk: taken away, the goal
+    // cannot be reached.
+    let ask = |app: &mut App| {
+        let request = PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell });
+        let at = world_point(GridPos::new(1, 1)).extend(1.0);
+        app.world_mut().spawn((Transform::from_translation(at), request)).id()
+    };
+    let before = ask(&mut app);
+    app.update();
+    app.update();
+    assert!(app.world().get::<Path>(before).is_some(), "no path with every chunk in");
+    let tiles: Vec<Entity> =
+        app.world().get::<TileStorage>(right_bottom).unwrap().iter().flatten().copied().collect();
+    for tile in tiles {
+        app.world_mut().despawn(tile);
+    }
+    app.world_mut().despawn(right_bottom);
+    app.update();
+    let seams_left = app
+        .world_mut()
+        .query::<&NavLink>()
+        .iter(app.world())
+        .filter(|l| l.from.map == right_bottom || l.to.map == right_bottom)
+        .count();
+    assert_eq!(seams_left, 0, "seams to a chunk that is gone");
+    let after = ask(&mut app);
+    for _ in 0..4 {
+        app.update();
+    }
+    let failed = app.world().get::<PathFailed>(after).map(|f| f.error.clone());
+    assert!(failed.as_ref().is_some_and(no_way), "with the chunk gone: {failed:?}");
+    // The chunk streamed back in (open ground this time): the way is there again.
+    let cells: Cells = vec![vec![Some(1); 20]; 20];
+    spawn_chunk(&mut app, &cells, (10, 20), (0, 10));
+    app.update();
+    let again = ask(&mut app);
+    for _ in 0..4 {
+        app.update();
+    }
+    assert!(app.world().get::<Path>(again).is_some(), "no path once the chunk is back");
+}

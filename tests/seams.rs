@@ -318,3 +318,86 @@ fn a_chunk_that_goes_takes_its_ways_and_one_that_comes_brings_new_ones() {
     }
     assert!(app.world().get::<Path>(again).is_some(), "no path once the chunk is back");
 }
+
+/// Despawns a chunk's tiles and tilemap, as a game streaming it out does.
+fn unload(app: &mut App, chunk: Entity) {
+    let tiles: Vec<Entity> =
+        app.world().get::<TileStorage>(chunk).unwrap().iter().flatten().copied().collect();
+    for tile in tiles {
+        app.world_mut().despawn(tile);
+    }
+    app.world_mut().despawn(chunk);
+}
+
+#[test]
+fn a_walk_through_a_chunk_that_unloads_is_planned_again_or_told_no_way() {
+    // A wall across the middle row with a gap at each end: from the bottom right chunk to the
+    // top left one, the short way is through the bottom left chunk and its gap.
+    let cells: Cells = (0..20)
+        .map(|y| {
+            (0..20).map(|x| if y == 10 && (4..16).contains(&x) { None } else { Some(1) }).collect()
+        })
+        .collect();
+    for unload_also_the_other_way in [false, true] {
+        let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+        let mut chunks = Vec::new();
+        for ys in [(0, 10), (10, 20)] {
+            for xs in [(0, 10), (10, 20)] {
+                chunks.push((spawn_chunk(&mut app, &cells, xs, ys), xs, ys));
+            }
+        }
+        app.update();
+        app.update();
+        let (bottom_left, top_right) = (chunks[0].0, chunks[3].0);
+        let (start, goal) = (GridPos::new(12, 2), GridPos::new(2, 18));
+        let (goal_map, goal_cell) = chunk_of(&chunks, goal);
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(world_point(start).extend(1.0)),
+                PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell }),
+                PathFollower::new(4.0 * TILE),
+            ))
+            .id();
+        for _ in 0..3 {
+            app.update();
+        }
+        let legs = app
+            .world()
+            .get::<Path>(agent)
+            .map(|p| p.legs.iter().map(|l| l.map).collect::<Vec<_>>());
+        assert!(
+            legs.as_ref().is_some_and(|l| l.contains(&bottom_left)),
+            "the short way goes through the bottom left chunk: {legs:?}"
+        );
+        // Streamed out while the agent is still in the bottom right chunk.
+        unload(&mut app, bottom_left);
+        if unload_also_the_other_way {
+            unload(&mut app, top_right);
+        }
+        let mut last = position(&app, agent);
+        for frame in 0..900 {
+            app.update();
+            let at = position(&app, agent);
+            assert!(at.distance(last) <= 4.0 * TILE / 60.0 + 1e-3, "frame {frame}: a jump to {at}");
+            last = at;
+            let maps = app.world().resource::<NavMaps>();
+            let map = maps.at_world(at).expect("on a chunk that is still there");
+            assert_ne!(map.entity, bottom_left);
+            assert!(map.grid.is_passable(map.geometry.world_to_cell(at).unwrap()));
+            let path = app.world().get::<Path>(agent);
+            if path.is_none() && app.world().get::<PathRequest>(agent).is_none() {
+                break;
+            }
+        }
+        let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+        if unload_also_the_other_way {
+            // Nothing is left between the two: told so, and standing where it was walking.
+            assert!(failed.as_ref().is_some_and(no_way), "{failed:?}");
+        } else {
+            // Planned again the long way, through the top right chunk's gap.
+            assert_eq!(failed, None);
+            assert!(last.distance(world_point(goal)) < 1e-3, "stopped at {last}");
+        }
+    }
+}

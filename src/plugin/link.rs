@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use super::map::NavMaps;
 use crate::grid::GridPos;
-use crate::search::{Link, MapPos};
+use crate::search::{Link, MapPos, Placement};
 
 /// One end of a [`NavLink`]: a cell of a map (named by its entity, [`NavMap::entity`](super::NavMap::entity)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
@@ -87,12 +87,22 @@ pub struct LinkCrossed {
 pub(crate) struct FrameLinks {
     pub(crate) links: Vec<Link>,
     pub(crate) entities: Vec<Entity>,
+    /// Where each map (by its index) lies on the lattice of a world of maps that touch.
+    pub(crate) places: Vec<Option<Placement>>,
 }
 
 impl FrameLinks {
-    pub(crate) fn gather(&mut self, maps: &NavMaps, links: &Query<(Entity, &NavLink)>) {
+    pub(crate) fn gather(
+        &mut self,
+        maps: &NavMaps,
+        links: &Query<(Entity, &NavLink)>,
+        places: &[(Entity, Placement)],
+    ) {
         self.links.clear();
         self.entities.clear();
+        self.places.clear();
+        let placed = |map: Entity| places.iter().find(|(m, _)| *m == map).map(|(_, p)| *p);
+        self.places.extend(maps.iter().map(|m| placed(m.entity)));
         let end = |e: LinkEnd| {
             let map = maps.index_of(e.map)?;
             maps.get(e.map)?.grid.in_bounds(e.cell).then_some(MapPos::new(map, e.cell))

@@ -22,6 +22,7 @@ use super::movement::Yielding;
 use super::precompute::table_answer;
 use super::profiles::{NavAgent, NavProfiles};
 use super::pursuit::Pursuit;
+use super::seams::Seams;
 use super::settings::NavSettings;
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::path::{FleeOptions, flee_avoiding, wander_avoiding};
@@ -126,9 +127,10 @@ pub(crate) fn answer_requests(
     requests: Requests,
     new_requests: Query<Entity, Changed<PathRequest>>,
     walkers: WalkerQuery,
-    (obstacle_agents, links, yielders, teams, targets): (
+    (obstacle_agents, links, seams, yielders, teams, targets): (
         Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
         Query<(Entity, &NavLink)>,
+        Res<Seams>,
         Query<&'static Yielding>,
         Query<&'static NavTeam>,
         Targets,
@@ -157,7 +159,7 @@ pub(crate) fn answer_requests(
     let mut answered = 0usize;
     let RequestQueue { waiting, running, running_linked, pathfinder, links: frame_links } =
         &mut *queue;
-    frame_links.gather(&maps, &links);
+    frame_links.gather(&maps, &links, &seams.places);
     let mut out = Answers {
         commands: &mut commands,
         failures: &mut failures,
@@ -577,7 +579,7 @@ fn begin_linked(
     let served: Vec<Option<&NavGrid>> = maps.iter().map(|m| m.grid_for(query.agent)).collect();
     let walkable =
         |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
-    let mut links = FrameLinks::default();
+    let mut links = FrameLinks { places: frame_links.places.clone(), ..FrameLinks::default() };
     for (link, &entity) in frame_links.links.iter().zip(&frame_links.entities) {
         if walkable(link.from) && walkable(link.to) {
             links.links.push(*link);
@@ -657,7 +659,7 @@ fn go_on_linked(
     before: u32,
 ) -> SearchStep<LinkedPath> {
     let grids = agent_grids(maps, run.query.agent);
-    let world = LinkedMaps::new(&grids, &run.links.links);
+    let world = LinkedMaps::new(&grids, &run.links.links).with_places(&run.links.places);
     let query = PathQuery::new(run.start, run.goal).options(run.options).avoiding(&run.avoid);
     let mut last = before;
     loop {

@@ -24,6 +24,7 @@ use super::link::{LinkEnd, NavLink};
 use super::map::{NavMap, NavMaps};
 use super::settings::NavSettings;
 use crate::grid::{GridPos, GridStamp, Neighborhood};
+use crate::search::Placement;
 
 /// Marks a [`NavLink`] the plugin keeps across the seam of two maps whose edges touch (see
 /// [`NavSettings::join_touching_maps`]). The plugin spawns and despawns these; paths go through
@@ -43,6 +44,8 @@ pub(crate) struct Seams {
     seen: Vec<Seen>,
     /// Each seam link by its ends: its entity and cost.
     links: HashMap<(LinkEnd, LinkEnd), (Entity, f64)>,
+    /// Where each map of a world lies on the world's lattice (for the search's estimate).
+    pub(crate) places: Vec<(Entity, Placement)>,
 }
 
 /// A map of a world: the map, and where its cell (0, 0) lies on the world's lattice.
@@ -211,10 +214,16 @@ pub(crate) fn keep_seams(
         return;
     }
     let mut wanted = HashMap::new();
-    for world in worlds(&maps) {
-        seam_steps(&world, &mut wanted);
+    let mut places = Vec::new();
+    for (number, world) in worlds(&maps).iter().enumerate() {
+        seam_steps(world, &mut wanted);
+        for member in world {
+            let (x, y) = (i64::from(member.at.x), i64::from(member.at.y));
+            places.push((member.map.entity, Placement { world: number as u32, x, y }));
+        }
     }
-    let Seams { links: kept, seen: was } = &mut *seams;
+    let Seams { links: kept, seen: was, places: placed } = &mut *seams;
+    *placed = places;
     *was = seen;
     kept.retain(|ends, (entity, cost)| match wanted.remove(ends) {
         None => {

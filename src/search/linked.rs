@@ -131,12 +131,129 @@ pub struct LinkedMaps<'a> {
     pub maps: &'a [&'a NavGrid],
     /// The links between their cells.
     pub links: &'a [Link],
+    /// Where each grid lies on a lattice it shares with others (see [`Placement`]); empty, or
+    /// `None` for a grid, when not known.
+    pub places: &'a [Option<Placement>],
 }
 
 impl<'a> LinkedMaps<'a> {
     /// The grids `maps` joined by `links`.
     pub fn new(maps: &'a [&'a NavGrid], links: &'a [Link]) -> Self {
-        Self { maps, links }
+        Self { maps, links, places: &[] }
+    }
+
+    /// The same, with where each grid lies on a lattice shared with others (`places[i]` for
+    /// `maps[i]`): chunks of one world. The search then also estimates the distance to the goal
+    /// across the chunks, and goes as straight at it as on one grid.
+    pub fn with_places(self, places: &'a [Option<Placement>]) -> Self {
+        Self { places, ..self }
+    }
+}
+
+/// Where a grid lies among others cut from one world (chunks side by side): which world, and
+/// where its cell (0, 0) falls on that world's lattice of cells. Grids of one world must have
+/// the same moves (neighborhood). The search across [`LinkedMaps`] with places estimates the
+/// rest of the way by the distance on the lattice, scaled by the world's cheapest cell, capped
+/// by the cheapest link that is not a step of the lattice (a teleporter, a link to another
+/// world): the estimate stays a lower bound whatever links there are, so paths stay the
+/// cheapest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Placement {
+    /// Which world (any number; grids with the same one share the lattice).
+    pub world: u32,
+    /// The lattice column and row of the grid's cell (0, 0).
+    pub x: i64,
+    /// See `x`.
+    pub y: i64,
+}
+
+impl Placement {
+    /// The lattice position of `cell` of the grid placed here.
+    fn of(self, cell: GridPos) -> (i64, i64) {
+        (self.x + i64::from(cell.x), self.y + i64::from(cell.y))
+    }
+}
+
+/// The lattice estimate of a search over placed grids (see [`Placement`]).
+#[derive(Clone, Debug)]
+struct LatticeBound {
+    places: Vec<Option<Placement>>,
+    world: u32,
+    heuristic: Heuristic,
+    /// The cheapest cell of the world's grids.
+    scale: f64,
+    /// The goals on the lattice.
+    goals: Vec<(i64, i64)>,
+    /// The cheapest way that leaves the world's lattice from inside it (a link that is not a
+    /// lattice step), and the cheapest way into the world from outside.
+    leave: f64,
+    enter: f64,
+}
+
+impl LatticeBound {
+    /// Worked out when every goal is on one world whose grids all have the goal grid's moves;
+    /// else `None` (the search goes without).
+    fn new(
+        maps: &[&NavGrid],
+        places: &[Option<Placement>],
+        goals: &[MapPos],
+        ways: &[(MapPos, MapPos, f64, usize)],
+        heuristic: Heuristic,
+    ) -> Option<Self> {
+        let place = |at: MapPos| places.get(at.map).copied().flatten();
+        let first = place(*goals.first()?)?;
+        let world = first.world;
+        let mut lattice_goals = Vec::new();
+        for &goal in goals {
+            let p = place(goal).filter(|p| p.world == world)?;
+            lattice_goals.push(p.of(goal.cell));
+        }
+        let moves = maps[goals[0].map].neighborhood();
+        let mut scale = f64::INFINITY;
+        for (grid, p) in maps.iter().zip(places) {
+            if p.is_some_and(|p| p.world == world) {
+                if grid.neighborhood() != moves || moves.is_hex() {
+                    return None;
+                }
+                scale = scale.min(f64::from(grid.min_cost().unwrap_or(1)));
+            }
+        }
+        let inside = |at: MapPos| place(at).filter(|p| p.world == world);
+        let (mut leave, mut enter) = (f64::INFINITY, f64::INFINITY);
+        for &(entrance, exit, cost, _) in ways {
+            match (inside(entrance), inside(exit)) {
+                (Some(a), Some(b)) => {
+                    let ((ax, ay), (bx, by)) = (a.of(entrance.cell), b.of(exit.cell));
+                    let apart = |d: i64| u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX);
+                    let step = heuristic.distance(apart(ax - bx), apart(ay - by)) * scale;
+                    if cost < step {
+                        leave = leave.min(cost);
+                    }
+                }
+                (Some(_), None) => leave = leave.min(cost),
+                (None, Some(_)) => enter = enter.min(cost),
+                (None, None) => {}
+            }
+        }
+        let places = places.to_vec();
+        Some(Self { places, world, heuristic, scale, goals: lattice_goals, leave, enter })
+    }
+
+    /// A lower bound on the cost from `at` to a goal.
+    fn at(&self, at: MapPos) -> f64 {
+        let Some(p) = self.places.get(at.map).copied().flatten().filter(|p| p.world == self.world)
+        else {
+            return self.enter;
+        };
+        let (x, y) = p.of(at.cell);
+        let apart = |d: i64| u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX);
+        let walk = self
+            .goals
+            .iter()
+            .map(|&(gx, gy)| self.heuristic.distance(apart(x - gx), apart(y - gy)))
+            .fold(f64::INFINITY, f64::min)
+            * self.scale;
+        walk.min(self.leave)
     }
 }
 
@@ -388,6 +505,8 @@ pub(crate) struct LinkedSearch {
     heuristics: Vec<(Heuristic, f64)>,
     /// Each grid's lower bound on the cost of leaving it through a link.
     exits: Vec<ExitBound>,
+    /// Over grids placed on one world's lattice: the distance on the lattice.
+    lattice: Option<LatticeBound>,
     open: BinaryHeap<Open>,
     reached: Nodes,
     stats: SearchStats,
@@ -403,8 +522,7 @@ impl LinkedSearch {
     /// partial paths are not made across links. Bad input (a cell off its grid or blocked, a
     /// link with a bad end or cost, a weight below 1) is an error here.
     pub(crate) fn new(
-        maps: &[&NavGrid],
-        links: &[Link],
+        (maps, links, places): (&[&NavGrid], &[Link], &[Option<Placement>]),
         start: MapPos,
         goals: Goals<'_, MapPos>,
         options: &SearchOptions,
@@ -555,7 +673,9 @@ impl LinkedSearch {
                 ExitBound::new(grid, entrances, heuristic, scale)
             })
             .collect();
+        let lattice = LatticeBound::new(maps, places, &guide, &ways, heuristics[named.map].0);
         let mut search = Self {
+            lattice,
             ways,
             way_index,
             start,
@@ -606,7 +726,12 @@ impl LinkedSearch {
                 * scale
                 * self.options.weight
         };
-        walk.min(self.exits[at.map].at(maps[at.map].neighborhood(), heuristic, scale, at.cell))
+        let estimate =
+            walk.min(self.exits[at.map].at(maps[at.map].neighborhood(), heuristic, scale, at.cell));
+        match &self.lattice {
+            Some(lattice) => estimate.max(lattice.at(at)),
+            None => estimate,
+        }
     }
 
     /// Goes on for at most `budget` expansions (at least one) on the same `maps` it began on.

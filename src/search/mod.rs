@@ -39,7 +39,7 @@ mod result;
 
 pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
-pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos};
+pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
 pub use precomputed::field::{DistanceField, FLEE_WEIGHT};
 pub use precomputed::first_moves::{

@@ -541,8 +541,8 @@ impl SearchSpace for LinkedMaps<'_> {
     ) -> SearchStep<LinkedPath> {
         pathfinder.paused = None;
         pathfinder.scratch.trace = query.traced.then(SearchTrace::default);
-        let (maps, links, options) = (self.maps, self.links, &query.options);
-        match LinkedSearch::new(maps, links, query.start, query.goals, options, query.avoid) {
+        let (space, options) = ((self.maps, self.links, self.places), &query.options);
+        match LinkedSearch::new(space, query.start, query.goals, options, query.avoid) {
             Ok(search) => pathfinder.step_linked(self, query, search, budget),
             Err(error) => SearchStep::Done(Err(error)),
         }

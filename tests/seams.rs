@@ -88,6 +88,24 @@ fn cuts(rng: &mut Rng, n: usize) -> Vec<(usize, usize)> {
     at.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
+/// A random world `w` x `h`: of every 10 cells about `walls` are walls and `costly` cost 2-4.
+fn random_cells(rng: &mut Rng, (w, h): (usize, usize), (walls, costly): (u32, u32)) -> Cells {
+    let mut cell = || match rng.below(10) {
+        k if k < walls => None,
+        k if k < walls + costly => Some(2 + rng.below(3)),
+        _ => Some(1),
+    };
+    (0..h).map(|_| (0..w).map(|_| cell()).collect()).collect()
+}
+
+/// The moves of seed `seed`'s world: 4-way one seed in `four`, corners cut one in three.
+fn moves(seed: u64, four: u64) -> (Neighborhood, CornerRule) {
+    let neighborhood = if seed % four == 0 { Neighborhood::Four } else { Neighborhood::Eight };
+    let corner_rule =
+        if seed % 3 == 0 { CornerRule::CutCorners } else { CornerRule::NoCornerCutting };
+    (neighborhood, corner_rule)
+}
+
 fn whole_grid(cells: &Cells, neighborhood: Neighborhood, corner_rule: CornerRule) -> NavGrid {
     let mut grid = NavGrid::new(cells[0].len() as u32, cells.len() as u32)
         .unwrap()
@@ -126,20 +144,8 @@ fn a_grid_cut_into_chunks_answers_as_the_whole_grid() {
     for seed in 1..=40u64 {
         let mut rng = Rng(seed * 7919);
         let (w, h) = (8 + rng.below(22) as usize, 6 + rng.below(18) as usize);
-        let cells: Cells = (0..h)
-            .map(|_| {
-                (0..w)
-                    .map(|_| match rng.below(10) {
-                        0..=2 => None,
-                        3 | 4 => Some(2 + rng.below(3)),
-                        _ => Some(1),
-                    })
-                    .collect()
-            })
-            .collect();
-        let neighborhood = if seed % 5 == 0 { Neighborhood::Four } else { Neighborhood::Eight };
-        let corner_rule =
-            if seed % 3 == 0 { CornerRule::CutCorners } else { CornerRule::NoCornerCutting };
+        let cells = random_cells(&mut rng, (w, h), (3, 2));
+        let (neighborhood, corner_rule) = moves(seed, 5);
         let grid = whole_grid(&cells, neighborhood, corner_rule);
         let mut app = app(neighborhood, corner_rule);
         let mut chunks = Vec::new();
@@ -413,20 +419,8 @@ fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
     for seed in 1..=60u64 {
         let mut rng = Rng(seed * 104_729);
         let (w, h) = (10 + rng.below(40) as usize, 10 + rng.below(40) as usize);
-        let cells: Cells = (0..h)
-            .map(|_| {
-                (0..w)
-                    .map(|_| match rng.below(10) {
-                        0 | 1 => None,
-                        2 => Some(2 + rng.below(3)),
-                        _ => Some(1),
-                    })
-                    .collect()
-            })
-            .collect();
-        let neighborhood = if seed % 4 == 0 { Neighborhood::Four } else { Neighborhood::Eight };
-        let corner_rule =
-            if seed % 3 == 0 { CornerRule::CutCorners } else { CornerRule::NoCornerCutting };
+        let cells = random_cells(&mut rng, (w, h), (2, 1));
+        let (neighborhood, corner_rule) = moves(seed, 4);
         let whole = whole_grid(&cells, neighborhood, corner_rule);
         let (xs, ys) = (cuts(&mut rng, w), cuts(&mut rng, h));
         let mut chunks = Vec::new();

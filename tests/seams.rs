@@ -100,9 +100,10 @@ fn random_cells(rng: &mut Rng, (w, h): (usize, usize), (walls, costly): (u32, u3
 
 /// The moves of seed `seed`'s world: 4-way one seed in `four`, corners cut one in three.
 fn moves(seed: u64, four: u64) -> (Neighborhood, CornerRule) {
-    let neighborhood = if seed % four == 0 { Neighborhood::Four } else { Neighborhood::Eight };
+    let neighborhood =
+        if seed.is_multiple_of(four) { Neighborhood::Four } else { Neighborhood::Eight };
     let corner_rule =
-        if seed % 3 == 0 { CornerRule::CutCorners } else { CornerRule::NoCornerCutting };
+        if seed.is_multiple_of(3) { CornerRule::CutCorners } else { CornerRule::NoCornerCutting };
     (neighborhood, corner_rule)
 }
 

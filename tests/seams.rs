@@ -309,6 +309,16 @@ fn a_chunk_that_goes_takes_its_ways_and_one_that_comes_brings_new_ones() {
         .filter(|l| l.from.map == right_bottom || l.to.map == right_bottom)
         .count();
     assert_eq!(seams_left, 0, "seams to a chunk that is gone");
+    // Joining turned off takes every seam away; on again, they come back.
+    let seam_count = |app: &mut App| app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+    let before_off = seam_count(&mut app);
+    assert!(before_off > 0);
+    app.world_mut().resource_mut::<NavSettings>().join_touching_maps = false;
+    app.update();
+    assert_eq!(seam_count(&mut app), 0, "seams left with joining off");
+    app.world_mut().resource_mut::<NavSettings>().join_touching_maps = true;
+    app.update();
+    assert_eq!(seam_count(&mut app), before_off);
     let after = ask(&mut app);
     for _ in 0..4 {
         app.update();

@@ -215,7 +215,11 @@ pub(crate) fn keep_seams(
     }
     let mut wanted = HashMap::new();
     let mut places = Vec::new();
-    for (number, world) in worlds(&maps).iter().enumerate() {
+    let worlds = match settings.join_touching_maps {
+        true => worlds(&maps),
+        false => Vec::new(),
+    };
+    for (number, world) in worlds.iter().enumerate() {
         seam_steps(world, &mut wanted);
         for member in world {
             let (x, y) = (i64::from(member.at.x), i64::from(member.at.y));

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
-use bevy_tilemap_nav::plugin::{NavMaps, NavSeam};
+use bevy_tilemap_nav::plugin::{LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{PathError, PathQuery, Pathfinder};
 mod common;
@@ -232,50 +232,74 @@ fn four_chunks(app: &mut App) -> Vec<Chunk> {
 
 #[test]
 fn agents_walk_across_seams_without_a_jump() {
-    let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
-    let chunks = four_chunks(&mut app);
-    let seams = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
-    assert!(seams > 0, "no seam links");
-    let start = GridPos::new(1, 1);
-    let goal = GridPos::new(2, 18);
-    let (goal_map, goal_cell) = chunk_of(&chunks, goal);
-    let speed = 4.0 * TILE;
-    let agent = app
-        .world_mut()
-        .spawn((
-            Transform::from_translation(world_point(start).extend(1.0)),
-            PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell }),
-            PathFollower::new(speed),
-        ))
-        .id();
-    let mut last = position(&app, agent);
-    let mut crossed = Vec::new();
-    for frame in 0..600 {
-        app.update();
-        let at = position(&app, agent);
-        let step = at.distance(last);
-        assert!(step <= speed / 60.0 + 1e-3, "frame {frame}: a jump of {step} from {last} to {at}");
-        last = at;
-        let maps = app.world().resource::<NavMaps>();
-        if let Some(map) = maps.at_world(at) {
-            let cell = map.geometry.world_to_cell(at).unwrap();
+    // Once as it is, once with a wall put up ahead of the agent on the frame it is half a step
+    // across a seam (its `OnNavMap` already the next chunk's): it plans again from where it
+    // stands and gets there all the same.
+    for wall_mid_seam in [false, true] {
+        let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+        let chunks = four_chunks(&mut app);
+        let seams = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+        assert!(seams > 0, "no seam links");
+        let start = GridPos::new(1, 1);
+        let goal = GridPos::new(2, 18);
+        let (goal_map, goal_cell) = chunk_of(&chunks, goal);
+        let speed = 4.0 * TILE;
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(world_point(start).extend(1.0)),
+                PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell }),
+                PathFollower::new(speed),
+            ))
+            .id();
+        let mut last = position(&app, agent);
+        let mut crossed = Vec::new();
+        let mut walled = None;
+        for frame in 0..600 {
+            app.update();
+            let at = position(&app, agent);
+            let step = at.distance(last);
+            assert!(step <= speed / 60.0 + 1e-3, "frame {frame}: a jump of {step} to {at}");
+            last = at;
+            let maps = app.world().resource::<NavMaps>();
+            let under = maps.at_world(at).expect("on a chunk");
+            let cell = under.geometry.world_to_cell(at).unwrap();
             assert!(
-                map.grid.is_passable(cell),
-                "frame {frame}: in a wall at {cell} of {}",
-                map.entity
+                under.grid.is_passable(cell),
+                "frame {frame}: in a wall at {cell} of {} (walled {walled:?}, on {:?})",
+                under.entity,
+                app.world().get::<OnNavMap>(agent)
             );
-            if crossed.last() != Some(&map.entity) {
-                crossed.push(map.entity);
+            let under = under.entity;
+            if crossed.last() != Some(&under) {
+                crossed.push(under);
+            }
+            let on = app.world().get::<OnNavMap>(agent).map(|o| o.0);
+            let path = app.world().get::<Path>(agent);
+            if wall_mid_seam
+                && walled.is_none()
+                && on.is_some_and(|on| on != under)
+                && let Some(path) = path
+                && path.cells.len() > 4
+            {
+                // A wall on the walk ahead, in the chunk it is stepping into.
+                let ahead = path.cells[3];
+                let storage = app.world().get::<TileStorage>(path.map).unwrap();
+                let tile = storage.get(&TilePos::new(ahead.x, ahead.y)).unwrap();
+                app.world_mut().get_mut::<TileTextureIndex>(tile).unwrap().0 = WALL;
+                walled = Some((frame, ahead));
+            }
+            if app.world().get::<Path>(agent).is_none() && frame > 5 {
+                break;
             }
         }
-        if app.world().get::<Path>(agent).is_none() && frame > 5 {
-            break;
-        }
+        let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+        assert_eq!(failed, None, "wall mid seam: {wall_mid_seam}, {walled:?}");
+        assert!(last.distance(world_point(goal)) < 1e-3, "stopped at {last}, not at the goal");
+        // Round the wall's end: through the chunk on the right, three chunks in all.
+        assert!(crossed.len() >= 3, "walked through {crossed:?}");
+        assert_eq!(walled.is_some(), wall_mid_seam, "never half a step across a seam");
     }
-    assert!(app.world().get::<PathFailed>(agent).is_none());
-    assert!(last.distance(world_point(goal)) < 1e-3, "stopped at {last}, not at the goal");
-    // Round the wall's end: through the chunk on the right, three chunks in all.
-    assert!(crossed.len() >= 3, "walked through {crossed:?}");
 }
 
 #[test]
@@ -534,4 +558,59 @@ fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
         placed_work * 4 < plain_work * 3,
         "{placed_work} cells searched placed, {plain_work} not"
     );
+}
+
+/// Not a seam, a link the agent is carried across (two maps a gap apart): a wall put up on its
+/// walk on the far map after it crossed is seen, and it walks round it. (The walk after a link
+/// was filed under the map it left, so changes on the far map went unseen.)
+#[test]
+fn a_wall_on_the_walk_after_a_link_is_seen() {
+    let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+    let open: Cells = vec![vec![Some(1); 10]; 10];
+    let near = spawn_chunk(&mut app, &open, (0, 10), (0, 10));
+    // Ten cells to the right of the first map's edge: they do not touch.
+    let rows: Vec<String> = (0..10).map(|_| ".".repeat(10)).collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let far = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::new(20.0 * TILE, 0.0), texture_index);
+    app.update();
+    app.world_mut().spawn(NavLink::one_way(
+        LinkEnd::new(near, GridPos::new(9, 5)),
+        LinkEnd::new(far, GridPos::new(0, 5)),
+        1.0,
+    ));
+    let goal = GridPos::new(8, 5);
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(world_point(GridPos::new(1, 5)).extend(1.0)),
+            PathRequest::to(PathGoal::OnMap { map: far, cell: goal }),
+            PathFollower::new(4.0 * TILE),
+        ))
+        .id();
+    let mut walled = false;
+    for frame in 0..600 {
+        app.update();
+        let at = position(&app, agent);
+        let maps = app.world().resource::<NavMaps>();
+        if let Some(map) = maps.at_world(at) {
+            let cell = map.geometry.world_to_cell(at).unwrap();
+            assert!(map.grid.is_passable(cell), "frame {frame}: in a wall at {cell}");
+        }
+        let on_far = app.world().get::<OnNavMap>(agent).is_some_and(|o| o.0 == far);
+        if on_far && !walled {
+            let tile = app.world().get::<TileStorage>(far).unwrap().get(&TilePos::new(4, 5));
+            app.world_mut().get_mut::<TileTextureIndex>(tile.unwrap()).unwrap().0 = WALL;
+            walled = true;
+        }
+        let idle = app.world().get::<Path>(agent).is_none()
+            && app.world().get::<PathRequest>(agent).is_none();
+        if walled && idle {
+            break;
+        }
+    }
+    assert!(walled, "never crossed");
+    let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+    assert_eq!(failed, None);
+    let far_map = app.world().resource::<NavMaps>().get(far).unwrap().geometry.cell_to_world(goal);
+    assert!(position(&app, agent).distance(far_map) < 1e-3, "stopped short of the goal");
 }

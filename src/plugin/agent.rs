@@ -266,19 +266,27 @@ pub struct PathLeg {
 
 /// The map an agent stands on. The plugin sets it when it answers a request and when the agent
 /// crosses a link; insert it to place an agent on a map yourself (where maps overlap: floors
-/// drawn at one place). Without it, or when the map it names is gone, an agent is on the map
-/// under its feet ([`NavMaps::at_world`]).
+/// drawn at one place). Without it, when the map it names is gone, or when the agent does not
+/// stand on that map (half a step across a seam), an agent is on the map under its feet
+/// ([`NavMaps::at_world`]).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
 pub struct OnNavMap(pub Entity);
 
-/// The map an agent is on: its [`OnNavMap`] if that map exists, else the map under `position`.
+/// The map an agent is on: its [`OnNavMap`] if that map exists and `position` lies on it, else
+/// the map under `position` (else the named map).
 pub(crate) fn agent_map<'a>(
     maps: &'a NavMaps,
     on: Option<&OnNavMap>,
     position: Vec2,
 ) -> Option<&'a NavMap> {
-    on.and_then(|on| maps.get(on.0)).or_else(|| maps.at_world(position))
+    // (Its `OnNavMap` while it stands on that map: an agent half a step past a seam, its
+    // `OnNavMap` already the next map's, is still on the map it is leaving.)
+    let named = on.and_then(|on| maps.get(on.0));
+    match named {
+        Some(map) if map.geometry.world_to_cell(position).is_ok() => Some(map),
+        _ => maps.at_world(position).or(named),
+    }
 }
 
 impl Path {
@@ -521,8 +529,12 @@ pub(crate) fn request_start<'a>(
     start: Option<GridPos>,
     following: Option<(&PathFollower, &Path)>,
 ) -> Result<(&'a NavMap, &'a NavGrid, GridPos), NavError> {
-    // Its `OnNavMap`; if that map is gone, the map under its feet.
+    // Its `OnNavMap`; if that map is gone, or it does not stand on it (half a step across a
+    // seam, its `OnNavMap` already the next map's), the map under its feet.
     let map = match (on_map.and_then(|on| maps.get(on.0)), position) {
+        (Some(map), Some(p)) if p.is_finite() && map.geometry.world_to_cell(p).is_err() => {
+            maps.at_world(p).unwrap_or(map)
+        }
         (Some(map), _) => map,
         (None, Some(p)) if !p.is_finite() => {
             return Err(NavError::Start(WorldToCellError::NotFinite(p)));

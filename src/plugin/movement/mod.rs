@@ -320,6 +320,9 @@ pub(crate) fn follow_paths(
     }
     let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
     let mut stalls: Vec<Stall> = Vec::new();
+    // Agents whose path went on to another map across a link this frame: filed again under it
+    // below (this system does not see its own changes to a `Path` next frame).
+    let mut moved_on: Vec<Entity> = Vec::new();
     for (
         entity,
         mut transform,
@@ -536,6 +539,7 @@ pub(crate) fn follow_paths(
             path.map = leg.map;
             path.cells = leg.cells;
             path.points = leg.points;
+            moved_on.push(entity);
             follower.next = if seam { 0 } else { path.cells.len().min(1) };
             commands.entity(entity).insert(OnNavMap(leg.map));
             if let Some(next_map) = maps.get(leg.map) {
@@ -598,6 +602,16 @@ pub(crate) fn follow_paths(
             } else if !requested {
                 // The new plan failed (a PathFailed says why): the agent stops here.
                 commands.entity(entity).remove::<Replanning>();
+            }
+        }
+    }
+    for entity in moved_on {
+        if let Ok((_, _, _, path, ..)) = agents.get(entity) {
+            for index in indexes.values_mut() {
+                index.unfile(entity);
+            }
+            if let Some(index) = indexes.get_mut(&path.map) {
+                index.file(entity, path);
             }
         }
     }

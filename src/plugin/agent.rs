@@ -529,13 +529,11 @@ pub(crate) fn request_start<'a>(
     start: Option<GridPos>,
     following: Option<(&PathFollower, &Path)>,
 ) -> Result<(&'a NavMap, &'a NavGrid, GridPos), NavError> {
-    // Its `OnNavMap`; if that map is gone, or it does not stand on it (half a step across a
-    // seam, its `OnNavMap` already the next map's), the map under its feet.
+    // Its `OnNavMap` (while it stands on it: see `agent_map`); if that map is gone, the map
+    // under its feet.
     let map = match (on_map.and_then(|on| maps.get(on.0)), position) {
-        (Some(map), Some(p)) if p.is_finite() && map.geometry.world_to_cell(p).is_err() => {
-            maps.at_world(p).unwrap_or(map)
-        }
-        (Some(map), _) => map,
+        (Some(map), Some(p)) => agent_map(maps, on_map, p).unwrap_or(map),
+        (Some(map), None) => map,
         (None, Some(p)) if !p.is_finite() => {
             return Err(NavError::Start(WorldToCellError::NotFinite(p)));
         }

@@ -191,6 +191,11 @@ fn seam_steps(world: &[Member], out: &mut HashMap<(LinkEnd, LinkEnd), f64>) {
     }
 }
 
+/// Spawns the seam link from `from` to `to`.
+fn spawn_seam(commands: &mut Commands, (from, to): (LinkEnd, LinkEnd), cost: f64) -> Entity {
+    commands.spawn((NavLink::one_way(from, to, cost), NavSeam)).id()
+}
+
 /// Keeps the seam links in step with the maps: made again whenever a map that can join comes,
 /// goes, moves or changes, and all taken away when [`NavSettings::join_touching_maps`] is off.
 pub(crate) fn keep_seams(
@@ -200,25 +205,20 @@ pub(crate) fn keep_seams(
     mut seams: ResMut<Seams>,
     mut links: Query<&mut NavLink, With<NavSeam>>,
 ) {
-    let seen: Vec<Seen> = match settings.join_touching_maps {
-        true => maps
-            .iter()
-            .filter_map(|m| {
-                let lattice = m.geometry.affine()?;
-                Some((m.entity, m.grid.stamp(), lattice, (m.grid.width(), m.grid.height())))
-            })
-            .collect(),
-        false => Vec::new(),
+    // (Compared each frame without collecting: a list is made only when something changed.)
+    let joining = settings.join_touching_maps;
+    let seen = || {
+        maps.iter().filter(|_| joining).filter_map(|m| -> Option<Seen> {
+            let lattice = m.geometry.affine()?;
+            Some((m.entity, m.grid.stamp(), lattice, (m.grid.width(), m.grid.height())))
+        })
     };
-    if seen == seams.seen {
+    if seen().eq(seams.seen.iter().copied()) {
         return;
     }
     let mut wanted = HashMap::new();
     let mut places = Vec::new();
-    let worlds = match settings.join_touching_maps {
-        true => worlds(&maps),
-        false => Vec::new(),
-    };
+    let worlds = if joining { worlds(&maps) } else { Vec::new() };
     for (number, world) in worlds.iter().enumerate() {
         seam_steps(world, &mut wanted);
         for member in world {
@@ -228,7 +228,7 @@ pub(crate) fn keep_seams(
     }
     let Seams { links: kept, seen: was, places: placed } = &mut *seams;
     *placed = places;
-    *was = seen;
+    *was = seen().collect();
     kept.retain(|ends, (entity, cost)| match wanted.remove(ends) {
         None => {
             if let Ok(mut e) = commands.get_entity(*entity) {
@@ -241,16 +241,13 @@ pub(crate) fn keep_seams(
                 Ok(mut link) if now != *cost => link.cost = now,
                 Ok(_) => {}
                 // (Despawned by someone else: made again.)
-                Err(_) => {
-                    *entity = commands.spawn((NavLink::one_way(ends.0, ends.1, now), NavSeam)).id()
-                }
+                Err(_) => *entity = spawn_seam(&mut commands, *ends, now),
             }
             *cost = now;
             true
         }
     });
     for ((from, to), cost) in wanted {
-        let entity = commands.spawn((NavLink::one_way(from, to, cost), NavSeam)).id();
-        kept.insert((from, to), (entity, cost));
+        kept.insert((from, to), (spawn_seam(&mut commands, (from, to), cost), cost));
     }
 }

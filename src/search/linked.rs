@@ -174,6 +174,11 @@ impl Placement {
     }
 }
 
+/// How many lattice cells apart two columns (or rows) `d` are, as a heuristic counts them.
+fn apart(d: i64) -> u32 {
+    u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX)
+}
+
 /// The lattice estimate of a search over placed grids (see [`Placement`]).
 #[derive(Clone, Debug)]
 struct LatticeBound {
@@ -224,7 +229,6 @@ impl LatticeBound {
             match (inside(entrance), inside(exit)) {
                 (Some(a), Some(b)) => {
                     let ((ax, ay), (bx, by)) = (a.of(entrance.cell), b.of(exit.cell));
-                    let apart = |d: i64| u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX);
                     let step = heuristic.distance(apart(ax - bx), apart(ay - by)) * scale;
                     if cost < step {
                         leave = leave.min(cost);
@@ -246,7 +250,6 @@ impl LatticeBound {
             return self.enter;
         };
         let (x, y) = p.of(at.cell);
-        let apart = |d: i64| u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX);
         let walk = self
             .goals
             .iter()

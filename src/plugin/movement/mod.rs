@@ -297,12 +297,7 @@ pub(crate) fn follow_paths(
     for (entity, _, follower, path, ..) in agents.iter_mut() {
         // A follower put (back) on: its path may have changed while this system did not see it.
         if path.is_changed() || follower.is_added() || check_all.contains(&path.map) {
-            for index in indexes.values_mut() {
-                index.unfile(entity);
-            }
-            if let Some(index) = indexes.get_mut(&path.map) {
-                index.file(entity, &path);
-            }
+            refile(indexes, entity, &path);
         }
     }
     for map in maps.iter() {
@@ -607,12 +602,7 @@ pub(crate) fn follow_paths(
     }
     for entity in moved_on {
         if let Ok((_, _, _, path, ..)) = agents.get(entity) {
-            for index in indexes.values_mut() {
-                index.unfile(entity);
-            }
-            if let Some(index) = indexes.get_mut(&path.map) {
-                index.file(entity, path);
-            }
+            refile(indexes, entity, path);
         }
     }
     resolve_waits(&mut commands, &mut occupancy, &maps, &agents);
@@ -642,6 +632,16 @@ fn wait_for_plan(
     *path = stand_in(map, safe, path);
     follower.next = 0;
     commands.entity(entity).insert(Replanning);
+}
+
+/// Files `entity`'s path in the index of its map only (taken out of any other).
+fn refile(indexes: &mut HashMap<Entity, PathIndex>, entity: Entity, path: &Path) {
+    for index in indexes.values_mut() {
+        index.unfile(entity);
+    }
+    if let Some(index) = indexes.get_mut(&path.map) {
+        index.file(entity, path);
+    }
 }
 
 /// Sends an agent whose path is cut to plan again: it walks to a safe cell of `map` meanwhile

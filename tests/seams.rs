@@ -9,9 +9,12 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
-use bevy_tilemap_nav::plugin::{LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap};
+use bevy_tilemap_nav::plugin::{LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap, WorldSearch};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{PathError, PathQuery, Pathfinder};
+use bevy_tilemap_nav::search::{
+    Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, Pathfinder, Placement, WorldGraph,
+    seam_links,
+};
 mod common;
 #[path = "common/tilemap.rs"]
 mod tilemap;
@@ -28,9 +31,14 @@ type Cells = Vec<Vec<Option<u32>>>;
 type Chunk = (Entity, (usize, usize), (usize, usize));
 
 fn app(neighborhood: Neighborhood, corner_rule: CornerRule) -> App {
+    app_searching(neighborhood, corner_rule, WorldSearch::Exact)
+}
+
+fn app_searching(neighborhood: Neighborhood, corner_rule: CornerRule, search: WorldSearch) -> App {
     let settings = NavSettings {
         neighborhood,
         corner_rule,
+        world_search: search,
         max_search_time_per_frame: None,
         ..NavSettings::default()
     };
@@ -140,15 +148,51 @@ fn world_point(cell: GridPos) -> Vec2 {
 
 #[test]
 fn a_grid_cut_into_chunks_answers_as_the_whole_grid() {
+    cut_grids_answer(WorldSearch::Exact);
+}
+
+/// Searched over the world's graph: a path whenever the whole grid has one (walked step by
+/// step across the seams it names), never cheaper than the cheapest, and a typed error when
+/// there is none.
+#[test]
+fn a_grid_cut_into_chunks_answers_over_its_graph() {
+    cut_grids_answer(WorldSearch::Hierarchical);
+}
+
+/// The cost of `path` walked step by step on the maps' grids: legal steps, legs joined by the
+/// seam or link each names (from where the walk before ends to where its own begins).
+fn walked(app: &App, path: &Path) -> f64 {
+    let maps = app.world().resource::<NavMaps>();
+    let walk = |map: Entity, cells: &[GridPos]| -> f64 {
+        let grid = &maps.get(map).expect("a map").grid;
+        cells.windows(2).map(|p| grid.step_cost(p[0], p[1]).expect("a legal step")).sum()
+    };
+    let mut total = walk(path.map, &path.cells);
+    let (mut map, mut end) = (path.map, *path.cells.last().unwrap());
+    for leg in &path.legs {
+        let link = app.world().get::<NavLink>(leg.link).expect("a link");
+        assert_eq!(
+            (link.from, link.to),
+            (LinkEnd::new(map, end), LinkEnd::new(leg.map, leg.cells[0]))
+        );
+        let on = walk(leg.map, &leg.cells);
+        assert!((leg.cost - (on + link.cost)).abs() < 1e-6 * leg.cost.max(1.0));
+        total += leg.cost;
+        (map, end) = (leg.map, *leg.cells.last().unwrap());
+    }
+    total
+}
+
+fn cut_grids_answer(search: WorldSearch) {
     let mut pathfinder = Pathfinder::new();
-    let (mut compared, mut across, mut unreachable) = (0, 0, 0);
+    let (mut compared, mut across, mut unreachable, mut dearer_paths) = (0, 0, 0, 0);
     for seed in 1..=40u64 {
         let mut rng = Rng(seed * 7919);
         let (w, h) = (8 + rng.below(22) as usize, 6 + rng.below(18) as usize);
         let cells = random_cells(&mut rng, (w, h), (3, 2));
         let (neighborhood, corner_rule) = moves(seed, 5);
         let grid = whole_grid(&cells, neighborhood, corner_rule);
-        let mut app = app(neighborhood, corner_rule);
+        let mut app = app_searching(neighborhood, corner_rule, search);
         let mut chunks = Vec::new();
         for ys in cuts(&mut rng, h) {
             for xs in cuts(&mut rng, w) {
@@ -184,13 +228,19 @@ fn a_grid_cut_into_chunks_answers_as_the_whole_grid() {
             );
             match (want, entity.get::<Path>(), entity.get::<PathFailed>()) {
                 (Ok(want), Some(path), _) => {
+                    let tolerance = 1e-6 * want.cost.max(1.0);
+                    let walked = walked(&app, path);
+                    assert!((walked - path.cost).abs() <= tolerance, "{label}: walked {walked}");
+                    let cheapest = (path.cost - want.cost).abs() <= tolerance;
+                    let dearer = path.cost > want.cost && search == WorldSearch::Hierarchical;
                     assert!(
-                        (path.cost - want.cost).abs() <= 1e-6 * want.cost.max(1.0),
+                        cheapest || dearer,
                         "{label}: {} across the chunks, {} on the whole grid",
                         path.cost,
                         want.cost
                     );
                     compared += 1;
+                    dearer_paths += usize::from(!cheapest);
                     across += usize::from(!path.legs.is_empty());
                 }
                 (Err(PathError::Unreachable { .. }), None, Some(failed)) => {
@@ -211,6 +261,10 @@ fn a_grid_cut_into_chunks_answers_as_the_whole_grid() {
         compared >= 200 && across >= 100 && unreachable >= 5,
         "{compared} {across} {unreachable}"
     );
+    // Over the graph, some paths cross a seam where its node is, not where the cheapest does
+    // (so the graph was searched).
+    eprintln!("{search:?}: {dearer_paths} of {compared} paths dearer than the cheapest");
+    assert_eq!(dearer_paths > 0, search == WorldSearch::Hierarchical);
 }
 
 /// Four 10 x 10 chunks in a square, a wall across three of them: an agent walks from one corner
@@ -235,8 +289,10 @@ fn agents_walk_across_seams_without_a_jump() {
     // Once as it is, once with a wall put up ahead of the agent on the frame it is half a step
     // across a seam (its `OnNavMap` already the next chunk's): it plans again from where it
     // stands and gets there all the same.
-    for wall_mid_seam in [false, true] {
-        let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+    let searches = [WorldSearch::Exact, WorldSearch::Hierarchical];
+    for (wall_mid_seam, search) in [false, true].into_iter().flat_map(|w| searches.map(|s| (w, s)))
+    {
+        let mut app = app_searching(Neighborhood::Eight, CornerRule::NoCornerCutting, search);
         let chunks = four_chunks(&mut app);
         let seams = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
         assert!(seams > 0, "no seam links");
@@ -294,7 +350,7 @@ fn agents_walk_across_seams_without_a_jump() {
             }
         }
         let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
-        assert_eq!(failed, None, "wall mid seam: {wall_mid_seam}, {walled:?}");
+        assert_eq!(failed, None, "wall mid seam: {wall_mid_seam}, {walled:?}, {search:?}");
         assert!(last.distance(world_point(goal)) < 1e-3, "stopped at {last}, not at the goal");
         // Round the wall's end: through the chunk on the right, three chunks in all.
         assert!(crossed.len() >= 3, "walked through {crossed:?}");
@@ -446,18 +502,29 @@ fn a_walk_through_a_chunk_that_unloads_is_planned_again_or_told_no_way() {
 /// The search over chunks placed on their world's lattice (`LinkedMaps::with_places`) against
 /// the same search without places (no estimate across chunks) and against the whole grid: the
 /// same costs, with teleporters of any cost among the seams; fewer cells searched.
-#[test]
-fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
-    use bevy_tilemap_nav::search::{Link, LinkedMaps, MapPos, Placement};
-    let mut pathfinder = Pathfinder::new();
-    let (mut placed_work, mut plain_work, mut compared) = (0u64, 0u64, 0);
-    for seed in 1..=60u64 {
-        let mut rng = Rng(seed * 104_729);
-        let (w, h) = (10 + rng.below(40) as usize, 10 + rng.below(40) as usize);
-        let cells = random_cells(&mut rng, (w, h), (2, 1));
+/// A random world of seed `seed` cut into random chunks, in the core's terms.
+struct CutWorld {
+    label: String,
+    whole: NavGrid,
+    grids: Vec<NavGrid>,
+    /// Each chunk's columns and rows of the world.
+    chunks: Vec<((usize, usize), (usize, usize))>,
+    places: Vec<Option<Placement>>,
+    /// Every step of the whole grid from one chunk to another.
+    seams: Vec<Link>,
+    open: Vec<GridPos>,
+}
+
+impl CutWorld {
+    fn new(seed: u64, rng: &mut Rng, size: (u32, u32)) -> Self {
+        let (w, h) = (
+            size.0 as usize + rng.below(size.1) as usize,
+            size.0 as usize + rng.below(size.1) as usize,
+        );
+        let cells = random_cells(rng, (w, h), (2, 1));
         let (neighborhood, corner_rule) = moves(seed, 4);
         let whole = whole_grid(&cells, neighborhood, corner_rule);
-        let (xs, ys) = (cuts(&mut rng, w), cuts(&mut rng, h));
+        let (xs, ys) = (cuts(rng, w), cuts(rng, h));
         let mut chunks = Vec::new();
         let mut grids = Vec::new();
         for &(y0, y1) in &ys {
@@ -467,56 +534,107 @@ fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
                 chunks.push(((x0, x1), (y0, y1)));
             }
         }
-        let at = |cell: GridPos| {
-            let (x, y) = (cell.x as usize, cell.y as usize);
-            let k = chunks
-                .iter()
-                .position(|(xs, ys)| (xs.0..xs.1).contains(&x) && (ys.0..ys.1).contains(&y))
-                .unwrap();
-            let ((x0, _), (y0, _)) = chunks[k];
-            MapPos::new(k, GridPos::new((x - x0) as u32, (y - y0) as u32))
-        };
-        // Seams: every step of the whole grid from one chunk to another.
+        let places = chunks
+            .iter()
+            .map(|((x0, _), (y0, _))| Some(Placement { world: 7, x: *x0 as i64, y: *y0 as i64 }))
+            .collect();
+        let open = whole.positions().filter(|&p| whole.is_passable(p)).collect();
+        let label = format!("seed {seed} ({w} x {h}, {neighborhood:?}, {corner_rule:?})");
+        let mut world = CutWorld { label, whole, grids, chunks, places, seams: Vec::new(), open };
+        world.seams = world.whole_seams();
+        world
+    }
+
+    /// The chunk and its own cell at world cell `cell`.
+    fn at(&self, cell: GridPos) -> MapPos {
+        let (x, y) = (cell.x as usize, cell.y as usize);
+        let k = self
+            .chunks
+            .iter()
+            .position(|(xs, ys)| (xs.0..xs.1).contains(&x) && (ys.0..ys.1).contains(&y))
+            .unwrap();
+        let ((x0, _), (y0, _)) = self.chunks[k];
+        MapPos::new(k, GridPos::new((x - x0) as u32, (y - y0) as u32))
+    }
+
+    fn whole_seams(&self) -> Vec<Link> {
         let mut links = Vec::new();
-        for a in whole.positions() {
-            for (b, cost) in whole.neighbors(a) {
-                let (from, to) = (at(a), at(b));
+        for a in self.whole.positions() {
+            for (b, cost) in self.whole.neighbors(a) {
+                let (from, to) = (self.at(a), self.at(b));
                 if from.map != to.map {
                     links.push(Link::one_way(from, to, cost));
                 }
             }
         }
+        links
+    }
+
+    fn some_cell(&self, rng: &mut Rng) -> GridPos {
+        self.open[rng.below(self.open.len() as u32) as usize]
+    }
+
+    /// Sets world cell `cell` on the whole grid and on its chunk.
+    fn set(&mut self, cell: GridPos, to: Cell) {
+        self.whole.set(cell, to).unwrap();
+        let at = self.at(cell);
+        self.grids[at.map].set(at.cell, to).unwrap();
+        self.seams = self.whole_seams();
+        let whole = &self.whole;
+        self.open = whole.positions().filter(|&p| whole.is_passable(p)).collect();
+    }
+}
+
+/// A sorted list of a world's seam links, to compare.
+fn sorted(links: &[Link]) -> Vec<(usize, u32, u32, usize, u32, u32, u64)> {
+    let mut out: Vec<_> = links
+        .iter()
+        .map(|l| {
+            let (f, t) = (l.from, l.to);
+            (f.map, f.cell.x, f.cell.y, t.map, t.cell.x, t.cell.y, l.cost.to_bits())
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn seam_links_are_the_steps_of_the_whole_grid() {
+    for seed in 1..=80u64 {
+        let mut rng = Rng(seed * 7_919);
+        let world = CutWorld::new(seed, &mut rng, (3, 30));
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
+        let made = seam_links(&refs, &world.places);
+        assert_eq!(sorted(&made), sorted(&world.seams), "{}", world.label);
+    }
+}
+
+#[test]
+fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
+    let mut pathfinder = Pathfinder::new();
+    let (mut placed_work, mut plain_work, mut compared) = (0u64, 0u64, 0);
+    for seed in 1..=60u64 {
+        let mut rng = Rng(seed * 104_729);
+        let world = CutWorld::new(seed, &mut rng, (10, 40));
+        let mut links = world.seams.clone();
         let seams = links.len();
-        // Teleporters in half the worlds, some cheaper than walking.
-        let open: Vec<GridPos> = whole.positions().filter(|&p| whole.is_passable(p)).collect();
-        if open.len() < 2 {
+        if world.open.len() < 2 {
             continue;
         }
+        // Teleporters in half the worlds, some cheaper than walking.
         if seed % 2 == 0 {
             for _ in 0..1 + rng.below(4) {
-                let (a, b) = (
-                    open[rng.below(open.len() as u32) as usize],
-                    open[rng.below(open.len() as u32) as usize],
-                );
-                links.push(Link::two_way(at(a), at(b), f64::from(rng.below(4))));
+                let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+                links.push(Link::two_way(world.at(a), world.at(b), f64::from(rng.below(4))));
             }
         }
-        let refs: Vec<&NavGrid> = grids.iter().collect();
-        let places: Vec<Option<Placement>> = chunks
-            .iter()
-            .map(|((x0, _), (y0, _))| Some(Placement { world: 7, x: *x0 as i64, y: *y0 as i64 }))
-            .collect();
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
         let plain = LinkedMaps::new(&refs, &links);
-        let placed = plain.with_places(&places);
+        let placed = plain.with_places(&world.places);
         for _ in 0..10 {
-            let (a, b) = (
-                open[rng.below(open.len() as u32) as usize],
-                open[rng.below(open.len() as u32) as usize],
-            );
-            let query = PathQuery::new(at(a), at(b));
-            let label = format!(
-                "seed {seed} ({w} x {h}, {neighborhood:?}, {corner_rule:?}, {seams} seams) {a} -> {b}"
-            );
+            let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+            let query = PathQuery::new(world.at(a), world.at(b));
+            let label = format!("{} {seams} seams, {a} -> {b}", world.label);
             let with = pathfinder.find(placed, &query);
             let without = pathfinder.find(plain, &query);
             match (&with, &without) {
@@ -529,7 +647,7 @@ fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
                         without.cost
                     );
                     if links.len() == seams {
-                        let one = pathfinder.find(&whole, &PathQuery::new(a, b)).unwrap();
+                        let one = pathfinder.find(&world.whole, &PathQuery::new(a, b)).unwrap();
                         assert!(
                             (with.cost - one.cost).abs() <= tolerance,
                             "{label}: {} placed, {} whole",
@@ -560,6 +678,121 @@ fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
     );
 }
 
+/// The cost of `path` walked step by step: each step legal on its grid, each leg joined to the
+/// next by the link it names or by a step across a seam.
+fn walked_cost(grids: &[NavGrid], links: &[Link], seams: &[Link], path: &LinkedPath) -> f64 {
+    let mut total = 0.0;
+    for (i, leg) in path.legs.iter().enumerate() {
+        let grid = &grids[leg.map];
+        let mut walk = 0.0;
+        for pair in leg.path.cells.windows(2) {
+            walk += grid.step_cost(pair[0], pair[1]).expect("a legal step");
+        }
+        assert!((walk - leg.path.cost).abs() <= 1e-6 * walk.max(1.0), "leg {i}: {walk}");
+        total += walk;
+        let Some(next) = path.legs.get(i + 1) else { continue };
+        let from = MapPos::new(leg.map, *leg.path.cells.last().unwrap());
+        let to = MapPos::new(next.map, next.path.cells[0]);
+        let joins = |l: &Link| {
+            (l.from == from && l.to == to) || (l.two_way && l.to == from && l.from == to)
+        };
+        let by = match leg.then {
+            Some(k) => &links[k],
+            None => seams.iter().find(|l| joins(l)).expect("a seam step"),
+        };
+        assert!(joins(by), "leg {i} ends where its link does not");
+        total += by.cost;
+    }
+    total
+}
+
+#[test]
+fn the_world_graph_finds_a_way_whenever_there_is_one_and_walks_it_legally() {
+    let mut pathfinder = Pathfinder::new();
+    let (mut compared, mut dearer, mut worst) = (0u32, 0.0f64, 1.0f64);
+    for seed in 1..=60u64 {
+        let mut rng = Rng(seed * 6_151);
+        let mut world = CutWorld::new(seed, &mut rng, (10, 50));
+        if world.open.len() < 2 {
+            continue;
+        }
+        let mut teleporters = Vec::new();
+        if seed % 2 == 0 {
+            for _ in 0..1 + rng.below(4) {
+                let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+                teleporters.push(Link::two_way(world.at(a), world.at(b), f64::from(rng.below(4))));
+            }
+        }
+        // One graph kept through the world's changes (it must see them).
+        let mut graph = WorldGraph::new(1 + rng.below(8));
+        for round in 0..4 {
+            if round > 0 {
+                for _ in 0..3 {
+                    let cell = world.some_cell(&mut rng);
+                    let to =
+                        if rng.chance(50) { Cell::Blocked } else { Cell::Passable { cost: 3 } };
+                    world.set(cell, to);
+                }
+                if world.open.len() < 2 {
+                    break;
+                }
+            }
+            let mut links = world.seams.clone();
+            let first_teleporter = links.len();
+            links.extend(teleporters.iter().copied());
+            let refs: Vec<&NavGrid> = world.grids.iter().collect();
+            let exact = LinkedMaps::new(&refs, &links).with_places(&world.places);
+            let only_teleporters = LinkedMaps::new(&refs, &teleporters).with_places(&world.places);
+            for _ in 0..8 {
+                let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+                let (start, goal) = (world.at(a), world.at(b));
+                let label = format!("{} round {round}, {a} -> {b}", world.label);
+                let best = pathfinder.find(exact, &PathQuery::new(start, goal));
+                let found = graph.find(only_teleporters, start, goal);
+                match (&best, &found) {
+                    (Ok(best), Ok(found)) => {
+                        let walked = walked_cost(&world.grids, &teleporters, &world.seams, found);
+                        let tolerance = 1e-6 * best.cost.max(1.0);
+                        assert!(
+                            (walked - found.cost).abs() <= tolerance,
+                            "{label}: walked {walked}, said {}",
+                            found.cost
+                        );
+                        assert!(
+                            found.cost >= best.cost - tolerance,
+                            "{label}: {} below the cheapest {}",
+                            found.cost,
+                            best.cost
+                        );
+                        assert_eq!(found.legs[0].path.cells[0], start.cell, "{label}");
+                        assert_eq!(
+                            *found.legs.last().unwrap().path.cells.last().unwrap(),
+                            goal.cell,
+                            "{label}"
+                        );
+                        let ratio = if best.cost > 0.0 { found.cost / best.cost } else { 1.0 };
+                        dearer += ratio - 1.0;
+                        worst = worst.max(ratio);
+                        compared += 1;
+                    }
+                    (Err(PathError::Unreachable { .. }), Err(PathError::Unreachable { .. })) => {}
+                    _ => panic!(
+                        "{label}: {:?} exact, {:?} by the graph",
+                        best.map(|p| p.cost),
+                        found.as_ref().map(|p| p.cost)
+                    ),
+                }
+                let _ = first_teleporter;
+            }
+        }
+    }
+    assert!(compared >= 500, "{compared}");
+    let mean = 1.0 + dearer / f64::from(compared);
+    eprintln!(
+        "world graph: {compared} paths, {mean:.4}x the cheapest on average, {worst:.3}x at worst"
+    );
+    assert!(mean < 1.05, "{mean}");
+}
 /// Not a seam, a link the agent is carried across (two maps a gap apart): a wall put up on its
 /// walk on the far map after it crossed is seen, and it walks round it. (The walk after a link
 /// was filed under the map it left, so changes on the far map went unseen.)

@@ -90,6 +90,11 @@ pub struct GridStamp {
 }
 
 impl GridStamp {
+    /// Which grid it is (a number no other grid of this run has).
+    pub(crate) fn id(self) -> u64 {
+        self.grid
+    }
+
     /// How many changes the grid had seen.
     pub(crate) fn revision(self) -> u64 {
         self.revision

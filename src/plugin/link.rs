@@ -89,31 +89,38 @@ pub(crate) struct FrameLinks {
     pub(crate) entities: Vec<Entity>,
     /// Where each map (by its index) lies on the lattice of a world of maps that touch.
     pub(crate) places: Vec<Option<Placement>>,
+    /// Which links are seams ([`NavSeam`](super::NavSeam)), beside each link.
+    pub(crate) seams: Vec<bool>,
+    /// Searches that start or end in a world go over its graph
+    /// ([`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical)).
+    pub(crate) hierarchical: bool,
 }
 
 impl FrameLinks {
     pub(crate) fn gather(
         &mut self,
         maps: &NavMaps,
-        links: &Query<(Entity, &NavLink)>,
+        links: &Query<(Entity, &NavLink, Has<super::NavSeam>)>,
         places: &[(Entity, Placement)],
     ) {
         self.links.clear();
         self.entities.clear();
         self.places.clear();
+        self.seams.clear();
         let placed = |map: Entity| places.iter().find(|(m, _)| *m == map).map(|(_, p)| *p);
         self.places.extend(maps.iter().map(|m| placed(m.entity)));
         let end = |e: LinkEnd| {
             let map = maps.index_of(e.map)?;
             maps.get(e.map)?.grid.in_bounds(e.cell).then_some(MapPos::new(map, e.cell))
         };
-        for (entity, link) in links {
+        for (entity, link, seam) in links {
             if let (Some(from), Some(to)) = (end(link.from), end(link.to))
                 && link.cost.is_finite()
                 && link.cost >= 0.0
             {
                 self.links.push(Link { from, to, cost: link.cost, two_way: link.two_way });
                 self.entities.push(entity);
+                self.seams.push(seam);
             }
         }
     }

@@ -60,7 +60,7 @@ pub use profiles::{NavAgent, NavProfiles, ProfileId};
 pub use pursuit::Pursuit;
 pub use seams::NavSeam;
 pub use settings::{
-    AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy,
+    AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorldSearch,
 };
 
 use agent::ObstacleCells;
@@ -175,6 +175,7 @@ impl Plugin for NavCorePlugin {
             .init_resource::<NavLayers>()
             .init_resource::<NavMaps>()
             .init_resource::<seams::Seams>()
+            .init_resource::<seams::WorldGraphs>()
             .init_resource::<InsertedOverrides>()
             .init_resource::<RequestQueue>()
             .init_resource::<RangeQueue>()

@@ -22,13 +22,13 @@ use super::movement::Yielding;
 use super::precompute::table_answer;
 use super::profiles::{NavAgent, NavProfiles};
 use super::pursuit::Pursuit;
-use super::seams::Seams;
-use super::settings::NavSettings;
+use super::seams::{NavSeam, Seams, WorldGraphs};
+use super::settings::{NavSettings, WorldSearch};
 use crate::grid::{Cell, GridPos, NavGrid};
 use crate::path::{FleeOptions, flee_avoiding, wander_avoiding};
 use crate::search::{
-    Heuristic, Landmarks, Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, PathResult,
-    Pathfinder, SearchOptions, SearchStep,
+    Algorithm, Heuristic, Landmarks, Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery,
+    PathResult, Pathfinder, SearchOptions, SearchStep,
 };
 
 /// A search spread over frames, for one agent's request.
@@ -129,13 +129,17 @@ pub(crate) fn answer_requests(
     walkers: WalkerQuery,
     (obstacle_agents, links, seams, yielders, teams, targets): (
         Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
-        Query<(Entity, &NavLink)>,
+        Query<(Entity, &NavLink, Has<NavSeam>)>,
         Res<Seams>,
         Query<&'static Yielding>,
         Query<&'static NavTeam>,
         Targets,
     ),
-    (mut obstacles, last_move): (ResMut<ObstacleCells>, Res<LastMove>),
+    (mut obstacles, last_move, mut graphs): (
+        ResMut<ObstacleCells>,
+        Res<LastMove>,
+        ResMut<WorldGraphs>,
+    ),
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
@@ -160,6 +164,7 @@ pub(crate) fn answer_requests(
     let RequestQueue { waiting, running, running_linked, pathfinder, links: frame_links } =
         &mut *queue;
     frame_links.gather(&maps, &links, &seams.places);
+    frame_links.hierarchical = settings.world_search == WorldSearch::Hierarchical;
     let mut out = Answers {
         commands: &mut commands,
         failures: &mut failures,
@@ -287,7 +292,7 @@ pub(crate) fn answer_requests(
         } else {
             let began = Moment::now();
             let before = run.expanded;
-            let mut step = go_on_linked(&mut run, &maps, &mut budget, before);
+            let mut step = go_on_linked(&mut run, (&maps, &mut graphs), &mut budget, before);
             while step == SearchStep::Done(Err(PathError::GridChanged)) {
                 // A grid changed under it: it begins again on the grids as they are now, and
                 // after a few times runs whole (the grids keep changing: better late than never).
@@ -305,7 +310,7 @@ pub(crate) fn answer_requests(
                 };
                 let mut whole = Budget { expansions: u32::MAX, deadline: None };
                 let budget = if run.redone > MAX_REDOS { &mut whole } else { &mut budget };
-                step = go_on_linked(&mut run, &maps, budget, 0);
+                step = go_on_linked(&mut run, (&maps, &mut graphs), budget, 0);
             }
             run.micros += began.elapsed().as_secs_f32() * 1e6;
             match step {
@@ -319,7 +324,7 @@ pub(crate) fn answer_requests(
                 SearchStep::Done(result) => {
                     answered += 1;
                     let ended = (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
-                    finish_linked(ended, &maps, run, result, asked_goal, follower);
+                    finish_linked(ended, (&maps, &seams), run, result, asked_goal, follower);
                 }
             }
         }
@@ -433,7 +438,7 @@ pub(crate) fn answer_requests(
                     continue;
                 }
             };
-            let step = go_on_linked(&mut run, &maps, &mut budget, 0);
+            let step = go_on_linked(&mut run, (&maps, &mut graphs), &mut budget, 0);
             run.micros += began.elapsed().as_secs_f32() * 1e6;
             match step {
                 SearchStep::Paused { .. } => {
@@ -443,7 +448,8 @@ pub(crate) fn answer_requests(
                 }
                 SearchStep::Done(result) => {
                     let ended = (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
-                    if !finish_linked(ended, &maps, run, result, Some(request), follower) {
+                    if !finish_linked(ended, (&maps, &seams), run, result, Some(request), follower)
+                    {
                         break; // asked again without planning around: next frame
                     }
                     continue;
@@ -499,7 +505,7 @@ pub(crate) fn answer_requests(
                 let asked = (&*maps, &*frame_links, &*obstacles);
                 if let Some(mut run) = then_links(asked, entity, around, query, &result) {
                     run.micros = micros;
-                    match go_on_linked(&mut run, &maps, &mut budget, 0) {
+                    match go_on_linked(&mut run, (&maps, &mut graphs), &mut budget, 0) {
                         SearchStep::Paused { .. } => {
                             diagnostics.search_paused = true;
                             *running_linked = Some(run);
@@ -508,7 +514,14 @@ pub(crate) fn answer_requests(
                         SearchStep::Done(result) => {
                             let ended =
                                 (&mut out, &mut *pathfinder, &mut *waiting, &mut *diagnostics);
-                            if !finish_linked(ended, &maps, run, result, Some(request), follower) {
+                            if !finish_linked(
+                                ended,
+                                (&maps, &seams),
+                                run,
+                                result,
+                                Some(request),
+                                follower,
+                            ) {
                                 break;
                             }
                             continue;
@@ -551,6 +564,8 @@ struct LinkedRun {
     /// Times it began again, and its search time so far (microseconds).
     redone: u32,
     micros: f32,
+    /// Searched over the world's graph ([`WorldSearch::Hierarchical`]), in one go.
+    hierarchical: bool,
 }
 
 /// Each map's grid for this kind of agent, in [`NavMaps`]' order; a map that cannot serve it
@@ -580,12 +595,21 @@ fn begin_linked(
     let walkable =
         |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
     let mut links = FrameLinks { places: frame_links.places.clone(), ..FrameLinks::default() };
-    for (link, &entity) in frame_links.links.iter().zip(&frame_links.entities) {
+    let all = frame_links.links.iter().zip(&frame_links.entities).zip(&frame_links.seams);
+    for ((link, &entity), &seam) in all {
         if walkable(link.from) && walkable(link.to) {
             links.links.push(*link);
             links.entities.push(entity);
+            links.seams.push(seam);
         }
     }
+    // Over the world's graph: when asked for, for a plain walk (no cells to walk round, not
+    // any-angle) that starts or ends in a world.
+    let placed = |at: MapPos| links.places.get(at.map).is_some_and(Option::is_some);
+    let hierarchical = frame_links.hierarchical
+        && avoid.is_empty()
+        && query.options.algorithm != Algorithm::ThetaStar
+        && (placed(start) || placed(goal));
     let mut options = query.options;
     if let Some(cost) = max_cost {
         options.limit.max_cost = Some(options.limit.max_cost.map_or(cost, |m| m.min(cost)));
@@ -604,6 +628,7 @@ fn begin_linked(
         around,
         redone: 0,
         micros: 0.0,
+        hierarchical,
     })
 }
 
@@ -654,11 +679,24 @@ fn then_links(
 /// walks come straightened for Theta*.
 fn go_on_linked(
     run: &mut LinkedRun,
-    maps: &NavMaps,
+    (maps, graphs): (&NavMaps, &mut WorldGraphs),
     budget: &mut Budget,
     before: u32,
 ) -> SearchStep<LinkedPath> {
     let grids = agent_grids(maps, run.query.agent);
+    if run.hierarchical {
+        let found = graphs.find(&grids, &run.links, (run.query.agent, run.start, run.goal));
+        let found = found.and_then(|path| match run.options.limit.max_cost {
+            Some(max) if path.cost > max => {
+                Err(PathError::Unreachable { start: run.start.cell, goal: run.goal.cell })
+            }
+            _ => Ok(path),
+        });
+        let expanded = found.as_ref().map_or(1, |path| path.stats.expanded);
+        budget.expansions = budget.expansions.saturating_sub(expanded.max(1));
+        run.expanded = expanded;
+        return SearchStep::Done(found);
+    }
     let world = LinkedMaps::new(&grids, &run.links.links).with_places(&run.links.places);
     let query = PathQuery::new(run.start, run.goal).options(run.options).avoiding(&run.avoid);
     let mut last = before;
@@ -691,7 +729,7 @@ fn finish_linked(
         &mut VecDeque<Entity>,
         &mut NavDiagnostics,
     ),
-    maps: &NavMaps,
+    (maps, seams): (&NavMaps, &Seams),
     run: LinkedRun,
     result: Result<LinkedPath, PathError>,
     asked: Option<&PathRequest>,
@@ -705,7 +743,7 @@ fn finish_linked(
     diagnostics.searches_finished += 1;
     let grid = maps.get(run.query.map).and_then(|m| m.grid_for(run.query.agent));
     let path = result
-        .map(|found| make_linked_path(found, maps, &run.links, &run.query, run.micros))
+        .map(|found| make_linked_path(found, (maps, seams), &run.links, &run.query, run.micros))
         .map_err(|error| linked_error(&run.query, error));
     out.deliver(run.entity, asked, follower, grid, path, pathfinder);
     true
@@ -1183,7 +1221,7 @@ fn make_path(found: PathResult, geometry: &NavGeometry, query: &Plan, micros: f3
 /// A path through links: its first walk as the path's cells, the others as its legs.
 fn make_linked_path(
     found: LinkedPath,
-    maps: &NavMaps,
+    (maps, seams): (&NavMaps, &Seams),
     links: &FrameLinks,
     query: &Plan,
     micros: f32,
@@ -1203,16 +1241,24 @@ fn make_linked_path(
     let (mut map, mut end, mut then) = (first.map, first.path.end(), first.then);
     for walk in walks {
         let next = (walk.map, walk.path.end(), walk.then);
-        if let Some(link) = then {
-            legs.push(PathLeg {
-                link: links.entities[link],
-                from: LinkEnd::new(entity_of(map).unwrap_or(query.map), end),
-                map: entity_of(walk.map).unwrap_or(query.goal_map),
-                points: points(walk.map, &walk.path.cells),
-                cost: walk.path.cost + links.links[link].cost,
-                cells: walk.path.cells,
-            });
-        }
+        let from = LinkEnd::new(entity_of(map).unwrap_or(query.map), end);
+        let to_map = entity_of(walk.map).unwrap_or(query.goal_map);
+        // Taken: a link, or (none named, from a world's graph) the seam one step across.
+        let (link, cost) = match then {
+            Some(link) => (links.entities[link], links.links[link].cost),
+            None => {
+                let to = LinkEnd::new(to_map, walk.path.cells.first().copied().unwrap_or(end));
+                seams.between(from, to).unwrap_or((Entity::PLACEHOLDER, 0.0))
+            }
+        };
+        legs.push(PathLeg {
+            link,
+            from,
+            map: to_map,
+            points: points(walk.map, &walk.path.cells),
+            cost: walk.path.cost + cost,
+            cells: walk.path.cells,
+        });
         (map, end, then) = next;
     }
     Path {

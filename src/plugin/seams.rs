@@ -20,11 +20,14 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
-use super::link::{LinkEnd, NavLink};
+use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::map::{NavMap, NavMaps};
+use super::profiles::NavAgent;
 use super::settings::NavSettings;
-use crate::grid::{GridPos, GridStamp, Neighborhood};
-use crate::search::Placement;
+use crate::grid::{GridStamp, NavGrid, Neighborhood};
+use crate::search::{
+    Link, LinkedMaps, LinkedPath, MapPos, PathError, Placement, WorldGraph, seam_links,
+};
 
 /// Marks a [`NavLink`] the plugin keeps across the seam of two maps whose edges touch (see
 /// [`NavSettings::join_touching_maps`]). The plugin spawns and despawns these; paths go through
@@ -48,6 +51,13 @@ pub(crate) struct Seams {
     pub(crate) places: Vec<(Entity, Placement)>,
 }
 
+impl Seams {
+    /// The seam link from `from` to `to` (one step across a seam): its entity and cost.
+    pub(crate) fn between(&self, from: LinkEnd, to: LinkEnd) -> Option<(Entity, f64)> {
+        self.links.get(&(from, to)).copied()
+    }
+}
+
 /// A map of a world: the map, and where its cell (0, 0) lies on the world's lattice.
 struct Member<'a> {
     map: &'a NavMap,
@@ -56,22 +66,11 @@ struct Member<'a> {
 }
 
 impl Member<'_> {
-    fn holds(&self, cell: IVec2) -> bool {
-        let local = cell - self.at;
-        local.x >= 0 && local.y >= 0 && local.x < self.size.x && local.y < self.size.y
-    }
-
     fn overlaps(&self, other: &Member) -> bool {
         let (a0, a1) = (self.at, self.at + self.size);
         let (b0, b1) = (other.at, other.at + other.size);
         a0.x < b1.x && b0.x < a1.x && a0.y < b1.y && b0.y < a1.y
     }
-}
-
-/// The member's own cell at `cell` of the world's lattice (a cell it holds).
-fn local(member: &Member, cell: IVec2) -> GridPos {
-    let at = cell - member.at;
-    GridPos::new(at.x as u32, at.y as u32)
 }
 
 /// Where `origin` lies on the lattice of a map whose cell (0, 0) is at `base` with steps
@@ -130,67 +129,6 @@ fn worlds(maps: &NavMaps) -> Vec<Vec<Member<'_>>> {
     groups.into_iter().map(|g| g.4).filter(|m| m.len() > 1).collect()
 }
 
-/// The seam steps of one world: (from, to) with the step's cost.
-fn seam_steps(world: &[Member], out: &mut HashMap<(LinkEnd, LinkEnd), f64>) {
-    let member_at = |cell: IVec2| world.iter().find(|m| m.holds(cell));
-    let open =
-        |cell: IVec2| member_at(cell).is_some_and(|m| m.map.grid.is_passable(local(m, cell)));
-    for (i, a) in world.iter().enumerate() {
-        // Only members that touch another one have seams.
-        let near = |b: &Member| {
-            let grown =
-                Member { map: b.map, at: b.at - IVec2::ONE, size: b.size + IVec2::splat(2) };
-            a.overlaps(&grown)
-        };
-        if !world.iter().enumerate().any(|(j, b)| j != i && near(b)) {
-            continue;
-        }
-        let grid = &a.map.grid;
-        let straight = matches!(grid.neighborhood(), Neighborhood::Four);
-        let rule = grid.corner_rule();
-        let (w, h) = (a.size.x, a.size.y);
-        let border = (0..w)
-            .flat_map(|x| [IVec2::new(x, 0), IVec2::new(x, h - 1)])
-            .chain((1..h - 1).flat_map(|y| [IVec2::new(0, y), IVec2::new(w - 1, y)]));
-        for cell in border {
-            let from = a.at + cell;
-            if !grid.is_passable(local(a, from)) {
-                continue;
-            }
-            for (dx, dy) in crate::grid::DIRECTIONS {
-                let diagonal = dx != 0 && dy != 0;
-                if diagonal && straight {
-                    continue;
-                }
-                let step = IVec2::new(dx as i32, dy as i32);
-                let to = from + step;
-                if a.holds(to) {
-                    continue;
-                }
-                let Some(b) = member_at(to) else { continue };
-                let Some(cost) = b.map.grid.cost(local(b, to)).filter(|&c| c > 0) else {
-                    continue;
-                };
-                let len = if diagonal {
-                    let sides =
-                        (open(from + IVec2::new(step.x, 0)), open(from + IVec2::new(0, step.y)));
-                    if !rule.allows_diagonal(sides.0, sides.1) {
-                        continue;
-                    }
-                    std::f64::consts::SQRT_2
-                } else {
-                    1.0
-                };
-                let ends = (
-                    LinkEnd::new(a.map.entity, local(a, from)),
-                    LinkEnd::new(b.map.entity, local(b, to)),
-                );
-                out.insert(ends, len * f64::from(cost));
-            }
-        }
-    }
-}
-
 /// Spawns the seam link from `from` to `to`.
 fn spawn_seam(commands: &mut Commands, (from, to): (LinkEnd, LinkEnd), cost: f64) -> Entity {
     commands.spawn((NavLink::one_way(from, to, cost), NavSeam)).id()
@@ -220,7 +158,14 @@ pub(crate) fn keep_seams(
     let mut places = Vec::new();
     let worlds = if joining { worlds(&maps) } else { Vec::new() };
     for (number, world) in worlds.iter().enumerate() {
-        seam_steps(world, &mut wanted);
+        // The steps across its seams, worked out by the core on the world's lattice.
+        let grids: Vec<&NavGrid> = world.iter().map(|m| &m.map.grid).collect();
+        let at = |m: &Member| Placement { world: 0, x: m.at.x.into(), y: m.at.y.into() };
+        let lattice: Vec<Option<Placement>> = world.iter().map(|m| Some(at(m))).collect();
+        for link in seam_links(&grids, &lattice) {
+            let end = |p: MapPos| LinkEnd::new(world[p.map].map.entity, p.cell);
+            wanted.insert((end(link.from), end(link.to)), link.cost);
+        }
         for member in world {
             let (x, y) = (i64::from(member.at.x), i64::from(member.at.y));
             places.push((member.map.entity, Placement { world: number as u32, x, y }));
@@ -249,5 +194,31 @@ pub(crate) fn keep_seams(
     });
     for ((from, to), cost) in wanted {
         kept.insert((from, to), (spawn_seam(&mut commands, (from, to), cost), cost));
+    }
+}
+
+/// The graph of each world for each kind of agent (its grids differ), for
+/// [`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical): kept from one search to the
+/// next, each chunk's part worked out again when that chunk or its neighbours change.
+#[derive(Resource, Default)]
+pub(crate) struct WorldGraphs(HashMap<NavAgent, WorldGraph>);
+
+impl WorldGraphs {
+    /// A path over `grids` (each map's grid for `agent`), their seams and the links of `links`
+    /// that are not seams; the legs name links by their place in `links`.
+    pub(crate) fn find(
+        &mut self,
+        grids: &[&NavGrid],
+        links: &FrameLinks,
+        (agent, start, goal): (NavAgent, MapPos, MapPos),
+    ) -> Result<LinkedPath, PathError> {
+        let own: Vec<usize> = (0..links.links.len()).filter(|&k| !links.seams[k]).collect();
+        let not_seams: Vec<Link> = own.iter().map(|&k| links.links[k]).collect();
+        let world = LinkedMaps::new(grids, &not_seams).with_places(&links.places);
+        let mut found = self.0.entry(agent).or_default().find(world, start, goal)?;
+        for leg in &mut found.legs {
+            leg.then = leg.then.map(|k| own[k]);
+        }
+        Ok(found)
     }
 }

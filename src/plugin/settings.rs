@@ -51,6 +51,11 @@ pub struct NavSettings {
     /// [`NavLink`]: super::NavLink
     /// [`NavSeam`]: super::NavSeam
     pub join_touching_maps: bool,
+    /// How paths across a world of maps that touch are searched: [`WorldSearch::Exact`] (the
+    /// default: the cheapest path, in time that grows with the cells between its ends) or
+    /// [`WorldSearch::Hierarchical`] (for worlds of many chunks: time that grows with the chunks
+    /// crossed, paths a little dearer).
+    pub world_search: WorldSearch,
     /// How often agents re-plan towards goals that move ([`Pursuit`](super::Pursuit)).
     pub repath: RepathPolicy,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
@@ -72,6 +77,7 @@ impl Default for NavSettings {
             precompute: PrecomputeSettings::default(),
             field_slice_work: 200_000,
             join_touching_maps: true,
+            world_search: WorldSearch::Exact,
             repath: RepathPolicy::default(),
             debug: false,
         }
@@ -161,6 +167,22 @@ pub enum PrecomputeBuilds {
     /// for a whole build. Slower to finish than in the background (one core, a slice a frame);
     /// the same structure in the end.
     Sliced,
+}
+
+/// How a path across maps that touch (a world of chunks, see
+/// [`NavSettings::join_touching_maps`]) is searched, for requests that start or end on such a
+/// map and have no characters to plan around.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorldSearch {
+    /// One A* over every cell, the seams' steps among them: the cheapest path. Its time grows
+    /// with the cells between the ends (it is spread over frames by the search budget).
+    #[default]
+    Exact,
+    /// A search over a graph of cells on the chunks' edges, refined into walks on each chunk
+    /// ([`WorldGraph`](crate::search::WorldGraph)): its time grows with the chunks crossed, and
+    /// a path always comes when there is one, a little dearer than the cheapest (BENCHMARKS.md
+    /// quotes how much). Links other than seams are taken as in the exact search.
+    Hierarchical,
 }
 
 /// How often an agent re-plans towards a goal that moves (a chased entity, threats it runs

@@ -13,7 +13,9 @@
 //! - one file per expansion: `neighbors` (plain A*, square), `hex`, `jump_point` (jump point
 //!   search and the bits it keeps in step with the grid), `any_angle` (Theta*);
 //! - `avoided`: cells avoided for one query, as temporary walls;
-//! - `linked`: paths across several grids joined by links ([`LinkedMaps`]);
+//! - `linked`: paths across several grids joined by links ([`LinkedMaps`]); `world`: grids laid
+//!   side by side on one lattice, their seams and a hierarchical search over them
+//!   ([`WorldGraph`]);
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
 //! - `precomputed`: what is worked out ahead for a grid, in a folder of its own: `path_table`
 //!   (answers for grids that rarely change, [`PathTable`]), `first_moves` (answers for small
@@ -36,6 +38,7 @@ mod pathfinder;
 pub(crate) mod precomputed;
 mod query;
 mod result;
+mod world;
 
 pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
@@ -54,6 +57,7 @@ pub use precomputed::path_table::{
 };
 pub use precomputed::slices::SlicedBuild;
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
+pub use world::{WorldGraph, seam_links};
 
 #[cfg(feature = "bevy")]
 pub(crate) use pathfinder::table_answers;

@@ -698,7 +698,7 @@ impl NavGrid {
     /// the target index and the step length, or `None` if the target is blocked or the corner
     /// rule forbids it.
     #[inline]
-    fn step(&self, i: usize, d: usize) -> Option<(usize, f64)> {
+    pub(crate) fn step(&self, i: usize, d: usize) -> Option<(usize, f64)> {
         let stride = self.stride() as isize;
         let (dx, dy) = DIRECTIONS[d];
         let j = (i as isize + dx + dy * stride) as usize;

@@ -232,6 +232,7 @@ impl Plugin for NavCorePlugin {
                         pursuit::pursue,
                         answer_ranges,
                         answer_requests,
+                        request::warm_world_graphs,
                     )
                         .chain()
                         .in_set(PathfindStep::Answer),

@@ -761,6 +761,29 @@ fn linked_error(query: &Plan, error: PathError) -> NavError {
     }
 }
 
+/// With [`WorldSearch::Hierarchical`]: works out the world graph's part for chunks that
+/// streamed in or changed while the frame's search time lasts (one chunk at least), so that a
+/// query seldom waits for that work. For plain agents; other kinds' graphs are worked out when
+/// they ask.
+pub(crate) fn warm_world_graphs(
+    settings: Res<NavSettings>,
+    maps: Res<NavMaps>,
+    queue: Res<RequestQueue>,
+    mut graphs: ResMut<WorldGraphs>,
+    diagnostics: Res<NavDiagnostics>,
+) {
+    let links = &queue.links;
+    let worlds = links.places.iter().any(Option::is_some);
+    if settings.world_search != WorldSearch::Hierarchical || !worlds {
+        return;
+    }
+    let left = |t: std::time::Duration| t.saturating_sub(diagnostics.pathfind_time);
+    let deadline = settings.max_search_time_per_frame.map(|t| Moment::now().after(left(t)));
+    let grids = agent_grids(&maps, NavAgent::PLAIN);
+    let past = || deadline.is_some_and(|d| d.elapsed() > std::time::Duration::ZERO);
+    graphs.warm(&grids, links, NavAgent::PLAIN, past);
+}
+
 /// The frame's search budget: expanded cells, and a time when one is set.
 struct Budget {
     expansions: u32,

@@ -203,7 +203,29 @@ pub(crate) fn keep_seams(
 #[derive(Resource, Default)]
 pub(crate) struct WorldGraphs(HashMap<NavAgent, WorldGraph>);
 
+/// The links that are not seams, and where each is in `links`.
+fn not_seams(links: &FrameLinks) -> (Vec<usize>, Vec<Link>) {
+    let own: Vec<usize> = (0..links.links.len()).filter(|&k| !links.seams[k]).collect();
+    let not_seams = own.iter().map(|&k| links.links[k]).collect();
+    (own, not_seams)
+}
+
 impl WorldGraphs {
+    /// Works out `agent`'s graph for the chunks that need it, one at a time until none is
+    /// left or `stop` says so.
+    pub(crate) fn warm(
+        &mut self,
+        grids: &[&NavGrid],
+        links: &FrameLinks,
+        agent: NavAgent,
+        stop: impl Fn() -> bool,
+    ) {
+        let (_, not_seams) = not_seams(links);
+        let world = LinkedMaps::new(grids, &not_seams).with_places(&links.places);
+        let graph = self.0.entry(agent).or_default();
+        while !graph.update_within(world, 1) && !stop() {}
+    }
+
     /// A path over `grids` (each map's grid for `agent`), their seams and the links of `links`
     /// that are not seams; the legs name links by their place in `links`.
     pub(crate) fn find(
@@ -212,8 +234,7 @@ impl WorldGraphs {
         links: &FrameLinks,
         (agent, start, goal): (NavAgent, MapPos, MapPos),
     ) -> Result<LinkedPath, PathError> {
-        let own: Vec<usize> = (0..links.links.len()).filter(|&k| !links.seams[k]).collect();
-        let not_seams: Vec<Link> = own.iter().map(|&k| links.links[k]).collect();
+        let (own, not_seams) = not_seams(links);
         let world = LinkedMaps::new(grids, &not_seams).with_places(&links.places);
         let mut found = self.0.entry(agent).or_default().find(world, start, goal)?;
         for leg in &mut found.legs {

@@ -159,6 +159,27 @@ pub fn seam_links(maps: &[&NavGrid], places: &[Option<Placement>]) -> Vec<Link> 
     links
 }
 
+/// Drops from a grid's `n` x `n` walks between nodes each walk that passing another node costs
+/// no more than (its cost stays that of the two walks through that node): the graph's
+/// distances stay the same with far fewer edges to try. Every walk costs at least 1 (one step
+/// onto a cell of cost 1 or more), so no two walks are each dropped for the other.
+fn prune(costs: &mut [f64], n: usize) {
+    let full = costs.to_vec();
+    for i in 0..n {
+        for j in 0..n {
+            let cost = full[i * n + j];
+            if i == j || !cost.is_finite() {
+                continue;
+            }
+            let tolerance = 1e-9 * cost.max(1.0);
+            let through = |k: usize| full[i * n + k] + full[k * n + j] <= cost + tolerance;
+            if (0..n).any(|k| k != i && k != j && through(k)) {
+                costs[i * n + j] = f64::INFINITY;
+            }
+        }
+    }
+}
+
 /// What a step between two nodes of different grids is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Across {
@@ -171,7 +192,8 @@ enum Across {
 struct Chunk {
     stamp: GridStamp,
     nodes: Vec<GridPos>,
-    /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk).
+    /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk, or one
+    /// through another node costs as little, see [`prune`]).
     costs: Vec<f64>,
 }
 
@@ -205,6 +227,8 @@ pub struct WorldGraph {
     /// What the layout was made from.
     made_from: Vec<(GridStamp, Option<Placement>)>,
     made_links: Vec<Link>,
+    /// Grids whose walks are still to be worked out.
+    waiting: usize,
     pathfinder: Pathfinder,
     scratch: Scratch,
 }
@@ -219,6 +243,7 @@ impl Default for WorldGraph {
 #[derive(Debug, Default)]
 struct Scratch {
     costs: Vec<f64>,
+    wanted: Vec<bool>,
     heap: BinaryHeap<Entry>,
     settled: u32,
 }
@@ -251,6 +276,62 @@ impl Scratch {
     /// The cheapest walk on `grid` from `from` to each cell of `targets` (forward), or from each
     /// of them to `from` (backward). It stops once every target is settled.
     fn walks(
+        &mut self,
+        grid: &NavGrid,
+        from: GridPos,
+        targets: &[GridPos],
+        backward: bool,
+    ) -> Vec<f64> {
+        if is_hex(grid) {
+            return self.hex_walks(grid, from, targets, backward);
+        }
+        // On the grid's padded arrays (walls all round: no bounds to check).
+        let cells = grid.padded_costs();
+        self.costs.clear();
+        self.costs.resize(grid.padded_len(), f64::INFINITY);
+        self.wanted.clear();
+        self.wanted.resize(grid.padded_len(), false);
+        self.heap.clear();
+        let mut left = 0usize;
+        for &t in targets {
+            if grid.in_bounds(t) && !std::mem::replace(&mut self.wanted[grid.index(t)], true) {
+                left += 1;
+            }
+        }
+        let directions = if grid.neighborhood() == Neighborhood::Four { 0..4 } else { 0..8 };
+        let start = grid.index(from);
+        self.costs[start] = 0.0;
+        self.heap.push(Entry { f: 0.0, g: 0.0, at: start as u32 });
+        while let Some(Entry { g, at, .. }) = self.heap.pop() {
+            let i = at as usize;
+            if g > self.costs[i] {
+                continue;
+            }
+            self.settled += 1;
+            if self.wanted[i] {
+                self.wanted[i] = false;
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+            for d in directions.clone() {
+                let Some((j, len)) = grid.step(i, d) else { continue };
+                // A step costs its length times the cost of the cell it enters.
+                let g2 = g + len * f64::from(cells[if backward { i } else { j }]);
+                if g2 < self.costs[j] {
+                    self.costs[j] = g2;
+                    self.heap.push(Entry { f: g2, g: g2, at: j as u32 });
+                }
+            }
+        }
+        let cost =
+            |t: GridPos| if grid.in_bounds(t) { self.costs[grid.index(t)] } else { f64::INFINITY };
+        targets.iter().map(|&t| cost(t)).collect()
+    }
+
+    /// [`Scratch::walks`] on a hex grid, through its neighbours.
+    fn hex_walks(
         &mut self,
         grid: &NavGrid,
         from: GridPos,
@@ -323,6 +404,7 @@ impl WorldGraph {
             layout: Layout::default(),
             made_from: Vec::new(),
             made_links: Vec::new(),
+            waiting: 0,
             pathfinder: Pathfinder::new(),
             scratch: Scratch::default(),
         }
@@ -355,43 +437,61 @@ impl WorldGraph {
 
     /// Works out the nodes again if the grids, places or links changed since the last time,
     /// and each grid's walks between its nodes if that grid or its nodes changed. Called by
-    /// [`WorldGraph::find`]; call it ahead (when a chunk streams in) to keep that work out of
-    /// the next query.
+    /// [`WorldGraph::find`]; see [`WorldGraph::update_within`] to spread the work over frames.
     pub fn update(&mut self, world: LinkedMaps<'_>) {
+        self.update_within(world, usize::MAX);
+    }
+
+    /// As [`WorldGraph::update`], working out the walks of at most `grids` grids (the rest
+    /// wait for the next call, or for [`WorldGraph::find`], which works out all it needs).
+    /// True when nothing is left to work out. Call it each frame while chunks stream in, to
+    /// keep that work out of the next query.
+    pub fn update_within(&mut self, world: LinkedMaps<'_>, grids: usize) -> bool {
         let same = world.maps.len() == self.made_from.len()
             && world.maps.iter().enumerate().zip(&self.made_from).all(|((m, g), &(s, p))| {
                 g.stamp() == s && world.places.get(m).copied().flatten() == p
             })
             && world.links == self.made_links.as_slice();
-        if same {
-            return;
+        if same && self.waiting == 0 {
+            return true;
         }
-        self.made_from = world
-            .maps
-            .iter()
-            .enumerate()
-            .map(|(m, g)| (g.stamp(), world.places.get(m).copied().flatten()))
-            .collect();
-        self.made_links = world.links.to_vec();
-        self.layout = self.lay_out(world);
+        if !same {
+            self.made_from = world
+                .maps
+                .iter()
+                .enumerate()
+                .map(|(m, g)| (g.stamp(), world.places.get(m).copied().flatten()))
+                .collect();
+            self.made_links = world.links.to_vec();
+            self.layout = self.lay_out(world);
+            // Only the grids of this world are kept.
+            let ids: std::collections::HashSet<u64> =
+                world.maps.iter().map(|g| g.stamp().id()).collect();
+            self.chunks.retain(|id, _| ids.contains(id));
+        }
         // Each grid's walks between its nodes, kept where neither changed.
-        let mut kept = std::mem::take(&mut self.chunks);
+        let (mut built, mut waiting) = (0usize, 0usize);
         for (m, grid) in world.maps.iter().enumerate() {
             let l = &self.layout;
             let nodes = &l.cells[l.first[m] as usize..l.first[m + 1] as usize];
             let id = grid.stamp().id();
-            let chunk = match kept.remove(&id) {
-                Some(c) if c.stamp == grid.stamp() && c.nodes == nodes => c,
-                _ => {
-                    let mut costs = Vec::with_capacity(nodes.len() * nodes.len());
-                    for &node in nodes {
-                        costs.extend(self.scratch.walks(grid, node, nodes, false));
-                    }
-                    Chunk { stamp: grid.stamp(), nodes: nodes.to_vec(), costs }
-                }
-            };
-            self.chunks.insert(id, chunk);
+            if self.chunks.get(&id).is_some_and(|c| c.stamp == grid.stamp() && c.nodes == nodes) {
+                continue;
+            }
+            if built == grids {
+                waiting += 1;
+                continue;
+            }
+            built += 1;
+            let mut costs = Vec::with_capacity(nodes.len() * nodes.len());
+            for &node in nodes {
+                costs.extend(self.scratch.walks(grid, node, nodes, false));
+            }
+            prune(&mut costs, nodes.len());
+            self.chunks.insert(id, Chunk { stamp: grid.stamp(), nodes: nodes.to_vec(), costs });
         }
+        self.waiting = waiting;
+        waiting == 0
     }
 
     /// The nodes of every grid and the steps between grids.

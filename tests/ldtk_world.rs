@@ -14,6 +14,7 @@ use bevy::prelude::*;
 use bevy_ecs_ldtk::prelude::*;
 use bevy_tilemap_nav::integrations::ldtk::{LdtkNavPlugin, LdtkNavRules};
 use bevy_tilemap_nav::io::ldtk::read_ldtk_levels;
+use bevy_tilemap_nav::plugin::NavSeam;
 use bevy_tilemap_nav::prelude::*;
 
 #[path = "common/editor.rs"]
@@ -170,4 +171,75 @@ fn ldtk_files_that_are_not_projects_or_keep_levels_apart_are_typed_errors() {
     );
     let missing = read_ldtk_levels(format!("{ASSETS}/ldtk/none.ldtk"), &rules);
     assert!(matches!(missing, Err(LdtkFileError::Io(_))));
+}
+
+/// Levels laid side by side by the world layout (`worldLayout: Free`, spawned with their world
+/// translation) join at their touching edges: seam links between them, and an agent on one
+/// walks through the passage into the other, its path crossing the seam.
+#[test]
+fn levels_side_by_side_join_at_their_edges() {
+    const SIDE_BY_SIDE: &str = "ldtk/side-by-side.ldtk";
+    let text = std::fs::read_to_string(format!("{ASSETS}/{SIDE_BY_SIDE}")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let iid = |k: usize| json["levels"][k]["iid"].as_str().unwrap().to_owned();
+    let (left, right, apart) = (iid(0), iid(1), iid(2));
+    let mut app = headless_app();
+    app.add_plugins(LdtkPlugin)
+        .add_plugins(LdtkNavPlugin)
+        .insert_resource(LdtkNavRules::default().with(1, Cell::Blocked))
+        .insert_resource(LdtkSettings {
+            level_spawn_behavior: LevelSpawnBehavior::UseWorldTranslation {
+                load_level_neighbors: false,
+            },
+            ..default()
+        });
+    let mut app = ready(app);
+    let handle: LdtkProjectHandle = app.world().resource::<AssetServer>().load(SIDE_BY_SIDE).into();
+    let levels = LevelSet::from_iids([left.clone(), right.clone(), apart.clone()]);
+    app.world_mut().spawn(LdtkWorldBundle { ldtk_handle: handle, level_set: levels, ..default() });
+    let maps = wait_for_levels(&mut app, &[&left, &right, &apart]);
+    for _ in 0..3 {
+        app.update();
+    }
+    // Seams join the two that touch, and only them.
+    let mut seams = app.world_mut().query_filtered::<&NavLink, With<NavSeam>>();
+    let pairs: Vec<(Entity, Entity)> =
+        seams.iter(app.world()).map(|l| (l.from.map, l.to.map)).collect();
+    assert!(pairs.contains(&(maps[0], maps[1])) && pairs.contains(&(maps[1], maps[0])));
+    assert!(pairs.iter().all(|&(a, b)| [a, b].iter().all(|m| *m != maps[2])), "{pairs:?}");
+
+    // From the middle of the left level into the right one's bottom-left corner.
+    let nav = app.world().resource::<NavMaps>();
+    let (from_level, to_level) = (nav.get(maps[0]).unwrap(), nav.get(maps[1]).unwrap());
+    let start = from_level.geometry.cell_to_world(GridPos::new(5, 5));
+    let goal_cell = GridPos::new(0, 0);
+    let goal = to_level.geometry.cell_to_world(goal_cell);
+    assert!(from_level.grid.is_passable(GridPos::new(5, 5)));
+    assert!(to_level.grid.is_passable(goal_cell));
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start.extend(5.0)),
+            PathFollower::new(200.0),
+            PathRequest::to(PathGoal::OnMap { map: maps[1], cell: goal_cell }),
+        ))
+        .id();
+    let mut crossed = false;
+    for _ in 0..3000 {
+        app.update();
+        if let Some(path) = app.world().get::<Path>(agent) {
+            crossed |= path
+                .legs
+                .iter()
+                .any(|leg| app.world().get::<NavSeam>(leg.link).is_some() && leg.map == maps[1]);
+        }
+        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+        assert!(app.world().get::<PathFailed>(agent).is_none());
+        if at.distance(goal) < 1e-3 {
+            break;
+        }
+    }
+    let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+    assert!(at.distance(goal) < 1e-3, "stopped at {at}, the goal is at {goal}");
+    assert!(crossed, "its path never crossed the seam");
 }

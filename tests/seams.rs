@@ -738,11 +738,25 @@ fn the_world_graph_finds_a_way_whenever_there_is_one_and_walks_it_legally() {
                 }
             }
             let mut links = world.seams.clone();
-            let first_teleporter = links.len();
             links.extend(teleporters.iter().copied());
             let refs: Vec<&NavGrid> = world.grids.iter().collect();
             let exact = LinkedMaps::new(&refs, &links).with_places(&world.places);
             let only_teleporters = LinkedMaps::new(&refs, &teleporters).with_places(&world.places);
+            // Worked out ahead in part (as the plugin does a few chunks a frame), whole, or
+            // not at all: queries reach what is left.
+            match round % 3 {
+                0 => {}
+                1 => {
+                    graph.update_within(only_teleporters, 1);
+                }
+                _ => {
+                    let mut calls = 0;
+                    while !graph.update_within(only_teleporters, 1) {
+                        calls += 1;
+                        assert!(calls <= refs.len(), "{}: never done", world.label);
+                    }
+                }
+            }
             for _ in 0..8 {
                 let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
                 let (start, goal) = (world.at(a), world.at(b));
@@ -782,7 +796,6 @@ fn the_world_graph_finds_a_way_whenever_there_is_one_and_walks_it_legally() {
                         found.as_ref().map(|p| p.cost)
                     ),
                 }
-                let _ = first_teleporter;
             }
         }
     }

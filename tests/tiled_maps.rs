@@ -549,3 +549,72 @@ fn tiled_files_the_reader_does_not_take_are_typed_errors() {
     assert!(matches!(missing, Err(TiledFileError::Read(_))));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A Tiled world (`.world` file) of two maps side by side: bevy_ecs_tiled spawns both where the
+/// world puts them, and they join at their touching edges (seam links both ways); an agent
+/// walks from the left map into the right one across the seam.
+#[test]
+fn maps_of_a_tiled_world_join_at_their_edges() {
+    use bevy_ecs_tiled::prelude::TiledWorld;
+    use bevy_tilemap_nav::plugin::NavSeam;
+    let mut app = app(TiledNavRules::default());
+    let handle =
+        app.world().resource::<AssetServer>().load("tiled/maps/orthogonal/side_by_side.world");
+    app.world_mut().spawn(TiledWorld(handle));
+    let mut maps = Vec::new();
+    for _ in 0..3000 {
+        app.update();
+        maps = app.world().resource::<NavMaps>().iter().map(|m| m.entity).collect();
+        if maps.len() == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(maps.len(), 2, "both maps of the world navigate");
+    for _ in 0..5 {
+        app.update();
+    }
+    // Left and right, by where their cell (0, 0) lies.
+    let nav = app.world().resource::<NavMaps>();
+    let x0 = |m: Entity| nav.get(m).unwrap().geometry.cell_to_world(GridPos::new(0, 0)).x;
+    maps.sort_by(|&a, &b| x0(a).total_cmp(&x0(b)));
+    let (left, right) = (maps[0], maps[1]);
+    assert!((x0(right) - x0(left) - 320.0).abs() < 1e-3, "laid 320 px apart");
+    let mut seams = app.world_mut().query_filtered::<&NavLink, With<NavSeam>>();
+    let pairs: Vec<(Entity, Entity)> =
+        seams.iter(app.world()).map(|l| (l.from.map, l.to.map)).collect();
+    assert!(pairs.contains(&(left, right)) && pairs.contains(&(right, left)), "{pairs:?}");
+
+    let nav = app.world().resource::<NavMaps>();
+    let (from, to) = (GridPos::new(1, 1), GridPos::new(8, 8));
+    assert!(nav.get(left).unwrap().grid.is_passable(from));
+    assert!(nav.get(right).unwrap().grid.is_passable(to));
+    let goal = nav.get(right).unwrap().geometry.cell_to_world(to);
+    let start = nav.get(left).unwrap().geometry.cell_to_world(from);
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start.extend(5.0)),
+            PathFollower::new(200.0),
+            PathRequest::to(PathGoal::OnMap { map: right, cell: to }),
+        ))
+        .id();
+    let mut crossed = false;
+    for _ in 0..3000 {
+        app.update();
+        if let Some(path) = app.world().get::<Path>(agent) {
+            let seam = |leg: &bevy_tilemap_nav::plugin::PathLeg| {
+                app.world().get::<NavSeam>(leg.link).is_some() && leg.map == right
+            };
+            crossed |= path.legs.iter().any(seam);
+        }
+        assert!(app.world().get::<PathFailed>(agent).is_none());
+        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+        if at.distance(goal) < 1e-3 {
+            break;
+        }
+    }
+    let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+    assert!(at.distance(goal) < 1e-3, "stopped at {at}, the goal is at {goal}");
+    assert!(crossed, "its path never crossed the seam");
+}

@@ -17,7 +17,7 @@
 //! a node, so a path is found exactly when one exists. `BENCHMARKS.md` quotes how much dearer
 //! they are on the public maps.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
 use super::linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
@@ -159,6 +159,30 @@ pub fn seam_links(maps: &[&NavGrid], places: &[Option<Placement>]) -> Vec<Link> 
     links
 }
 
+/// Whether grid `m`'s walks between its nodes are worked out for the grid as it is.
+fn ready(layout: &Layout, chunks: &HashMap<u64, Chunk>, m: usize, grid: &NavGrid) -> bool {
+    let nodes = &layout.cells[layout.first[m] as usize..layout.first[m + 1] as usize];
+    let chunk = chunks.get(&grid.stamp().id());
+    chunk.is_some_and(|c| c.stamp == grid.stamp() && c.nodes == nodes)
+}
+
+/// Works out grid `m`'s walks between its nodes: one Dijkstra from each node.
+fn build(
+    layout: &Layout,
+    chunks: &mut HashMap<u64, Chunk>,
+    scratch: &mut Scratch,
+    m: usize,
+    grid: &NavGrid,
+) {
+    let nodes = &layout.cells[layout.first[m] as usize..layout.first[m + 1] as usize];
+    let mut costs = Vec::with_capacity(nodes.len() * nodes.len());
+    for &node in nodes {
+        costs.extend(scratch.walks(grid, node, nodes, false));
+    }
+    prune(&mut costs, nodes.len());
+    chunks.insert(grid.stamp().id(), Chunk { stamp: grid.stamp(), nodes: nodes.to_vec(), costs });
+}
+
 /// Drops from a grid's `n` x `n` walks between nodes each walk that passing another node costs
 /// no more than (its cost stays that of the two walks through that node): the graph's
 /// distances stay the same with far fewer edges to try. Every walk costs at least 1 (one step
@@ -244,7 +268,9 @@ impl Default for WorldGraph {
 struct Scratch {
     costs: Vec<f64>,
     wanted: Vec<bool>,
-    heap: BinaryHeap<Entry>,
+    /// Cells by the cost to reach them (as the bits of a non-negative `f64`, which order as
+    /// the numbers do): a smaller entry than a general one, for the chunks' many walks.
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
     settled: u32,
 }
 
@@ -301,9 +327,9 @@ impl Scratch {
         let directions = if grid.neighborhood() == Neighborhood::Four { 0..4 } else { 0..8 };
         let start = grid.index(from);
         self.costs[start] = 0.0;
-        self.heap.push(Entry { f: 0.0, g: 0.0, at: start as u32 });
-        while let Some(Entry { g, at, .. }) = self.heap.pop() {
-            let i = at as usize;
+        self.heap.push(Reverse((0f64.to_bits(), start as u32)));
+        while let Some(Reverse((bits, at))) = self.heap.pop() {
+            let (g, i) = (f64::from_bits(bits), at as usize);
             if g > self.costs[i] {
                 continue;
             }
@@ -321,7 +347,7 @@ impl Scratch {
                 let g2 = g + len * f64::from(cells[if backward { i } else { j }]);
                 if g2 < self.costs[j] {
                     self.costs[j] = g2;
-                    self.heap.push(Entry { f: g2, g: g2, at: j as u32 });
+                    self.heap.push(Reverse((g2.to_bits(), j as u32)));
                 }
             }
         }
@@ -351,9 +377,9 @@ impl Scratch {
             }
         }
         self.costs[index(from)] = 0.0;
-        self.heap.push(Entry { f: 0.0, g: 0.0, at: index(from) as u32 });
-        while let Some(Entry { g, at, .. }) = self.heap.pop() {
-            let i = at as usize;
+        self.heap.push(Reverse((0f64.to_bits(), index(from) as u32)));
+        while let Some(Reverse((bits, at))) = self.heap.pop() {
+            let (g, i) = (f64::from_bits(bits), at as usize);
             if g > self.costs[i] {
                 continue;
             }
@@ -379,7 +405,7 @@ impl Scratch {
                 let g2 = g + step;
                 if g2 < self.costs[j] {
                     self.costs[j] = g2;
-                    self.heap.push(Entry { f: g2, g: g2, at: j as u32 });
+                    self.heap.push(Reverse((g2.to_bits(), j as u32)));
                 }
             }
         }
@@ -436,46 +462,24 @@ impl WorldGraph {
     }
 
     /// Works out the nodes again if the grids, places or links changed since the last time,
-    /// and each grid's walks between its nodes if that grid or its nodes changed. Called by
-    /// [`WorldGraph::find`]; see [`WorldGraph::update_within`] to spread the work over frames.
+    /// and each grid's walks between its nodes if that grid or its nodes changed.
+    /// [`WorldGraph::find`] works out only the grids its search reaches; see
+    /// [`WorldGraph::update_within`] to spread the work over frames ahead of queries.
     pub fn update(&mut self, world: LinkedMaps<'_>) {
         self.update_within(world, usize::MAX);
     }
 
     /// As [`WorldGraph::update`], working out the walks of at most `grids` grids (the rest
-    /// wait for the next call, or for [`WorldGraph::find`], which works out all it needs).
-    /// True when nothing is left to work out. Call it each frame while chunks stream in, to
-    /// keep that work out of the next query.
+    /// wait for the next call, or for a query that reaches them). True when nothing is left
+    /// to work out. Call it each frame while chunks stream in, to keep that work out of the
+    /// queries.
     pub fn update_within(&mut self, world: LinkedMaps<'_>, grids: usize) -> bool {
-        let same = world.maps.len() == self.made_from.len()
-            && world.maps.iter().enumerate().zip(&self.made_from).all(|((m, g), &(s, p))| {
-                g.stamp() == s && world.places.get(m).copied().flatten() == p
-            })
-            && world.links == self.made_links.as_slice();
-        if same && self.waiting == 0 {
+        if self.lay_out_again(world) && self.waiting == 0 {
             return true;
         }
-        if !same {
-            self.made_from = world
-                .maps
-                .iter()
-                .enumerate()
-                .map(|(m, g)| (g.stamp(), world.places.get(m).copied().flatten()))
-                .collect();
-            self.made_links = world.links.to_vec();
-            self.layout = self.lay_out(world);
-            // Only the grids of this world are kept.
-            let ids: std::collections::HashSet<u64> =
-                world.maps.iter().map(|g| g.stamp().id()).collect();
-            self.chunks.retain(|id, _| ids.contains(id));
-        }
-        // Each grid's walks between its nodes, kept where neither changed.
         let (mut built, mut waiting) = (0usize, 0usize);
         for (m, grid) in world.maps.iter().enumerate() {
-            let l = &self.layout;
-            let nodes = &l.cells[l.first[m] as usize..l.first[m + 1] as usize];
-            let id = grid.stamp().id();
-            if self.chunks.get(&id).is_some_and(|c| c.stamp == grid.stamp() && c.nodes == nodes) {
+            if ready(&self.layout, &self.chunks, m, grid) {
                 continue;
             }
             if built == grids {
@@ -483,15 +487,37 @@ impl WorldGraph {
                 continue;
             }
             built += 1;
-            let mut costs = Vec::with_capacity(nodes.len() * nodes.len());
-            for &node in nodes {
-                costs.extend(self.scratch.walks(grid, node, nodes, false));
-            }
-            prune(&mut costs, nodes.len());
-            self.chunks.insert(id, Chunk { stamp: grid.stamp(), nodes: nodes.to_vec(), costs });
+            build(&self.layout, &mut self.chunks, &mut self.scratch, m, grid);
         }
         self.waiting = waiting;
         waiting == 0
+    }
+
+    /// Works out the nodes again if the grids, places or links changed (true when they did
+    /// not); the walks of the grids whose nodes changed are then due.
+    fn lay_out_again(&mut self, world: LinkedMaps<'_>) -> bool {
+        let same = world.maps.len() == self.made_from.len()
+            && world.maps.iter().enumerate().zip(&self.made_from).all(|((m, g), &(s, p))| {
+                g.stamp() == s && world.places.get(m).copied().flatten() == p
+            })
+            && world.links == self.made_links.as_slice();
+        if same {
+            return true;
+        }
+        self.made_from = world
+            .maps
+            .iter()
+            .enumerate()
+            .map(|(m, g)| (g.stamp(), world.places.get(m).copied().flatten()))
+            .collect();
+        self.made_links = world.links.to_vec();
+        self.layout = self.lay_out(world);
+        // Only the grids of this world are kept.
+        let ids: std::collections::HashSet<u64> =
+            world.maps.iter().map(|g| g.stamp().id()).collect();
+        self.chunks.retain(|id, _| ids.contains(id));
+        self.waiting = world.maps.len();
+        false
     }
 
     /// The nodes of every grid and the steps between grids.
@@ -603,19 +629,19 @@ impl WorldGraph {
         if !to_grid.is_passable(goal.cell) {
             return Err(PathError::GoalBlocked { goal: goal.cell });
         }
-        self.update(world);
+        self.lay_out_again(world);
         self.scratch.settled = 0;
-        let l = &self.layout;
+        let Self { layout: l, chunks, scratch, .. } = self;
         let nodes_of = |m: usize| l.first[m] as usize..l.first[m + 1] as usize;
         let cells_of = |m: usize| &l.cells[nodes_of(m)];
         // From the start to its grid's nodes (and the goal on the same grid), and from the
         // goal's grid's nodes to the goal.
         let mut targets = cells_of(start.map).to_vec();
         targets.push(goal.cell);
-        let from_start = self.scratch.walks(from_grid, start.cell, &targets, false);
+        let from_start = scratch.walks(from_grid, start.cell, &targets, false);
         let direct =
             if goal.map == start.map { from_start[targets.len() - 1] } else { f64::INFINITY };
-        let to_goal = self.scratch.walks(to_grid, goal.cell, cells_of(goal.map), true);
+        let to_goal = scratch.walks(to_grid, goal.cell, cells_of(goal.map), true);
 
         // A* over the nodes; node `n` is n, the start `count`, the goal `count + 1`.
         let count = l.cells.len();
@@ -664,8 +690,11 @@ impl WorldGraph {
                     reach(&mut heap, &mut g, goal_id, at_g + to_goal[i], at, None, 0.0);
                 }
             }
-            // Walks to the other nodes of its grid.
-            let chunk = &self.chunks[&maps[m].stamp().id()];
+            // Walks to the other nodes of its grid (worked out now if not yet).
+            if !ready(l, chunks, m, maps[m]) {
+                build(l, chunks, scratch, m, maps[m]);
+            }
+            let chunk = &chunks[&maps[m].stamp().id()];
             let k = chunk.nodes.len();
             let i = n - l.first[m] as usize;
             for (j, &cost) in chunk.costs[i * k..(i + 1) * k].iter().enumerate() {

@@ -13,7 +13,8 @@ use bevy_northstar::prelude::OrdinalNeighborhood;
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
-    Algorithm, FirstMoveTable, Heuristic, Landmarks, PathResult, PathTable,
+    Algorithm, FirstMoveTable, Heuristic, Landmarks, LinkedMaps, MapPos, PathResult, PathTable,
+    Placement, WorldGraph,
 };
 use grid_util::grid::ValueGrid;
 use grid_util::point::Point;
@@ -183,6 +184,7 @@ fn main() {
         "map", "solver", "us/query", "solved", "optimal", "x ours (JPS)"
     );
     let mut summary = Vec::new();
+    let mut hierarchy = Vec::new();
     for name in ["arena", "arena2", "lak304d", "64room_000"] {
         let grid = load_map(format!("{dir}/{name}.map")).expect("map");
         let scenarios = load_scenarios(format!("{dir}/{name}.map.scen")).expect("scenarios");
@@ -275,6 +277,83 @@ fn main() {
                 }),
             ));
         }
+
+        // Ours hierarchical: the map cut into chunks of northstar's size (16 x 16), each a grid
+        // placed on one lattice, answered by the world graph (HPA*, refined paths). Its build
+        // (the walks between each chunk's nodes) timed apart, like the tables'.
+        const SIDE: u32 = 16;
+        let (across, up) = (grid.width().div_ceil(SIDE), grid.height().div_ceil(SIDE));
+        let mut chunks = Vec::new();
+        let mut places = Vec::new();
+        for cy in 0..up {
+            for cx in 0..across {
+                let (x0, y0) = (cx * SIDE, cy * SIDE);
+                let (cw, ch) = (SIDE.min(grid.width() - x0), SIDE.min(grid.height() - y0));
+                let mut chunk = NavGrid::new(cw, ch).expect("a chunk");
+                let cells: Vec<GridPos> = chunk.positions().collect();
+                let at = |p: GridPos| grid.get(GridPos::new(x0 + p.x, y0 + p.y)).expect("a cell");
+                chunk.set_all(cells.into_iter().map(|p| (p, at(p)))).expect("cells");
+                chunks.push(chunk);
+                places.push(Some(Placement { world: 0, x: i64::from(x0), y: i64::from(y0) }));
+            }
+        }
+        let refs: Vec<&NavGrid> = chunks.iter().collect();
+        let world = LinkedMaps::new(&refs, &[]).with_places(&places);
+        let mut graph = WorldGraph::default();
+        let started = Instant::now();
+        graph.update(world);
+        let graph_ms = started.elapsed().as_secs_f64() * 1e3;
+        let in_chunk = |p: GridPos| {
+            let (cx, cy) = (p.x / SIDE, p.y / SIDE);
+            MapPos::new((cy * across + cx) as usize, GridPos::new(p.x % SIDE, p.y % SIDE))
+        };
+        let mut hierarchical = |s: &Scenario| {
+            let found = graph.find(world, in_chunk(s.start), in_chunk(s.goal)).ok()?;
+            let mut cells = Vec::new();
+            for leg in &found.legs {
+                let p = places[leg.map].expect("placed");
+                cells.extend(
+                    leg.path.cells.iter().map(|c| (p.x + i64::from(c.x), p.y + i64::from(c.y))),
+                );
+            }
+            Some(cells)
+        };
+        rows.push((
+            "bevy_tilemap_nav WorldGraph (16x16 chunks)".to_string(),
+            measure(&scenarios, &mut hierarchical),
+        ));
+        // How much longer than the optimum the two hierarchical searches' paths are.
+        let excess = |solve: &mut dyn FnMut(&Scenario) -> Option<Vec<(i64, i64)>>| {
+            let ratios: Vec<f64> = scenarios
+                .iter()
+                .filter(|s| s.optimal_length > 0.0)
+                .filter_map(|s| Some(length(&solve(s)?) / s.optimal_length))
+                .collect();
+            let worst = ratios.iter().copied().fold(1.0, f64::max);
+            (ratios.iter().sum::<f64>() / ratios.len() as f64, worst)
+        };
+        let ours_excess = excess(&mut hierarchical);
+        let theirs_excess = excess(&mut |s: &Scenario| {
+            let args = PathfindArgs::new(
+                UVec3::new(s.start.x, s.start.y, 0),
+                UVec3::new(s.goal.x, s.goal.y, 0),
+            );
+            let path = northstar.pathfind(&mut args.refined())?;
+            let mut cells = vec![(i64::from(s.start.x), i64::from(s.start.y))];
+            cells.extend(path.path().iter().map(|p| (i64::from(p.x), i64::from(p.y))));
+            cells.dedup();
+            Some(cells)
+        });
+        hierarchy.push(format!(
+            "| {name} | {:.1} | {:.4} / {:.3} | {graph_ms:.0} ms, {:.1} B/cell | {:.1} | {:.4} / {:.3} |",
+            rows.last().map_or(f64::NAN, |r| r.1.micros_per_query),
+            ours_excess.0,
+            ours_excess.1,
+            graph.memory_bytes() as f64 / (f64::from(grid.width()) * f64::from(grid.height())),
+            rows.iter().find(|r| r.0 == "bevy_northstar 0.7 HPA*").map_or(f64::NAN, |r| r.1.micros_per_query),
+            theirs_excess.0,
+            theirs_excess.1,
+        ));
 
         // Ours precomputed: the path table, built here (fastest of `PASSES` builds).
         let mut build_ms = f64::INFINITY;
@@ -461,6 +540,14 @@ fn main() {
          | northstar HPA* | grid_pathfinding JPS |\n|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for line in &summary {
+        println!("{line}");
+    }
+    println!(
+        "\nhierarchical searches (us per query; path length / optimum: mean / worst):\n\n| map | \
+         ours: WorldGraph, 16 x 16 chunks | its paths | its build, memory | bevy_northstar 0.7 \
+         HPA* (chunk 16) | its paths |\n|---|---|---|---|---|---|"
+    );
+    for line in &hierarchy {
         println!("{line}");
     }
     // Memory after a real query: the grid with its bit rows and columns (open cells and turn

@@ -860,3 +860,39 @@ fn a_wall_on_the_walk_after_a_link_is_seen() {
     let far_map = app.world().resource::<NavMaps>().get(far).unwrap().geometry.cell_to_world(goal);
     assert!(position(&app, agent).distance(far_map) < 1e-3, "stopped short of the goal");
 }
+
+/// Places at the ends of `i64`: no panic anywhere, and such grids join nothing (their cells'
+/// places would not fit); the searches answer as for grids with no place.
+#[test]
+fn extreme_places_join_nothing_and_never_panic() {
+    let grid = NavGrid::new(4, 3).unwrap();
+    let grids = [&grid, &grid];
+    for (a, b) in [
+        (i64::MAX, i64::MAX),
+        (i64::MAX - 2, i64::MAX - 6),
+        (i64::MIN, i64::MIN + 4),
+        (i64::MAX, i64::MIN),
+    ] {
+        let places = [
+            Some(Placement { world: 0, x: a, y: b }),
+            Some(Placement { world: 0, x: a.saturating_add(4), y: b }),
+        ];
+        assert!(seam_links(&grids, &places).is_empty(), "{a} {b}");
+        let door = [Link::two_way(
+            MapPos::new(0, GridPos::new(3, 1)),
+            MapPos::new(1, GridPos::new(0, 1)),
+            1.0,
+        )];
+        let world = LinkedMaps::new(&grids, &door).with_places(&places);
+        let (start, goal) =
+            (MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(3, 2)));
+        let exact = Pathfinder::new().find(world, &PathQuery::new(start, goal)).unwrap();
+        let graph = WorldGraph::default().find(world, start, goal).unwrap();
+        assert!((exact.cost - graph.cost).abs() < 1e-9, "{a} {b}: {} {}", exact.cost, graph.cost);
+        let no_door = LinkedMaps::new(&grids, &[]).with_places(&places);
+        assert!(matches!(
+            WorldGraph::default().find(no_door, start, goal),
+            Err(PathError::Unreachable { .. })
+        ));
+    }
+}

@@ -169,13 +169,24 @@ pub struct Placement {
 
 impl Placement {
     /// The lattice position of `cell` of the grid placed here.
-    fn of(self, cell: GridPos) -> (i64, i64) {
-        (self.x + i64::from(cell.x), self.y + i64::from(cell.y))
+    pub(super) fn of(self, cell: GridPos) -> (i64, i64) {
+        (self.x.saturating_add(cell.x.into()), self.y.saturating_add(cell.y.into()))
+    }
+
+    /// Places this far out are not laid on a lattice (their cells' positions would not fit):
+    /// such grids join no world.
+    pub(super) const FARTHEST: i64 = 1 << 60;
+
+    /// Whether it lies within [`Placement::FARTHEST`] of the origin.
+    pub(super) fn is_near(self) -> bool {
+        self.x.unsigned_abs() < Self::FARTHEST as u64
+            && self.y.unsigned_abs() < Self::FARTHEST as u64
     }
 }
 
-/// How many lattice cells apart two columns (or rows) `d` are, as a heuristic counts them.
-fn apart(d: i64) -> u32 {
+/// How many lattice cells apart two columns (or rows) `d` are, as a heuristic counts them
+/// (a difference taken saturating: never more than the true one, so a bound stays a bound).
+pub(super) fn apart(d: i64) -> u32 {
     u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX)
 }
 
@@ -229,7 +240,9 @@ impl LatticeBound {
             match (inside(entrance), inside(exit)) {
                 (Some(a), Some(b)) => {
                     let ((ax, ay), (bx, by)) = (a.of(entrance.cell), b.of(exit.cell));
-                    let step = heuristic.distance(apart(ax - bx), apart(ay - by)) * scale;
+                    let step = heuristic
+                        .distance(apart(ax.saturating_sub(bx)), apart(ay.saturating_sub(by)))
+                        * scale;
                     if cost < step {
                         leave = leave.min(cost);
                     }
@@ -253,7 +266,9 @@ impl LatticeBound {
         let walk = self
             .goals
             .iter()
-            .map(|&(gx, gy)| self.heuristic.distance(apart(x - gx), apart(y - gy)))
+            .map(|&(gx, gy)| {
+                self.heuristic.distance(apart(x.saturating_sub(gx)), apart(y.saturating_sub(gy)))
+            })
             .fold(f64::INFINITY, f64::min)
             * self.scale;
         walk.min(self.leave)

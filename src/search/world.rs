@@ -20,7 +20,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
-use super::linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
+use super::linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement, apart};
 use super::options::Heuristic;
 use super::pathfinder::Pathfinder;
 use super::query::PathQuery;
@@ -39,7 +39,8 @@ struct Lattice<'a> {
 
 impl<'a> Lattice<'a> {
     fn new(maps: &'a [&'a NavGrid], places: &'a [Option<Placement>]) -> Self {
-        let placed = |m: usize| places.get(m).copied().flatten().filter(|_| !is_hex(maps[m]));
+        let placed =
+            |m: usize| places.get(m).copied().flatten().filter(|p| p.is_near() && !is_hex(maps[m]));
         let size = (0..maps.len())
             .filter(|&m| placed(m).is_some())
             .map(|m| i64::from(maps[m].width().max(maps[m].height())))
@@ -57,7 +58,8 @@ impl<'a> Lattice<'a> {
     }
 
     fn place(&self, map: usize) -> Option<Placement> {
-        self.places.get(map).copied().flatten().filter(|_| !is_hex(self.maps[map]))
+        let near = |p: &Placement| p.is_near() && !is_hex(self.maps[map]);
+        self.places.get(map).copied().flatten().filter(near)
     }
 
     /// The grid of `world` that holds lattice cell (x, y), and its own cell there.
@@ -841,9 +843,10 @@ impl Estimate {
     fn new(world: LinkedMaps<'_>, goal: MapPos, links: &[Link]) -> Self {
         let place = |m: usize| world.places.get(m).copied().flatten();
         let goal_grid = world.maps[goal.map];
-        let goal_at = place(goal.map)
-            .filter(|_| !is_hex(goal_grid))
-            .map(|p| (p.world, p.x + i64::from(goal.cell.x), p.y + i64::from(goal.cell.y)));
+        let goal_at = place(goal.map).filter(|_| !is_hex(goal_grid)).map(|p| {
+            let (x, y) = p.of(goal.cell);
+            (p.world, x, y)
+        });
         // Manhattan distance only where every grid of the goal's world moves four ways.
         let four = (0..world.maps.len())
             .filter(|&m| place(m).zip(goal_at).is_some_and(|(p, g)| p.world == g.0))
@@ -866,9 +869,10 @@ impl Estimate {
         else {
             return 0.0;
         };
-        let (x, y) = (p.x + i64::from(at.cell.x), p.y + i64::from(at.cell.y));
-        let apart = |d: i64| u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX);
-        let walk = self.heuristic.distance(apart(x - gx), apart(y - gy)) * self.scale;
+        let (x, y) = p.of(at.cell);
+        let walk =
+            self.heuristic.distance(apart(x.saturating_sub(gx)), apart(y.saturating_sub(gy)));
+        let walk = walk * self.scale;
         walk.min(self.cap)
     }
 }

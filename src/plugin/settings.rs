@@ -171,7 +171,8 @@ pub enum PrecomputeBuilds {
 
 /// How a path across maps that touch (a world of chunks, see
 /// [`NavSettings::join_touching_maps`]) is searched, for requests that start or end on such a
-/// map and have no characters to plan around.
+/// map and have no cells to walk round (no standing `NavObstacle` characters the agent must
+/// avoid, no `PlanAround`); the others always search exactly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WorldSearch {
     /// One A* over every cell, the seams' steps among them: the cheapest path. Its time grows

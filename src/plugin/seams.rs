@@ -158,18 +158,17 @@ pub(crate) fn keep_seams(
     let mut places = Vec::new();
     let worlds = if joining { worlds(&maps) } else { Vec::new() };
     for (number, world) in worlds.iter().enumerate() {
-        // The steps across its seams, worked out by the core on the world's lattice.
-        let grids: Vec<&NavGrid> = world.iter().map(|m| &m.map.grid).collect();
-        let at = |m: &Member| Placement { world: 0, x: m.at.x.into(), y: m.at.y.into() };
+        // Each member's place, for the search's estimate and for the core to work out the
+        // steps across the world's seams.
+        let at =
+            |m: &Member| Placement { world: number as u32, x: m.at.x.into(), y: m.at.y.into() };
         let lattice: Vec<Option<Placement>> = world.iter().map(|m| Some(at(m))).collect();
+        let grids: Vec<&NavGrid> = world.iter().map(|m| &m.map.grid).collect();
         for link in seam_links(&grids, &lattice) {
             let end = |p: MapPos| LinkEnd::new(world[p.map].map.entity, p.cell);
             wanted.insert((end(link.from), end(link.to)), link.cost);
         }
-        for member in world {
-            let (x, y) = (i64::from(member.at.x), i64::from(member.at.y));
-            places.push((member.map.entity, Placement { world: number as u32, x, y }));
-        }
+        places.extend(world.iter().zip(lattice.iter().flatten()).map(|(m, &p)| (m.map.entity, p)));
     }
     let Seams { links: kept, seen: was, places: placed } = &mut *seams;
     *placed = places;

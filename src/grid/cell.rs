@@ -121,6 +121,14 @@ pub enum GridError {
         /// The size asked for, in cells on a side.
         size: u32,
     },
+    /// An edge was set between two cells that are not neighbours across an edge: on a square
+    /// grid the four straight neighbours, on a hex grid the six.
+    NotNeighbors {
+        /// The cell on one side.
+        from: GridPos,
+        /// The cell asked for on the other side.
+        to: GridPos,
+    },
 }
 
 impl fmt::Display for GridError {
@@ -144,6 +152,9 @@ impl fmt::Display for GridError {
                  grids take size 1 only",
                 super::MAX_AGENT_SIZE
             ),
+            GridError::NotNeighbors { from, to } => {
+                write!(f, "cells {from} and {to} share no edge, so no wall can stand between them")
+            }
         }
     }
 }

@@ -16,6 +16,9 @@ pub(super) struct Labels {
 #[derive(Clone, Copy)]
 pub(super) struct Cells<'a> {
     pub(super) costs: &'a [u32],
+    /// Barred exits (`NavGrid::edges`), empty when none: two cells join when the edge between
+    /// them lets a step cross at least one way.
+    pub(super) edges: &'a [u8],
     pub(super) adjacency: Adjacency,
 }
 
@@ -42,6 +45,21 @@ impl Adjacency {
         Self { stride, hex }
     }
 
+    /// Whether padded cells `i` and `j`, the `k`-th of [`around`](Self::around) `i`, are
+    /// joined across their edge: open at least one way.
+    #[inline]
+    fn crosses(&self, edges: &[u8], i: usize, k: usize, j: usize) -> bool {
+        if edges.is_empty() {
+            return true;
+        }
+        // `around` lists the square steps W, E, S, N: directions 1, 0, 3, 2 of `DIRECTIONS`.
+        let (d, back) = match self.hex {
+            None => ([1, 0, 3, 2][k], [0, 1, 2, 3][k]),
+            Some(_) => (k, (k + 3) % 6),
+        };
+        edges[i] & (1 << d) == 0 || edges[j] & (1 << back) == 0
+    }
+
     /// The cells joining padded cell `i` (an inner cell), in cyclic order round it for hex
     /// grids; the first `n` of the array.
     #[inline]
@@ -63,6 +81,7 @@ impl Adjacency {
 fn fill(
     labels: &mut [u32],
     adjacency: Adjacency,
+    edges: &[u8],
     stack: &mut Vec<usize>,
     start: usize,
     label: u32,
@@ -73,8 +92,8 @@ fn fill(
     stack.push(start);
     while let Some(i) = stack.pop() {
         let (around, n) = adjacency.around(i);
-        for &j in &around[..n] {
-            if joins(j, labels[j]) {
+        for (k, &j) in around[..n].iter().enumerate() {
+            if joins(j, labels[j]) && adjacency.crosses(edges, i, k, j) {
                 labels[j] = label;
                 size += 1;
                 stack.push(j);
@@ -87,7 +106,7 @@ fn fill(
 impl Labels {
     /// Flood fills connected regions (see [`Adjacency`]).
     pub(super) fn compute(cells: Cells) -> Labels {
-        let Cells { costs, adjacency } = cells;
+        let Cells { costs, edges, adjacency } = cells;
         let mut labels = vec![0u32; costs.len()];
         let mut sizes = vec![0u32];
         let mut stack = Vec::new();
@@ -97,7 +116,9 @@ impl Labels {
             }
             let label = sizes.len() as u32;
             let unlabelled_open = |j: usize, l: u32| costs[j] != 0 && l == 0;
-            sizes.push(fill(&mut labels, adjacency, &mut stack, start, label, unlabelled_open));
+            let size =
+                fill(&mut labels, adjacency, edges, &mut stack, start, label, unlabelled_open);
+            sizes.push(size);
         }
         Labels { labels, sizes }
     }
@@ -108,7 +129,7 @@ impl Labels {
     /// bound was reached first (the labels are then to be dropped).
     fn rejoin(&mut self, cells: Cells, i: usize, label: u32) -> bool {
         const BOUND: usize = 4096;
-        let Cells { costs, adjacency } = cells;
+        let Cells { costs, adjacency, .. } = cells;
         let labels = self;
         let (around, n) = adjacency.around(i);
         let mut targets: Vec<usize> =
@@ -186,7 +207,7 @@ impl Labels {
             let l = labels.labels[j];
             if l != 0 && l != best {
                 let of_l = |_: usize, label: u32| label == l;
-                let moved = fill(&mut labels.labels, adjacency, &mut stack, j, best, of_l);
+                let moved = fill(&mut labels.labels, adjacency, &[], &mut stack, j, best, of_l);
                 labels.sizes[best as usize] += moved;
                 labels.sizes[l as usize] = 0;
             }
@@ -196,7 +217,7 @@ impl Labels {
 
     /// [`update`](Self::update) for a cell that was blocked.
     fn split(&mut self, cells: Cells, i: usize) -> bool {
-        let Cells { costs, adjacency } = cells;
+        let Cells { costs, adjacency, .. } = cells;
         let stride = adjacency.stride;
         let (around, n) = adjacency.around(i);
         let around = &around[..n];

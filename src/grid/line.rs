@@ -1,12 +1,14 @@
 //! Line of sight on the grid: the cells a straight segment between two cell centres crosses,
 //! and what walking it costs. Theta* and path smoothing both ask these.
 
-use super::{GridPos, HexCoords, NavGrid, Neighborhood};
+use super::{DIRECTIONS, GridPos, HexCoords, NavGrid, Neighborhood};
 
 /// The cells whose centres a straight segment from the centre of `a` to the centre of `b`
-/// enters, in order (both ends included), or `None` if it enters a blocked cell or passes
-/// exactly through a corner the grid's corner rule forbids (two diagonal walls, or with
-/// [`NoCornerCutting`](super::CornerRule::NoCornerCutting) any wall at that corner).
+/// enters, in order (both ends included), or `None` if it enters a blocked cell, crosses an
+/// edge barred that way (a wall between cells, a one-way edge against it,
+/// [`NavGrid::set_edge`]), or passes exactly through a corner the grid's corner rule forbids
+/// (two diagonal walls, or with [`NoCornerCutting`](super::CornerRule::NoCornerCutting) any
+/// wall at that corner) or an edge's end touches.
 ///
 /// On a hex grid the segment joins the cells' centres as drawn (see
 /// [`HexCoords::unit_center`]); it is followed four times per step, nudged to both sides of
@@ -23,9 +25,16 @@ pub fn segment_cells(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<Vec<GridP
     if !open(x0, y0) {
         return None;
     }
+    // The step from (x, y) by (ux, uy) is not barred by an edge (for a diagonal through a
+    // corner: no edge touches that corner).
+    let crosses = |x: i64, y: i64, ux: i64, uy: i64| {
+        let d = DIRECTIONS.iter().position(|&s| s == (ux as isize, uy as isize)).unwrap_or(0);
+        grid.exit_open(grid.index(GridPos::new(x as u32, y as u32)), d)
+    };
     let mut cells = vec![a];
     let (mut x, mut y, mut ix, mut iy) = (x0, y0, 0, 0);
     while ix < dx || iy < dy {
+        let (px, py) = (x, y);
         // Which cell border does the segment cross next: compare (ix + 1/2) / dx with
         // (iy + 1/2) / dy exactly, in integers.
         let (across_x, across_y) = ((1 + 2 * ix) * dy, (1 + 2 * iy) * dx);
@@ -46,7 +55,7 @@ pub fn segment_cells(grid: &NavGrid, a: GridPos, b: GridPos) -> Option<Vec<GridP
             y += sy;
             iy += 1;
         }
-        if !open(x, y) {
+        if !open(x, y) || !crosses(px, py, x - px, y - py) {
             return None;
         }
         cells.push(GridPos::new(x as u32, y as u32));
@@ -106,6 +115,14 @@ fn hex_segment_cells(
                 return None;
             }
             if !cells.iter().rev().take(2).any(|&c| c == cell) {
+                // The edge from a cell just entered into this one must let the segment across
+                // (on a segment grazing an edge both sides are entered: that edge must be open
+                // too).
+                let barred =
+                    |&c: &GridPos| grid.direction(c, cell).is_some() && !grid.edge_open(c, cell);
+                if cells.iter().rev().take(2).any(barred) {
+                    return None;
+                }
                 cells.push(cell);
             }
         }

@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 mod cell;
 mod components;
+mod edges;
 pub mod line;
 mod profile;
 pub(crate) mod sealed;
@@ -25,6 +26,8 @@ mod topology;
 
 pub(crate) use cell::cell_cost;
 pub use cell::{Cell, GridError, GridPos, MAX_CELLS, Terrain};
+pub(crate) use edges::reverse;
+pub use edges::{Edge, Sides};
 pub(crate) use profile::apply_cost;
 pub use profile::{MAX_AGENT_SIZE, NavProfile, TerrainRule};
 pub(crate) use topology::DIRECTIONS;
@@ -58,6 +61,11 @@ pub struct NavGrid {
     /// Each cell's terrain class, indexed like `costs`; empty while every cell has
     /// [`Terrain::DEFAULT`].
     terrain: Vec<u8>,
+    /// Each cell's barred exits (walls and one-way edges, see `edges`), indexed like `costs`;
+    /// empty while no edge is barred.
+    edges: Vec<u8>,
+    /// How many straight exits are barred (when none is, `edges` is emptied).
+    barred: u32,
     /// How many passable cells have each cost: gives the smallest cost (for an admissible
     /// heuristic) and whether all costs are equal, at once.
     cost_counts: BTreeMap<u32, u32>,
@@ -123,6 +131,8 @@ impl Clone for NavGrid {
             corner_rule: self.corner_rule,
             costs: self.costs.clone(),
             terrain: self.terrain.clone(),
+            edges: self.edges.clone(),
+            barred: self.barred,
             cost_counts: self.cost_counts.clone(),
             components,
             revision: self.revision,
@@ -143,6 +153,7 @@ impl PartialEq for NavGrid {
             && self.corner_rule == other.corner_rule
             && self.costs == other.costs
             && self.terrain_padded() == other.terrain_padded()
+            && self.edges == other.edges
     }
 }
 
@@ -174,6 +185,8 @@ impl NavGrid {
             corner_rule: CornerRule::NoCornerCutting,
             costs,
             terrain: Vec::new(),
+            edges: Vec::new(),
+            barred: 0,
             cost_counts: BTreeMap::new(),
             components: OnceLock::new(),
             revision: 0,
@@ -218,10 +231,15 @@ impl NavGrid {
     }
 
     /// Changes the moves (every cell's neighbours change: a change of every cell to caches).
+    /// Going from square to hex cells or back takes every edge off (their sides differ).
     pub fn set_neighborhood(&mut self, neighborhood: Neighborhood) {
         if neighborhood.is_hex() || self.neighborhood.is_hex() {
             // Which cells are joined changes with the shape of the cells.
             self.components.take();
+            if neighborhood != self.neighborhood {
+                self.edges = Vec::new();
+                self.barred = 0;
+            }
         }
         self.neighborhood = neighborhood;
         self.revision += 1;
@@ -435,8 +453,13 @@ impl NavGrid {
         self.costs[i] = new;
         self.note_change(i, old);
         if (old == 0) != (new == 0) {
-            let cells = Cells { costs: &self.costs, adjacency: self.adjacency() };
-            let kept = self.components.get_mut().is_none_or(|l| l.update(cells, i, new != 0));
+            let cells =
+                Cells { costs: &self.costs, edges: &self.edges, adjacency: self.adjacency() };
+            // With edges the labels are worked out afresh when next asked for.
+            let kept = self
+                .components
+                .get_mut()
+                .is_none_or(|l| cells.edges.is_empty() && l.update(cells, i, new != 0));
             if !kept {
                 self.components.take(); // to be recomputed when next asked for
             }
@@ -478,6 +501,7 @@ impl NavGrid {
         std::mem::size_of::<Self>()
             + self.costs.capacity() * 4
             + self.terrain.capacity()
+            + self.edges.capacity()
             + labels
             + self.index.get().map_or(0, |index| index.memory_bytes())
             + self.journal.capacity() * std::mem::size_of::<(u64, u32, u32)>()
@@ -582,7 +606,7 @@ impl NavGrid {
                     Some(steps) => {
                         let (dx, dy) = steps[d];
                         let j = (i as isize + dx + dy * stride) as usize;
-                        (self.costs[j] != 0).then_some((j, 1.0))?
+                        (self.costs[j] != 0 && self.exit_open(i, d)).then_some((j, 1.0))?
                     }
                     None => self.step(i, d)?,
                 };
@@ -592,24 +616,56 @@ impl NavGrid {
         })
     }
 
+    /// The cells from which one legal step leads into `pos`, with that step's cost: the
+    /// [`neighbors`](Self::neighbors) of `pos` read backwards (they differ across one-way
+    /// edges). Empty for a blocked or out-of-bounds cell.
+    pub fn predecessors(&self, pos: GridPos) -> impl Iterator<Item = (GridPos, f64)> + '_ {
+        let to = self.in_bounds(pos).then(|| self.index(pos)).filter(|&i| self.costs[i] != 0);
+        let (count, hex) = match self.neighborhood {
+            Neighborhood::Four => (4, None),
+            Neighborhood::Eight => (8, None),
+            Neighborhood::Hex(coords) => {
+                (6, Some((coords, coords.steps(coords.parity(pos.x as usize, pos.y as usize)))))
+            }
+        };
+        let stride = self.stride() as isize;
+        to.into_iter().flat_map(move |i| {
+            (0..count).filter_map(move |d| {
+                let (j, len) = match hex {
+                    Some((_, steps)) => {
+                        // The neighbour in direction d steps back the opposite way.
+                        let (dx, dy) = steps[d];
+                        let j = (i as isize + dx + dy * stride) as usize;
+                        let back = reverse(self.neighborhood, d);
+                        (self.costs[j] != 0 && self.exit_open(j, back)).then_some((j, 1.0))?
+                    }
+                    None => {
+                        let (dx, dy) = DIRECTIONS[d];
+                        let j = (i as isize - dx - dy * stride) as usize;
+                        if self.costs[j] == 0 {
+                            return None;
+                        }
+                        (j, self.step(j, d)?.1)
+                    }
+                };
+                let (x, y) = self.unpad(j);
+                Some((GridPos::new(x, y), len * f64::from(self.costs[i])))
+            })
+        })
+    }
+
     /// True when one legal step leads from `a` to `b`: both passable, adjacent under the
-    /// neighborhood, and (for a diagonal) allowed by the corner rule.
+    /// neighborhood, no wall or one-way edge against it ([`set_edge`](Self::set_edge)), and (for
+    /// a diagonal) allowed by the corner rule.
     pub fn can_step(&self, a: GridPos, b: GridPos) -> bool {
         if !self.is_passable(a) || !self.is_passable(b) {
             return false;
         }
-        let (dx, dy) = (i64::from(b.x) - i64::from(a.x), i64::from(b.y) - i64::from(a.y));
-        if let Neighborhood::Hex(coords) = self.neighborhood {
-            let parity = coords.parity(a.x as usize, a.y as usize);
-            return coords.steps(parity).contains(&(dx as isize, dy as isize));
-        }
-        match (dx.abs(), dy.abs()) {
-            (1, 0) | (0, 1) => true,
-            (1, 1) => {
-                self.neighborhood == Neighborhood::Eight
-                    && self.diagonal_allowed(a, dx as i32, dy as i32)
-            }
-            _ => false,
+        let Some(d) = self.direction(a, b) else { return false };
+        let i = self.index(a);
+        match self.neighborhood {
+            Neighborhood::Hex(_) => self.exit_open(i, d),
+            _ => self.step(i, d).is_some(),
         }
     }
 
@@ -647,9 +703,10 @@ impl NavGrid {
         Some(length * f64::from(self.cost(b)?))
     }
 
-    /// Whether a diagonal step from `pos` by (dx, dy) is allowed by the corner rule, given that
-    /// both end cells are passable. False for anything but a diagonal step (`dx` and `dy` each
-    /// 1 or -1) from a cell of the grid, and always on a hex grid.
+    /// Whether a diagonal step from `pos` by (dx, dy) is allowed by the corner rule and passes
+    /// no end of a wall or one-way edge, given that both end cells are passable. False for
+    /// anything but a diagonal step (`dx` and `dy` each 1 or -1) from a cell of the grid, and
+    /// always on a hex grid.
     pub fn diagonal_allowed(&self, pos: GridPos, dx: i32, dy: i32) -> bool {
         if self.neighborhood.is_hex()
             || !self.in_bounds(pos)
@@ -662,7 +719,8 @@ impl NavGrid {
         let stride = self.stride() as isize;
         let side_a = self.costs[(i + dx as isize) as usize] != 0;
         let side_b = self.costs[(i + dy as isize * stride) as usize] != 0;
-        self.corner_rule.allows_diagonal(side_a, side_b)
+        let d = DIRECTIONS.iter().position(|&s| s == (dx as isize, dy as isize)).unwrap_or(4);
+        self.corner_rule.allows_diagonal(side_a, side_b) && self.exit_open(i as usize, d)
     }
 
     #[inline]
@@ -695,14 +753,14 @@ impl NavGrid {
     }
 
     /// Square-grid step `d` (0..4 straight: E, W, S, N; 4..8 diagonal) from padded index `i`:
-    /// the target index and the step length, or `None` if the target is blocked or the corner
-    /// rule forbids it.
+    /// the target index and the step length, or `None` if the target is blocked, an edge bars
+    /// the step or the corner rule forbids it.
     #[inline]
     pub(crate) fn step(&self, i: usize, d: usize) -> Option<(usize, f64)> {
         let stride = self.stride() as isize;
         let (dx, dy) = DIRECTIONS[d];
         let j = (i as isize + dx + dy * stride) as usize;
-        if self.costs[j] == 0 {
+        if self.costs[j] == 0 || !self.exit_open(i, d) {
             return None;
         }
         if d < 4 {
@@ -727,7 +785,9 @@ impl NavGrid {
         (label != 0).then_some(label)
     }
 
-    /// True when a path exists between `a` and `b` (both passable and connected).
+    /// True when a path exists between `a` and `b` (both passable and connected). One-way
+    /// edges join the cells on their two sides here: with them, `false` still means no path,
+    /// but `true` may be a path one way only.
     pub fn connected(&self, a: GridPos, b: GridPos) -> bool {
         match (self.component(a), self.component(b)) {
             (Some(ca), Some(cb)) => ca == cb,
@@ -744,7 +804,11 @@ impl NavGrid {
     }
 
     fn compute_labels(&self) -> Labels {
-        Labels::compute(Cells { costs: &self.costs, adjacency: self.adjacency() })
+        Labels::compute(self.cells())
+    }
+
+    fn cells(&self) -> Cells<'_> {
+        Cells { costs: &self.costs, edges: &self.edges, adjacency: self.adjacency() }
     }
 }
 

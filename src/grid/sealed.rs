@@ -149,6 +149,14 @@ impl CellsHash {
         for x in 0..grid.width() {
             self.eat(grid.cost(GridPos::new(x, y)).unwrap_or(0));
         }
+        // Walls between cells and one-way edges: only grids that have them hash them, so the
+        // fingerprint of a grid without is what it always was.
+        if grid.has_edges() {
+            let start = grid.index(GridPos::new(0, y));
+            for &exits in &grid.padded_exits()[start..start + grid.width() as usize] {
+                self.eat(u32::from(exits));
+            }
+        }
     }
 
     fn eat(&mut self, v: u32) {

@@ -113,12 +113,9 @@ pub fn flee_avoiding(
         if worth.get(&pos).is_some_and(|&best| w > best) {
             continue;
         }
-        for (before, _) in grid.neighbors(pos) {
+        for (before, step) in grid.predecessors(pos) {
             let Some(&known) = worth.get(&before) else {
                 continue; // outside the ground looked at
-            };
-            let Some(step) = grid.step_cost(before, pos) else {
-                continue;
             };
             if w + step < known {
                 worth.insert(before, w + step);

@@ -580,12 +580,13 @@ pub(crate) fn agent_start(
 }
 
 /// Whether an agent standing in `from` (open, or a cell that has just become a wall) may walk
-/// straight into `to`: `to` is open and `from` itself or next to it, diagonally only with both
-/// side cells open (it would cross a wall's corner).
+/// straight into `to`: `to` is open and `from` itself or next to it, across no wall between
+/// cells, diagonally only with both side cells open (it would cross a wall's corner).
 pub(crate) fn walks_out(grid: &NavGrid, from: GridPos, to: GridPos) -> bool {
     grid.is_passable(to)
         && to.x.abs_diff(from.x) <= 1
         && to.y.abs_diff(from.y) <= 1
+        && grid.crossing_open(from, to)
         && grid
             .diagonal_sides(from, to)
             .is_none_or(|sides| sides.iter().all(|&s| grid.is_passable(s)))

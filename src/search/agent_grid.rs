@@ -167,6 +167,11 @@ impl AgentGrid {
             return Cell::Blocked;
         }
         let k = i64::from(self.size);
+        // A body larger than a tile never straddles a wall or one-way edge: it could neither
+        // stand there nor cross it.
+        if k > 1 && base.has_edges() && straddles_edge(base, x, y, k) {
+            return Cell::Blocked;
+        }
         let mut cost = 0;
         for dy in 0..k {
             for dx in 0..k {
@@ -203,6 +208,10 @@ impl AgentGrid {
             .collect();
         // Every derived cell is valid and on the grid.
         let _ = self.grid.set_all(cells);
+        // An agent of one tile meets the walls between cells as they are.
+        if self.size == 1 {
+            self.grid.copy_edges(base);
+        }
         self.seen = base.stamp();
         Ok(())
     }
@@ -245,4 +254,18 @@ impl AgentGrid {
         // Every derived cell is valid and on the grid.
         let _ = self.grid.set_all(cells);
     }
+}
+
+/// Some edge between two cells of the `k` x `k` body with lowest corner (`x`, `y`) is barred
+/// either way.
+fn straddles_edge(base: &NavGrid, x: i64, y: i64, k: i64) -> bool {
+    let cell = |x: i64, y: i64| GridPos::new(x as u32, y as u32);
+    let (w, h) = (i64::from(base.width()), i64::from(base.height()));
+    let barred = |a: GridPos, b: GridPos| !base.edge_open(a, b) || !base.edge_open(b, a);
+    (y..(y + k).min(h)).any(|by| {
+        (x..(x + k).min(w)).any(|bx| {
+            (bx + 1 < (x + k).min(w) && barred(cell(bx, by), cell(bx + 1, by)))
+                || (by + 1 < (y + k).min(h) && barred(cell(bx, by), cell(bx, by + 1)))
+        })
+    })
 }

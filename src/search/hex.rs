@@ -9,6 +9,8 @@ use crate::grid::{GridPos, HexCoords, NavGrid, Neighborhood};
 /// rule.
 pub(super) struct HexNeighbors<'a> {
     costs: &'a [u32],
+    /// Barred exits (walls between cells, one-way edges); empty when the grid has none.
+    exits: &'a [u8],
     stride: isize,
     coords: HexCoords,
     /// The six steps (dx, dy) out of a cell on an even line, then an odd one.
@@ -23,6 +25,7 @@ impl<'a> HexNeighbors<'a> {
         };
         Some(Self {
             costs: grid.padded_costs(),
+            exits: grid.padded_exits(),
             stride: grid.stride() as isize,
             coords,
             steps: [coords.steps(0), coords.steps(1)],
@@ -58,10 +61,10 @@ impl Expansion for HexNeighbors<'_> {
     ) {
         // Padded coordinates are one more than the cell's own.
         let steps = &self.steps[self.coords.parity(x as usize - 1, y as usize - 1)];
-        for &(dx, dy) in steps {
+        for (d, &(dx, dy)) in steps.iter().enumerate() {
             let j = (i as isize + dx + dy * self.stride) as usize;
             let cost = self.costs[j];
-            if cost != 0 {
+            if cost != 0 && (self.exits.is_empty() || self.exits[i] & (1 << d) == 0) {
                 visit(j, x + dx, y + dy, f64::from(cost));
             }
         }

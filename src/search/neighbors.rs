@@ -10,6 +10,8 @@ use crate::grid::{CornerRule, DIRECTIONS, NavGrid, Neighborhood};
 /// Plain A*: every legal step to a neighbor.
 pub(super) struct Neighbors<'a> {
     costs: &'a [u32],
+    /// Barred exits (walls between cells, one-way edges); empty when the grid has none.
+    exits: &'a [u8],
     stride: isize,
     directions: usize,
     offsets: [isize; 8],
@@ -28,6 +30,7 @@ impl<'a> Neighbors<'a> {
         }
         Self {
             costs: grid.padded_costs(),
+            exits: grid.padded_exits(),
             stride,
             directions: match grid.neighborhood() {
                 Neighborhood::Four => 4,
@@ -62,7 +65,7 @@ impl Expansion for Neighbors<'_> {
         {
             let j = (i as isize + offset) as usize;
             let cost = costs[j];
-            if cost == 0 {
+            if cost == 0 || (!self.exits.is_empty() && self.exits[i] & (1 << d) != 0) {
                 continue;
             }
             let step = if d < 4 {

@@ -25,7 +25,7 @@ use super::options::Heuristic;
 use super::pathfinder::Pathfinder;
 use super::query::PathQuery;
 use super::result::{PathError, PathResult, SearchStats};
-use crate::grid::{DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::grid::{DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood, reverse};
 
 /// The placed grids of a set of grids, found by lattice cell.
 struct Lattice<'a> {
@@ -82,6 +82,22 @@ impl<'a> Lattice<'a> {
         None
     }
 
+    /// No wall or one-way edge of any grid round it touches the corner that the diagonal step
+    /// from lattice cell `at` by `(dx, dy)` passes: each of the four cells round the corner
+    /// has its diagonal through it open in its own grid (the edges between cells of two grids
+    /// are seams, always open).
+    fn corner_clear(&self, world: u32, (x, y): (i64, i64), (dx, dy): (i64, i64)) -> bool {
+        [(0, 0, dx, dy), (dx, 0, -dx, dy), (0, dy, dx, -dy), (dx, dy, -dx, -dy)].iter().all(
+            |&(ox, oy, ux, uy)| {
+                let Some((m, cell)) = self.at(world, x + ox, y + oy) else { return true };
+                let grid = self.maps[m];
+                let step = (ux as isize, uy as isize);
+                let d = DIRECTIONS.iter().position(|&s| s == step).unwrap_or(4);
+                grid.neighborhood().is_hex() || grid.exit_open(grid.index(cell), d)
+            },
+        )
+    }
+
     /// Each step out of a placed grid's border cell into another grid of its world with the
     /// same moves and corner rule: (from, to, the step's length, its direction). Straight steps
     /// only, or diagonal ones too (the corner rule read across the seams).
@@ -125,7 +141,9 @@ impl<'a> Lattice<'a> {
                         continue;
                     }
                     let len = if diagonal {
-                        if !grid.corner_rule().allows_diagonal(open(x + dx, y), open(x, y + dy)) {
+                        if !grid.corner_rule().allows_diagonal(open(x + dx, y), open(x, y + dy))
+                            || !self.corner_clear(p.world, (x, y), (dx, dy))
+                        {
                             continue;
                         }
                         std::f64::consts::SQRT_2
@@ -344,7 +362,19 @@ impl Scratch {
                 }
             }
             for d in directions.clone() {
-                let Some((j, len)) = grid.step(i, d) else { continue };
+                let step = if backward {
+                    // The step into this cell from the neighbour in direction d (one-way edges
+                    // make it differ from the step out).
+                    let (dx, dy) = DIRECTIONS[d];
+                    let j = (i as isize + dx + dy * grid.stride() as isize) as usize;
+                    (cells[j] != 0)
+                        .then(|| grid.step(j, reverse(grid.neighborhood(), d)))
+                        .flatten()
+                        .map(|(_, len)| (j, len))
+                } else {
+                    grid.step(i, d)
+                };
+                let Some((j, len)) = step else { continue };
                 // A step costs its length times the cost of the cell it enters.
                 let g2 = g + len * f64::from(cells[if backward { i } else { j }]);
                 if g2 < self.costs[j] {
@@ -394,15 +424,13 @@ impl Scratch {
                 }
             }
             let pos = GridPos::new((i % w) as u32, (i / w) as u32);
-            let here = grid.cost(pos).map_or(0.0, f64::from);
-            for (next, step) in grid.neighbors(pos) {
-                let step = if backward {
-                    // The step from `next` here: its length times this cell's cost.
-                    let diagonal = next.x != pos.x && next.y != pos.y && !is_hex(grid);
-                    (if diagonal { std::f64::consts::SQRT_2 } else { 1.0 }) * here
-                } else {
-                    step
-                };
+            // Backward: the steps into this cell (its length times this cell's cost).
+            let steps: Vec<(GridPos, f64)> = if backward {
+                grid.predecessors(pos).collect()
+            } else {
+                grid.neighbors(pos).collect()
+            };
+            for (next, step) in steps {
                 let j = index(next);
                 let g2 = g + step;
                 if g2 < self.costs[j] {

@@ -14,9 +14,12 @@ use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
 use bits::{BLOCK, JumpBits, MIXED, OPEN};
 
 /// True when jump point search finds optimal paths on this grid: 8-way, without corner
-/// cutting. Terrain costs are fine: runs stop where the cost changes.
+/// cutting, with no walls between cells or one-way edges ([`NavGrid::has_edges`]: its runs
+/// read the cells alone). Terrain costs are fine: runs stop where the cost changes.
 pub fn jps_applies(grid: &NavGrid) -> bool {
-    grid.neighborhood() == Neighborhood::Eight && grid.corner_rule() == CornerRule::NoCornerCutting
+    grid.neighborhood() == Neighborhood::Eight
+        && grid.corner_rule() == CornerRule::NoCornerCutting
+        && !grid.has_edges()
 }
 
 /// Jump point search (Harabor and Grastien 2011) under the no-corner-cutting rule: from each

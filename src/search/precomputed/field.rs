@@ -260,10 +260,7 @@ impl DistanceField {
     fn relax_into(&mut self, grid: &NavGrid, k: usize, open: &mut BinaryHeap<Entry>) {
         let here = self.pos(k);
         let cost = self.cost[k];
-        for (before, _) in grid.neighbors(here) {
-            let Some(step) = grid.step_cost(before, here) else {
-                continue;
-            };
+        for (before, step) in grid.predecessors(here) {
             let j = self.index(before);
             let through = cost + step;
             if through < self.cost[j] && through <= self.limit {
@@ -522,7 +519,7 @@ impl DistanceField {
             }
         }
         while let Some(here) = stack.pop() {
-            for (before, _) in grid.neighbors(here) {
+            for (before, _) in grid.predecessors(here) {
                 let k = self.index(before);
                 if !seen[k] && !is_walled(before) && grid.can_step_walled(before, here, is_walled) {
                     seen[k] = true;

@@ -156,6 +156,17 @@ impl<'a> Steps<'a> {
             let entered = if way == Way::In { here } else { costs[j] };
             visit(j, unit.saturating_mul(entered));
         };
+        if way == Way::In && self.grid.has_edges() {
+            // Across one-way edges the steps into a cell are not the steps out of it read
+            // backwards.
+            let (px, py) = self.grid.unpad(i);
+            let mut weigh = weigh;
+            for (before, _) in self.grid.predecessors(GridPos::new(px, py)) {
+                let j = self.grid.index(before);
+                weigh(j, (j % stride) as isize, (j / stride) as isize, 0.0);
+            }
+            return;
+        }
         match &self.hex {
             Some(hex) => hex.successors(i, x, y, i, weigh),
             None => self.square.successors(i, x, y, i, weigh),

@@ -47,8 +47,9 @@ pub const MAX_SUBGOALS: usize = 3000;
 /// Why a [`PathTable`] was not built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathTableError {
-    /// The grid is not one the table can serve: it needs 8-way moves, no corner cutting and a
-    /// single cost on every passable cell. (Online search serves every grid.)
+    /// The grid is not one the table can serve: it needs 8-way moves, no corner cutting, a
+    /// single cost on every passable cell and no walls between cells. (Online search serves
+    /// every grid.)
     Unsupported(&'static str),
     /// The map has more wall corners than the table takes ([`MAX_SUBGOALS`]): a maze or a noisy
     /// map, where online search is the better fit.
@@ -633,6 +634,11 @@ impl PathTable {
         if !grid.has_uniform_cost() {
             return Err(PathTableError::Unsupported("the table needs one cost on every cell"));
         }
+        if grid.has_edges() {
+            return Err(PathTableError::Unsupported(
+                "the table takes no walls between cells or one-way edges",
+            ));
+        }
         if grid.width() > u32::from(u16::MAX) || grid.height() > u32::from(u16::MAX) {
             return Err(PathTableError::Unsupported(
                 "the table takes grids up to 65535 cells a side",
@@ -935,6 +941,7 @@ impl PathTable {
         let cost = grid.min_cost().unwrap_or(1);
         let (mut reader, fingerprint) = open_tied(bytes, format, grid, cost)?;
         if !grid.has_uniform_cost()
+            || grid.has_edges()
             || grid.neighborhood() != Neighborhood::Eight
             || grid.corner_rule() != CornerRule::NoCornerCutting
         {

@@ -1,0 +1,412 @@
+//! Walls between cells and one-way edges: what stands on the edge two neighbouring cells
+//! share (a fence, a thin wall, a closed door, a ledge to drop down), kept apart from the cells
+//! themselves.
+//!
+//! Stored as one byte per padded cell, bit `d` set when the step out of the cell in direction
+//! `d` is barred: on a square grid the four straight directions of `DIRECTIONS` are set from
+//! the edges, and the four diagonal ones are worked out from them (a diagonal step is barred
+//! when any edge touching the corner it passes is barred either way: no squeezing past the end
+//! of a wall); on a hex grid the six directions of `HexCoords::steps`. Empty while no edge is
+//! barred, so that grids without edges pay nothing.
+
+use serde::{Deserialize, Serialize};
+
+use super::topology::DIRECTIONS;
+use super::{GridError, GridPos, NavGrid, Neighborhood};
+
+/// What stands on the edge between two neighbouring cells ([`NavGrid::set_edge`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Edge {
+    /// Nothing: steps cross both ways (every edge starts so).
+    #[default]
+    Open,
+    /// A wall (fence, thin wall, closed door): no step crosses either way, and on a square grid
+    /// no diagonal step passes either end of it.
+    Wall,
+    /// One way, from the first cell named to the second (a ledge: drop down, never climb). On a
+    /// square grid no diagonal step passes either end of it, either way.
+    OneWay,
+}
+
+/// Some sides of a cell, named by the way a step leaves through them: on a square grid
+/// [`EAST`](Self::EAST) (+x), [`WEST`](Self::WEST) (-x), [`NORTH`](Self::NORTH) (+y, up as
+/// bevy_ecs_tilemap's `TilePos` counts) and [`SOUTH`](Self::SOUTH) (-y); on a hex grid
+/// [`hex(d)`](Self::hex) for bevy_ecs_tilemap's `HexDirection` number `d`.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::Sides;
+///
+/// assert_eq!(Sides::parse("north, east"), Some(Sides::NORTH | Sides::EAST));
+/// assert_eq!(Sides::parse("S W"), Some(Sides::SOUTH | Sides::WEST));
+/// assert_eq!(Sides::parse("up"), None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+pub struct Sides(pub u8);
+
+impl Sides {
+    /// No side.
+    pub const NONE: Sides = Sides(0);
+    /// Towards +x.
+    pub const EAST: Sides = Sides(1);
+    /// Towards -x.
+    pub const WEST: Sides = Sides(2);
+    /// Towards +y.
+    pub const NORTH: Sides = Sides(4);
+    /// Towards -y.
+    pub const SOUTH: Sides = Sides(8);
+    /// The four sides of a square cell.
+    pub const ALL_SQUARE: Sides = Sides(15);
+
+    /// The side of a hexagon in bevy_ecs_tilemap's `HexDirection` number `direction` (0 to
+    /// 5; others give no side).
+    pub const fn hex(direction: u8) -> Sides {
+        if direction < 6 { Sides(1 << direction) } else { Sides::NONE }
+    }
+
+    /// True when every side of `other` is one of these.
+    pub const fn contains(self, other: Sides) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// True for no side.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The sides a text names, as a level editor's property gives them: words separated by
+    /// commas or spaces, each `north`, `east`, `south`, `west` or their first letter, `all`,
+    /// or on a hex grid a `HexDirection` number 0 to 5 (any case). `None` if a word is none
+    /// of these.
+    pub fn parse(text: &str) -> Option<Sides> {
+        let mut sides = Sides::NONE;
+        for word in text.split([',', ' ', ';', '|']).filter(|w| !w.is_empty()) {
+            sides = sides
+                | match word.to_ascii_lowercase().as_str() {
+                    "north" | "n" => Sides::NORTH,
+                    "east" | "e" => Sides::EAST,
+                    "south" | "s" => Sides::SOUTH,
+                    "west" | "w" => Sides::WEST,
+                    "all" => Sides::ALL_SQUARE,
+                    number => match number.parse::<u8>() {
+                        Ok(d) if d < 6 => Sides::hex(d),
+                        _ => return None,
+                    },
+                };
+        }
+        Some(sides)
+    }
+
+    /// Whether the side a step in direction `d` leaves by is one of these.
+    #[inline]
+    fn has(self, d: usize) -> bool {
+        self.0 & (1 << d) != 0
+    }
+}
+
+impl std::ops::BitOr for Sides {
+    type Output = Sides;
+    fn bitor(self, other: Sides) -> Sides {
+        Sides(self.0 | other.0)
+    }
+}
+
+/// The straight direction (index into `DIRECTIONS`) of the step (`dx`, `dy`).
+#[inline]
+fn straight(dx: isize, dy: isize) -> usize {
+    match (dx, dy) {
+        (1, 0) => 0,
+        (-1, 0) => 1,
+        (0, 1) => 2,
+        _ => 3,
+    }
+}
+
+/// The direction back along direction `d` (square: `DIRECTIONS`; hex: `HexCoords::steps`).
+#[inline]
+pub(crate) fn reverse(neighborhood: Neighborhood, d: usize) -> usize {
+    match neighborhood {
+        Neighborhood::Hex(_) => (d + 3) % 6,
+        _ if d < 4 => d ^ 1,
+        _ => 11 - d,
+    }
+}
+
+impl NavGrid {
+    /// Puts `edge` on the edge between neighbouring cells `from` and `to` (on a square grid the
+    /// four straight neighbours; on a hex grid the six). [`Edge::OneWay`] lets steps cross from
+    /// `from` to `to` only. Both cells stay as they are (a wall between two floor cells leaves
+    /// both floor). Every search, line of sight and precomputed structure of the crate reads
+    /// edges or refuses grids that have them (see the guide's "Walls between tiles").
+    ///
+    /// A change of an edge is a change of the grid's moves: caches that follow cell changes
+    /// ([`changes_since`](Self::changes_since)) start over.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{Edge, GridPos, NavGrid};
+    ///
+    /// let mut grid = NavGrid::new(4, 4).unwrap();
+    /// let (a, b) = (GridPos::new(1, 1), GridPos::new(1, 2));
+    /// grid.set_edge(a, b, Edge::OneWay).unwrap();
+    /// assert!(grid.can_step(a, b) && !grid.can_step(b, a));
+    /// // No diagonal step passes the end of the ledge.
+    /// assert!(!grid.can_step(GridPos::new(0, 1), b));
+    /// grid.set_edge(a, b, Edge::Open).unwrap();
+    /// assert!(!grid.has_edges());
+    /// ```
+    pub fn set_edge(&mut self, from: GridPos, to: GridPos, edge: Edge) -> Result<(), GridError> {
+        for pos in [from, to] {
+            if !self.in_bounds(pos) {
+                return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+            }
+        }
+        let d = self
+            .direction(from, to)
+            .filter(|&d| self.neighborhood.is_hex() || d < 4)
+            .ok_or(GridError::NotNeighbors { from, to })?;
+        let back = reverse(self.neighborhood, d);
+        let (i, j) = (self.index(from), self.index(to));
+        let (forth, backward) = match edge {
+            Edge::Open => (false, false),
+            Edge::Wall => (true, true),
+            Edge::OneWay => (false, true),
+        };
+        let changed = self.bar(i, d, forth) | self.bar(j, back, backward);
+        if changed {
+            if !self.neighborhood.is_hex() {
+                self.work_out_corners(from, to);
+            }
+            if self.barred == 0 {
+                self.edges = Vec::new();
+            }
+            // Which cells join, and every cache that follows cell changes, start over.
+            self.components.take();
+            self.revision += 1;
+            self.forget_changes();
+        }
+        Ok(())
+    }
+
+    /// Sets many edges (see [`set_edge`](Self::set_edge)). On an error the edges before it stay
+    /// set; the rest are not.
+    pub fn set_edges(
+        &mut self,
+        edges: impl IntoIterator<Item = (GridPos, GridPos, Edge)>,
+    ) -> Result<(), GridError> {
+        edges.into_iter().try_for_each(|(from, to, edge)| self.set_edge(from, to, edge))
+    }
+
+    /// Sets the edges round each of `cells` from what the cells say of their sides, as tiles
+    /// do: `sides(pos)` gives the cell's walls (no step across either way) and its drops (a
+    /// ledge on that side: steps leave by it, none comes in). A step from a cell to its
+    /// neighbour is barred when the cell has a wall on that side, or the neighbour has a wall
+    /// or a drop on the side facing it. Every side of each cell listed is set, open where
+    /// neither cell says otherwise. Cells off the grid are skipped.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{GridPos, NavGrid, Sides};
+    ///
+    /// let mut grid = NavGrid::new(4, 4).unwrap();
+    /// // A ledge along the south side of (1, 2): drop from it to (1, 1), never climb back.
+    /// let ledge = |pos: GridPos| {
+    ///     let drops = if pos == GridPos::new(1, 2) { Sides::SOUTH } else { Sides::NONE };
+    ///     (Sides::NONE, drops)
+    /// };
+    /// grid.set_sides([GridPos::new(1, 2)], ledge);
+    /// assert!(grid.can_step(GridPos::new(1, 2), GridPos::new(1, 1)));
+    /// assert!(!grid.can_step(GridPos::new(1, 1), GridPos::new(1, 2)));
+    /// ```
+    pub fn set_sides(
+        &mut self,
+        cells: impl IntoIterator<Item = GridPos>,
+        sides: impl Fn(GridPos) -> (Sides, Sides),
+    ) {
+        let directions = if self.neighborhood.is_hex() { 6 } else { 4 };
+        for from in cells {
+            if !self.in_bounds(from) {
+                continue;
+            }
+            let (walls, _) = sides(from);
+            for d in 0..directions {
+                let (dx, dy) = self.offset(from, d);
+                let (x, y) = (i64::from(from.x) + dx as i64, i64::from(from.y) + dy as i64);
+                let to = match (u32::try_from(x), u32::try_from(y)) {
+                    (Ok(x), Ok(y)) if self.in_bounds(GridPos::new(x, y)) => GridPos::new(x, y),
+                    _ => continue,
+                };
+                let back = reverse(self.neighborhood, d);
+                let (their_walls, their_drops) = sides(to);
+                let (our_walls, our_drops) = (walls, sides(from).1);
+                let forth_barred =
+                    our_walls.has(d) || their_walls.has(back) || their_drops.has(back);
+                let back_barred = their_walls.has(back) || our_walls.has(d) || our_drops.has(d);
+                let edge = match (forth_barred, back_barred) {
+                    (false, false) => Edge::Open,
+                    (true, true) => Edge::Wall,
+                    (false, true) => Edge::OneWay,
+                    (true, false) => {
+                        // One way, from the neighbour to this cell.
+                        let _ = self.set_edge(to, from, Edge::OneWay);
+                        continue;
+                    }
+                };
+                // Both cells are on the grid and neighbours: this cannot fail.
+                let _ = self.set_edge(from, to, edge);
+            }
+        }
+    }
+
+    /// Takes every wall and one-way edge off the grid.
+    pub fn clear_edges(&mut self) {
+        if self.has_edges() {
+            self.edges = Vec::new();
+            self.barred = 0;
+            self.components.take();
+            self.revision += 1;
+            self.forget_changes();
+        }
+    }
+
+    /// True when some edge of the grid is a wall or one-way. Jump point search, path tables,
+    /// first-move tables and landmarks refuse such grids (the plugin then searches with A*).
+    pub fn has_edges(&self) -> bool {
+        !self.edges.is_empty()
+    }
+
+    /// Whether the edge between neighbouring cells `from` and `to` lets a step cross from
+    /// `from` to `to` (whatever the cells themselves are). False for cells that share no edge.
+    pub fn edge_open(&self, from: GridPos, to: GridPos) -> bool {
+        self.in_bounds(from)
+            && self.in_bounds(to)
+            && self.direction(from, to).is_some_and(|d| {
+                (self.neighborhood.is_hex() || d < 4) && self.exit_open(self.index(from), d)
+            })
+    }
+
+    /// Every barred crossing: (from, to) for each pair of neighbours whose shared edge a step
+    /// from `from` to `to` may not cross (a wall gives two, a one-way edge one). Row by row.
+    pub fn barred_crossings(&self) -> impl Iterator<Item = (GridPos, GridPos)> + '_ {
+        let directions = if self.neighborhood.is_hex() { 6 } else { 4 };
+        let cells = if self.has_edges() { self.len() } else { 0 };
+        (0..cells).flat_map(move |k| {
+            let from = GridPos::new(k as u32 % self.width, k as u32 / self.width);
+            let i = self.index(from);
+            (0..directions).filter(move |&d| !self.exit_open(i, d)).filter_map(move |d| {
+                let (dx, dy) = self.offset(from, d);
+                let (x, y) = (i64::from(from.x) + dx as i64, i64::from(from.y) + dy as i64);
+                let to = GridPos::new(u32::try_from(x).ok()?, u32::try_from(y).ok()?);
+                self.in_bounds(to).then_some((from, to))
+            })
+        })
+    }
+
+    /// Takes the edges of `other`, a grid of the same size and kind of cells (a grid derived
+    /// from it); nothing if they differ in either.
+    pub(crate) fn copy_edges(&mut self, other: &NavGrid) {
+        let same = (self.width, self.height) == (other.width, other.height)
+            && self.neighborhood.is_hex() == other.neighborhood.is_hex();
+        if !same || self.edges == other.edges {
+            return;
+        }
+        self.edges.clone_from(&other.edges);
+        self.barred = other.barred;
+        self.components.take();
+        self.revision += 1;
+        self.forget_changes();
+    }
+
+    /// No edge bars the step from `from` to its neighbour `to` (diagonals: no edge touches the
+    /// corner passed); true for cells that are not neighbours.
+    pub(crate) fn crossing_open(&self, from: GridPos, to: GridPos) -> bool {
+        !self.in_bounds(from)
+            || self.direction(from, to).is_none_or(|d| self.exit_open(self.index(from), d))
+    }
+
+    /// The step out of padded cell `i` in direction `d` is not barred by an edge.
+    #[inline]
+    pub(crate) fn exit_open(&self, i: usize, d: usize) -> bool {
+        self.edges.is_empty() || self.edges[i] & (1 << d) == 0
+    }
+
+    /// The barred exits of every padded cell (bit `d` for direction `d`); empty when the grid
+    /// has no edges.
+    #[inline]
+    pub(crate) fn padded_exits(&self) -> &[u8] {
+        &self.edges
+    }
+
+    /// The direction of the one step from `a` to `b`, if they are neighbours under the grid's
+    /// moves (square: `DIRECTIONS`, diagonals only on an 8-way grid; hex: `HexCoords::steps`).
+    pub(crate) fn direction(&self, a: GridPos, b: GridPos) -> Option<usize> {
+        let (dx, dy) = (i64::from(b.x) - i64::from(a.x), i64::from(b.y) - i64::from(a.y));
+        let step = (dx as isize, dy as isize);
+        match self.neighborhood {
+            Neighborhood::Hex(coords) => coords
+                .steps(coords.parity(a.x as usize, a.y as usize))
+                .iter()
+                .position(|&s| s == step),
+            Neighborhood::Four => DIRECTIONS[..4].iter().position(|&s| s == step),
+            Neighborhood::Eight => DIRECTIONS.iter().position(|&s| s == step),
+        }
+    }
+
+    /// The (dx, dy) of direction `d` out of `from`.
+    fn offset(&self, from: GridPos, d: usize) -> (isize, isize) {
+        match self.neighborhood {
+            Neighborhood::Hex(coords) => {
+                coords.steps(coords.parity(from.x as usize, from.y as usize))[d]
+            }
+            _ => DIRECTIONS[d],
+        }
+    }
+
+    /// Bars (or frees) the exit of padded cell `i` in direction `d`; true if that changed it.
+    fn bar(&mut self, i: usize, d: usize, barred: bool) -> bool {
+        if self.exit_open(i, d) != barred {
+            return false;
+        }
+        if self.edges.is_empty() {
+            self.edges = vec![0; self.costs.len()];
+        }
+        self.edges[i] ^= 1 << d;
+        if barred {
+            self.barred += 1;
+        } else {
+            self.barred -= 1;
+        }
+        true
+    }
+
+    /// Works out again the diagonal exits of every cell round the edge between `a` and `b`
+    /// (square grids): barred when an edge touching the corner they pass is barred either way.
+    fn work_out_corners(&mut self, a: GridPos, b: GridPos) {
+        if self.edges.is_empty() {
+            return;
+        }
+        let stride = self.stride() as isize;
+        let walled = |edges: &[u8], p: isize, dx: isize, dy: isize| {
+            let q = p + dx + dy * stride;
+            let d = straight(dx, dy);
+            edges[p as usize] & (1 << d) != 0 || edges[q as usize] & (1 << (d ^ 1)) != 0
+        };
+        let (x0, x1) = (a.x.min(b.x).saturating_sub(1), (a.x.max(b.x) + 1).min(self.width - 1));
+        let (y0, y1) = (a.y.min(b.y).saturating_sub(1), (a.y.max(b.y) + 1).min(self.height - 1));
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let i = self.index(GridPos::new(x, y)) as isize;
+                for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate().skip(4) {
+                    let barred = walled(&self.edges, i, dx, 0)
+                        || walled(&self.edges, i, 0, dy)
+                        || walled(&self.edges, i + dx, 0, dy)
+                        || walled(&self.edges, i + dy * stride, dx, 0);
+                    let bit = 1 << d;
+                    if barred {
+                        self.edges[i as usize] |= bit;
+                    } else {
+                        self.edges[i as usize] &= !bit;
+                    }
+                }
+            }
+        }
+    }
+}

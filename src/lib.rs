@@ -89,13 +89,13 @@ pub mod search;
 /// for paths and walking them, crowds, links, kinds of agents, precomputed paths, and the grid
 /// and search for code without Bevy. Everything else by its module path.
 pub mod prelude {
-    pub use crate::grid::{Cell, GridPos, NavGrid, NavProfile, Terrain, TerrainRule};
+    pub use crate::grid::{Cell, Edge, GridPos, NavGrid, NavProfile, Sides, Terrain, TerrainRule};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
         Arrived, Avoidance, GridLocked, LinkCrossed, LinkEnd, MoveRange, NavAgent, NavError,
         NavGridMap, NavLink, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTeam,
         NavTilemap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths,
-        RangeRequest, TileNav, TileRules, TileTerrain, TilemapNavPlugin,
+        RangeRequest, TileEdges, TileNav, TileRules, TileTerrain, TilemapNavPlugin,
     };
     pub use crate::search::{PathQuery, Pathfinder, SearchOptions};
 }

@@ -13,6 +13,7 @@ use bevy_tilemap_nav::grid::line::segment_cells;
 use bevy_tilemap_nav::grid::{
     Cell, CornerRule, Edge, GridError, GridPos, HexCoords, NavGrid, NavProfile, Neighborhood, Sides,
 };
+use bevy_tilemap_nav::io::baked::{self, BakeError};
 use bevy_tilemap_nav::path::{reachable, smooth_path};
 use bevy_tilemap_nav::search::{
     AgentGrid, Algorithm, DistanceField, FirstMoveTable, Landmarks, PathError, PathQuery,
@@ -491,4 +492,25 @@ fn edge_errors_and_sides() {
     assert_eq!(crossings.len(), 3, "{crossings:?}");
     by_sides.clear_edges();
     assert!(by_sides == NavGrid::new(4, 4).unwrap());
+}
+
+/// Saved grids keep their walls and one-way edges, in both forms; a saved edge between cells
+/// that are not neighbours is a typed error.
+#[test]
+fn bakes_keep_edges() {
+    let mut rng = Rng(0xBA4E);
+    for round in 0..40 {
+        let (grid, _) = random_case(&mut rng, round % 4, true);
+        let bytes = baked::to_binary(&grid);
+        assert!(baked::from_binary(&bytes).unwrap() == grid, "round {round}");
+        let text = baked::to_ron(&grid);
+        assert!(baked::from_ron(&text).unwrap() == grid, "round {round}");
+    }
+    let mut grid = NavGrid::new(4, 4).unwrap();
+    grid.set_edge(GridPos::new(1, 1), GridPos::new(1, 2), Edge::OneWay).unwrap();
+    let text = baked::to_ron(&grid);
+    assert!(text.contains("barred"), "{text}");
+    let bad = text.replace("(1, 2, 1, 1)", "(1, 2, 3, 3)");
+    assert_ne!(bad, text);
+    assert!(matches!(baked::from_ron(&bad), Err(BakeError::Invalid(_))));
 }

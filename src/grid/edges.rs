@@ -187,6 +187,30 @@ impl NavGrid {
         Ok(())
     }
 
+    /// Bars the step from `from` to its edge neighbour `to` (leaving the way back as it is):
+    /// what a saved grid lists.
+    pub(crate) fn bar_crossing(&mut self, from: GridPos, to: GridPos) -> Result<(), GridError> {
+        for pos in [from, to] {
+            if !self.in_bounds(pos) {
+                return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+            }
+        }
+        let d = self
+            .direction(from, to)
+            .filter(|&d| self.neighborhood.is_hex() || d < 4)
+            .ok_or(GridError::NotNeighbors { from, to })?;
+        let i = self.index(from);
+        if self.bar(i, d, true) {
+            if !self.neighborhood.is_hex() {
+                self.work_out_corners(from, to);
+            }
+            self.components.take();
+            self.revision += 1;
+            self.forget_changes();
+        }
+        Ok(())
+    }
+
     /// Sets many edges (see [`set_edge`](Self::set_edge)). On an error the edges before it stay
     /// set; the rest are not.
     pub fn set_edges(

@@ -22,6 +22,14 @@
 //! `nav_blocked` set: rectangles, ellipses, capsules, polygons and tile objects, in any map
 //! type.
 //!
+//! Walls between tiles and ledges ([`TileEdges`]):
+//! - tile properties `nav_walls` and `nav_drops` (strings naming sides, `"north, east"`, as
+//!   [`Sides::parse`](crate::grid::Sides::parse) reads them; north is up on the screen): a
+//!   wall on those sides of the tile, or a ledge to drop off by them;
+//! - on orthogonal maps, lines (polylines, or polygons' outlines) drawn along cell edges: with
+//!   `nav_wall` (bool) true on the object or its layer every edge they run along is a wall;
+//!   with `nav_drop` (a side, `"south"`) a one-way edge crossed only towards that side.
+//!
 //! Collision shapes, as maps made for physics draw their walls, block too
 //! ([`TiledNavRules::colliders`], on by default):
 //! - a tile whose collision shapes (drawn in the tileset editor) cover the centre of the cell
@@ -41,10 +49,12 @@
 use bevy::prelude::*;
 use bevy_ecs_tiled::prelude::*;
 
-use crate::grid::{Cell, Terrain};
+use crate::grid::{Cell, Edge, GridPos, Sides, Terrain};
 pub use crate::io::tiled::TiledNavRules;
 use crate::io::tiled::inside;
-use crate::plugin::{NavLayerOf, NavMapLoading, NavMaps, NavSet, NavTilemap, TileNav, TileTerrain};
+use crate::plugin::{
+    NavLayerOf, NavMapLoading, NavMaps, NavSet, NavTilemap, TileEdges, TileNav, TileTerrain,
+};
 
 /// Adds the wiring of Tiled maps to the navigation (see the [module](self)).
 #[derive(Default)]
@@ -98,10 +108,18 @@ fn wire_tilemaps(
         };
         let map = &asset.map;
         let tileset = get_tileset_from_map(map, tileset_id.0);
-        let (cell, terrain) = match tileset.zip(get_tile_from_map(map, tileset_id.0, tile_id.0)) {
-            Some((tileset, data)) => rules.map_tile(map, tileset, tile_id.0, &data),
+        let data = tileset.zip(get_tile_from_map(map, tileset_id.0, tile_id.0));
+        let (cell, terrain) = match &data {
+            Some((tileset, data)) => rules.map_tile(map, tileset, tile_id.0, data),
             None => (rules.unlisted, Terrain::DEFAULT),
         };
+        if let Some((_, data)) = &data {
+            let (walls, drops) = rules.tile_sides(&data.properties);
+            let edges = TileEdges { walls, drops };
+            if !edges.is_empty() {
+                commands.entity(tile).insert(edges);
+            }
+        }
         let nav = match cell {
             Cell::Blocked => TileNav::Blocked,
             Cell::Passable { cost } => TileNav::Cost(cost),
@@ -113,9 +131,10 @@ fn wire_tilemaps(
     }
 }
 
-/// The tilemap that carries the cells a map's objects block: one more layer of that map, made
-/// by [`TiledNavPlugin`] as a child of the map (a tile with [`TileNav::Blocked`] on each
-/// blocked cell, nothing elsewhere; not drawn).
+/// The tilemap that carries the cells a map's objects block, and the walls and ledges its line
+/// objects lay: one more layer of that map, made by [`TiledNavPlugin`] as a child of the map (a
+/// tile with [`TileNav::Blocked`] on each blocked cell, a tile with [`TileEdges`] beside each
+/// wall or ledge, nothing elsewhere; not drawn).
 #[derive(Component, Clone, Copy, Debug)]
 pub struct TiledObjectBlocks {
     /// The map (its `TiledMap` entity).
@@ -239,6 +258,8 @@ fn block_objects(
             continue; // no tile layer the navigation can take: nothing to lay objects on
         };
         let mut blocked: Vec<TilePos> = Vec::new();
+        // Walls and ledges that line objects lay on the sides of tiles.
+        let mut edged: Vec<(TilePos, TileEdges)> = Vec::new();
         for (object, object_id, map, parent, transform) in &objects {
             if map.0 != map_entity {
                 continue;
@@ -250,6 +271,21 @@ fn block_objects(
                 .get(parent.parent())
                 .ok()
                 .and_then(|id| get_layer_from_map(&asset.map, id.0));
+            if asset.map.orientation == tiled::Orientation::Orthogonal {
+                let cell = Vec2::new(asset.map.tile_width as f32, asset.map.tile_height as f32);
+                let none = tiled::Properties::new();
+                let layer_properties = layer.as_ref().map_or(&none, |layer| &layer.properties);
+                let lines = rules.line_edges(&data, layer_properties, cell, asset.map.height);
+                for (from, to, edge) in lines {
+                    let Some(tile) = nav_map.geometry.cell_to_tile(from) else { continue };
+                    let Some(side) = side_towards(from, to) else { continue };
+                    let edges = match edge {
+                        Edge::Wall => TileEdges { walls: side, drops: Sides::NONE },
+                        _ => TileEdges { walls: Sides::NONE, drops: side },
+                    };
+                    edged.push((tile, edges));
+                }
+            }
             let says = rules
                 .says_blocked(&data.properties)
                 .or_else(|| layer.as_ref().and_then(|layer| rules.says_blocked(&layer.properties)));
@@ -276,17 +312,42 @@ fn block_objects(
                 commands.entity(entity).despawn();
             }
         }
-        if blocked.is_empty() {
+        if blocked.is_empty() && edged.is_empty() {
             continue;
         }
         blocked.sort_unstable_by_key(|t| (t.y, t.x));
         blocked.dedup();
+        edged.sort_unstable_by_key(|(t, _)| (t.y, t.x));
+        // One tile per position: the sides of all the lines along it.
+        let mut sides: Vec<(TilePos, TileEdges)> = Vec::new();
+        for (pos, edges) in edged {
+            match sides.last_mut() {
+                Some((last, all)) if *last == pos => *all = all.and(edges),
+                _ => sides.push((pos, edges)),
+            }
+        }
         let (_, size, grid_size, tile_size, map_type, anchor) = look;
         let layer = commands.spawn_empty().id();
         let mut storage = TileStorage::empty(*size);
-        for pos in blocked {
+        for &pos in &blocked {
             let tile = commands.spawn((pos, TilemapId(layer), TileNav::Blocked)).id();
             storage.set(&pos, tile);
+        }
+        for (pos, edges) in sides {
+            if pos.x >= size.x || pos.y >= size.y {
+                continue;
+            }
+            match storage.get(&pos) {
+                Some(tile) => {
+                    commands.entity(tile).insert(edges);
+                }
+                None => {
+                    // Ground of cost 1 adds nothing to the layers under it: only the sides.
+                    let tile = (pos, TilemapId(layer), TileNav::Cost(1), edges);
+                    let tile = commands.spawn(tile).id();
+                    storage.set(&pos, tile);
+                }
+            }
         }
         commands.entity(layer).insert((
             TiledObjectBlocks { map: map_entity },
@@ -302,5 +363,17 @@ fn block_objects(
             // Despawned with the map.
             ChildOf(map_entity),
         ));
+    }
+}
+
+/// The side of square cell `from` that its neighbour `to` lies across.
+fn side_towards(from: GridPos, to: GridPos) -> Option<Sides> {
+    let (dx, dy) = (i64::from(to.x) - i64::from(from.x), i64::from(to.y) - i64::from(from.y));
+    match (dx, dy) {
+        (1, 0) => Some(Sides::EAST),
+        (-1, 0) => Some(Sides::WEST),
+        (0, 1) => Some(Sides::NORTH),
+        (0, -1) => Some(Sides::SOUTH),
+        _ => None,
     }
 }

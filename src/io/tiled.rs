@@ -30,7 +30,7 @@ use bevy::prelude::*;
 use bevy_ecs_tilemap::map::{HexCoordSystem, IsoCoordSystem, TilemapType};
 use tiled::{ObjectShape, Properties, PropertyValue};
 
-use crate::grid::{Cell, GridPos, NavGrid, Terrain};
+use crate::grid::{Cell, Edge, GridPos, NavGrid, Sides, Terrain};
 
 /// Which Tiled properties and rules say what a tile is (see the [module](self)). Shared by the
 /// bevy_ecs_tiled integration ([`crate::integrations::tiled`], feature `tiled`) and the file
@@ -57,6 +57,21 @@ pub struct TiledNavRules {
     /// Object layers whose objects block when [`colliders`](Self::colliders) is on, by name
     /// (any case). Default: "Colliders", "Collisions", "Collider", "Collision".
     pub collider_layers: Vec<String>,
+    /// String properties of a tile naming the sides of it that have a wall (a fence, a thin
+    /// wall: no step across either way), as [`Sides::parse`] reads them (`"north, east"`).
+    /// Default: `nav_walls`.
+    pub walls: Vec<String>,
+    /// String properties of a tile naming the sides of it that have a ledge: steps leave by
+    /// them, none comes in. Default: `nav_drops`.
+    pub drops: Vec<String>,
+    /// Bool properties of a line object (polyline or polygon, or its object layer) drawn
+    /// along cell edges that make those edges walls when true (orthogonal maps). Default:
+    /// `nav_wall`.
+    pub wall_lines: Vec<String>,
+    /// String properties of a line object (or its object layer) drawn along cell edges that
+    /// make those edges one way: steps cross them only towards the side named (`"south"`: a
+    /// ledge to drop down southwards). Default: `nav_drop`.
+    pub drop_lines: Vec<String>,
 }
 
 impl Default for TiledNavRules {
@@ -72,6 +87,10 @@ impl Default for TiledNavRules {
             collider_layers: ["Colliders", "Collisions", "Collider", "Collision"]
                 .map(String::from)
                 .into(),
+            walls: vec!["nav_walls".into()],
+            drops: vec!["nav_drops".into()],
+            wall_lines: vec!["nav_wall".into()],
+            drop_lines: vec!["nav_drop".into()],
         }
     }
 }
@@ -114,6 +133,117 @@ impl TiledNavRules {
             true => (Cell::Blocked, terrain),
             false => (self.unlisted, terrain),
         }
+    }
+
+    /// The sides of a tile whose properties are `properties` that have walls, and those that
+    /// have ledges ([`walls`](Self::walls), [`drops`](Self::drops)); a property that names no
+    /// side reads as none.
+    pub fn tile_sides(&self, properties: &Properties) -> (Sides, Sides) {
+        let read = |names: &[String]| {
+            names
+                .iter()
+                .find_map(|name| match find(properties, name) {
+                    Some(PropertyValue::StringValue(text)) => Sides::parse(text),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        (read(&self.walls), read(&self.drops))
+    }
+
+    /// The edges a line object lays down on an orthogonal map `height` rows high whose tiles
+    /// are `cell` pixels: with a [`wall_lines`](Self::wall_lines) property true on it (or on
+    /// `layer`, its object layer) walls, with a [`drop_lines`](Self::drop_lines) side one-way
+    /// edges crossed towards that side; each edge a segment of the line runs along (within a
+    /// quarter of a cell). (from, to, edge) for [`NavGrid::set_edge`].
+    pub(crate) fn line_edges(
+        &self,
+        object: &tiled::ObjectData,
+        layer: &Properties,
+        cell: Vec2,
+        height: u32,
+    ) -> Vec<(GridPos, GridPos, Edge)> {
+        let bool_of = |properties: &Properties| {
+            self.wall_lines.iter().find_map(|name| match find(properties, name) {
+                Some(PropertyValue::BoolValue(b)) => Some(*b),
+                _ => None,
+            })
+        };
+        let side_of = |properties: &Properties| {
+            self.drop_lines.iter().find_map(|name| match find(properties, name) {
+                Some(PropertyValue::StringValue(text)) => Sides::parse(text),
+                _ => None,
+            })
+        };
+        let wall = bool_of(&object.properties).or_else(|| bool_of(layer)).unwrap_or(false);
+        let drop = side_of(&object.properties).or_else(|| side_of(layer));
+        if !wall && drop.is_none() {
+            return Vec::new();
+        }
+        let (points, closed) = match &object.shape {
+            ObjectShape::Polyline { points } => (points, false),
+            ObjectShape::Polygon { points } => (points, true),
+            _ => return Vec::new(),
+        };
+        // Into the layer's pixels (the object turned clockwise, y down, about its (x, y)),
+        // then into cell units.
+        let (sin, cos) = object.rotation.to_radians().sin_cos();
+        let at = |&(x, y): &(f32, f32)| {
+            let p = Vec2::new(object.x + x * cos - y * sin, object.y + x * sin + y * cos);
+            p / cell
+        };
+        let mut corners: Vec<Vec2> = points.iter().map(at).collect();
+        if closed && let Some(&first) = corners.first() {
+            corners.push(first);
+        }
+        let mut edges = Vec::new();
+        let rows = i64::from(height);
+        // A cell (column, row counted down as in the file) as a grid cell (rows counted up).
+        let grid_cell = |column: i64, row: i64| {
+            let y = rows - 1 - row;
+            (column >= 0 && row >= 0 && y >= 0).then(|| GridPos::new(column as u32, y as u32))
+        };
+        for pair in corners.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let near = |m: Vec2| {
+                let ab = b - a;
+                let t =
+                    ((m - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+                m.distance(a + ab * t) <= 0.25
+            };
+            let (lo, hi) = (a.min(b).floor(), a.max(b).ceil());
+            for gy in lo.y as i64 - 1..=hi.y as i64 + 1 {
+                for gx in lo.x as i64 - 1..=hi.x as i64 + 1 {
+                    // The edge along the top of cell (gx, gy), between it and the cell above
+                    // (in the file, y down); and the edge along its left side.
+                    let (fx, fy) = (gx as f32, gy as f32);
+                    let across = [
+                        (Vec2::new(fx + 0.5, fy), (gx, gy - 1), (gx, gy), Sides::SOUTH),
+                        (Vec2::new(fx, fy + 0.5), (gx - 1, gy), (gx, gy), Sides::EAST),
+                    ];
+                    for (middle, first, second, towards_second) in across {
+                        if !near(middle) {
+                            continue;
+                        }
+                        let (Some(p), Some(q)) =
+                            (grid_cell(first.0, first.1), grid_cell(second.0, second.1))
+                        else {
+                            continue;
+                        };
+                        if wall {
+                            edges.push((p, q, Edge::Wall));
+                        } else if drop == Some(towards_second) {
+                            edges.push((p, q, Edge::OneWay));
+                        } else if drop == Some(opposite(towards_second)) {
+                            edges.push((q, p, Edge::OneWay));
+                        }
+                    }
+                }
+            }
+        }
+        edges.sort_unstable_by_key(|&(p, q, _)| (p, q));
+        edges.dedup();
+        edges
     }
 
     /// True when one of the [`blocked`](Self::blocked) properties is true in `properties`.
@@ -204,6 +334,17 @@ fn shape_covers(object: &tiled::ObjectData, point: Vec2) -> bool {
             inside(&ring, p)
         }
         _ => false,
+    }
+}
+
+/// The side across from `side` (of a square cell).
+fn opposite(side: Sides) -> Sides {
+    match side {
+        Sides::NORTH => Sides::SOUTH,
+        Sides::SOUTH => Sides::NORTH,
+        Sides::EAST => Sides::WEST,
+        Sides::WEST => Sides::EAST,
+        other => other,
     }
 }
 
@@ -327,6 +468,10 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
     let cell_px = Vec2::new(map.tile_width as f32, map.tile_height as f32);
     // What each (tileset, tile) is, worked out once.
     let mut known: HashMap<(usize, u32), (Cell, Terrain)> = HashMap::new();
+    // The walls and ledges on each cell's sides (all layers'), and the edges line objects lay.
+    let mut sides: Vec<(Sides, Sides)> = vec![(Sides::NONE, Sides::NONE); cells.len()];
+    let mut known_sides: HashMap<(usize, u32), (Sides, Sides)> = HashMap::new();
+    let mut line_edges: Vec<(GridPos, GridPos, Edge)> = Vec::new();
     let mut objects_left_out = 0;
     let mut blocked_objects: Vec<Vec<Vec2>> = Vec::new();
     // In the file's order (a group's layers in its place), as the integration's layers are
@@ -355,6 +500,12 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
                                 None => (rules.unlisted, Terrain::DEFAULT),
                             });
                         let k = ((height - 1 - row) * width + x) as usize;
+                        let (walls, drops) = *known_sides.entry(key).or_insert_with(|| {
+                            tile.get_tile().map_or((Sides::NONE, Sides::NONE), |d| {
+                                rules.tile_sides(&d.properties)
+                            })
+                        });
+                        sides[k] = (sides[k].0 | walls, sides[k].1 | drops);
                         let (old, old_terrain) = cells[k];
                         let combined = old.stacked(cell);
                         let terrain =
@@ -367,6 +518,10 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
                 let layer_says = rules.says_blocked(&layer.properties);
                 let collider = rules.collider_layer(&layer.name);
                 for object in objects.objects() {
+                    if map.orientation == tiled::Orientation::Orthogonal {
+                        let found = rules.line_edges(&object, &layer.properties, cell_px, height);
+                        line_edges.extend(found);
+                    }
                     let says = rules.says_blocked(&object.properties).or(layer_says);
                     if !says.unwrap_or(collider) {
                         continue;
@@ -399,6 +554,14 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
     // Every cell is on the grid and every cost at least 1: these cannot fail.
     let _ = grid.set_all(all.iter().map(|&(pos, (cell, _))| (pos, cell)));
     let _ = grid.set_all_terrain(all.iter().map(|&(pos, (_, terrain))| (pos, terrain)));
+    if sides.iter().any(|s| *s != (Sides::NONE, Sides::NONE)) {
+        let w = width as usize;
+        grid.set_sides(all.iter().map(|&(pos, _)| pos), |pos| {
+            sides[pos.y as usize * w + pos.x as usize]
+        });
+    }
+    // Every edge is between two cells of the grid: these cannot fail.
+    let _ = grid.set_edges(line_edges);
     Ok(TiledLevel { grid, tile_size: cell_px, map_type, objects_left_out })
 }
 

@@ -50,7 +50,7 @@ pub use fields::{FollowField, NavField};
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use map::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
-    NavMapReady, NavMaps, NavTilemap, TileNav, TileRules, TileTerrain, TilemapNavError,
+    NavMapReady, NavMaps, NavTilemap, TileEdges, TileNav, TileRules, TileTerrain, TilemapNavError,
     TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
 };
 pub use movement::{Avoidance, GridLocked};
@@ -197,6 +197,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<PrecomputePaths>()
             .register_type::<TileNav>()
             .register_type::<TileTerrain>()
+            .register_type::<TileEdges>()
             .register_type::<NavAgent>()
             .register_type::<RangeRequest>()
             .register_type::<PathRequest>()

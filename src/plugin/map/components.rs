@@ -1,6 +1,7 @@
 //! What a game puts on its entities to make maps: [`NavTilemap`] and [`NavLayerOf`] on tilemaps,
 //! [`NavGridMap`] for a map with no tilemap, [`NavMapLoading`] while one is put together,
-//! [`TileNav`] and [`TileTerrain`] on tiles, and the [`TileRules`] that say what textures mean.
+//! [`TileNav`], [`TileTerrain`] and [`TileEdges`] on tiles, and the [`TileRules`] that say what
+//! textures mean.
 
 #[cfg(doc)]
 use crate::plugin::NavGeometry;
@@ -20,7 +21,7 @@ use bevy::prelude::*;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::TilemapType;
 
-use crate::grid::{Cell, NavGrid, Terrain};
+use crate::grid::{Cell, NavGrid, Sides, Terrain};
 
 /// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles navigable.
 ///
@@ -135,7 +136,48 @@ pub enum TileNav {
 #[reflect(Component)]
 pub struct TileTerrain(pub Terrain);
 
-/// Tiles given a [`TileNav`] or a [`TileTerrain`] since the grid sync last ran.
+/// Walls and ledges on the sides of a tile, on a tile entity: a fence, a thin wall or a closed
+/// door between this tile and the next (both stay floor), a ledge to drop down and never climb.
+/// The sides are the navigation grid's (see [`Sides`]: on square and isometric maps north is
+/// +y of `TilePos`; on hex maps `Sides::hex` of bevy_ecs_tilemap's `HexDirection`). Where
+/// layers lie on one another their tiles' sides add up. Immutable, like [`TileNav`]: open a
+/// door by inserting the tile's edges without it (or removing the component).
+///
+/// A step from a tile to its neighbour is barred when this tile has a wall on that side, or
+/// the neighbour has a wall or a drop on the side facing it. No diagonal step passes the end
+/// of a wall or ledge.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::Sides;
+/// use bevy_tilemap_nav::plugin::TileEdges;
+///
+/// // A fence along the north side of a tile, and a ledge on its east side.
+/// let edges = TileEdges { walls: Sides::NORTH, drops: Sides::EAST };
+/// assert!(edges.walls.contains(Sides::NORTH) && !edges.is_empty());
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[component(immutable, on_insert = tile_nav_inserted)]
+#[reflect(Component)]
+pub struct TileEdges {
+    /// Sides with a wall: no step crosses them either way.
+    pub walls: Sides,
+    /// Sides with a ledge: a step may leave the tile across them (drop down), none comes in.
+    pub drops: Sides,
+}
+
+impl TileEdges {
+    /// No wall and no ledge.
+    pub fn is_empty(self) -> bool {
+        self.walls.is_empty() && self.drops.is_empty()
+    }
+
+    /// The sides of both.
+    pub(crate) fn and(self, other: TileEdges) -> TileEdges {
+        TileEdges { walls: self.walls | other.walls, drops: self.drops | other.drops }
+    }
+}
+
+/// Tiles given a [`TileNav`], [`TileTerrain`] or [`TileEdges`] since the grid sync last ran.
 #[derive(Resource, Default, Debug)]
 pub(crate) struct InsertedOverrides(pub(super) Vec<Entity>);
 

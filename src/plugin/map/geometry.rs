@@ -88,6 +88,18 @@ pub(super) fn tile_cell(map_type: TilemapType, x: u32, y: u32) -> GridPos {
     if is_staggered(map_type) { GridPos::new(x, x + y) } else { GridPos::new(x, y) }
 }
 
+/// The tile (as a `GridPos` of tile coordinates) whose cell is `cell` on a map of this type
+/// and size; `None` for a cell no tile makes (the corners of a staggered map's grid).
+#[inline]
+pub(super) fn cell_tile(map_type: TilemapType, size: UVec2, cell: GridPos) -> Option<GridPos> {
+    let (x, y) = if is_staggered(map_type) {
+        (cell.x, cell.y.checked_sub(cell.x)?)
+    } else {
+        (cell.x, cell.y)
+    };
+    (x < size.x && y < size.y).then_some(GridPos::new(x, y))
+}
+
 impl NavGeometry {
     /// The geometry of a tilemap with these components.
     pub fn new(

@@ -11,7 +11,7 @@ mod model;
 mod sync;
 
 pub use components::{
-    BakedNavGrid, NavGridMap, NavLayerOf, NavMapLoading, NavTilemap, TileNav, TileRules,
+    BakedNavGrid, NavGridMap, NavLayerOf, NavMapLoading, NavTilemap, TileEdges, TileNav, TileRules,
     TileTerrain,
 };
 pub use errors::{TilemapNavError, TilemapNavWarning, WorldToCellError};

@@ -13,7 +13,7 @@ use super::components::*;
 use super::errors::*;
 use super::geometry::*;
 use super::model::*;
-use crate::grid::{Cell, GridPos, NavGrid, Terrain};
+use crate::grid::{Cell, GridPos, NavGrid, Sides, Terrain};
 use crate::io::baked::{expect_size, expect_topology};
 use crate::plugin::diagnostics::{NavDiagnostics, Stopwatch};
 use crate::plugin::settings::NavSettings;
@@ -25,10 +25,13 @@ struct Layer {
     map_type: TilemapType,
     /// The storage's tile entities as last seen, index `y * width + x`.
     entities: Vec<Option<Entity>>,
-    /// What each position of this layer says (its cell and terrain class), index
+    /// What each position of this layer says (its cell, terrain class and sides), index
     /// `y * width + x`.
-    cells: Vec<(Cell, Terrain)>,
+    cells: Vec<Says>,
 }
+
+/// What one tile says: its cell, terrain class, and walls and ledges on its sides.
+type Says = (Cell, Terrain, TileEdges);
 
 /// The layer tilemaps behind the maps, oldest first.
 #[derive(Resource, Default, Debug)]
@@ -44,7 +47,12 @@ pub(crate) struct ChangedTiles(Vec<(TilePos, TilemapId)>);
 type TileQuery<'w, 's> = Query<
     'w,
     's,
-    (Option<&'static TileNav>, Option<&'static TileTerrain>, Option<&'static TileTextureIndex>),
+    (
+        Option<&'static TileNav>,
+        Option<&'static TileTerrain>,
+        Option<&'static TileTextureIndex>,
+        Option<&'static TileEdges>,
+    ),
     With<TilePos>,
 >;
 
@@ -87,9 +95,9 @@ fn sane_geometry(grid: &TilemapGridSize, tile: &TilemapTileSize, placed: &Transf
         && placed.scale.y != 0.0
 }
 
-fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> (Cell, Terrain) {
-    let Some(Ok((nav, terrain, texture))) = entity.map(|e| tiles.get(e)) else {
-        return (rules.missing, Terrain::DEFAULT);
+fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> Says {
+    let Some(Ok((nav, terrain, texture, edges))) = entity.map(|e| tiles.get(e)) else {
+        return (rules.missing, Terrain::DEFAULT, TileEdges::default());
     };
     let cell = match (nav, texture) {
         (Some(nav), _) => nav.cell(),
@@ -101,7 +109,7 @@ fn resolve(entity: Option<Entity>, tiles: &TileQuery, rules: &TileRules) -> (Cel
         (None, Some(texture)) => rules.terrain_for_texture(texture.0),
         (None, None) => Terrain::DEFAULT,
     };
-    (cell, terrain)
+    (cell, terrain, edges.copied().unwrap_or_default())
 }
 
 /// What makes layers one map: an explicit [`NavLayerOf`], or else lying on one another.
@@ -144,9 +152,10 @@ pub(crate) fn sync_nav_grid(
     changed_tiles: Query<(Ref<TileTextureIndex>, &TilePos, &TilemapId)>,
     (mut changed_scratch, mut diagnostics): (Local<ChangedTiles>, ResMut<NavDiagnostics>),
     mut inserted_overrides: ResMut<InsertedOverrides>,
-    (mut removed_overrides, mut removed_terrain): (
+    (mut removed_overrides, mut removed_terrain, mut removed_edges): (
         RemovedComponents<TileNav>,
         RemovedComponents<TileTerrain>,
+        RemovedComponents<TileEdges>,
     ),
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
@@ -313,7 +322,8 @@ pub(crate) fn sync_nav_grid(
             }
         }
     }
-    let removed = removed_overrides.read().chain(removed_terrain.read());
+    let removed =
+        removed_overrides.read().chain(removed_terrain.read()).chain(removed_edges.read());
     for entity in inserted_overrides.0.drain(..).chain(removed) {
         if let Ok((pos, map)) = all_tiles.get(entity) {
             touch(pos, map, &mut layers);
@@ -427,11 +437,21 @@ pub(crate) fn sync_nav_grid(
             continue;
         };
         let tile_index = |pos: GridPos| pos.y as usize * size.x as usize + pos.x as usize;
-        let combine = |k: usize| -> (Cell, Terrain) {
-            members.iter().fold((Cell::GROUND, Terrain::DEFAULT), |(cell, terrain), (_, l)| {
-                let (here, class) = l.cells[k];
+        let combine = |k: usize| -> Says {
+            let start = (Cell::GROUND, Terrain::DEFAULT, TileEdges::default());
+            members.iter().fold(start, |(cell, terrain, edges), (_, l)| {
+                let (here, class, sides) = l.cells[k];
                 let cell = cell.stacked(here);
-                (cell, if class == Terrain::DEFAULT { terrain } else { class })
+                (cell, if class == Terrain::DEFAULT { terrain } else { class }, edges.and(sides))
+            })
+        };
+        // Walls and ledges between tiles: the sides of the cell's tile in every layer.
+        let has_edges = members.iter().any(|(_, l)| l.cells.iter().any(|c| !c.2.is_empty()));
+        let sides = |cell: GridPos| {
+            let tile = cell_tile(map_type, size, cell);
+            tile.map_or((Sides::NONE, Sides::NONE), |t| {
+                let edges = combine(tile_index(t)).2;
+                (edges.walls, edges.drops)
             })
         };
         let all_tiles =
@@ -460,13 +480,29 @@ pub(crate) fn sync_nav_grid(
                 };
                 tiles_to_check.sort_unstable();
                 tiles_to_check.dedup();
+                let checked: Vec<GridPos> =
+                    tiles_to_check.iter().map(|t| tile_cell(map_type, t.x, t.y)).collect();
                 let changes: Vec<(GridPos, (Cell, Terrain))> = tiles_to_check
                     .into_iter()
-                    .map(|tile| (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile))))
+                    .map(|tile| {
+                        let (cell, terrain, _) = combine(tile_index(tile));
+                        (tile_cell(map_type, tile.x, tile.y), (cell, terrain))
+                    })
                     .filter(|&(pos, (cell, terrain))| {
                         grid.get(pos) != Some(cell) || grid.terrain(pos) != Some(terrain)
                     })
                     .collect();
+                // The cells whose sides changed are reported with the others.
+                let mut cells: Vec<GridPos> = changes.iter().map(|&(pos, _)| pos).collect();
+                if has_edges || grid.has_edges() {
+                    for &pos in &checked {
+                        let before = grid.revision();
+                        grid.set_sides([pos], sides);
+                        if grid.revision() != before {
+                            cells.push(pos);
+                        }
+                    }
+                }
                 if !changes.is_empty() {
                     // One call for the frame's changes: when they are many (a layer added or
                     // removed, a level rewritten) the search's bits are rebuilt once rather
@@ -474,7 +510,10 @@ pub(crate) fn sync_nav_grid(
                     // on the grid (the layers have its size), so this cannot fail.
                     let _ = grid.set_all(changes.iter().map(|&(pos, (cell, _))| (pos, cell)));
                     let _ = grid.set_all_terrain(changes.iter().map(|&(pos, (_, t))| (pos, t)));
-                    let cells: Vec<GridPos> = changes.into_iter().map(|(pos, _)| pos).collect();
+                }
+                if !cells.is_empty() {
+                    cells.sort_unstable();
+                    cells.dedup();
                     changed.write(NavGridChanged { map: group.map, cells });
                 }
                 grid
@@ -512,9 +551,13 @@ pub(crate) fn sync_nav_grid(
                         fresh.set_corner_rule(settings.corner_rule);
                         let tiles: Vec<(GridPos, (Cell, Terrain))> = all_tiles()
                             .map(|tile| {
-                                (tile_cell(map_type, tile.x, tile.y), combine(tile_index(tile)))
+                                let (cell, terrain, _) = combine(tile_index(tile));
+                                (tile_cell(map_type, tile.x, tile.y), (cell, terrain))
                             })
                             .collect();
+                        if has_edges {
+                            fresh.set_sides(tiles.iter().map(|&(pos, _)| pos), sides);
+                        }
                         // Every combined cell is valid (layer costs of 0 read as 1), so this
                         // cannot fail.
                         let _ = fresh.set_all(tiles.iter().map(|&(pos, (cell, _))| (pos, cell)));

@@ -618,3 +618,52 @@ fn maps_of_a_tiled_world_join_at_their_edges() {
     assert!(at.distance(goal) < 1e-3, "stopped at {at}, the goal is at {goal}");
     assert!(crossed, "its path never crossed the seam");
 }
+
+/// The edges `fences.tmx` draws (grid rows counted up from the bottom, 8 rows): fence tiles
+/// (`nav_walls = "north"`) along grid row 3 but for a door at x = 7; a wall line between
+/// columns 4 and 5 in the top three rows; a ledge line (`nav_drop = "south"`) under row 2 for
+/// x = 0..5; ledge tiles (`nav_drops = "south"`) at (8, 1) and (9, 1).
+fn fence_edges() -> Vec<(GridPos, GridPos)> {
+    let mut barred = Vec::new();
+    let p = GridPos::new;
+    for x in (0..10).filter(|&x| x != 7) {
+        barred.extend([(p(x, 3), p(x, 4)), (p(x, 4), p(x, 3))]);
+    }
+    for y in 5..8 {
+        barred.extend([(p(4, y), p(5, y)), (p(5, y), p(4, y))]);
+    }
+    for x in 0..5 {
+        barred.push((p(x, 1), p(x, 2)));
+    }
+    for x in 8..10 {
+        barred.push((p(x, 0), p(x, 1)));
+    }
+    barred.sort();
+    barred
+}
+
+#[test]
+fn walls_and_ledges_drawn_in_tiled_are_read_by_both_ways_in() {
+    use bevy_tilemap_nav::io::tiled::read_tiled_level;
+    let path = "tiled/maps/orthogonal/fences.tmx";
+    let level = read_tiled_level(format!("{ASSETS}/{path}"), &TiledNavRules::default()).unwrap();
+    let mut read: Vec<(GridPos, GridPos)> = level.grid.barred_crossings().collect();
+    read.sort();
+    assert_eq!(read, fence_edges());
+
+    let mut app = app(TiledNavRules::default());
+    let map = load(&mut app, path);
+    let grid = app.world().resource::<NavMaps>().get(map).unwrap().grid.clone();
+    let mut loaded: Vec<(GridPos, GridPos)> = grid.barred_crossings().collect();
+    loaded.sort();
+    assert_eq!(loaded, fence_edges());
+    // A character from the top left to the bottom left goes through the door at x = 7 and
+    // drops down the ledge; back up it must go round the ledge's east end.
+    let (top, bottom) = (GridPos::new(1, 6), GridPos::new(1, 0));
+    let mut pathfinder = Pathfinder::new();
+    let down = pathfinder.find(&grid, &PathQuery::new(top, bottom)).unwrap();
+    assert!(down.cells.contains(&GridPos::new(7, 4)) && down.cells.contains(&GridPos::new(7, 3)));
+    let up = pathfinder.find(&grid, &PathQuery::new(bottom, top)).unwrap();
+    assert!(up.cells.iter().any(|c| c.x >= 5 && c.y == 2), "{:?}", up.cells);
+    assert!(walk_across(&mut app, map, top, bottom, 3000));
+}

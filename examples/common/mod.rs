@@ -337,6 +337,7 @@ fn key_code(key: &str) -> Option<KeyCode> {
         "n" => KeyCode::KeyN,
         "m" => KeyCode::KeyM,
         "e" => KeyCode::KeyE,
+        "g" => KeyCode::KeyG,
         "left" => KeyCode::ArrowLeft,
         "right" => KeyCode::ArrowRight,
         "up" => KeyCode::ArrowUp,

@@ -26,12 +26,11 @@ mod topology;
 
 pub(crate) use cell::cell_cost;
 pub use cell::{Cell, GridError, GridPos, MAX_CELLS, Terrain};
-pub(crate) use edges::reverse;
-pub use edges::{Edge, Sides};
 pub(crate) use profile::apply_cost;
 pub use profile::{MAX_AGENT_SIZE, NavProfile, TerrainRule};
 pub(crate) use topology::DIRECTIONS;
-pub use topology::{CornerRule, HexCoords, Neighborhood};
+pub(crate) use topology::reverse;
+pub use topology::{CornerRule, Edge, HexCoords, Neighborhood, Sides};
 
 use components::{Adjacency, Cells, Labels};
 

@@ -181,3 +181,121 @@ impl CornerRule {
 /// Step directions as (dx, dy): four straight, then four diagonal.
 pub(crate) const DIRECTIONS: [(isize, isize); 8] =
     [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+
+/// What stands on the edge between two neighbouring cells ([`NavGrid::set_edge`](super::NavGrid::set_edge)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Edge {
+    /// Nothing: steps cross both ways (every edge starts so).
+    #[default]
+    Open,
+    /// A wall (fence, thin wall, closed door): no step crosses either way, and on a square grid
+    /// no diagonal step passes either end of it.
+    Wall,
+    /// One way, from the first cell named to the second (a ledge: drop down, never climb). On a
+    /// square grid no diagonal step passes either end of it, either way.
+    OneWay,
+}
+
+/// Some sides of a cell, named by the way a step leaves through them: on a square grid
+/// [`EAST`](Self::EAST) (+x), [`WEST`](Self::WEST) (-x), [`NORTH`](Self::NORTH) (+y, up as
+/// bevy_ecs_tilemap's `TilePos` counts) and [`SOUTH`](Self::SOUTH) (-y); on a hex grid
+/// [`hex(d)`](Self::hex) for bevy_ecs_tilemap's `HexDirection` number `d`.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::Sides;
+///
+/// assert_eq!(Sides::parse("north, east"), Some(Sides::NORTH | Sides::EAST));
+/// assert_eq!(Sides::parse("S W"), Some(Sides::SOUTH | Sides::WEST));
+/// assert_eq!(Sides::parse("up"), None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "bevy", derive(bevy::reflect::Reflect))]
+pub struct Sides(pub u8);
+
+impl Sides {
+    /// No side.
+    pub const NONE: Sides = Sides(0);
+    /// Towards +x.
+    pub const EAST: Sides = Sides(1);
+    /// Towards -x.
+    pub const WEST: Sides = Sides(2);
+    /// Towards +y.
+    pub const NORTH: Sides = Sides(4);
+    /// Towards -y.
+    pub const SOUTH: Sides = Sides(8);
+    /// The four sides of a square cell.
+    pub const ALL_SQUARE: Sides = Sides(15);
+
+    /// The side of a hexagon in bevy_ecs_tilemap's `HexDirection` number `direction` (0 to
+    /// 5; others give no side).
+    pub const fn hex(direction: u8) -> Sides {
+        if direction < 6 { Sides(1 << direction) } else { Sides::NONE }
+    }
+
+    /// True when every side of `other` is one of these.
+    pub const fn contains(self, other: Sides) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// True for no side.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The sides a text names, as a level editor's property gives them: words separated by
+    /// commas or spaces, each `north`, `east`, `south`, `west` or their first letter, `all`,
+    /// or on a hex grid a `HexDirection` number 0 to 5 (any case). `None` if a word is none
+    /// of these.
+    pub fn parse(text: &str) -> Option<Sides> {
+        let mut sides = Sides::NONE;
+        for word in text.split([',', ' ', ';', '|']).filter(|w| !w.is_empty()) {
+            sides = sides
+                | match word.to_ascii_lowercase().as_str() {
+                    "north" | "n" => Sides::NORTH,
+                    "east" | "e" => Sides::EAST,
+                    "south" | "s" => Sides::SOUTH,
+                    "west" | "w" => Sides::WEST,
+                    "all" => Sides::ALL_SQUARE,
+                    number => match number.parse::<u8>() {
+                        Ok(d) if d < 6 => Sides::hex(d),
+                        _ => return None,
+                    },
+                };
+        }
+        Some(sides)
+    }
+
+    /// Whether the side a step in direction `d` leaves by is one of these.
+    #[inline]
+    pub(super) fn has(self, d: usize) -> bool {
+        self.0 & (1 << d) != 0
+    }
+}
+
+impl std::ops::BitOr for Sides {
+    type Output = Sides;
+    fn bitor(self, other: Sides) -> Sides {
+        Sides(self.0 | other.0)
+    }
+}
+
+/// The straight direction (index into `DIRECTIONS`) of the step (`dx`, `dy`).
+#[inline]
+pub(super) fn straight(dx: isize, dy: isize) -> usize {
+    match (dx, dy) {
+        (1, 0) => 0,
+        (-1, 0) => 1,
+        (0, 1) => 2,
+        _ => 3,
+    }
+}
+
+/// The direction back along direction `d` (square: `DIRECTIONS`; hex: `HexCoords::steps`).
+#[inline]
+pub(crate) fn reverse(neighborhood: Neighborhood, d: usize) -> usize {
+    match neighborhood {
+        Neighborhood::Hex(_) => (d + 3) % 6,
+        _ if d < 4 => d ^ 1,
+        _ => 11 - d,
+    }
+}

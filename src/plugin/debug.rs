@@ -1,4 +1,5 @@
-//! Optional gizmo drawing: blocked cells, each agent's remaining path, its goal.
+//! Optional gizmo drawing: blocked cells, walls between cells and one-way edges, each agent's
+//! remaining path, its goal.
 
 use bevy::prelude::*;
 
@@ -24,6 +25,23 @@ pub(crate) fn draw_debug(
                     cell_size,
                     Color::srgba(1.0, 0.2, 0.2, 0.6),
                 );
+            }
+        }
+        // Walls between cells (white) and one-way edges (orange, with a tick on the side a
+        // step may come from), drawn along the edge between the two cells' centres.
+        for (from, to) in grid.barred_crossings() {
+            let both = !grid.edge_open(to, from);
+            if both && to < from {
+                continue; // the wall is drawn once
+            }
+            let (a, b) = (geometry.cell_to_world(from), geometry.cell_to_world(to));
+            let (middle, across) = ((a + b) / 2.0, (b - a).perp() / 2.0);
+            let color =
+                if both { Color::srgb(0.95, 0.95, 0.95) } else { Color::srgb(1.0, 0.6, 0.1) };
+            gizmos.line_2d(middle - across, middle + across, color);
+            if !both {
+                // `to` may step to `from`, not back: the tick points into `to`.
+                gizmos.line_2d(middle, middle + (b - a) * 0.2, color);
             }
         }
     }

@@ -36,15 +36,7 @@ impl NavGrid {
     /// assert!(!grid.has_edges());
     /// ```
     pub fn set_edge(&mut self, from: GridPos, to: GridPos, edge: Edge) -> Result<(), GridError> {
-        for pos in [from, to] {
-            if !self.in_bounds(pos) {
-                return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
-            }
-        }
-        let d = self
-            .direction(from, to)
-            .filter(|&d| self.neighborhood.is_hex() || d < 4)
-            .ok_or(GridError::NotNeighbors { from, to })?;
+        let d = self.edge_direction(from, to)?;
         let back = reverse(self.neighborhood, d);
         let (i, j) = (self.index(from), self.index(to));
         let (forth, backward) = match edge {
@@ -71,15 +63,7 @@ impl NavGrid {
     /// Bars the step from `from` to its edge neighbour `to` (leaving the way back as it is):
     /// what a saved grid lists.
     pub(crate) fn bar_crossing(&mut self, from: GridPos, to: GridPos) -> Result<(), GridError> {
-        for pos in [from, to] {
-            if !self.in_bounds(pos) {
-                return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
-            }
-        }
-        let d = self
-            .direction(from, to)
-            .filter(|&d| self.neighborhood.is_hex() || d < 4)
-            .ok_or(GridError::NotNeighbors { from, to })?;
+        let d = self.edge_direction(from, to)?;
         let i = self.index(from);
         if self.bar(i, d, true) {
             if !self.neighborhood.is_hex() {
@@ -172,8 +156,8 @@ impl NavGrid {
         }
     }
 
-    /// True when some edge of the grid is a wall or one-way. Jump point search, path tables,
-    /// first-move tables and landmarks refuse such grids (the plugin then searches with A*).
+    /// True when some edge of the grid is a wall or one-way. Jump point search and path tables
+    /// refuse such grids (`Algorithm::Auto` then searches with A*).
     pub fn has_edges(&self) -> bool {
         !self.edges.is_empty()
     }
@@ -181,11 +165,7 @@ impl NavGrid {
     /// Whether the edge between neighbouring cells `from` and `to` lets a step cross from
     /// `from` to `to` (whatever the cells themselves are). False for cells that share no edge.
     pub fn edge_open(&self, from: GridPos, to: GridPos) -> bool {
-        self.in_bounds(from)
-            && self.in_bounds(to)
-            && self.direction(from, to).is_some_and(|d| {
-                (self.neighborhood.is_hex() || d < 4) && self.exit_open(self.index(from), d)
-            })
+        self.edge_direction(from, to).is_ok_and(|d| self.exit_open(self.index(from), d))
     }
 
     /// Every barred crossing: (from, to) for each pair of neighbours whose shared edge a step
@@ -238,6 +218,19 @@ impl NavGrid {
     #[inline]
     pub(crate) fn padded_exits(&self) -> &[u8] {
         &self.edges
+    }
+
+    /// The direction from `from` to `to` across the edge they share: both on the grid and
+    /// edge neighbours (straight ones on a square grid), else the error saying which is not.
+    fn edge_direction(&self, from: GridPos, to: GridPos) -> Result<usize, GridError> {
+        for pos in [from, to] {
+            if !self.in_bounds(pos) {
+                return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+            }
+        }
+        self.direction(from, to)
+            .filter(|&d| self.neighborhood.is_hex() || d < 4)
+            .ok_or(GridError::NotNeighbors { from, to })
     }
 
     /// The direction of the one step from `a` to `b`, if they are neighbours under the grid's

@@ -574,6 +574,31 @@ impl CutWorld {
         self.open[rng.below(self.open.len() as u32) as usize]
     }
 
+    /// Puts `n` random walls and one-way edges (and some openings) between cells of one chunk,
+    /// on the whole grid and on the chunk alike (an edge on a seam is not something a chunk can
+    /// hold).
+    fn add_edges(&mut self, rng: &mut Rng, n: u32) {
+        let (w, h) = (self.whole.width(), self.whole.height());
+        for _ in 0..n {
+            let a = GridPos::new(rng.below(w), rng.below(h));
+            let b = match rng.below(4) {
+                0 => GridPos::new(a.x + 1, a.y),
+                1 => GridPos::new(a.x.wrapping_sub(1), a.y),
+                2 => GridPos::new(a.x, a.y + 1),
+                _ => GridPos::new(a.x, a.y.wrapping_sub(1)),
+            };
+            if !self.whole.in_bounds(b) || self.at(a).map != self.at(b).map {
+                continue;
+            }
+            let edge = [Edge::Wall, Edge::OneWay, Edge::Open][rng.below(3) as usize];
+            self.whole.set_edge(a, b, edge).unwrap();
+            let (ca, cb) = (self.at(a), self.at(b));
+            self.grids[ca.map].set_edge(ca.cell, cb.cell, edge).unwrap();
+        }
+        self.seams = self.whole_seams();
+        self.label.push_str(" with edges");
+    }
+
     /// Sets world cell `cell` on the whole grid and on its chunk.
     fn set(&mut self, cell: GridPos, to: Cell) {
         self.whole.set(cell, to).unwrap();
@@ -602,7 +627,12 @@ fn sorted(links: &[Link]) -> Vec<(usize, u32, u32, usize, u32, u32, u64)> {
 fn seam_links_are_the_steps_of_the_whole_grid() {
     for seed in 1..=80u64 {
         let mut rng = Rng(seed * 7_919);
-        let world = CutWorld::new(seed, &mut rng, (3, 30));
+        let mut world = CutWorld::new(seed, &mut rng, (3, 30));
+        if seed % 2 == 0 {
+            // Walls between cells inside the chunks: diagonal seam steps past their ends go.
+            let n = world.whole.len() as u32 / 2;
+            world.add_edges(&mut rng, n);
+        }
         let refs: Vec<&NavGrid> = world.grids.iter().collect();
         let made = seam_links(&refs, &world.places);
         assert_eq!(sorted(&made), sorted(&world.seams), "{}", world.label);
@@ -708,11 +738,26 @@ fn walked_cost(grids: &[NavGrid], links: &[Link], seams: &[Link], path: &LinkedP
 
 #[test]
 fn the_world_graph_finds_a_way_whenever_there_is_one_and_walks_it_legally() {
+    world_graph_oracle(false);
+}
+
+/// The same with walls and one-way edges between cells inside the chunks: the graph's walks
+/// (backward ones too) and its seams follow them.
+#[test]
+fn the_world_graph_follows_walls_and_one_way_edges() {
+    world_graph_oracle(true);
+}
+
+fn world_graph_oracle(edges: bool) {
     let mut pathfinder = Pathfinder::new();
     let (mut compared, mut dearer, mut worst) = (0u32, 0.0f64, 1.0f64);
     for seed in 1..=60u64 {
         let mut rng = Rng(seed * 6_151);
         let mut world = CutWorld::new(seed, &mut rng, (10, 50));
+        if edges {
+            let n = world.whole.len() as u32 / 3;
+            world.add_edges(&mut rng, n);
+        }
         if world.open.len() < 2 {
             continue;
         }
@@ -784,6 +829,12 @@ fn the_world_graph_finds_a_way_whenever_there_is_one_and_walks_it_legally() {
                             goal.cell,
                             "{label}"
                         );
+                        if teleporters.is_empty() {
+                            // The whole grid, edges and all, agrees with the exact search.
+                            let one = pathfinder.find(&world.whole, &PathQuery::new(a, b));
+                            let one = one.expect("the whole grid has the path");
+                            assert!((one.cost - best.cost).abs() <= tolerance, "{label}");
+                        }
                         let ratio = if best.cost > 0.0 { found.cost / best.cost } else { 1.0 };
                         dearer += ratio - 1.0;
                         worst = worst.max(ratio);

@@ -446,7 +446,8 @@ pub(crate) fn sync_nav_grid(
             })
         };
         // Walls and ledges between tiles: the sides of the cell's tile in every layer.
-        let has_edges = members.iter().any(|(_, l)| l.cells.iter().any(|c| !c.2.is_empty()));
+        // (Read whole only when a map is built whole: a frame's changes look at their own tiles.)
+        let has_edges = || members.iter().any(|(_, l)| l.cells.iter().any(|c| !c.2.is_empty()));
         let sides = |cell: GridPos| {
             let tile = cell_tile(map_type, size, cell);
             tile.map_or((Sides::NONE, Sides::NONE), |t| {
@@ -494,7 +495,10 @@ pub(crate) fn sync_nav_grid(
                     .collect();
                 // The cells whose sides changed are reported with the others.
                 let mut cells: Vec<GridPos> = changes.iter().map(|&(pos, _)| pos).collect();
-                if has_edges || grid.has_edges() {
+                // A grid with no edges gets some only from a changed tile that has sides (a
+                // neighbour's sides were laid when it was).
+                let edged = |pos: &GridPos| sides(*pos) != (Sides::NONE, Sides::NONE);
+                if grid.has_edges() || checked.iter().any(edged) {
                     for &pos in &checked {
                         let before = grid.revision();
                         grid.set_sides([pos], sides);
@@ -555,7 +559,7 @@ pub(crate) fn sync_nav_grid(
                                 (tile_cell(map_type, tile.x, tile.y), (cell, terrain))
                             })
                             .collect();
-                        if has_edges {
+                        if has_edges() {
                             fresh.set_sides(tiles.iter().map(|&(pos, _)| pos), sides);
                         }
                         // Every combined cell is valid (layer costs of 0 read as 1), so this

@@ -204,3 +204,72 @@ fn a_ledge_is_dropped_down_and_never_climbed() {
     app.update();
     assert!(!grid(&app).has_edges());
 }
+
+/// A long random session: 16 walkers sent to random cells over and over while fences and
+/// ledges come and go on random tiles every few frames. Every frame, no walker crosses an edge
+/// barred when it moved, and every request ends in a path or a typed failure.
+#[test]
+fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
+    use bevy_tilemap_nav::grid::Sides;
+    let mut app = nav_app(DT, 1);
+    let rows = [".................."; 14];
+    let map = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |_| Some(0));
+    app.update();
+    let mut seed = 0x5EED_u64;
+    let mut next = move |n: u32| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % u64::from(n)) as u32
+    };
+    let (w, h) = (18, 14);
+    let walkers: Vec<Entity> = (0..16)
+        .map(|_| {
+            let (at, goal) = (GridPos::new(next(w), next(h)), GridPos::new(next(w), next(h)));
+            spawn_walker(&mut app, at, goal)
+        })
+        .collect();
+    let mut cells: Vec<GridPos> = walkers.iter().map(|&e| cell_of(&app, e)).collect();
+    let (mut crossings, mut failures, mut arrivals) = (0, 0, 0);
+    for frame in 0..3000 {
+        if frame % 7 == 0 {
+            for _ in 0..3 {
+                let t = tile(&app, map, next(w), next(h));
+                let (a, b, c) = (Sides(1 << next(4)), Sides(1 << next(4)), Sides(1 << next(4)));
+                let edges = match next(3) {
+                    0 => TileEdges { walls: a, drops: Sides::NONE },
+                    1 => TileEdges { walls: Sides::NONE, drops: a },
+                    _ => TileEdges { walls: a | b, drops: c },
+                };
+                let mut entity = app.world_mut().entity_mut(t);
+                if next(2) == 0 {
+                    entity.remove::<TileEdges>();
+                } else {
+                    entity.insert(edges);
+                }
+            }
+        }
+        app.update();
+        let g = grid(&app);
+        for (k, &walker) in walkers.iter().enumerate() {
+            let now = cell_of(&app, walker);
+            if now != cells[k] {
+                assert!(g.can_step(cells[k], now), "frame {frame}: {} -> {now}", cells[k]);
+                crossings += 1;
+                cells[k] = now;
+            }
+        }
+        let world = app.world();
+        failures += world.resource::<Messages<PathFailed>>().iter_current_update_messages().count();
+        arrivals += world.resource::<Messages<Arrived>>().iter_current_update_messages().count();
+        for &walker in &walkers {
+            let world = app.world();
+            if world.get::<Path>(walker).is_none() && world.get::<PathRequest>(walker).is_none() {
+                let goal = GridPos::new(next(w), next(h));
+                app.world_mut().entity_mut(walker).insert(PathRequest::to(goal));
+            }
+        }
+    }
+    eprintln!("{crossings} cell changes, {arrivals} arrivals, {failures} failures");
+    assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
-use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
+use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::plugin::{LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap, WorldSearch};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
@@ -517,14 +517,36 @@ struct CutWorld {
 
 impl CutWorld {
     fn new(seed: u64, rng: &mut Rng, size: (u32, u32)) -> Self {
+        Self::cut(seed, rng, size, None)
+    }
+
+    /// A hex world (in the numbering of seed `seed`), cut at even columns and rows so that
+    /// every chunk keeps the world's shifted lines.
+    fn hex(seed: u64, rng: &mut Rng, size: (u32, u32)) -> Self {
+        Self::cut(seed, rng, size, Some(HexCoords::ALL[seed as usize % 6]))
+    }
+
+    fn cut(seed: u64, rng: &mut Rng, size: (u32, u32), hex: Option<HexCoords>) -> Self {
         let (w, h) = (
             size.0 as usize + rng.below(size.1) as usize,
             size.0 as usize + rng.below(size.1) as usize,
         );
         let cells = random_cells(rng, (w, h), (2, 1));
-        let (neighborhood, corner_rule) = moves(seed, 4);
+        let (neighborhood, corner_rule) = match hex {
+            Some(coords) => (Neighborhood::Hex(coords), CornerRule::NoCornerCutting),
+            None => moves(seed, 4),
+        };
         let whole = whole_grid(&cells, neighborhood, corner_rule);
-        let (xs, ys) = (cuts(rng, w), cuts(rng, h));
+        let (mut xs, mut ys) = (cuts(rng, w), cuts(rng, h));
+        if hex.is_some() {
+            let even = |spans: Vec<(usize, usize)>| {
+                let mut at: Vec<usize> = spans.iter().map(|s| s.0 & !1).collect();
+                at.push(spans.last().unwrap().1);
+                at.dedup();
+                at.windows(2).map(|p| (p[0], p[1])).collect::<Vec<_>>()
+            };
+            (xs, ys) = (even(xs), even(ys));
+        }
         let mut chunks = Vec::new();
         let mut grids = Vec::new();
         for &(y0, y1) in &ys {
@@ -625,9 +647,12 @@ fn sorted(links: &[Link]) -> Vec<(usize, u32, u32, usize, u32, u32, u64)> {
 
 #[test]
 fn seam_links_are_the_steps_of_the_whole_grid() {
-    for seed in 1..=80u64 {
+    for seed in 1..=120u64 {
         let mut rng = Rng(seed * 7_919);
-        let mut world = CutWorld::new(seed, &mut rng, (3, 30));
+        let mut world = match seed > 80 {
+            true => CutWorld::hex(seed, &mut rng, (3, 30)),
+            false => CutWorld::new(seed, &mut rng, (3, 30)),
+        };
         if seed % 2 == 0 {
             // Walls between cells inside the chunks: diagonal seam steps past their ends go.
             let n = world.whole.len() as u32 / 2;
@@ -738,22 +763,32 @@ fn walked_cost(grids: &[NavGrid], links: &[Link], seams: &[Link], path: &LinkedP
 
 #[test]
 fn the_world_graph_finds_a_way_whenever_there_is_one_and_walks_it_legally() {
-    world_graph_oracle(false);
+    world_graph_oracle(false, false);
 }
 
 /// The same with walls and one-way edges between cells inside the chunks: the graph's walks
 /// (backward ones too) and its seams follow them.
 #[test]
 fn the_world_graph_follows_walls_and_one_way_edges() {
-    world_graph_oracle(true);
+    world_graph_oracle(true, false);
 }
 
-fn world_graph_oracle(edges: bool) {
+/// The same on hex worlds (every numbering) cut into chunks: they join at their seams, the
+/// exact search answers as the whole grid does, and so does the graph.
+#[test]
+fn hex_chunks_join_and_the_world_graph_crosses_them() {
+    world_graph_oracle(false, true);
+}
+
+fn world_graph_oracle(edges: bool, hex: bool) {
     let mut pathfinder = Pathfinder::new();
     let (mut compared, mut dearer, mut worst) = (0u32, 0.0f64, 1.0f64);
     for seed in 1..=60u64 {
         let mut rng = Rng(seed * 6_151);
-        let mut world = CutWorld::new(seed, &mut rng, (10, 50));
+        let mut world = match hex {
+            true => CutWorld::hex(seed, &mut rng, (10, 50)),
+            false => CutWorld::new(seed, &mut rng, (10, 50)),
+        };
         if edges {
             let n = world.whole.len() as u32 / 3;
             world.add_edges(&mut rng, n);
@@ -945,5 +980,96 @@ fn extreme_places_join_nothing_and_never_panic() {
             WorldGraph::default().find(no_door, start, goal),
             Err(PathError::Unreachable { .. })
         ));
+    }
+}
+
+/// Hex tilemaps (every coordinate system) laid side by side, touching: they join, and an agent
+/// walks from the first to the far side of the second across the seam, both with the exact
+/// search and over the world graph. A second pair laid an odd number of lines apart (offset
+/// systems: its shifted lines would be the other ones) joins nothing.
+#[test]
+fn hex_maps_side_by_side_join_at_their_edges() {
+    use bevy_ecs_tilemap::map::HexCoordSystem;
+    use tilemap::spawn_typed_tilemap;
+    let systems = [
+        HexCoordSystem::Row,
+        HexCoordSystem::Column,
+        HexCoordSystem::RowEven,
+        HexCoordSystem::RowOdd,
+        HexCoordSystem::ColumnEven,
+        HexCoordSystem::ColumnOdd,
+    ];
+    for (k, system) in systems.into_iter().enumerate() {
+        let search = [WorldSearch::Exact, WorldSearch::Hierarchical][k % 2];
+        let mut app = app_searching(Neighborhood::Eight, CornerRule::NoCornerCutting, search);
+        let map_type = TilemapType::Hexagon(system);
+        let grid_size = TilemapGridSize { x: 16.0, y: 16.0 };
+        // A wall across the first map's middle but for its top row: the way round is inside.
+        let texture = |x: u32, y: u32| u32::from(x == 4 && y > 0 && y < 7);
+        let first =
+            spawn_typed_tilemap(&mut app, 8, map_type, grid_size, Transform::IDENTITY, texture);
+        app.update();
+        let nav = app.world().resource::<NavMaps>();
+        let geometry = nav.get(first).unwrap().geometry;
+        // The second map's cell (0, 0) where the first's (8, 0) would be: side by side.
+        let offset =
+            geometry.cell_to_world(GridPos::new(8, 0)) - geometry.cell_to_world(GridPos::new(0, 0));
+        let at = Transform::from_translation(offset.extend(0.0));
+        let second = spawn_typed_tilemap(&mut app, 8, map_type, grid_size, at, |_, _| 0);
+        for _ in 0..3 {
+            app.update();
+        }
+        let seams = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+        assert!(seams >= 8, "{system:?}: {seams} seam links");
+        let start = app
+            .world()
+            .resource::<NavMaps>()
+            .get(first)
+            .unwrap()
+            .geometry
+            .cell_to_world(GridPos::new(1, 3));
+        let goal = GridPos::new(6, 4);
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(start.extend(1.0)),
+                PathFollower::new(120.0),
+                PathRequest::to(PathGoal::OnMap { map: second, cell: goal }),
+            ))
+            .id();
+        let mut arrived = false;
+        for _ in 0..2000 {
+            app.update();
+            assert!(app.world().get::<PathFailed>(agent).is_none());
+            let messages = app.world().resource::<Messages<Arrived>>();
+            if messages.iter_current_update_messages().any(|a| a.entity == agent && a.reached_goal)
+            {
+                arrived = true;
+                break;
+            }
+        }
+        assert!(arrived, "{system:?}: never arrived");
+        let end = position(&app, agent);
+        let want =
+            app.world().resource::<NavMaps>().get(second).unwrap().geometry.cell_to_world(goal);
+        assert!(end.distance(want) < 1e-3, "{system:?}: stopped at {end}, the goal is {want}");
+        if matches!(system, HexCoordSystem::Row | HexCoordSystem::Column) {
+            continue;
+        }
+        // Offset systems: a map one line off (its shifted lines the other ones) joins nothing.
+        let rows = matches!(system, HexCoordSystem::RowEven | HexCoordSystem::RowOdd);
+        let beside = if rows { GridPos::new(8, 1) } else { GridPos::new(1, 8) };
+        let offset = geometry.cell_to_world(beside) - geometry.cell_to_world(GridPos::new(0, 0));
+        let at = Transform::from_translation((offset + Vec2::new(0.0, 1000.0)).extend(0.0));
+        let far = spawn_typed_tilemap(&mut app, 8, map_type, grid_size, at, |_, _| 0);
+        let at = Transform::from_translation(Vec2::new(0.0, 1000.0).extend(0.0));
+        let near = spawn_typed_tilemap(&mut app, 8, map_type, grid_size, at, |_, _| 0);
+        for _ in 0..3 {
+            app.update();
+        }
+        let joined = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+        assert_eq!(joined, seams, "{system:?}: maps a line off joined");
+        let maps = app.world().resource::<NavMaps>();
+        assert!(maps.get(far).is_some() && maps.get(near).is_some());
     }
 }

@@ -1,9 +1,9 @@
 //! Maps whose edges touch join there: chunks of one world (bevy_ecs_tilemap's chunking, LDtk
 //! levels side by side) are walked across as one map, with no links by hand.
 //!
-//! Square and isometric maps whose cells lie on one lattice in the world (the same steps to the
-//! next cell across and up, their origins a whole number of cells apart) and that do not overlap
-//! form a *world*. Each step that a grid would allow between two cells if the maps were one (a
+//! Maps of one type whose cells lie on one lattice in the world (the same steps to the next
+//! cell across and up, their origins a whole number of cells apart; on hex maps in offset
+//! coordinates an even number) and that do not overlap form a *world*. Each step that a grid would allow between two cells if the maps were one (a
 //! straight step, or a diagonal one that the corner rule allows, its side cells read on whatever
 //! map holds them) becomes a one-way [`NavLink`] marked [`NavSeam`], costing what that step would
 //! cost on one grid (its length times the far cell's cost). The linked search is one A* over all
@@ -43,7 +43,7 @@ type Seen = (Entity, GridStamp, [Vec2; 3], (u32, u32));
 /// What the seams were made from, and the seam links made.
 #[derive(Resource, Default)]
 pub(crate) struct Seams {
-    /// Each map that can join (square or isometric), when the seams were last made.
+    /// Each map that can join, when the seams were last made.
     seen: Vec<Seen>,
     /// Each seam link by its ends: its entity and cost.
     links: HashMap<(LinkEnd, LinkEnd), (Entity, f64)>,
@@ -100,9 +100,9 @@ fn same_step(a: Vec2, b: Vec2) -> bool {
 fn worlds(maps: &NavMaps) -> Vec<Vec<Member<'_>>> {
     let mut groups: Vec<(Vec2, Vec2, Vec2, Neighborhood, Vec<Member>)> = Vec::new();
     for map in maps.iter() {
-        let Some([origin, across, up]) = map.geometry.affine() else { continue };
+        let Some(([origin, across, up], k)) = map.geometry.lattice() else { continue };
         let moves = map.grid.neighborhood();
-        if moves.is_hex() || !origin.is_finite() || !across.is_finite() || !up.is_finite() {
+        if !origin.is_finite() || !across.is_finite() || !up.is_finite() {
             continue;
         }
         let size = IVec2::new(map.grid.width() as i32, map.grid.height() as i32);
@@ -110,7 +110,8 @@ fn worlds(maps: &NavMaps) -> Vec<Vec<Member<'_>>> {
             if !same_step(*a, across) || !same_step(*u, up) || *n != moves {
                 return None;
             }
-            let at = lattice_offset(*base, *a, *u, origin)?;
+            // (On an offset hex map the lattice's steps are two cells.)
+            let at = lattice_offset(*base, *a, *u, origin)?.checked_mul(IVec2::splat(k))?;
             let member = Member { map, at, size };
             if members.iter().any(|m| m.overlaps(&member)) {
                 return None;
@@ -147,7 +148,7 @@ pub(crate) fn keep_seams(
     let joining = settings.join_touching_maps;
     let seen = || {
         maps.iter().filter(|_| joining).filter_map(|m| -> Option<Seen> {
-            let lattice = m.geometry.affine()?;
+            let (lattice, _) = m.geometry.lattice()?;
             Some((m.entity, m.grid.stamp(), lattice, (m.grid.width(), m.grid.height())))
         })
     };

@@ -39,8 +39,9 @@ struct Lattice<'a> {
 
 impl<'a> Lattice<'a> {
     fn new(maps: &'a [&'a NavGrid], places: &'a [Option<Placement>]) -> Self {
-        let placed =
-            |m: usize| places.get(m).copied().flatten().filter(|p| p.is_near() && !is_hex(maps[m]));
+        let placed = |m: usize| {
+            places.get(m).copied().flatten().filter(|p| p.is_near() && keeps_parity(maps[m], p))
+        };
         let size = (0..maps.len())
             .filter(|&m| placed(m).is_some())
             .map(|m| i64::from(maps[m].width().max(maps[m].height())))
@@ -58,7 +59,7 @@ impl<'a> Lattice<'a> {
     }
 
     fn place(&self, map: usize) -> Option<Placement> {
-        let near = |p: &Placement| p.is_near() && !is_hex(self.maps[map]);
+        let near = |p: &Placement| p.is_near() && keeps_parity(self.maps[map], p);
         self.places.get(map).copied().flatten().filter(near)
     }
 
@@ -114,6 +115,10 @@ impl<'a> Lattice<'a> {
                     .is_some_and(|(m, cell)| joins(m) && self.maps[m].is_passable(cell))
             };
             let straight_only = !diagonals || grid.neighborhood() == Neighborhood::Four;
+            let hex = match grid.neighborhood() {
+                Neighborhood::Hex(coords) => Some(coords),
+                _ => None,
+            };
             let (w, h) = (grid.width(), grid.height());
             let border = (0..w).flat_map(|x| [GridPos::new(x, 0), GridPos::new(x, h - 1)]).chain(
                 (1..h.saturating_sub(1)).flat_map(|y| [GridPos::new(0, y), GridPos::new(w - 1, y)]),
@@ -126,9 +131,17 @@ impl<'a> Lattice<'a> {
                 }
                 last = Some(cell);
                 let (x, y) = (p.x + i64::from(cell.x), p.y + i64::from(cell.y));
-                for (dx, dy) in DIRECTIONS {
+                // A hex cell's six steps (its parity is the lattice's: `keeps_parity`); a
+                // square cell's eight.
+                let steps: Vec<(isize, isize)> = match hex {
+                    Some(coords) => {
+                        coords.steps(coords.parity(cell.x as usize, cell.y as usize)).to_vec()
+                    }
+                    None => DIRECTIONS.to_vec(),
+                };
+                for (dx, dy) in steps {
                     let (dx, dy) = (dx as i64, dy as i64);
-                    let diagonal = dx != 0 && dy != 0;
+                    let diagonal = hex.is_none() && dx != 0 && dy != 0;
                     if diagonal && straight_only {
                         continue;
                     }
@@ -161,12 +174,28 @@ fn is_hex(grid: &NavGrid) -> bool {
     grid.neighborhood().is_hex()
 }
 
+/// A grid placed at `place` keeps its cells' neighbours on the lattice: always on a square
+/// grid and in axial hex coordinates; in offset hex coordinates only when it is placed an even
+/// number of rows (or columns, for the column systems) from the lattice's origin, so that its
+/// shifted lines are the lattice's.
+fn keeps_parity(grid: &NavGrid, place: &Placement) -> bool {
+    match grid.neighborhood() {
+        Neighborhood::Hex(coords) => {
+            coords.parity(place.x.rem_euclid(2) as usize, place.y.rem_euclid(2) as usize) == 0
+        }
+        _ => true,
+    }
+}
+
 /// Every step that one grid would allow between two grids placed side by side on one lattice
 /// (see [`Placement`]), as a one-way [`Link`] costing what the step would (its length times the
 /// far cell's cost): straight steps, and diagonal ones the corner rule allows with the cells
-/// beside them read on whatever grid holds them. Grids join only with grids of the same moves
-/// and corner rule; hex grids do not join. Grids that overlap on the lattice are not supported
-/// (a cell is read on one of them).
+/// beside them read on whatever grid holds them, no diagonal past the end of a wall between
+/// cells of any of them. Grids join only with grids of the same moves and corner rule. Hex
+/// grids join with the six steps of the lattice's cells; in offset coordinates (`RowOdd`,
+/// `ColumnEven`, ...) a grid joins only when placed an even number of rows (columns) from the
+/// lattice's origin, so that its shifted lines are the lattice's. Grids that overlap on the
+/// lattice are not supported (a cell is read on one of them).
 ///
 /// With these links, [`LinkedMaps`] answers across the seams as the whole grid would.
 pub fn seam_links(maps: &[&NavGrid], places: &[Option<Placement>]) -> Vec<Link> {

@@ -201,10 +201,24 @@ impl NavGeometry {
         reach.is_finite() && local.x.abs() <= reach && local.y.abs() <= reach
     }
 
-    /// On square and isometric maps: the world centre of cell (0, 0) and the steps to cells
-    /// (1, 0) and (0, 1). `None` on hex maps, whose centres are not affine in the cell.
-    pub(crate) fn affine(&self) -> Option<[Vec2; 3]> {
-        self.affine
+    /// The lattice the map's cells lie on, for joining maps at their seams: the centre of cell
+    /// (0, 0), the steps `k` cells across and `k` cells up, and `k`. On square and isometric
+    /// maps the affine steps, `k` = 1; on hex maps in axial coordinates too; in offset
+    /// coordinates `k` = 2 (the even cells, whose centres are affine: a map placed an odd
+    /// number of lines off would shift its lines the other way, and joins nothing).
+    pub(crate) fn lattice(&self) -> Option<([Vec2; 3], i32)> {
+        if let Some(affine) = self.affine {
+            return Some((affine, 1));
+        }
+        let TilemapType::Hexagon(system) = self.map_type else { return None };
+        let k = match system {
+            HexCoordSystem::Row | HexCoordSystem::Column => 1,
+            _ => 2,
+        };
+        let origin = self.tile_center(0, 0);
+        let across = self.tile_center(k, 0) - origin;
+        let up = self.tile_center(0, k) - origin;
+        Some(([origin, across, up], k as i32))
     }
 
     /// The world-space centre of a cell, where bevy_ecs_tilemap draws its tile (honouring the

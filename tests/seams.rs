@@ -596,11 +596,14 @@ impl CutWorld {
         self.open[rng.below(self.open.len() as u32) as usize]
     }
 
-    /// Puts `n` random walls and one-way edges (and some openings) between cells of one chunk,
-    /// on the whole grid and on the chunk alike (an edge on a seam is not something a chunk can
-    /// hold).
+    /// Puts `n` random walls and one-way edges (and some openings) between cells, on the whole
+    /// grid and on the chunks alike: inside a chunk as an edge of its grid, across a seam as
+    /// the sides of the two border cells (a wall on both, a one-way edge as a drop on the side
+    /// it is crossed from).
     fn add_edges(&mut self, rng: &mut Rng, n: u32) {
         let (w, h) = (self.whole.width(), self.whole.height());
+        let mut inside: Vec<(GridPos, GridPos, Edge)> = Vec::new();
+        let mut seam: std::collections::HashMap<(GridPos, GridPos), Edge> = Default::default();
         for _ in 0..n {
             let a = GridPos::new(rng.below(w), rng.below(h));
             let b = match rng.below(4) {
@@ -609,10 +612,58 @@ impl CutWorld {
                 2 => GridPos::new(a.x, a.y + 1),
                 _ => GridPos::new(a.x, a.y.wrapping_sub(1)),
             };
-            if !self.whole.in_bounds(b) || self.at(a).map != self.at(b).map {
+            if !self.whole.in_bounds(b) {
                 continue;
             }
             let edge = [Edge::Wall, Edge::OneWay, Edge::Open][rng.below(3) as usize];
+            // (Sides across a seam are named here for square cells only.)
+            if self.whole.neighborhood().is_hex() && self.at(a).map != self.at(b).map {
+                continue;
+            }
+            match self.at(a).map == self.at(b).map {
+                true => inside.push((a, b, edge)),
+                false => {
+                    seam.remove(&(b, a));
+                    seam.insert((a, b), edge);
+                }
+            }
+        }
+        // The seams' sides first (they set every side of the cells named), then the insides.
+        let side = |a: GridPos, b: GridPos| match (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64)
+        {
+            (1, 0) => Sides::EAST,
+            (-1, 0) => Sides::WEST,
+            (0, 1) => Sides::NORTH,
+            _ => Sides::SOUTH,
+        };
+        let mut sides: std::collections::HashMap<GridPos, (Sides, Sides)> = Default::default();
+        for (&(a, b), &edge) in &seam {
+            self.whole.set_edge(a, b, edge).unwrap();
+            let (sa, sb) = (side(a, b), side(b, a));
+            match edge {
+                Edge::Wall => {
+                    let e = sides.entry(a).or_default();
+                    e.0 = e.0 | sa;
+                    let e = sides.entry(b).or_default();
+                    e.0 = e.0 | sb;
+                }
+                Edge::OneWay => {
+                    let e = sides.entry(a).or_default();
+                    e.1 = e.1 | sa;
+                }
+                Edge::Open => {}
+            }
+        }
+        for &cell in sides.keys() {
+            let at = self.at(cell);
+            let ((x0, _), (y0, _)) = self.chunks[at.map];
+            let of = |p: GridPos| {
+                let world = GridPos::new(p.x + x0 as u32, p.y + y0 as u32);
+                sides.get(&world).copied().unwrap_or_default()
+            };
+            self.grids[at.map].set_sides([at.cell], of);
+        }
+        for (a, b, edge) in inside {
             self.whole.set_edge(a, b, edge).unwrap();
             let (ca, cb) = (self.at(a), self.at(b));
             self.grids[ca.map].set_edge(ca.cell, cb.cell, edge).unwrap();

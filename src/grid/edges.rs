@@ -44,35 +44,57 @@ impl NavGrid {
             Edge::Wall => (true, true),
             Edge::OneWay => (false, true),
         };
-        let changed = self.bar(i, d, forth) | self.bar(j, back, backward);
-        if changed {
-            if !self.neighborhood.is_hex() {
-                self.work_out_corners(from, to);
-            }
-            if self.barred == 0 {
-                self.edges = Vec::new();
-            }
-            // Which cells join, and every cache that follows cell changes, start over.
-            self.components.take();
-            self.revision += 1;
-            self.forget_changes();
+        if self.bar(i, d, forth) | self.bar(j, back, backward) {
+            self.edges_changed(from, to);
         }
         Ok(())
     }
 
-    /// Bars the step from `from` to its edge neighbour `to` (leaving the way back as it is):
-    /// what a saved grid lists.
-    pub(crate) fn bar_crossing(&mut self, from: GridPos, to: GridPos) -> Result<(), GridError> {
-        let d = self.edge_direction(from, to)?;
-        let i = self.index(from);
-        if self.bar(i, d, true) {
-            if !self.neighborhood.is_hex() {
-                self.work_out_corners(from, to);
-            }
-            self.components.take();
-            self.revision += 1;
-            self.forget_changes();
+    /// After the edge between `a` and `b` changed: the diagonal exits round it worked out
+    /// again, the bytes dropped once nothing is barred, and every cache that follows cell
+    /// changes (component labels, the change journal) started over.
+    fn edges_changed(&mut self, a: GridPos, b: GridPos) {
+        if !self.neighborhood.is_hex() {
+            self.work_out_corners(a, b);
         }
+        if self.barred == 0 {
+            self.edges = Vec::new();
+        }
+        self.components.take();
+        self.revision += 1;
+        self.forget_changes();
+    }
+
+    /// Each padded cell's barred straight exits (hex: all six), as a saved grid keeps them:
+    /// the sides on the border, toward beyond the grid, included. Empty when none.
+    pub(crate) fn straight_exits(&self) -> Vec<u8> {
+        let mask = if self.neighborhood.is_hex() { 0x3f } else { 0x0f };
+        self.edges.iter().map(|&e| e & mask).collect()
+    }
+
+    /// Takes saved exits ([`straight_exits`](Self::straight_exits)); an error (and no change)
+    /// when there are not one per padded cell or a byte holds a direction the grid has not.
+    pub(crate) fn load_exits(&mut self, exits: &[u8]) -> Result<(), String> {
+        if exits.is_empty() {
+            self.clear_edges();
+            return Ok(());
+        }
+        if exits.len() != self.costs.len() {
+            return Err(format!("{} exits for {} padded cells", exits.len(), self.costs.len()));
+        }
+        let mask = if self.neighborhood.is_hex() { 0x3f } else { 0x0f };
+        if exits.iter().any(|&e| e & !mask != 0) {
+            return Err("an exit the grid's cells do not have".into());
+        }
+        self.edges = exits.to_vec();
+        self.barred = exits.iter().map(|e| e.count_ones()).sum();
+        if !self.neighborhood.is_hex() {
+            self.work_out_corners(
+                GridPos::new(0, 0),
+                GridPos::new(self.width - 1, self.height - 1),
+            );
+        }
+        self.edges_changed(GridPos::new(0, 0), GridPos::new(0, 0));
         Ok(())
     }
 
@@ -91,6 +113,10 @@ impl NavGrid {
     /// neighbour is barred when the cell has a wall on that side, or the neighbour has a wall
     /// or a drop on the side facing it. Every side of each cell listed is set, open where
     /// neither cell says otherwise. Cells off the grid are skipped.
+    ///
+    /// A side on the grid's border is kept too: it bars the steps across it to and from
+    /// whatever grid lies beyond (the next chunk of a world, [`crate::search::seam_links`]):
+    /// a wall both ways, a drop the way in.
     ///
     /// ```
     /// use bevy_tilemap_nav::grid::{GridPos, NavGrid, Sides};
@@ -119,11 +145,23 @@ impl NavGrid {
             for d in 0..directions {
                 let (dx, dy) = self.offset(from, d);
                 let (x, y) = (i64::from(from.x) + dx as i64, i64::from(from.y) + dy as i64);
+                let back = reverse(self.neighborhood, d);
                 let to = match (u32::try_from(x), u32::try_from(y)) {
                     (Ok(x), Ok(y)) if self.in_bounds(GridPos::new(x, y)) => GridPos::new(x, y),
-                    _ => continue,
+                    _ => {
+                        // The border: the way out is this cell's exit, the way in the exit of
+                        // the padding cell beyond it.
+                        let (our_walls, our_drops) = (walls, sides(from).1);
+                        let i = self.index(from);
+                        let beyond = (i as isize + dx + dy * self.stride() as isize) as usize;
+                        let out = self.bar(i, d, our_walls.has(d));
+                        let into = self.bar(beyond, back, our_walls.has(d) || our_drops.has(d));
+                        if out | into {
+                            self.edges_changed(from, from);
+                        }
+                        continue;
+                    }
                 };
-                let back = reverse(self.neighborhood, d);
                 let (their_walls, their_drops) = sides(to);
                 let (our_walls, our_drops) = (walls, sides(from).1);
                 let forth_barred =
@@ -205,6 +243,22 @@ impl NavGrid {
     pub(crate) fn crossing_open(&self, from: GridPos, to: GridPos) -> bool {
         !self.in_bounds(from)
             || self.direction(from, to).is_none_or(|d| self.exit_open(self.index(from), d))
+    }
+
+    /// Whether a step may cross the side of border cell `cell` in direction `d` (toward beyond
+    /// the grid): out of it, or (`into`) into it from beyond ([`set_sides`](Self::set_sides)
+    /// keeps both).
+    pub(crate) fn side_open(&self, cell: GridPos, d: usize, into: bool) -> bool {
+        if self.edges.is_empty() {
+            return true;
+        }
+        let i = self.index(cell);
+        if !into {
+            return self.exit_open(i, d);
+        }
+        let (dx, dy) = self.offset(cell, d);
+        let beyond = (i as isize + dx + dy * self.stride() as isize) as usize;
+        self.exit_open(beyond, reverse(self.neighborhood, d))
     }
 
     /// The step out of padded cell `i` in direction `d` is not barred by an edge.

@@ -33,8 +33,10 @@ const MAGIC: &[u8; 4] = b"TNAV";
 /// The RON form: everything a grid is, in plain fields. `costs` holds one number per cell, row
 /// after row (`y` = 0 first): 0 for blocked, else the cost. `terrain` (from version 2) holds
 /// each cell's terrain class the same way, or nothing when every cell has the default class.
-/// `barred` (from version 3) lists the barred crossings between neighbouring cells (walls
-/// between cells give two, one-way edges one), each as (from x, from y, to x, to y).
+/// `exits` (from version 3) holds the walls between cells and one-way edges: for each cell of
+/// the grid with a one-cell border round it, row after row, a byte whose bit `d` bars the step
+/// out in direction `d` (E, W, N, S on a square grid; bevy_ecs_tilemap's `HexDirection` on a
+/// hex grid; the border's bytes bar the steps in from beyond the grid); empty when none.
 #[derive(Serialize, Deserialize)]
 struct BakedGrid {
     version: u32,
@@ -46,12 +48,7 @@ struct BakedGrid {
     #[serde(default)]
     terrain: Vec<u8>,
     #[serde(default)]
-    barred: Vec<(u32, u32, u32, u32)>,
-}
-
-/// The grid's barred crossings, as the bakes list them.
-fn barred_of(grid: &NavGrid) -> Vec<(u32, u32, u32, u32)> {
-    grid.barred_crossings().map(|(a, b)| (a.x, a.y, b.x, b.y)).collect()
+    exits: Vec<u8>,
 }
 
 /// Each cell's terrain class, row after row; empty when every cell has the default class.
@@ -89,7 +86,7 @@ fn build(
     corner_rule: CornerRule,
     costs: impl Iterator<Item = u32>,
     terrain: Vec<u8>,
-    barred: &[(u32, u32, u32, u32)],
+    exits: &[u8],
 ) -> Result<NavGrid, BakeError> {
     let invalid = |e: GridError| BakeError::Invalid(e.to_string());
     let mut grid = NavGrid::filled(width, height, Cell::Blocked)
@@ -122,9 +119,7 @@ fn build(
         });
         grid.set_all_terrain(classes).map_err(invalid)?;
     }
-    for &(ax, ay, bx, by) in barred {
-        grid.bar_crossing(GridPos::new(ax, ay), GridPos::new(bx, by)).map_err(invalid)?;
-    }
+    grid.load_exits(exits).map_err(BakeError::Invalid)?;
     Ok(grid)
 }
 
@@ -138,7 +133,7 @@ pub fn to_ron(grid: &NavGrid) -> String {
         corner_rule: grid.corner_rule(),
         costs: costs_of(grid),
         terrain: terrain_of(grid),
-        barred: barred_of(grid),
+        exits: grid.straight_exits(),
     };
     ron::ser::to_string_pretty(&baked, ron::ser::PrettyConfig::default())
         .expect("plain data always serializes")
@@ -169,12 +164,9 @@ pub fn from_ron(text: &str) -> Result<NavGrid, BakeError> {
     if cells > MAX_LOADED_CELLS {
         return Err(BakeError::TooLarge { cells, limit: MAX_LOADED_CELLS });
     }
-    if baked.barred.len() as u64 > cells * 6 {
-        return Err(BakeError::Invalid(format!("{} barred crossings", baked.barred.len())));
-    }
     let (costs, terrain) = (baked.costs.into_iter(), baked.terrain);
-    let (width, height, barred) = (baked.width, baked.height, &baked.barred);
-    build(width, height, baked.neighborhood, baked.corner_rule, costs, terrain, barred)
+    let (width, height, exits) = (baked.width, baked.height, &baked.exits);
+    build(width, height, baked.neighborhood, baked.corner_rule, costs, terrain, exits)
 }
 
 /// Only the version field of a RON file; other fields are ignored.
@@ -186,8 +178,8 @@ struct VersionOnly {
 /// The grid in the compact binary form: `TNAV`, version, size, rules, run-length encoded costs
 /// (a count of runs, then run length and cost of each; little-endian `u32`s), the terrain
 /// classes encoded the same way (from version 2; no runs when every cell has the default
-/// class), the barred crossings between cells (from version 3: a count, then from x, from y,
-/// to x, to y of each), and a checksum of all that.
+/// class), the walls between cells and one-way edges (from version 3: the padded exit bytes of
+/// the RON form's `exits`, encoded the same way), and a checksum of all that.
 pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
@@ -196,17 +188,16 @@ pub fn to_binary(grid: &NavGrid) -> Vec<u8> {
     out.extend_from_slice(&grid.height().to_le_bytes());
     out.extend_from_slice(&rules_bytes(grid));
     let terrain = terrain_of(grid);
-    for runs in [runs(costs_of(grid).into_iter()), runs(terrain.into_iter().map(u32::from))] {
+    let exits = grid.straight_exits();
+    let all = [
+        runs(costs_of(grid).into_iter()),
+        runs(terrain.into_iter().map(u32::from)),
+        runs(exits.into_iter().map(u32::from)),
+    ];
+    for runs in all {
         out.extend_from_slice(&(runs.len() as u32).to_le_bytes());
         for (n, v) in runs {
             out.extend_from_slice(&n.to_le_bytes());
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    let barred = barred_of(grid);
-    out.extend_from_slice(&(barred.len() as u32).to_le_bytes());
-    for (ax, ay, bx, by) in barred {
-        for v in [ax, ay, bx, by] {
             out.extend_from_slice(&v.to_le_bytes());
         }
     }
@@ -260,18 +251,18 @@ pub fn from_binary_with_limit(bytes: &[u8], max_cells: u64) -> Result<NavGrid, B
     } else {
         (0, costs_end)
     };
-    // From version 3 the barred crossings follow: their count, then four numbers each.
-    let (barred_count, body_end) = if version >= 3 {
+    // From version 3 the exits' runs follow: their count, then the runs.
+    let exits_at = body_end + 4;
+    let (exit_runs, body_end) = if version >= 3 {
         if bytes.len() < body_end + 4 + 8 {
             return Err(BakeError::Truncated);
         }
         let n = u32_at(body_end) as usize;
-        let end = n.checked_mul(16).and_then(|k| k.checked_add(body_end + 4));
+        let end = n.checked_mul(8).and_then(|k| k.checked_add(exits_at));
         (n, end.ok_or(BakeError::Corrupt)?)
     } else {
         (0, body_end)
     };
-    let barred_at = body_end - barred_count * 16;
     if bytes.len() < body_end + 8 {
         return Err(BakeError::Truncated);
     }
@@ -329,16 +320,25 @@ pub fn from_binary_with_limit(bytes: &[u8], max_cells: u64) -> Result<NavGrid, B
             std::iter::repeat_n(t as u8, n as usize)
         })
         .collect();
-    if barred_count as u64 > cells * 6 {
-        return Err(BakeError::Invalid(format!("{barred_count} barred crossings")));
+    // As many exits as padded cells (or none), each a byte.
+    let padded = (u64::from(width) + 2) * (u64::from(height) + 2);
+    let mut count = 0u64;
+    for r in 0..exit_runs {
+        count += u64::from(u32_at(exits_at + r * 8));
+        if u32_at(exits_at + 4 + r * 8) > u32::from(u8::MAX) {
+            return Err(BakeError::Invalid("an exit byte above 255".into()));
+        }
     }
-    let barred: Vec<(u32, u32, u32, u32)> = (0..barred_count)
-        .map(|k| {
-            let at = barred_at + k * 16;
-            (u32_at(at), u32_at(at + 4), u32_at(at + 8), u32_at(at + 12))
+    if exit_runs > 0 && count != padded {
+        return Err(BakeError::Invalid(format!("{count} exits for {padded} padded cells")));
+    }
+    let exits: Vec<u8> = (0..exit_runs)
+        .flat_map(|r| {
+            let (n, e) = (u32_at(exits_at + r * 8), u32_at(exits_at + 4 + r * 8));
+            std::iter::repeat_n(e as u8, n as usize)
         })
         .collect();
-    build(width, height, neighborhood, corner_rule, costs, terrain, &barred)
+    build(width, height, neighborhood, corner_rule, costs, terrain, &exits)
 }
 
 /// Checks that a loaded grid fits the map it is meant for.

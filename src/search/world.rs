@@ -139,7 +139,7 @@ impl<'a> Lattice<'a> {
                     }
                     None => DIRECTIONS.to_vec(),
                 };
-                for (dx, dy) in steps {
+                for (d, (dx, dy)) in steps.into_iter().enumerate() {
                     let (dx, dy) = (dx as i64, dy as i64);
                     let diagonal = hex.is_none() && dx != 0 && dy != 0;
                     if diagonal && straight_only {
@@ -151,6 +151,14 @@ impl<'a> Lattice<'a> {
                     }
                     let Some((b, to)) = self.at(p.world, x + dx, y + dy) else { continue };
                     if b == a || !joins(b) || !self.maps[b].is_passable(to) {
+                        continue;
+                    }
+                    // A wall or ledge on either cell's side across the seam (the diagonals'
+                    // corners are read below).
+                    let back = reverse(grid.neighborhood(), d);
+                    let sides_open =
+                        grid.side_open(cell, d, false) && self.maps[b].side_open(to, back, true);
+                    if !diagonal && !sides_open {
                         continue;
                     }
                     let len = if diagonal {
@@ -597,9 +605,18 @@ impl WorldGraph {
         for crossings in runs.values_mut() {
             crossings.sort_by_key(|c| c.0);
             let mut begin = 0;
+            // Two crossings side by side are one stretch when a walk along the seam joins them
+            // both ways on both sides (walls between cells may cut it).
+            let along_both = |p: MapPos, q: MapPos| {
+                let grid = maps[p.map];
+                grid.can_step(p.cell, q.cell) && grid.can_step(q.cell, p.cell)
+            };
+            let joined = |a: &(i64, MapPos, MapPos, f64), b: &(i64, MapPos, MapPos, f64)| {
+                b.0 == a.0 + 1 && along_both(a.1, b.1) && along_both(a.2, b.2)
+            };
             while begin < crossings.len() {
                 let mut end = begin + 1;
-                while end < crossings.len() && crossings[end].0 == crossings[end - 1].0 + 1 {
+                while end < crossings.len() && joined(&crossings[end - 1], &crossings[end]) {
                     end += 1;
                 }
                 for (i, &(along, from, to, cost)) in crossings[begin..end].iter().enumerate() {

@@ -176,6 +176,18 @@ fn random_case(rng: &mut Rng, kind: u32, varied: bool) -> (NavGrid, EdgeModel) {
     (grid, model)
 }
 
+/// A random cell of `cells`.
+fn pick(rng: &mut Rng, cells: &[GridPos]) -> GridPos {
+    cells[rng.below(cells.len() as u32) as usize]
+}
+
+impl EdgeModel {
+    /// The model's cheapest cost from `s` to `g` on `grid`'s cells (infinite: no way).
+    fn cost(&self, grid: &NavGrid, s: GridPos, g: GridPos) -> f64 {
+        self.distances(xy(s), false)[g.y as usize * grid.width() as usize + g.x as usize]
+    }
+}
+
 fn open_cells(grid: &NavGrid) -> Vec<GridPos> {
     grid.positions().filter(|&p| grid.is_passable(p)).collect()
 }
@@ -228,10 +240,9 @@ fn searches_follow_walls_and_one_way_edges() {
             }
         }
         for _ in 0..12 {
-            let start = open[rng.below(open.len() as u32) as usize];
-            let goal = open[rng.below(open.len() as u32) as usize];
-            let dist = model.distances(xy(start), false);
-            let want = dist[goal.y as usize * grid.width() as usize + goal.x as usize];
+            let start = pick(&mut rng, &open);
+            let goal = pick(&mut rng, &open);
+            let want = model.cost(&grid, start, goal);
             for algorithm in [Algorithm::Auto, Algorithm::AStar] {
                 let options = SearchOptions { algorithm, ..SearchOptions::default() };
                 let got = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options));
@@ -278,10 +289,9 @@ fn any_angle_paths_and_smoothing_respect_edges() {
             continue;
         }
         for _ in 0..10 {
-            let start = open[rng.below(open.len() as u32) as usize];
-            let goal = open[rng.below(open.len() as u32) as usize];
-            let want = model.distances(xy(start), false)
-                [goal.y as usize * grid.width() as usize + goal.x as usize];
+            let start = pick(&mut rng, &open);
+            let goal = pick(&mut rng, &open);
+            let want = model.cost(&grid, start, goal);
             let theta =
                 SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
             match pathfinder.find(&grid, &PathQuery::new(start, goal).options(theta)) {
@@ -333,7 +343,7 @@ fn fields_tables_and_landmarks_follow_edges() {
         if open.len() < 3 {
             continue;
         }
-        let goal = open[rng.below(open.len() as u32) as usize];
+        let goal = pick(&mut rng, &open);
         let mut field = DistanceField::new(&grid, &[goal]).unwrap();
         let to_goal = model.distances(xy(goal), true);
         for (k, &want) in to_goal.iter().enumerate() {
@@ -344,7 +354,7 @@ fn fields_tables_and_landmarks_follow_edges() {
             }
             compared += 1;
         }
-        let start = open[rng.below(open.len() as u32) as usize];
+        let start = pick(&mut rng, &open);
         let reach = reachable(&grid, start, 12.0).unwrap();
         let from_start = model.distances(xy(start), false);
         for (k, &want) in from_start.iter().enumerate() {
@@ -357,12 +367,8 @@ fn fields_tables_and_landmarks_follow_edges() {
         let table = FirstMoveTable::build(&grid).unwrap();
         let landmarks = Landmarks::build(&grid, 3).unwrap();
         for _ in 0..10 {
-            let (s, g) = (
-                open[rng.below(open.len() as u32) as usize],
-                open[rng.below(open.len() as u32) as usize],
-            );
-            let want =
-                model.distances(xy(s), false)[g.y as usize * grid.width() as usize + g.x as usize];
+            let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
+            let want = model.cost(&grid, s, g);
             for query in
                 [PathQuery::new(s, g).first_moves(&table), PathQuery::new(s, g).guided(&landmarks)]
             {
@@ -415,12 +421,8 @@ fn agent_grids_keep_edges() {
         let one = AgentGrid::new(&grid, NavProfile::default(), 1).unwrap();
         let two = AgentGrid::new(&grid, NavProfile::default(), 2).unwrap();
         for _ in 0..10 {
-            let (s, g) = (
-                open[rng.below(open.len() as u32) as usize],
-                open[rng.below(open.len() as u32) as usize],
-            );
-            let want =
-                model.distances(xy(s), false)[g.y as usize * grid.width() as usize + g.x as usize];
+            let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
+            let want = model.cost(&grid, s, g);
             match pathfinder.find(one.grid(), &PathQuery::new(s, g)) {
                 Ok(path) => assert!(close(path.cost, want), "round {round}"),
                 Err(_) => assert!(want.is_infinite(), "round {round}"),

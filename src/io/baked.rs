@@ -304,41 +304,39 @@ pub fn from_binary_with_limit(bytes: &[u8], max_cells: u64) -> Result<NavGrid, B
         std::iter::repeat_n(c, n as usize)
     });
     let terrain_at = costs_end + 4;
-    let mut classes = 0u64;
-    for r in 0..terrain_runs {
-        classes += u64::from(u32_at(terrain_at + r * 8));
-        if u32_at(terrain_at + 4 + r * 8) > u32::from(u8::MAX) {
-            return Err(BakeError::Invalid("a terrain class above 255".into()));
-        }
-    }
-    if terrain_runs > 0 && classes != cells {
-        return Err(BakeError::Invalid(format!("{classes} terrain classes for {cells} cells")));
-    }
-    let terrain: Vec<u8> = (0..terrain_runs)
-        .flat_map(|r| {
-            let (n, t) = (u32_at(terrain_at + r * 8), u32_at(terrain_at + 4 + r * 8));
-            std::iter::repeat_n(t as u8, n as usize)
-        })
-        .collect();
+    let terrain = byte_runs(&u32_at, terrain_at, terrain_runs, cells, "terrain classes")?;
     // As many exits as padded cells (or none), each a byte.
     let padded = (u64::from(width) + 2) * (u64::from(height) + 2);
+    let exits = byte_runs(&u32_at, exits_at, exit_runs, padded, "exits")?;
+    build(width, height, neighborhood, corner_rule, costs, terrain, &exits)
+}
+
+/// `runs` runs of bytes (a count and a value, each a `u32`) from byte `at`, as `u32_at` reads
+/// them: `expected` bytes in all (or no run), each value at most 255; `what` they are, for the
+/// error.
+fn byte_runs(
+    u32_at: &impl Fn(usize) -> u32,
+    at: usize,
+    runs: usize,
+    expected: u64,
+    what: &str,
+) -> Result<Vec<u8>, BakeError> {
     let mut count = 0u64;
-    for r in 0..exit_runs {
-        count += u64::from(u32_at(exits_at + r * 8));
-        if u32_at(exits_at + 4 + r * 8) > u32::from(u8::MAX) {
-            return Err(BakeError::Invalid("an exit byte above 255".into()));
+    for r in 0..runs {
+        count += u64::from(u32_at(at + r * 8));
+        if u32_at(at + 4 + r * 8) > u32::from(u8::MAX) {
+            return Err(BakeError::Invalid(format!("{what}: a value above 255")));
         }
     }
-    if exit_runs > 0 && count != padded {
-        return Err(BakeError::Invalid(format!("{count} exits for {padded} padded cells")));
+    if runs > 0 && count != expected {
+        return Err(BakeError::Invalid(format!("{count} {what} for {expected} cells")));
     }
-    let exits: Vec<u8> = (0..exit_runs)
+    Ok((0..runs)
         .flat_map(|r| {
-            let (n, e) = (u32_at(exits_at + r * 8), u32_at(exits_at + 4 + r * 8));
-            std::iter::repeat_n(e as u8, n as usize)
+            let (n, v) = (u32_at(at + r * 8), u32_at(at + 4 + r * 8));
+            std::iter::repeat_n(v as u8, n as usize)
         })
-        .collect();
-    build(width, height, neighborhood, corner_rule, costs, terrain, &exits)
+        .collect())
 }
 
 /// Checks that a loaded grid fits the map it is meant for.

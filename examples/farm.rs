@@ -212,24 +212,20 @@ fn draw_edges(maps: Res<NavMaps>, mut gizmos: Gizmos) {
     let Some(map) = maps.first() else {
         return;
     };
-    for (from, to) in map.grid.barred_crossings() {
-        let both = !map.grid.edge_open(to, from);
-        if both && to < from {
-            continue;
-        }
+    for (from, to, edge) in map.grid.edges() {
         let (a, b) = (map.geometry.cell_to_world(from), map.geometry.cell_to_world(to));
         let (middle, across) = ((a + b) / 2.0, (b - a).perp() / 2.0);
-        if both {
+        if edge == Edge::Wall {
             let rail = Color::srgb(0.45, 0.28, 0.12);
             for offset in [-2.0, 2.0] {
                 let shift = (b - a).normalize() * offset;
                 gizmos.line_2d(middle - across + shift, middle + across + shift, rail);
             }
         } else {
-            // `from` may not step to `to`: the drop is from `to` down to `from`.
+            // The drop is from `from` down to `to`.
             let lip = Color::srgb(0.75, 0.75, 0.7);
             gizmos.line_2d(middle - across, middle + across, lip);
-            gizmos.line_2d(middle, middle + (a - b) * 0.25, lip);
+            gizmos.line_2d(middle, middle + (b - a) * 0.25, lip);
         }
     }
 }

@@ -492,6 +492,12 @@ fn edge_errors_and_sides() {
     assert!(by_sides == by_hand);
     let crossings: Vec<_> = by_sides.barred_crossings().collect();
     assert_eq!(crossings.len(), 3, "{crossings:?}");
+    let edges: Vec<_> = by_sides.edges().collect();
+    let want = [
+        (a, GridPos::new(2, 1), Edge::Wall),
+        (GridPos::new(2, 2), GridPos::new(2, 1), Edge::OneWay),
+    ];
+    assert_eq!(edges, want);
     by_sides.clear_edges();
     assert!(by_sides == NavGrid::new(4, 4).unwrap());
 }

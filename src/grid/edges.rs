@@ -261,6 +261,16 @@ impl NavGrid {
         self.exit_open(beyond, reverse(self.neighborhood, d))
     }
 
+    /// Every edge between two cells of the grid that is not open, once: `(a, b, Edge::Wall)`
+    /// for a wall, `(from, to, Edge::OneWay)` for a one-way edge crossed from `from` to `to`.
+    /// Row by row.
+    pub fn edges(&self) -> impl Iterator<Item = (GridPos, GridPos, Edge)> + '_ {
+        self.barred_crossings().filter_map(|(a, b)| match self.edge_open(b, a) {
+            true => Some((b, a, Edge::OneWay)),
+            false => (a < b).then_some((a, b, Edge::Wall)),
+        })
+    }
+
     /// The step out of padded cell `i` in direction `d` is not barred by an edge.
     #[inline]
     pub(crate) fn exit_open(&self, i: usize, d: usize) -> bool {

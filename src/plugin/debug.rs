@@ -5,6 +5,7 @@ use bevy::prelude::*;
 
 use super::agent::{Path, PathFollower, WatchSearch, WatchedSearch};
 use super::map::NavMaps;
+use crate::grid::Edge;
 
 pub(crate) fn draw_debug(
     mut gizmos: Gizmos,
@@ -29,19 +30,16 @@ pub(crate) fn draw_debug(
         }
         // Walls between cells (white) and one-way edges (orange, with a tick on the side a
         // step may come from), drawn along the edge between the two cells' centres.
-        for (from, to) in grid.barred_crossings() {
-            let both = !grid.edge_open(to, from);
-            if both && to < from {
-                continue; // the wall is drawn once
-            }
+        for (from, to, edge) in grid.edges() {
             let (a, b) = (geometry.cell_to_world(from), geometry.cell_to_world(to));
             let (middle, across) = ((a + b) / 2.0, (b - a).perp() / 2.0);
+            let wall = edge == Edge::Wall;
             let color =
-                if both { Color::srgb(0.95, 0.95, 0.95) } else { Color::srgb(1.0, 0.6, 0.1) };
+                if wall { Color::srgb(0.95, 0.95, 0.95) } else { Color::srgb(1.0, 0.6, 0.1) };
             gizmos.line_2d(middle - across, middle + across, color);
-            if !both {
-                // `to` may step to `from`, not back: the tick points into `to`.
-                gizmos.line_2d(middle, middle + (b - a) * 0.2, color);
+            if !wall {
+                // `from` may step to `to`, not back: the tick points into `from`.
+                gizmos.line_2d(middle, middle + (a - b) * 0.2, color);
             }
         }
     }

@@ -133,13 +133,15 @@ impl<'a> Lattice<'a> {
                 let (x, y) = (p.x + i64::from(cell.x), p.y + i64::from(cell.y));
                 // A hex cell's six steps (its parity is the lattice's: `keeps_parity`); a
                 // square cell's eight.
-                let steps: Vec<(isize, isize)> = match hex {
+                let hex_steps;
+                let steps: &[(isize, isize)] = match hex {
                     Some(coords) => {
-                        coords.steps(coords.parity(cell.x as usize, cell.y as usize)).to_vec()
+                        hex_steps = coords.steps(coords.parity(cell.x as usize, cell.y as usize));
+                        &hex_steps
                     }
-                    None => DIRECTIONS.to_vec(),
+                    None => &DIRECTIONS,
                 };
-                for (d, (dx, dy)) in steps.into_iter().enumerate() {
+                for (d, &(dx, dy)) in steps.iter().enumerate() {
                     let (dx, dy) = (dx as i64, dy as i64);
                     let diagonal = hex.is_none() && dx != 0 && dy != 0;
                     if diagonal && straight_only {
@@ -462,12 +464,11 @@ impl Scratch {
             }
             let pos = GridPos::new((i % w) as u32, (i / w) as u32);
             // Backward: the steps into this cell (its length times this cell's cost).
-            let steps: Vec<(GridPos, f64)> = if backward {
-                grid.predecessors(pos).collect()
-            } else {
-                grid.neighbors(pos).collect()
+            let (into, out) = match backward {
+                true => (Some(grid.predecessors(pos)), None),
+                false => (None, Some(grid.neighbors(pos))),
             };
-            for (next, step) in steps {
+            for (next, step) in into.into_iter().flatten().chain(out.into_iter().flatten()) {
                 let j = index(next);
                 let g2 = g + step;
                 if g2 < self.costs[j] {

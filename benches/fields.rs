@@ -17,7 +17,7 @@
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
 mod common;
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/support/mod.rs"]
 mod shared;
 
 use std::cmp::Reverse;

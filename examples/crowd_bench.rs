@@ -35,11 +35,11 @@
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 #[allow(dead_code)]
-#[path = "../tests/common/soak.rs"]
+#[path = "../tests/support/soak.rs"]
 mod soak;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::time::{Duration, Instant};
 
@@ -49,8 +49,8 @@ use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::movingai::load_map;
 use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavDiagnostics, NavField};
 use bevy_tilemap_nav::prelude::*;
-use common::Rng;
 use soak::{FLOOR, TILE, WALL};
+use support::Rng;
 
 const AGENTS: usize = 1000;
 const OBSTACLES: usize = 10;

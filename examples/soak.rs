@@ -1,6 +1,6 @@
 //! The long soak, headless: 500 agents walk to random goals on a 128 x 128 tilemap while walls
 //! appear and vanish at random every frame, with every frame checked (legal steps, arrivals
-//! within a bound, flat memory; see `tests/common/soak.rs`). Prints progress every 1000 frames
+//! within a bound, flat memory; see `tests/support/soak.rs`). Prints progress every 1000 frames
 //! and a report at the end; exits with a panic message at the first broken rule.
 //!
 //! ```sh
@@ -9,10 +9,10 @@
 //! SOAK_AVOIDANCE=1 cargo run --release --example soak   # agents steer round each other
 //! ```
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-#[path = "../tests/common/soak.rs"]
+#[path = "../tests/support/soak.rs"]
 mod soak;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 fn main() {
     let frames = std::env::args().nth(1).and_then(|f| f.parse().ok()).unwrap_or(10_000);

@@ -14,9 +14,10 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 
-mod common;
-use common::Rng;
-#[path = "common/tilemap.rs"]
+#[path = "support/mod.rs"]
+mod support;
+use support::Rng;
+#[path = "support/tilemap.rs"]
 mod tilemap;
 use tilemap::{nav_app, spawn_text_tilemap};
 

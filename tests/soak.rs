@@ -1,10 +1,11 @@
 //! The soak test (ignored by default: run it with `cargo test --test soak -- --ignored`;
-//! `SOAK_FRAMES` sets the frame count, 10,000 by default). See `common/soak.rs` for what it
+//! `SOAK_FRAMES` sets the frame count, 10,000 by default). See `support/soak.rs` for what it
 //! asserts at every frame.
 
-mod common;
-#[path = "common/soak.rs"]
+#[path = "support/soak.rs"]
 mod soak;
+#[path = "support/mod.rs"]
+mod support;
 
 /// The soaks run one at a time: their live-heap check counts the whole process (a counting
 /// global allocator), so two side by side would each see the other's heap.

@@ -3,11 +3,11 @@
 //! loader reads on into the body, and the body replaced by the input or the input XORed onto it,
 //! the checksum sealed again. No panic; whatever loads answers each query with a legal walk from
 //! the start to the goal, costing what its steps cost and never less than the optimum
-//! (landmarks: the optimum), the checks of `tests/common`.
+//! (landmarks: the optimum), the checks of `tests/support`.
 
 #![no_main]
 
-#[path = "../../tests/common/mod.rs"]
+#[path = "../../tests/support/mod.rs"]
 mod common;
 
 use std::sync::OnceLock;

@@ -1,9 +1,9 @@
 //! The search on arbitrary grids, ends and options, checked against an independent Dijkstra
-//! oracle (the one the property tests use, `tests/common`) and the path legality rules.
+//! oracle (the one the property tests use, `tests/support`) and the path legality rules.
 
 #![no_main]
 
-#[path = "../../tests/common/mod.rs"]
+#[path = "../../tests/support/mod.rs"]
 mod common;
 
 use arbitrary::Arbitrary;

@@ -107,8 +107,8 @@ fn wire_tilemaps(
             continue;
         };
         let map = &asset.map;
-        let tileset = get_tileset_from_map(map, tileset_id.0);
-        let data = tileset.zip(get_tile_from_map(map, tileset_id.0, tile_id.0));
+        let tileset = map.tilesets().get(tileset_id.0 as usize);
+        let data = tileset.and_then(|tileset| Some((tileset, tileset.get_tile(tile_id.0)?)));
         let (cell, terrain) = match &data {
             Some((tileset, data)) => rules.map_tile(map, tileset, tile_id.0, data),
             None => (rules.unlisted, Terrain::DEFAULT),
@@ -264,13 +264,13 @@ fn block_objects(
             if map.0 != map_entity {
                 continue;
             }
-            let Some(data) = get_object_from_map(&asset.map, object_id.0) else {
+            let Some(data) = object_by_id(asset.map.layers(), object_id.0) else {
                 continue;
             };
             let layer = layer_ids
                 .get(parent.parent())
                 .ok()
-                .and_then(|id| get_layer_from_map(&asset.map, id.0));
+                .and_then(|id| layer_by_id(asset.map.layers(), id.0));
             if asset.map.orientation == tiled::Orientation::Orthogonal {
                 let cell = Vec2::new(asset.map.tile_width as f32, asset.map.tile_height as f32);
                 let none = tiled::Properties::new();
@@ -376,4 +376,31 @@ fn side_towards(from: GridPos, to: GridPos) -> Option<Sides> {
         (0, -1) => Some(Sides::SOUTH),
         _ => None,
     }
+}
+
+// Lookups by the ids bevy_ecs_tiled's components carry, on the `tiled` crate's own API:
+// bevy_ecs_tiled's helpers for these were renamed between its releases for Bevy 0.19 and 0.20
+// (`get_layer_from_map` became `layer_from_map`), and these keep one source for both.
+
+/// The layer with id `id` among `layers` and, depth first, the layers of their groups.
+fn layer_by_id<'map>(
+    mut layers: impl Iterator<Item = tiled::Layer<'map>>,
+    id: u32,
+) -> Option<tiled::Layer<'map>> {
+    layers.find_map(|layer| match layer.layer_type() {
+        tiled::LayerType::Group(group) => layer_by_id(group.layers(), id),
+        _ => (layer.id() == id).then_some(layer),
+    })
+}
+
+/// The object with id `id` in the object layers among `layers` and their groups.
+fn object_by_id<'map>(
+    mut layers: impl Iterator<Item = tiled::Layer<'map>>,
+    id: u32,
+) -> Option<tiled::Object<'map>> {
+    layers.find_map(|layer| match layer.layer_type() {
+        tiled::LayerType::Group(group) => object_by_id(group.layers(), id),
+        tiled::LayerType::Objects(objects) => objects.objects().find(|o| o.id() == id),
+        _ => None,
+    })
 }

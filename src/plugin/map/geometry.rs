@@ -253,3 +253,151 @@ impl NavGeometry {
         self.transform.transform_point(local.extend(0.0)).truncate()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every map type bevy_ecs_tilemap draws.
+    fn map_types() -> Vec<TilemapType> {
+        let mut types = vec![
+            TilemapType::Square,
+            TilemapType::Isometric(IsoCoordSystem::Diamond),
+            TilemapType::Isometric(IsoCoordSystem::Staggered),
+        ];
+        types.extend(
+            [
+                HexCoordSystem::Row,
+                HexCoordSystem::Column,
+                HexCoordSystem::RowEven,
+                HexCoordSystem::RowOdd,
+                HexCoordSystem::ColumnEven,
+                HexCoordSystem::ColumnOdd,
+            ]
+            .map(TilemapType::Hexagon),
+        );
+        types
+    }
+
+    /// A 7 x 5 map of `map_type`, its tiles 16 x 12 (hex: 16 x 16), anchored at its centre,
+    /// moved, turned and scaled.
+    fn geometry(map_type: TilemapType) -> NavGeometry {
+        let tile = if matches!(map_type, TilemapType::Hexagon(_)) {
+            TilemapTileSize { x: 16.0, y: 16.0 }
+        } else {
+            TilemapTileSize { x: 16.0, y: 12.0 }
+        };
+        let transform = Transform::from_xyz(-40.0, 25.0, 3.0)
+            .with_rotation(Quat::from_rotation_z(0.3))
+            .with_scale(Vec3::new(1.5, 1.5, 1.0));
+        NavGeometry::new(
+            Entity::PLACEHOLDER,
+            TilemapSize { x: 7, y: 5 },
+            TilemapGridSize { x: tile.x, y: tile.y },
+            tile,
+            map_type,
+            TilemapAnchor::Center,
+            transform,
+        )
+    }
+
+    #[test]
+    fn every_tile_is_a_cell_and_back() {
+        for map_type in map_types() {
+            let g = geometry(map_type);
+            let dims = grid_dims(map_type, UVec2::new(7, 5)).unwrap();
+            let mut cells = 0;
+            for x in 0..dims.x {
+                for y in 0..dims.y {
+                    let cell = GridPos::new(x, y);
+                    match g.cell_to_tile(cell) {
+                        Some(tile) => {
+                            cells += 1;
+                            assert_eq!(g.tile_to_cell(tile), cell, "{map_type:?}");
+                            let same = cell_tile(map_type, UVec2::new(7, 5), cell);
+                            assert_eq!(same, Some(GridPos::new(tile.x, tile.y)));
+                        }
+                        None => assert!(is_staggered(map_type), "{map_type:?}: {cell} no tile"),
+                    }
+                }
+            }
+            assert_eq!(cells, 35, "{map_type:?}: one cell a tile");
+        }
+    }
+
+    #[test]
+    fn a_cells_centre_is_its_tiles_centre_and_lies_in_that_cell() {
+        for map_type in map_types() {
+            let g = geometry(map_type);
+            for x in 0..7 {
+                for y in 0..5 {
+                    let cell = g.tile_to_cell(TilePos::new(x, y));
+                    let centre = g.cell_to_world(cell);
+                    // The affine shortcut agrees with bevy_ecs_tilemap's own conversion.
+                    let theirs = g.tile_center(x, y);
+                    assert!(centre.distance(theirs) < 1e-3, "{map_type:?} ({x}, {y})");
+                    assert_eq!(g.world_to_cell(centre), Ok(cell), "{map_type:?} ({x}, {y})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_and_far_points_are_errors_not_panics() {
+        for map_type in map_types() {
+            let g = geometry(map_type);
+            for bad in [Vec2::NAN, Vec2::new(f32::INFINITY, 0.0), Vec2::new(0.0, f32::NEG_INFINITY)]
+            {
+                let said = g.world_to_cell(bad);
+                assert!(
+                    matches!(said, Err(WorldToCellError::NotFinite(_))),
+                    "{map_type:?}: {said:?}"
+                );
+            }
+            for far in [Vec2::splat(1e4), Vec2::splat(-3e38), Vec2::new(f32::MAX, f32::MIN)] {
+                assert_eq!(
+                    g.world_to_cell(far),
+                    Err(WorldToCellError::OffMap(far)),
+                    "{map_type:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_staggered_grid_is_sheared_and_its_corners_are_no_tile() {
+        let dims = grid_dims(TilemapType::Isometric(IsoCoordSystem::Staggered), UVec2::new(7, 5));
+        assert_eq!(dims, Some(UVec2::new(7, 11)));
+        assert_eq!(
+            grid_dims(TilemapType::Isometric(IsoCoordSystem::Staggered), UVec2::new(u32::MAX, 2)),
+            None
+        );
+        let staggered = TilemapType::Isometric(IsoCoordSystem::Staggered);
+        assert_eq!(tile_cell(staggered, 3, 2), GridPos::new(3, 5));
+        assert_eq!(cell_tile(staggered, UVec2::new(7, 5), GridPos::new(3, 2)), None);
+        assert_eq!(cell_tile(staggered, UVec2::new(7, 5), GridPos::new(0, 5)), None);
+    }
+
+    #[test]
+    fn hex_maps_take_six_neighbours_whatever_the_settings_say() {
+        let hex = TilemapType::Hexagon(HexCoordSystem::ColumnOdd);
+        assert_eq!(
+            neighborhood_for(hex, Neighborhood::Four),
+            Neighborhood::Hex(HexCoords::ColumnOdd)
+        );
+        assert_eq!(neighborhood_for(TilemapType::Square, Neighborhood::Four), Neighborhood::Four);
+        let hex_setting = Neighborhood::Hex(HexCoords::Row);
+        assert_eq!(neighborhood_for(TilemapType::Square, hex_setting), Neighborhood::Eight);
+    }
+
+    #[test]
+    fn a_body_is_centred_half_its_size_up_the_axes() {
+        let g = geometry(TilemapType::Square);
+        assert_eq!(g.body_offset(1), Vec2::ZERO);
+        let two = g.body_offset(2);
+        let expected =
+            (g.cell_to_world(GridPos::new(1, 1)) - g.cell_to_world(GridPos::new(0, 0))) / 2.0;
+        assert!(two.distance(expected) < 1e-4);
+        assert_eq!(geometry(TilemapType::Hexagon(HexCoordSystem::Row)).body_offset(3), Vec2::ZERO);
+    }
+}

@@ -1,0 +1,538 @@
+//! Walls between cells and one-way edges against an independent model: random grids (4-way,
+//! 8-way under both corner rules, hex in every numbering) with random walls and one-way edges,
+//! asked of every search the crate has. The model keeps the barred crossings as a set of
+//! (from, to) pairs and applies the rules as the guide states them: a step may not cross a
+//! barred edge that way, and no diagonal step passes a corner that a barred edge (either way)
+//! touches.
+
+use std::collections::{BinaryHeap, HashSet};
+
+use crate::support::{HEX_RULES, Model, Rng, random_cells, set_cells, xy};
+use bevy_tilemap_nav::grid::line::segment_cells;
+use bevy_tilemap_nav::grid::{
+    Cell, CornerRule, Edge, GridError, GridPos, HexCoords, NavGrid, NavProfile, Neighborhood, Sides,
+};
+use bevy_tilemap_nav::io::baked::{self, BakeError};
+use bevy_tilemap_nav::path::{reachable, smooth_path};
+use bevy_tilemap_nav::search::{
+    AgentGrid, Algorithm, DistanceField, FirstMoveTable, Landmarks, PathError, PathQuery,
+    PathTable, PathTableError, Pathfinder, SearchOptions, jps_applies,
+};
+
+type Xy = (i64, i64);
+
+/// The model: the cell rules of `crate::support::Model` and the set of barred crossings.
+struct EdgeModel {
+    cells: Model,
+    barred: HashSet<(Xy, Xy)>,
+}
+
+impl EdgeModel {
+    /// An edge touching the corner between `a` and the diagonal neighbour `c` is barred.
+    fn corner_walled(&self, a: Xy, c: Xy) -> bool {
+        let (dx, dy) = (c.0 - a.0, c.1 - a.1);
+        let side_x = (a.0 + dx, a.1);
+        let side_y = (a.0, a.1 + dy);
+        [(a, side_x), (a, side_y), (side_x, c), (side_y, c)]
+            .iter()
+            .any(|&(p, q)| self.barred.contains(&(p, q)) || self.barred.contains(&(q, p)))
+    }
+
+    fn step_cost(&self, a: Xy, b: Xy) -> Option<f64> {
+        let cost = self.cells.step_cost(a, b)?;
+        if self.barred.contains(&(a, b)) {
+            return None;
+        }
+        let diagonal = self.cells.hex.is_none() && a.0 != b.0 && a.1 != b.1;
+        if diagonal && self.corner_walled(a, b) {
+            return None;
+        }
+        Some(cost)
+    }
+
+    /// Cheapest costs from `start` (forward) or to it (`backward`), index `y * width + x`.
+    fn distances(&self, start: Xy, backward: bool) -> Vec<f64> {
+        let w = self.cells.width as usize;
+        let mut dist = vec![f64::INFINITY; w * self.cells.height as usize];
+        let mut heap = BinaryHeap::new();
+        dist[start.1 as usize * w + start.0 as usize] = 0.0;
+        heap.push(Least(0.0, start));
+        while let Some(Least(d, (x, y))) = heap.pop() {
+            if d > dist[y as usize * w + x as usize] {
+                continue;
+            }
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let next = (x + dx, y + dy);
+                    let step = if backward {
+                        self.step_cost(next, (x, y))
+                    } else {
+                        self.step_cost((x, y), next)
+                    };
+                    if let Some(c) = step {
+                        let k = next.1 as usize * w + next.0 as usize;
+                        if d + c < dist[k] {
+                            dist[k] = d + c;
+                            heap.push(Least(d + c, next));
+                        }
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    fn path_cost(&self, cells: &[GridPos]) -> Option<f64> {
+        cells.windows(2).map(|w| self.step_cost(xy(w[0]), xy(w[1]))).sum()
+    }
+
+    /// A segment's cells cross no barred edge the way they go, and pass no walled corner.
+    fn segment_clear(&self, cells: &[GridPos]) -> bool {
+        cells.windows(2).all(|w| {
+            let (a, b) = (xy(w[0]), xy(w[1]));
+            let diagonal = self.cells.hex.is_none() && a.0 != b.0 && a.1 != b.1;
+            let walled = diagonal && self.corner_walled(a, b);
+            !walled && !self.barred.contains(&(a, b))
+        })
+    }
+}
+
+#[derive(PartialEq)]
+struct Least(f64, Xy);
+impl Eq for Least {}
+impl PartialOrd for Least {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Least {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
+    }
+}
+
+/// The edge neighbours of a cell under the model (straight ones on a square grid).
+fn edge_neighbours(model: &Model, (x, y): Xy) -> Vec<Xy> {
+    match model.hex {
+        Some(rule) => rule.steps(x, y).iter().map(|&(dx, dy)| (x + dx, y + dy)).collect(),
+        None => vec![(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)],
+    }
+    .into_iter()
+    .filter(|&(nx, ny)| nx >= 0 && ny >= 0 && nx < model.width && ny < model.height)
+    .collect()
+}
+
+/// A random grid (`kind`: 0 four-way, 1 eight-way, 2 eight-way cutting corners, 3 hex) with
+/// random walls between cells and one-way edges, set on both the grid and the model.
+fn random_case(rng: &mut Rng, kind: u32, varied: bool) -> (NavGrid, EdgeModel) {
+    let (width, height) = (4 + rng.below(14), 4 + rng.below(14));
+    let walls = rng.below(20);
+    let cells = random_cells(rng, width, height, walls, varied);
+    let mut grid = NavGrid::new(width, height).unwrap();
+    set_cells(&mut grid, &cells);
+    let mut model = Model::of(cells);
+    match kind {
+        0 => grid.set_neighborhood(Neighborhood::Four),
+        1 => model.eight = true,
+        2 => {
+            model.eight = true;
+            model.cut_corners = true;
+            grid.set_corner_rule(CornerRule::CutCorners);
+        }
+        _ => {
+            let k = rng.below(6) as usize;
+            grid.set_neighborhood(Neighborhood::Hex(HexCoords::ALL[k]));
+            model.hex = Some(HEX_RULES[k]);
+        }
+    }
+    let mut model = EdgeModel { cells: model, barred: HashSet::new() };
+    let edges = rng.below(width * height / 2 + 1);
+    for _ in 0..edges {
+        let a = (i64::from(rng.below(width)), i64::from(rng.below(height)));
+        let around = edge_neighbours(&model.cells, a);
+        let b = around[rng.below(around.len() as u32) as usize];
+        let edge = match rng.below(3) {
+            0 => Edge::Open,
+            1 => Edge::Wall,
+            _ => Edge::OneWay,
+        };
+        let pos = |(x, y): Xy| GridPos::new(x as u32, y as u32);
+        grid.set_edge(pos(a), pos(b), edge).unwrap();
+        model.barred.remove(&(a, b));
+        model.barred.remove(&(b, a));
+        match edge {
+            Edge::Open => {}
+            Edge::Wall => {
+                model.barred.insert((a, b));
+                model.barred.insert((b, a));
+            }
+            Edge::OneWay => {
+                model.barred.insert((b, a));
+            }
+        }
+    }
+    (grid, model)
+}
+
+/// A random cell of `cells`.
+fn pick(rng: &mut Rng, cells: &[GridPos]) -> GridPos {
+    cells[rng.below(cells.len() as u32) as usize]
+}
+
+impl EdgeModel {
+    /// The model's cheapest cost from `s` to `g` on `grid`'s cells (infinite: no way).
+    fn cost(&self, grid: &NavGrid, s: GridPos, g: GridPos) -> f64 {
+        self.distances(xy(s), false)[g.y as usize * grid.width() as usize + g.x as usize]
+    }
+}
+
+fn open_cells(grid: &NavGrid) -> Vec<GridPos> {
+    grid.positions().filter(|&p| grid.is_passable(p)).collect()
+}
+
+fn pos_of(grid: &NavGrid, k: usize) -> GridPos {
+    GridPos::new(k as u32 % grid.width(), k as u32 / grid.width())
+}
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-6 * a.abs().max(1.0)
+}
+
+/// Plain A*, `Auto` (which must not take jump point search) and the grid's own step queries
+/// against the model, with paths checked step by step; a search that says "unreachable" is
+/// right, and component labels never call reachable cells apart.
+#[test]
+fn searches_follow_walls_and_one_way_edges() {
+    let mut rng = Rng(0xED6E5);
+    let mut pathfinder = Pathfinder::new();
+    let (mut found, mut refused) = (0, 0);
+    for round in 0..160 {
+        let varied = rng.chance(50);
+        let (grid, model) = random_case(&mut rng, round % 4, varied);
+        assert!(!jps_applies(&grid) || !grid.has_edges());
+        let open = open_cells(&grid);
+        if open.len() < 2 {
+            continue;
+        }
+        // The grid's own steps: neighbours, predecessors and can_step.
+        for &a in &open {
+            let mut forth: Vec<GridPos> = grid.neighbors(a).map(|(p, _)| p).collect();
+            let mut expected: Vec<GridPos> = Vec::new();
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let b = (i64::from(a.x) + dx, i64::from(a.y) + dy);
+                    if (dx, dy) != (0, 0) && model.step_cost(xy(a), b).is_some() {
+                        expected.push(GridPos::new(b.0 as u32, b.1 as u32));
+                    }
+                }
+            }
+            forth.sort();
+            expected.sort();
+            assert_eq!(forth, expected, "round {round}: steps out of {a}");
+            for (b, cost) in grid.predecessors(a) {
+                assert_eq!(model.step_cost(xy(b), xy(a)), Some(cost), "round {round}: {b} -> {a}");
+            }
+            for &b in &expected {
+                assert!(grid.can_step(a, b));
+                assert!(grid.predecessors(b).any(|(p, _)| p == a), "round {round}: {a} -> {b}");
+            }
+        }
+        for _ in 0..12 {
+            let start = pick(&mut rng, &open);
+            let goal = pick(&mut rng, &open);
+            let want = model.cost(&grid, start, goal);
+            for algorithm in [Algorithm::Auto, Algorithm::AStar] {
+                let options = SearchOptions { algorithm, ..SearchOptions::default() };
+                let got = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options));
+                match got {
+                    Ok(path) => {
+                        assert!(close(path.cost, want), "round {round}: {} vs {want}", path.cost);
+                        let walked = model.path_cost(&path.cells).expect("a legal path");
+                        assert!(close(walked, want), "round {round}");
+                        found += 1;
+                    }
+                    Err(PathError::Unreachable { .. }) => {
+                        assert!(want.is_infinite(), "round {round}: {start} -> {goal}");
+                        refused += 1;
+                    }
+                    Err(error) => panic!("round {round}: {error}"),
+                }
+            }
+            if want.is_finite() {
+                assert!(grid.connected(start, goal), "round {round}: labels split a path");
+            }
+            let jump =
+                SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
+            let answer = pathfinder.find(&grid, &PathQuery::new(start, goal).options(jump));
+            if grid.has_edges() && start != goal && grid.connected(start, goal) {
+                assert_eq!(answer.unwrap_err(), PathError::JumpPointUnsupported);
+            }
+        }
+    }
+    assert!(found > 1000 && refused > 50, "found {found}, refused {refused}");
+}
+
+/// Theta* and smoothing keep their straight segments off barred edges and walled corners;
+/// Theta*'s paths exist exactly where grid paths do.
+#[test]
+fn any_angle_paths_and_smoothing_respect_edges() {
+    let mut rng = Rng(0x7E7A);
+    let mut pathfinder = Pathfinder::new();
+    let mut checked = 0;
+    for round in 0..120 {
+        let kind = [1, 2, 3][round % 3];
+        let (grid, model) = random_case(&mut rng, kind, false);
+        let open = open_cells(&grid);
+        if open.len() < 2 {
+            continue;
+        }
+        for _ in 0..10 {
+            let start = pick(&mut rng, &open);
+            let goal = pick(&mut rng, &open);
+            let want = model.cost(&grid, start, goal);
+            let theta =
+                SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
+            match pathfinder.find(&grid, &PathQuery::new(start, goal).options(theta)) {
+                Ok(path) => {
+                    assert!(want.is_finite(), "round {round}");
+                    assert!(model.segment_clear(&path.cells), "round {round}: {:?}", path.cells);
+                    checked += 1;
+                }
+                Err(_) => assert!(want.is_infinite(), "round {round}: {start} -> {goal}"),
+            }
+            if let Ok(path) = pathfinder.find(&grid, &PathQuery::new(start, goal)) {
+                let corners = smooth_path(&grid, &path.cells);
+                for pair in corners.windows(2) {
+                    let cells = segment_cells(&grid, pair[0], pair[1]).expect("a clear segment");
+                    assert!(model.segment_clear(&cells), "round {round}: {pair:?}");
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "{checked}");
+}
+
+/// A wall between two cells stops a straight segment; a one-way edge lets it through one way.
+#[test]
+fn line_of_sight_stops_at_a_wall_between_cells() {
+    let mut grid = NavGrid::new(6, 3).unwrap();
+    let (a, b) = (GridPos::new(0, 1), GridPos::new(5, 1));
+    assert!(segment_cells(&grid, a, b).is_some());
+    grid.set_edge(GridPos::new(2, 1), GridPos::new(3, 1), Edge::OneWay).unwrap();
+    assert!(segment_cells(&grid, a, b).is_some());
+    assert!(segment_cells(&grid, b, a).is_none());
+    grid.set_edge(GridPos::new(2, 1), GridPos::new(3, 1), Edge::Wall).unwrap();
+    assert!(segment_cells(&grid, a, b).is_none());
+    // A diagonal through the wall's end is not clear either.
+    assert!(segment_cells(&grid, GridPos::new(2, 0), GridPos::new(3, 1)).is_none());
+}
+
+/// Distance fields (built and repaired), reachable sets and first-move tables give the
+/// model's costs; landmarks guide to the model's costs; a path table refuses such grids.
+#[test]
+fn fields_tables_and_landmarks_follow_edges() {
+    let mut rng = Rng(0xF1E1D);
+    let mut pathfinder = Pathfinder::new();
+    let mut compared = 0;
+    for round in 0..60 {
+        let varied = rng.chance(50);
+        let (mut grid, mut model) = random_case(&mut rng, round % 4, varied);
+        let open = open_cells(&grid);
+        if open.len() < 3 {
+            continue;
+        }
+        let goal = pick(&mut rng, &open);
+        let mut field = DistanceField::new(&grid, &[goal]).unwrap();
+        let to_goal = model.distances(xy(goal), true);
+        for (k, &want) in to_goal.iter().enumerate() {
+            let pos = pos_of(&grid, k);
+            match field.cost(pos) {
+                Some(cost) => assert!(close(cost, want), "round {round}: {pos} {cost} vs {want}"),
+                None => assert!(want.is_infinite() || !grid.is_passable(pos), "round {round}"),
+            }
+            compared += 1;
+        }
+        let start = pick(&mut rng, &open);
+        let reach = reachable(&grid, start, 12.0).unwrap();
+        let from_start = model.distances(xy(start), false);
+        for (k, &want) in from_start.iter().enumerate() {
+            let pos = pos_of(&grid, k);
+            if want <= 12.0 - 1e-9 {
+                let got = reach.cost(pos).unwrap_or(f64::INFINITY);
+                assert!(close(got, want), "round {round}: reach {pos} {got} vs {want}");
+            }
+        }
+        let table = FirstMoveTable::build(&grid).unwrap();
+        let landmarks = Landmarks::build(&grid, 3).unwrap();
+        for _ in 0..10 {
+            let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
+            let want = model.cost(&grid, s, g);
+            for query in
+                [PathQuery::new(s, g).first_moves(&table), PathQuery::new(s, g).guided(&landmarks)]
+            {
+                match pathfinder.find(&grid, &query) {
+                    Ok(path) => {
+                        assert!(close(path.cost, want), "round {round}: {} vs {want}", path.cost);
+                        assert!(close(model.path_cost(&path.cells).unwrap(), want));
+                    }
+                    Err(_) => assert!(want.is_infinite(), "round {round}"),
+                }
+            }
+        }
+        if grid.has_edges() && grid.neighborhood() == Neighborhood::Eight {
+            assert!(matches!(PathTable::build(&grid), Err(PathTableError::Unsupported(_))));
+        }
+        // Repair: a cell changes; the field follows it (edges stay).
+        let cell = pos_of(&grid, rng.below(grid.len() as u32) as usize);
+        if cell != goal {
+            let now = if grid.is_passable(cell) { Cell::Blocked } else { Cell::GROUND };
+            grid.set(cell, now).unwrap();
+            model.cells.cells[cell.y as usize][cell.x as usize] = match now {
+                Cell::Blocked => None,
+                _ => Some(1),
+            };
+            field.update(&grid, [cell]);
+            let to_goal = model.distances(xy(goal), true);
+            for (k, &want) in to_goal.iter().enumerate() {
+                let pos = pos_of(&grid, k);
+                let got = field.cost(pos).unwrap_or(f64::INFINITY);
+                let open_here = grid.is_passable(pos);
+                assert!(!open_here || close(got, want), "round {round}: repaired {pos}");
+            }
+        }
+    }
+    assert!(compared > 5000, "{compared}");
+}
+
+/// The grid an agent of one tile with a profile sees keeps the edges; a body of two tiles never
+/// stands across a barred edge and never steps across one.
+#[test]
+fn agent_grids_keep_edges() {
+    let mut rng = Rng(0xA6E);
+    let mut pathfinder = Pathfinder::new();
+    for round in 0..60 {
+        let (grid, model) = random_case(&mut rng, [0, 1][round % 2], false);
+        let open = open_cells(&grid);
+        if open.len() < 2 {
+            continue;
+        }
+        let one = AgentGrid::new(&grid, NavProfile::default(), 1).unwrap();
+        let two = AgentGrid::new(&grid, NavProfile::default(), 2).unwrap();
+        for _ in 0..10 {
+            let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
+            let want = model.cost(&grid, s, g);
+            match pathfinder.find(one.grid(), &PathQuery::new(s, g)) {
+                Ok(path) => assert!(close(path.cost, want), "round {round}"),
+                Err(_) => assert!(want.is_infinite(), "round {round}"),
+            }
+            if let Ok(path) = pathfinder.find(two.grid(), &PathQuery::new(s, g)) {
+                for w in path.cells.windows(2) {
+                    for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        let at = |p: GridPos| (i64::from(p.x) + ox, i64::from(p.y) + oy);
+                        let (a, b) = (at(w[0]), at(w[1]));
+                        assert!(!model.barred.contains(&(a, b)), "round {round}: {w:?}");
+                    }
+                }
+                for &c in &path.cells {
+                    let body = [(0, 0, 1, 0), (0, 1, 1, 1), (0, 0, 0, 1), (1, 0, 1, 1)];
+                    for (ax, ay, bx, by) in body {
+                        let a = (i64::from(c.x) + ax, i64::from(c.y) + ay);
+                        let b = (i64::from(c.x) + bx, i64::from(c.y) + by);
+                        let straddles =
+                            model.barred.contains(&(a, b)) || model.barred.contains(&(b, a));
+                        assert!(!straddles, "round {round}: body at {c}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Bad edges are typed errors and change nothing; edges come off again; tiles' sides make the
+/// same edges as setting them one by one.
+#[test]
+fn edge_errors_and_sides() {
+    let mut grid = NavGrid::new(4, 4).unwrap();
+    let before = grid.clone();
+    let (a, far) = (GridPos::new(1, 1), GridPos::new(3, 3));
+    assert_eq!(
+        grid.set_edge(a, far, Edge::Wall),
+        Err(GridError::NotNeighbors { from: a, to: far })
+    );
+    let diagonal = GridPos::new(2, 2);
+    assert_eq!(
+        grid.set_edge(a, diagonal, Edge::Wall),
+        Err(GridError::NotNeighbors { from: a, to: diagonal })
+    );
+    let off = GridPos::new(4, 1);
+    assert!(matches!(
+        grid.set_edge(GridPos::new(3, 1), off, Edge::Wall),
+        Err(GridError::OutOfBounds { .. })
+    ));
+    assert!(grid == before && !grid.has_edges());
+    // A wall, then open again: the grid is as it was, jump point search applies again.
+    grid.set_edge(a, GridPos::new(2, 1), Edge::Wall).unwrap();
+    assert!(grid.has_edges() && !jps_applies(&grid) && grid != before);
+    assert_eq!(grid.barred_crossings().count(), 2);
+    grid.set_edge(GridPos::new(2, 1), a, Edge::Open).unwrap();
+    assert!(!grid.has_edges() && jps_applies(&grid) && grid == before);
+    // Sides: a wall on (1, 1)'s east side and a drop on (2, 2)'s south side.
+    let mut by_sides = NavGrid::new(4, 4).unwrap();
+    let sides = |p: GridPos| match (p.x, p.y) {
+        (1, 1) => (Sides::EAST, Sides::NONE),
+        (2, 2) => (Sides::NONE, Sides::SOUTH),
+        _ => (Sides::NONE, Sides::NONE),
+    };
+    by_sides.set_sides(by_sides.positions().collect::<Vec<_>>(), sides);
+    let mut by_hand = NavGrid::new(4, 4).unwrap();
+    by_hand.set_edge(a, GridPos::new(2, 1), Edge::Wall).unwrap();
+    by_hand.set_edge(GridPos::new(2, 2), GridPos::new(2, 1), Edge::OneWay).unwrap();
+    assert!(by_sides == by_hand);
+    let crossings: Vec<_> = by_sides.barred_crossings().collect();
+    assert_eq!(crossings.len(), 3, "{crossings:?}");
+    let edges: Vec<_> = by_sides.edges().collect();
+    let want = [
+        (a, GridPos::new(2, 1), Edge::Wall),
+        (GridPos::new(2, 2), GridPos::new(2, 1), Edge::OneWay),
+    ];
+    assert_eq!(edges, want);
+    by_sides.clear_edges();
+    assert!(by_sides == NavGrid::new(4, 4).unwrap());
+}
+
+/// Saved grids keep their walls and one-way edges, in both forms; a saved edge between cells
+/// that are not neighbours is a typed error.
+#[test]
+fn bakes_keep_edges() {
+    let mut rng = Rng(0xBA4E);
+    for round in 0..40 {
+        let (grid, _) = random_case(&mut rng, round % 4, true);
+        let bytes = baked::to_binary(&grid);
+        assert!(baked::from_binary(&bytes).unwrap() == grid, "round {round}");
+        let text = baked::to_ron(&grid);
+        assert!(baked::from_ron(&text).unwrap() == grid, "round {round}");
+    }
+    let mut grid = NavGrid::new(4, 4).unwrap();
+    grid.set_edge(GridPos::new(1, 1), GridPos::new(1, 2), Edge::OneWay).unwrap();
+    // A wall on the border side of (0, 3) (toward a chunk beyond) is kept too.
+    let border = |p: GridPos| match p == GridPos::new(0, 3) {
+        true => (Sides::WEST, Sides::NONE),
+        false => (Sides::NONE, Sides::NONE),
+    };
+    grid.set_sides([GridPos::new(0, 3)], border);
+    let bytes = baked::to_binary(&grid);
+    assert!(baked::from_binary(&bytes).unwrap() == grid);
+    let text = baked::to_ron(&grid);
+    assert!(baked::from_ron(&text).unwrap() == grid);
+    // Exits the wrong number of cells long, or naming a direction a square cell has not.
+    let start = text.find("exits:").expect("exits in the RON form");
+    let list = &text[start..];
+    let list = &list[..list.find(']').unwrap() + 1];
+    let short = text.replace(list, "exits: [0, 1]");
+    assert!(matches!(baked::from_ron(&short), Err(BakeError::Invalid(_))), "{short}");
+    let cells = grid.len() + 2 * (grid.width() as usize + grid.height() as usize) + 4;
+    let mut wrong = vec!["0"; cells];
+    wrong[7] = "64";
+    let wrong = text.replace(list, &format!("exits: [{}]", wrong.join(", ")));
+    assert!(matches!(baked::from_ron(&wrong), Err(BakeError::Invalid(_))));
+}

@@ -1,0 +1,264 @@
+//! Walls between tiles and ledges in the plugin: `TileEdges` on tile entities become the grid's
+//! edges, kept in step as tiles change (a door that shuts and opens), and characters walk
+//! round fences and drop down ledges without ever crossing a barred edge.
+
+use crate::tilemap::{DT, TILE, centre, nav_app, spawn_text_tilemap};
+use bevy::prelude::*;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::{NavError, NavGridChanged, PathFailed};
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::PathError;
+
+/// An open 10 x 8 room.
+const ROOM: [&str; 8] = [".........."; 8];
+
+fn spawn_room(app: &mut App) -> Entity {
+    spawn_text_tilemap(app, &ROOM, TILE, Vec2::ZERO, |_| Some(0))
+}
+
+fn tile(app: &App, tilemap: Entity, x: u32, y: u32) -> Entity {
+    app.world().get::<TileStorage>(tilemap).unwrap().get(&TilePos { x, y }).unwrap()
+}
+
+fn grid(app: &App) -> NavGrid {
+    app.world().resource::<NavMaps>().first().unwrap().grid.clone()
+}
+
+fn cell_of(app: &App, entity: Entity) -> GridPos {
+    let at = app.world().get::<Transform>(entity).unwrap().translation.truncate();
+    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+    geometry.world_to_cell(at).unwrap()
+}
+
+/// A fence along the north side of row 3, x = 0..10, with a gap (a door) at x = `door`.
+fn build_fence(app: &mut App, tilemap: Entity, door: Option<u32>) {
+    for x in 0..10 {
+        let t = tile(app, tilemap, x, 3);
+        if Some(x) == door {
+            app.world_mut().entity_mut(t).remove::<TileEdges>();
+        } else {
+            let fence = TileEdges { walls: Sides::NORTH, drops: Sides::NONE };
+            app.world_mut().entity_mut(t).insert(fence);
+        }
+    }
+}
+
+/// Steps frames until `agent` has no path and no request left (or `frames` pass), checking at
+/// every frame that it moved across no barred edge: each change of cell is one the grid
+/// allows (straight across an open edge, diagonally past no wall's end).
+fn walk(app: &mut App, agent: Entity, frames: usize) -> Vec<GridPos> {
+    let mut cells = vec![cell_of(app, agent)];
+    for frame in 0..frames {
+        app.update();
+        let now = cell_of(app, agent);
+        let last = *cells.last().unwrap();
+        if now != last {
+            let grid = grid(app);
+            assert!(grid.can_step(last, now), "frame {frame}: {last} -> {now} crosses an edge");
+            cells.push(now);
+        }
+        let world = app.world();
+        if world.get::<Path>(agent).is_none() && world.get::<PathRequest>(agent).is_none() {
+            break;
+        }
+    }
+    cells
+}
+
+fn spawn_walker(app: &mut App, at: GridPos, goal: GridPos) -> Entity {
+    let position = centre(app, at);
+    app.world_mut()
+        .spawn((
+            Transform::from_translation(position.extend(1.0)),
+            PathFollower::new(96.0),
+            PathRequest::to(goal),
+        ))
+        .id()
+}
+
+#[test]
+fn characters_go_through_the_door_and_replan_when_it_shuts_and_opens() {
+    let mut app = nav_app(DT, 1);
+    let map = spawn_room(&mut app);
+    app.update();
+    build_fence(&mut app, map, Some(7));
+    app.update();
+    let g = grid(&app);
+    assert!(g.has_edges());
+    assert!(!g.can_step(GridPos::new(2, 3), GridPos::new(2, 4)));
+    assert!(g.can_step(GridPos::new(7, 3), GridPos::new(7, 4)));
+    // No diagonal past the fence's end beside the door.
+    assert!(!g.can_step(GridPos::new(7, 3), GridPos::new(6, 4)));
+
+    let (start, goal) = (GridPos::new(1, 1), GridPos::new(1, 6));
+    let agent = spawn_walker(&mut app, start, goal);
+    app.update();
+    let path = app.world().get::<Path>(agent).expect("a path").clone();
+    assert!(path.cells.contains(&GridPos::new(7, 3)) && path.cells.contains(&GridPos::new(7, 4)));
+    let walked = walk(&mut app, agent, 900);
+    assert_eq!(*walked.last().unwrap(), goal, "{walked:?}");
+
+    // The door shuts: the grid follows with a message naming the cell, and the way back is
+    // gone: the request fails as unreachable.
+    build_fence(&mut app, map, None);
+    app.update();
+    let changed: Vec<NavGridChanged> = app
+        .world()
+        .resource::<Messages<NavGridChanged>>()
+        .iter_current_update_messages()
+        .cloned()
+        .collect();
+    assert!(changed.iter().any(|m| m.cells.contains(&GridPos::new(7, 3))), "{changed:?}");
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(start));
+    app.update();
+    let failed: Vec<PathFailed> = app
+        .world()
+        .resource::<Messages<PathFailed>>()
+        .iter_current_update_messages()
+        .cloned()
+        .collect();
+    assert!(
+        failed.iter().any(|f| f.entity == agent
+            && matches!(f.error, NavError::Search(PathError::Unreachable { .. }))),
+        "{failed:?}"
+    );
+    assert_eq!(cell_of(&app, agent), goal);
+
+    // It opens again (another door this time): the character walks back through it.
+    build_fence(&mut app, map, Some(2));
+    app.update();
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(start));
+    let walked = walk(&mut app, agent, 900);
+    assert_eq!(*walked.last().unwrap(), start, "{walked:?}");
+    assert!(walked.windows(2).any(|w| w[0] == GridPos::new(2, 4) && w[1] == GridPos::new(2, 3)));
+}
+
+#[test]
+fn a_door_shut_mid_walk_turns_the_walker_round() {
+    let mut app = nav_app(DT, 1);
+    let map = spawn_room(&mut app);
+    app.update();
+    build_fence(&mut app, map, Some(8));
+    // A second door far to the west.
+    app.update();
+    let t = tile(&app, map, 0, 3);
+    app.world_mut().entity_mut(t).remove::<TileEdges>();
+    app.update();
+    let (start, goal) = (GridPos::new(6, 0), GridPos::new(6, 7));
+    let agent = spawn_walker(&mut app, start, goal);
+    app.update();
+    let path = app.world().get::<Path>(agent).unwrap().clone();
+    assert!(path.cells.contains(&GridPos::new(8, 4)), "by the near door: {:?}", path.cells);
+    // A few frames on, the near door shuts: the walker re-plans through the far one.
+    for _ in 0..8 {
+        app.update();
+    }
+    let t = tile(&app, map, 8, 3);
+    app.world_mut().entity_mut(t).insert(TileEdges { walls: Sides::NORTH, drops: Sides::NONE });
+    let walked = walk(&mut app, agent, 1500);
+    assert_eq!(*walked.last().unwrap(), goal, "{walked:?}");
+    assert!(walked.contains(&GridPos::new(0, 4)), "through the far door: {walked:?}");
+}
+
+#[test]
+fn a_ledge_is_dropped_down_and_never_climbed() {
+    let mut app = nav_app(DT, 1);
+    let map = spawn_room(&mut app);
+    app.update();
+    // A ledge along the south side of row 4, x = 1..10: from row 4 a step down to row 3 is a
+    // drop; the way up is round its west end (x = 0).
+    for x in 1..10 {
+        let t = tile(&app, map, x, 4);
+        app.world_mut().entity_mut(t).insert(TileEdges { walls: Sides::NONE, drops: Sides::SOUTH });
+    }
+    app.update();
+    let (high, low) = (GridPos::new(6, 6), GridPos::new(6, 1));
+    let agent = spawn_walker(&mut app, high, low);
+    app.update();
+    let down = app.world().get::<Path>(agent).unwrap().clone();
+    assert_eq!(down.cells.len(), 6, "straight down: {:?}", down.cells);
+    let walked = walk(&mut app, agent, 900);
+    assert_eq!(*walked.last().unwrap(), low);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(high));
+    app.update();
+    let up = app.world().get::<Path>(agent).unwrap().clone();
+    assert!(up.cells.iter().any(|c| c.x == 0), "round the west end: {:?}", up.cells);
+    let walked = walk(&mut app, agent, 1500);
+    assert_eq!(*walked.last().unwrap(), high);
+    // Taking the ledges off opens the way straight up.
+    for x in 1..10 {
+        let t = tile(&app, map, x, 4);
+        app.world_mut().entity_mut(t).remove::<TileEdges>();
+    }
+    app.update();
+    assert!(!grid(&app).has_edges());
+}
+
+/// A long random session: 16 walkers sent to random cells over and over while fences and
+/// ledges come and go on random tiles every few frames. Every frame, no walker crosses an edge
+/// barred when it moved, and every request ends in a path or a typed failure.
+#[test]
+fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
+    use bevy_tilemap_nav::grid::Sides;
+    let mut app = nav_app(DT, 1);
+    let rows = [".................."; 14];
+    let map = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |_| Some(0));
+    app.update();
+    let mut seed = 0x5EED_u64;
+    let mut next = move |n: u32| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % u64::from(n)) as u32
+    };
+    let (w, h) = (18, 14);
+    let walkers: Vec<Entity> = (0..16)
+        .map(|_| {
+            let (at, goal) = (GridPos::new(next(w), next(h)), GridPos::new(next(w), next(h)));
+            spawn_walker(&mut app, at, goal)
+        })
+        .collect();
+    let mut cells: Vec<GridPos> = walkers.iter().map(|&e| cell_of(&app, e)).collect();
+    let (mut crossings, mut failures, mut arrivals) = (0, 0, 0);
+    for frame in 0..3000 {
+        if frame % 7 == 0 {
+            for _ in 0..3 {
+                let t = tile(&app, map, next(w), next(h));
+                let (a, b, c) = (Sides(1 << next(4)), Sides(1 << next(4)), Sides(1 << next(4)));
+                let edges = match next(3) {
+                    0 => TileEdges { walls: a, drops: Sides::NONE },
+                    1 => TileEdges { walls: Sides::NONE, drops: a },
+                    _ => TileEdges { walls: a | b, drops: c },
+                };
+                let mut entity = app.world_mut().entity_mut(t);
+                if next(2) == 0 {
+                    entity.remove::<TileEdges>();
+                } else {
+                    entity.insert(edges);
+                }
+            }
+        }
+        app.update();
+        let g = grid(&app);
+        for (k, &walker) in walkers.iter().enumerate() {
+            let now = cell_of(&app, walker);
+            if now != cells[k] {
+                assert!(g.can_step(cells[k], now), "frame {frame}: {} -> {now}", cells[k]);
+                crossings += 1;
+                cells[k] = now;
+            }
+        }
+        let world = app.world();
+        failures += world.resource::<Messages<PathFailed>>().iter_current_update_messages().count();
+        arrivals += world.resource::<Messages<Arrived>>().iter_current_update_messages().count();
+        for &walker in &walkers {
+            let world = app.world();
+            if world.get::<Path>(walker).is_none() && world.get::<PathRequest>(walker).is_none() {
+                let goal = GridPos::new(next(w), next(h));
+                app.world_mut().entity_mut(walker).insert(PathRequest::to(goal));
+            }
+        }
+    }
+    eprintln!("{crossings} cell changes, {arrivals} arrivals, {failures} failures");
+    assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
+}

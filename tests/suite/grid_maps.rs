@@ -1,0 +1,329 @@
+//! Maps with no tilemap (`NavGridMap`): a server's or a tool's `NavGrid` served as a tilemap's
+//! map is, with the same geometry, and followed through changes made to the grid.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy_tilemap_nav::plugin::{
+    NavDiagnostics, NavGridChanged, TilemapNavError, TilemapNavWarning,
+};
+use bevy_tilemap_nav::prelude::*;
+
+#[allow(dead_code)] // its typed tilemaps are not used here
+use crate::tilemap::{nav_app, position, read_new, spawn_text_tilemap};
+
+const WALL: u32 = 1;
+const TILE: f32 = 16.0;
+
+/// A `width` x `height` grid, open but for a wall down column `wall_x` with a gap at `gap_y`.
+fn walled(width: u32, height: u32, wall_x: u32, gap_y: u32) -> NavGrid {
+    let mut grid = NavGrid::new(width, height).unwrap();
+    for y in (0..height).filter(|&y| y != gap_y) {
+        grid.set(GridPos::new(wall_x, y), Cell::Blocked).unwrap();
+    }
+    grid
+}
+
+#[test]
+fn a_grid_with_no_tilemap_is_served_as_a_tilemaps_map_and_followed_through_its_changes() {
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let at = Vec3::new(100.0, 50.0, 0.0);
+    let map = app
+        .world_mut()
+        .spawn((
+            NavGridMap::square(walled(30, 10, 15, 8), Vec2::splat(TILE)),
+            Transform::from_translation(at),
+        ))
+        .id();
+    // The same level as a tilemap, placed the same way, for its geometry.
+    let rows: Vec<String> = (0..10)
+        .map(|row| (0..30).map(|x| if x == 15 && 9 - row != 8 { '#' } else { '.' }).collect())
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let texture = |c: char| Some(u32::from(c == '#'));
+    let tilemap = spawn_text_tilemap(&mut app, &rows, TILE, at.truncate(), texture);
+    app.update();
+    let maps = app.world().resource::<NavMaps>();
+    let (ours, theirs) = (maps.get(map).expect("served"), maps.of_tilemap(tilemap).unwrap());
+    for pos in [GridPos::new(0, 0), GridPos::new(29, 9), GridPos::new(15, 8)] {
+        assert_eq!(ours.geometry.cell_to_world(pos), theirs.geometry.cell_to_world(pos));
+        assert_eq!(ours.grid.get(pos), theirs.grid.get(pos));
+    }
+    assert_eq!(ours.grid.neighborhood(), theirs.grid.neighborhood());
+    let geometry = ours.geometry;
+    app.world_mut().entity_mut(tilemap).despawn();
+    app.update();
+
+    // An agent walks across, through the gap.
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(geometry.cell_to_world(GridPos::new(2, 2)).extend(1.0)),
+            PathFollower::new(80.0),
+            PathRequest::to(GridPos::new(28, 2)),
+        ))
+        .id();
+    app.update();
+    let path = app.world().get::<Path>(agent).expect("answered").clone();
+    assert!(path.cells.contains(&GridPos::new(15, 8)));
+
+    // The game moves the gap while it walks: only the changed cells are reported, and the
+    // agent walks round through the new gap.
+    let mut changed = app.world().resource::<Messages<NavGridChanged>>().get_cursor();
+    {
+        let mut source = app.world_mut().get_mut::<NavGridMap>(map).unwrap();
+        source.grid.set(GridPos::new(15, 8), Cell::Blocked).unwrap();
+        source.grid.set(GridPos::new(15, 1), Cell::GROUND).unwrap();
+        source.grid.set_terrain(GridPos::new(3, 3), Terrain(2)).unwrap();
+    }
+    app.update();
+    let reported = read_new(&app, &mut changed);
+    assert_eq!(reported.len(), 1);
+    let mut cells = reported[0].cells.clone();
+    cells.sort_unstable();
+    assert_eq!(cells, vec![GridPos::new(3, 3), GridPos::new(15, 1), GridPos::new(15, 8)]);
+    let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+    assert_eq!(nav.grid.terrain(GridPos::new(3, 3)), Some(Terrain(2)));
+    let mut arrived = app.world().resource::<Messages<Arrived>>().get_cursor();
+    let mut through_new_gap = false;
+    for frame in 0..2000 {
+        app.update();
+        let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+        let cell = nav.geometry.world_to_cell(position(&app, agent)).unwrap();
+        assert!(nav.grid.is_passable(cell), "frame {frame}: in the wall at {cell}");
+        through_new_gap |= cell == GridPos::new(15, 1);
+        if read_new(&app, &mut arrived).iter().any(|a| a.entity == agent && a.reached_goal) {
+            break;
+        }
+        assert!(frame < 1999, "never arrived");
+    }
+    assert!(through_new_gap);
+
+    // A grid replaced whole (another level) is taken whole.
+    app.world_mut().get_mut::<NavGridMap>(map).unwrap().grid = walled(30, 10, 5, 0);
+    app.update();
+    let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+    assert_eq!(nav.grid.get(GridPos::new(5, 3)), Some(Cell::Blocked));
+    assert_eq!(nav.grid.get(GridPos::new(15, 3)), Some(Cell::GROUND));
+    let reported = read_new(&app, &mut changed);
+    assert_eq!(reported.last().map(|c| c.cells.len()), Some(300));
+
+    // Taken away: the map goes.
+    app.world_mut().entity_mut(map).remove::<NavGridMap>();
+    app.update();
+    assert!(app.world().resource::<NavMaps>().get(map).is_none());
+}
+
+#[test]
+fn grid_maps_join_by_links_and_get_precomputed_paths() {
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let a = app.world_mut().spawn(NavGridMap::square(walled(20, 8, 10, 3), Vec2::splat(TILE))).id();
+    let b = app
+        .world_mut()
+        .spawn((
+            NavGridMap::square(NavGrid::new(12, 12).unwrap(), Vec2::splat(TILE)),
+            Transform::from_xyz(1000.0, 0.0, 0.0),
+            PrecomputePaths,
+        ))
+        .id();
+    let door = NavLink::two_way(
+        LinkEnd::new(a, GridPos::new(19, 0)),
+        LinkEnd::new(b, GridPos::new(0, 0)),
+        1.0,
+    );
+    let door = app.world_mut().spawn(door).id();
+    app.update();
+    let start = app
+        .world()
+        .resource::<NavMaps>()
+        .get(a)
+        .unwrap()
+        .geometry
+        .cell_to_world(GridPos::new(0, 7));
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(start.extend(1.0)),
+            PathFollower::new(120.0),
+            PathRequest::to(PathGoal::OnMap { map: b, cell: GridPos::new(11, 11) }),
+        ))
+        .id();
+    let mut crossed = app.world().resource::<Messages<LinkCrossed>>().get_cursor();
+    let mut arrived = app.world().resource::<Messages<Arrived>>().get_cursor();
+    let (mut crossings, mut done) = (0, false);
+    for _ in 0..3000 {
+        app.update();
+        crossings += read_new(&app, &mut crossed).iter().filter(|c| c.entity == agent).count();
+        if read_new(&app, &mut arrived).iter().any(|a| a.entity == agent && a.reached_goal) {
+            done = true;
+            break;
+        }
+    }
+    assert!(done && crossings == 1, "arrived {done}, crossings {crossings}");
+
+    // The second map's table is built as for a tilemap's map, and answers (with no link about:
+    // a table does not know of links).
+    app.world_mut().entity_mut(door).despawn();
+    for _ in 0..60_000 {
+        let nav = app.world().resource::<NavMaps>().get(b).unwrap();
+        if nav.path_table().is_some_and(|t| t.is_current(&nav.grid)) {
+            break;
+        }
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let nav = app.world().resource::<NavMaps>().get(b).unwrap();
+    assert!(nav.path_table().is_some_and(|t| t.is_current(&nav.grid)), "no table");
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(0, 11)));
+    app.update();
+    assert_eq!(app.world().resource::<NavDiagnostics>().table_answers, 1);
+    assert!(app.world().get::<Path>(agent).is_some_and(|p| p.map == b));
+}
+
+#[test]
+fn on_a_grid_map_crowds_steer_round_each_other_and_larger_agents_keep_their_room() {
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    // A wall down column 12 with a one-tile gap at row 6 and two open rows above it.
+    let mut grid = walled(24, 12, 12, 6);
+    grid.set_all([(GridPos::new(12, 10), Cell::GROUND), (GridPos::new(12, 11), Cell::GROUND)])
+        .unwrap();
+    let map = app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE))).id();
+    app.update();
+    let geometry = app.world().resource::<NavMaps>().get(map).unwrap().geometry;
+    // Six agents in two files walking through each other's way, and one two tiles wide.
+    let mut agents = Vec::new();
+    for k in 0..6u32 {
+        let (from, to) = if k % 2 == 0 { (1, 22) } else { (22, 1) };
+        let from = GridPos::new(from, 4 + k);
+        let agent = app.world_mut().spawn((
+            Transform::from_translation(geometry.cell_to_world(from).extend(1.0)),
+            PathFollower::new(60.0),
+            Avoidance::new(5.0),
+            PathRequest::to(GridPos::new(to, 9 - k)),
+        ));
+        agents.push(agent.id());
+    }
+    let wide = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(geometry.cell_to_world(GridPos::new(2, 1)).extend(1.0)),
+            PathFollower::new(60.0),
+            NavAgent::sized(2),
+            PathRequest::to(GridPos::new(20, 1)),
+        ))
+        .id();
+    agents.push(wide);
+    let mut arrived = app.world().resource::<Messages<Arrived>>().get_cursor();
+    let (mut done, mut wide_cells) = (Vec::new(), Vec::new());
+    for frame in 0..3000 {
+        app.update();
+        let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+        wide_cells.push(nav.geometry.world_to_cell(position(&app, wide)).unwrap());
+        for &agent in &agents {
+            let cell = nav.geometry.world_to_cell(position(&app, agent)).unwrap();
+            assert!(nav.grid.is_passable(cell), "frame {frame}: {agent} in the wall at {cell}");
+        }
+        done.extend(
+            read_new(&app, &mut arrived).iter().filter(|a| a.reached_goal).map(|a| a.entity),
+        );
+        if agents.iter().all(|a| done.contains(a)) {
+            break;
+        }
+    }
+    assert!(agents.iter().all(|a| done.contains(a)), "{} of {} arrived", done.len(), agents.len());
+    // The wide agent does not fit the one-tile gap: it went round through the two open rows
+    // (its centre, a corner of its cells, over the wall's column only up there).
+    assert!(wide_cells.iter().all(|c| c.x != 12 || c.y >= 10), "{wide_cells:?}");
+    assert!(wide_cells.iter().any(|c| c.y >= 10));
+}
+
+#[test]
+fn a_grid_map_with_sizes_no_geometry_can_take_is_left_out_with_a_warning_until_fixed() {
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let mut warned = app.world().resource::<Messages<TilemapNavWarning>>().get_cursor();
+    let bad = NavGridMap::square(NavGrid::new(8, 8).unwrap(), Vec2::new(f32::NAN, 16.0));
+    let map = app.world_mut().spawn(bad).id();
+    app.update();
+    assert!(app.world().resource::<NavMaps>().get(map).is_none());
+    let warnings = read_new(&app, &mut warned);
+    assert!(
+        warnings.iter().any(|w| w.error == TilemapNavError::BadGeometry { tilemap: map }),
+        "{warnings:?}"
+    );
+    app.world_mut().get_mut::<NavGridMap>(map).unwrap().tile_size = Vec2::splat(16.0);
+    app.update();
+    assert!(app.world().resource::<NavMaps>().get(map).is_some());
+}
+
+#[test]
+fn parts_of_the_plugin_can_be_left_out_and_say_so() {
+    use bevy::time::TimeUpdateStrategy;
+    use bevy_tilemap_nav::plugin::{NavAgentGridsPlugin, NavDebugPlugin, NavPrecomputePlugin};
+
+    // The whole group, then the core alone: the same plain request is served by both; a sized
+    // agent's and a precomputed table only by the whole group.
+    for whole in [true, false] {
+        let mut app = App::new();
+        let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+        let group = TilemapNavPlugin::with_settings(settings);
+        let group = if whole {
+            group.build()
+        } else {
+            let build = group.build().disable::<NavAgentGridsPlugin>();
+            build.disable::<NavPrecomputePlugin>().disable::<NavDebugPlugin>()
+        };
+        app.add_plugins((MinimalPlugins, group))
+            .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)));
+        let map = (NavGridMap::square(walled(20, 10, 10, 5), Vec2::splat(TILE)), PrecomputePaths);
+        let map = app.world_mut().spawn(map).id();
+        app.update();
+        let start = app
+            .world()
+            .resource::<NavMaps>()
+            .get(map)
+            .unwrap()
+            .geometry
+            .cell_to_world(GridPos::new(1, 1));
+        let at = Transform::from_translation(start.extend(1.0));
+        let plain = app.world_mut().spawn((at, PathRequest::to(GridPos::new(18, 1)))).id();
+        let sized = app
+            .world_mut()
+            .spawn((at, NavAgent::sized(2), PathRequest::to(GridPos::new(7, 7))))
+            .id();
+        let mut failed = app.world().resource::<Messages<PathFailed>>().get_cursor();
+        let mut failures = Vec::new();
+        // 200 frames, and then (the table and the sized agent's grid are built on background
+        // threads, which a busy machine can hold up) up to a minute more while the table is not
+        // there: not a speed check.
+        for frame in 0..60_000 {
+            app.update();
+            failures.extend(read_new(&app, &mut failed));
+            let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+            let table = nav.path_table().is_some_and(|t| t.is_current(&nav.grid));
+            let sized_answered = app.world().get::<Path>(sized).is_some()
+                || failures.iter().any(|f| f.entity == sized);
+            if frame >= 200 {
+                if !whole || (table && sized_answered) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        assert!(app.world().get::<Path>(plain).is_some(), "whole {whole}: the plain agent's path");
+        let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+        let table = nav.path_table().is_some_and(|t| t.is_current(&nav.grid));
+        if whole {
+            assert!(app.world().get::<Path>(sized).is_some(), "the sized agent's path");
+            assert!(failures.is_empty(), "{failures:?}");
+            assert!(table, "a table for the marked map");
+        } else {
+            assert!(app.world().get::<Path>(sized).is_none());
+            let why: Vec<_> = failures.iter().filter(|f| f.entity == sized).collect();
+            assert!(
+                matches!(why.as_slice(), [f] if f.error == NavError::NoAgentGrid { agent: NavAgent::sized(2) }),
+                "{failures:?}"
+            );
+            assert!(!table, "no table without the precompute part");
+        }
+    }
+}

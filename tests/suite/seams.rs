@@ -1,0 +1,1123 @@
+//! Maps whose edges touch join there (issue 39): a grid cut into random chunks, each chunk a
+//! tilemap of its own laid beside the others, answers as the whole grid does; agents walk across
+//! the seams with no jump; a chunk that goes away takes its ways with it, one that comes brings
+//! new ones.
+
+use std::time::Duration;
+
+use crate::support::Rng;
+use crate::tilemap::{position, spawn_text_tilemap};
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
+use bevy_tilemap_nav::plugin::{LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap, WorldSearch};
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{
+    Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, Pathfinder, Placement, WorldGraph,
+    seam_links,
+};
+
+const TILE: f32 = 16.0;
+const WALL: u32 = 1;
+
+/// Cells of a world, `None` a wall, else the cost of entering.
+type Cells = Vec<Vec<Option<u32>>>;
+
+/// A chunk's map entity and the world's columns and rows it holds.
+type Chunk = (Entity, (usize, usize), (usize, usize));
+
+fn app(neighborhood: Neighborhood, corner_rule: CornerRule) -> App {
+    app_searching(neighborhood, corner_rule, WorldSearch::Exact)
+}
+
+fn app_searching(neighborhood: Neighborhood, corner_rule: CornerRule, search: WorldSearch) -> App {
+    let settings = NavSettings {
+        neighborhood,
+        corner_rule,
+        world_search: search,
+        max_search_time_per_frame: None,
+        ..NavSettings::default()
+    };
+    let mut rules = TileRules::default().with(WALL, Cell::Blocked);
+    for cost in 2..=4 {
+        rules = rules.with(cost, Cell::Passable { cost });
+    }
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::with_settings(settings))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)))
+        .insert_resource(rules);
+    app
+}
+
+/// The texture of a cell: 0 ground, 1 a wall, 2-4 that cost.
+fn texture(cell: Option<u32>) -> char {
+    match cell {
+        None => '#',
+        Some(1) => '.',
+        Some(c) => char::from_digit(c, 10).unwrap(),
+    }
+}
+
+fn texture_index(c: char) -> Option<u32> {
+    match c {
+        '#' => Some(WALL),
+        '.' => Some(0),
+        c => c.to_digit(10),
+    }
+}
+
+/// Spawns the part `x0..x1` x `y0..y1` of `cells` as a tilemap where it lies in the world.
+fn spawn_chunk(
+    app: &mut App,
+    cells: &Cells,
+    (x0, x1): (usize, usize),
+    (y0, y1): (usize, usize),
+) -> Entity {
+    // Text rows, top row first.
+    let rows: Vec<String> =
+        (y0..y1).rev().map(|y| (x0..x1).map(|x| texture(cells[y][x])).collect()).collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let at = Vec2::new(x0 as f32, y0 as f32) * TILE;
+    spawn_text_tilemap(app, &rows, TILE, at, texture_index)
+}
+
+/// Random cuts of `0..n` into spans.
+fn cuts(rng: &mut Rng, n: usize) -> Vec<(usize, usize)> {
+    let mut at: Vec<usize> =
+        (0..rng.below(4)).map(|_| 1 + rng.below(n as u32 - 1) as usize).collect();
+    at.extend([0, n]);
+    at.sort_unstable();
+    at.dedup();
+    at.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// A random world `w` x `h`: of every 10 cells about `walls` are walls and `costly` cost 2-4.
+fn random_cells(rng: &mut Rng, (w, h): (usize, usize), (walls, costly): (u32, u32)) -> Cells {
+    let mut cell = || match rng.below(10) {
+        k if k < walls => None,
+        k if k < walls + costly => Some(2 + rng.below(3)),
+        _ => Some(1),
+    };
+    (0..h).map(|_| (0..w).map(|_| cell()).collect()).collect()
+}
+
+/// The moves of seed `seed`'s world: 4-way one seed in `four`, corners cut one in three.
+fn moves(seed: u64, four: u64) -> (Neighborhood, CornerRule) {
+    let neighborhood =
+        if seed.is_multiple_of(four) { Neighborhood::Four } else { Neighborhood::Eight };
+    let corner_rule =
+        if seed.is_multiple_of(3) { CornerRule::CutCorners } else { CornerRule::NoCornerCutting };
+    (neighborhood, corner_rule)
+}
+
+fn whole_grid(cells: &Cells, neighborhood: Neighborhood, corner_rule: CornerRule) -> NavGrid {
+    let mut grid = NavGrid::new(cells[0].len() as u32, cells.len() as u32)
+        .unwrap()
+        .with_neighborhood(neighborhood)
+        .with_corner_rule(corner_rule);
+    crate::support::set_cells(&mut grid, cells);
+    grid
+}
+
+/// The chunk (its map entity and its own cell) that holds world cell `cell`.
+fn chunk_of(chunks: &[Chunk], cell: GridPos) -> (Entity, GridPos) {
+    let (x, y) = (cell.x as usize, cell.y as usize);
+    let (map, xs, ys) = chunks
+        .iter()
+        .find(|(_, xs, ys)| (xs.0..xs.1).contains(&x) && (ys.0..ys.1).contains(&y))
+        .unwrap();
+    (*map, GridPos::new((x - xs.0) as u32, (y - ys.0) as u32))
+}
+
+/// The error for a goal that cannot be reached: on the start's map, or on another.
+fn no_way(error: &NavError) -> bool {
+    matches!(
+        error,
+        NavError::Search(PathError::Unreachable { .. }) | NavError::NoWayBetweenMaps { .. }
+    )
+}
+
+fn world_point(cell: GridPos) -> Vec2 {
+    Vec2::new(cell.x as f32, cell.y as f32) * TILE
+}
+
+#[test]
+fn a_grid_cut_into_chunks_answers_as_the_whole_grid() {
+    cut_grids_answer(WorldSearch::Exact);
+}
+
+/// Searched over the world's graph: a path whenever the whole grid has one (walked step by
+/// step across the seams it names), never cheaper than the cheapest, and a typed error when
+/// there is none.
+#[test]
+fn a_grid_cut_into_chunks_answers_over_its_graph() {
+    cut_grids_answer(WorldSearch::Hierarchical);
+}
+
+/// The cost of `path` walked step by step on the maps' grids: legal steps, legs joined by the
+/// seam or link each names (from where the walk before ends to where its own begins).
+fn walked(app: &App, path: &Path) -> f64 {
+    let maps = app.world().resource::<NavMaps>();
+    let walk = |map: Entity, cells: &[GridPos]| -> f64 {
+        let grid = &maps.get(map).expect("a map").grid;
+        cells.windows(2).map(|p| grid.step_cost(p[0], p[1]).expect("a legal step")).sum()
+    };
+    let mut total = walk(path.map, &path.cells);
+    let (mut map, mut end) = (path.map, *path.cells.last().unwrap());
+    for leg in &path.legs {
+        let link = app.world().get::<NavLink>(leg.link).expect("a link");
+        assert_eq!(
+            (link.from, link.to),
+            (LinkEnd::new(map, end), LinkEnd::new(leg.map, leg.cells[0]))
+        );
+        let on = walk(leg.map, &leg.cells);
+        assert!((leg.cost - (on + link.cost)).abs() < 1e-6 * leg.cost.max(1.0));
+        total += leg.cost;
+        (map, end) = (leg.map, *leg.cells.last().unwrap());
+    }
+    total
+}
+
+fn cut_grids_answer(search: WorldSearch) {
+    let mut pathfinder = Pathfinder::new();
+    let (mut compared, mut across, mut unreachable, mut dearer_paths) = (0, 0, 0, 0);
+    for seed in 1..=40u64 {
+        let mut rng = Rng(seed * 7919);
+        let (w, h) = (8 + rng.below(22) as usize, 6 + rng.below(18) as usize);
+        let cells = random_cells(&mut rng, (w, h), (3, 2));
+        let (neighborhood, corner_rule) = moves(seed, 5);
+        let grid = whole_grid(&cells, neighborhood, corner_rule);
+        let mut app = app_searching(neighborhood, corner_rule, search);
+        let mut chunks = Vec::new();
+        for ys in cuts(&mut rng, h) {
+            for xs in cuts(&mut rng, w) {
+                chunks.push((spawn_chunk(&mut app, &cells, xs, ys), xs, ys));
+            }
+        }
+        app.update();
+        app.update();
+        let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        if open.len() < 2 {
+            continue;
+        }
+        let mut asked = Vec::new();
+        for _ in 0..8 {
+            let start = open[rng.below(open.len() as u32) as usize];
+            let goal = open[rng.below(open.len() as u32) as usize];
+            let (goal_map, goal_cell) = chunk_of(&chunks, goal);
+            let request = PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell });
+            let agent = app
+                .world_mut()
+                .spawn((Transform::from_translation(world_point(start).extend(1.0)), request))
+                .id();
+            asked.push((agent, start, goal));
+        }
+        for _ in 0..20 {
+            app.update();
+        }
+        for (agent, start, goal) in asked {
+            let want = pathfinder.find(&grid, &PathQuery::new(start, goal));
+            let entity = app.world().entity(agent);
+            let label = format!(
+                "seed {seed} ({w} x {h}, {neighborhood:?}, {corner_rule:?}) {start} -> {goal}"
+            );
+            match (want, entity.get::<Path>(), entity.get::<PathFailed>()) {
+                (Ok(want), Some(path), _) => {
+                    let tolerance = 1e-6 * want.cost.max(1.0);
+                    let walked = walked(&app, path);
+                    assert!((walked - path.cost).abs() <= tolerance, "{label}: walked {walked}");
+                    let cheapest = (path.cost - want.cost).abs() <= tolerance;
+                    let dearer = path.cost > want.cost && search == WorldSearch::Hierarchical;
+                    assert!(
+                        cheapest || dearer,
+                        "{label}: {} across the chunks, {} on the whole grid",
+                        path.cost,
+                        want.cost
+                    );
+                    compared += 1;
+                    dearer_paths += usize::from(!cheapest);
+                    across += usize::from(!path.legs.is_empty());
+                }
+                (Err(PathError::Unreachable { .. }), None, Some(failed)) => {
+                    assert!(no_way(&failed.error), "{label}: {:?}", failed.error);
+                    unreachable += 1;
+                }
+                (want, path, failed) => panic!(
+                    "{label}: the whole grid says {:?}, the chunks {:?} / {:?}",
+                    want.map(|w| w.cost),
+                    path.map(|p| p.cost),
+                    failed.map(|f| &f.error)
+                ),
+            }
+        }
+    }
+    // The test means something: many paths compared, many of them across seams.
+    assert!(
+        compared >= 200 && across >= 100 && unreachable >= 5,
+        "{compared} {across} {unreachable}"
+    );
+    // Over the graph, some paths cross a seam where its node is, not where the cheapest does
+    // (so the graph was searched).
+    eprintln!("{search:?}: {dearer_paths} of {compared} paths dearer than the cheapest");
+    assert_eq!(dearer_paths > 0, search == WorldSearch::Hierarchical);
+}
+
+/// Four 10 x 10 chunks in a square, a wall across three of them: an agent walks from one corner
+/// to the other across two seams, each frame a step no longer than its speed allows.
+fn four_chunks(app: &mut App) -> Vec<Chunk> {
+    let cells: Cells = (0..20)
+        .map(|y| (0..20).map(|x| if y == 10 && x < 16 { None } else { Some(1) }).collect())
+        .collect();
+    let mut chunks = Vec::new();
+    for ys in [(0, 10), (10, 20)] {
+        for xs in [(0, 10), (10, 20)] {
+            chunks.push((spawn_chunk(app, &cells, xs, ys), xs, ys));
+        }
+    }
+    app.update();
+    app.update();
+    chunks
+}
+
+#[test]
+fn agents_walk_across_seams_without_a_jump() {
+    // Once as it is, once with a wall put up ahead of the agent on the frame it is half a step
+    // across a seam (its `OnNavMap` already the next chunk's): it plans again from where it
+    // stands and gets there all the same.
+    let searches = [WorldSearch::Exact, WorldSearch::Hierarchical];
+    for (wall_mid_seam, search) in [false, true].into_iter().flat_map(|w| searches.map(|s| (w, s)))
+    {
+        let mut app = app_searching(Neighborhood::Eight, CornerRule::NoCornerCutting, search);
+        let chunks = four_chunks(&mut app);
+        let seams = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+        assert!(seams > 0, "no seam links");
+        let start = GridPos::new(1, 1);
+        let goal = GridPos::new(2, 18);
+        let (goal_map, goal_cell) = chunk_of(&chunks, goal);
+        let speed = 4.0 * TILE;
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(world_point(start).extend(1.0)),
+                PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell }),
+                PathFollower::new(speed),
+            ))
+            .id();
+        let mut last = position(&app, agent);
+        let mut crossed = Vec::new();
+        let mut walled = None;
+        for frame in 0..600 {
+            app.update();
+            let at = position(&app, agent);
+            let step = at.distance(last);
+            assert!(step <= speed / 60.0 + 1e-3, "frame {frame}: a jump of {step} to {at}");
+            last = at;
+            let maps = app.world().resource::<NavMaps>();
+            let under = maps.at_world(at).expect("on a chunk");
+            let cell = under.geometry.world_to_cell(at).unwrap();
+            assert!(
+                under.grid.is_passable(cell),
+                "frame {frame}: in a wall at {cell} of {} (walled {walled:?}, on {:?})",
+                under.entity,
+                app.world().get::<OnNavMap>(agent)
+            );
+            let under = under.entity;
+            if crossed.last() != Some(&under) {
+                crossed.push(under);
+            }
+            let on = app.world().get::<OnNavMap>(agent).map(|o| o.0);
+            let path = app.world().get::<Path>(agent);
+            if wall_mid_seam
+                && walled.is_none()
+                && on.is_some_and(|on| on != under)
+                && let Some(path) = path
+                && path.cells.len() > 4
+            {
+                // A wall on the walk ahead, in the chunk it is stepping into.
+                let ahead = path.cells[3];
+                let storage = app.world().get::<TileStorage>(path.map).unwrap();
+                let tile = storage.get(&TilePos::new(ahead.x, ahead.y)).unwrap();
+                app.world_mut().get_mut::<TileTextureIndex>(tile).unwrap().0 = WALL;
+                walled = Some((frame, ahead));
+            }
+            if app.world().get::<Path>(agent).is_none() && frame > 5 {
+                break;
+            }
+        }
+        let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+        assert_eq!(failed, None, "wall mid seam: {wall_mid_seam}, {walled:?}, {search:?}");
+        assert!(last.distance(world_point(goal)) < 1e-3, "stopped at {last}, not at the goal");
+        // Round the wall's end: through the chunk on the right, three chunks in all.
+        assert!(crossed.len() >= 3, "walked through {crossed:?}");
+        assert_eq!(walled.is_some(), wall_mid_seam, "never half a step across a seam");
+    }
+}
+
+#[test]
+fn a_chunk_that_goes_takes_its_ways_and_one_that_comes_brings_new_ones() {
+    let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+    let chunks = four_chunks(&mut app);
+    let right_bottom = chunks[1].0;
+    let (goal_map, goal_cell) = chunk_of(&chunks, GridPos::new(2, 18));
+    // The only way round the wall is through the bottom right chunk: taken away, the goal
+    // cannot be reached.
+    let ask = |app: &mut App| {
+        let request = PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell });
+        let at = world_point(GridPos::new(1, 1)).extend(1.0);
+        app.world_mut().spawn((Transform::from_translation(at), request)).id()
+    };
+    let before = ask(&mut app);
+    app.update();
+    app.update();
+    assert!(app.world().get::<Path>(before).is_some(), "no path with every chunk in");
+    let tiles: Vec<Entity> =
+        app.world().get::<TileStorage>(right_bottom).unwrap().iter().flatten().copied().collect();
+    for tile in tiles {
+        app.world_mut().despawn(tile);
+    }
+    app.world_mut().despawn(right_bottom);
+    app.update();
+    let seams_left = app
+        .world_mut()
+        .query::<&NavLink>()
+        .iter(app.world())
+        .filter(|l| l.from.map == right_bottom || l.to.map == right_bottom)
+        .count();
+    assert_eq!(seams_left, 0, "seams to a chunk that is gone");
+    // Joining turned off takes every seam away; on again, they come back.
+    let seam_count = |app: &mut App| app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+    let before_off = seam_count(&mut app);
+    assert!(before_off > 0);
+    app.world_mut().resource_mut::<NavSettings>().join_touching_maps = false;
+    app.update();
+    assert_eq!(seam_count(&mut app), 0, "seams left with joining off");
+    app.world_mut().resource_mut::<NavSettings>().join_touching_maps = true;
+    app.update();
+    assert_eq!(seam_count(&mut app), before_off);
+    let after = ask(&mut app);
+    for _ in 0..4 {
+        app.update();
+    }
+    let failed = app.world().get::<PathFailed>(after).map(|f| f.error.clone());
+    assert!(failed.as_ref().is_some_and(no_way), "with the chunk gone: {failed:?}");
+    // The chunk streamed back in (open ground this time): the way is there again.
+    let cells: Cells = vec![vec![Some(1); 20]; 20];
+    spawn_chunk(&mut app, &cells, (10, 20), (0, 10));
+    app.update();
+    let again = ask(&mut app);
+    for _ in 0..4 {
+        app.update();
+    }
+    assert!(app.world().get::<Path>(again).is_some(), "no path once the chunk is back");
+}
+
+/// Despawns a chunk's tiles and tilemap, as a game streaming it out does.
+fn unload(app: &mut App, chunk: Entity) {
+    let tiles: Vec<Entity> =
+        app.world().get::<TileStorage>(chunk).unwrap().iter().flatten().copied().collect();
+    for tile in tiles {
+        app.world_mut().despawn(tile);
+    }
+    app.world_mut().despawn(chunk);
+}
+
+#[test]
+fn a_walk_through_a_chunk_that_unloads_is_planned_again_or_told_no_way() {
+    // A wall across the middle row with a gap at each end: from the bottom right chunk to the
+    // top left one, the short way is through the bottom left chunk and its gap.
+    let cells: Cells = (0..20)
+        .map(|y| {
+            (0..20).map(|x| if y == 10 && (4..16).contains(&x) { None } else { Some(1) }).collect()
+        })
+        .collect();
+    for unload_also_the_other_way in [false, true] {
+        let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+        let mut chunks = Vec::new();
+        for ys in [(0, 10), (10, 20)] {
+            for xs in [(0, 10), (10, 20)] {
+                chunks.push((spawn_chunk(&mut app, &cells, xs, ys), xs, ys));
+            }
+        }
+        app.update();
+        app.update();
+        let (bottom_left, top_right) = (chunks[0].0, chunks[3].0);
+        let (start, goal) = (GridPos::new(12, 2), GridPos::new(2, 18));
+        let (goal_map, goal_cell) = chunk_of(&chunks, goal);
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(world_point(start).extend(1.0)),
+                PathRequest::to(PathGoal::OnMap { map: goal_map, cell: goal_cell }),
+                PathFollower::new(4.0 * TILE),
+            ))
+            .id();
+        for _ in 0..3 {
+            app.update();
+        }
+        let legs = app
+            .world()
+            .get::<Path>(agent)
+            .map(|p| p.legs.iter().map(|l| l.map).collect::<Vec<_>>());
+        assert!(
+            legs.as_ref().is_some_and(|l| l.contains(&bottom_left)),
+            "the short way goes through the bottom left chunk: {legs:?}"
+        );
+        // Streamed out while the agent is still in the bottom right chunk.
+        unload(&mut app, bottom_left);
+        if unload_also_the_other_way {
+            unload(&mut app, top_right);
+        }
+        let mut last = position(&app, agent);
+        for frame in 0..900 {
+            app.update();
+            let at = position(&app, agent);
+            assert!(at.distance(last) <= 4.0 * TILE / 60.0 + 1e-3, "frame {frame}: a jump to {at}");
+            last = at;
+            let maps = app.world().resource::<NavMaps>();
+            let map = maps.at_world(at).expect("on a chunk that is still there");
+            assert_ne!(map.entity, bottom_left);
+            assert!(map.grid.is_passable(map.geometry.world_to_cell(at).unwrap()));
+            let path = app.world().get::<Path>(agent);
+            if path.is_none() && app.world().get::<PathRequest>(agent).is_none() {
+                break;
+            }
+        }
+        let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+        if unload_also_the_other_way {
+            // Nothing is left between the two: told so, and standing where it was walking.
+            assert!(failed.as_ref().is_some_and(no_way), "{failed:?}");
+        } else {
+            // Planned again the long way, through the top right chunk's gap.
+            assert_eq!(failed, None);
+            assert!(last.distance(world_point(goal)) < 1e-3, "stopped at {last}");
+        }
+    }
+}
+
+/// The search over chunks placed on their world's lattice (`LinkedMaps::with_places`) against
+/// the same search without places (no estimate across chunks) and against the whole grid: the
+/// same costs, with teleporters of any cost among the seams; fewer cells searched.
+/// A random world of seed `seed` cut into random chunks, in the core's terms.
+struct CutWorld {
+    label: String,
+    whole: NavGrid,
+    grids: Vec<NavGrid>,
+    /// Each chunk's columns and rows of the world.
+    chunks: Vec<((usize, usize), (usize, usize))>,
+    places: Vec<Option<Placement>>,
+    /// Every step of the whole grid from one chunk to another.
+    seams: Vec<Link>,
+    open: Vec<GridPos>,
+}
+
+impl CutWorld {
+    fn new(seed: u64, rng: &mut Rng, size: (u32, u32)) -> Self {
+        Self::cut(seed, rng, size, None)
+    }
+
+    /// A hex world (in the numbering of seed `seed`), cut at even columns and rows so that
+    /// every chunk keeps the world's shifted lines.
+    fn hex(seed: u64, rng: &mut Rng, size: (u32, u32)) -> Self {
+        Self::cut(seed, rng, size, Some(HexCoords::ALL[seed as usize % 6]))
+    }
+
+    fn cut(seed: u64, rng: &mut Rng, size: (u32, u32), hex: Option<HexCoords>) -> Self {
+        let (w, h) = (
+            size.0 as usize + rng.below(size.1) as usize,
+            size.0 as usize + rng.below(size.1) as usize,
+        );
+        let cells = random_cells(rng, (w, h), (2, 1));
+        let (neighborhood, corner_rule) = match hex {
+            Some(coords) => (Neighborhood::Hex(coords), CornerRule::NoCornerCutting),
+            None => moves(seed, 4),
+        };
+        let whole = whole_grid(&cells, neighborhood, corner_rule);
+        let (mut xs, mut ys) = (cuts(rng, w), cuts(rng, h));
+        if hex.is_some() {
+            let even = |spans: Vec<(usize, usize)>| {
+                let mut at: Vec<usize> = spans.iter().map(|s| s.0 & !1).collect();
+                at.push(spans.last().unwrap().1);
+                at.dedup();
+                at.windows(2).map(|p| (p[0], p[1])).collect::<Vec<_>>()
+            };
+            (xs, ys) = (even(xs), even(ys));
+        }
+        let mut chunks = Vec::new();
+        let mut grids = Vec::new();
+        for &(y0, y1) in &ys {
+            for &(x0, x1) in &xs {
+                let part: Cells = (y0..y1).map(|y| cells[y][x0..x1].to_vec()).collect();
+                grids.push(whole_grid(&part, neighborhood, corner_rule));
+                chunks.push(((x0, x1), (y0, y1)));
+            }
+        }
+        let places = chunks
+            .iter()
+            .map(|((x0, _), (y0, _))| Some(Placement { world: 7, x: *x0 as i64, y: *y0 as i64 }))
+            .collect();
+        let open = whole.positions().filter(|&p| whole.is_passable(p)).collect();
+        let label = format!("seed {seed} ({w} x {h}, {neighborhood:?}, {corner_rule:?})");
+        let mut world = CutWorld { label, whole, grids, chunks, places, seams: Vec::new(), open };
+        world.seams = world.whole_seams();
+        world
+    }
+
+    /// The chunk and its own cell at world cell `cell`.
+    fn at(&self, cell: GridPos) -> MapPos {
+        let (x, y) = (cell.x as usize, cell.y as usize);
+        let k = self
+            .chunks
+            .iter()
+            .position(|(xs, ys)| (xs.0..xs.1).contains(&x) && (ys.0..ys.1).contains(&y))
+            .unwrap();
+        let ((x0, _), (y0, _)) = self.chunks[k];
+        MapPos::new(k, GridPos::new((x - x0) as u32, (y - y0) as u32))
+    }
+
+    fn whole_seams(&self) -> Vec<Link> {
+        let mut links = Vec::new();
+        for a in self.whole.positions() {
+            for (b, cost) in self.whole.neighbors(a) {
+                let (from, to) = (self.at(a), self.at(b));
+                if from.map != to.map {
+                    links.push(Link::one_way(from, to, cost));
+                }
+            }
+        }
+        links
+    }
+
+    fn some_cell(&self, rng: &mut Rng) -> GridPos {
+        self.open[rng.below(self.open.len() as u32) as usize]
+    }
+
+    /// Puts `n` random walls and one-way edges (and some openings) between cells, on the whole
+    /// grid and on the chunks alike: inside a chunk as an edge of its grid, across a seam as
+    /// the sides of the two border cells (a wall on both, a one-way edge as a drop on the side
+    /// it is crossed from).
+    fn add_edges(&mut self, rng: &mut Rng, n: u32) {
+        let (w, h) = (self.whole.width(), self.whole.height());
+        let mut inside: Vec<(GridPos, GridPos, Edge)> = Vec::new();
+        let mut seam: std::collections::HashMap<(GridPos, GridPos), Edge> = Default::default();
+        for _ in 0..n {
+            let a = GridPos::new(rng.below(w), rng.below(h));
+            let b = match rng.below(4) {
+                0 => GridPos::new(a.x + 1, a.y),
+                1 => GridPos::new(a.x.wrapping_sub(1), a.y),
+                2 => GridPos::new(a.x, a.y + 1),
+                _ => GridPos::new(a.x, a.y.wrapping_sub(1)),
+            };
+            if !self.whole.in_bounds(b) {
+                continue;
+            }
+            let edge = [Edge::Wall, Edge::OneWay, Edge::Open][rng.below(3) as usize];
+            // (Sides across a seam are named here for square cells only.)
+            if self.whole.neighborhood().is_hex() && self.at(a).map != self.at(b).map {
+                continue;
+            }
+            match self.at(a).map == self.at(b).map {
+                true => inside.push((a, b, edge)),
+                false => {
+                    seam.remove(&(b, a));
+                    seam.insert((a, b), edge);
+                }
+            }
+        }
+        // The seams' sides first (they set every side of the cells named), then the insides.
+        let side = |a: GridPos, b: GridPos| match (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64)
+        {
+            (1, 0) => Sides::EAST,
+            (-1, 0) => Sides::WEST,
+            (0, 1) => Sides::NORTH,
+            _ => Sides::SOUTH,
+        };
+        let mut sides: std::collections::HashMap<GridPos, (Sides, Sides)> = Default::default();
+        for (&(a, b), &edge) in &seam {
+            self.whole.set_edge(a, b, edge).unwrap();
+            let (sa, sb) = (side(a, b), side(b, a));
+            match edge {
+                Edge::Wall => {
+                    let e = sides.entry(a).or_default();
+                    e.0 = e.0 | sa;
+                    let e = sides.entry(b).or_default();
+                    e.0 = e.0 | sb;
+                }
+                Edge::OneWay => {
+                    let e = sides.entry(a).or_default();
+                    e.1 = e.1 | sa;
+                }
+                Edge::Open => {}
+            }
+        }
+        for &cell in sides.keys() {
+            let at = self.at(cell);
+            let ((x0, _), (y0, _)) = self.chunks[at.map];
+            let of = |p: GridPos| {
+                let world = GridPos::new(p.x + x0 as u32, p.y + y0 as u32);
+                sides.get(&world).copied().unwrap_or_default()
+            };
+            self.grids[at.map].set_sides([at.cell], of);
+        }
+        for (a, b, edge) in inside {
+            self.whole.set_edge(a, b, edge).unwrap();
+            let (ca, cb) = (self.at(a), self.at(b));
+            self.grids[ca.map].set_edge(ca.cell, cb.cell, edge).unwrap();
+        }
+        self.seams = self.whole_seams();
+        self.label.push_str(" with edges");
+    }
+
+    /// Sets world cell `cell` on the whole grid and on its chunk.
+    fn set(&mut self, cell: GridPos, to: Cell) {
+        self.whole.set(cell, to).unwrap();
+        let at = self.at(cell);
+        self.grids[at.map].set(at.cell, to).unwrap();
+        self.seams = self.whole_seams();
+        let whole = &self.whole;
+        self.open = whole.positions().filter(|&p| whole.is_passable(p)).collect();
+    }
+}
+
+/// A sorted list of a world's seam links, to compare.
+fn sorted(links: &[Link]) -> Vec<(usize, u32, u32, usize, u32, u32, u64)> {
+    let mut out: Vec<_> = links
+        .iter()
+        .map(|l| {
+            let (f, t) = (l.from, l.to);
+            (f.map, f.cell.x, f.cell.y, t.map, t.cell.x, t.cell.y, l.cost.to_bits())
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn seam_links_are_the_steps_of_the_whole_grid() {
+    for seed in 1..=120u64 {
+        let mut rng = Rng(seed * 7_919);
+        let mut world = match seed > 80 {
+            true => CutWorld::hex(seed, &mut rng, (3, 30)),
+            false => CutWorld::new(seed, &mut rng, (3, 30)),
+        };
+        if seed % 2 == 0 {
+            // Walls between cells inside the chunks: diagonal seam steps past their ends go.
+            let n = world.whole.len() as u32 / 2;
+            world.add_edges(&mut rng, n);
+        }
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
+        let made = seam_links(&refs, &world.places);
+        assert_eq!(sorted(&made), sorted(&world.seams), "{}", world.label);
+    }
+}
+
+#[test]
+fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
+    let mut pathfinder = Pathfinder::new();
+    let (mut placed_work, mut plain_work, mut compared) = (0u64, 0u64, 0);
+    for seed in 1..=60u64 {
+        let mut rng = Rng(seed * 104_729);
+        let world = CutWorld::new(seed, &mut rng, (10, 40));
+        let mut links = world.seams.clone();
+        let seams = links.len();
+        if world.open.len() < 2 {
+            continue;
+        }
+        // Teleporters in half the worlds, some cheaper than walking.
+        if seed % 2 == 0 {
+            for _ in 0..1 + rng.below(4) {
+                let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+                links.push(Link::two_way(world.at(a), world.at(b), f64::from(rng.below(4))));
+            }
+        }
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
+        let plain = LinkedMaps::new(&refs, &links);
+        let placed = plain.with_places(&world.places);
+        for _ in 0..10 {
+            let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+            let query = PathQuery::new(world.at(a), world.at(b));
+            let label = format!("{} {seams} seams, {a} -> {b}", world.label);
+            let with = pathfinder.find(placed, &query);
+            let without = pathfinder.find(plain, &query);
+            match (&with, &without) {
+                (Ok(with), Ok(without)) => {
+                    let tolerance = 1e-6 * without.cost.max(1.0);
+                    assert!(
+                        (with.cost - without.cost).abs() <= tolerance,
+                        "{label}: {} placed, {} not",
+                        with.cost,
+                        without.cost
+                    );
+                    if links.len() == seams {
+                        let one = pathfinder.find(&world.whole, &PathQuery::new(a, b)).unwrap();
+                        assert!(
+                            (with.cost - one.cost).abs() <= tolerance,
+                            "{label}: {} placed, {} whole",
+                            with.cost,
+                            one.cost
+                        );
+                    }
+                    placed_work += u64::from(with.stats.expanded);
+                    plain_work += u64::from(without.stats.expanded);
+                    compared += 1;
+                }
+                (Err(_), Err(_)) => {}
+                _ => panic!(
+                    "{label}: {:?} placed, {:?} not",
+                    with.map(|p| p.cost),
+                    without.map(|p| p.cost)
+                ),
+            }
+        }
+    }
+    assert!(compared >= 300, "{compared}");
+    // The estimate across chunks saves work (0.63x the cells on these small worlds, seeds
+    // 1-60).
+    eprintln!("cells searched: {placed_work} placed, {plain_work} not");
+    assert!(
+        placed_work * 4 < plain_work * 3,
+        "{placed_work} cells searched placed, {plain_work} not"
+    );
+}
+
+/// The cost of `path` walked step by step: each step legal on its grid, each leg joined to the
+/// next by the link it names or by a step across a seam.
+fn walked_cost(grids: &[NavGrid], links: &[Link], seams: &[Link], path: &LinkedPath) -> f64 {
+    let mut total = 0.0;
+    for (i, leg) in path.legs.iter().enumerate() {
+        let grid = &grids[leg.map];
+        let mut walk = 0.0;
+        for pair in leg.path.cells.windows(2) {
+            walk += grid.step_cost(pair[0], pair[1]).expect("a legal step");
+        }
+        assert!((walk - leg.path.cost).abs() <= 1e-6 * walk.max(1.0), "leg {i}: {walk}");
+        total += walk;
+        let Some(next) = path.legs.get(i + 1) else { continue };
+        let from = MapPos::new(leg.map, *leg.path.cells.last().unwrap());
+        let to = MapPos::new(next.map, next.path.cells[0]);
+        let joins = |l: &Link| {
+            (l.from == from && l.to == to) || (l.two_way && l.to == from && l.from == to)
+        };
+        let by = match leg.then {
+            Some(k) => &links[k],
+            None => seams.iter().find(|l| joins(l)).expect("a seam step"),
+        };
+        assert!(joins(by), "leg {i} ends where its link does not");
+        total += by.cost;
+    }
+    total
+}
+
+#[test]
+fn the_world_graph_finds_a_way_whenever_there_is_one_and_walks_it_legally() {
+    world_graph_oracle(false, false);
+}
+
+/// The same with walls and one-way edges between cells inside the chunks: the graph's walks
+/// (backward ones too) and its seams follow them.
+#[test]
+fn the_world_graph_follows_walls_and_one_way_edges() {
+    world_graph_oracle(true, false);
+}
+
+/// The same on hex worlds (every numbering) cut into chunks: they join at their seams, the
+/// exact search answers as the whole grid does, and so does the graph.
+#[test]
+fn hex_chunks_join_and_the_world_graph_crosses_them() {
+    world_graph_oracle(false, true);
+}
+
+fn world_graph_oracle(edges: bool, hex: bool) {
+    let mut pathfinder = Pathfinder::new();
+    let (mut compared, mut dearer, mut worst) = (0u32, 0.0f64, 1.0f64);
+    for seed in 1..=60u64 {
+        let mut rng = Rng(seed * 6_151);
+        let mut world = match hex {
+            true => CutWorld::hex(seed, &mut rng, (10, 50)),
+            false => CutWorld::new(seed, &mut rng, (10, 50)),
+        };
+        if edges {
+            let n = world.whole.len() as u32 / 3;
+            world.add_edges(&mut rng, n);
+        }
+        if world.open.len() < 2 {
+            continue;
+        }
+        let mut teleporters = Vec::new();
+        if seed % 2 == 0 {
+            for _ in 0..1 + rng.below(4) {
+                let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+                teleporters.push(Link::two_way(world.at(a), world.at(b), f64::from(rng.below(4))));
+            }
+        }
+        // One graph kept through the world's changes (it must see them).
+        let mut graph = WorldGraph::new(1 + rng.below(8));
+        for round in 0..4 {
+            if round > 0 {
+                for _ in 0..3 {
+                    let cell = world.some_cell(&mut rng);
+                    let to =
+                        if rng.chance(50) { Cell::Blocked } else { Cell::Passable { cost: 3 } };
+                    world.set(cell, to);
+                }
+                if world.open.len() < 2 {
+                    break;
+                }
+            }
+            let mut links = world.seams.clone();
+            links.extend(teleporters.iter().copied());
+            let refs: Vec<&NavGrid> = world.grids.iter().collect();
+            let exact = LinkedMaps::new(&refs, &links).with_places(&world.places);
+            let only_teleporters = LinkedMaps::new(&refs, &teleporters).with_places(&world.places);
+            // Worked out ahead in part (as the plugin does a few chunks a frame), whole, or
+            // not at all: queries reach what is left.
+            match round % 3 {
+                0 => {}
+                1 => {
+                    graph.update_within(only_teleporters, 1);
+                }
+                _ => {
+                    let mut calls = 0;
+                    while !graph.update_within(only_teleporters, 1) {
+                        calls += 1;
+                        assert!(calls <= refs.len(), "{}: never done", world.label);
+                    }
+                }
+            }
+            for _ in 0..8 {
+                let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+                let (start, goal) = (world.at(a), world.at(b));
+                let label = format!("{} round {round}, {a} -> {b}", world.label);
+                let best = pathfinder.find(exact, &PathQuery::new(start, goal));
+                let found = graph.find(only_teleporters, start, goal);
+                match (&best, &found) {
+                    (Ok(best), Ok(found)) => {
+                        let walked = walked_cost(&world.grids, &teleporters, &world.seams, found);
+                        let tolerance = 1e-6 * best.cost.max(1.0);
+                        assert!(
+                            (walked - found.cost).abs() <= tolerance,
+                            "{label}: walked {walked}, said {}",
+                            found.cost
+                        );
+                        assert!(
+                            found.cost >= best.cost - tolerance,
+                            "{label}: {} below the cheapest {}",
+                            found.cost,
+                            best.cost
+                        );
+                        assert_eq!(found.legs[0].path.cells[0], start.cell, "{label}");
+                        assert_eq!(
+                            *found.legs.last().unwrap().path.cells.last().unwrap(),
+                            goal.cell,
+                            "{label}"
+                        );
+                        if teleporters.is_empty() {
+                            // The whole grid, edges and all, agrees with the exact search.
+                            let one = pathfinder.find(&world.whole, &PathQuery::new(a, b));
+                            let one = one.expect("the whole grid has the path");
+                            assert!((one.cost - best.cost).abs() <= tolerance, "{label}");
+                        }
+                        let ratio = if best.cost > 0.0 { found.cost / best.cost } else { 1.0 };
+                        dearer += ratio - 1.0;
+                        worst = worst.max(ratio);
+                        compared += 1;
+                    }
+                    (Err(PathError::Unreachable { .. }), Err(PathError::Unreachable { .. })) => {}
+                    _ => panic!(
+                        "{label}: {:?} exact, {:?} by the graph",
+                        best.map(|p| p.cost),
+                        found.as_ref().map(|p| p.cost)
+                    ),
+                }
+            }
+        }
+    }
+    assert!(compared >= 500, "{compared}");
+    let mean = 1.0 + dearer / f64::from(compared);
+    eprintln!(
+        "world graph: {compared} paths, {mean:.4}x the cheapest on average, {worst:.3}x at worst"
+    );
+    assert!(mean < 1.05, "{mean}");
+}
+/// Not a seam, a link the agent is carried across (two maps a gap apart): a wall put up on its
+/// walk on the far map after it crossed is seen, and it walks round it. (The walk after a link
+/// was filed under the map it left, so changes on the far map went unseen.)
+#[test]
+fn a_wall_on_the_walk_after_a_link_is_seen() {
+    let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+    let open: Cells = vec![vec![Some(1); 10]; 10];
+    let near = spawn_chunk(&mut app, &open, (0, 10), (0, 10));
+    // Ten cells to the right of the first map's edge: they do not touch.
+    let rows: Vec<String> = (0..10).map(|_| ".".repeat(10)).collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let far = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::new(20.0 * TILE, 0.0), texture_index);
+    app.update();
+    app.world_mut().spawn(NavLink::one_way(
+        LinkEnd::new(near, GridPos::new(9, 5)),
+        LinkEnd::new(far, GridPos::new(0, 5)),
+        1.0,
+    ));
+    let goal = GridPos::new(8, 5);
+    let agent = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(world_point(GridPos::new(1, 5)).extend(1.0)),
+            PathRequest::to(PathGoal::OnMap { map: far, cell: goal }),
+            PathFollower::new(4.0 * TILE),
+        ))
+        .id();
+    let mut walled = false;
+    for frame in 0..600 {
+        app.update();
+        let at = position(&app, agent);
+        let maps = app.world().resource::<NavMaps>();
+        if let Some(map) = maps.at_world(at) {
+            let cell = map.geometry.world_to_cell(at).unwrap();
+            assert!(map.grid.is_passable(cell), "frame {frame}: in a wall at {cell}");
+        }
+        let on_far = app.world().get::<OnNavMap>(agent).is_some_and(|o| o.0 == far);
+        if on_far && !walled {
+            let tile = app.world().get::<TileStorage>(far).unwrap().get(&TilePos::new(4, 5));
+            app.world_mut().get_mut::<TileTextureIndex>(tile.unwrap()).unwrap().0 = WALL;
+            walled = true;
+        }
+        let idle = app.world().get::<Path>(agent).is_none()
+            && app.world().get::<PathRequest>(agent).is_none();
+        if walled && idle {
+            break;
+        }
+    }
+    assert!(walled, "never crossed");
+    let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
+    assert_eq!(failed, None);
+    let far_map = app.world().resource::<NavMaps>().get(far).unwrap().geometry.cell_to_world(goal);
+    assert!(position(&app, agent).distance(far_map) < 1e-3, "stopped short of the goal");
+}
+
+/// Places at the ends of `i64`: no panic anywhere, and such grids join nothing (their cells'
+/// places would not fit); the searches answer as for grids with no place.
+#[test]
+fn extreme_places_join_nothing_and_never_panic() {
+    let grid = NavGrid::new(4, 3).unwrap();
+    let grids = [&grid, &grid];
+    for (a, b) in [
+        (i64::MAX, i64::MAX),
+        (i64::MAX - 2, i64::MAX - 6),
+        (i64::MIN, i64::MIN + 4),
+        (i64::MAX, i64::MIN),
+    ] {
+        let places = [
+            Some(Placement { world: 0, x: a, y: b }),
+            Some(Placement { world: 0, x: a.saturating_add(4), y: b }),
+        ];
+        assert!(seam_links(&grids, &places).is_empty(), "{a} {b}");
+        let door = [Link::two_way(
+            MapPos::new(0, GridPos::new(3, 1)),
+            MapPos::new(1, GridPos::new(0, 1)),
+            1.0,
+        )];
+        let world = LinkedMaps::new(&grids, &door).with_places(&places);
+        let (start, goal) =
+            (MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(3, 2)));
+        let exact = Pathfinder::new().find(world, &PathQuery::new(start, goal)).unwrap();
+        let graph = WorldGraph::default().find(world, start, goal).unwrap();
+        assert!((exact.cost - graph.cost).abs() < 1e-9, "{a} {b}: {} {}", exact.cost, graph.cost);
+        let no_door = LinkedMaps::new(&grids, &[]).with_places(&places);
+        assert!(matches!(
+            WorldGraph::default().find(no_door, start, goal),
+            Err(PathError::Unreachable { .. })
+        ));
+    }
+}
+
+/// Hex tilemaps (every coordinate system) laid side by side, touching: they join, and an agent
+/// walks from the first to the far side of the second across the seam, both with the exact
+/// search and over the world graph. A second pair laid an odd number of lines apart (offset
+/// systems: its shifted lines would be the other ones) joins nothing.
+#[test]
+fn hex_maps_side_by_side_join_at_their_edges() {
+    use crate::tilemap::spawn_typed_tilemap;
+    use bevy_ecs_tilemap::map::HexCoordSystem;
+    let systems = [
+        HexCoordSystem::Row,
+        HexCoordSystem::Column,
+        HexCoordSystem::RowEven,
+        HexCoordSystem::RowOdd,
+        HexCoordSystem::ColumnEven,
+        HexCoordSystem::ColumnOdd,
+    ];
+    for (k, system) in systems.into_iter().enumerate() {
+        let search = [WorldSearch::Exact, WorldSearch::Hierarchical][k % 2];
+        let mut app = app_searching(Neighborhood::Eight, CornerRule::NoCornerCutting, search);
+        let map_type = TilemapType::Hexagon(system);
+        let grid_size = TilemapGridSize { x: 16.0, y: 16.0 };
+        // A wall across the first map's middle but for its top row: the way round is inside.
+        let texture = |x: u32, y: u32| u32::from(x == 4 && y > 0 && y < 7);
+        let first =
+            spawn_typed_tilemap(&mut app, 8, map_type, grid_size, Transform::IDENTITY, texture);
+        app.update();
+        let nav = app.world().resource::<NavMaps>();
+        let geometry = nav.get(first).unwrap().geometry;
+        // The second map's cell (0, 0) where the first's (8, 0) would be: side by side.
+        let offset =
+            geometry.cell_to_world(GridPos::new(8, 0)) - geometry.cell_to_world(GridPos::new(0, 0));
+        let at = Transform::from_translation(offset.extend(0.0));
+        let second = spawn_typed_tilemap(&mut app, 8, map_type, grid_size, at, |_, _| 0);
+        for _ in 0..3 {
+            app.update();
+        }
+        let seams = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+        assert!(seams >= 8, "{system:?}: {seams} seam links");
+        let start = app
+            .world()
+            .resource::<NavMaps>()
+            .get(first)
+            .unwrap()
+            .geometry
+            .cell_to_world(GridPos::new(1, 3));
+        let goal = GridPos::new(6, 4);
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(start.extend(1.0)),
+                PathFollower::new(120.0),
+                PathRequest::to(PathGoal::OnMap { map: second, cell: goal }),
+            ))
+            .id();
+        let mut arrived = false;
+        for _ in 0..2000 {
+            app.update();
+            assert!(app.world().get::<PathFailed>(agent).is_none());
+            let messages = app.world().resource::<Messages<Arrived>>();
+            if messages.iter_current_update_messages().any(|a| a.entity == agent && a.reached_goal)
+            {
+                arrived = true;
+                break;
+            }
+        }
+        assert!(arrived, "{system:?}: never arrived");
+        let end = position(&app, agent);
+        let want =
+            app.world().resource::<NavMaps>().get(second).unwrap().geometry.cell_to_world(goal);
+        assert!(end.distance(want) < 1e-3, "{system:?}: stopped at {end}, the goal is {want}");
+        if matches!(system, HexCoordSystem::Row | HexCoordSystem::Column) {
+            continue;
+        }
+        // Offset systems: a map one line off (its shifted lines the other ones) joins nothing.
+        let rows = matches!(system, HexCoordSystem::RowEven | HexCoordSystem::RowOdd);
+        let beside = if rows { GridPos::new(8, 1) } else { GridPos::new(1, 8) };
+        let offset = geometry.cell_to_world(beside) - geometry.cell_to_world(GridPos::new(0, 0));
+        let at = Transform::from_translation((offset + Vec2::new(0.0, 1000.0)).extend(0.0));
+        let far = spawn_typed_tilemap(&mut app, 8, map_type, grid_size, at, |_, _| 0);
+        let at = Transform::from_translation(Vec2::new(0.0, 1000.0).extend(0.0));
+        let near = spawn_typed_tilemap(&mut app, 8, map_type, grid_size, at, |_, _| 0);
+        for _ in 0..3 {
+            app.update();
+        }
+        let joined = app.world_mut().query::<&NavSeam>().iter(app.world()).count();
+        assert_eq!(joined, seams, "{system:?}: maps a line off joined");
+        let maps = app.world().resource::<NavMaps>();
+        assert!(maps.get(far).is_some() && maps.get(near).is_some());
+    }
+}

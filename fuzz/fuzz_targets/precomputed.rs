@@ -80,5 +80,6 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     reseal(&mut bytes);
-    case.kind.load_and_check(&case.grid, &bytes, case.pairs.iter().copied());
+    let mut optima = common::Optima::default();
+    case.kind.load_and_check(&case.grid, &bytes, case.pairs.iter().copied(), &mut optima);
 });

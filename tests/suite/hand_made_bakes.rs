@@ -3,7 +3,7 @@
 //! it answers with is a walk of legal steps from the start to the goal, costing what its steps
 //! cost and never less than the optimum (landmarks: exactly the optimum).
 
-use crate::support::{Baked, Rng, random_cells, reseal, set_cells};
+use crate::support::{Baked, Optima, Rng, random_cells, reseal, set_cells};
 use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
 
@@ -62,9 +62,11 @@ fn edit_bakes(kind: Baked, seed: u64, plain: bool) {
     for round in 0..24 {
         let grid = random_grid(&mut rng, round, plain);
         let Some(bytes) = kind.bake(&grid) else { continue };
+        let mut optima = Optima::default();
         for _ in 0..EDITS {
             let edited = edited(&mut rng, &bytes);
-            loaded += usize::from(kind.load_and_check(&grid, &edited, all_pairs(&grid)));
+            loaded +=
+                usize::from(kind.load_and_check(&grid, &edited, all_pairs(&grid), &mut optima));
         }
     }
     assert!(loaded > 100, "edited {kind:?} bakes that load: {loaded}");

@@ -1,7 +1,7 @@
 //! LDtk projects (`.ldtk`) read straight into navigation maps, with no renderer and no
 //! bevy_ecs_ldtk (feature `ldtk_files`): for a game server or a bake step. The same rules
 //! ([`LdtkNavRules`]) as the bevy_ecs_ldtk integration say what each IntGrid value is; the two
-//! give the same cells on the sample world (`tests/ldtk_world.rs`). Levels kept in separate
+//! give the same cells on the sample world (`tests/editors/ldtk_world.rs`). Levels kept in separate
 //! files (LDtk's "external levels") are not read: such a level is an error.
 //!
 //! ```no_run

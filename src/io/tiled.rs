@@ -1,7 +1,7 @@
 //! Tiled levels (`.tmx`) read straight into a navigation map, with no renderer and no
 //! bevy_ecs_tiled (feature `tiled_files`): what a game server or a bake step in a game's build
 //! uses. The same rules ([`TiledNavRules`]) as the bevy_ecs_tiled integration say what each
-//! tile is; the two give the same cells on the sample levels (`tests/tiled_maps.rs`).
+//! tile is; the two give the same cells on the sample levels (`tests/editors/tiled_maps.rs`).
 //!
 //! Read here: every finite tile layer (group layers included) of an orthogonal, isometric
 //! (diamond) or hexagonal map, combined as the integration combines layers (a cell is blocked

@@ -26,16 +26,7 @@ fn map_types() -> Vec<TilemapType> {
         TilemapType::Isometric(IsoCoordSystem::Diamond),
         TilemapType::Isometric(IsoCoordSystem::Staggered),
     ];
-    for system in [
-        HexCoordSystem::Row,
-        HexCoordSystem::Column,
-        HexCoordSystem::RowEven,
-        HexCoordSystem::RowOdd,
-        HexCoordSystem::ColumnEven,
-        HexCoordSystem::ColumnOdd,
-    ] {
-        types.push(TilemapType::Hexagon(system));
-    }
+    types.extend(crate::tilemap::HEX_SYSTEMS.map(TilemapType::Hexagon));
     types
 }
 

@@ -10,7 +10,7 @@
 //! - no frame searches more than the frame's budget plus one slice;
 //! - no position the plugin writes is NaN or infinite.
 //!
-//! `cargo test --test plugin_session` runs seeded random streams; `SESSION_BYTES=file` replays
+//! `cargo test --test suite plugin_session::` runs seeded random streams; `SESSION_BYTES=file` replays
 //! one stream from a file (as a fuzzer's crash would be), `SESSION_SEEDS=n` runs more seeds.
 
 use std::collections::HashMap;

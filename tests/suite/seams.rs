@@ -1037,17 +1037,9 @@ fn extreme_places_join_nothing_and_never_panic() {
 /// systems: its shifted lines would be the other ones) joins nothing.
 #[test]
 fn hex_maps_side_by_side_join_at_their_edges() {
-    use crate::tilemap::spawn_typed_tilemap;
+    use crate::tilemap::{HEX_SYSTEMS, spawn_typed_tilemap};
     use bevy_ecs_tilemap::map::HexCoordSystem;
-    let systems = [
-        HexCoordSystem::Row,
-        HexCoordSystem::Column,
-        HexCoordSystem::RowEven,
-        HexCoordSystem::RowOdd,
-        HexCoordSystem::ColumnEven,
-        HexCoordSystem::ColumnOdd,
-    ];
-    for (k, system) in systems.into_iter().enumerate() {
+    for (k, system) in HEX_SYSTEMS.into_iter().enumerate() {
         let search = [WorldSearch::Exact, WorldSearch::Hierarchical][k % 2];
         let mut app = app_searching(Neighborhood::Eight, CornerRule::NoCornerCutting, search);
         let map_type = TilemapType::Hexagon(system);

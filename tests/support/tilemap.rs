@@ -19,6 +19,16 @@ pub const MUD: u32 = 2;
 pub const TILE: f32 = 16.0;
 pub const DT: Duration = Duration::from_millis(16);
 
+/// bevy_ecs_tilemap's six hex coordinate systems.
+pub const HEX_SYSTEMS: [HexCoordSystem; 6] = [
+    HexCoordSystem::Row,
+    HexCoordSystem::Column,
+    HexCoordSystem::RowEven,
+    HexCoordSystem::RowOdd,
+    HexCoordSystem::ColumnEven,
+    HexCoordSystem::ColumnOdd,
+];
+
 /// The plugin tests' app: [`nav_app`] with frames of [`DT`], [`WALL`] a wall and [`MUD`]
 /// costing 5.
 pub fn app() -> App {

@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+mod script;
+pub use script::{ScriptInput, ScriptPlugin};
+
 use bevy::asset::RenderAssetUsages;
-use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
 use bevy::input::ButtonState;
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseButtonInput, MouseScrollUnit, MouseWheel};
 use bevy::prelude::*;
@@ -186,6 +188,7 @@ pub fn game_app(title: &str) -> App {
         .add_plugins(TilemapPlugin)
         .add_plugins(TilemapNavPlugin::default())
         .add_plugins(GameLookPlugin)
+        .add_plugins(ScriptPlugin)
         .insert_resource(tile_rules())
         .insert_resource(ClearColor(Color::srgb(0.08, 0.07, 0.1)))
         .init_resource::<CursorWorld>();
@@ -235,15 +238,15 @@ pub fn hovered_tile(cursor: &CursorWorld, geometry: Option<&NavGeometry>) -> Opt
     geometry?.world_to_cell(cursor.0?).ok()
 }
 
-/// CI hook: `bevy_ci_testing` custom events `"left X Y"` and `"right X Y"` (cell coordinates,
-/// on the oldest map; `"left X Y M"` on the map M-th oldest, from 0) become real window input:
-/// the same `CursorMoved` and `MouseButtonInput` messages the window backend sends when a
-/// person clicks there. `"key K"` presses and releases a key the same way, `"press K"` and
+/// CI hook: a script's `Custom` events (`script.rs`) `"left X Y"` and `"right X Y"` (cell
+/// coordinates, on the oldest map; `"left X Y M"` on the map M-th oldest, from 0) become real
+/// window input: the same `CursorMoved` and `MouseButtonInput` messages the window backend sends
+/// when a person clicks there. `"key K"` presses and releases a key the same way, `"press K"` and
 /// `"release K"` hold one in between; `"wheel N"` turns the mouse wheel N lines, `"point X Y"`
 /// moves the mouse to a window position.
 #[allow(clippy::too_many_arguments)]
 pub fn ci_clicks(
-    mut custom: MessageReader<CiTestingCustomEvent>,
+    mut custom: MessageReader<ScriptInput>,
     window: Single<Entity, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
     maps: Res<NavMaps>,
@@ -253,7 +256,7 @@ pub fn ci_clicks(
     mut wheel: MessageWriter<MouseWheel>,
 ) {
     let (camera, camera_transform) = *camera;
-    for CiTestingCustomEvent(text) in custom.read() {
+    for ScriptInput(text) in custom.read() {
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
             [button @ ("left" | "right"), x, y, map @ ..] => {

@@ -44,7 +44,7 @@ struct Running {
     expanded: u32,
     /// Search time so far, microseconds.
     micros: f32,
-    /// Its search is traced (the agent has [`ShowSearch`](super::ShowSearch)).
+    /// Its search is traced (the agent has [`WatchSearch`]).
     traced: bool,
 }
 

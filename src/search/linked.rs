@@ -24,7 +24,7 @@ use super::result::{PathError, PathResult, SearchStats};
 use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
 
 /// A cell on one of several grids: `map` indexes the grids of a
-/// [`LinkedMaps`](super::LinkedMaps).
+/// [`LinkedMaps`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MapPos {
     /// Which grid: its place in the list of grids given to the search.
@@ -87,7 +87,7 @@ pub struct Leg {
     pub then: Option<usize>,
 }
 
-/// A path across [`LinkedMaps`](super::LinkedMaps): walks on grids joined by links.
+/// A path across [`LinkedMaps`]: walks on grids joined by links.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkedPath {
     /// In order: the first begins at the start, the last ends at the goal, and each but the

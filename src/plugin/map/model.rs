@@ -31,7 +31,7 @@ pub struct NavMap {
     /// and whether it was loaded from its [`BakedPaths`](crate::plugin::BakedPaths) (rather than
     /// built). Changed through [`keep_precomputed`](Self::keep_precomputed).
     pub(super) precomputed: Option<(Precomputed, bool)>,
-    /// For a map made from a [`NavGridMap`]: the stamp of its grid that `grid` last followed.
+    /// For a map made from a [`NavGridMap`](crate::plugin::NavGridMap): the stamp of its grid that `grid` last followed.
     pub(crate) source: Option<crate::grid::GridStamp>,
 }
 

@@ -240,6 +240,25 @@ fn stop(
     failures.write(failed);
 }
 
+/// Where one agent's walk stands this frame.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// It waits for a new plan, walking to a safe cell meanwhile (no `Arrived` there).
+    replanning: bool,
+    /// A request for it waits to be answered.
+    requested: bool,
+}
+
+/// What the movement system reads of the frame's world for every agent.
+struct Scene<'a, 'w, 's> {
+    maps: &'a NavMaps,
+    links: &'a Query<'w, 's, (&'static NavLink, Has<NavSeam>)>,
+    obstacles: &'a ObstacleCells,
+    teams: &'a Query<'w, 's, &'static NavTeam>,
+    /// Maps on which every path is checked this frame.
+    check_all: &'a [Entity],
+}
+
 /// Moves every agent along its path; re-plans those whose path a grid change has cut, a
 /// [`NavObstacle`](super::NavObstacle) stands in, or a link it was to take went away. Only the
 /// paths that pass near changed cells are checked (found through each map's [`PathIndex`]);
@@ -249,6 +268,10 @@ fn stop(
 /// unmarked), it stops where it is with a [`PathFailed`] saying [`NavError::MapGone`] (or
 /// [`NavError::NoGrid`] when no map is left); while the map is loading again
 /// ([`NavMapLoading`](super::NavMapLoading)) it stands where it is.
+///
+/// Each agent's frame: its path kept walkable ([`keep_walkable`]), a step (held cells, steering
+/// round others, or straight along the points), a link crossed ([`cross_link`]), the end of
+/// the walk ([`finish_walk`]).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(crate) fn follow_paths(
     mut commands: Commands,
@@ -261,9 +284,9 @@ pub(crate) fn follow_paths(
     (standing, mut waiting): (Standing, Waiting),
     (mut occupancy, mut locked_standing): (Local<Occupancy>, LockedStanding),
     (links, obstacles, teams): (
-        Query<(&NavLink, Has<NavSeam>)>,
+        Query<(&'static NavLink, Has<NavSeam>)>,
         Res<ObstacleCells>,
-        Query<&NavTeam>,
+        Query<&'static NavTeam>,
     ),
     (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
     mut arrived: MessageWriter<Arrived>,
@@ -279,12 +302,152 @@ pub(crate) fn follow_paths(
     tick_yielding(&mut commands, &mut waiting, dt);
     occupancy.gather(&maps, &mut agents, &mut locked_standing);
     let indexes = &mut indexes.0;
-    for entity in removed.read() {
+    let check_all = update_indexes(indexes, &maps, removed.read(), &mut agents);
+    let scene = Scene {
+        maps: &maps,
+        links: &links,
+        obstacles: &obstacles,
+        teams: &teams,
+        check_all: &check_all,
+    };
+    let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
+    let mut stalls: Vec<Stall> = Vec::new();
+    // Agents whose path went on to another map across a link this frame: filed again under it
+    // below (this system does not see its own changes to a `Path` next frame).
+    let mut moved_on: Vec<Entity> = Vec::new();
+    for (
+        entity,
+        mut transform,
+        mut follower,
+        mut path,
+        replanning,
+        requested,
+        mut avoidance,
+        mut yielding,
+        mut lock,
+    ) in &mut agents
+    {
+        let mut plan = Plan { replanning, requested };
+        let position = transform.translation.truncate();
+        // A hand-made `Path` that cannot be walked stops the agent with an error (indexing it
+        // would panic); an index past its end is read as its last point.
+        if malformed(&path) {
+            stop(&mut commands, &mut failures, entity, NavError::MalformedPath);
+            continue;
+        }
+        // Agents on one map follow one another: look the map up once for a run of them.
+        if last.is_none_or(|(entity, ..)| entity != path.map) {
+            last = maps.get(path.map).zip(indexes.get(&path.map)).map(|(m, i)| (path.map, m, i));
+        }
+        let Some((_, map, index)) = last else {
+            if maps.is_loading(path.map) {
+                continue; // its map is loading again: it stands until the map is served
+            }
+            let error = if maps.is_empty() {
+                NavError::NoGrid
+            } else {
+                NavError::MapGone { map: path.map }
+            };
+            stop(&mut commands, &mut failures, entity, error);
+            continue;
+        };
+        if !position.is_finite() {
+            // Something else wrote a NaN or infinite position: there is no way back to the
+            // path from there.
+            let error = NavError::Start(WorldToCellError::NotFinite(position));
+            stop(&mut commands, &mut failures, entity, error);
+            continue;
+        }
+        let added = follower.is_added();
+        let (out, locked) = ((&mut commands, &mut *diagnostics), lock.is_some());
+        let agent = (entity, map, index, position);
+        keep_walkable(out, &scene, agent, (&mut follower, added, locked), &mut path, &mut plan);
+
+        let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+        let mut at = position;
+        if let Some(lock) = lock.as_deref_mut() {
+            let patience = settings.avoidance.stall_time;
+            let (follower, path) = (&mut *follower, &*path);
+            at = occupancy.step(entity, lock, position, speed, dt, follower, path, map, patience);
+        } else {
+            match avoidance.as_deref_mut().filter(|_| avoiding && dt > 0.0) {
+                Some(body) => {
+                    let (follower, path) = (&mut *follower, &*path);
+                    at = crowd
+                        .steer(entity, body, position, speed, dt, follower, path, map, &settings);
+                    let patience = settings.avoidance.stall_time;
+                    if body.stalled > patience && !plan.replanning && !plan.requested {
+                        let radius = body.body_radius();
+                        stalls.extend(stalled(body, Stall { entity, at, map: map.entity, radius }));
+                    }
+                }
+                None => at = walk_points(at, speed * dt, &mut follower, &path),
+            }
+        }
+        // At a link: carried across to the next walk, which begins where the link arrives (a
+        // grid-locked agent once no other holds that cell: it waits at the link meanwhile).
+        let at_link =
+            follower.next >= path.points.len() && !plan.replanning && !path.legs.is_empty();
+        let arrival = path.legs.first().map(|leg| (leg.map, leg.cells[0]));
+        if let Some((to_map, to_cell)) = arrival.filter(|_| at_link)
+            && lock.as_deref_mut().is_none_or(|l| occupancy.cross(entity, l, to_map, to_cell))
+        {
+            let out = (&mut commands, &mut *diagnostics);
+            at = cross_link(
+                out,
+                &mut crossed,
+                &scene,
+                (entity, at),
+                &mut follower,
+                &mut path,
+                &mut plan,
+            );
+            moved_on.push(entity);
+        }
+        if !at.is_finite() {
+            // Never written into a `Transform`: a map's geometry or a path point gave a
+            // non-finite position.
+            let error = NavError::Start(WorldToCellError::NotFinite(at));
+            stop(&mut commands, &mut failures, entity, error);
+            continue;
+        }
+        transform.translation.x = at.x;
+        transform.translation.y = at.y;
+        if follower.next >= path.points.len() && path.legs.is_empty() {
+            let bodies = (avoidance.as_deref_mut(), yielding.as_deref_mut());
+            finish_walk(&mut commands, &mut arrived, &maps, (entity, at), &path, plan, bodies);
+        }
+    }
+    for entity in moved_on {
+        if let Ok((_, _, _, path, ..)) = agents.get(entity) {
+            refile(indexes, entity, path);
+        }
+    }
+    resolve_waits(&mut commands, &mut occupancy, &maps, &agents);
+    for stall in stalls {
+        if let Some(map) = maps.get(stall.map) {
+            diagnostics.replans += 1;
+            resolve_stall(&mut commands, &crowd, &agents, map, stall);
+        }
+    }
+    diagnostics.move_time = began.elapsed();
+    last_move.0 = diagnostics.move_time;
+}
+
+/// Keeps each map's [`PathIndex`] in step with the maps and the paths, and finds the agents
+/// filed near this frame's changed cells (each index's `near`). Returns the maps on which every
+/// path is to be checked: laid out afresh, or a grid that cannot say which cells changed.
+fn update_indexes(
+    indexes: &mut HashMap<Entity, PathIndex>,
+    maps: &NavMaps,
+    removed: impl Iterator<Item = Entity>,
+    agents: &mut Walkers,
+) -> Vec<Entity> {
+    for entity in removed {
         for index in indexes.values_mut() {
             index.unfile(entity);
         }
     }
-    // Keep each map's index in step with the paths, then find the agents near changed cells.
     indexes.retain(|map, _| maps.get(*map).is_some());
     let mut check_all: Vec<Entity> = Vec::new();
     for map in maps.iter() {
@@ -313,307 +476,231 @@ pub(crate) fn follow_paths(
         }
         index.seen = Some(map.grid.stamp());
     }
-    let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
-    let mut stalls: Vec<Stall> = Vec::new();
-    // Agents whose path went on to another map across a link this frame: filed again under it
-    // below (this system does not see its own changes to a `Path` next frame).
-    let mut moved_on: Vec<Entity> = Vec::new();
-    for (
-        entity,
-        mut transform,
-        mut follower,
-        mut path,
-        mut replanning,
-        mut requested,
-        mut avoidance,
-        mut yielding,
-        mut lock,
-    ) in &mut agents
-    {
-        let position = transform.translation.truncate();
-        // A hand-made `Path` that cannot be walked stops the agent with an error (indexing it
-        // would panic); an index past its end is read as its last point.
-        if malformed(&path) {
-            stop(&mut commands, &mut failures, entity, NavError::MalformedPath);
-            continue;
-        }
-        let bad_index = follower.next > path.points.len();
-        // Agents on one map follow one another: look the map up once for a run of them.
-        if last.is_none_or(|(entity, ..)| entity != path.map) {
-            last = maps.get(path.map).zip(indexes.get(&path.map)).map(|(m, i)| (path.map, m, i));
-        }
-        let Some((_, map, index)) = last else {
-            if maps.is_loading(path.map) {
-                continue; // its map is loading again: it stands until the map is served
-            }
-            let error = if maps.is_empty() {
-                NavError::NoGrid
-            } else {
-                NavError::MapGone { map: path.map }
-            };
-            stop(&mut commands, &mut failures, entity, error);
-            continue;
-        };
-        if !position.is_finite() {
-            // Something else wrote a NaN or infinite position: there is no way back to the
-            // path from there.
-            let error = NavError::Start(WorldToCellError::NotFinite(position));
-            stop(&mut commands, &mut failures, entity, error);
-            continue;
-        }
-        if follower.is_added() && !bad_index && !replanning && lock.is_none() {
-            // A follower put (back) on a path: it walks on from where it stands on the path
-            // (not back to its start across whatever lies between), or plans again from there.
-            let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
-            match join_within(&path, position, &map.geometry, grid, usize::MAX) {
-                Some(next) => follower.next = next,
-                None if requested => {
-                    wait_for_plan(&mut commands, entity, map, position, &mut follower, &mut path);
-                    replanning = true;
-                }
-                None => {
-                    diagnostics.replans += 1;
-                    replan(&mut commands, entity, map, position, &mut follower, &mut path);
-                    replanning = true;
-                    requested = true;
-                }
-            }
-        }
-        if bad_index {
-            // An index past the path's end (written by hand): where it is on the path is
-            // unknown, and a straight walk to any point could cross a wall. It plans again
-            // from where it stands (or, already waiting for a plan, walks to its stand-in).
-            if replanning || requested {
-                // A plan is on its way: it waits for it at the nearest safe cell centre.
-                follower.next = 0;
-                wait_for_plan(&mut commands, entity, map, position, &mut follower, &mut path);
-                replanning = true;
-            } else {
-                diagnostics.replans += 1;
-                replan(&mut commands, entity, map, position, &mut follower, &mut path);
-                replanning = true;
-                requested = true;
-            }
-        }
-        // Cells near the path changed: is the rest of it still walkable? (A larger agent's
-        // cells are its body's corner: a change up to its size away may cut its path.)
-        // A follower put (back) on: the grid may have changed meanwhile, unwatched.
-        let near_changes = check_all.contains(&path.map)
-            || follower.is_added()
-            || (path.agent.size > 1 && !index.changed.is_empty())
-            || (index.near.binary_search(&entity).is_ok()
-                && passes_near(&path, follower.next, &index.changed));
-        if near_changes && !replanning && !requested {
-            diagnostics.paths_checked += 1;
-        }
-        if replanning
-            && let Some(grid) = map.grid_for(path.agent)
-            && path.cells.iter().any(|&c| !grid.is_passable(c))
-        {
-            // The safe cell it waits at became a wall: another one.
-            let following = Some((&*follower, &*path));
-            if let Ok(safe) = agent_start(map, grid, path.agent, position, following)
-                && grid.is_passable(safe)
-            {
-                *path = stand_in(map, safe, &path);
-                follower.next = 0;
-            }
-        }
-        let links_gone = || {
-            path.legs.iter().any(|leg| {
-                let to = LinkEnd::new(leg.map, leg.cells.first().copied().unwrap_or_default());
-                !links.get(leg.link).is_ok_and(|(link, _)| usable(&maps, link, leg.from, to))
-            })
-        };
-        let cut = !replanning
-            && ((near_changes && path_cut(map.grid_for(path.agent), &path, follower.next))
-                || obstacle_ahead(
-                    &obstacles,
-                    (entity, teams.get(entity).ok().copied()),
-                    &path,
-                    follower.next,
-                )
-                || links_gone());
-        if cut && requested {
-            // The game asked for a new path, not answered yet: it waits for it at a safe cell
-            // rather than walk on into the cut.
-            wait_for_plan(&mut commands, entity, map, position, &mut follower, &mut path);
-            replanning = true;
-        } else if cut {
-            diagnostics.replans += 1;
-            replan(&mut commands, entity, map, position, &mut follower, &mut path);
-            // From now on this frame it is waiting for the new plan (the commands apply later):
-            // no `Arrived` for reaching the safe cell.
-            replanning = true;
-            requested = true;
-        }
+    check_all
+}
 
-        let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
-        let mut at = position;
-        if let Some(lock) = lock.as_deref_mut() {
-            let patience = settings.avoidance.stall_time;
-            at = occupancy.step(
-                entity,
-                lock,
-                position,
-                speed,
-                dt,
-                &mut follower,
-                &path,
-                map,
-                patience,
-            );
+/// Keeps an agent's path walkable before it steps: a follower put (back) on a path joins it
+/// where it stands; an index past the path's end, a path cut by changed cells, an obstacle on
+/// the next cells or a link gone sends it to plan again, or (a plan already on its way) to wait
+/// for it at a safe cell. `follower` comes with whether it was just added and whether the agent
+/// holds cells ([`GridLocked`]).
+fn keep_walkable(
+    (commands, diagnostics): (&mut Commands, &mut NavDiagnostics),
+    scene: &Scene,
+    (entity, map, index, position): (Entity, &NavMap, &PathIndex, Vec2),
+    (follower, added, locked): (&mut PathFollower, bool, bool),
+    path: &mut Mut<Path>,
+    plan: &mut Plan,
+) {
+    let bad_index = follower.next > path.points.len();
+    if added && !bad_index && !plan.replanning && !locked {
+        // A follower put (back) on a path: it walks on from where it stands on the path (not
+        // back to its start across whatever lies between), or plans again from there.
+        let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+        match join_within(path, position, &map.geometry, grid, usize::MAX) {
+            Some(next) => follower.next = next,
+            None if plan.requested => {
+                wait_for_plan(commands, entity, map, position, follower, path);
+                plan.replanning = true;
+            }
+            None => {
+                diagnostics.replans += 1;
+                replan(commands, entity, map, position, follower, path);
+                *plan = Plan { replanning: true, requested: true };
+            }
+        }
+    }
+    if bad_index {
+        // An index past the path's end (written by hand): where it is on the path is unknown,
+        // and a straight walk to any point could cross a wall. It plans again from where it
+        // stands (or, already waiting for a plan, walks to its stand-in).
+        if plan.replanning || plan.requested {
+            // A plan is on its way: it waits for it at the nearest safe cell centre.
+            follower.next = 0;
+            wait_for_plan(commands, entity, map, position, follower, path);
+            plan.replanning = true;
         } else {
-            match avoidance.as_deref_mut().filter(|_| avoiding && dt > 0.0) {
-                Some(body) => {
-                    at = crowd.steer(
-                        entity,
-                        body,
-                        position,
-                        speed,
-                        dt,
-                        &mut follower,
-                        &path,
-                        map,
-                        &settings,
-                    );
-                    if body.stalled > settings.avoidance.stall_time && !replanning && !requested {
-                        body.stalled = 0.0;
-                        body.stalls += 1;
-                        if body.stalls > 1 {
-                            // Stalled again without getting on: through the others for a second.
-                            body.passing_through = 1.0;
-                            body.stalls = 0;
-                        } else {
-                            stalls.push(Stall {
-                                entity,
-                                at,
-                                map: map.entity,
-                                radius: body.body_radius(),
-                            });
-                        }
-                    }
-                }
-                None => {
-                    let mut budget = speed * dt;
-                    while follower.next < path.points.len() {
-                        let target = path.points[follower.next];
-                        let to = target - at;
-                        let distance = to.length();
-                        if distance <= budget {
-                            at = target;
-                            budget -= distance;
-                            follower.next = path.next_target_after(follower.next);
-                        } else {
-                            if budget > 0.0 {
-                                at += to / distance * budget;
-                            }
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        // At a link: carried across to the next walk, which begins where the link arrives (a
-        // grid-locked agent once no other holds that cell: it waits at the link meanwhile).
-        let at_link = follower.next >= path.points.len() && !replanning && !path.legs.is_empty();
-        let arrival = path.legs.first().map(|leg| (leg.map, leg.cells[0]));
-        if let Some((to_map, to_cell)) = arrival.filter(|_| at_link)
-            && lock.as_deref_mut().is_none_or(|l| occupancy.cross(entity, l, to_map, to_cell))
-        {
-            let leg = path.legs.remove(0);
-            let from = leg.from;
-            let to = LinkEnd::new(leg.map, leg.cells[0]);
-            // Across a seam (maps that touch) it walks on, from where it stands to the first
-            // cell; across any other link it is carried there.
-            let seam = links.get(leg.link).is_ok_and(|(_, seam)| seam);
-            if !seam {
-                crossed.write(LinkCrossed { entity, link: leg.link, from, to });
-                at = leg.points[0];
-            }
-            path.map = leg.map;
-            path.cells = leg.cells;
-            path.points = leg.points;
-            moved_on.push(entity);
-            follower.next = if seam { 0 } else { path.cells.len().min(1) };
-            commands.entity(entity).insert(OnNavMap(leg.map));
-            if let Some(next_map) = maps.get(leg.map) {
-                let grid = next_map.grid_for(path.agent);
-                path.corners = match grid {
-                    Some(grid) if follower.smooth && path.agent.size == 1 => {
-                        corner_indices(grid, &path.cells)
-                    }
-                    _ => Vec::new(),
-                };
-                // Changed since it was planned: plan again from here.
-                if path_cut(grid, &path, 0) {
-                    diagnostics.replans += 1;
-                    replan(&mut commands, entity, next_map, at, &mut follower, &mut path);
-                    replanning = true;
-                    requested = true;
-                }
-            }
-        }
-        if !at.is_finite() {
-            // Never written into a `Transform`: a map's geometry or a path point gave a
-            // non-finite position.
-            let error = NavError::Start(WorldToCellError::NotFinite(at));
-            stop(&mut commands, &mut failures, entity, error);
-            continue;
-        }
-        transform.translation.x = at.x;
-        transform.translation.y = at.y;
-        if follower.next >= path.points.len() && path.legs.is_empty() {
-            let last = *path.cells.last().expect("non-empty path");
-            // Where it stopped: the last cell, or (an avoiding agent held back from it by
-            // someone standing there) the cell it stands in.
-            let cell = if path.points.last() == Some(&at) {
-                last
-            } else {
-                maps.get(path.map).and_then(|m| m.geometry.world_to_cell(at).ok()).unwrap_or(last)
-            };
-            commands.entity(entity).remove::<Path>();
-            if let Some(body) = avoidance.as_deref_mut() {
-                body.velocity = Vec2::ZERO;
-                body.headway = 0.0;
-                body.stalled = 0.0;
-                body.stalls = 0;
-            }
-            let side_step =
-                yielding.as_deref_mut().filter(|y| path.goal == y.aside && path.map == y.aside_map);
-            if let Some(yielding) = side_step {
-                // At the side cell it stepped to: it waits there (no `Arrived`), then goes on.
-                yielding.arrived = true;
-            } else if !replanning {
-                if yielding.is_some() {
-                    commands.entity(entity).remove::<Yielding>(); // sent elsewhere meanwhile
-                }
-                let at_goal = cell == path.goal && path.map == path.goal_map;
-                // Stopped short where its arrival condition held (the end of its path).
-                let by_condition = !at_goal && path.arrival != Arrival::AtGoal && cell == last;
-                let by = if by_condition { path.arrival } else { Arrival::AtGoal };
-                let reached_goal = at_goal || by_condition;
-                arrived.write(Arrived { entity, cell, reached_goal, by });
-            } else if !requested {
-                // The new plan failed (a PathFailed says why): the agent stops here.
-                commands.entity(entity).remove::<Replanning>();
-            }
-        }
-    }
-    for entity in moved_on {
-        if let Ok((_, _, _, path, ..)) = agents.get(entity) {
-            refile(indexes, entity, path);
-        }
-    }
-    resolve_waits(&mut commands, &mut occupancy, &maps, &agents);
-    for stall in stalls {
-        if let Some(map) = maps.get(stall.map) {
             diagnostics.replans += 1;
-            resolve_stall(&mut commands, &crowd, &agents, map, stall);
+            replan(commands, entity, map, position, follower, path);
+            *plan = Plan { replanning: true, requested: true };
         }
     }
-    diagnostics.move_time = began.elapsed();
-    last_move.0 = diagnostics.move_time;
+    // Cells near the path changed: is the rest of it still walkable? (A larger agent's cells
+    // are its body's corner: a change up to its size away may cut its path.) A follower put
+    // (back) on: the grid may have changed meanwhile, unwatched.
+    let near_changes = scene.check_all.contains(&path.map)
+        || added
+        || (path.agent.size > 1 && !index.changed.is_empty())
+        || (index.near.binary_search(&entity).is_ok()
+            && passes_near(path, follower.next, &index.changed));
+    if near_changes && !plan.replanning && !plan.requested {
+        diagnostics.paths_checked += 1;
+    }
+    if plan.replanning
+        && let Some(grid) = map.grid_for(path.agent)
+        && path.cells.iter().any(|&c| !grid.is_passable(c))
+    {
+        // The safe cell it waits at became a wall: another one.
+        let following = Some((&*follower, &**path));
+        if let Ok(safe) = agent_start(map, grid, path.agent, position, following)
+            && grid.is_passable(safe)
+        {
+            let stand = stand_in(map, safe, path);
+            **path = stand;
+            follower.next = 0;
+        }
+    }
+    let links_gone = || {
+        path.legs.iter().any(|leg| {
+            let to = LinkEnd::new(leg.map, leg.cells.first().copied().unwrap_or_default());
+            !scene.links.get(leg.link).is_ok_and(|(link, _)| usable(scene.maps, link, leg.from, to))
+        })
+    };
+    let team = scene.teams.get(entity).ok().copied();
+    let cut = !plan.replanning
+        && ((near_changes && path_cut(map.grid_for(path.agent), path, follower.next))
+            || obstacle_ahead(scene.obstacles, (entity, team), path, follower.next)
+            || links_gone());
+    if cut && plan.requested {
+        // The game asked for a new path, not answered yet: it waits for it at a safe cell
+        // rather than walk on into the cut.
+        wait_for_plan(commands, entity, map, position, follower, path);
+        plan.replanning = true;
+    } else if cut {
+        diagnostics.replans += 1;
+        replan(commands, entity, map, position, follower, path);
+        // From now on this frame it is waiting for the new plan (the commands apply later): no
+        // `Arrived` for reaching the safe cell.
+        *plan = Plan { replanning: true, requested: true };
+    }
+}
+
+/// An avoiding agent stalled past its patience: the first time, a [`Stall`] to resolve after
+/// the frame (the others make way); stalled again without getting on, it passes through the
+/// others for a second.
+fn stalled(body: &mut Avoidance, stall: Stall) -> Option<Stall> {
+    body.stalled = 0.0;
+    body.stalls += 1;
+    if body.stalls > 1 {
+        body.passing_through = 1.0;
+        body.stalls = 0;
+        return None;
+    }
+    Some(stall)
+}
+
+/// Walks from `at` along the path's points for `budget` (a distance), passing the points it
+/// reaches; returns where it ends.
+fn walk_points(mut at: Vec2, mut budget: f32, follower: &mut PathFollower, path: &Path) -> Vec2 {
+    while follower.next < path.points.len() {
+        let target = path.points[follower.next];
+        let to = target - at;
+        let distance = to.length();
+        if distance > budget {
+            if budget > 0.0 {
+                at += to / distance * budget;
+            }
+            break;
+        }
+        at = target;
+        budget -= distance;
+        follower.next = path.next_target_after(follower.next);
+    }
+    at
+}
+
+/// Carries an agent at the end of a walk across the link that follows it: its path goes on
+/// with the next walk. Across a seam (maps that touch) it walks on from where it stands to the
+/// first cell; across any other link it is put at the link's far end ([`LinkCrossed`]). If the
+/// next walk was cut meanwhile, it plans again from there. Returns where it stands.
+fn cross_link(
+    (commands, diagnostics): (&mut Commands, &mut NavDiagnostics),
+    crossed: &mut MessageWriter<LinkCrossed>,
+    scene: &Scene,
+    (entity, mut at): (Entity, Vec2),
+    follower: &mut PathFollower,
+    path: &mut Mut<Path>,
+    plan: &mut Plan,
+) -> Vec2 {
+    let leg = path.legs.remove(0);
+    let from = leg.from;
+    let to = LinkEnd::new(leg.map, leg.cells[0]);
+    let seam = scene.links.get(leg.link).is_ok_and(|(_, seam)| seam);
+    if !seam {
+        crossed.write(LinkCrossed { entity, link: leg.link, from, to });
+        at = leg.points[0];
+    }
+    path.map = leg.map;
+    path.cells = leg.cells;
+    path.points = leg.points;
+    follower.next = if seam { 0 } else { path.cells.len().min(1) };
+    commands.entity(entity).insert(OnNavMap(leg.map));
+    if let Some(next_map) = scene.maps.get(leg.map) {
+        let grid = next_map.grid_for(path.agent);
+        path.corners = match grid {
+            Some(grid) if follower.smooth && path.agent.size == 1 => {
+                corner_indices(grid, &path.cells)
+            }
+            _ => Vec::new(),
+        };
+        // Changed since it was planned: plan again from here.
+        if path_cut(grid, path, 0) {
+            diagnostics.replans += 1;
+            replan(commands, entity, next_map, at, follower, path);
+            *plan = Plan { replanning: true, requested: true };
+        }
+    }
+    at
+}
+
+/// An agent at the end of its path (and of its links) stops. It has arrived ([`Arrived`] names
+/// the cell it stands on, and whether and how it reached its goal), or stands at the side cell
+/// it stepped aside to, or (waiting for a plan that failed) simply stops.
+fn finish_walk(
+    commands: &mut Commands,
+    arrived: &mut MessageWriter<Arrived>,
+    maps: &NavMaps,
+    (entity, at): (Entity, Vec2),
+    path: &Path,
+    plan: Plan,
+    (avoidance, yielding): (Option<&mut Avoidance>, Option<&mut Yielding>),
+) {
+    let last = *path.cells.last().expect("non-empty path");
+    // Where it stopped: the last cell, or (an avoiding agent held back from it by someone
+    // standing there) the cell it stands in.
+    let cell = if path.points.last() == Some(&at) {
+        last
+    } else {
+        maps.get(path.map).and_then(|m| m.geometry.world_to_cell(at).ok()).unwrap_or(last)
+    };
+    commands.entity(entity).remove::<Path>();
+    if let Some(body) = avoidance {
+        body.velocity = Vec2::ZERO;
+        body.headway = 0.0;
+        body.stalled = 0.0;
+        body.stalls = 0;
+    }
+    let was_yielding = yielding.is_some();
+    match yielding.filter(|y| path.goal == y.aside && path.map == y.aside_map) {
+        // At the side cell it stepped to: it waits there (no `Arrived`), then goes on.
+        Some(yielding) => yielding.arrived = true,
+        None if !plan.replanning => {
+            if was_yielding {
+                commands.entity(entity).remove::<Yielding>(); // sent elsewhere meanwhile
+            }
+            let at_goal = cell == path.goal && path.map == path.goal_map;
+            // Stopped short where its arrival condition held (the end of its path).
+            let by_condition = !at_goal && path.arrival != Arrival::AtGoal && cell == last;
+            let by = if by_condition { path.arrival } else { Arrival::AtGoal };
+            let reached_goal = at_goal || by_condition;
+            arrived.write(Arrived { entity, cell, reached_goal, by });
+        }
+        // The new plan failed (a PathFailed says why): the agent stops here.
+        None if !plan.requested => {
+            commands.entity(entity).remove::<Replanning>();
+        }
+        None => {}
+    }
 }
 
 /// An agent whose plan is on its way (a request is waiting) stops walking its path: its path

@@ -239,7 +239,8 @@ impl NavGrid {
     }
 
     /// No edge bars the step from `from` to its neighbour `to` (diagonals: no edge touches the
-    /// corner passed); true for cells that are not neighbours.
+    /// corner passed); true for cells that are not neighbours. (The movement system's check.)
+    #[cfg(feature = "bevy")]
     pub(crate) fn crossing_open(&self, from: GridPos, to: GridPos) -> bool {
         !self.in_bounds(from)
             || self.direction(from, to).is_none_or(|d| self.exit_open(self.index(from), d))

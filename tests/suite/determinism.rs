@@ -13,7 +13,7 @@ use bevy_tilemap_nav::prelude::*;
 
 use crate::support::Rng;
 #[allow(dead_code)] // its text tilemaps are not used here
-use crate::tilemap::{nav_app, spawn_typed_tilemap};
+use crate::tilemap::{spawn_typed_tilemap, threaded_nav_app};
 
 const WALL: u32 = 1;
 const SIZE: u32 = 40;
@@ -23,7 +23,7 @@ const FRAMES: usize = 900;
 /// One run of the scene: a hash of every agent's `Transform` (bits) and path cost each frame.
 fn run(seed: u64) -> Vec<u64> {
     let mut rng = Rng(seed);
-    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let mut app = threaded_nav_app(Duration::from_millis(16), WALL);
     // Few cells a frame, so that searches are spread over frames and queued.
     let settings = NavSettings { max_expansions_per_frame: 3000, ..NavSettings::deterministic() };
     app.insert_resource(settings);

@@ -8,7 +8,9 @@
 //! (`ci/import_graph.py` checks it in CI, and that no two files import each other):
 //! - [`grid`]: cells, costs, topologies (square 4/8-way, hex), connectivity, line of sight, and
 //!   the sealed binary form every baked format shares;
-//! - [`search`]: the A* loop and one file per expansion (neighbours, jump points, Theta*);
+//! - [`search`]: the A* loop and one file per expansion (neighbours, jump points, Theta*),
+//!   searches through links and over chunked worlds, precomputed help, and searches spread over
+//!   frames within a budget ([`search::schedule`]);
 //! - [`path`]: shaping found paths (smoothing, costs);
 //! - [`io`]: file formats (MovingAI maps and scenarios, baked grids, Tiled and LDtk levels read
 //!   into grids);

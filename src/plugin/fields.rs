@@ -20,7 +20,7 @@ use super::settings::NavSettings;
 use crate::grid::GridPos;
 use crate::grid::line::segment_cost;
 use crate::grid::{GridStamp, NavGrid};
-use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SearchOptions, SlicedBuild};
+use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SlicedBuild};
 
 /// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which
 /// the plugin builds and keeps in step with the map's grid: only the cells whose way to a goal
@@ -354,25 +354,10 @@ pub(crate) fn follow_fields(
             failures.write(failed);
             continue;
         };
-        let goal = *cells.last().expect("a way has cells");
         let points = cells.iter().map(|&c| body_point(&map.geometry, agent, c)).collect();
         let corners = if follower.smooth { corner_indices(&map.grid, &cells) } else { Vec::new() };
-        let way = Path {
-            map: map.entity,
-            cost: field.cost(cell).unwrap_or(0.0),
-            points,
-            cells,
-            goal,
-            goal_map: map.entity,
-            complete: true,
-            expanded: 0,
-            micros: 0.0,
-            options: SearchOptions::default(),
-            corners,
-            legs: Vec::new(),
-            agent,
-            arrival: Default::default(),
-        };
+        let cost = field.cost(cell).unwrap_or(0.0);
+        let way = Path { corners, ..Path::walk(map.entity, cells, points, cost, agent) };
         let next = join_index(&way, position, &map.geometry, &map.grid);
         commands.entity(entity).remove::<PathFailed>().insert((
             read(false),

@@ -15,8 +15,10 @@
 //! - `per_agent`: the grids kept per kind of agent, re-plans when kinds change, movement
 //!   ranges ([`RangeRequest`]); `precompute`: path tables kept for maps marked
 //!   [`PrecomputePaths`];
-//! - `request`: the system answering requests; `movement/`: the system walking paths, agents
-//!   steering round each other (ORCA, a spatial hash) and agents holding whole cells;
+//! - `request/`: the system answering requests (a request made concrete, searches through
+//!   links, answers applied, over the core's `search::schedule`); `movement/`: the system
+//!   walking paths, agents steering round each other (ORCA, a spatial hash) and agents holding
+//!   whole cells;
 //! - `debug`: gizmo drawing; `clock`: the one reading of the clock (Bevy's, which works on the
 //!   web); and this file, the plugin group that adds them all and its parts.
 

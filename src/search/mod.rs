@@ -16,6 +16,8 @@
 //! - `linked`: paths across several grids joined by links ([`LinkedMaps`]); `world`: grids laid
 //!   side by side on one lattice, their seams and a hierarchical search over them
 //!   ([`WorldGraph`]);
+//! - `schedule`: searches spread over frames: the frame's budget, the step that runs a search
+//!   on while it lasts, and what an answer found on a frozen grid means for the live one;
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
 //! - `precomputed`: what is worked out ahead for a grid, in a folder of its own: `path_table`
 //!   (answers for grids that rarely change, [`PathTable`]), `first_moves` (answers for small
@@ -38,6 +40,7 @@ mod pathfinder;
 pub(crate) mod precomputed;
 mod query;
 mod result;
+pub mod schedule;
 mod world;
 
 pub use agent_grid::AgentGrid;

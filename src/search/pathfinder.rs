@@ -61,6 +61,10 @@ pub trait SearchSpace: Copy + sealed::Sealed {
         query: &PathQuery<Self::Pos>,
         budget: u32,
     ) -> SearchStep<Self::Path>;
+
+    /// The cells the search that found `path` expanded.
+    #[doc(hidden)]
+    fn expanded(path: &Self::Path) -> u32;
 }
 
 mod sealed {
@@ -445,6 +449,10 @@ impl SearchSpace for &NavGrid {
     fn go_on(self, pathfinder: &mut Pathfinder, query: &PathQuery, budget: u32) -> SearchStep {
         pathfinder.resume_grid(self, query, budget)
     }
+
+    fn expanded(path: &PathResult) -> u32 {
+        path.stats.expanded
+    }
 }
 
 impl Pathfinder {
@@ -558,6 +566,10 @@ impl SearchSpace for LinkedMaps<'_> {
             Some(search) => pathfinder.step_linked(self, query, *search, Some(budget)),
             None => SearchStep::Done(Err(PathError::NothingToResume)),
         }
+    }
+
+    fn expanded(path: &LinkedPath) -> u32 {
+        path.stats.expanded
     }
 }
 

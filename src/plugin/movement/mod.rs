@@ -335,21 +335,14 @@ pub(crate) fn follow_paths(
             stop(&mut commands, &mut failures, entity, NavError::MalformedPath);
             continue;
         }
-        // Agents on one map follow one another: look the map up once for a run of them.
-        if last.is_none_or(|(entity, ..)| entity != path.map) {
-            last = maps.get(path.map).zip(indexes.get(&path.map)).map(|(m, i)| (path.map, m, i));
-        }
-        let Some((_, map, index)) = last else {
-            if maps.is_loading(path.map) {
-                continue; // its map is loading again: it stands until the map is served
+        let (map, index) = match path_map(&maps, indexes, &mut last, path.map) {
+            Ok(found) => found,
+            // Its map is loading again: it stands until the map is served.
+            Err(None) => continue,
+            Err(Some(error)) => {
+                stop(&mut commands, &mut failures, entity, error);
+                continue;
             }
-            let error = if maps.is_empty() {
-                NavError::NoGrid
-            } else {
-                NavError::MapGone { map: path.map }
-            };
-            stop(&mut commands, &mut failures, entity, error);
-            continue;
         };
         if !position.is_finite() {
             // Something else wrote a NaN or infinite position: there is no way back to the
@@ -432,6 +425,26 @@ pub(crate) fn follow_paths(
     }
     diagnostics.move_time = began.elapsed();
     last_move.0 = diagnostics.move_time;
+}
+
+/// The map an agent's path is on and its index, looked up once for a run of agents on one map
+/// (`last`: agents on one map follow one another in the query). `Err(None)`: the map is loading
+/// again (the agent stands until it is served); `Err(Some(error))`: the agent stops.
+fn path_map<'m>(
+    maps: &'m NavMaps,
+    indexes: &'m HashMap<Entity, PathIndex>,
+    last: &mut Option<(Entity, &'m NavMap, &'m PathIndex)>,
+    on: Entity,
+) -> Result<(&'m NavMap, &'m PathIndex), Option<NavError>> {
+    if last.is_none_or(|(entity, ..)| entity != on) {
+        *last = maps.get(on).zip(indexes.get(&on)).map(|(m, i)| (on, m, i));
+    }
+    match *last {
+        Some((_, map, index)) => Ok((map, index)),
+        None if maps.is_loading(on) => Err(None),
+        None if maps.is_empty() => Err(Some(NavError::NoGrid)),
+        None => Err(Some(NavError::MapGone { map: on })),
+    }
 }
 
 /// Keeps each map's [`PathIndex`] in step with the maps and the paths, and finds the agents

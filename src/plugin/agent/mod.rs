@@ -1,0 +1,21 @@
+//! What an agent carries and what it is told: the request for a path, the path, the walker
+//! that follows it, obstacles, and the messages and errors about them. Shared by the request
+//! and movement systems, which both import it from here.
+
+mod components;
+mod obstacles;
+mod start;
+mod targets;
+
+pub use components::{
+    Arrival, Arrived, NavError, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg,
+    PathRequest, Replanning, WatchSearch, WatchedSearch,
+};
+pub(crate) use components::{PlannedOn, agent_map};
+pub use obstacles::{Blocks, NavObstacle, NavTeam, TeamSet};
+pub(crate) use obstacles::{ObstacleCells, PlanAround, blocks_agent, collect_obstacles};
+pub(crate) use start::{
+    agent_grid, agent_start, body_point, corner_indices, join_index, join_within, request_start,
+    stand_in, waits_for_map, walks_out,
+};
+pub(crate) use targets::{Targets, arrival_holds, cut_at_arrival, target_cell, target_place};

@@ -1,0 +1,235 @@
+//! Searches through links: begun for requests between maps, or after the walk on the start's
+//! own map when a link could beat it; run on over frames like any search; their answers as
+//! [`Path`]s with legs.
+
+use bevy::prelude::*;
+
+use super::super::agent::{NavError, ObstacleCells, Path, PathLeg, body_point};
+use super::super::link::{FrameLinks, LinkEnd};
+use super::super::map::NavMaps;
+use super::super::profiles::NavAgent;
+use super::super::seams::{Seams, WorldGraphs};
+use super::plan::Plan;
+use crate::grid::{GridPos, NavGrid};
+use crate::search::schedule::{Budget, advance};
+use crate::search::{
+    Algorithm, Heuristic, Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, PathResult,
+    Pathfinder, SearchOptions, SearchStep,
+};
+
+/// A search through links: where it goes (by the maps' places in [`NavMaps`]), over which
+/// links, round which cells.
+pub(super) struct LinkedSearch {
+    start: MapPos,
+    goal: MapPos,
+    options: SearchOptions,
+    /// Holds the search while it is paused (its own, so that a search on one map can run
+    /// beside it); `None` until it has begun.
+    pathfinder: Option<Box<Pathfinder>>,
+    /// The links it searches: those of the frame it began in that this kind of agent can take.
+    links: FrameLinks,
+    /// The cells it walls (characters in the way), for straightening its walks.
+    avoid: Vec<MapPos>,
+    /// It plans round characters in the way ([`PlanAround`](super::super::agent::PlanAround)).
+    pub(super) around: bool,
+    /// Searched over the world's graph ([`WorldSearch::Hierarchical`]), in one go.
+    ///
+    /// [`WorldSearch::Hierarchical`]: super::super::settings::WorldSearch::Hierarchical
+    hierarchical: bool,
+}
+
+/// Each map's grid for this kind of agent, in [`NavMaps`]' order; a map that cannot serve it
+/// (a hex map for a larger agent) stands in with its own grid, and no link leads there.
+pub(super) fn agent_grids(maps: &NavMaps, agent: NavAgent) -> Vec<&NavGrid> {
+    maps.iter().map(|m| m.grid_for(agent).unwrap_or(&m.grid)).collect()
+}
+
+/// What a search through links begins from: the maps, the frame's links and the cells held by
+/// characters.
+pub(super) type Across<'a> = (&'a NavMaps, &'a FrameLinks, &'a ObstacleCells);
+
+/// Begins a search across the maps and links, from `query`'s start to its goal, for `entity`
+/// (walling the obstacles in its way and the cells `around`), no dearer than `max_cost`.
+pub(super) fn begin_linked(
+    (maps, frame_links, obstacles): Across,
+    entity: Entity,
+    around: &[GridPos],
+    query: Plan,
+    max_cost: Option<f64>,
+) -> Result<LinkedSearch, PathError> {
+    let index = |map: Entity| maps.index_of(map).ok_or(PathError::NoSuchMap { map: usize::MAX });
+    let start = MapPos::new(index(query.map)?, query.start);
+    let goal = MapPos::new(index(query.goal_map)?, query.goal);
+    let avoid: Vec<MapPos> = obstacles
+        .for_agent_anywhere(entity, query.team)
+        .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
+        .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
+        .collect();
+    // The links this kind of agent can take: both ends on maps that serve it.
+    let served: Vec<Option<&NavGrid>> = maps.iter().map(|m| m.grid_for(query.agent)).collect();
+    let walkable =
+        |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
+    let mut links = FrameLinks { places: frame_links.places.clone(), ..FrameLinks::default() };
+    let all = frame_links.links.iter().zip(&frame_links.entities).zip(&frame_links.seams);
+    for ((link, &entity), &seam) in all {
+        if walkable(link.from) && walkable(link.to) {
+            links.links.push(*link);
+            links.entities.push(entity);
+            links.seams.push(seam);
+        }
+    }
+    // Over the world's graph: when asked for, for a plain walk (no cells to walk round, not
+    // any-angle) that starts or ends in a world.
+    let placed = |at: MapPos| links.places.get(at.map).is_some_and(Option::is_some);
+    let hierarchical = frame_links.hierarchical
+        && avoid.is_empty()
+        && query.options.algorithm != Algorithm::ThetaStar
+        && (placed(start) || placed(goal));
+    let mut options = query.options;
+    if let Some(cost) = max_cost {
+        options.limit.max_cost = Some(options.limit.max_cost.map_or(cost, |m| m.min(cost)));
+    }
+    let around = !around.is_empty();
+    Ok(LinkedSearch { start, goal, options, pathfinder: None, links, avoid, around, hierarchical })
+}
+
+/// After the walk on the start's own map (`direct`) for a request on one map while links
+/// exist: the search through links that could find a cheaper path, if one could. A link could
+/// when walking to its entrance, taking it and walking on from its exit to the goal may cost
+/// less than the walk by the grids' estimates (or when there is no walk). That search is
+/// bounded by the walk's cost, which it finds again if nothing is cheaper.
+pub(super) fn then_links(
+    across: Across,
+    entity: Entity,
+    around: &[GridPos],
+    query: Plan,
+    direct: &Result<PathResult, PathError>,
+) -> Option<LinkedSearch> {
+    let (maps, frame_links, _) = across;
+    if frame_links.links.is_empty() {
+        return None;
+    }
+    let bound = match direct {
+        Ok(found) => Some(found.cost),
+        Err(PathError::Unreachable { .. }) => None,
+        Err(_) => return None,
+    };
+    let map = maps.get(query.map)?;
+    let here = maps.index_of(query.map)?;
+    let grid = map.grid_for(query.agent)?;
+    let moves = grid.neighborhood();
+    let heuristic = Heuristic::default_for(moves);
+    let least = f64::from(grid.min_cost().unwrap_or(1));
+    let walk = |a: GridPos, b: GridPos| heuristic.estimate(moves, a, b) * least;
+    let helps = |link: &Link| {
+        link.ways().any(|(entrance, exit)| {
+            let on = if exit.map == here { walk(exit.cell, query.goal) } else { 0.0 };
+            let through = walk(query.start, entrance.cell) + link.cost + on;
+            entrance.map == here && bound.is_none_or(|cost| through < cost - 1e-9)
+        })
+    };
+    if !frame_links.links.iter().any(helps) {
+        return None;
+    }
+    let slack = bound.map(|cost| cost + 1e-9 * cost.max(1.0));
+    begin_linked(across, entity, around, query, slack).ok()
+}
+
+/// Begins (or goes on with) a search through links for `agent` while the budget lasts (it had
+/// expanded `before` cells when this frame's work on it began), and charges the budget for it.
+/// Returns its last step and the cells it has expanded. Its walks come straightened for Theta*.
+pub(super) fn go_on_linked(
+    search: &mut LinkedSearch,
+    agent: NavAgent,
+    (maps, graphs): (&NavMaps, &mut WorldGraphs),
+    budget: &mut Budget,
+    before: u32,
+) -> (SearchStep<LinkedPath>, u32) {
+    let grids = agent_grids(maps, agent);
+    if search.hierarchical {
+        let found = graphs.find(&grids, &search.links, (agent, search.start, search.goal));
+        let (start, goal) = (search.start.cell, search.goal.cell);
+        let found = found.and_then(|path| match search.options.limit.max_cost {
+            Some(max) if path.cost > max => Err(PathError::Unreachable { start, goal }),
+            _ => Ok(path),
+        });
+        let expanded = found.as_ref().map_or(1, |path| path.stats.expanded);
+        budget.charge(expanded);
+        return (SearchStep::Done(found), expanded);
+    }
+    let world = LinkedMaps::new(&grids, &search.links.links).with_places(&search.links.places);
+    let query =
+        PathQuery::new(search.start, search.goal).options(search.options).avoiding(&search.avoid);
+    let begun = search.pathfinder.is_some();
+    let pathfinder = search.pathfinder.get_or_insert_with(Box::default);
+    advance(pathfinder, world, &query, budget, begun, before)
+}
+
+/// The error of a search through links: between two maps, with both maps named (the cells
+/// alone read as two cells of one map).
+pub(super) fn linked_error(query: &Plan, error: PathError) -> NavError {
+    match error {
+        PathError::Unreachable { start, goal } if query.goal_map != query.map => {
+            let (start_map, goal_map) = (query.map, query.goal_map);
+            NavError::NoWayBetweenMaps { start_map, start, goal_map, goal }
+        }
+        error => NavError::from(error),
+    }
+}
+
+/// A path through links: its first walk as the path's cells, the others as its legs.
+pub(super) fn make_linked_path(
+    found: LinkedPath,
+    (maps, seams): (&NavMaps, &Seams),
+    search: &LinkedSearch,
+    query: &Plan,
+    micros: f32,
+) -> Path {
+    let links = &search.links;
+    let entity_of = |index: usize| maps.iter().nth(index).map(|m| m.entity);
+    let points = |index: usize, cells: &[GridPos]| -> Vec<Vec2> {
+        let map = maps.iter().nth(index);
+        cells
+            .iter()
+            .map(|&c| map.map_or(Vec2::ZERO, |m| body_point(&m.geometry, query.agent, c)))
+            .collect()
+    };
+    let mut walks = found.legs.into_iter();
+    // A linked path has at least one leg.
+    let first = walks.next().expect("a linked path has a walk");
+    let mut legs = Vec::new();
+    let (mut map, mut end, mut then) = (first.map, first.path.end(), first.then);
+    for walk in walks {
+        let next = (walk.map, walk.path.end(), walk.then);
+        let from = LinkEnd::new(entity_of(map).unwrap_or(query.map), end);
+        let to_map = entity_of(walk.map).unwrap_or(query.goal_map);
+        // Taken: a link, or (none named, from a world's graph) the seam one step across.
+        let (link, cost) = match then {
+            Some(link) => (links.entities[link], links.links[link].cost),
+            None => {
+                let to = LinkEnd::new(to_map, walk.path.cells.first().copied().unwrap_or(end));
+                seams.between(from, to).unwrap_or((Entity::PLACEHOLDER, 0.0))
+            }
+        };
+        legs.push(PathLeg {
+            link,
+            from,
+            map: to_map,
+            points: points(walk.map, &walk.path.cells),
+            cost: walk.path.cost + cost,
+            cells: walk.path.cells,
+        });
+        (map, end, then) = next;
+    }
+    let (map, points) =
+        (entity_of(first.map).unwrap_or(query.map), points(first.map, &first.path.cells));
+    Path {
+        goal: query.goal,
+        goal_map: query.goal_map,
+        expanded: found.stats.expanded,
+        micros,
+        options: query.options,
+        legs,
+        ..Path::walk(map, first.path.cells, points, found.cost, query.agent)
+    }
+}

@@ -1,0 +1,653 @@
+//! The request system: [`PathRequest`]s answered with a [`Path`] or a
+//! [`PathFailed`](super::agent::PathFailed), within
+//! the frame's search budget, searches spread over frames when they need more.
+//!
+//! The system gathers (obstacles, new requests, the frame's links and budget), then goes on
+//! with the search spread over frames, if one is, and begins waiting requests in arrival order
+//! while the budget lasts. Its parts: `plan` makes a request concrete and builds its query and
+//! path; `linked` begins and runs searches through links; `deliver` applies answers to agents.
+//! The budget, the step that runs a search on and what a search on a frozen grid answers come
+//! from the core ([`crate::search::schedule`]).
+
+mod deliver;
+mod linked;
+mod plan;
+
+use std::collections::VecDeque;
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+
+use super::agent::{
+    NavError, NavObstacle, NavTeam, ObstacleCells, OnNavMap, Path, PathGoal, PathRequest,
+    PlanAround, Targets, collect_obstacles, target_cell, waits_for_map,
+};
+use super::clock::Moment;
+use super::diagnostics::{LastMove, NavDiagnostics};
+use super::link::{FrameLinks, NavLink};
+use super::map::{NavMap, NavMaps};
+use super::precompute::table_answer;
+use super::profiles::{NavAgent, NavProfiles};
+use super::seams::{NavSeam, Seams, WorldGraphs};
+use super::settings::{NavSettings, WorldSearch};
+use crate::grid::{GridPos, NavGrid};
+use crate::path::{FleeOptions, flee_avoiding, wander_avoiding};
+use crate::search::schedule::{Budget, MAX_REDOS, advance, done_expansions, settle};
+use crate::search::{LinkedPath, PathError, PathQuery, PathResult, Pathfinder, SearchStep};
+pub(crate) use deliver::Answers;
+use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error};
+use linked::{make_linked_path, then_links};
+use plan::walks_the_answer;
+use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
+
+/// A search spread over frames, for one agent's request: on the start's map, or through links.
+struct Running {
+    entity: Entity,
+    query: Plan,
+    /// Times it began again after a grid changed under it.
+    redone: u32,
+    /// Cells it has expanded so far (since it last began).
+    expanded: u32,
+    /// Search time so far, microseconds.
+    micros: f32,
+    search: Search,
+}
+
+/// Where a running search searches.
+enum Search {
+    /// On the start's map, with the queue's pathfinder. `frozen`: the copy of the grid it runs
+    /// on since it had to begin again after the live grid changed under it (`None`: the live
+    /// grid, unchanged since it began). `traced`: the agent watches it ([`WatchSearch`]).
+    ///
+    /// [`WatchSearch`]: super::agent::WatchSearch
+    OnMap { frozen: Option<Box<NavGrid>>, traced: bool },
+    /// Through links, with a pathfinder of its own.
+    Linked(Box<LinkedSearch>),
+}
+
+impl Running {
+    fn new(entity: Entity, query: Plan, search: Search) -> Self {
+        Self { entity, query, redone: 0, expanded: 0, micros: 0.0, search }
+    }
+}
+
+/// What became of a search this frame.
+enum Step {
+    /// It paused: the frame's search time is spent.
+    Paused(Running),
+    /// It ended in a search through links, to run now.
+    Then(Running),
+    /// It was answered.
+    Ended,
+    /// It found no way round the characters in the way: asked again next frame, through them.
+    AskAgain,
+}
+
+/// Requests waiting for an answer, in arrival order, the search spread over frames, and the
+/// search scratch memory.
+#[derive(Resource, Default)]
+pub(crate) struct RequestQueue {
+    waiting: VecDeque<Entity>,
+    running: Option<Running>,
+    pathfinder: Pathfinder,
+    /// This frame's links (reused).
+    links: FrameLinks,
+}
+
+/// Queues new and replaced requests in arrival order.
+/// A request that replaces one still waiting keeps its place: under a steady load an agent that
+/// renews its request is not sent to the back each time.
+fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<PathRequest>>) {
+    for entity in requests {
+        if !queue.waiting.contains(&entity) {
+            queue.waiting.push_back(entity);
+        }
+    }
+}
+
+/// What the request system reads and writes.
+#[derive(SystemParam)]
+pub(crate) struct Answering<'w, 's> {
+    queue: ResMut<'w, RequestQueue>,
+    settings: Res<'w, NavSettings>,
+    profiles: Res<'w, NavProfiles>,
+    maps: Res<'w, NavMaps>,
+    seams: Res<'w, Seams>,
+    requests: Requests<'w, 's>,
+    teams: Query<'w, 's, &'static NavTeam>,
+    targets: Targets<'w, 's>,
+    obstacles: ResMut<'w, ObstacleCells>,
+    graphs: ResMut<'w, WorldGraphs>,
+    diagnostics: ResMut<'w, NavDiagnostics>,
+    answers: Answers<'w, 's>,
+}
+
+/// Answers waiting requests in arrival order until the frame's budget of expanded cells is
+/// spent. A search that would overrun it pauses and goes on next frame (before any other), so
+/// no frame waits on a long search; if a grid changes meanwhile, its answer is checked against
+/// the new grid or the search begins again.
+pub(crate) fn answer_requests(
+    mut nav: Answering,
+    new_requests: Query<Entity, Changed<PathRequest>>,
+    obstacle_agents: Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
+    links: Query<(Entity, &NavLink, Has<NavSeam>)>,
+    last_move: Res<LastMove>,
+) {
+    // One system rather than three: each system costs the scheduler a wake-up.
+    let frame_began = Moment::now();
+    collect_obstacles(&nav.maps, &obstacle_agents, &mut nav.obstacles);
+    queue_requests(&mut nav.queue, &new_requests);
+    let nav = &mut nav;
+    nav.queue.links.gather(&nav.maps, &links, &nav.seams.places);
+    nav.queue.links.hierarchical = nav.settings.world_search == WorldSearch::Hierarchical;
+    let deadline = search_deadline(&nav.settings, &nav.diagnostics, last_move.0);
+    let out_of_time = move || deadline.is_some_and(|d| Moment::now() >= d);
+    let timed: Option<&dyn Fn() -> bool> = deadline.map(|_| &out_of_time as _);
+    // What movement ranges used of the frame's budget is not the requests' to use.
+    let ranges = u32::try_from(nav.diagnostics.range_expansions).unwrap_or(u32::MAX);
+    let cells = u32::try_from(nav.settings.max_expansions_per_frame).unwrap_or(u32::MAX);
+    let budget = Budget::new(cells.saturating_sub(ranges).max(1), timed);
+    let at_start = budget.expansions();
+    let mut frame = Frame { nav, budget, answered: 0 };
+    // A search carried over from an earlier frame that ends now counts as a request answered.
+    let carried = frame.nav.queue.running.is_some();
+    let over = frame.go_on_running();
+    frame.answered = usize::from(carried && frame.nav.queue.running.is_none());
+    if !over {
+        frame.answer_waiting();
+    }
+    let spent = at_start - frame.budget.expansions();
+    frame.nav.diagnostics.expansions = u64::from(spent);
+    frame.nav.diagnostics.pathfind_time = frame_began.elapsed();
+}
+
+/// When the frame's search time is up, if the settings give one: what the frame has left
+/// after the tile sync and (as last frame) the movement, within the search time.
+fn search_deadline(
+    settings: &NavSettings,
+    diagnostics: &NavDiagnostics,
+    last_move: std::time::Duration,
+) -> Option<Moment> {
+    settings.max_search_time_per_frame.map(|t| {
+        let spent = diagnostics.sync_time + last_move;
+        let left = settings.max_time_per_frame.map_or(t, |frame| frame.saturating_sub(spent));
+        Moment::now().after(t.min(left))
+    })
+}
+
+/// One frame's answering: what the system gathered, the budget left, requests answered.
+struct Frame<'a, 'w, 's> {
+    nav: &'a mut Answering<'w, 's>,
+    budget: Budget<'a>,
+    answered: usize,
+}
+
+/// What a waiting request came to when its turn came.
+enum Begun {
+    /// Nothing to do: its agent or request went away, or the path it walks answers it.
+    Skipped,
+    /// A map it needs is loading: it waits.
+    Held,
+    /// Answered at once (`searched`: a search was run for it).
+    Answered {
+        searched: bool,
+    },
+    /// Its search goes on: over links (to run now), or paused.
+    Running(Box<Running>),
+    Paused(Box<Running>),
+}
+
+impl Frame<'_, '_, '_> {
+    /// Gives `entity` its answer (planned as `plan`, if it got that far), with its search's
+    /// trace if it was watched.
+    fn deliver(&mut self, entity: Entity, plan: Option<&Plan>, result: Result<Path, NavError>) {
+        let nav = &mut *self.nav;
+        let trace = nav.queue.pathfinder.take_trace();
+        let given = (&*nav.maps, &nav.targets, &nav.requests);
+        nav.answers.deliver(given, entity, plan, result, trace);
+    }
+
+    /// The search spread over frames goes on first (then, if it ends in one, a search through
+    /// links). True when the frame's search is over: it paused again, or its request is asked
+    /// again next frame.
+    fn go_on_running(&mut self) -> bool {
+        while let Some(run) = self.nav.queue.running.take() {
+            let Some(run) = self.still_wanted(run) else {
+                continue;
+            };
+            let step = match run.search {
+                Search::OnMap { .. } => self.advance_on_map(run),
+                Search::Linked(_) => self.advance_linked(run),
+            };
+            match step {
+                Step::Paused(run) => {
+                    self.nav.queue.running = Some(run);
+                    self.nav.diagnostics.search_paused = true;
+                    return true;
+                }
+                Step::Then(run) => self.nav.queue.running = Some(run),
+                Step::Ended => {}
+                Step::AskAgain => return true,
+            }
+        }
+        false
+    }
+
+    /// The running search, if it goes on: its request still asks for it and its maps serve its
+    /// kind of agent. Otherwise it is dropped; its request waits again if a map it needs is
+    /// loading or its kind's grid was dropped (its profile changed), fails if a map is gone.
+    fn still_wanted(&mut self, run: Running) -> Option<Running> {
+        let nav = &mut *self.nav;
+        let against = (&*nav.maps, &*nav.profiles, &*nav.settings, &nav.targets);
+        let waiting = &mut nav.queue.waiting;
+        let wanted = goes_on(against, &nav.requests, waiting, &run.query, run.entity);
+        let maps = &nav.maps;
+        let gone = [run.query.map, run.query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
+        let served = maps.get(run.query.map).is_some_and(|m| m.grid_for(run.query.agent).is_some());
+        if wanted && gone.is_none() && served {
+            return Some(run);
+        }
+        nav.queue.pathfinder.cancel();
+        match gone {
+            _ if !wanted => {} // its request went away, or asks for something else (waiting)
+            Some(map) if !maps.is_loading(map) => {
+                self.deliver(run.entity, None, Err(NavError::MapGone { map }));
+            }
+            _ => nav.queue.waiting.push_front(run.entity),
+        }
+        None
+    }
+
+    /// Goes on with a search on the start's map. If the live grid changed under it, it begins
+    /// again on a frozen copy of the grid as it is now (which stays as it is until the search
+    /// ends, so a fresh copy's answer settles at once); a search that ran on a copy answers
+    /// for the live grid through [`settle`].
+    fn advance_on_map(&mut self, mut run: Running) -> Step {
+        let Search::OnMap { frozen, traced } = &mut run.search else {
+            return Step::Ended;
+        };
+        let (mut frozen, traced) = (frozen.take(), *traced);
+        let nav = &mut *self.nav;
+        let Some(map) = nav.maps.get(run.query.map) else {
+            return Step::Ended; // checked by `still_wanted`
+        };
+        let live = map.grid_for(run.query.agent).unwrap_or(&map.grid);
+        let around = nav.requests.get(run.entity).ok().and_then(|r| r.5);
+        let avoid = avoid_for(&nav.obstacles, run.entity, &run.query, around);
+        let began = Moment::now();
+        let question = grid_query(&run.query, &avoid, guide_for(map, &run.query), traced);
+        let pathfinder = &mut nav.queue.pathfinder;
+        let on = frozen.as_deref().unwrap_or(live);
+        let budget = &mut self.budget;
+        let (mut step, mut expanded) =
+            advance(pathfinder, on, &question, budget, true, run.expanded);
+        loop {
+            match step {
+                // The live grid changed under it: begin again, below.
+                SearchStep::Done(Err(PathError::GridChanged)) => {}
+                SearchStep::Paused { .. } => {
+                    run.expanded = expanded;
+                    run.micros += began.elapsed().as_secs_f32() * 1e6;
+                    run.search = Search::OnMap { frozen, traced };
+                    return Step::Paused(run);
+                }
+                SearchStep::Done(Err(PathError::Unreachable { .. }))
+                    if around.is_some_and(|a| !a.0.is_empty()) =>
+                {
+                    nav.answers.plan_through(run.entity);
+                    nav.queue.waiting.push_front(run.entity);
+                    return Step::AskAgain;
+                }
+                SearchStep::Done(result) => {
+                    let give_up = run.redone > MAX_REDOS;
+                    if let Some(result) = settle(live, frozen.as_deref(), give_up, result) {
+                        run.micros += began.elapsed().as_secs_f32() * 1e6;
+                        return self.finish_on_map(run.entity, run.query, result, run.micros);
+                    }
+                }
+            }
+            let copy = frozen.insert(Box::new(live.frozen_copy()));
+            run.redone += 1;
+            nav.diagnostics.searches_redone += 1;
+            (step, expanded) = advance(pathfinder, &**copy, &question, budget, false, 0);
+        }
+    }
+
+    /// A search on the start's map ended: with links about, a search through links follows if
+    /// a link could beat the walk found (bounded by its cost); else the request is answered.
+    fn finish_on_map(
+        &mut self,
+        entity: Entity,
+        query: Plan,
+        result: Result<PathResult, PathError>,
+        micros: f32,
+    ) -> Step {
+        let nav = &mut *self.nav;
+        let around = nav.requests.get(entity).ok().and_then(|r| r.5);
+        let around = around.map_or(&[][..], |a| &a.0[..]);
+        let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
+        if let Some(search) = then_links(across, entity, around, query, &result) {
+            let run =
+                Running { micros, ..Running::new(entity, query, Search::Linked(search.into())) };
+            return Step::Then(run);
+        }
+        nav.diagnostics.searches_finished += 1;
+        let path = match nav.maps.get(query.map) {
+            Some(map) => result.map(|found| make_path(found, &map.geometry, &query, micros)),
+            None => Err(PathError::NoSuchMap { map: usize::MAX }),
+        };
+        self.deliver(entity, Some(&query), path.map_err(NavError::from));
+        Step::Ended
+    }
+
+    /// Goes on with a search through links. If a grid changed under it, it begins again on the
+    /// grids as they are now, and after [`MAX_REDOS`] times runs whole (the grids keep
+    /// changing: better late than never).
+    fn advance_linked(&mut self, mut run: Running) -> Step {
+        let Search::Linked(search) = &mut run.search else {
+            return Step::Ended;
+        };
+        let nav = &mut *self.nav;
+        let began = Moment::now();
+        let maps_graphs = (&*nav.maps, &mut *nav.graphs);
+        let agent = run.query.agent;
+        let (mut step, mut expanded) =
+            go_on_linked(search, agent, maps_graphs, &mut self.budget, run.expanded);
+        while step == SearchStep::Done(Err(PathError::GridChanged)) {
+            run.redone += 1;
+            nav.diagnostics.searches_redone += 1;
+            let around = nav.requests.get(run.entity).ok().and_then(|r| r.5);
+            let around = around.map_or(&[][..], |a| &a.0[..]);
+            let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
+            match begin_linked(across, run.entity, around, run.query, None) {
+                Ok(again) => **search = again,
+                Err(error) => {
+                    step = SearchStep::Done(Err(error));
+                    break;
+                }
+            }
+            let mut whole = Budget::whole();
+            let budget = if run.redone > MAX_REDOS { &mut whole } else { &mut self.budget };
+            let maps_graphs = (&*nav.maps, &mut *nav.graphs);
+            (step, expanded) = go_on_linked(search, agent, maps_graphs, budget, 0);
+        }
+        run.micros += began.elapsed().as_secs_f32() * 1e6;
+        run.expanded = expanded;
+        match step {
+            SearchStep::Paused { .. } => Step::Paused(run),
+            SearchStep::Done(result) => self.finish_linked(run, result),
+        }
+    }
+
+    /// Answers the request of a search through links that ended, or asks it again next frame
+    /// without planning round the characters in the way if it found no way round them.
+    fn finish_linked(&mut self, run: Running, result: Result<LinkedPath, PathError>) -> Step {
+        let Search::Linked(search) = &run.search else {
+            return Step::Ended;
+        };
+        let nav = &mut *self.nav;
+        if matches!(result, Err(PathError::Unreachable { .. })) && search.around {
+            nav.answers.plan_through(run.entity);
+            nav.queue.waiting.push_front(run.entity);
+            return Step::AskAgain;
+        }
+        nav.diagnostics.searches_finished += 1;
+        let (query, micros) = (&run.query, run.micros);
+        let path = result
+            .map(|found| make_linked_path(found, (&nav.maps, &nav.seams), search, query, micros))
+            .map_err(|error| linked_error(query, error));
+        self.deliver(run.entity, Some(&run.query), path);
+        Step::Ended
+    }
+
+    /// Then waiting requests, in arrival order, while the budget lasts (at least one slice of
+    /// search a frame, whatever the clock says, so that all goes on); the one that runs out of
+    /// it is spread over the next frames.
+    fn answer_waiting(&mut self) {
+        let mut searched = false;
+        let mut held = Vec::new();
+        let most = self.nav.settings.max_requests_per_frame.max(1);
+        while self.answered < most
+            && self.budget.expansions() > 0
+            && (!searched || self.budget.left())
+        {
+            let Some(entity) = self.nav.queue.waiting.pop_front() else {
+                break;
+            };
+            match self.begin(entity) {
+                Begun::Skipped => {}
+                Begun::Held => held.push(entity),
+                Begun::Answered { searched: ran } => searched |= ran,
+                Begun::Running(run) => {
+                    searched = true;
+                    self.nav.queue.running = Some(*run);
+                    if self.go_on_running() {
+                        break;
+                    }
+                }
+                Begun::Paused(run) => {
+                    self.nav.queue.running = Some(*run);
+                    self.nav.diagnostics.search_paused = true;
+                    break;
+                }
+            }
+        }
+        for entity in held.into_iter().rev() {
+            self.nav.queue.waiting.push_front(entity);
+        }
+    }
+
+    /// Takes up `entity`'s request: made concrete, then answered at once (a failure, a goal
+    /// that is not one cell, the path it walks, a precomputed table) or searched.
+    fn begin(&mut self, entity: Entity) -> Begun {
+        let query = match self.plan(entity) {
+            Ok(query) => query,
+            Err(begun) => return begun,
+        };
+        if let Some(begun) = self.answer_aim(entity, &query) {
+            return begun;
+        }
+        let nav = &mut *self.nav;
+        let Ok(asker) = nav.requests.get(entity) else {
+            return Begun::Skipped;
+        };
+        let Some(grid) = nav.maps.get(query.map).and_then(|m| m.grid_for(query.agent)) else {
+            return Begun::Skipped; // `plan` found them
+        };
+        if walks_the_answer(&asker, &query, grid) {
+            nav.answers.keep_path(entity);
+            nav.diagnostics.requests_reused += 1;
+            return Begun::Skipped;
+        }
+        self.answered += 1;
+        nav.diagnostics.searches_started += 1;
+        if query.goal_map == query.map {
+            return self.search_on_map(entity, query);
+        }
+        // A search over the maps and their links, spread over frames like any other.
+        let around = asker.5.map_or(&[][..], |a| &a.0[..]);
+        let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
+        match begin_linked(across, entity, around, query, None) {
+            Ok(search) => {
+                let search = Search::Linked(search.into());
+                Begun::Running(Running::new(entity, query, search).into())
+            }
+            Err(error) => {
+                nav.diagnostics.searches_finished += 1;
+                self.deliver(entity, Some(&query), Err(linked_error(&query, error)));
+                Begun::Answered { searched: true }
+            }
+        }
+    }
+
+    /// `entity`'s request made concrete, or what became of it: it waits for a map that is
+    /// loading, or fails.
+    fn plan(&mut self, entity: Entity) -> Result<Plan, Begun> {
+        let nav = &mut *self.nav;
+        let Ok(asker) = nav.requests.get(entity) else {
+            return Err(Begun::Skipped); // despawned, or the request was taken back
+        };
+        let against = (&*nav.maps, &*nav.profiles, &*nav.settings, &nav.targets);
+        let prepared = match nav.maps.is_empty() {
+            true => Err(NavError::NoGrid),
+            false => prepare(against, asker),
+        };
+        match prepared {
+            Ok(query) => Ok(Plan { team: nav.teams.get(entity).ok().copied(), ..query }),
+            // A map it needs is loading: it waits (back in the queue after this frame).
+            Err(error) if waits_for_map(&nav.maps, &error) => Err(Begun::Held),
+            Err(error) => {
+                self.answered += 1;
+                self.deliver(entity, None, Err(error));
+                Err(Begun::Answered { searched: false })
+            }
+        }
+    }
+
+    /// The answer to a request whose goal is not one cell (the nearest of several cells, away
+    /// from threats, a wander), searched whole on the start's map; `None` for the other goals.
+    fn answer_aim(&mut self, entity: Entity, query: &Plan) -> Option<Begun> {
+        let nav = &mut *self.nav;
+        let request = nav.requests.get(entity).ok()?.0;
+        let map = nav.maps.get(query.map)?;
+        let grid = map.grid_for(query.agent)?;
+        let pathfinder = &mut nav.queue.pathfinder;
+        let aim = (&*nav.maps, &*nav.obstacles, &nav.targets);
+        let answer = aim_answer(aim, (entity, request), query, map, grid, pathfinder)?;
+        nav.diagnostics.searches_started += 1;
+        nav.diagnostics.searches_finished += 1;
+        self.budget.charge(done_expansions::<&NavGrid>(&answer));
+        let path = answer.map(|found| {
+            let plan = Plan { goal: found.end(), ..*query };
+            make_path(found, &map.geometry, &plan, 0.0)
+        });
+        self.answered += 1;
+        self.deliver(entity, Some(query), path.map_err(NavError::from));
+        Some(Begun::Answered { searched: true })
+    }
+
+    /// Searches a request on its start's map (from a precomputed table at once, if its map has
+    /// one and the request is plain), spread over frames if it outruns the budget.
+    fn search_on_map(&mut self, entity: Entity, query: Plan) -> Begun {
+        let nav = &mut *self.nav;
+        let queue = &mut *nav.queue;
+        let Ok(asker) = nav.requests.get(entity) else {
+            return Begun::Skipped;
+        };
+        let (around, watched) = (asker.5, asker.6);
+        let Some(map) = nav.maps.get(query.map) else {
+            return Begun::Skipped;
+        };
+        let Some(grid) = map.grid_for(query.agent) else {
+            return Begun::Skipped;
+        };
+        let began = Moment::now();
+        let avoid = avoid_for(&nav.obstacles, entity, &query, around);
+        // A map with precomputed paths answers a plain request from its table, at once.
+        let plain =
+            avoid.is_empty() && query.agent.is_plain() && !watched && queue.links.links.is_empty();
+        let asked = (query.start, query.goal, &query.options);
+        let table = plain.then(|| table_answer(map, &mut queue.pathfinder, asked)).flatten();
+        if let Some(result) = table {
+            let micros = began.elapsed().as_secs_f32() * 1e6;
+            nav.diagnostics.searches_finished += 1;
+            nav.diagnostics.table_answers += 1;
+            let path = result.map(|found| make_path(found, &map.geometry, &query, micros));
+            self.deliver(entity, Some(&query), path.map_err(NavError::from));
+            return Begun::Answered { searched: true };
+        }
+        let question = grid_query(&query, &avoid, guide_for(map, &query), watched);
+        let budget = &mut self.budget;
+        let (step, expanded) = advance(&mut queue.pathfinder, grid, &question, budget, false, 0);
+        let micros = began.elapsed().as_secs_f32() * 1e6;
+        let result = match step {
+            SearchStep::Paused { .. } => {
+                let search = Search::OnMap { frozen: None, traced: watched };
+                let run = Running { expanded, micros, ..Running::new(entity, query, search) };
+                return Begun::Paused(run.into());
+            }
+            // No way round the characters in the way: the way through them, then.
+            SearchStep::Done(Err(PathError::Unreachable { .. }))
+                if around.is_some_and(|a| !a.0.is_empty()) =>
+            {
+                let avoid = nav.obstacles.for_agent(entity, query.team, query.map);
+                queue.pathfinder.find(grid, &grid_query(&query, &avoid, None, false))
+            }
+            SearchStep::Done(result) => result,
+        };
+        match self.finish_on_map(entity, query, result, micros) {
+            Step::Then(run) => Begun::Running(run.into()),
+            _ => Begun::Answered { searched: true },
+        }
+    }
+}
+
+/// The cells `entity`'s search on its start's map walls: the obstacles in its way and, when
+/// it plans round them, the characters in the way.
+fn avoid_for(
+    obstacles: &ObstacleCells,
+    entity: Entity,
+    query: &Plan,
+    around: Option<&PlanAround>,
+) -> Vec<GridPos> {
+    let mut avoid = obstacles.for_agent(entity, query.team, query.map);
+    avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
+    avoid
+}
+
+/// The answer to a request whose goal is not one cell, on the start's map: the nearest of
+/// several cells (round the obstacles in the way, as any request), away from threats, or a
+/// wander; `None` for the other goals.
+fn aim_answer(
+    (maps, obstacles, targets): (&NavMaps, &ObstacleCells, &Targets),
+    (entity, request): (Entity, &PathRequest),
+    plan: &Plan,
+    map: &NavMap,
+    grid: &NavGrid,
+    pathfinder: &mut Pathfinder,
+) -> Option<Result<PathResult, PathError>> {
+    let avoid = || obstacles.for_agent(entity, plan.team, map.entity);
+    Some(match &request.goal {
+        PathGoal::Nearest(cells) => {
+            let avoid = avoid();
+            let query = PathQuery::nearest(plan.start, cells).options(plan.options);
+            pathfinder.find(grid, &query.avoiding(&avoid))
+        }
+        PathGoal::AwayFrom { threats, budget } => {
+            let cells: Vec<GridPos> = threats
+                .iter()
+                .filter_map(|&t| target_cell(maps, targets, t))
+                .filter(|&(on, _)| on == map.entity)
+                .map(|(_, cell)| cell)
+                .collect();
+            flee_avoiding(grid, plan.start, &cells, FleeOptions::new(*budget), &avoid())
+        }
+        PathGoal::Wander { budget, seed } => {
+            wander_avoiding(grid, plan.start, *budget, *seed, &avoid())
+        }
+        _ => return None,
+    })
+}
+
+/// With [`WorldSearch::Hierarchical`]: works out the world graph's part for chunks that
+/// streamed in or changed while the frame's search time lasts (one chunk at least), so that a
+/// query seldom waits for that work. For plain agents; other kinds' graphs are worked out when
+/// they ask.
+pub(crate) fn warm_world_graphs(
+    settings: Res<NavSettings>,
+    maps: Res<NavMaps>,
+    queue: Res<RequestQueue>,
+    mut graphs: ResMut<WorldGraphs>,
+    diagnostics: Res<NavDiagnostics>,
+) {
+    let links = &queue.links;
+    let worlds = links.places.iter().any(Option::is_some);
+    if settings.world_search != WorldSearch::Hierarchical || !worlds {
+        return;
+    }
+    let left = |t: std::time::Duration| t.saturating_sub(diagnostics.pathfind_time);
+    let deadline = settings.max_search_time_per_frame.map(|t| Moment::now().after(left(t)));
+    let grids = agent_grids(&maps, NavAgent::PLAIN);
+    let past = || deadline.is_some_and(|d| d.elapsed() > std::time::Duration::ZERO);
+    graphs.warm(&grids, links, NavAgent::PLAIN, past);
+}

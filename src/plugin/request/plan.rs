@@ -1,0 +1,246 @@
+//! A request made concrete ([`Plan`]): where from and where to, each on its map, and how; the
+//! query that searches it on one map; the [`Path`] that answers it there.
+
+use std::collections::VecDeque;
+
+use bevy::prelude::*;
+
+use super::super::agent::{
+    NavError, OnNavMap, Path, PathFollower, PathGoal, PathRequest, PlanAround, PlannedOn,
+    Replanning, Targets, WatchSearch, agent_grid, agent_map, body_point, request_start,
+    target_place,
+};
+use super::super::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
+use super::super::movement::GridLocked;
+use super::super::profiles::{NavAgent, NavProfiles};
+use super::super::pursuit::Pursuit;
+use super::super::settings::NavSettings;
+use crate::grid::{GridPos, NavGrid};
+use crate::search::{Landmarks, PathQuery, PathResult, SearchOptions};
+
+/// One request made concrete: where from, where to (each on its map), how.
+#[derive(Clone, Copy)]
+pub(super) struct Plan {
+    pub(super) map: Entity,
+    pub(super) start: GridPos,
+    pub(super) goal_map: Entity,
+    pub(super) goal: GridPos,
+    pub(super) options: SearchOptions,
+    /// The kind of agent it plans for: which of each map's grids it searches.
+    pub(super) agent: NavAgent,
+    /// Its team: which [`NavObstacle`](super::super::agent::NavObstacle)s it plans around.
+    pub(super) team: Option<super::super::agent::NavTeam>,
+}
+
+/// The requests, with what the request system reads of their agents.
+pub(super) type Requests<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static PathRequest,
+        Option<&'static Transform>,
+        Option<&'static PathFollower>,
+        Option<&'static Path>,
+        Option<&'static OnNavMap>,
+        Option<&'static PlanAround>,
+        Has<WatchSearch>,
+        Option<&'static NavAgent>,
+        (
+            Has<Replanning>,
+            Option<&'static PlannedOn>,
+            Option<&'static GridLocked>,
+            Option<&'static Pursuit>,
+        ),
+    ),
+>;
+
+/// A request and what the request system reads of its agent (an item of [`Requests`]).
+pub(super) type Asker<'a> = (
+    &'a PathRequest,
+    Option<&'a Transform>,
+    Option<&'a PathFollower>,
+    Option<&'a Path>,
+    Option<&'a OnNavMap>,
+    Option<&'a PlanAround>,
+    bool,
+    Option<&'a NavAgent>,
+    (bool, Option<&'a PlannedOn>, Option<&'a GridLocked>, Option<&'a Pursuit>),
+);
+
+/// What a request is made concrete against: the maps, the agents' profiles, the settings and
+/// where targets stand.
+pub(super) type Against<'a, 'w, 's> =
+    (&'a NavMaps, &'a NavProfiles, &'a NavSettings, &'a Targets<'w, 's>);
+
+/// The kind of agent a request plans for: the request's own, else the agent's, else plain.
+pub(super) fn agent_of(asker: &Asker) -> NavAgent {
+    asker.0.agent.or(asker.7.copied()).unwrap_or_default()
+}
+
+/// True when the request waiting for the agent of the search made concrete as `was` asks for
+/// what that search is finding: the same goal and map, options and kind of agent, from the same
+/// start (or from wherever the agent stands: the answer joins it where it is then).
+fn asks_the_same(against: Against, requests: &Requests, was: &Plan, entity: Entity) -> bool {
+    let Ok(asker) = requests.get(entity) else {
+        return false;
+    };
+    let Ok(plan) = prepare(against, asker) else {
+        return false;
+    };
+    (plan.map, plan.goal_map, plan.goal, plan.options, plan.agent)
+        == (was.map, was.goal_map, was.goal, was.options, was.agent)
+        && (asker.0.start.is_none() || plan.start == was.start)
+}
+
+/// Whether the search running for `entity`'s request (made concrete as `query`) goes on: its
+/// request is still there and was not replaced by one asking for something else. One asked
+/// again for the same leaves the queue, and the search goes on for it.
+pub(super) fn goes_on(
+    against: Against,
+    requests: &Requests,
+    waiting: &mut VecDeque<Entity>,
+    query: &Plan,
+    entity: Entity,
+) -> bool {
+    if waiting.contains(&entity) && asks_the_same(against, requests, query, entity) {
+        waiting.retain(|&e| e != entity);
+    }
+    requests.contains(entity) && !waiting.contains(&entity)
+}
+
+/// Where a grid-locked agent plans from when its request names no start: the cell it is
+/// stepping into, or else the cell it holds (where it stands once its step ends), if that is
+/// on the map it is on.
+fn locked_start(
+    maps: &NavMaps,
+    on_map: Option<&OnNavMap>,
+    position: Option<Vec2>,
+    locked: Option<&GridLocked>,
+) -> Option<GridPos> {
+    let locked = locked?;
+    let (map, held) = locked.holds?;
+    let on = agent_map(maps, on_map, position?)?;
+    (on.entity == map).then(|| locked.entering.unwrap_or(held))
+}
+
+/// Makes a request concrete: its start map and cell, goal map and cell, and options.
+pub(super) fn prepare(
+    (maps, profiles, settings, targets): Against,
+    asker: Asker,
+) -> Result<Plan, NavError> {
+    let agent = agent_of(&asker);
+    let (request, transform, follower, old_path, on_map, .., (_, _, locked, _)) = asker;
+    let position = transform.map(|t| t.translation.truncate());
+    let following = follower.zip(old_path);
+    let locked = locked.filter(|_| agent.size == 1);
+    let start = request.start.or_else(|| locked_start(maps, on_map, position, locked));
+    let asked = (maps, profiles, agent);
+    let (map, _, start) = request_start(asked, on_map, position, start, following)?;
+    // A larger agent's goal is where its body's centre is to be: its corner cell lies half a
+    // body back.
+    let corner = |geometry: &NavGeometry, world: Vec2| {
+        geometry.world_to_cell(world - geometry.body_offset(agent.size))
+    };
+    let (goal_map, goal) = match request.goal {
+        PathGoal::Tile(pos) => (map.entity, pos),
+        PathGoal::OnMap { map: goal_map, cell } => {
+            maps.get(goal_map).ok_or(NavError::MapGone { map: goal_map })?;
+            (goal_map, cell)
+        }
+        PathGoal::World(world) => match corner(&map.geometry, world) {
+            Ok(cell) => (map.entity, cell),
+            Err(error) => {
+                let other = maps.at_world(world).ok_or(NavError::Goal(error))?;
+                (other.entity, corner(&other.geometry, world).map_err(NavError::Goal)?)
+            }
+        },
+        PathGoal::Entity(target) => {
+            let (on, world) = target_place(targets, target)?;
+            let other = agent_map(maps, on.as_ref(), world).ok_or(NavError::Goal(
+                if world.is_finite() {
+                    WorldToCellError::OffMap(world)
+                } else {
+                    WorldToCellError::NotFinite(world)
+                },
+            ))?;
+            (other.entity, corner(&other.geometry, world).map_err(NavError::Goal)?)
+        }
+        // Answered on the start's map by their own searches (`answer_aim`).
+        PathGoal::Nearest(_) | PathGoal::AwayFrom { .. } | PathGoal::Wander { .. } => {
+            (map.entity, start)
+        }
+    };
+    if goal_map != map.entity {
+        // Across maps: every map's grid for this kind (made with this one's).
+        let goal_on = maps.get(goal_map).ok_or(NavError::MapGone { map: goal_map })?;
+        agent_grid(goal_on, agent, profiles)?;
+    }
+    let options = request.options.unwrap_or(settings.search);
+    Ok(Plan { map: map.entity, start, goal_map, goal, options, agent, team: None })
+}
+
+/// Asked again for the goal its path leads to, on the grid it was planned on, unchanged since:
+/// the path being walked is the answer (a game may ask every frame).
+pub(super) fn walks_the_answer(asker: &Asker, query: &Plan, grid: &NavGrid) -> bool {
+    let (request, _, follower, old_path, _, around, watched, _, more) = *asker;
+    let (replanning, planned, _, pursuit) = more;
+    old_path.is_some_and(|old| {
+        request.start.is_none()
+            && around.is_none()
+            && !watched
+            && !replanning
+            && follower.is_some()
+            && old.complete
+            && old.legs.is_empty()
+            && old.map == query.map
+            && old.goal_map == query.goal_map
+            && old.goal == query.goal
+            && old.options == query.options
+            && old.agent == query.agent
+            && planned.is_some_and(|p| p.0 == grid.stamp())
+            // A chase asks again after keeping its path on the target without a search: for a
+            // cheapest path again.
+            && !pursuit.is_some_and(|p| p.repaired)
+    })
+}
+
+/// The search query of `plan` on its own map, walling `avoid`, guided by `guide`, traced when
+/// the agent shows its search.
+pub(super) fn grid_query<'a>(
+    plan: &Plan,
+    avoid: &'a [GridPos],
+    guide: Option<&'a Landmarks>,
+    traced: bool,
+) -> PathQuery<'a> {
+    let mut query = PathQuery::new(plan.start, plan.goal).options(plan.options).avoiding(avoid);
+    if let Some(landmarks) = guide {
+        query = query.guided(landmarks);
+    }
+    if traced { query.traced() } else { query }
+}
+
+/// The map's landmarks, for a query they may guide: by an agent with no profile and size 1
+/// (they are of the map's own grid). The search checks they fit the grid it runs on.
+pub(super) fn guide_for<'m>(map: &'m NavMap, query: &Plan) -> Option<&'m Landmarks> {
+    map.landmarks().filter(|_| query.agent.is_plain())
+}
+
+/// The path that answers `query` on its own map: the cells found and the points its agent's
+/// body walks through.
+pub(super) fn make_path(
+    found: PathResult,
+    geometry: &NavGeometry,
+    query: &Plan,
+    micros: f32,
+) -> Path {
+    let points = found.cells.iter().map(|&c| body_point(geometry, query.agent, c)).collect();
+    Path {
+        goal: query.goal,
+        goal_map: query.goal_map,
+        complete: found.complete,
+        expanded: found.stats.expanded,
+        micros,
+        options: query.options,
+        ..Path::walk(query.map, found.cells, points, found.cost, query.agent)
+    }
+}

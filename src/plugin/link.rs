@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use super::map::NavMaps;
 use crate::grid::GridPos;
-use crate::search::{Link, MapPos, Placement};
+use crate::search::{Link, Placement};
 
 /// One end of a [`NavLink`]: a cell of a map (named by its entity, [`NavMap::entity`](super::NavMap::entity)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
@@ -110,8 +110,8 @@ impl FrameLinks {
         let placed = |map: Entity| places.iter().find(|(m, _)| *m == map).map(|(_, p)| *p);
         self.places.extend(maps.iter().map(|m| placed(m.entity)));
         let end = |e: LinkEnd| {
-            let map = maps.index_of(e.map)?;
-            maps.get(e.map)?.grid.in_bounds(e.cell).then_some(MapPos::new(map, e.cell))
+            let at = maps.map_pos(e.map, e.cell)?;
+            maps.get(e.map)?.grid.in_bounds(e.cell).then_some(at)
         };
         for (entity, link, seam) in links {
             if let (Some(from), Some(to)) = (end(link.from), end(link.to))

@@ -24,8 +24,7 @@ use crate::search::{
 /// Put on a map's entity (the tilemap, or the entity its layers name with
 /// [`NavLayerOf`](super::NavLayerOf)) when the level rarely changes: the plugin builds a
 /// [`PathTable`] for it in the background and answers path requests on that map with table
-/// lookups (a few microseconds on the public benchmark maps, 7 to 12 times faster than jump
-/// point search). After the map's cells change, requests are answered by online search until
+/// lookups, with no search (BENCHMARKS.md quotes how much faster). After the map's cells change, requests are answered by online search until
 /// the table is rebuilt, so paths are always right.
 ///
 /// Only requests the table answers exactly take it: an agent with no profile and size 1, no
@@ -37,8 +36,8 @@ use crate::search::{
 /// requests are answered from it with no search either, and it is rebuilt in the background
 /// after changes like the table. Larger ones get [`Landmarks`] ([`PLUGIN_LANDMARKS`] of them,
 /// 8 bytes per cell each), built in the background the same way: searches by agents with no
-/// profile and size 1 on that map are then guided by them (the same optimal paths, 7 to 14
-/// times faster than plain A* on the larger painted benchmark maps). They follow the map's
+/// profile and size 1 on that map are then guided by them (the same optimal paths, several
+/// times faster than plain A* on large maps with terrain: BENCHMARKS.md). They follow the map's
 /// changes: at once where cells only got dearer or blocked, in the background where cells
 /// opened or got cheaper (searches run unguided, still optimal, until they catch up).
 ///

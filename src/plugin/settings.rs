@@ -38,8 +38,8 @@ pub struct NavSettings {
     pub precompute: PrecomputeSettings,
     /// A [`NavField`](super::NavField)'s build (new goals) does at most this much work a frame,
     /// each field, in the units of [`SlicedBuild`](crate::search::SlicedBuild) (8 a cell
-    /// settled, about 10 ns each): the default, 200,000, settles about 25,000 cells a frame,
-    /// so a field over a 512 x 512 map takes about a dozen frames and no frame stalls. Its
+    /// settled): the default, 200,000, settles 25,000 cells a frame, so a field over a
+    /// 512 x 512 map takes about a dozen frames and no frame stalls. Its
     /// followers follow the field it replaces meanwhile. `u64::MAX`: whole in one frame.
     /// Repairs after cells change, and flee fields, are done whole.
     pub field_slice_work: u64,

@@ -13,9 +13,9 @@
 //! - one file per expansion: `neighbors` (plain A*, square), `hex`, `jump_point` (jump point
 //!   search and the bits it keeps in step with the grid), `any_angle` (Theta*);
 //! - `avoided`: cells avoided for one query, as temporary walls;
-//! - `linked`: paths across several grids joined by links ([`LinkedMaps`]); `world`: grids laid
-//!   side by side on one lattice, their seams and a hierarchical search over them
-//!   ([`WorldGraph`]);
+//! - `linked`: paths across several grids joined by links ([`LinkedMaps`]); `seams`: grids laid
+//!   side by side on one lattice and the steps across their seams ([`seam_links`]); `world`: a
+//!   hierarchical search over such grids ([`WorldGraph`]);
 //! - `schedule`: searches spread over frames: the frame's budget, the step that runs a search
 //!   on while it lasts, and what an answer found on a frozen grid means for the live one;
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
@@ -41,6 +41,7 @@ pub(crate) mod precomputed;
 mod query;
 mod result;
 pub mod schedule;
+mod seams;
 mod world;
 
 pub use agent_grid::AgentGrid;
@@ -60,7 +61,8 @@ pub use precomputed::path_table::{
 };
 pub use precomputed::slices::SlicedBuild;
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
-pub use world::{WorldGraph, seam_links};
+pub use seams::seam_links;
+pub use world::WorldGraph;
 
 #[cfg(feature = "bevy")]
 pub(crate) use pathfinder::table_answers;

@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use super::geometry::*;
 use crate::grid::{GridPos, NavGrid};
 use crate::plugin::profiles::NavAgent;
-use crate::search::AgentGrid;
+use crate::search::{AgentGrid, MapPos};
 
 /// One navigation map: its grid, where it lies in the world, and the tilemaps it is made of.
 #[derive(Clone, Debug)]
@@ -217,10 +217,21 @@ impl NavMaps {
         self.maps.is_empty()
     }
 
-    /// The position of map `map` in [`iter`](Self::iter)'s order (the index a linked search
-    /// names it by).
+    /// The position of map `map` in [`iter`](Self::iter)'s order: the index a search over
+    /// several maps names it by ([`MapPos::map`]). The plugin names a map by its entity, the
+    /// core by this index: these three methods are the only places one becomes the other.
     pub(crate) fn index_of(&self, map: Entity) -> Option<usize> {
         self.maps.iter().position(|m| m.entity == map)
+    }
+
+    /// Cell `cell` of map `map` as a search over several maps names it, if `map` is served.
+    pub(crate) fn map_pos(&self, map: Entity, cell: GridPos) -> Option<MapPos> {
+        Some(MapPos::new(self.index_of(map)?, cell))
+    }
+
+    /// The map a search over several maps names `index` (see [`index_of`](Self::index_of)).
+    pub(crate) fn by_index(&self, index: usize) -> Option<&NavMap> {
+        self.maps.get(index)
     }
 
     pub(crate) fn maps_mut(&mut self) -> impl Iterator<Item = &mut NavMap> {

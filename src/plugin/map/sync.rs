@@ -64,8 +64,8 @@ pub(crate) fn sync_nav_grid(
     // change of rules every layer was read again.)
     if !rules_changed {
         // Finding the changed textures reads a change tick per tile of every layer, each
-        // frame: on a 512 x 512 map that is most of this system's time. One thread does it: on
-        // 2 cores, sharing it (`par_iter`) cost more in wake-ups than it saved (crowd_bench).
+        // frame: on a large map, most of this system's time. One thread does it (why:
+        // BENCHMARKS.md, "Measurements behind the code").
         changed_textures(&changed_tiles, touched);
         touched.retain(|(_, map)| !found.new_layers.contains(&map.0));
     }

@@ -329,13 +329,7 @@ pub(crate) fn follow_paths(
     {
         let mut plan = Plan { replanning, requested };
         let position = transform.translation.truncate();
-        // A hand-made `Path` that cannot be walked stops the agent with an error (indexing it
-        // would panic); an index past its end is read as its last point.
-        if malformed(&path) {
-            stop(&mut commands, &mut failures, entity, NavError::MalformedPath);
-            continue;
-        }
-        let (map, index) = match path_map(&maps, indexes, &mut last, path.map) {
+        let (map, index) = match walk_from(&maps, indexes, &mut last, &path, position) {
             Ok(found) => found,
             // Its map is loading again: it stands until the map is served.
             Err(None) => continue,
@@ -344,13 +338,6 @@ pub(crate) fn follow_paths(
                 continue;
             }
         };
-        if !position.is_finite() {
-            // Something else wrote a NaN or infinite position: there is no way back to the
-            // path from there.
-            let error = NavError::Start(WorldToCellError::NotFinite(position));
-            stop(&mut commands, &mut failures, entity, error);
-            continue;
-        }
         let added = follower.is_added();
         let (out, locked) = ((&mut commands, &mut *diagnostics), lock.is_some());
         let agent = (entity, map, index, position);
@@ -427,15 +414,24 @@ pub(crate) fn follow_paths(
     last_move.0 = diagnostics.move_time;
 }
 
-/// The map an agent's path is on and its index, looked up once for a run of agents on one map
-/// (`last`: agents on one map follow one another in the query). `Err(None)`: the map is loading
-/// again (the agent stands until it is served); `Err(Some(error))`: the agent stops.
-fn path_map<'m>(
+/// Whether an agent can walk its path from `position` this frame, and the map the path is on
+/// with its index, looked up once for a run of agents on one map (`last`: agents on one map
+/// follow one another in the query). `Err(None)`: the map is loading again (the agent stands
+/// until it is served); `Err(Some(error))`: the agent stops. A hand-made `Path` that cannot be
+/// walked is [`NavError::MalformedPath`] (indexing it would panic; an index past its end is
+/// read as its last point); a NaN or infinite position, written by something else, leaves no
+/// way back to the path.
+fn walk_from<'m>(
     maps: &'m NavMaps,
     indexes: &'m HashMap<Entity, PathIndex>,
     last: &mut Option<(Entity, &'m NavMap, &'m PathIndex)>,
-    on: Entity,
+    path: &Path,
+    position: Vec2,
 ) -> Result<(&'m NavMap, &'m PathIndex), Option<NavError>> {
+    if malformed(path) {
+        return Err(Some(NavError::MalformedPath));
+    }
+    let on = path.map;
     if last.is_none_or(|(entity, ..)| entity != on) {
         *last = maps.get(on).zip(indexes.get(&on)).map(|(m, i)| (on, m, i));
     }
@@ -445,6 +441,10 @@ fn path_map<'m>(
         None if maps.is_empty() => Err(Some(NavError::NoGrid)),
         None => Err(Some(NavError::MapGone { map: on })),
     }
+    .and_then(|found| {
+        let error = NavError::Start(WorldToCellError::NotFinite(position));
+        if position.is_finite() { Ok(found) } else { Err(Some(error)) }
+    })
 }
 
 /// Keeps each map's [`PathIndex`] in step with the maps and the paths, and finds the agents

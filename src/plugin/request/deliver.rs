@@ -2,6 +2,7 @@
 //! smoothed if its follower asks, cut where it is to arrive, a chase kept up), or a
 //! [`PathFailed`] on the agent and as a message.
 
+use bevy::ecs::query::QueryItem;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -19,16 +20,15 @@ use crate::search::SearchTrace;
 
 /// What the request system reads of walking agents: where they are, whether they hold cells,
 /// the path they walk.
-type Walkers<'w, 's> = Query<
-    'w,
-    's,
-    (
-        &'static Transform,
-        Option<&'static GridLocked>,
-        Option<&'static Path>,
-        Option<&'static PathFollower>,
-    ),
->;
+type Walkers<'w, 's> = Query<'w, 's, WalkerData>;
+
+/// What is read of each walker (see [`Walkers`]).
+type WalkerData = (
+    &'static Transform,
+    Option<&'static GridLocked>,
+    Option<&'static Path>,
+    Option<&'static PathFollower>,
+);
 
 /// What an answer is given with: the maps, where targets stand, the requests.
 pub(super) type Given<'a, 'w, 's> = (&'a NavMaps, &'a Targets<'w, 's>, &'a Requests<'w, 's>);
@@ -159,8 +159,7 @@ fn give_path(
 }
 
 /// A walker's item of [`Walkers`].
-type WalkerItem<'a> =
-    (&'a Transform, Option<&'a GridLocked>, Option<&'a Path>, Option<&'a PathFollower>);
+type WalkerItem<'a> = QueryItem<'a, 'a, WalkerData>;
 
 /// A failed request of an agent walking a path to another goal: it stops at the next safe cell
 /// centre rather than walk on to a goal the game no longer wants.

@@ -57,12 +57,14 @@ pub(super) fn begin_linked(
     query: Plan,
     max_cost: Option<f64>,
 ) -> Result<LinkedSearch, PathError> {
-    let index = |map: Entity| maps.index_of(map).ok_or(PathError::NoSuchMap { map: usize::MAX });
-    let start = MapPos::new(index(query.map)?, query.start);
-    let goal = MapPos::new(index(query.goal_map)?, query.goal);
+    // A map that is not served has no index: the error names the query's maps instead
+    // (`linked_error`).
+    let unserved = PathError::NoSuchMap { map: usize::MAX };
+    let start = maps.map_pos(query.map, query.start).ok_or(unserved.clone())?;
+    let goal = maps.map_pos(query.goal_map, query.goal).ok_or(unserved)?;
     let avoid: Vec<MapPos> = obstacles
         .for_agent_anywhere(entity, query.team)
-        .filter_map(|(map, cell)| Some(MapPos::new(maps.index_of(map)?, cell)))
+        .filter_map(|(map, cell)| maps.map_pos(map, cell))
         .chain(around.iter().map(|&cell| MapPos::new(start.map, cell)))
         .collect();
     // The links this kind of agent can take: both ends on maps that serve it.
@@ -166,9 +168,14 @@ pub(super) fn go_on_linked(
 }
 
 /// The error of a search through links: between two maps, with both maps named (the cells
-/// alone read as two cells of one map).
-pub(super) fn linked_error(query: &Plan, error: PathError) -> NavError {
+/// alone read as two cells of one map); a map of the query that is no longer served is
+/// [`NavError::MapGone`].
+pub(super) fn linked_error(maps: &NavMaps, query: &Plan, error: PathError) -> NavError {
     match error {
+        PathError::NoSuchMap { .. } => {
+            let gone = [query.map, query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
+            NavError::MapGone { map: gone.unwrap_or(query.goal_map) }
+        }
         PathError::Unreachable { start, goal } if query.goal_map != query.map => {
             let (start_map, goal_map) = (query.map, query.goal_map);
             NavError::NoWayBetweenMaps { start_map, start, goal_map, goal }
@@ -186,9 +193,9 @@ pub(super) fn make_linked_path(
     micros: f32,
 ) -> Path {
     let links = &search.links;
-    let entity_of = |index: usize| maps.iter().nth(index).map(|m| m.entity);
+    let entity_of = |index: usize| maps.by_index(index).map(|m| m.entity);
     let points = |index: usize, cells: &[GridPos]| -> Vec<Vec2> {
-        let map = maps.iter().nth(index);
+        let map = maps.by_index(index);
         cells
             .iter()
             .map(|&c| map.map_or(Vec2::ZERO, |m| body_point(&m.geometry, query.agent, c)))

@@ -150,9 +150,8 @@ pub(crate) fn answer_requests(
     let at_start = budget.expansions();
     let mut frame = Frame { nav, budget, answered: 0 };
     // A search carried over from an earlier frame that ends now counts as a request answered.
-    let carried = frame.nav.queue.running.is_some();
-    let over = frame.go_on_running();
-    frame.answered = usize::from(carried && frame.nav.queue.running.is_none());
+    let (over, ended) = frame.go_on_running();
+    frame.answered = ended;
     if !over {
         frame.answer_waiting();
     }
@@ -208,9 +207,10 @@ impl Frame<'_, '_, '_> {
     }
 
     /// The search spread over frames goes on first (then, if it ends in one, a search through
-    /// links). True when the frame's search is over: it paused again, or its request is asked
-    /// again next frame.
-    fn go_on_running(&mut self) -> bool {
+    /// links). Says whether the frame's search is over (it paused again, or its request is
+    /// asked again next frame), and how many requests it answered (0 or 1).
+    fn go_on_running(&mut self) -> (bool, usize) {
+        let mut answered = 0;
         while let Some(run) = self.nav.queue.running.take() {
             let Some(run) = self.still_wanted(run) else {
                 continue;
@@ -223,14 +223,14 @@ impl Frame<'_, '_, '_> {
                 Step::Paused(run) => {
                     self.nav.queue.running = Some(run);
                     self.nav.diagnostics.search_paused = true;
-                    return true;
+                    return (true, answered);
                 }
                 Step::Then(run) => self.nav.queue.running = Some(run),
-                Step::Ended => {}
-                Step::AskAgain => return true,
+                Step::Ended => answered += 1,
+                Step::AskAgain => return (true, answered),
             }
         }
-        false
+        (false, answered)
     }
 
     /// The running search, if it goes on: its request still asks for it and its maps serve its
@@ -333,10 +333,12 @@ impl Frame<'_, '_, '_> {
         }
         nav.diagnostics.searches_finished += 1;
         let path = match nav.maps.get(query.map) {
-            Some(map) => result.map(|found| make_path(found, &map.geometry, &query, micros)),
-            None => Err(PathError::NoSuchMap { map: usize::MAX }),
+            Some(map) => result
+                .map(|found| make_path(found, &map.geometry, &query, micros))
+                .map_err(NavError::from),
+            None => Err(NavError::MapGone { map: query.map }),
         };
-        self.deliver(entity, Some(&query), path.map_err(NavError::from));
+        self.deliver(entity, Some(&query), path);
         Step::Ended
     }
 
@@ -395,7 +397,7 @@ impl Frame<'_, '_, '_> {
         let (query, micros) = (&run.query, run.micros);
         let path = result
             .map(|found| make_linked_path(found, (&nav.maps, &nav.seams), search, query, micros))
-            .map_err(|error| linked_error(query, error));
+            .map_err(|error| linked_error(&nav.maps, query, error));
         self.deliver(run.entity, Some(&run.query), path);
         Step::Ended
     }
@@ -421,7 +423,7 @@ impl Frame<'_, '_, '_> {
                 Begun::Running(run) => {
                     searched = true;
                     self.nav.queue.running = Some(*run);
-                    if self.go_on_running() {
+                    if self.go_on_running().0 {
                         break;
                     }
                 }
@@ -474,7 +476,8 @@ impl Frame<'_, '_, '_> {
             }
             Err(error) => {
                 nav.diagnostics.searches_finished += 1;
-                self.deliver(entity, Some(&query), Err(linked_error(&query, error)));
+                let error = linked_error(&nav.maps, &query, error);
+                self.deliver(entity, Some(&query), Err(error));
                 Begun::Answered { searched: true }
             }
         }

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
 
 use super::super::agent::{
@@ -32,40 +33,29 @@ pub(super) struct Plan {
     pub(super) team: Option<super::super::agent::NavTeam>,
 }
 
-/// The requests, with what the request system reads of their agents.
-pub(super) type Requests<'w, 's> = Query<
-    'w,
-    's,
+/// What the request system reads of each request's agent.
+type AskerData = (
+    &'static PathRequest,
+    Option<&'static Transform>,
+    Option<&'static PathFollower>,
+    Option<&'static Path>,
+    Option<&'static OnNavMap>,
+    Option<&'static PlanAround>,
+    Has<WatchSearch>,
+    Option<&'static NavAgent>,
     (
-        &'static PathRequest,
-        Option<&'static Transform>,
-        Option<&'static PathFollower>,
-        Option<&'static Path>,
-        Option<&'static OnNavMap>,
-        Option<&'static PlanAround>,
-        Has<WatchSearch>,
-        Option<&'static NavAgent>,
-        (
-            Has<Replanning>,
-            Option<&'static PlannedOn>,
-            Option<&'static GridLocked>,
-            Option<&'static Pursuit>,
-        ),
+        Has<Replanning>,
+        Option<&'static PlannedOn>,
+        Option<&'static GridLocked>,
+        Option<&'static Pursuit>,
     ),
->;
+);
+
+/// The requests, with what the request system reads of their agents.
+pub(super) type Requests<'w, 's> = Query<'w, 's, AskerData>;
 
 /// A request and what the request system reads of its agent (an item of [`Requests`]).
-pub(super) type Asker<'a> = (
-    &'a PathRequest,
-    Option<&'a Transform>,
-    Option<&'a PathFollower>,
-    Option<&'a Path>,
-    Option<&'a OnNavMap>,
-    Option<&'a PlanAround>,
-    bool,
-    Option<&'a NavAgent>,
-    (bool, Option<&'a PlannedOn>, Option<&'a GridLocked>, Option<&'a Pursuit>),
-);
+pub(super) type Asker<'a> = QueryItem<'a, 'a, AskerData>;
 
 /// What a request is made concrete against: the maps, the agents' profiles, the settings and
 /// where targets stand.

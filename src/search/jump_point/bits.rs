@@ -96,8 +96,8 @@ impl CellIndex for JumpBits {
         }
         // A cost change that leaves a cell open changes no open bit, only which cells are
         // mixed: refreshed round each below like a wall.
-        // `parse_map` of 64room_000 (6% walls) took 24 ms refreshing round each wall after the
-        // batch, 30 ms with a full rebuild; past an eighth of the grid, the rebuild wins.
+        // Past an eighth of the grid, a full rebuild is cheaper than refreshing round each
+        // changed cell (BENCHMARKS.md, "Measurements behind the code").
         if moved.len() * 8 >= cells.costs.len() {
             self.refresh_all_bits(cells.costs);
         } else {

@@ -36,8 +36,7 @@ pub const FIRST_MOVE_FORMAT_VERSION: u32 = 1;
 const FIRST_MOVE_MAGIC: &[u8; 4] = b"TNFM";
 
 /// The most passable cells a [`FirstMoveTable`] takes: its build runs a search from every one
-/// of them (1.2 s at this count on the 2-core machine the benchmarks ran on, terrain painted on
-/// open ground; `cargo bench --bench grid_search`).
+/// of them (its build time at this count: BENCHMARKS.md, "Measurements behind the code").
 pub const MAX_FIRST_MOVE_CELLS: usize = 4096;
 
 /// The most cells (walls included) a grid may have for a [`FirstMoveTable`]: it keeps a few

@@ -12,8 +12,8 @@
 //!
 //! Both ways are kept because one symmetric number loses at every edge of dearer ground. That
 //! was the first version (each step at the lower of its two cells' costs, so one number served
-//! both ways): with the same memory, 16 landmarks that way against 8 both ways, the painted
-//! `lak304d` took 433 expansions a query against 321, and 1.3x the time.
+//! both ways): with the same memory, 16 landmarks that way expanded more cells and took longer
+//! than 8 both ways (BENCHMARKS.md, "Measurements behind the code").
 //!
 //! The distances are whole 1/985ths of a cost (a diagonal step 1393, a hair short of 985 x
 //! sqrt(2)): exact integer arithmetic, and never more than the real costs, so the estimate

@@ -1,0 +1,94 @@
+//! Field followers that steer or move tile by tile: a path read off the field.
+
+use bevy::prelude::*;
+
+use super::super::agent::{
+    NavError, OnNavMap, Path, PathFailed, PathFollower, PathRequest, body_point, corner_indices,
+    join_index,
+};
+use super::super::clock::Moment;
+use super::super::diagnostics::NavDiagnostics;
+use super::super::map::NavMaps;
+use super::super::movement::{Avoidance, GridLocked};
+use super::super::profiles::NavAgent;
+use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond};
+use crate::search::PathError;
+
+/// Gives each [`FollowField`] agent that steers or moves tile by tile the way down its field
+/// from where it stands, as a [`Path`], when it has none or the field changed since.
+#[allow(clippy::type_complexity)]
+pub(crate) fn follow_fields(
+    mut commands: Commands,
+    maps: Res<NavMaps>,
+    fields: Query<&NavField>,
+    mut agents: Query<
+        (
+            Entity,
+            &FollowField,
+            &Transform,
+            Option<&Path>,
+            &PathFollower,
+            Option<&ReadFrom>,
+            Option<&NavAgent>,
+        ),
+        (Without<PathRequest>, Or<(With<Avoidance>, With<GridLocked>)>),
+    >,
+    mut failures: MessageWriter<PathFailed>,
+    mut diagnostics: ResMut<NavDiagnostics>,
+    mut extend: ResMut<FieldsToExtend>,
+) {
+    let began = Moment::now();
+    for (entity, follow, transform, path, follower, read, kind) in &mut agents {
+        let Ok(nav) = fields.get(follow.0) else {
+            continue;
+        };
+        let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
+            continue;
+        };
+        let fresh = read.is_some_and(|r| (r.0, r.1) == (follow.0, nav.revision));
+        let told = fresh && read.is_some_and(|r| r.2);
+        // Walking a way read from the field as it is: on it goes.
+        if fresh && path.is_some() {
+            continue;
+        }
+        let position = transform.translation.truncate();
+        let Ok(cell) = map.geometry.world_to_cell(position) else {
+            continue;
+        };
+        let at_goal = field.is_end(cell) && path.is_none();
+        if at_goal || told {
+            continue; // arrived, or no way and already told
+        }
+        let read = |told| ReadFrom(follow.0, nav.revision, told);
+        let agent = kind.copied().unwrap_or_default();
+        if beyond(field, map, cell) {
+            // Beyond a field built only as far as its followers needed: it waits for more.
+            extend.ask(follow.0);
+            continue;
+        }
+        let Some(cells) = field.path_from(cell).filter(|_| agent.is_plain()) else {
+            commands.entity(entity).insert(read(true));
+            let goal = field.goals().first().copied().unwrap_or(cell);
+            let error = match agent.is_plain() {
+                true => NavError::Search(PathError::Unreachable { start: cell, goal }),
+                false => NavError::NoAgentGrid { agent },
+            };
+            let failed = PathFailed { entity, error };
+            commands.entity(entity).insert(failed.clone());
+            failures.write(failed);
+            continue;
+        };
+        let points = cells.iter().map(|&c| body_point(&map.geometry, agent, c)).collect();
+        let corners = if follower.smooth { corner_indices(&map.grid, &cells) } else { Vec::new() };
+        let cost = field.cost(cell).unwrap_or(0.0);
+        let way = Path { corners, ..Path::walk(map.entity, cells, points, cost, agent) };
+        let next = join_index(&way, position, &map.geometry, &map.grid);
+        commands.entity(entity).remove::<PathFailed>().insert((
+            read(false),
+            way,
+            OnNavMap(map.entity),
+            PathFollower { next, ..follower.clone() },
+        ));
+    }
+    diagnostics.field_time += began.elapsed();
+}

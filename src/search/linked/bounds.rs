@@ -1,0 +1,198 @@
+//! The estimates of a search through links: the lattice's for grids placed side by side, and
+//! on one grid the cheapest way out through a link.
+
+use super::super::options::Heuristic;
+use super::maps::{MapPos, Placement, apart};
+use crate::grid::{GridPos, NavGrid, Neighborhood};
+
+/// The lattice estimate of a search over placed grids (see [`Placement`]).
+#[derive(Clone, Debug)]
+pub(super) struct LatticeBound {
+    places: Vec<Option<Placement>>,
+    world: u32,
+    heuristic: Heuristic,
+    /// The cheapest cell of the world's grids.
+    scale: f64,
+    /// The goals on the lattice.
+    goals: Vec<(i64, i64)>,
+    /// The cheapest way that leaves the world's lattice from inside it (a link that is not a
+    /// lattice step), and the cheapest way into the world from outside.
+    leave: f64,
+    enter: f64,
+}
+
+impl LatticeBound {
+    /// Worked out when every goal is on one world whose grids all have the goal grid's moves;
+    /// else `None` (the search goes without).
+    pub(super) fn new(
+        maps: &[&NavGrid],
+        places: &[Option<Placement>],
+        goals: &[MapPos],
+        ways: &[(MapPos, MapPos, f64, usize)],
+        heuristic: Heuristic,
+    ) -> Option<Self> {
+        let place = |at: MapPos| places.get(at.map).copied().flatten();
+        let first = place(*goals.first()?)?;
+        let world = first.world;
+        let mut lattice_goals = Vec::new();
+        for &goal in goals {
+            let p = place(goal).filter(|p| p.world == world)?;
+            lattice_goals.push(p.of(goal.cell));
+        }
+        let moves = maps[goals[0].map].neighborhood();
+        let mut scale = f64::INFINITY;
+        for (grid, p) in maps.iter().zip(places) {
+            if p.is_some_and(|p| p.world == world) {
+                if grid.neighborhood() != moves || moves.is_hex() {
+                    return None;
+                }
+                scale = scale.min(f64::from(grid.min_cost().unwrap_or(1)));
+            }
+        }
+        let inside = |at: MapPos| place(at).filter(|p| p.world == world);
+        let (mut leave, mut enter) = (f64::INFINITY, f64::INFINITY);
+        for &(entrance, exit, cost, _) in ways {
+            match (inside(entrance), inside(exit)) {
+                (Some(a), Some(b)) => {
+                    let ((ax, ay), (bx, by)) = (a.of(entrance.cell), b.of(exit.cell));
+                    let step = heuristic
+                        .distance(apart(ax.saturating_sub(bx)), apart(ay.saturating_sub(by)))
+                        * scale;
+                    if cost < step {
+                        leave = leave.min(cost);
+                    }
+                }
+                (Some(_), None) => leave = leave.min(cost),
+                (None, Some(_)) => enter = enter.min(cost),
+                (None, None) => {}
+            }
+        }
+        let places = places.to_vec();
+        Some(Self { places, world, heuristic, scale, goals: lattice_goals, leave, enter })
+    }
+
+    /// A lower bound on the cost from `at` to a goal.
+    pub(super) fn at(&self, at: MapPos) -> f64 {
+        let Some(p) = self.places.get(at.map).copied().flatten().filter(|p| p.world == self.world)
+        else {
+            return self.enter;
+        };
+        let (x, y) = p.of(at.cell);
+        let walk = self
+            .goals
+            .iter()
+            .map(|&(gx, gy)| {
+                self.heuristic.distance(apart(x.saturating_sub(gx)), apart(y.saturating_sub(gy)))
+            })
+            .fold(f64::INFINITY, f64::min)
+            * self.scale;
+        walk.min(self.leave)
+    }
+}
+
+/// A lower bound, on one grid, on the cost of reaching the goal through a link: the walk to a
+/// link's entrance (by the grid's heuristic at its cheapest cell) plus the link's cost plus a
+/// lower bound from its exit to the goal, least over its links. With few links, worked out for
+/// the cell asked (consistent); with many, once per block of cells, from the block's nearest
+/// point to each entrance in the blocks round it and to the box round each farther block's
+/// entrances (admissible, not consistent: the search then opens cells again when it finds
+/// them cheaper).
+#[derive(Clone, Debug)]
+pub(super) enum ExitBound {
+    None,
+    Exact(Vec<(GridPos, f64)>),
+    Blocks { blocks_x: u32, bound: Vec<f64> },
+}
+
+/// Links on one grid up to which [`ExitBound`] is worked out per cell.
+pub(super) const EXACT_EXITS: usize = 48;
+/// Side of the blocks [`ExitBound`] keeps its bound for, with more links.
+const EXIT_BLOCK: u32 = 32;
+
+impl ExitBound {
+    pub(super) fn new(
+        grid: &NavGrid,
+        entrances: Vec<(GridPos, f64)>,
+        heuristic: Heuristic,
+        scale: f64,
+    ) -> Self {
+        if entrances.is_empty() {
+            return ExitBound::None;
+        }
+        if entrances.len() <= EXACT_EXITS {
+            return ExitBound::Exact(entrances);
+        }
+        let blocks_x = grid.width().div_ceil(EXIT_BLOCK);
+        let blocks_y = grid.height().div_ceil(EXIT_BLOCK);
+        let blocks = (blocks_x * blocks_y) as usize;
+        // The entrances of each block, and for each block that has some: the box round them
+        // and their least cost.
+        let block_of = |p: GridPos| ((p.y / EXIT_BLOCK) * blocks_x + p.x / EXIT_BLOCK) as usize;
+        let mut by_block: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); blocks];
+        for &(e, cost) in &entrances {
+            by_block[block_of(e)].push((e, cost));
+        }
+        let summaries: Vec<(usize, GridPos, GridPos, f64)> = by_block
+            .iter()
+            .enumerate()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(b, list)| {
+                let (mut lo, mut hi, mut least) = (list[0].0, list[0].0, f64::INFINITY);
+                for &(e, cost) in list {
+                    lo = GridPos::new(lo.x.min(e.x), lo.y.min(e.y));
+                    hi = GridPos::new(hi.x.max(e.x), hi.y.max(e.y));
+                    least = least.min(cost);
+                }
+                (b, lo, hi, least)
+            })
+            .collect();
+        // Distance from the box (x0, y0)-(x1, y1) to the box lo-hi, in steps.
+        let apart = |(x0, y0, x1, y1): (u32, u32, u32, u32), lo: GridPos, hi: GridPos| {
+            let dx = lo.x.saturating_sub(x1).max(x0.saturating_sub(hi.x));
+            let dy = lo.y.saturating_sub(y1).max(y0.saturating_sub(hi.y));
+            heuristic.distance(dx, dy) * scale
+        };
+        let mut bound = vec![f64::INFINITY; blocks];
+        for by in 0..blocks_y {
+            for bx in 0..blocks_x {
+                let (x0, y0) = (bx * EXIT_BLOCK, by * EXIT_BLOCK);
+                let rect = (x0, y0, x0 + EXIT_BLOCK - 1, y0 + EXIT_BLOCK - 1);
+                // Each entrance of the blocks next to it (its own included), and each farther
+                // block by the box round its entrances: a bound on the walk to any of them.
+                let least = summaries.iter().fold(f64::INFINITY, |least, &(b, lo, hi, cost)| {
+                    let (ox, oy) = (b as u32 % blocks_x, b as u32 / blocks_x);
+                    if ox.abs_diff(bx) <= 1 && oy.abs_diff(by) <= 1 {
+                        by_block[b]
+                            .iter()
+                            .fold(least, |least, &(e, cost)| least.min(apart(rect, e, e) + cost))
+                    } else {
+                        least.min(apart(rect, lo, hi) + cost)
+                    }
+                });
+                bound[(by * blocks_x + bx) as usize] = least;
+            }
+        }
+        ExitBound::Blocks { blocks_x, bound }
+    }
+
+    pub(super) fn at(
+        &self,
+        moves: Neighborhood,
+        heuristic: Heuristic,
+        scale: f64,
+        cell: GridPos,
+    ) -> f64 {
+        match self {
+            ExitBound::None => f64::INFINITY,
+            ExitBound::Exact(entrances) => {
+                entrances.iter().fold(f64::INFINITY, |least, &(e, cost)| {
+                    least.min(heuristic.estimate(moves, cell, e) * scale + cost)
+                })
+            }
+            ExitBound::Blocks { blocks_x, bound } => {
+                let block = (cell.y / EXIT_BLOCK) * blocks_x + cell.x / EXIT_BLOCK;
+                bound.get(block as usize).copied().unwrap_or(0.0)
+            }
+        }
+    }
+}

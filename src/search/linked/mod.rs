@@ -1,0 +1,26 @@
+//! Paths across several grids joined by links: stairs between floors, doors between levels,
+//! teleporters, ladders, one-way drops.
+//!
+//! The search is one A* over every cell of every grid, a link being one more step from its entrance
+//! to its exit. Its work grows with the cells it visits, not with the number of links: a map with a
+//! thousand doors is searched as fast as one with ten (the links leaving a cell are found in a
+//! table made once per search). The estimate on the goal's grid is the grid's own (scaled by its
+//! cheapest cell), capped by the cheapest link that leaves that grid (a path that goes away and
+//! comes back pays at least that); elsewhere it is 0. Both keep it consistent, so the path is the
+//! cheapest one. `LinkedSearch` runs it in slices of a given number of expansions, for callers that
+//! spread long searches over frames (through [`Pathfinder::start`](super::Pathfinder::start)); it
+//! ends at one goal or at the nearest of several.
+//!
+//! - `maps`: the grids and their links ([`LinkedMaps`], [`MapPos`], [`Link`], [`Placement`]),
+//!   and the paths found through them ([`LinkedPath`], [`Leg`]);
+//! - `bounds`: the search's estimates (the lattice's for placed grids, the links' way out of a
+//!   grid);
+//! - `search`: the search itself, in slices ([`LinkedSearch`]).
+
+mod bounds;
+mod maps;
+mod search;
+
+pub(in crate::search) use maps::apart;
+pub use maps::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
+pub(crate) use search::LinkedSearch;

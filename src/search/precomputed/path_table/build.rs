@@ -1,0 +1,525 @@
+//! Building a [`PathTable`]: the grid's layout (open cells, subgoals, how far runs go), each
+//! cell's lists of subgoals, the distances between all subgoals, the lists thinned; the work
+//! counted for builds spread over frames.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::super::slices::{Work, fingerprint, spend};
+use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
+use super::{PathTable, PathTableError, Steps, octile_steps, steps_value};
+use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+
+/// The cells of a `width` x `height` grid in the order that visits, for direction (`dx`, `dy`),
+/// the next cell along it first, in spans of at most [`SPAN`] cells of a row (the work of a
+/// build is counted a span at a time). `(0, 0)`: row after row, each from left to right.
+fn sweep(
+    width: i32,
+    height: i32,
+    (dx, dy): (i32, i32),
+) -> impl Iterator<Item = impl ExactSizeIterator<Item = (i32, i32)>> {
+    (0..height).flat_map(move |row| {
+        let y = if dy > 0 { height - 1 - row } else { row };
+        (0..width).step_by(SPAN).map(move |from| {
+            let cols = from..(from + SPAN as i32).min(width);
+            cols.map(move |col| (if dx > 0 { width - 1 - col } else { col }, y))
+        })
+    })
+}
+
+/// The grid's open cells and subgoals, and how far runs go: what building needs.
+struct Layout {
+    width: i32,
+    height: i32,
+    open: Vec<bool>,
+    /// Per cell, its subgoal id, or `u16::MAX`.
+    subgoal: Vec<u16>,
+    /// Per straight direction (`STRAIGHT`), how many steps a run takes from each cell before
+    /// the next cell is a wall or a subgoal.
+    straight: [Vec<u16>; 4],
+    /// The same for each diagonal direction (`DIAGONAL`): legal steps onto cells that are not
+    /// subgoals.
+    diagonal: [Vec<u16>; 4],
+}
+
+const STRAIGHT: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+const DIAGONAL: [(i32, i32); 4] = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
+
+impl Layout {
+    #[inline]
+    fn index(&self, (x, y): (i32, i32)) -> usize {
+        (y * self.width + x) as usize
+    }
+
+    #[inline]
+    fn open(&self, (x, y): (i32, i32)) -> bool {
+        x >= 0 && y >= 0 && x < self.width && y < self.height && self.open[self.index((x, y))]
+    }
+
+    /// The subgoal at a cell, if any (cells outside the grid have none).
+    #[inline]
+    fn subgoal_at(&self, p: (i32, i32)) -> Option<u16> {
+        if !self.open(p) {
+            return None;
+        }
+        let id = self.subgoal[self.index(p)];
+        (id != u16::MAX).then_some(id)
+    }
+
+    /// A diagonal step from `p` by `d` is legal: onto an open cell, between two open ones.
+    #[inline]
+    fn diagonal_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        self.open((p.0 + d.0, p.1))
+            && self.open((p.0, p.1 + d.1))
+            && self.open((p.0 + d.0, p.1 + d.1))
+    }
+
+    /// The subgoal a straight run from `p` in direction `STRAIGHT[k]` meets first, if any.
+    #[inline]
+    fn straight_hit(&self, p: (i32, i32), k: usize) -> Option<u16> {
+        let n = i32::from(self.straight[k][self.index(p)]) + 1;
+        let (dx, dy) = STRAIGHT[k];
+        self.subgoal_at((p.0 + dx * n, p.1 + dy * n))
+    }
+
+    /// The subgoal a diagonal run from `p` in direction `DIAGONAL[k]` meets first, if any.
+    #[inline]
+    fn diagonal_hit(&self, p: (i32, i32), k: usize) -> Option<u16> {
+        let n = i32::from(self.diagonal[k][self.index(p)]);
+        let d = DIAGONAL[k];
+        let t = (p.0 + d.0 * n, p.1 + d.1 * n);
+        if self.diagonal_ok(t, d) { self.subgoal_at((t.0 + d.0, t.1 + d.1)) } else { None }
+    }
+
+    /// The layout of `grid`: a unit of work per cell for each of its ten passes (counted a row
+    /// at a time).
+    async fn new(grid: &NavGrid, work: &mut Work) -> Result<Self, PathTableError> {
+        let (width, height) = (grid.width() as i32, grid.height() as i32);
+        let cells = (width * height) as usize;
+        let mut open = Vec::with_capacity(cells);
+        for span in sweep(width, height, (0, 0)) {
+            spend!(work, span.len() as u64);
+            open.extend(span.map(|(x, y)| grid.is_passable(GridPos::new(x as u32, y as u32))));
+        }
+        let mut layout = Layout {
+            width,
+            height,
+            open,
+            subgoal: vec![u16::MAX; cells],
+            straight: Default::default(),
+            diagonal: Default::default(),
+        };
+        // A subgoal: an open cell by a wall's corner, with both cells between them open.
+        let mut count = 0usize;
+        for span in sweep(layout.width, layout.height, (0, 0)) {
+            spend!(work, span.len() as u64);
+            for (x, y) in span {
+                let corner = layout.open((x, y))
+                    && DIAGONAL.iter().any(|&(dx, dy)| {
+                        layout.open((x + dx, y))
+                            && layout.open((x, y + dy))
+                            && !layout.open((x + dx, y + dy))
+                    });
+                if corner {
+                    if count < MAX_SUBGOALS {
+                        let i = layout.index((x, y));
+                        layout.subgoal[i] = count as u16;
+                    }
+                    count += 1;
+                }
+            }
+        }
+        if count > MAX_SUBGOALS {
+            return Err(PathTableError::TooManySubgoals { found: count, limit: MAX_SUBGOALS });
+        }
+        for (k, &(dx, dy)) in STRAIGHT.iter().enumerate() {
+            let mut run = vec![0u16; cells];
+            for span in sweep(layout.width, layout.height, (dx, dy)) {
+                spend!(work, span.len() as u64);
+                for (x, y) in span {
+                    let next = (x + dx, y + dy);
+                    if layout.open((x, y)) && layout.open(next) && layout.subgoal_at(next).is_none()
+                    {
+                        run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+                    }
+                }
+            }
+            layout.straight[k] = run;
+        }
+        for (k, &(dx, dy)) in DIAGONAL.iter().enumerate() {
+            let mut run = vec![0u16; cells];
+            for span in sweep(layout.width, layout.height, (dx, dy)) {
+                spend!(work, span.len() as u64);
+                for (x, y) in span {
+                    let next = (x + dx, y + dy);
+                    if layout.open((x, y))
+                        && layout.diagonal_ok((x, y), (dx, dy))
+                        && layout.subgoal_at(next).is_none()
+                    {
+                        run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
+                    }
+                }
+            }
+            layout.diagonal[k] = run;
+        }
+        Ok(layout)
+    }
+}
+
+/// Shortest paths between every pair of subgoals: a search from each over the diagonal-first
+/// runs between subgoals (a shortest path between two subgoals is a chain of them). Rows of
+/// steps, and of predecessors.
+/// A unit of work per entry of a row, then per subgoal taken from the open list and per run
+/// from it.
+async fn all_pairs(
+    layout: &Layout,
+    subgoals: &[(i32, i32)],
+    (out_start, out_list): (&[u32], &[u16]),
+    work: &mut Work,
+) -> (Vec<Steps>, Vec<u16>) {
+    let n = subgoals.len();
+    // Made row by row (a slice need not fill the whole square at once).
+    let mut dist = Vec::with_capacity(n * n);
+    let mut pred = Vec::with_capacity(n * n);
+    let mut open = BinaryHeap::new();
+    for a in 0..n {
+        spend!(work, n as u64 / 64 + 1);
+        let row = a * n;
+        dist.resize(row + n, UNREACHED);
+        pred.resize(row + n, u16::MAX);
+        dist[row + a] = 0;
+        pred[row + a] = a as u16;
+        open.push(Reverse((0u64, a as u16)));
+        while let Some(Reverse((key, u))) = open.pop() {
+            let u = usize::from(u);
+            let du = dist[row + u];
+            if steps_value(du).to_bits() != key {
+                continue; // a stale entry
+            }
+            let cell = layout.index(subgoals[u]);
+            let runs = &out_list[out_start[cell] as usize..out_start[cell + 1] as usize];
+            spend!(work, 1 + runs.len() as u64);
+            for &v in runs {
+                let step = octile_steps(subgoals[u], subgoals[usize::from(v)]);
+                let straight = (du & 0xffff) + (step & 0xffff);
+                let diagonal = (du >> 16) + (step >> 16);
+                if straight > 0xffff || diagonal > 0xffff {
+                    continue; // over 65535 steps of a kind: no map the table takes
+                }
+                let dv = straight | (diagonal << 16);
+                let slot = row + usize::from(v);
+                if dist[slot] == UNREACHED || steps_value(dv) < steps_value(dist[slot]) {
+                    dist[slot] = dv;
+                    pred[slot] = u as u16;
+                    open.push(Reverse((steps_value(dv).to_bits(), v)));
+                }
+            }
+        }
+    }
+    (dist, pred)
+}
+
+/// Lists longer than this are kept whole rather than thinned.
+const MAX_THINNED: usize = 32;
+
+/// Which way a cell list goes: from the cell to its subgoals, or from them to the cell.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    Out,
+    In,
+}
+
+/// Adds two step counts.
+fn add_steps(a: Steps, b: Steps) -> Steps {
+    ((a & 0xffff) + (b & 0xffff)) | (((a >> 16) + (b >> 16)) << 16)
+}
+
+/// Drops from each cell's list the subgoals that another subgoal of the list lies on a shortest
+/// way to: for `Way::Out`, `a` goes when some `a2` has `cell -> a2 -> a` as short as
+/// `cell -> a`; for `Way::In`, `b` goes when some `b2` has `b -> b2 -> cell` as short as
+/// `b -> cell`. (Steps are exact, so "as short" is equality. The kept subgoal that covers a
+/// dropped one is never dropped itself for the same reason, as it is strictly nearer.)
+///
+/// A unit of work per cell and per entry of its list, and per 8 pairs of entries it compares.
+async fn thin_lists(
+    layout: &Layout,
+    subgoals: &[(i32, i32)],
+    dist: &[Steps],
+    (starts, list): (&[u32], &[u16]),
+    way: Way,
+    work: &mut Work,
+) -> (Vec<u32>, Vec<u16>) {
+    let n = subgoals.len();
+    let mut new_starts = Vec::with_capacity(starts.len());
+    let mut new_list = Vec::new();
+    new_starts.push(0);
+    // The work of a cell's thinning, counted for cells in turn, a few hundred units at a time.
+    let units = |i: usize| {
+        let len = (starts[i + 1] - starts[i]) as usize;
+        1 + len + if len > MAX_THINNED { 0 } else { len * len / 8 }
+    };
+    let cells = starts.len() - 1;
+    let mut from = 0;
+    while from < cells {
+        let (mut to, mut counted) = (from + 1, units(from));
+        while to < cells && counted + units(to) <= 2 * SPAN {
+            counted += units(to);
+            to += 1;
+        }
+        spend!(work, counted as u64);
+        for i in from..to {
+            let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
+            let here = &list[starts[i] as usize..starts[i + 1] as usize];
+            if here.len() > MAX_THINNED {
+                new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
+                new_starts.push(new_list.len() as u32);
+                continue;
+            }
+            for &a in here {
+                let a_at = subgoals[usize::from(a)];
+                let direct = octile_steps(cell, a_at);
+                let (x0, x1) = (cell.0.min(a_at.0), cell.0.max(a_at.0));
+                let (y0, y1) = (cell.1.min(a_at.1), cell.1.max(a_at.1));
+                let covered = here.iter().any(|&other| {
+                    let o = subgoals[usize::from(other)];
+                    // On a shortest way between the cell and `a` only if inside their box.
+                    if other == a || o.0 < x0 || o.0 > x1 || o.1 < y0 || o.1 > y1 {
+                        return false;
+                    }
+                    let via = octile_steps(cell, o);
+                    let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
+                    let between = dist[usize::from(from) * n + usize::from(to)];
+                    between != UNREACHED && add_steps(via, between) == direct
+                });
+                if !covered {
+                    new_list.push(a);
+                }
+            }
+            new_starts.push(new_list.len() as u32);
+        }
+        from = to;
+    }
+    (new_starts, new_list)
+}
+
+/// Per-cell lists, concatenated: `starts` has one more entry than there are cells.
+type CellLists = (Vec<u32>, Vec<u16>);
+
+/// Gathers per-cell lists (`total` entries) into [`CellLists`], or [`PathTableError::TooOpen`]
+/// past the budget. A unit of work per cell and per few entries.
+async fn concatenate(
+    lists: Vec<Vec<u16>>,
+    total: usize,
+    work: &mut Work,
+) -> Result<CellLists, PathTableError> {
+    if total > list_budget(lists.len()) {
+        return Err(PathTableError::TooOpen);
+    }
+    let mut starts = Vec::with_capacity(lists.len() + 1);
+    let mut list = Vec::with_capacity(total);
+    starts.push(0);
+    let mut lists = lists.into_iter();
+    while lists.len() > 0 {
+        spend!(work, 64);
+        for cell in lists.by_ref().take(64) {
+            spend!(work, cell.len() as u64 / 4);
+            list.extend_from_slice(&cell);
+            starts.push(list.len() as u32);
+        }
+    }
+    Ok((starts, list))
+}
+
+/// The most entries all cells' lists (one way) may hold: [`MAX_LIST_ENTRIES_PER_CELL`] a
+/// cell on average, and never more than the `u32` offsets address.
+fn list_budget(cells: usize) -> usize {
+    cells.saturating_mul(MAX_LIST_ENTRIES_PER_CELL).max(1 << 16).min(u32::MAX as usize)
+}
+
+/// Per-cell lists built direction by direction: `own(p, list)` fills each open cell's list
+/// with what it finds itself; then for each direction, a cell's runs that way are worked out
+/// from those of the cell one step ahead (`along(p, next, runs_of_next)`: `None` where no run
+/// goes on from `p`), visiting that cell first. The work is the size of the lists, not the
+/// length of the runs; [`PathTableError::TooOpen`] past the budget.
+///
+/// A unit of work per cell of each pass, and per four entries of the lists made (counted a row
+/// at a time, and a list at a time).
+async fn build_lists(
+    layout: &Layout,
+    own: impl Fn((i32, i32), &mut Vec<u16>),
+    directions: &[(i32, i32)],
+    along: impl Fn(usize, (i32, i32), (i32, i32), &[u16]) -> Option<Vec<u16>>,
+    work: &mut Work,
+) -> Result<CellLists, PathTableError> {
+    let cells = layout.open.len();
+    let mut lists: Vec<Vec<u16>> = Vec::with_capacity(cells);
+    let mut total = 0;
+    for span in sweep(layout.width, layout.height, (0, 0)) {
+        spend!(work, 2 * span.len() as u64);
+        for p in span {
+            let mut list = Vec::new();
+            if layout.open(p) {
+                own(p, &mut list);
+            }
+            total += list.len();
+            lists.push(list);
+        }
+    }
+    for (k, &(dx, dy)) in directions.iter().enumerate() {
+        let mut runs: Vec<Vec<u16>> = Vec::with_capacity(cells);
+        while runs.len() < cells {
+            spend!(work, SPAN as u64);
+            runs.extend(std::iter::repeat_with(Vec::new).take(SPAN.min(cells - runs.len())));
+        }
+        for span in sweep(layout.width, layout.height, (dx, dy)) {
+            spend!(work, span.len() as u64);
+            for p in span {
+                if !layout.open(p) {
+                    continue;
+                }
+                let next = (p.0 + dx, p.1 + dy);
+                let ahead = if layout.open(next) { &runs[layout.index(next)][..] } else { &[] };
+                let Some(here) = along(k, p, next, ahead) else {
+                    continue;
+                };
+                spend!(work, here.len() as u64 / 4);
+                total += here.len();
+                if total > list_budget(cells) {
+                    return Err(PathTableError::TooOpen);
+                }
+                runs[layout.index(p)] = here;
+            }
+        }
+        for (lists, runs) in lists.chunks_mut(64).zip(runs.chunks(64)) {
+            let entries: usize = runs.iter().map(Vec::len).sum();
+            spend!(work, (64 + entries / 4) as u64);
+            for (list, run) in lists.iter_mut().zip(runs) {
+                list.extend_from_slice(run);
+            }
+        }
+    }
+    concatenate(lists, total, work).await
+}
+
+/// For every cell, the subgoals it reaches by a diagonal-first run (diagonal steps, then
+/// straight ones) with no subgoal before its end: the straight runs' own, then per diagonal,
+/// from the cell a diagonal step ahead (a subgoal there, or its straight hits and its runs).
+async fn lists_out(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTableError> {
+    build_lists(
+        layout,
+        |p, list| list.extend((0..4).filter_map(|k| layout.straight_hit(p, k))),
+        &DIAGONAL,
+        |k, p, next, ahead| {
+            let (dx, dy) = DIAGONAL[k];
+            if !layout.diagonal_ok(p, (dx, dy)) {
+                return None;
+            }
+            if let Some(id) = layout.subgoal_at(next) {
+                return Some(vec![id]);
+            }
+            let sides = [if dx > 0 { 0 } else { 1 }, if dy > 0 { 2 } else { 3 }];
+            let mut here: Vec<u16> =
+                sides.iter().filter_map(|&s| layout.straight_hit(next, s)).collect();
+            here.extend_from_slice(ahead);
+            Some(here)
+        },
+        work,
+    )
+    .await
+}
+
+/// For every cell, the subgoals that reach it by a diagonal-first run with no subgoal before
+/// its end: from the cell, runs straight first, then diagonal. Its straight and diagonal runs'
+/// own, then per straight direction, from the cell a straight step ahead (its diagonal hits
+/// onward, and its runs).
+async fn lists_in(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTableError> {
+    build_lists(
+        layout,
+        |p, list| {
+            list.extend((0..4).filter_map(|k| layout.straight_hit(p, k)));
+            list.extend((0..4).filter_map(|k| layout.diagonal_hit(p, k)));
+        },
+        &STRAIGHT,
+        |k, _, next, ahead| {
+            if !layout.open(next) || layout.subgoal_at(next).is_some() {
+                return None;
+            }
+            // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
+            let diagonals = match k {
+                0 => [0, 2],
+                1 => [1, 3],
+                2 => [0, 1],
+                _ => [2, 3],
+            };
+            let mut here: Vec<u16> =
+                diagonals.iter().filter_map(|&d| layout.diagonal_hit(next, d)).collect();
+            here.extend_from_slice(ahead);
+            Some(here)
+        },
+        work,
+    )
+    .await
+}
+
+impl PathTable {
+    /// The build, counting its work in `work`.
+    pub(crate) async fn build_counted(
+        grid: &NavGrid,
+        work: &mut Work,
+    ) -> Result<Self, PathTableError> {
+        if grid.neighborhood() != Neighborhood::Eight {
+            return Err(PathTableError::Unsupported("the table needs 8-way moves"));
+        }
+        if grid.corner_rule() != CornerRule::NoCornerCutting {
+            return Err(PathTableError::Unsupported("the table needs no corner cutting"));
+        }
+        if !grid.has_uniform_cost() {
+            return Err(PathTableError::Unsupported("the table needs one cost on every cell"));
+        }
+        if grid.has_edges() {
+            return Err(PathTableError::Unsupported(
+                "the table takes no walls between cells or one-way edges",
+            ));
+        }
+        if grid.width() > u32::from(u16::MAX) || grid.height() > u32::from(u16::MAX) {
+            return Err(PathTableError::Unsupported(
+                "the table takes grids up to 65535 cells a side",
+            ));
+        }
+        let layout = Layout::new(grid, work).await?;
+        let mut subgoals = Vec::new();
+        for span in sweep(layout.width, layout.height, (0, 0)) {
+            spend!(work, span.len() as u64 / 16 + 1);
+            subgoals.extend(span.filter(|&p| layout.subgoal_at(p).is_some()));
+        }
+        let (out_start, out_list) = lists_out(&layout, work).await?;
+        let (in_start, in_list) = lists_in(&layout, work).await?;
+        let (dist, pred) = all_pairs(&layout, &subgoals, (&out_start, &out_list), work).await;
+        // Keep in each list only the subgoals no other in it passes on the way: a query tries
+        // fewer pairs, and loses none (a shortest path to a dropped one goes through a kept one).
+        let (out_start, out_list) =
+            thin_lists(&layout, &subgoals, &dist, (&out_start, &out_list), Way::Out, work).await;
+        let (in_start, in_list) =
+            thin_lists(&layout, &subgoals, &dist, (&in_start, &in_list), Way::In, work).await;
+        let mut open = Vec::with_capacity(layout.open.len().div_ceil(64));
+        for bits in layout.open.chunks(64) {
+            spend!(work, 1);
+            open.push(bits.iter().enumerate().fold(0u64, |w, (i, &o)| w | u64::from(o) << i));
+        }
+        Ok(Self {
+            width: layout.width,
+            height: layout.height,
+            open,
+            stamp: grid.stamp(),
+            fingerprint: fingerprint(grid, work).await,
+            cost: grid.min_cost().unwrap_or(1),
+            subgoals,
+            out_start,
+            out_list,
+            in_start,
+            in_list,
+            dist,
+            pred,
+        })
+    }
+}

@@ -1,0 +1,140 @@
+//! A [`PathTable`] to and from its binary form.
+
+use super::{MAX_SUBGOALS, PathTable, TABLE_FORMAT_VERSION, TABLE_MAGIC};
+use crate::grid::sealed::{BakeError, open_tied, seal, write_tie};
+use crate::grid::{CornerRule, NavGrid, Neighborhood};
+
+impl PathTable {
+    /// The table in a compact binary form, to ship with the game next to the grid's bake so that
+    /// it loads instead of being built: `TNPT`, [`TABLE_FORMAT_VERSION`], the grid's size, cost
+    /// and fingerprint, the subgoals, the cell lists, the distance and predecessor tables
+    /// (little-endian), and a checksum of all that.
+    pub fn to_binary(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.memory_bytes() + 64);
+        let u32s = |out: &mut Vec<u8>, values: &mut dyn Iterator<Item = u32>| {
+            for v in values {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        };
+        let size = (self.width as u32, self.height as u32);
+        write_tie(&mut out, (TABLE_MAGIC, TABLE_FORMAT_VERSION), size, self.cost, self.fingerprint);
+        u32s(&mut out, &mut std::iter::once(self.subgoals.len() as u32));
+        u32s(&mut out, &mut self.subgoals.iter().map(|&(x, y)| x as u32 | (y as u32) << 16));
+        for (starts, list) in [(&self.out_start, &self.out_list), (&self.in_start, &self.in_list)] {
+            u32s(&mut out, &mut std::iter::once(list.len() as u32));
+            u32s(&mut out, &mut starts.iter().copied());
+            for v in list.iter() {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        u32s(&mut out, &mut self.dist.iter().copied());
+        for v in &self.pred {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        seal(&mut out);
+        out
+    }
+
+    /// A table from bytes written by [`to_binary`](Self::to_binary), for `grid`: a typed error
+    /// when the bytes are damaged, of another version, or made for another grid (or for this
+    /// one before its cells changed), so a game falls back to [`build`](Self::build).
+    pub fn from_binary(bytes: &[u8], grid: &NavGrid) -> Result<Self, BakeError> {
+        let format = (TABLE_MAGIC, TABLE_FORMAT_VERSION);
+        let cost = grid.min_cost().unwrap_or(1);
+        let (mut reader, fingerprint) = open_tied(bytes, format, grid, cost)?;
+        if !grid.has_uniform_cost()
+            || grid.has_edges()
+            || grid.neighborhood() != Neighborhood::Eight
+            || grid.corner_rule() != CornerRule::NoCornerCutting
+        {
+            return Err(BakeError::OtherGrid);
+        }
+        let (width, height) = (grid.width(), grid.height());
+        let invalid = |why: &str| BakeError::Invalid(format!("path table: {why}"));
+        let n = reader.u32()? as usize;
+        if n > MAX_SUBGOALS {
+            return Err(invalid("too many subgoals"));
+        }
+        let mut subgoals = Vec::with_capacity(n);
+        for _ in 0..n {
+            let v = reader.u32()?;
+            let (x, y) = (v & 0xffff, v >> 16);
+            if x >= width || y >= height {
+                return Err(invalid("a subgoal outside the grid"));
+            }
+            subgoals.push((x as i32, y as i32));
+        }
+        let cells = width as usize * height as usize;
+        let mut lists = Vec::new();
+        for _ in 0..2 {
+            let len = reader.u32()? as usize;
+            let starts = reader.u32s(cells + 1)?;
+            if starts[0] != 0
+                || starts[cells] as usize != len
+                || starts.windows(2).any(|w| w[0] > w[1])
+            {
+                return Err(invalid("cell lists out of order"));
+            }
+            let list = reader.u16s(len)?;
+            if list.iter().any(|&v| usize::from(v) >= n) {
+                return Err(invalid("a list names no subgoal"));
+            }
+            lists.push((starts, list));
+        }
+        let dist = reader.u32s(n * n)?;
+        let pred = reader.u16s(n * n)?;
+        if !reader.at_end() {
+            return Err(invalid("bytes after the end"));
+        }
+        let (in_start, in_list) = lists.pop().expect("two lists");
+        let (out_start, out_list) = lists.pop().expect("two lists");
+        let mut open = vec![0u64; cells.div_ceil(64)];
+        for (i, pos) in grid.positions().enumerate() {
+            if grid.is_passable(pos) {
+                open[i / 64] |= 1 << (i % 64);
+            }
+        }
+        let table = Self {
+            width: width as i32,
+            height: height as i32,
+            open,
+            stamp: grid.stamp(),
+            fingerprint,
+            cost,
+            subgoals,
+            out_start,
+            out_list,
+            in_start,
+            in_list,
+            dist,
+            pred,
+        };
+        if !table.pred_steps_clear() {
+            return Err(invalid("a step between subgoals that is not a clear run"));
+        }
+        Ok(table)
+    }
+
+    /// Every hop between subgoals that the predecessor table names (from `pred` to the subgoal)
+    /// is a clear diagonal-first run, as in a built table: each distinct hop checked once (they
+    /// are the subgoal graph's edges, far fewer than the table's entries).
+    fn pred_steps_clear(&self) -> bool {
+        let n = self.subgoals.len();
+        let mut checked = vec![0u64; (n * n).div_ceil(64)];
+        for (slot, &from) in self.pred.iter().enumerate() {
+            let (from, to) = (usize::from(from), slot % n);
+            if from >= n || from == to {
+                continue; // unreached, or the row's own subgoal: not a hop
+            }
+            let hop = from * n + to;
+            if checked[hop / 64] >> (hop % 64) & 1 == 1 {
+                continue;
+            }
+            checked[hop / 64] |= 1 << (hop % 64);
+            if !self.diagonal_first_clear(self.subgoals[from], self.subgoals[to]) {
+                return false;
+            }
+        }
+        true
+    }
+}

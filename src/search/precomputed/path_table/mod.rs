@@ -1,0 +1,393 @@
+//! Precomputed answers for grids that rarely change: a [`PathTable`].
+//!
+//! What it is: a subgoal graph (Uras, Koenig and Hernández 2013) with the distance between every
+//! pair of its subgoals worked out ahead. Subgoals are the open cells at the convex corners of
+//! walls, the only places a shortest path on an 8-way grid without corner cutting needs to turn.
+//! Each cell keeps the short list of subgoals it reaches by a "diagonal first" run (diagonal
+//! steps, then straight ones, no subgoal on the way), and the list of those that reach it that
+//! way. A query is then a few table lookups: the best of `start -> a -> ... -> b -> goal` over
+//! `a` in the start's list and `b` in the goal's, unless the goal is reached by one run. The path
+//! is read back hop by hop from a table of predecessors, and each hop is one diagonal-first run.
+//!
+//! Why this one: jump point search tables (JPS+) still search at query time and, with goal
+//! bounding, take a search from every cell to build (minutes on a 512 x 512 map); compressed
+//! path databases take the same all-cells work. Subgoal corners are few on game maps (tens to a
+//! few thousand), so the table of all their distances builds in well under a second and answers
+//! without any search. The price: maps with very many corners (mazes, noise) are refused
+//! ([`PathTableError::TooManySubgoals`]), and the grid must have one cost, 8-way moves and no
+//! corner cutting (the grid the table's shortest-path theory holds for).
+
+use std::f64::consts::SQRT_2;
+use std::fmt;
+
+use super::slices::{SlicedBuild, Work, run_to_end};
+use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::search::result::{PathError, PathResult, SearchStats};
+
+mod build;
+mod bytes;
+
+/// The version of [`PathTable::to_binary`]'s format this crate writes, and the newest it reads.
+pub const TABLE_FORMAT_VERSION: u32 = 1;
+
+const TABLE_MAGIC: &[u8; 4] = b"TNPT";
+
+/// The most corners a cell's list may hold on average over the grid, each way (from the cell,
+/// to the cell), while a [`PathTable`] is built; past it the build stops with
+/// [`PathTableError::TooOpen`].
+pub const MAX_LIST_ENTRIES_PER_CELL: usize = 96;
+
+/// The most cells a build's work is counted for at a time (see [`SlicedBuild`]).
+const SPAN: usize = 256;
+
+/// The most subgoals a [`PathTable`] takes: its tables hold one entry per pair of them (6 bytes
+/// each), 54 MB at this count.
+pub const MAX_SUBGOALS: usize = 3000;
+
+/// Why a [`PathTable`] was not built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathTableError {
+    /// The grid is not one the table can serve: it needs 8-way moves, no corner cutting, a
+    /// single cost on every passable cell and no walls between cells. (Online search serves
+    /// every grid.)
+    Unsupported(&'static str),
+    /// The map has more wall corners than the table takes ([`MAX_SUBGOALS`]): a maze or a noisy
+    /// map, where online search is the better fit.
+    TooManySubgoals {
+        /// How many the map has.
+        found: usize,
+        /// How many the table takes ([`MAX_SUBGOALS`]).
+        limit: usize,
+    },
+    /// Too many corners in sight of each other (open ground strewn with small obstacles): the
+    /// cells' lists of corners would pass [`MAX_LIST_ENTRIES_PER_CELL`] on average, and the
+    /// table would take too long to build and too much memory.
+    TooOpen,
+}
+
+impl fmt::Display for PathTableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathTableError::Unsupported(why) => {
+                write!(f, "a path table cannot serve this grid: {why}")
+            }
+            PathTableError::TooOpen => write!(
+                f,
+                "the map's wall corners see too many of each other for a path table; use online \
+                 search on it"
+            ),
+            PathTableError::TooManySubgoals { found, limit } => write!(
+                f,
+                "the map has {found} wall corners, more than a path table takes ({limit}); \
+                 use online search on it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PathTableError {}
+
+/// A distance counted in steps: straight ones in the low 16 bits, diagonal ones in the high 16.
+/// Exact, and a quarter of the room an `f64` takes.
+type Steps = u32;
+const UNREACHED: Steps = u32::MAX;
+
+fn steps_value(steps: Steps) -> f64 {
+    f64::from(steps & 0xffff) + f64::from(steps >> 16) * SQRT_2
+}
+
+/// Straight and diagonal steps between two cells an octile run apart.
+fn octile_steps(a: (i32, i32), b: (i32, i32)) -> Steps {
+    let (dx, dy) = ((a.0 - b.0).unsigned_abs(), (a.1 - b.1).unsigned_abs());
+    let diagonal = dx.min(dy);
+    (dx.max(dy) - diagonal) | (diagonal << 16)
+}
+
+fn octile(a: (i32, i32), b: (i32, i32)) -> f64 {
+    steps_value(octile_steps(a, b))
+}
+
+/// Precomputed shortest paths for a grid that rarely changes: queries answered with table
+/// lookups instead of a search (see the module docs for how).
+///
+/// Always right: when the grid has changed since the table was built (its
+/// [`stamp`](NavGrid::stamp) moved on), a query given the table
+/// ([`PathQuery::table`](crate::search::PathQuery::table)) is answered by online search until
+/// [`refresh`](Self::refresh) rebuilds the table.
+///
+/// ```
+/// use bevy_tilemap_nav::prelude::*;
+/// use bevy_tilemap_nav::search::PathTable;
+///
+/// let mut grid = NavGrid::new(10, 10).unwrap();
+/// grid.fill_rect(GridPos::new(4, 0), GridPos::new(4, 8), Cell::Blocked).unwrap();
+/// let table = PathTable::build(&grid).unwrap();
+/// let mut pathfinder = Pathfinder::new();
+/// let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(9, 0));
+/// let path = pathfinder.find(&grid, &query.table(&table)).unwrap();
+/// let online = pathfinder.find(&grid, &query).unwrap();
+/// assert!((path.cost - online.cost).abs() < 1e-9);
+/// assert!(path.cells.contains(&GridPos::new(4, 9))); // through the gap
+/// ```
+#[derive(Clone, Debug)]
+pub struct PathTable {
+    width: i32,
+    height: i32,
+    /// One bit per cell, row by row: open.
+    open: Vec<u64>,
+    /// The grid (and its revision) the table was built for.
+    stamp: GridStamp,
+    /// What the grid's cells were when built: checks that baked data fits a grid.
+    fingerprint: u64,
+    /// The one cost of the grid's passable cells.
+    cost: u32,
+    /// Each subgoal's cell.
+    subgoals: Vec<(i32, i32)>,
+    /// Per cell, `out_list[out_start[i]..out_start[i + 1]]`: the subgoals it reaches by a
+    /// diagonal-first run with no subgoal on the way.
+    out_start: Vec<u32>,
+    out_list: Vec<u16>,
+    /// Per cell, the subgoals that reach it by such a run.
+    in_start: Vec<u32>,
+    in_list: Vec<u16>,
+    /// Row `a`, column `b`: the steps of a shortest path from subgoal `a` to subgoal `b`.
+    dist: Vec<Steps>,
+    /// Row `a`, column `b`: the subgoal before `b` on that path (`b`'s own id when `a == b`).
+    pred: Vec<u16>,
+}
+
+impl PathTable {
+    /// Builds the table for `grid` (see the module docs for what it holds).
+    pub fn build(grid: &NavGrid) -> Result<Self, PathTableError> {
+        run_to_end(Self::build_counted(grid, &mut Work::unlimited()))
+    }
+
+    /// The same build a slice at a time, for a game that cannot wait for it in one go nor
+    /// run it on another thread (a browser): see [`SlicedBuild`].
+    pub fn build_in_slices(grid: &NavGrid) -> SlicedBuild<Result<Self, PathTableError>> {
+        let grid = grid.frozen_copy();
+        SlicedBuild::new(|mut work| async move { Self::build_counted(&grid, &mut work).await })
+    }
+
+    /// The table was built for this grid as it is now: its answers come from the table.
+    pub fn is_current(&self, grid: &NavGrid) -> bool {
+        self.stamp == grid.stamp()
+    }
+
+    /// Rebuilds the table if `grid` changed since it was built (or it is another grid). On an
+    /// error the old table stays, and answers keep coming from online search.
+    pub fn refresh(&mut self, grid: &NavGrid) -> Result<(), PathTableError> {
+        if !self.is_current(grid) {
+            *self = Self::build(grid)?;
+        }
+        Ok(())
+    }
+
+    /// How many subgoals (wall corners) the table holds.
+    pub fn subgoal_count(&self) -> usize {
+        self.subgoals.len()
+    }
+
+    /// The memory the table takes, in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.subgoals.len() * 8
+            + self.open.len() * 8
+            + (self.out_start.len() + self.in_start.len()) * 4
+            + (self.out_list.len() + self.in_list.len()) * 2
+            + self.dist.len() * 4
+            + self.pred.len() * 2
+    }
+
+    /// The memory the table takes per grid cell, in bytes.
+    pub fn bytes_per_cell(&self) -> f64 {
+        self.memory_bytes() as f64 / (f64::from(self.width) * f64::from(self.height)).max(1.0)
+    }
+
+    /// A shortest path from `start` to `goal` from the table (the cost a search with default
+    /// options finds), while the table is current for `grid`: `None` when a search must answer
+    /// (the table not current, either end blocked or off the grid). Asked through a
+    /// [`PathQuery`](crate::search::PathQuery) given the table.
+    pub(in crate::search) fn answer(
+        &self,
+        grid: &NavGrid,
+        start: GridPos,
+        goal: GridPos,
+    ) -> Option<Result<PathResult, PathError>> {
+        if !self.is_current(grid) || !grid.is_passable(start) || !grid.is_passable(goal) {
+            return None;
+        }
+        if grid.component(start) != grid.component(goal) {
+            return Some(Err(PathError::Unreachable { start, goal }));
+        }
+        let s = (start.x as i32, start.y as i32);
+        let g = (goal.x as i32, goal.y as i32);
+        // A route the table does not know, or a chain that does not close, is not expected
+        // (the table covers every reachable pair, `build` closes every chain): a search answers.
+        self.route(s, g).and_then(|route| self.walk(s, g, route)).map(Ok)
+    }
+
+    #[inline]
+    fn index(&self, (x, y): (i32, i32)) -> usize {
+        (y * self.width + x) as usize
+    }
+
+    #[inline]
+    fn is_open(&self, p: (i32, i32)) -> bool {
+        if p.0 < 0 || p.1 < 0 || p.0 >= self.width || p.1 >= self.height {
+            return false;
+        }
+        let i = self.index(p);
+        self.open[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The best way from `s` to `g`: `Some(None)` for the direct run, `Some(Some((a, b)))`
+    /// through subgoals `a` first and `b` last, `None` when the table knows no way.
+    fn route(&self, s: (i32, i32), g: (i32, i32)) -> Option<Option<(u16, u16)>> {
+        let n = self.subgoals.len();
+        let (si, gi) = (self.index(s), self.index(g));
+        let outs = &self.out_list[self.out_start[si] as usize..self.out_start[si + 1] as usize];
+        let ins = &self.in_list[self.in_start[gi] as usize..self.in_start[gi + 1] as usize];
+        // Each last subgoal's column and its way to the goal, worked out once.
+        let last: Vec<(usize, f64)> = ins
+            .iter()
+            .map(|&b| (usize::from(b), octile(self.subgoals[usize::from(b)], g)))
+            .collect();
+        let mut best = f64::INFINITY;
+        let mut found = None;
+        for &a in outs {
+            let ap = self.subgoals[usize::from(a)];
+            let to_a = octile(s, ap);
+            if to_a + octile(ap, g) >= best {
+                continue; // nothing through `a` can be shorter
+            }
+            let row = &self.dist[usize::from(a) * n..usize::from(a) * n + n];
+            // Every last subgoal, with no test per pair that could skip it: the lookups are
+            // independent and the loop has no branch to mispredict (faster than pruning each
+            // pair by its octile bound: BENCHMARKS.md, "Measurements behind the code").
+            let mut row_best = f64::INFINITY;
+            let mut row_b = 0;
+            for &(b, from_b) in &last {
+                let d = row[b];
+                let v = if d == UNREACHED { f64::INFINITY } else { steps_value(d) } + from_b;
+                if v < row_best {
+                    row_best = v;
+                    row_b = b;
+                }
+            }
+            if to_a + row_best < best {
+                best = to_a + row_best;
+                found = Some((a, row_b as u16));
+            }
+        }
+        // As short as the octile distance: nothing is shorter, the direct run included.
+        if found.is_some() && best <= octile(s, g) + 1e-9 {
+            return found.map(Some);
+        }
+        if self.diagonal_first_clear(s, g) {
+            return Some(None);
+        }
+        found.map(Some)
+    }
+
+    /// The diagonal-first run from `a` to `b` is open.
+    fn diagonal_first_clear(&self, a: (i32, i32), b: (i32, i32)) -> bool {
+        self.diagonal_first(a, b, |_| {}).is_some()
+    }
+
+    /// Walks the diagonal-first run from `a` to `b`, calling `each` on every cell after `a`;
+    /// `None` if a step is not legal.
+    fn diagonal_first(
+        &self,
+        a: (i32, i32),
+        b: (i32, i32),
+        mut each: impl FnMut((i32, i32)),
+    ) -> Option<()> {
+        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+        let diagonal = ax.min(ay);
+        let mut t = a;
+        for _ in 0..diagonal {
+            if !(self.is_open((t.0 + sx, t.1))
+                && self.is_open((t.0, t.1 + sy))
+                && self.is_open((t.0 + sx, t.1 + sy)))
+            {
+                return None;
+            }
+            t = (t.0 + sx, t.1 + sy);
+            each(t);
+        }
+        let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
+        for _ in 0..(ax.max(ay) - diagonal) {
+            t = (t.0 + tx, t.1 + ty);
+            if !self.is_open(t) {
+                return None;
+            }
+            each(t);
+        }
+        Some(())
+    }
+
+    /// The path of a route: the direct run, or start, first subgoal, the table's chain of
+    /// subgoals, last subgoal, goal; every hop a diagonal-first run.
+    fn walk(&self, s: (i32, i32), g: (i32, i32), route: Option<(u16, u16)>) -> Option<PathResult> {
+        let mut stops = vec![s];
+        if let Some((a, b)) = route {
+            let n = self.subgoals.len();
+            let row = usize::from(a) * n;
+            let mut chain = vec![b];
+            let mut at = b;
+            while at != a {
+                at = self.pred[row + usize::from(at)];
+                if usize::from(at) >= n || chain.len() > n {
+                    return None;
+                }
+                chain.push(at);
+            }
+            stops.extend(chain.iter().rev().map(|&id| self.subgoals[usize::from(id)]));
+        }
+        stops.push(g);
+        // The hops from the start and to the goal come from the cells' lists, which a table
+        // loaded from bytes changed by hand (and sealed again) may have wrong: checked here, so
+        // that such a table falls back on online search rather than walk through a wall
+        // (checking every list as it loads would cost about a build). The hops between subgoals
+        // were checked as it loaded (`pred_steps_clear`), the direct run by `route`.
+        let last = stops.len() - 2;
+        if route.is_some()
+            && (!self.diagonal_first_clear(stops[0], stops[1])
+                || !self.diagonal_first_clear(stops[last], stops[last + 1]))
+        {
+            return None;
+        }
+        let (mut straight, mut diagonal) = (0u32, 0u32);
+        for hop in stops.windows(2) {
+            debug_assert!(self.diagonal_first_clear(hop[0], hop[1]), "every hop is open");
+            let steps = octile_steps(hop[0], hop[1]);
+            straight += steps & 0xffff;
+            diagonal += steps >> 16;
+        }
+        let mut cells = Vec::with_capacity((straight + diagonal + 1) as usize);
+        cells.push(GridPos::new(s.0 as u32, s.1 as u32));
+        for hop in stops.windows(2) {
+            // Diagonal steps, then straight ones (the table knows each hop is open).
+            let (a, b) = (hop[0], hop[1]);
+            let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+            let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+            // (`extend` over a range writes the cells with no length update per cell.)
+            let slant = ax.min(ay);
+            let at = |(x, y): (i32, i32)| GridPos::new(x as u32, y as u32);
+            cells.extend((1..slant + 1).map(|i| at((a.0 + i * sx, a.1 + i * sy))));
+            let corner = (a.0 + slant * sx, a.1 + slant * sy);
+            let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
+            let rest = ax.max(ay) - slant;
+            cells.extend((1..rest + 1).map(|i| at((corner.0 + i * tx, corner.1 + i * ty))));
+        }
+        let cost = (f64::from(straight) + f64::from(diagonal) * SQRT_2) * f64::from(self.cost);
+        Some(PathResult {
+            cells,
+            cost,
+            stats: SearchStats::default(),
+            complete: true,
+            neighborhood: Neighborhood::Eight,
+        })
+    }
+}

@@ -231,13 +231,20 @@ impl Model {
             return walled.dijkstra_avoiding(start, goal, &[]);
         }
         self.cost(goal.0, goal.1)?;
-        let cost = self.distances(start)?[goal.1 as usize * self.width as usize + goal.0 as usize];
+        let cost = self.settle(start, Some(goal))?
+            [goal.1 as usize * self.width as usize + goal.0 as usize];
         cost.is_finite().then_some(cost)
     }
 
     /// Plain Dijkstra from `start` to every cell: the cheapest cost of each (index
     /// `y * width + x`; infinite where unreachable), or None if the start is blocked.
     pub fn distances(&self, start: (i64, i64)) -> Option<Vec<f64>> {
+        self.settle(start, None)
+    }
+
+    /// Dijkstra from `start` until `goal` is settled (every cell without one): the costs
+    /// found, final for the goal and every cell settled before it.
+    fn settle(&self, start: (i64, i64), goal: Option<(i64, i64)>) -> Option<Vec<f64>> {
         self.cost(start.0, start.1)?;
         let w = self.width as usize;
         let mut dist = vec![f64::INFINITY; w * self.height as usize];
@@ -248,9 +255,13 @@ impl Model {
             if d > dist[y as usize * w + x as usize] {
                 continue;
             }
+            if goal == Some((x, y)) {
+                break;
+            }
             // Every step of the square and hex rules stays within one cell each way; the
             // staggered steps reach two rows.
-            for dy in -2..=2 {
+            let rows = if self.staggered { -2..=2 } else { -1..=1 };
+            for dy in rows {
                 for dx in -1..=1 {
                     let next = (x + dx, y + dy);
                     if let Some(c) = self.step_cost((x, y), next) {
@@ -284,21 +295,27 @@ pub fn reseal(bytes: &mut [u8]) {
     bytes[body..].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// The cheapest costs between cells of one grid, each found once by the default search (itself
-/// checked against the Dijkstra oracle elsewhere) and remembered: a test that checks many
-/// structures loaded for the same grid asks for the same pairs again and again.
+/// The cheapest costs between cells of one small grid, each found once by the default search
+/// (itself checked against the Dijkstra oracle elsewhere) and remembered: a test that checks
+/// many structures loaded for the same grid asks for the same pairs again and again.
 #[derive(Default)]
 pub struct Optima {
     finder: Pathfinder,
-    known: std::collections::HashMap<(GridPos, GridPos), Option<f64>>,
+    /// Per start cell, then per goal cell (row-major indices): `None` until found.
+    known: Vec<Option<Option<f64>>>,
 }
 
 impl Optima {
-    /// The cheapest cost from `start` to `goal` on `grid` (always the same grid), `None` if
-    /// there is no path.
+    /// The cheapest cost from `start` to `goal` on `grid` (always the same grid, of a few
+    /// hundred cells: the table has a slot per pair), `None` if there is no path.
     pub fn get(&mut self, grid: &NavGrid, start: GridPos, goal: GridPos) -> Option<f64> {
+        let cells = (grid.width() * grid.height()) as usize;
+        if self.known.is_empty() {
+            self.known = vec![None; cells * cells];
+        }
+        let index = |p: GridPos| (p.y * grid.width() + p.x) as usize;
         let finder = &mut self.finder;
-        *self.known.entry((start, goal)).or_insert_with(|| {
+        *self.known[index(start) * cells + index(goal)].get_or_insert_with(|| {
             let query = PathQuery::new(start, goal).options(SearchOptions::default());
             finder.find(grid, &query).ok().map(|p| p.cost)
         })

@@ -166,6 +166,14 @@ impl Layout {
     }
 }
 
+/// A subgoal's entry in the open list, one `u64`: its distance in fixed point above its id.
+/// A distance is under 2^18 steps (65535 of each kind); 30 bits below the point tell apart
+/// any two distances (the nearest two differ by about 10^-5) and the id takes the last 16.
+#[inline]
+fn open_entry(steps: Steps, id: usize) -> u64 {
+    (((steps_value(steps) * (1u64 << 30) as f64) as u64) << 16) | id as u64
+}
+
 /// Shortest paths between every pair of subgoals: a search from each over the diagonal-first
 /// runs between subgoals (a shortest path between two subgoals is a chain of them). Rows of
 /// steps, and of predecessors.
@@ -189,11 +197,11 @@ async fn all_pairs(
         pred.resize(row + n, u16::MAX);
         dist[row + a] = 0;
         pred[row + a] = a as u16;
-        open.push(Reverse((0u64, a as u16)));
-        while let Some(Reverse((key, u))) = open.pop() {
-            let u = usize::from(u);
+        open.push(Reverse(open_entry(0, a)));
+        while let Some(Reverse(entry)) = open.pop() {
+            let u = (entry & 0xffff) as usize;
             let du = dist[row + u];
-            if steps_value(du).to_bits() != key {
+            if open_entry(du, u) != entry {
                 continue; // a stale entry
             }
             let cell = layout.index(subgoals[u]);
@@ -211,7 +219,7 @@ async fn all_pairs(
                 if dist[slot] == UNREACHED || steps_value(dv) < steps_value(dist[slot]) {
                     dist[slot] = dv;
                     pred[slot] = u as u16;
-                    open.push(Reverse((steps_value(dv).to_bits(), v)));
+                    open.push(Reverse(open_entry(dv, usize::from(v))));
                 }
             }
         }

@@ -242,8 +242,8 @@ impl Model {
         self.settle(start, None)
     }
 
-    /// Dijkstra from `start` until `goal` is settled (every cell without one): the costs
-    /// found, final for the goal and every cell settled before it.
+    /// Dijkstra from `start`, stopped once `goal` is settled (with no goal, run to the end):
+    /// the costs found, final for the goal and every cell settled before it.
     fn settle(&self, start: (i64, i64), goal: Option<(i64, i64)>) -> Option<Vec<f64>> {
         self.cost(start.0, start.1)?;
         let w = self.width as usize;

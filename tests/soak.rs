@@ -7,8 +7,8 @@ mod soak;
 #[path = "support/mod.rs"]
 mod support;
 
-/// The soaks run one at a time: their live-heap check counts the whole process (a counting
-/// global allocator), so two side by side would each see the other's heap.
+/// The soaks run one at a time: their live-heap check counts the whole process (glibc's
+/// count), so two side by side would each see the other's heap.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]

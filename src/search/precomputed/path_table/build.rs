@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use super::super::slices::{Work, fingerprint, spend};
 use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
-use super::{PathTable, PathTableError, Steps, octile_steps, steps_value};
+use super::{PathTable, PathTableError, Steps, octile_steps};
 use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
 
 /// The cells of a `width` x `height` grid in the order that visits, for direction (`dx`, `dy`),
@@ -166,65 +166,112 @@ impl Layout {
     }
 }
 
-/// A subgoal's entry in the open list, one `u64`: its distance in fixed point above its id.
-/// A distance is under 2^18 steps (65535 of each kind); 30 bits below the point tell apart
-/// any two distances (the nearest two differ by about 10^-5) and the id takes the last 16.
+/// A distance in fixed point, the part of an open list's entry above the subgoal's id, in
+/// integers only: straight steps times 2^30 plus diagonal steps times sqrt(2) * 2^30 (the
+/// product taken at 2^40 and rounded down to 2^30). Under 2^18 steps (65535 of each kind) it
+/// takes 48 bits and is off by under 2^-24 (the rounding of sqrt(2) times up to 65535
+/// diagonal steps), while two distinct distances differ by more than 10^-6: it orders
+/// distances as their values do, and equal steps get equal keys.
 #[inline]
-fn open_entry(steps: Steps, id: usize) -> u64 {
-    (((steps_value(steps) * (1u64 << 30) as f64) as u64) << 16) | id as u64
+fn fixed_point(steps: Steps) -> u64 {
+    /// sqrt(2) * 2^40, rounded.
+    const ROOT_TWO: u64 = 1_554_944_255_988;
+    (u64::from(steps & 0xffff) << 30) + ((u64::from(steps >> 16) * ROOT_TWO) >> 10)
+}
+
+/// The subgoal graph, each subgoal's edges together: the subgoals its diagonal-first runs
+/// reach (its cell's list) and the steps to each, so that the searches below read one slice
+/// per subgoal rather than its cell's list and each pair's steps. A unit of work per subgoal
+/// and per edge.
+async fn subgoal_edges(
+    layout: &Layout,
+    subgoals: &[(i32, i32)],
+    (out_start, out_list): (&[u32], &[u16]),
+    work: &mut Work,
+) -> (Vec<u32>, Vec<(u16, Steps)>) {
+    let mut start = Vec::with_capacity(subgoals.len() + 1);
+    let mut edges = Vec::new();
+    start.push(0);
+    for &u in subgoals {
+        let cell = layout.index(u);
+        let runs = &out_list[out_start[cell] as usize..out_start[cell + 1] as usize];
+        spend!(work, 1 + runs.len() as u64);
+        edges.extend(runs.iter().map(|&v| (v, octile_steps(u, subgoals[usize::from(v)]))));
+        start.push(edges.len() as u32);
+    }
+    (start, edges)
 }
 
 /// Shortest paths between every pair of subgoals: a search from each over the diagonal-first
 /// runs between subgoals (a shortest path between two subgoals is a chain of them). Rows of
-/// steps, and of predecessors.
+/// steps, and of predecessors. The open list holds one `u64` per entry, the distance in fixed
+/// point ([`fixed_point`]) above the subgoal's id.
 /// A unit of work per entry of a row, then per subgoal taken from the open list and per run
 /// from it.
 async fn all_pairs(
-    layout: &Layout,
     subgoals: &[(i32, i32)],
-    (out_start, out_list): (&[u32], &[u16]),
+    (edge_start, edges): (&[u32], &[(u16, Steps)]),
     work: &mut Work,
 ) -> (Vec<Steps>, Vec<u16>) {
     let n = subgoals.len();
     // Made row by row (a slice need not fill the whole square at once).
     let mut dist = Vec::with_capacity(n * n);
     let mut pred = Vec::with_capacity(n * n);
+    // The current row's distances in fixed point: compared without turning steps into floats.
+    let mut key = vec![u64::MAX; n];
     let mut open = BinaryHeap::new();
     for a in 0..n {
         spend!(work, n as u64 / 64 + 1);
         let row = a * n;
         dist.resize(row + n, UNREACHED);
         pred.resize(row + n, u16::MAX);
+        key.fill(u64::MAX);
         dist[row + a] = 0;
         pred[row + a] = a as u16;
-        open.push(Reverse(open_entry(0, a)));
+        key[a] = 0;
+        open.push(Reverse(a as u64));
         while let Some(Reverse(entry)) = open.pop() {
             let u = (entry & 0xffff) as usize;
-            let du = dist[row + u];
-            if open_entry(du, u) != entry {
+            if entry >> 16 != key[u] {
                 continue; // a stale entry
             }
-            let cell = layout.index(subgoals[u]);
-            let runs = &out_list[out_start[cell] as usize..out_start[cell + 1] as usize];
-            spend!(work, 1 + runs.len() as u64);
-            for &v in runs {
-                let step = octile_steps(subgoals[u], subgoals[usize::from(v)]);
-                let straight = (du & 0xffff) + (step & 0xffff);
-                let diagonal = (du >> 16) + (step >> 16);
-                if straight > 0xffff || diagonal > 0xffff {
-                    continue; // over 65535 steps of a kind: no map the table takes
-                }
-                let dv = straight | (diagonal << 16);
-                let slot = row + usize::from(v);
-                if dist[slot] == UNREACHED || steps_value(dv) < steps_value(dist[slot]) {
-                    dist[slot] = dv;
-                    pred[slot] = u as u16;
-                    open.push(Reverse(open_entry(dv, usize::from(v))));
-                }
-            }
+            let out = &edges[edge_start[u] as usize..edge_start[u + 1] as usize];
+            spend!(work, 1 + out.len() as u64);
+            let rows = (&mut dist[row..row + n], &mut pred[row..row + n]);
+            relax(u, out, rows, &mut key, &mut open);
         }
     }
     (dist, pred)
+}
+
+/// Relaxes the edges `out` of subgoal `u`, settled: each subgoal they reach sooner than known
+/// gets its steps, predecessor and fixed-point key in the row, and an entry in the open list.
+/// (Out of the async search so that its state stays in registers.)
+#[inline(never)]
+fn relax(
+    u: usize,
+    out: &[(u16, Steps)],
+    (dist, pred): (&mut [Steps], &mut [u16]),
+    key: &mut [u64],
+    open: &mut BinaryHeap<Reverse<u64>>,
+) {
+    let du = dist[u];
+    for &(v, step) in out {
+        let straight = (du & 0xffff) + (step & 0xffff);
+        let diagonal = (du >> 16) + (step >> 16);
+        if straight > 0xffff || diagonal > 0xffff {
+            continue; // over 65535 steps of a kind: no map the table takes
+        }
+        let dv = straight | (diagonal << 16);
+        let kv = fixed_point(dv);
+        let v = usize::from(v);
+        if kv < key[v] {
+            key[v] = kv;
+            dist[v] = dv;
+            pred[v] = u as u16;
+            open.push(Reverse(kv << 16 | v as u64));
+        }
+    }
 }
 
 /// Lists longer than this are kept whole rather than thinned.
@@ -502,7 +549,8 @@ impl PathTable {
         }
         let (out_start, out_list) = lists_out(&layout, work).await?;
         let (in_start, in_list) = lists_in(&layout, work).await?;
-        let (dist, pred) = all_pairs(&layout, &subgoals, (&out_start, &out_list), work).await;
+        let edges = subgoal_edges(&layout, &subgoals, (&out_start, &out_list), work).await;
+        let (dist, pred) = all_pairs(&subgoals, (&edges.0, &edges.1), work).await;
         // Keep in each list only the subgoals no other in it passes on the way: a query tries
         // fewer pairs, and loses none (a shortest path to a dropped one goes through a kept one).
         let (out_start, out_list) =

@@ -121,7 +121,7 @@ fn setup(
     };
     spawn_map(&mut commands, &MAP, texture, &look);
     let sail = NavProfile::new().with(RIVER, TerrainRule::Cost(1)).otherwise(TerrainRule::Blocked);
-    let boat = profiles.insert("boat", sail);
+    let boat = profiles.insert("boat", sail).expect("the first profile");
     let units = [
         ("Soldier", "walks, forest costs 2", NavAgent::PLAIN, (2, 3), 6.0, [0.3, 0.6, 1.0]),
         ("Boat", "river only", NavAgent::with_profile(boat), (16, 6), 10.0, [0.95, 0.9, 0.4]),

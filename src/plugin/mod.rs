@@ -58,7 +58,7 @@ pub use map::{
 pub use movement::{Avoidance, GridLocked};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
-pub use profiles::{NavAgent, NavProfiles, ProfileId};
+pub use profiles::{NavAgent, NavProfiles, ProfileId, ProfilesFull};
 pub use pursuit::Pursuit;
 pub use seams::NavSeam;
 pub use settings::{

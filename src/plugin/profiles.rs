@@ -1,6 +1,8 @@
 //! Kinds of agents: the [`NavProfiles`] a game defines (by name) and the [`NavAgent`] an agent
 //! carries to say which one it follows and how big it is.
 
+use std::collections::HashMap;
+
 use bevy::prelude::*;
 
 use crate::grid::{MAX_AGENT_SIZE, NavProfile};
@@ -18,7 +20,8 @@ pub struct ProfileId(pub(crate) u16);
 /// const WATER: Terrain = Terrain(1);
 /// let mut profiles = NavProfiles::default();
 /// let boat = profiles
-///     .insert("boat", NavProfile::new().with(WATER, TerrainRule::Cost(1)).otherwise(TerrainRule::Blocked));
+///     .insert("boat", NavProfile::new().with(WATER, TerrainRule::Cost(1)).otherwise(TerrainRule::Blocked))
+///     .expect("one profile of the 65,536 it holds");
 /// assert_eq!(profiles.id("boat"), Some(boat));
 /// let agent = NavAgent::with_profile(boat).with_size(2);
 /// assert_eq!(agent.size, 2);
@@ -27,27 +30,44 @@ pub struct ProfileId(pub(crate) u16);
 pub struct NavProfiles {
     names: Vec<String>,
     profiles: Vec<NavProfile>,
+    /// Each name's id.
+    ids: HashMap<String, ProfileId>,
 }
 
+/// [`NavProfiles::insert`] of a new name when all [`NavProfiles::MAX`] ids are taken: nothing
+/// was added (replacing a profile under a name it has still works).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProfilesFull;
+
+impl std::fmt::Display for ProfilesFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NavProfiles holds at most {} profiles", NavProfiles::MAX)
+    }
+}
+
+impl std::error::Error for ProfilesFull {}
+
 impl NavProfiles {
-    /// Adds a profile under `name`, or replaces the one of that name (keeping its id).
-    pub fn insert(&mut self, name: &str, profile: NavProfile) -> ProfileId {
-        match self.id(name) {
-            Some(id) => {
-                self.profiles[usize::from(id.0)] = profile;
-                id
-            }
-            None => {
-                self.names.push(name.to_owned());
-                self.profiles.push(profile);
-                ProfileId((self.profiles.len() - 1) as u16)
-            }
+    /// The most profiles it holds (ids are 16-bit): 65,536.
+    pub const MAX: usize = 1 << 16;
+
+    /// Adds a profile under `name`, or replaces the one of that name (keeping its id); an
+    /// error, with nothing added, for a new name once it holds [`MAX`](Self::MAX) profiles.
+    pub fn insert(&mut self, name: &str, profile: NavProfile) -> Result<ProfileId, ProfilesFull> {
+        if let Some(id) = self.id(name) {
+            self.profiles[usize::from(id.0)] = profile;
+            return Ok(id);
         }
+        let id = ProfileId(u16::try_from(self.profiles.len()).map_err(|_| ProfilesFull)?);
+        self.names.push(name.to_owned());
+        self.profiles.push(profile);
+        self.ids.insert(name.to_owned(), id);
+        Ok(id)
     }
 
     /// The id of the profile named `name`.
     pub fn id(&self, name: &str) -> Option<ProfileId> {
-        self.names.iter().position(|n| n == name).map(|k| ProfileId(k as u16))
+        self.ids.get(name).copied()
     }
 
     /// The profile with this id.
@@ -117,5 +137,34 @@ impl NavAgent {
     pub(crate) fn is_known(self, profiles: &NavProfiles) -> bool {
         (1..=MAX_AGENT_SIZE).contains(&self.size)
             && self.profile.is_none_or(|id| profiles.get(id).is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::TerrainRule;
+
+    #[test]
+    fn ids_never_wrap_a_new_name_past_the_last_id_is_refused() {
+        let mut profiles = NavProfiles::default();
+        let first = profiles.insert("0", NavProfile::new()).unwrap();
+        for k in 1..NavProfiles::MAX {
+            profiles.insert(&k.to_string(), NavProfile::new()).unwrap();
+        }
+        assert_eq!(profiles.id(&(NavProfiles::MAX - 1).to_string()), Some(ProfileId(u16::MAX)));
+        // The 65,537th name: an error, and nothing added or changed.
+        assert_eq!(profiles.insert("one more", NavProfile::new()), Err(ProfilesFull));
+        assert_eq!(profiles.id("one more"), None);
+        assert_eq!(profiles.iter().count(), NavProfiles::MAX);
+        assert_eq!(profiles.get(first), Some(&NavProfile::new()));
+        // Every id its own, each name's.
+        let ids: std::collections::HashSet<ProfileId> = profiles.iter().map(|(id, _)| id).collect();
+        assert_eq!(ids.len(), NavProfiles::MAX);
+        assert_eq!(profiles.name(ProfileId(70)), Some("70"));
+        // A name it has is still replaced in place, keeping its id.
+        let walled = NavProfile::new().otherwise(TerrainRule::Blocked);
+        assert_eq!(profiles.insert("0", walled.clone()), Ok(first));
+        assert_eq!(profiles.get(first), Some(&walled));
     }
 }

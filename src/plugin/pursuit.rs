@@ -9,7 +9,7 @@ use bevy::prelude::*;
 
 use super::agent::{
     Arrival, OnNavMap, Path, PathFollower, PathGoal, PathRequest, Replanning, Targets, agent_map,
-    arrival_holds, body_point, target_cell, target_place,
+    arrival_holds, body_point, target_cell, target_place, threats_of,
 };
 use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::map::{NavMap, NavMaps};
@@ -158,10 +158,9 @@ pub(crate) fn pursue(
                     continue;
                 }
                 let now: Vec<_> =
-                    threats.iter().map(|&t| target_cell(&maps, &targets, t)).collect();
-                let nearest = threats
-                    .iter()
-                    .filter_map(|&t| target_place(&targets, t).ok())
+                    threats_of(&threats, entity).map(|t| target_cell(&maps, &targets, t)).collect();
+                let nearest = threats_of(&threats, entity)
+                    .filter_map(|t| target_place(&targets, t).ok())
                     .map(|(_, at)| at.distance(position))
                     .fold(f32::INFINITY, f32::min);
                 if now != pursuit.planned_for

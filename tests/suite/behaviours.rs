@@ -4,7 +4,7 @@
 //! link), each against an oracle or a rule a player would check.
 
 use crate::support::{GridShape, Model, Rng, xy};
-use bevy::ecs::message::Messages;
+use bevy::ecs::message::{MessageCursor, Messages};
 use bevy::prelude::*;
 use bevy_tilemap_nav::grid::Neighborhood;
 use bevy_tilemap_nav::path::{FleeOptions, flee, path_cost, reachable};
@@ -299,6 +299,47 @@ fn fleeing_agent_runs_where_the_core_says_and_again_as_the_threat_follows() {
     }
     assert!(app.world().get::<Pursuit>(agent).is_none());
     assert!(app.world().get::<Path>(agent).is_none());
+}
+
+#[test]
+fn an_agent_among_its_own_threats_runs_from_the_others_only_and_arrives() {
+    // Issue 52: fleeing from itself (the only threat) ran for ever, re-planning as it moved.
+    let mut grid = NavGrid::new(40, 7).unwrap();
+    grid.set_neighborhood(Neighborhood::Four);
+    let mut app = app();
+    let map = spawn_grid(&mut app, grid.clone());
+    let alone_at = GridPos::new(5, 3);
+    let alone = spawn_at(&mut app, map, alone_at, (PathFollower::new(40.0),));
+    let flight = PathGoal::AwayFrom { threats: vec![alone], budget: 8.0 };
+    app.world_mut().entity_mut(alone).insert(PathRequest::to(flight));
+    // Another with a real threat beside it as well: it runs from that one as if alone with it.
+    let (start, threat_at) = (GridPos::new(25, 3), GridPos::new(22, 3));
+    let threat = spawn_at(&mut app, map, threat_at, ());
+    let runner = spawn_at(&mut app, map, start, (PathFollower::new(40.0),));
+    let flight = PathGoal::AwayFrom { threats: vec![runner, threat], budget: 8.0 };
+    app.world_mut().entity_mut(runner).insert(PathRequest::to(flight));
+    let mut cursor = MessageCursor::<Arrived>::default();
+    let mut arrived = Vec::new();
+    app.update();
+    let path = app.world().get::<Path>(runner).expect("a path").cells.clone();
+    assert_eq!(path, flee(&grid, start, &[threat_at], FleeOptions::new(8.0)).unwrap().cells);
+    let mut searches = 0;
+    for _ in 0..400 {
+        arrived.extend(read_new(&app, &mut cursor).into_iter().map(|a| a.entity));
+        if let Some(p) = app.world().get::<Pursuit>(alone) {
+            searches = searches.max(p.searches);
+        }
+        app.update();
+    }
+    // Safe where it stood: it arrived there, once, and stopped asking.
+    assert_eq!(arrived.iter().filter(|&&e| e == alone).count(), 1, "{arrived:?}");
+    assert!(searches <= 1, "searched {searches} times");
+    assert!(app.world().get::<Pursuit>(alone).is_none());
+    assert!(app.world().get::<PathRequest>(alone).is_none());
+    assert_eq!(position(&app, alone), centre(&app, map, alone_at));
+    // The other ran its flight to the end, the threat standing still.
+    assert!(arrived.contains(&runner));
+    assert_eq!(position(&app, runner), centre(&app, map, *path.last().unwrap()));
 }
 
 /// An open `width` x `height` map, 8-way, and a target walking a loop of `corners` at `speed`

@@ -49,7 +49,7 @@ fn map(app: &App) -> &NavMap {
 }
 
 fn add_profile(app: &mut App, name: &str, profile: NavProfile) -> ProfileId {
-    app.world_mut().resource_mut::<NavProfiles>().insert(name, profile)
+    app.world_mut().resource_mut::<NavProfiles>().insert(name, profile).unwrap()
 }
 
 /// An agent of `kind` standing with its body's lowest corner on `at`, sent to `goal`.
@@ -296,8 +296,8 @@ fn bad_kinds_and_positions_get_typed_errors() {
     let (mut app, _) = app_with(&RIVER);
     // An id from another set of profiles: none here.
     let mut elsewhere = NavProfiles::default();
-    elsewhere.insert("a", NavProfile::new());
-    let stranger = elsewhere.insert("b", NavProfile::new());
+    elsewhere.insert("a", NavProfile::new()).unwrap();
+    let stranger = elsewhere.insert("b", NavProfile::new()).unwrap();
     add_profile(&mut app, "only", NavProfile::new());
     let lost =
         spawn(&mut app, NavAgent::with_profile(stranger), GridPos::new(0, 0), GridPos::new(1, 1));

@@ -126,8 +126,11 @@ fn an_agent_sent_to_a_goal_that_moves_between_cells_every_frame_keeps_walking() 
 fn an_agent_with_a_profile_asked_again_every_frame_keeps_walking() {
     let once = arrival_when_asked_every(0, |_| PathGoal::Tile(GridPos::new(19, 19))).unwrap();
     let mut app = app();
-    let walker =
-        app.world_mut().resource_mut::<NavProfiles>().insert("walker", NavProfile::default());
+    let walker = app
+        .world_mut()
+        .resource_mut::<NavProfiles>()
+        .insert("walker", NavProfile::default())
+        .unwrap();
     spawn_map(&mut app, &open_rows(20, 20));
     app.update();
     let agent = spawn_walker(&mut app, GridPos::new(0, 0), 100.0);

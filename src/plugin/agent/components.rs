@@ -37,7 +37,8 @@ pub enum PathGoal {
     /// Away from these entities (threats, on the agent's map; others are left out): within
     /// `budget` (a path's cost) to a cell far from all of them, preferring ground that leads on
     /// to a dead end ([`flee`](crate::path::flee)). While the agent runs, the plan is made again
-    /// as the threats move ([`Pursuit`](super::super::Pursuit)).
+    /// as the threats move ([`Pursuit`](super::super::Pursuit)). The agent itself among them
+    /// is left out: with no other threat it is safe where it stands (a path of its own cell).
     AwayFrom {
         /// What to run from.
         threats: Vec<Entity>,

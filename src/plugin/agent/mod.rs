@@ -18,4 +18,6 @@ pub(crate) use start::{
     agent_grid, agent_start, body_point, corner_indices, join_index, join_within, request_start,
     stand_in, waits_for_map, walks_out,
 };
-pub(crate) use targets::{Targets, arrival_holds, cut_at_arrival, target_cell, target_place};
+pub(crate) use targets::{
+    Targets, arrival_holds, cut_at_arrival, target_cell, target_place, threats_of,
+};

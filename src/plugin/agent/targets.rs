@@ -19,6 +19,12 @@ pub(crate) fn target_place(
     Ok((on.copied(), transform.translation.truncate()))
 }
 
+/// The threats `agent` runs from ([`PathGoal::AwayFrom`](super::PathGoal::AwayFrom)): every one
+/// but itself (running from oneself would never end; with no other, it is safe where it stands).
+pub(crate) fn threats_of(threats: &[Entity], agent: Entity) -> impl Iterator<Item = Entity> + '_ {
+    threats.iter().copied().filter(move |&t| t != agent)
+}
+
 /// The map and cell `target` stands on, if it stands on one.
 pub(crate) fn target_cell(
     maps: &NavMaps,

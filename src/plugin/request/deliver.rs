@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use super::super::agent::{
     NavError, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PlanAround,
     PlannedOn, Replanning, Targets, WatchSearch, WatchedSearch, agent_start, corner_indices,
-    cut_at_arrival, join_index, stand_in, target_cell,
+    cut_at_arrival, join_index, stand_in, target_cell, threats_of,
 };
 use super::super::map::NavMaps;
 use super::super::movement::{GridLocked, Yielding};
@@ -199,9 +199,9 @@ fn pursue(
 ) {
     let planned_for = match &request.goal {
         PathGoal::Entity(_) => vec![Some((path.goal_map, path.goal))],
-        PathGoal::AwayFrom { threats, .. } => {
-            threats.iter().map(|&t| target_cell(maps, targets, t)).collect()
-        }
+        PathGoal::AwayFrom { threats, .. } => threats_of(threats, entity_commands.id())
+            .map(|t| target_cell(maps, targets, t))
+            .collect(),
         _ => return,
     };
     let new = Pursuit::new(request.clone(), planned_for.clone());

@@ -20,7 +20,7 @@ use bevy::prelude::*;
 
 use super::agent::{
     NavError, NavObstacle, NavTeam, ObstacleCells, OnNavMap, Path, PathGoal, PathRequest,
-    PlanAround, Targets, collect_obstacles, target_cell, waits_for_map,
+    PlanAround, Targets, collect_obstacles, target_cell, threats_of, waits_for_map,
 };
 use super::clock::Moment;
 use super::diagnostics::{LastMove, NavDiagnostics};
@@ -617,9 +617,8 @@ fn aim_answer(
             pathfinder.find(grid, &query.avoiding(&avoid))
         }
         PathGoal::AwayFrom { threats, budget } => {
-            let cells: Vec<GridPos> = threats
-                .iter()
-                .filter_map(|&t| target_cell(maps, targets, t))
+            let cells: Vec<GridPos> = threats_of(threats, entity)
+                .filter_map(|t| target_cell(maps, targets, t))
                 .filter(|&(on, _)| on == map.entity)
                 .map(|(_, cell)| cell)
                 .collect();

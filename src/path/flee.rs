@@ -7,7 +7,8 @@ use std::collections::{BinaryHeap, HashMap};
 
 use super::reach::{ReachSearch, reachable_avoiding};
 use crate::grid::{GridPos, NavGrid};
-use crate::search::{PathError, PathResult};
+use crate::search::check_number;
+use crate::search::{MAX_FLEE_WEIGHT, PathError, PathResult};
 
 /// How [`flee`] weighs distance against room to run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,6 +29,20 @@ impl FleeOptions {
     pub fn new(budget: f64) -> Self {
         Self { budget, keep: 0.8, lure: 1.5 }
     }
+
+    /// `Ok` when every number can give an answer: `budget` a number of at least 0 (infinite
+    /// is the whole map), `keep` from 0 to 1, `lure` above 0 and at most
+    /// [`MAX_FLEE_WEIGHT`](crate::search::MAX_FLEE_WEIGHT); else the first that cannot
+    /// ([`PathError::InvalidCostLimit`] for the budget, [`PathError::InvalidNumber`]).
+    /// [`flee`] checks them before it looks at the grid.
+    pub fn check(&self) -> Result<(), PathError> {
+        if self.budget.is_nan() || self.budget < 0.0 {
+            return Err(PathError::InvalidCostLimit { max_cost: self.budget });
+        }
+        check_number("keep", self.keep, (0.0..=1.0).contains(&self.keep), "from 0 to 1")?;
+        let lure = self.lure > 0.0 && self.lure <= MAX_FLEE_WEIGHT;
+        check_number("lure", self.lure, lure, "above 0 and at most 1e6")
+    }
 }
 
 /// A path for an agent at `start` that runs from `threats` (cells of the same grid): it ends
@@ -42,7 +57,8 @@ impl FleeOptions {
 /// can reach the start within what the budget could matter for, the agent is safe: the
 /// one-cell path of the start.
 ///
-/// Errors: the start off the grid or blocked; a budget that is NaN or negative.
+/// Errors: options that cannot give an answer ([`FleeOptions::check`]); the start off the grid
+/// or blocked.
 ///
 /// [`flee_avoiding`] runs round cells it must not enter (other characters).
 ///
@@ -72,6 +88,7 @@ pub fn flee_avoiding(
     options: FleeOptions,
     avoid: &[GridPos],
 ) -> Result<PathResult, PathError> {
+    options.check()?;
     let budget = options.budget;
     let near = reachable_avoiding(grid, start, budget, avoid)?;
     let stay = |expanded: usize| near.walk_to(grid, start, expanded);
@@ -124,7 +141,7 @@ pub fn flee_avoiding(
         }
     }
     let farthest = near.cells().iter().map(|c| distance(c.pos)).fold(f64::MIN, f64::max);
-    let floor = options.keep.clamp(0.0, 1.0) * farthest;
+    let floor = options.keep * farthest;
     let end = near
         .cells()
         .iter()

@@ -48,7 +48,7 @@ pub use agent_grid::AgentGrid;
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
-pub use precomputed::field::{DistanceField, FLEE_WEIGHT};
+pub use precomputed::field::{DistanceField, FLEE_WEIGHT, MAX_FLEE_WEIGHT, check_flee_weight};
 pub use precomputed::first_moves::{
     FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
     MAX_FIRST_MOVE_GRID,
@@ -68,3 +68,4 @@ pub use world::WorldGraph;
 pub(crate) use pathfinder::table_answers;
 pub use pathfinder::{Pathfinder, SearchSpace};
 pub use query::{PathQuery, SearchStep};
+pub(crate) use result::check_number;

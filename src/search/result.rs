@@ -58,6 +58,19 @@ impl PathResult {
     }
 }
 
+/// `Ok` when `fits` (the check of `value`, false for NaN), else [`PathError::InvalidNumber`].
+pub(crate) fn check_number(
+    what: &'static str,
+    value: f64,
+    fits: bool,
+    range: &'static str,
+) -> Result<(), PathError> {
+    match fits {
+        true => Ok(()),
+        false => Err(PathError::InvalidNumber { what, value, range }),
+    }
+}
+
 /// Why no path was returned.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PathError {
@@ -111,6 +124,16 @@ pub enum PathError {
         /// The limit given.
         max_cost: f64,
     },
+    /// A number given that cannot give a useful answer: NaN, infinite, or outside the range it
+    /// must lie in. Every number the crate takes is checked where it is given.
+    InvalidNumber {
+        /// What it was for ("flee weight", "keep", ...).
+        what: &'static str,
+        /// The number given.
+        value: f64,
+        /// The numbers taken, in words.
+        range: &'static str,
+    },
     /// [`Algorithm::JumpPoint`](super::Algorithm::JumpPoint) was asked for on a grid where it would not be optimal (not 8-way
     /// without corner cutting), or with a partial path.
     JumpPointUnsupported,
@@ -158,6 +181,9 @@ impl fmt::Display for PathError {
             }
             PathError::InvalidCostLimit { max_cost } => {
                 write!(f, "the cost limit must be a number >= 0, got {max_cost}")
+            }
+            PathError::InvalidNumber { what, value, range } => {
+                write!(f, "the {what} must be {range}, got {value}")
             }
             PathError::JumpPointUnsupported => write!(
                 f,

@@ -5,7 +5,7 @@
 
 use crate::support::{GridShape, Model, Rng, xy};
 use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
-use bevy_tilemap_nav::search::{DistanceField, PathError};
+use bevy_tilemap_nav::search::{DistanceField, MAX_FLEE_WEIGHT, PathError};
 
 const SHAPE: GridShape = GridShape { min_side: 2, spread: 14, walls: 35, eight: 60, cut: 30 };
 
@@ -313,10 +313,14 @@ fn a_cornered_character_runs_past_the_threat_rather_than_cower() {
 fn flee_fields_refuse_bad_threats_and_weights_with_typed_errors() {
     let grid = NavGrid::new(5, 5).unwrap();
     assert_eq!(DistanceField::fleeing(&grid, &[], 1.2).unwrap_err(), PathError::NoGoals);
-    for weight in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+    for weight in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::MAX, MAX_FLEE_WEIGHT * 2.0] {
         let error = DistanceField::fleeing(&grid, &[GridPos::new(1, 1)], weight).unwrap_err();
-        assert!(matches!(error, PathError::InvalidCostLimit { .. }), "{weight}: {error:?}");
+        assert!(matches!(error, PathError::InvalidNumber { .. }), "{weight}: {error:?}");
     }
+    // The largest weight taken still gives every cell a value and a way to a safe spot.
+    let field = DistanceField::fleeing(&grid, &[GridPos::new(1, 1)], MAX_FLEE_WEIGHT).unwrap();
+    assert!(grid.positions().all(|c| field.cost(c).is_some()));
+    assert!(field.is_end(GridPos::new(4, 4)) && !field.is_end(GridPos::new(2, 2)));
     let off = DistanceField::fleeing(&grid, &[GridPos::new(9, 1)], 1.2).unwrap_err();
     assert!(matches!(off, PathError::GoalOutOfBounds { .. }), "{off:?}");
 }

@@ -144,6 +144,27 @@ fn bad_flights_and_wanders_get_typed_errors() {
         flee(&grid, inside, &[inside], FleeOptions::new(f64::NAN)),
         Err(PathError::InvalidCostLimit { .. })
     ));
+    // Options that cannot give an answer are refused, named, before the grid is looked at
+    // (a keep of NaN answered a stay-put path of cost 0).
+    let threat = [GridPos::new(1, 2)];
+    for (keep, lure, what) in [
+        (f64::NAN, 1.5, "keep"),
+        (1.5, 1.5, "keep"),
+        (-0.1, 1.5, "keep"),
+        (0.8, f64::NAN, "lure"),
+        (0.8, 0.0, "lure"),
+        (0.8, f64::MAX, "lure"),
+        (0.8, f64::INFINITY, "lure"),
+    ] {
+        let bad = FleeOptions { keep, lure, ..options };
+        let error = flee(&grid, inside, &threat, bad).unwrap_err();
+        assert!(
+            matches!(error, PathError::InvalidNumber { what: w, .. } if w == what),
+            "{error:?}"
+        );
+        assert_eq!(format!("{:?}", bad.check()), format!("{:?}", Err::<(), _>(error)));
+    }
+    assert!(options.check().is_ok() && FleeOptions::new(f64::INFINITY).check().is_ok());
     // Threats off the grid are left out: with none left, it stays.
     assert_eq!(flee(&grid, inside, &[outside], options).unwrap().cells, vec![inside]);
     assert_eq!(flee(&grid, inside, &[], options).unwrap().cells, vec![inside]);

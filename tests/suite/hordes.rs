@@ -10,10 +10,10 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy_tilemap_nav::plugin::{FollowField, NavDiagnostics, NavField};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{DistanceField, PathError};
+use bevy_tilemap_nav::search::{DistanceField, MAX_FLEE_WEIGHT, PathError};
 
 #[allow(dead_code)]
-use crate::tilemap::{messages, nav_app, position};
+use crate::tilemap::{centre_on, messages, nav_app, position};
 
 const TILE: f32 = 16.0;
 
@@ -387,16 +387,22 @@ fn steering_followers_of_a_flee_field_get_a_path_to_a_safe_spot() {
 }
 
 #[test]
-fn a_flee_field_with_a_bad_weight_says_why_and_its_followers_are_told() {
+fn a_flee_weight_that_gives_no_useful_field_is_refused_where_it_is_given() {
+    let map = Entity::PLACEHOLDER;
+    for weight in [f64::NAN, f64::INFINITY, f64::MAX, 0.0, -1.2] {
+        let bad = NavField::fleeing(map, vec![GridPos::new(30, 15)]).with_flee_weight(weight);
+        assert!(matches!(bad, Err(PathError::InvalidNumber { .. })), "{weight}: {bad:?}");
+    }
+    // The largest it takes: its followers run (none is told it has no way).
     let mut h = horde(GridPos::new(35, 15), false);
-    let bad = NavField::fleeing(h.map, vec![GridPos::new(30, 15)]).with_flee_weight(f64::NAN);
-    h.app.world_mut().entity_mut(h.field).insert(bad);
+    let flee = NavField::fleeing(h.map, vec![GridPos::new(30, 15)]);
+    h.app.world_mut().entity_mut(h.field).insert(flee.with_flee_weight(MAX_FLEE_WEIGHT).unwrap());
     for _ in 0..5 {
         h.app.update();
+        assert!(messages::<PathFailed>(&h.app).iter().all(|f| f.entity == h.agents[60]));
     }
     let nav = h.app.world().get::<NavField>(h.field).unwrap();
-    assert!(nav.field().is_none());
-    assert!(matches!(nav.error(), Some(PathError::InvalidCostLimit { .. })), "{:?}", nav.error());
+    assert!(nav.error().is_none() && nav.field().is_some());
 }
 
 /// On a large map a field's build runs a slice a frame: the field appears after a few frames,
@@ -515,4 +521,144 @@ fn a_field_covering_its_followers_grows_to_newcomers_and_tells_the_walled_in() {
     assert_eq!(told, 1, "told once");
     let whole = app.world().get::<NavField>(field).unwrap().field().unwrap().limit();
     assert!(whole.is_infinite(), "it looked everywhere: {whole}");
+}
+
+/// A 30 x 30 open map (tiles of `TILE`), a field of `goals` on it, and 20 followers on the left
+/// (every third steering, so both ways of following are seen). Returns (app, map, field, them).
+fn open_field(goals: Vec<GridPos>) -> (App, Entity, Entity, Vec<Entity>) {
+    let mut app = nav_app(Duration::from_millis(20), 1);
+    let grid = NavGrid::new(30, 30).unwrap();
+    let map = app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE))).id();
+    app.update();
+    let field = app.world_mut().spawn(NavField::new(map, goals)).id();
+    let followers = (0..20u32)
+        .map(|k| {
+            let at = centre_on(&app, map, GridPos::new(1 + k % 3, 2 + k));
+            let mut agent = app.world_mut().spawn((
+                Transform::from_translation(at.extend(1.0)),
+                PathFollower::new(120.0),
+                FollowField(field),
+            ));
+            if k % 3 == 0 {
+                agent.insert(Avoidance::new(TILE * 0.3));
+            }
+            agent.id()
+        })
+        .collect();
+    (app, map, field, followers)
+}
+
+/// Runs `frames` frames; returns where each follower arrived (the last `Arrived`) and every
+/// `PathFailed` sent to them.
+fn run_followers(
+    app: &mut App,
+    them: &[Entity],
+    frames: usize,
+) -> (Vec<Option<GridPos>>, Vec<PathFailed>) {
+    let (mut arrived, mut failed) = (vec![None; them.len()], Vec::new());
+    for _ in 0..frames {
+        app.update();
+        for a in messages::<Arrived>(app) {
+            if let Some(k) = them.iter().position(|&e| e == a.entity) {
+                arrived[k] = Some(a.cell);
+            }
+        }
+        failed.extend(messages::<PathFailed>(app).into_iter().filter(|f| them.contains(&f.entity)));
+    }
+    (arrived, failed)
+}
+
+/// Every follower arrived at `goal` (the steering ones, crowding there, beside it).
+fn all_at(arrived: &[Option<GridPos>], goal: GridPos) {
+    let near = |a: &Option<GridPos>| {
+        a.is_some_and(|a| a.x.abs_diff(goal.x).max(a.y.abs_diff(goal.y)) <= 2)
+    };
+    assert!(arrived.iter().all(near), "not all at {goal:?}: {arrived:?}");
+}
+
+/// Each of `them` was sent exactly one `PathFailed`, saying `error`.
+fn told_once_each(them: &[Entity], failed: &[PathFailed], error: &NavError) {
+    for &e in them {
+        let theirs: Vec<&PathFailed> = failed.iter().filter(|f| f.entity == e).collect();
+        assert_eq!(theirs.len(), 1, "{e}: {theirs:?}");
+        assert_eq!(&theirs[0].error, error, "{e}");
+    }
+}
+
+#[test]
+fn a_field_serves_the_goals_it_can_use_and_skips_one_walled_later() {
+    // Two goals; after 20 frames the nearer for most is walled: all walk to the other.
+    let (far, near) = (GridPos::new(28, 1), GridPos::new(28, 28));
+    let (mut app, map, field, them) = open_field(vec![near, far]);
+    let (_, failed) = run_followers(&mut app, &them, 20);
+    assert!(failed.is_empty(), "{failed:?}");
+    let mut nav_map = app.world_mut().get_mut::<NavGridMap>(map).unwrap();
+    nav_map.grid.set(near, Cell::Blocked).unwrap();
+    let (arrived, failed) = run_followers(&mut app, &them, 400);
+    assert!(failed.is_empty(), "{failed:?}");
+    all_at(&arrived, far);
+    let nav = app.world().get::<NavField>(field).unwrap();
+    assert_eq!(nav.unused_goals().collect::<Vec<_>>(), vec![near]);
+    assert!(nav.error().is_none());
+
+    // A goal off the map among good ones is left out; the good one is served.
+    let (off, good) = (GridPos::new(40, 3), GridPos::new(25, 15));
+    let (mut app, _, field, them) = open_field(vec![off, good]);
+    let (arrived, failed) = run_followers(&mut app, &them, 300);
+    assert!(failed.is_empty(), "{failed:?}");
+    all_at(&arrived, good);
+    let nav = app.world().get::<NavField>(field).unwrap();
+    assert_eq!(nav.unused_goals().collect::<Vec<_>>(), vec![off]);
+}
+
+#[test]
+fn followers_of_a_field_with_no_usable_goal_are_told_once_and_walk_when_one_opens() {
+    // No goals: told once each, however long it lasts; then goals come.
+    let (mut app, _, field, them) = open_field(Vec::new());
+    let (_, failed) = run_followers(&mut app, &them, 30);
+    told_once_each(&them, &failed, &NavError::Search(PathError::NoGoals));
+    let goal = GridPos::new(20, 20);
+    app.world_mut().get_mut::<NavField>(field).unwrap().goals = vec![goal];
+    let (arrived, failed) = run_followers(&mut app, &them, 300);
+    assert!(failed.is_empty(), "{failed:?}");
+    all_at(&arrived, goal);
+    assert!(them.iter().all(|&e| app.world().get::<PathFailed>(e).is_none()));
+
+    // Every goal walled (one of them after the followers set off): told once, then walled
+    // goal opened again, they walk there.
+    let (a, b) = (GridPos::new(28, 5), GridPos::new(28, 25));
+    let (mut app, map, _, them) = open_field(vec![a, b]);
+    let wall = |app: &mut App, cell: GridPos, to: Cell| {
+        let mut nav_map = app.world_mut().get_mut::<NavGridMap>(map).unwrap();
+        nav_map.grid.set(cell, to).unwrap();
+    };
+    wall(&mut app, a, Cell::Blocked);
+    let (_, failed) = run_followers(&mut app, &them, 10);
+    assert!(failed.is_empty(), "{failed:?}");
+    wall(&mut app, b, Cell::Blocked);
+    let (_, failed) = run_followers(&mut app, &them, 30);
+    told_once_each(&them, &failed, &NavError::Search(PathError::GoalBlocked { goal: a }));
+    wall(&mut app, b, Cell::Passable { cost: 1 });
+    let (arrived, failed) = run_followers(&mut app, &them, 400);
+    assert!(failed.is_empty(), "{failed:?}");
+    all_at(&arrived, b);
+}
+
+#[test]
+fn followers_of_a_field_whose_map_goes_are_told_once() {
+    let (mut app, map, field, mut them) = open_field(vec![GridPos::new(28, 28)]);
+    // 200 followers in all.
+    for k in 0..180u32 {
+        let at = centre_on(&app, map, GridPos::new(4 + k % 10, 1 + k / 10));
+        let agent = (Transform::from_translation(at.extend(1.0)), PathFollower::new(60.0));
+        them.push(app.world_mut().spawn((agent, FollowField(field))).id());
+    }
+    let (_, failed) = run_followers(&mut app, &them, 15);
+    assert!(failed.is_empty(), "{failed:?}");
+    app.world_mut().despawn(map);
+    let (arrived, failed) = run_followers(&mut app, &them, 30);
+    assert!(arrived.iter().all(Option::is_none), "{arrived:?}");
+    told_once_each(&them, &failed, &NavError::MapGone { map });
+    let nav = app.world().get::<NavField>(field).unwrap();
+    assert_eq!(nav.error(), Some(&NavError::MapGone { map }));
 }

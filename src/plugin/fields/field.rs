@@ -2,13 +2,14 @@
 
 use bevy::prelude::*;
 
+use super::super::agent::NavError;
 use super::super::clock::Moment;
 use super::super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::super::map::{NavMap, NavMaps};
 use super::super::settings::NavSettings;
 use crate::grid::GridPos;
 use crate::grid::NavGrid;
-use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SlicedBuild};
+use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SlicedBuild, check_flee_weight};
 
 /// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which
 /// the plugin builds and keeps in step with the map's grid: only the cells whose way to a goal
@@ -22,8 +23,9 @@ pub struct NavField {
     /// Where it leads: cells of that map.
     pub goals: Vec<GridPos>,
     field: Option<DistanceField>,
-    /// Why there is no field: goals off the map or walled, or no goals.
-    error: Option<PathError>,
+    /// Why there is no field: no goal it can use (none given, every one off the map or
+    /// walled), or its map gone.
+    error: Option<NavError>,
     /// Cells settled by the last build or repair, and the time it took.
     work: (usize, std::time::Duration),
     /// Counts the builds and repairs: followers read their ways again when it moves on.
@@ -51,12 +53,34 @@ impl FieldsToExtend {
 /// The last revision given to a field.
 static REVISIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// A field of goals, or a flee field.
-fn build(grid: &NavGrid, goals: &[GridPos], flee: Option<f64>) -> Result<DistanceField, PathError> {
-    match flee {
-        Some(weight) => DistanceField::fleeing(grid, goals, weight),
-        None => DistanceField::new(grid, goals),
+/// A goal a field can use on `grid`: on it, and open.
+fn usable(grid: &NavGrid) -> impl Fn(&GridPos) -> bool + '_ {
+    |&goal| grid.in_bounds(goal) && grid.is_passable(goal)
+}
+
+/// Why a field has no goal it can use on `grid`: none given, or (the first goal's reason) off
+/// the map or walled.
+fn no_goal(grid: &NavGrid, goals: &[GridPos]) -> PathError {
+    match goals.first() {
+        None => PathError::NoGoals,
+        Some(&goal) if !grid.in_bounds(goal) => {
+            PathError::GoalOutOfBounds { goal, width: grid.width(), height: grid.height() }
+        }
+        Some(&goal) => PathError::GoalBlocked { goal },
     }
+}
+
+/// A flee field from `threats` (those it can use; with none, every open cell is a safe spot).
+fn build_fleeing(grid: &NavGrid, threats: &[GridPos], weight: f64) -> DistanceField {
+    let threats: Vec<GridPos> = threats.iter().copied().filter(usable(grid)).collect();
+    DistanceField::fleeing(grid, &threats, weight)
+        .unwrap_or_else(|_| DistanceField::nothing_to_flee(grid, threats, weight))
+}
+
+/// The next revision: unique across fields and components, so a `NavField` put in place of
+/// another on the same entity never repeats a revision its followers read.
+fn next_revision() -> u64 {
+    REVISIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
 }
 
 impl NavField {
@@ -76,10 +100,13 @@ impl NavField {
     }
 
     /// This flee field with another weight: how much a safe spot one step farther from the
-    /// threats is worth, in steps of detour (see [`DistanceField::fleeing`]).
-    pub fn with_flee_weight(mut self, weight: f64) -> Self {
+    /// threats is worth, in steps of detour (see [`DistanceField::fleeing`]). A weight that is
+    /// not a number above 0 and at most [`MAX_FLEE_WEIGHT`](crate::search::MAX_FLEE_WEIGHT) is refused here
+    /// ([`PathError::InvalidNumber`]), as every number the crate takes is where it is given.
+    pub fn with_flee_weight(mut self, weight: f64) -> Result<Self, PathError> {
+        check_flee_weight(weight)?;
         self.flee = Some(weight);
-        self
+        Ok(self)
     }
 
     /// This field built only as far as its followers need: its build stops once every cell a
@@ -104,9 +131,31 @@ impl NavField {
         self.field.as_ref()
     }
 
-    /// Why there is no field.
-    pub fn error(&self) -> Option<&PathError> {
+    /// Why there is no field: no goal it can use ([`NavError::Search`] with
+    /// [`PathError::NoGoals`], or the first goal's [`PathError::GoalOutOfBounds`] or
+    /// [`PathError::GoalBlocked`]), or its map gone ([`NavError::MapGone`]). Each follower is
+    /// told once with a [`PathFailed`](super::super::PathFailed); the field comes back, and
+    /// they walk again, when a goal can be used.
+    pub fn error(&self) -> Option<&NavError> {
         self.error.as_ref()
+    }
+
+    /// Goals it leaves out as things stand: off the map or walled. It serves the others.
+    pub fn unused_goals(&self) -> impl Iterator<Item = GridPos> + '_ {
+        let used = self.field.as_ref().map_or(&[][..], |f| f.goals());
+        self.goals.iter().copied().filter(move |g| !used.contains(g))
+    }
+
+    /// No field, for `error`: followers are told once (a new revision), unless it stands so
+    /// already.
+    fn fail(&mut self, error: NavError) {
+        if self.error.as_ref() == Some(&error) && self.field.is_none() {
+            return;
+        }
+        self.field = None;
+        self.error = Some(error);
+        self.work = (0, std::time::Duration::ZERO);
+        self.revision = next_revision();
     }
 
     /// Cells settled by its last build or repair, and how long that took.
@@ -139,6 +188,25 @@ pub struct FollowField(pub Entity);
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ReadFrom(pub(super) Entity, pub(super) u64, pub(super) bool);
 
+/// What a follower of `nav` (named by `follow`), which has no field, is to be told: the state it
+/// was told at (to put on it) and why, once for each state of the field. `None` while it has a
+/// field, is being built, or the follower was told already (by this or, the same reason, by the
+/// movement system).
+pub(super) fn no_field(
+    nav: &NavField,
+    follow: Entity,
+    read: Option<&ReadFrom>,
+    failed: Option<&super::super::agent::PathFailed>,
+) -> Option<(ReadFrom, Option<NavError>)> {
+    let error = nav.error.as_ref().filter(|_| nav.field.is_none())?;
+    let told = ReadFrom(follow, nav.revision, true);
+    if read == Some(&told) {
+        return None;
+    }
+    let again = failed.is_some_and(|f| f.error == *error);
+    Some((told, (!again).then(|| error.clone())))
+}
+
 /// A field's build under way, a slice a frame, on this map.
 pub(crate) struct Pending {
     map: Entity,
@@ -147,11 +215,17 @@ pub(crate) struct Pending {
 
 /// Builds or repairs each [`NavField`] to match its map's grid and goals. A build for new goals
 /// runs in slices ([`NavSettings::field_slice_work`]); the field it replaces stays until then.
+/// Goals off the map or walled are left out; with none left, or its map gone, it has no field
+/// and says why ([`NavField::error`]).
+#[allow(clippy::type_complexity)]
 pub(crate) fn keep_fields(
     maps: Res<NavMaps>,
     settings: Res<NavSettings>,
-    mut fields: Query<(Entity, &mut NavField)>,
-    followers: Query<(&FollowField, &Transform)>,
+    (mut fields, followers, entities): (
+        Query<(Entity, &mut NavField)>,
+        Query<(&FollowField, &Transform)>,
+        Query<()>,
+    ),
     (mut pending, mut extend): (Local<Vec<(Entity, Pending)>>, ResMut<FieldsToExtend>),
     mut diagnostics: ResMut<NavDiagnostics>,
 ) {
@@ -165,119 +239,126 @@ pub(crate) fn keep_fields(
     });
     for (entity, mut nav) in &mut fields {
         let Some(map) = maps.get(nav.map) else {
-            if nav.field.is_some() {
-                nav.field = None;
+            // Its map went (or its entity is no more): its followers are told. One whose map
+            // is loading, or not made yet, waits.
+            let gone = nav.field.is_some() || entities.get(nav.map).is_err();
+            if gone && !maps.is_loading(nav.map) {
+                let map = nav.map;
+                nav.fail(NavError::MapGone { map });
             }
             continue;
         };
         let grid = &map.grid;
         let began = Moment::now();
-        let same_goals = nav
-            .field
-            .as_ref()
-            .is_some_and(|f| f.goals() == nav.goals && f.flee_weight() == nav.flee);
-        // A follower stood beyond a field built only as far as its followers needed.
-        let farther = nav.cover_followers
-            && extend.contains(&entity)
-            && nav.field.as_ref().is_some_and(|f| f.limit().is_finite());
-        let building = pending.iter().position(|(e, _)| *e == entity);
-        // The field as it is, kept in step with the grid by repair (also while a build for new
-        // goals goes on: its followers never walk a way a new wall cut). A field whose changes
-        // were forgotten, or whose goals' cells were walled, is built again whole.
-        let mut repaired = None;
-        // (Read before writing: a field in step is not marked changed every frame.)
-        let stale = nav.field.as_ref().is_some_and(|f| !f.is_current(grid));
-        if stale && let Some(field) = nav.field.as_mut() {
-            match grid.changes_since(field.stamp()) {
-                Some(changes) => {
-                    let cells: Vec<GridPos> = changes.map(|(cell, _)| cell).collect();
-                    repaired = Some(field.update(grid, cells));
-                }
-                None => nav.field = None,
-            }
+        if nav.flee.is_none() && !nav.goals.iter().any(usable(grid)) {
+            // No goal it can use: no field, until one can be used.
+            pending.retain(|(e, _)| *e != entity);
+            let error = no_goal(grid, &nav.goals);
+            nav.fail(NavError::Search(error));
+            continue;
         }
-        let wanted = !same_goals || farther || nav.field.is_none();
-        if !wanted {
-            // (Goals changed and changed back: a build for the others is not needed.)
-            if let Some(at) = building {
-                pending.swap_remove(at);
-            }
-        }
-        let outcome = match (wanted, repaired) {
-            (false, None) => continue, // in step: not marked changed
-            (false, Some(work)) => Ok(work),
-            // A flee field: built whole.
-            (true, _) if nav.flee.is_some() => build(grid, &nav.goals, nav.flee).map(|field| {
-                nav.field = Some(field);
-                grid.width() as usize * grid.height() as usize
-            }),
-            // A field of goals: a slice of its build this frame.
-            (true, repaired) => {
-                let at = match building {
-                    Some(at) => at,
-                    None => {
-                        // Covering its followers: where they stand (or, none yet, the goals
-                        // alone: followers that come are covered as they come).
-                        let cover: Vec<GridPos> = match nav.cover_followers {
-                            true => followers
-                                .iter()
-                                .filter(|(f, _)| f.0 == entity)
-                                .filter_map(|(_, t)| {
-                                    map.geometry.world_to_cell(t.translation.truncate()).ok()
-                                })
-                                .chain(nav.goals.iter().copied())
-                                .collect(),
-                            false => Vec::new(),
-                        };
-                        let build = DistanceField::build_in_slices(grid, &nav.goals, &cover);
-                        pending.push((entity, Pending { map: nav.map, build }));
-                        pending.len() - 1
-                    }
-                };
-                match pending[at].1.build.step(settings.field_slice_work) {
-                    // Not done: the field it replaces (if any) stays meanwhile, repaired.
-                    None => match repaired {
-                        Some(work) => Ok(work),
-                        None => continue,
-                    },
-                    Some(done) => {
-                        pending.swap_remove(at);
-                        done.map(|mut field| {
-                            // The grid changed while it was built: repaired to match (or, its
-                            // changes forgotten, built again whole).
-                            if !field.is_current(grid) {
-                                let cells: Vec<GridPos> = match grid.changes_since(field.stamp()) {
-                                    Some(changes) => changes.map(|(c, _)| c).collect(),
-                                    None => grid.positions().collect(),
-                                };
-                                field.update(grid, cells);
-                            }
-                            nav.field = Some(field);
-                            grid.width() as usize * grid.height() as usize
-                        })
-                    }
-                }
-            }
-        };
+        let outcome =
+            keep_field(grid, map, &settings, (entity, &mut nav), &extend, &followers, &mut pending);
         let work = match outcome {
-            Ok(work) => {
-                nav.error = None;
-                work
-            }
-            Err(error) => {
-                if nav.error.as_ref() == Some(&error) && nav.field.is_none() {
-                    continue;
-                }
-                nav.field = None;
-                nav.error = Some(error);
-                0
-            }
+            Some(work) => work,
+            None => continue, // in step, or a build under way: not marked changed
         };
+        nav.error = None;
         nav.work = (work, began.elapsed());
-        // Unique across fields and components: a `NavField` put in place of another on the
-        // same entity never repeats a revision its followers read.
-        nav.revision = REVISIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        nav.revision = next_revision();
     }
+}
+
+/// One field's frame: repaired to match its grid, and a slice of the build it needs (new goals,
+/// built farther, or none yet). Returns the cells settled when the field changed, `None` when
+/// it did not.
+fn keep_field(
+    grid: &NavGrid,
+    map: &NavMap,
+    settings: &NavSettings,
+    (entity, nav): (Entity, &mut NavField),
+    extend: &[Entity],
+    followers: &Query<(&FollowField, &Transform)>,
+    pending: &mut Vec<(Entity, Pending)>,
+) -> Option<usize> {
+    // A follower stood beyond a field built only as far as its followers needed.
+    let farther = nav.cover_followers
+        && extend.contains(&entity)
+        && nav.field.as_ref().is_some_and(|f| f.limit().is_finite());
+    let building = pending.iter().position(|(e, _)| *e == entity);
+    // The field as it is, kept in step with the grid by repair (also while a build for new
+    // goals goes on: its followers never walk a way a new wall cut). A field whose changes
+    // were forgotten, or whose goals' cells were walled, is built again whole (the repair
+    // leaves walled goals out).
+    let mut repaired = None;
+    // (Read before writing: a field in step is not marked changed every frame.)
+    let stale = nav.field.as_ref().is_some_and(|f| !f.is_current(grid));
+    if stale && let Some(field) = nav.field.as_mut() {
+        match grid.changes_since(field.stamp()) {
+            Some(changes) => {
+                let cells: Vec<GridPos> = changes.map(|(cell, _)| cell).collect();
+                repaired = Some(field.update(grid, cells));
+            }
+            None => nav.field = None,
+        }
+    }
+    // The goals it can use now are the field's goals (one walled is left out, one opened
+    // again is taken back: a new build).
+    let same_goals = nav.field.as_ref().is_some_and(|f| {
+        f.goals().iter().eq(nav.goals.iter().filter(|g| usable(grid)(g)))
+            && f.flee_weight() == nav.flee
+    });
+    let wanted = !same_goals || farther || nav.field.is_none();
+    if !wanted {
+        // (Goals changed and changed back: a build for the others is not needed.)
+        if let Some(at) = building {
+            pending.swap_remove(at);
+        }
+        return repaired;
+    }
+    if let Some(weight) = nav.flee {
+        // A flee field: built whole.
+        nav.field = Some(build_fleeing(grid, &nav.goals, weight));
+        return Some(grid.width() as usize * grid.height() as usize);
+    }
+    // A field of goals: a slice of its build this frame.
+    let at = match building {
+        Some(at) => at,
+        None => {
+            let goals: Vec<GridPos> = nav.goals.iter().copied().filter(usable(grid)).collect();
+            // Covering its followers: where they stand (or, none yet, the goals alone:
+            // followers that come are covered as they come).
+            let cover: Vec<GridPos> = match nav.cover_followers {
+                true => followers
+                    .iter()
+                    .filter(|(f, _)| f.0 == entity)
+                    .filter_map(|(_, t)| map.geometry.world_to_cell(t.translation.truncate()).ok())
+                    .chain(goals.iter().copied())
+                    .collect(),
+                false => Vec::new(),
+            };
+            let build = DistanceField::build_in_slices(grid, &goals, &cover);
+            pending.push((entity, Pending { map: nav.map, build }));
+            pending.len() - 1
+        }
+    };
+    let Some(done) = pending[at].1.build.step(settings.field_slice_work) else {
+        return repaired; // not done: the field it replaces (if any) stays meanwhile, repaired
+    };
+    pending.swap_remove(at);
+    // (Its goals were usable when it began: one walled since is left out by the repair.)
+    let mut field = done.ok()?;
+    // The grid changed while it was built: repaired to match (or, its changes forgotten,
+    // built again whole).
+    if !field.is_current(grid) {
+        let cells: Vec<GridPos> = match grid.changes_since(field.stamp()) {
+            Some(changes) => changes.map(|(c, _)| c).collect(),
+            None => grid.positions().collect(),
+        };
+        field.update(grid, cells);
+    }
+    nav.field = Some(field);
+    Some(grid.width() as usize * grid.height() as usize)
 }
 
 /// `cell` lies beyond a field that stops short (built only as far as its followers needed), on

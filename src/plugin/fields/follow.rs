@@ -11,7 +11,7 @@ use super::super::diagnostics::NavDiagnostics;
 use super::super::map::NavMaps;
 use super::super::movement::{Avoidance, GridLocked};
 use super::super::profiles::NavAgent;
-use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond};
+use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field};
 use crate::search::PathError;
 
 /// Gives each [`FollowField`] agent that steers or moves tile by tile the way down its field
@@ -30,6 +30,7 @@ pub(crate) fn follow_fields(
             &PathFollower,
             Option<&ReadFrom>,
             Option<&NavAgent>,
+            Option<&PathFailed>,
         ),
         (Without<PathRequest>, Or<(With<Avoidance>, With<GridLocked>)>),
     >,
@@ -38,10 +39,21 @@ pub(crate) fn follow_fields(
     mut extend: ResMut<FieldsToExtend>,
 ) {
     let began = Moment::now();
-    for (entity, follow, transform, path, follower, read, kind) in &mut agents {
+    for (entity, follow, transform, path, follower, read, kind, failed) in &mut agents {
         let Ok(nav) = fields.get(follow.0) else {
             continue;
         };
+        if let Some((told, error)) = no_field(nav, follow.0, read, failed) {
+            // No field (no goal it can use, or its map gone): it stops, told why once.
+            let mut agent = commands.entity(entity);
+            agent.insert(told).remove::<Path>();
+            if let Some(error) = error {
+                let failed = PathFailed { entity, error };
+                agent.insert(failed.clone());
+                failures.write(failed);
+            }
+            continue;
+        }
         let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
             continue;
         };

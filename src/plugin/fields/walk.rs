@@ -8,7 +8,7 @@ use super::super::diagnostics::NavDiagnostics;
 use super::super::map::{NavMap, NavMaps};
 use super::super::movement::{Avoidance, GridLocked};
 use super::super::profiles::NavAgent;
-use super::field::{FieldsToExtend, FollowField, NavField, beyond};
+use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field};
 use crate::grid::GridPos;
 use crate::grid::line::segment_cost;
 use crate::grid::{GridStamp, NavGrid};
@@ -356,13 +356,17 @@ pub(crate) fn walk_fields(
             Option<&mut FieldWalk>,
             Option<&NavAgent>,
             Option<&OnNavMap>,
+            (Option<&ReadFrom>, Option<&PathFailed>),
         ),
         (Without<PathRequest>, Without<Path>, Without<Avoidance>, Without<GridLocked>),
     >,
     mut arrived: MessageWriter<super::super::Arrived>,
     mut failures: MessageWriter<PathFailed>,
     mut diagnostics: ResMut<NavDiagnostics>,
-    mut deferred: Local<Vec<Deferred>>,
+    (mut deferred, mut told_of): (
+        Local<Vec<Deferred>>,
+        Local<Vec<(Entity, ReadFrom, Option<NavError>)>>,
+    ),
     mut extend: ResMut<FieldsToExtend>,
     mut ways: Local<Ways>,
     mut frame: Local<u32>,
@@ -372,13 +376,18 @@ pub(crate) fn walk_fields(
     let dt = time.delta_secs();
     // Most agents share a field: the last one looked up is kept.
     let mut last: Option<(Entity, &NavField, &DistanceField, &NavMap, usize)> = None;
-    for (entity, follow, mut transform, follower, walk, kind, on) in &mut agents {
+    for (entity, follow, mut transform, follower, walk, kind, on, (read, failed)) in &mut agents {
         let (nav, field, map, known) = match last {
             Some((e, nav, field, map, known)) if e == follow.0 => (nav, field, map, known),
             _ => {
                 let Ok(nav) = fields.get(follow.0) else {
                     continue;
                 };
+                if let Some((told, error)) = no_field(nav, follow.0, read, failed) {
+                    // No field (no goal it can use, or its map gone): it stands, told once.
+                    told_of.push((entity, told, error));
+                    continue;
+                }
                 let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
                     continue;
                 };
@@ -416,7 +425,8 @@ pub(crate) fn walk_fields(
             entity,
             insert: None,
             on_map,
-            found: false,
+            // Told its field had none, and it has one again.
+            found: read.is_some(),
             arrived: None,
             failed: None,
             beyond: false,
@@ -446,6 +456,15 @@ pub(crate) fn walk_fields(
         }
     }
     ways.sweep();
+    for (agent, told, error) in told_of.drain(..) {
+        let mut entity = commands.entity(agent);
+        entity.insert(told);
+        if let Some(error) = error {
+            let failed = PathFailed { entity: agent, error };
+            entity.insert(failed.clone());
+            failures.write(failed);
+        }
+    }
     for out in deferred.drain(..) {
         let mut entity = commands.entity(out.entity);
         if let Some(state) = out.insert {
@@ -455,7 +474,7 @@ pub(crate) fn walk_fields(
             entity.insert(OnNavMap(map));
         }
         if out.found {
-            entity.remove::<PathFailed>();
+            entity.remove::<(PathFailed, ReadFrom)>();
         }
         if let Some(error) = out.failed {
             let failed = PathFailed { entity: out.entity, error };

@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 
 use super::slices::{SlicedBuild, Work, run_to_end, spend};
 use crate::grid::{GridPos, GridStamp, NavGrid};
-use crate::search::PathError;
+use crate::search::{PathError, check_number};
 
 /// No cell: the goals' own "next cell" and the cells not reached.
 const NONE: u32 = u32::MAX;
@@ -62,6 +62,19 @@ pub struct DistanceField {
 /// threats is worth a detour of 1.2 steps, enough to run past a threat out of a dead end rather
 /// than be cornered in it.
 pub const FLEE_WEIGHT: f64 = 1.2;
+
+/// The most [`DistanceField::fleeing`] takes: a safe spot one step farther from the threats
+/// worth a million steps of detour. Above it the field's values lose the single steps of
+/// detour they must weigh against (an `f64` keeps about 16 digits), and at `f64::MAX` they
+/// overflow.
+pub const MAX_FLEE_WEIGHT: f64 = 1e6;
+
+/// A flee weight is a number above 0 and at most [`MAX_FLEE_WEIGHT`]; any other is
+/// [`PathError::InvalidNumber`].
+pub fn check_flee_weight(weight: f64) -> Result<(), PathError> {
+    let fits = weight > 0.0 && weight <= MAX_FLEE_WEIGHT;
+    check_number("flee weight", weight, fits, "above 0 and at most 1e6")
+}
 
 /// An open-list entry: the cheapest first.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,11 +131,10 @@ impl DistanceField {
     /// is that value (negative where fleeing pays). [`update`](Self::update) rebuilds it whole;
     /// with every threat walled there, every open cell is a safe spot.
     /// Threats off the grid or walled are errors, none at all [`PathError::NoGoals`]; a weight
-    /// that is not a number above 0 is [`PathError::InvalidCostLimit`].
+    /// that is not a number above 0 and at most [`MAX_FLEE_WEIGHT`] is
+    /// [`PathError::InvalidNumber`].
     pub fn fleeing(grid: &NavGrid, threats: &[GridPos], weight: f64) -> Result<Self, PathError> {
-        if !(weight.is_finite() && weight > 0.0) {
-            return Err(PathError::InvalidCostLimit { max_cost: weight });
-        }
+        check_flee_weight(weight)?;
         let danger = Self::build(grid, threats, f64::INFINITY, &[])?;
         let mut field = Self {
             cost: vec![f64::INFINITY; danger.cost.len()],
@@ -147,6 +159,24 @@ impl DistanceField {
             field.relax_into(grid, k as usize, &mut open);
         }
         Ok(field)
+    }
+
+    /// The flee field with no threat in reach (`threats` all walled or off the grid): every open
+    /// cell is a safe spot.
+    pub(crate) fn nothing_to_flee(grid: &NavGrid, threats: Vec<GridPos>, weight: f64) -> Self {
+        Self {
+            width: grid.width(),
+            height: grid.height(),
+            goals: threats,
+            cost: grid
+                .positions()
+                .map(|p| if grid.is_passable(p) { 0.0 } else { f64::INFINITY })
+                .collect(),
+            next: vec![NONE; grid.width() as usize * grid.height() as usize],
+            limit: f64::INFINITY,
+            stamp: grid.stamp(),
+            flee: Some(weight),
+        }
     }
 
     /// Where a walk down the field ends: a goal, or, on a flee field, a safe spot (a cell the
@@ -367,21 +397,10 @@ impl DistanceField {
             // Every value hangs on the distance to the threats: built again whole. With every
             // threat walled in, no cell is in danger: every open cell is a safe spot.
             self.goals.retain(|&g| grid.in_bounds(g) && grid.is_passable(g));
-            let cells = grid.width() as usize * grid.height() as usize;
-            *self = Self::fleeing(grid, &self.goals, weight).unwrap_or_else(|_| Self {
-                width: grid.width(),
-                height: grid.height(),
-                goals: std::mem::take(&mut self.goals),
-                cost: grid
-                    .positions()
-                    .map(|p| if grid.is_passable(p) { 0.0 } else { f64::INFINITY })
-                    .collect(),
-                next: vec![NONE; cells],
-                limit: f64::INFINITY,
-                stamp: grid.stamp(),
-                flee: Some(weight),
-            });
-            return cells;
+            let goals = std::mem::take(&mut self.goals);
+            *self = Self::fleeing(grid, &goals, weight)
+                .unwrap_or_else(|_| Self::nothing_to_flee(grid, goals, weight));
+            return self.cost.len();
         }
         let changed: Vec<GridPos> = changed.into_iter().filter(|&c| self.in_bounds(c)).collect();
         if (grid.width(), grid.height()) != (self.width, self.height)

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 
 use super::agent::{
     Arrival, OnNavMap, Path, PathFollower, PathGoal, PathRequest, Replanning, Targets, agent_map,
-    arrival_holds, body_point, target_cell, target_place, threats_of,
+    arrival_holds, body_point, chase_cell, target_cell, target_place, threats_of,
 };
 use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::map::{NavMap, NavMaps};
@@ -19,10 +19,13 @@ use crate::grid::{GridPos, NavGrid};
 /// On an agent whose goal moves: a chase ([`PathRequest::chase`]) or a flight
 /// ([`PathGoal::AwayFrom`]). The plugin puts it on with the first answer and keeps it up to
 /// date. A chase goes on after the agent arrives (it sets out again when the target moves
-/// away); a flight ends when the agent arrives. Either ends when the agent is sent elsewhere
-/// (a request for a tile, a point, the nearest of cells or a wander), when a plan for it
-/// fails (the target gone, say: a [`PathFailed`](super::PathFailed) says why), or when you
-/// remove it.
+/// away); a flight ends when the agent arrives. A chased target that stands where the agent
+/// cannot walk (a wall, water, a cell it cannot enter) is chased to the nearest cell it can,
+/// within 8 cells; one that stands where no way leads (walled in, or on a wall with no open
+/// cell near) makes the agent stop and wait, told by a [`PathFailed`](super::PathFailed), until
+/// the target moves to another cell. Either ends when the agent is sent elsewhere (a request
+/// for a tile, a point, the nearest of cells or a wander), when a plan for it fails otherwise
+/// (the target gone, say: a `PathFailed` says why), or when you remove it.
 #[derive(Component, Clone, Debug, PartialEq)]
 pub struct Pursuit {
     /// The request it was planned from, asked again when the goal has moved.
@@ -101,7 +104,7 @@ pub(crate) fn pursue(
                     asked += 1;
                     continue;
                 };
-                let Some(now) = target_cell(&maps, &targets, target) else {
+                let Some(now) = chase_cell(&maps, &targets, target) else {
                     continue; // off every map for now: the agent keeps to its plan
                 };
                 let interval = policy.interval(position.distance(target_at), speed);

@@ -451,6 +451,89 @@ fn a_slower_chaser_never_loses_its_target_and_arrives_once_it_stops() {
     assert!(app.world().get::<Path>(chaser).is_some(), "set out again");
 }
 
+/// Runs frames until `chaser` arrives (at most `frames`); returns the cell, and every
+/// `PathFailed` it was sent meanwhile.
+fn until_arrived(app: &mut App, chaser: Entity, frames: usize) -> (Option<GridPos>, Vec<NavError>) {
+    let mut failed = Vec::new();
+    for _ in 0..frames {
+        app.update();
+        failed.extend(
+            messages::<PathFailed>(app).into_iter().filter(|f| f.entity == chaser).map(|f| f.error),
+        );
+        if let Some(a) = messages::<Arrived>(app).into_iter().find(|a| a.entity == chaser) {
+            return (Some(a.cell), failed);
+        }
+    }
+    (None, failed)
+}
+
+#[test]
+fn a_chase_survives_its_target_standing_where_no_one_can_walk() {
+    let mut app = app();
+    let map = spawn_grid(&mut app, NavGrid::new(30, 30).unwrap());
+    let (there, wall) = (GridPos::new(20, 20), |app: &mut App, map, cell, to| {
+        let mut nav = app.world_mut().get_mut::<NavGridMap>(map).unwrap();
+        nav.grid.set(cell, to).unwrap();
+    });
+    let target = spawn_at(&mut app, map, there, ());
+    let chaser = spawn_at(
+        &mut app,
+        map,
+        GridPos::new(3, 3),
+        (PathFollower::new(60.0), PathRequest::chase(target)),
+    );
+    for _ in 0..5 {
+        app.update();
+    }
+    // A wall under the target for one frame (it ended the chase for good: `GoalBlocked`).
+    wall(&mut app, map, there, Cell::Blocked);
+    app.update();
+    wall(&mut app, map, there, Cell::Passable { cost: 1 });
+    let (arrived, failed) = until_arrived(&mut app, chaser, 600);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(arrived, Some(there));
+    assert!(app.world().get::<Pursuit>(chaser).is_some(), "still chasing");
+
+    // The target steps onto a wall and stays: the chaser goes to the nearest open cell.
+    let rock = GridPos::new(10, 20);
+    wall(&mut app, map, rock, Cell::Blocked);
+    *app.world_mut().get_mut::<Transform>(target).unwrap() = at(&app, map, rock);
+    let (arrived, failed) = until_arrived(&mut app, chaser, 600);
+    assert!(failed.is_empty(), "{failed:?}");
+    let next_to = arrived.expect("arrived beside it");
+    assert_eq!(next_to.x.abs_diff(rock.x) + next_to.y.abs_diff(rock.y), 1, "{next_to:?}");
+
+    // The target walled in (a ring round it): the chaser is told once and waits, searching
+    // no more while the target stands; let out, it is chased again.
+    let pen = GridPos::new(25, 5);
+    let ring: Vec<GridPos> = (24..=26)
+        .flat_map(|x| (4..=6).map(move |y| GridPos::new(x, y)))
+        .filter(|&c| c != pen)
+        .collect();
+    for &c in &ring {
+        wall(&mut app, map, c, Cell::Blocked);
+    }
+    *app.world_mut().get_mut::<Transform>(target).unwrap() = at(&app, map, pen);
+    let (arrived, failed) = until_arrived(&mut app, chaser, 300);
+    assert_eq!(arrived, None);
+    assert!(
+        matches!(
+            failed.as_slice(),
+            [NavError::Search(bevy_tilemap_nav::search::PathError::Unreachable { .. })]
+        ),
+        "{failed:?}"
+    );
+    let searches = app.world().get::<Pursuit>(chaser).expect("waiting, still chasing").searches;
+    for _ in 0..100 {
+        app.update();
+    }
+    assert_eq!(app.world().get::<Pursuit>(chaser).unwrap().searches, searches);
+    let out = GridPos::new(15, 8);
+    *app.world_mut().get_mut::<Transform>(target).unwrap() = at(&app, map, out);
+    let (arrived, _) = until_arrived(&mut app, chaser, 600);
+    assert_eq!(arrived, Some(out));
+}
+
 #[test]
 fn a_faster_chaser_catches_its_target_and_stops_in_range() {
     let range = TILE * 1.5;

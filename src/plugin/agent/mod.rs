@@ -19,5 +19,6 @@ pub(crate) use start::{
     stand_in, waits_for_map, walks_out,
 };
 pub(crate) use targets::{
-    Targets, arrival_holds, cut_at_arrival, target_cell, target_place, threats_of,
+    CHASE_REACH, Targets, arrival_holds, chase_cell, cut_at_arrival, open_near, target_cell,
+    target_place, threats_of,
 };

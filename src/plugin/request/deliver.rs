@@ -8,14 +8,15 @@ use bevy::prelude::*;
 
 use super::super::agent::{
     NavError, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PlanAround,
-    PlannedOn, Replanning, Targets, WatchSearch, WatchedSearch, agent_start, corner_indices,
-    cut_at_arrival, join_index, stand_in, target_cell, threats_of,
+    PlannedOn, Replanning, Targets, WatchSearch, WatchedSearch, agent_start, chase_cell,
+    corner_indices, cut_at_arrival, join_index, stand_in, target_cell, threats_of,
 };
 use super::super::map::NavMaps;
 use super::super::movement::{GridLocked, Yielding};
 use super::super::pursuit::Pursuit;
 use super::plan::{Plan, Requests};
-use crate::grid::NavGrid;
+use crate::grid::{GridPos, NavGrid};
+use crate::search::PathError;
 use crate::search::SearchTrace;
 
 /// What the request system reads of walking agents: where they are, whether they hold cells,
@@ -85,9 +86,11 @@ impl Answers<'_, '_> {
             entity_commands.insert((WatchedSearch(trace), WatchSearch { step: 0 }));
         }
         // A goal that moves keeps a `Pursuit`; being sent elsewhere, or failing, ends it. (The
-        // plugin's own re-plans ask for the cell they were going to, and keep it.)
+        // plugin's own re-plans ask for the cell they were going to, and keep it.) A chase whose
+        // target stands where no way leads waits for it to move.
+        let waits = chase_waits(asked, &result);
         let ends_pursuit = match (asked.map(|r| &r.goal), &result) {
-            (_, Err(_)) => true,
+            (_, Err(_)) => !waits,
             (Some(goal), Ok(_)) => matches!(
                 goal,
                 PathGoal::Tile(_)
@@ -115,6 +118,13 @@ impl Answers<'_, '_> {
             // A failed side step is the agent's own business: it waits where it is, then goes on.
             Err(_) if side_step => {}
             Err(error) => {
+                if let (Some(request), true) = (asked, waits) {
+                    let now = match &request.goal {
+                        PathGoal::Entity(target) => chase_cell(maps, targets, *target),
+                        _ => None,
+                    };
+                    keep_pursuit(&mut entity_commands, request, vec![now]);
+                }
                 stop_safely(&mut entity_commands, maps, walker);
                 let failed = PathFailed { entity, error };
                 entity_commands.insert(failed.clone());
@@ -204,6 +214,26 @@ fn pursue(
             .collect(),
         _ => return,
     };
+    keep_pursuit(entity_commands, request, planned_for);
+}
+
+/// A chase's plan failed because its target stands where no way leads (walled in, or on a
+/// cell that cannot be walked with none open near): it waits for the target to move.
+fn chase_waits(asked: Option<&PathRequest>, result: &Result<Path, NavError>) -> bool {
+    let chase = asked.is_some_and(|r| matches!(r.goal, PathGoal::Entity(_)));
+    let no_way = matches!(
+        result,
+        Err(NavError::Search(PathError::GoalBlocked { .. } | PathError::Unreachable { .. }))
+    );
+    chase && no_way
+}
+
+/// Puts on, or brings up to date, the [`Pursuit`] of `request`, planned for `planned_for`.
+fn keep_pursuit(
+    entity_commands: &mut EntityCommands,
+    request: &PathRequest,
+    planned_for: Vec<Option<(Entity, GridPos)>>,
+) {
     let new = Pursuit::new(request.clone(), planned_for.clone());
     let (request, fresh) = (request.clone(), planned_for);
     entity_commands

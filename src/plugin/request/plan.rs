@@ -7,9 +7,9 @@ use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
 
 use super::super::agent::{
-    NavError, OnNavMap, Path, PathFollower, PathGoal, PathRequest, PlanAround, PlannedOn,
-    Replanning, Targets, WatchSearch, agent_grid, agent_map, body_point, request_start,
-    target_place,
+    CHASE_REACH, NavError, OnNavMap, Path, PathFollower, PathGoal, PathRequest, PlanAround,
+    PlannedOn, Replanning, Targets, WatchSearch, agent_grid, agent_map, body_point, open_near,
+    request_start, target_place,
 };
 use super::super::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use super::super::movement::GridLocked;
@@ -153,7 +153,10 @@ pub(super) fn prepare(
                     WorldToCellError::NotFinite(world)
                 },
             ))?;
-            (other.entity, corner(&other.geometry, world).map_err(NavError::Goal)?)
+            let cell = corner(&other.geometry, world).map_err(NavError::Goal)?;
+            // Standing where the agent cannot walk: chased to the nearest cell it can.
+            let near = other.grid_for(agent).and_then(|grid| open_near(grid, cell, CHASE_REACH));
+            (other.entity, near.unwrap_or(cell))
         }
         // Answered on the start's map by their own searches (`answer_aim`).
         PathGoal::Nearest(_) | PathGoal::AwayFrom { .. } | PathGoal::Wander { .. } => {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_tilemap_nav::plugin::{
-    NavDiagnostics, NavGridChanged, TilemapNavError, TilemapNavWarning,
+    FollowField, NavDiagnostics, NavField, NavGridChanged, TilemapNavError, TilemapNavWarning,
 };
 use bevy_tilemap_nav::prelude::*;
 
@@ -325,5 +325,66 @@ fn parts_of_the_plugin_can_be_left_out_and_say_so() {
             );
             assert!(!table, "no table without the precompute part");
         }
+    }
+}
+
+/// A map whose geometry changes while agents walk (tile size 16 -> 32, then moved and
+/// re-anchored): every walk is read again from its cells, and each agent arrives on its goal
+/// cell's centre as the map is now, with an `Arrived` naming the cell it stands on.
+#[test]
+fn a_map_rescaled_or_moved_while_agents_walk_takes_them_to_their_cells_as_they_are_now() {
+    let mut app = nav_app(Duration::from_millis(20), 1);
+    let grid = walled(30, 30, 12, 20);
+    let map = app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(16.0))).id();
+    app.update();
+    let goal = GridPos::new(20, 20);
+    let centre = |app: &App, cell| {
+        app.world().resource::<NavMaps>().get(map).unwrap().geometry.cell_to_world(cell)
+    };
+    let start = centre(&app, GridPos::new(2, 2));
+    let mut walkers: Vec<Entity> = [PathFollower::new(100.0), PathFollower::smoothed(100.0)]
+        .into_iter()
+        .map(|follower| {
+            let at = Transform::from_translation(start.extend(1.0));
+            app.world_mut().spawn((at, follower, PathRequest::to(goal))).id()
+        })
+        .collect();
+    // And followers of a field to the same goal: one walking straight off it, one steering.
+    let field = app.world_mut().spawn(NavField::new(map, vec![goal])).id();
+    for steer in [false, true] {
+        let at = Transform::from_translation(start.extend(1.0));
+        let mut agent = app.world_mut().spawn((at, PathFollower::new(100.0), FollowField(field)));
+        if steer {
+            agent.insert(Avoidance::new(4.0));
+        }
+        walkers.push(agent.id());
+    }
+    let mut arrivals = app.world().resource::<Messages<Arrived>>().get_cursor();
+    let mut arrived = Vec::new();
+    for frame in 0..1500 {
+        match frame {
+            20 => app.world_mut().get_mut::<NavGridMap>(map).unwrap().tile_size = Vec2::splat(32.0),
+            200 => {
+                let mut nav = app.world_mut().get_mut::<NavGridMap>(map).unwrap();
+                nav.anchor = bevy_ecs_tilemap::prelude::TilemapAnchor::Center;
+                app.world_mut().entity_mut(map).insert(Transform::from_xyz(-100.0, 50.0, 0.0));
+            }
+            _ => {}
+        }
+        app.update();
+        arrived.extend(
+            read_new(&app, &mut arrivals).into_iter().filter(|a| walkers.contains(&a.entity)),
+        );
+        if arrived.len() == walkers.len() {
+            break;
+        }
+    }
+    assert_eq!(arrived.len(), walkers.len(), "not all arrived: {arrived:?}");
+    let nav = app.world().resource::<NavMaps>().get(map).unwrap();
+    for a in &arrived {
+        assert_eq!(a.cell, goal, "{a:?}");
+        let at = position(&app, a.entity);
+        assert_eq!(nav.geometry.world_to_cell(at), Ok(goal), "{a:?} stands at {at}");
+        assert!(at.distance(nav.geometry.cell_to_world(goal)) < 1e-3, "{a:?} stands at {at}");
     }
 }

@@ -5,7 +5,7 @@ use bevy::prelude::*;
 use super::super::agent::NavError;
 use super::super::clock::Moment;
 use super::super::diagnostics::{NavDiagnostics, Stopwatch};
-use super::super::map::{NavMap, NavMaps};
+use super::super::map::{NavGeometry, NavMap, NavMaps};
 use super::super::settings::NavSettings;
 use crate::grid::GridPos;
 use crate::grid::NavGrid;
@@ -34,6 +34,9 @@ pub struct NavField {
     flee: Option<f64>,
     /// Built only as far as its followers need ([`covering_followers`](Self::covering_followers)).
     cover_followers: bool,
+    /// Where its map sat in the world when last seen: moved or rescaled, its followers read
+    /// their ways again from the cells they stand on.
+    geometry: Option<NavGeometry>,
 }
 
 /// Fields a follower stood beyond this frame (a field built only as far as its followers
@@ -88,7 +91,8 @@ impl NavField {
     pub fn new(map: Entity, goals: Vec<GridPos>) -> Self {
         let work = (0, std::time::Duration::ZERO);
         let (field, error, revision) = (None, None, 0);
-        Self { map, goals, field, error, work, revision, flee: None, cover_followers: false }
+        let (flee, cover_followers, geometry) = (None, false, None);
+        Self { map, goals, field, error, work, revision, flee, cover_followers, geometry }
     }
 
     /// A flee field on `map`: its followers run from `threats` (cells of that map) to the
@@ -250,6 +254,14 @@ pub(crate) fn keep_fields(
         };
         let grid = &map.grid;
         let began = Moment::now();
+        let seen = nav.geometry;
+        if seen != Some(map.geometry) {
+            // (Read before writing: a field in step is not marked changed every frame.)
+            nav.geometry = Some(map.geometry);
+            if seen.is_some() {
+                nav.revision = next_revision(); // its followers' world points are stale
+            }
+        }
         if nav.flee.is_none() && !nav.goals.iter().any(usable(grid)) {
             // No goal it can use: no field, until one can be used.
             pending.retain(|(e, _)| *e != entity);

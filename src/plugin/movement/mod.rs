@@ -23,13 +23,13 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::plugin::agent::{
     Arrival, Arrived, NavError, NavTeam, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower,
-    PathGoal, PathRequest, Replanning, agent_start, blocks_agent, corner_indices, join_within,
-    stand_in,
+    PathGoal, PathRequest, Replanning, agent_start, blocks_agent, body_point, corner_indices,
+    join_within, stand_in,
 };
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
-use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
+use crate::plugin::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use crate::plugin::seams::NavSeam;
 use crate::plugin::settings::NavSettings;
 
@@ -98,6 +98,9 @@ pub(crate) struct PathIndex {
     filed: HashMap<Entity, Vec<u32>>,
     /// The grid as the paths were last checked against it.
     seen: Option<GridStamp>,
+    /// Where the map sat in the world then: moved or rescaled, its paths' points are read
+    /// again from their cells.
+    geometry: Option<NavGeometry>,
     /// Scratch: agents filed near the changes, the changed cells.
     near: Vec<Entity>,
     changed: Vec<GridPos>,
@@ -257,6 +260,8 @@ struct Scene<'a, 'w, 's> {
     teams: &'a Query<'w, 's, &'static NavTeam>,
     /// Maps on which every path is checked this frame.
     check_all: &'a [Entity],
+    /// Maps whose geometry changed (tile size, anchor, transform) this frame.
+    moved: &'a [Entity],
 }
 
 /// Moves every agent along its path; re-plans those whose path a grid change has cut, a
@@ -302,13 +307,14 @@ pub(crate) fn follow_paths(
     tick_yielding(&mut commands, &mut waiting, dt);
     occupancy.gather(&maps, &mut agents, &mut locked_standing);
     let indexes = &mut indexes.0;
-    let check_all = update_indexes(indexes, &maps, removed.read(), &mut agents);
+    let (check_all, moved) = update_indexes(indexes, &maps, removed.read(), &mut agents);
     let scene = Scene {
         maps: &maps,
         links: &links,
         obstacles: &obstacles,
         teams: &teams,
         check_all: &check_all,
+        moved: &moved,
     };
     let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
     let mut stalls: Vec<Stall> = Vec::new();
@@ -449,22 +455,26 @@ fn walk_from<'m>(
 
 /// Keeps each map's [`PathIndex`] in step with the maps and the paths, and finds the agents
 /// filed near this frame's changed cells (each index's `near`). Returns the maps on which every
-/// path is to be checked: laid out afresh, or a grid that cannot say which cells changed.
+/// path is to be checked (laid out afresh, or a grid that cannot say which cells changed), and
+/// those whose geometry changed.
 fn update_indexes(
     indexes: &mut HashMap<Entity, PathIndex>,
     maps: &NavMaps,
     removed: impl Iterator<Item = Entity>,
     agents: &mut Walkers,
-) -> Vec<Entity> {
+) -> (Vec<Entity>, Vec<Entity>) {
     for entity in removed {
         for index in indexes.values_mut() {
             index.unfile(entity);
         }
     }
     indexes.retain(|map, _| maps.get(*map).is_some());
-    let mut check_all: Vec<Entity> = Vec::new();
+    let (mut check_all, mut moved): (Vec<Entity>, Vec<Entity>) = (Vec::new(), Vec::new());
     for map in maps.iter() {
         let index = indexes.entry(map.entity).or_default();
+        if index.geometry.replace(map.geometry).is_some_and(|g| g != map.geometry) {
+            moved.push(map.entity);
+        }
         if index.size != (map.grid.width(), map.grid.height()) {
             index.lay_out(map.grid.width(), map.grid.height());
             check_all.push(map.entity);
@@ -489,7 +499,30 @@ fn update_indexes(
         }
         index.seen = Some(map.grid.stamp());
     }
-    check_all
+    (check_all, moved)
+}
+
+/// A path on a map that moved or was rescaled (or with a walk on one, across a link): its
+/// points read again from its cells, where its agent's body stands on each. True if any were.
+fn rederive_points(path: &mut Mut<Path>, maps: &NavMaps, moved: &[Entity]) -> bool {
+    let on_moved = std::iter::once(path.map).chain(path.legs.iter().map(|l| l.map));
+    if !on_moved.into_iter().any(|m| moved.contains(&m)) {
+        return false; // (read only: a path left alone is not marked changed)
+    }
+    let path = &mut **path;
+    let mut any = false;
+    let agent = path.agent;
+    let mut points = |map: Entity, cells: &[GridPos], points: &mut Vec<Vec2>| {
+        if let Some(on) = maps.get(map).filter(|_| moved.contains(&map)) {
+            *points = cells.iter().map(|&c| body_point(&on.geometry, agent, c)).collect();
+            any = true;
+        }
+    };
+    points(path.map, &path.cells, &mut path.points);
+    for leg in &mut path.legs {
+        points(leg.map, &leg.cells, &mut leg.points);
+    }
+    any
 }
 
 /// Keeps an agent's path walkable before it steps: a follower put (back) on a path joins it
@@ -505,6 +538,10 @@ fn keep_walkable(
     path: &mut Mut<Path>,
     plan: &mut Plan,
 ) {
+    // Its map moved or was rescaled: its walk is read again from its cells, and it joins it
+    // where it stands (or plans again from there) as a follower put back on would.
+    let moved = !scene.moved.is_empty() && rederive_points(path, scene.maps, scene.moved);
+    let added = added || moved;
     let bad_index = follower.next > path.points.len();
     if added && !bad_index && !plan.replanning && !locked {
         // A follower put (back) on a path: it walks on from where it stands on the path (not

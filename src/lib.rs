@@ -98,6 +98,7 @@ pub mod prelude {
         NavGridMap, NavLink, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTeam,
         NavTilemap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths,
         RangeRequest, TileEdges, TileNav, TileRules, TileTerrain, TilemapNavPlugin,
+        WhenUnreachable,
     };
     pub use crate::search::{PathQuery, Pathfinder, SearchOptions};
 }

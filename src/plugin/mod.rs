@@ -45,7 +45,8 @@ use bevy::prelude::*;
 
 pub use agent::{
     Arrival, Arrived, Blocks, NavError, NavObstacle, NavTeam, OnNavMap, Path, PathFailed,
-    PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, WatchSearch, WatchedSearch,
+    PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, WAIT_RETRY_SECONDS,
+    WatchSearch, WatchedSearch, WhenUnreachable,
 };
 pub use diagnostics::NavDiagnostics;
 pub use fields::{FollowField, NavField};
@@ -233,6 +234,7 @@ impl Plugin for NavCorePlugin {
                         fields::keep_fields,
                         fields::follow_fields,
                         pursuit::pursue,
+                        request::retry_unreachable,
                         answer_ranges,
                         answer_requests,
                         request::warm_world_graphs,

@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 
+use crate::plugin::agent::WhenUnreachable;
+
 use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, request_start, waits_for_map};
 use super::diagnostics::NavDiagnostics;
 use super::map::NavMaps;
@@ -99,6 +101,7 @@ pub(crate) fn keep_agent_grids(
             start: None,
             agent: Some(agent),
             arrive: path.arrival,
+            when_unreachable: WhenUnreachable::Wait,
         });
     };
     for (entity, kind, path, requested) in &changed_kinds {

@@ -5,7 +5,9 @@
 use crate::tilemap::{DT, TILE, centre, nav_app, spawn_text_tilemap};
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
-use bevy_tilemap_nav::plugin::{NavError, NavGridChanged, PathFailed};
+use bevy_tilemap_nav::plugin::{
+    NavDiagnostics, NavError, NavGridChanged, PathFailed, WAIT_RETRY_SECONDS,
+};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::PathError;
 
@@ -261,4 +263,119 @@ fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
     }
     eprintln!("{crossings} cell changes, {arrivals} arrivals, {failures} failures");
     assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
+}
+
+/// A 20 x 12 room fenced across on the north side of row 5, the door at x = 10 the only gap.
+fn fenced_hall(app: &mut App, door_open: bool) -> Entity {
+    let rows = ["...................."; 12];
+    let hall = spawn_text_tilemap(app, &rows, TILE, Vec2::ZERO, |_| Some(0));
+    app.update();
+    set_door(app, hall, door_open);
+    for x in (0..20).filter(|&x| x != 10) {
+        let t = tile(app, hall, x, 5);
+        app.world_mut().entity_mut(t).insert(TileEdges { walls: Sides::NORTH, drops: Sides::NONE });
+    }
+    app.update();
+    hall
+}
+
+fn set_door(app: &mut App, hall: Entity, open: bool) {
+    let door = tile(app, hall, 10, 5);
+    match open {
+        true => app.world_mut().entity_mut(door).remove::<TileEdges>(),
+        false => app
+            .world_mut()
+            .entity_mut(door)
+            .insert(TileEdges { walls: Sides::NORTH, drops: Sides::NONE }),
+    };
+}
+
+/// 100 walkers set off through a fence's one door; then it shuts and opens every `period`
+/// frames for 10 s, and stays open. None crosses a barred edge; every one gets there (walkers
+/// whose way the door cut wait for it: it failed them for good as unreachable), and the
+/// searches while it toggles stay within what the waiting allows (one a walker per
+/// `WAIT_RETRY_SECONDS`, and one for each time its way is cut).
+#[test]
+fn walkers_that_meet_a_shut_door_wait_for_it_and_all_get_through() {
+    for period in [7, 1] {
+        let mut app = nav_app(DT, 1);
+        let hall = fenced_hall(&mut app, true);
+        let walkers: Vec<(Entity, GridPos)> = (0..100u32)
+            .map(|k| {
+                let from = GridPos::new(k % 20, k / 20);
+                let goal = GridPos::new(19 - k % 20, 11 - k / 20);
+                let at = centre(&app, from).extend(1.0);
+                let agent = (
+                    Transform::from_translation(at),
+                    PathFollower::new(96.0),
+                    PathRequest::to(goal),
+                );
+                (app.world_mut().spawn(agent).id(), goal)
+            })
+            .collect();
+        let mut cells: Vec<GridPos> = walkers.iter().map(|&(e, _)| cell_of(&app, e)).collect();
+        let (mut home, mut searches, mut cuts) = (vec![false; 100], 0u32, 0u32);
+        let toggling = 30..(30 + 625); // 10 s of frames of 16 ms
+        let mut frames = 0;
+        while frames < 4000 && !home.iter().all(|&h| h) {
+            if toggling.contains(&frames) && frames % period == 0 {
+                set_door(&mut app, hall, (frames / period) % 2 == 1);
+            } else if frames == toggling.end {
+                set_door(&mut app, hall, true);
+            }
+            app.update();
+            frames += 1;
+            let diagnostics = app.world().resource::<NavDiagnostics>();
+            if toggling.contains(&frames) {
+                searches += diagnostics.searches_started;
+                cuts += diagnostics.replans;
+            }
+            let g = grid(&app);
+            for (k, &(e, goal)) in walkers.iter().enumerate() {
+                let now = cell_of(&app, e);
+                assert!(now == cells[k] || g.can_step(cells[k], now), "{e}: {} -> {now}", cells[k]);
+                cells[k] = now;
+                home[k] |= now == goal && app.world().get::<Path>(e).is_none();
+            }
+            for f in crate::tilemap::messages::<PathFailed>(&app) {
+                assert!(
+                    matches!(f.error, NavError::Search(PathError::Unreachable { .. })),
+                    "{f:?}"
+                );
+            }
+        }
+        let left = home.iter().filter(|&&h| !h).count();
+        assert_eq!(left, 0, "period {period}: {left} of 100 never got through in {frames} frames");
+        let retries = 100 * (10.0 / WAIT_RETRY_SECONDS).ceil() as u32;
+        assert!(searches <= retries + cuts, "period {period}: {searches} searches, {cuts} cuts");
+    }
+}
+
+/// A request the game makes fails when no way leads there, and stays failed (the default);
+/// one that waits for a way walks when the door opens.
+#[test]
+fn a_request_fails_when_no_way_leads_there_unless_it_waits_for_a_way() {
+    let mut app = nav_app(DT, 1);
+    let hall = fenced_hall(&mut app, false);
+    let goal = GridPos::new(10, 9);
+    let spawn = |app: &mut App, request: PathRequest| {
+        let at = centre(app, GridPos::new(10, 1)).extend(1.0);
+        app.world_mut()
+            .spawn((Transform::from_translation(at), PathFollower::new(96.0), request))
+            .id()
+    };
+    let fails = spawn(&mut app, PathRequest::to(goal));
+    let waits = spawn(&mut app, PathRequest::to(goal).waiting_for_a_way());
+    let mut told = Vec::new();
+    for frame in 0..600 {
+        if frame == 60 {
+            set_door(&mut app, hall, true);
+        }
+        app.update();
+        told.extend(crate::tilemap::messages::<PathFailed>(&app).into_iter().map(|f| f.entity));
+    }
+    assert_eq!(told, vec![fails, waits], "each told once");
+    assert_eq!(cell_of(&app, fails), GridPos::new(10, 1));
+    assert_eq!(cell_of(&app, waits), goal);
+    assert!(app.world().get::<PathFailed>(waits).is_none(), "its PathFailed taken off");
 }

@@ -171,12 +171,46 @@ pub struct PathRequest {
     pub agent: Option<NavAgent>,
     /// Where it may stop short of the goal (at the goal: [`Arrival::AtGoal`]).
     pub arrive: Arrival,
+    /// What it does when no way leads to the goal: fail ([`WhenUnreachable::Fail`], the
+    /// default), or wait for one to open ([`WhenUnreachable::Wait`]).
+    pub when_unreachable: WhenUnreachable,
 }
+
+/// What a [`PathRequest`] does when no way leads to its goal ([`PathError::Unreachable`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+pub enum WhenUnreachable {
+    /// It fails: a [`PathFailed`], and the agent stands. The default for a request the game
+    /// makes (a player who clicks where no way leads is told so, and is not walked there later
+    /// when a door somewhere opens).
+    #[default]
+    Fail,
+    /// It fails, told once by a [`PathFailed`], and waits: the request is asked again each time
+    /// the grid of its start or goal map changes (cells or walls between them: a door opens),
+    /// at most once every [`WAIT_RETRY_SECONDS`], until a way opens (it walks, its `PathFailed`
+    /// taken off), it fails otherwise, or the game sends it elsewhere. Failing again as
+    /// unreachable, it is not told again. The plugin's own re-plans wait: a walker whose way
+    /// was cut (a door shut in its face) goes on when the door opens.
+    Wait,
+}
+
+/// How often at most a request that waits for a way ([`WhenUnreachable::Wait`]) is asked again
+/// (seconds): a door that shuts and opens every frame costs a search a walker four times a
+/// second, not every frame.
+pub const WAIT_RETRY_SECONDS: f32 = 0.25;
 
 impl PathRequest {
     /// A request with the plugin's default options.
     pub fn to(goal: impl Into<PathGoal>) -> Self {
-        Self { goal: goal.into(), options: None, start: None, agent: None, arrive: Arrival::AtGoal }
+        let (goal, arrive) = (goal.into(), Arrival::AtGoal);
+        let when_unreachable = WhenUnreachable::Fail;
+        Self { goal, options: None, start: None, agent: None, arrive, when_unreachable }
+    }
+
+    /// This request waiting for a way to open when none leads to its goal
+    /// ([`WhenUnreachable::Wait`]).
+    pub fn waiting_for_a_way(mut self) -> Self {
+        self.when_unreachable = WhenUnreachable::Wait;
+        self
     }
 
     /// A request that follows another entity as it moves ([`PathGoal::Entity`]).

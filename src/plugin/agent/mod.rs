@@ -9,7 +9,7 @@ mod targets;
 
 pub use components::{
     Arrival, Arrived, NavError, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg,
-    PathRequest, Replanning, WatchSearch, WatchedSearch,
+    PathRequest, Replanning, WAIT_RETRY_SECONDS, WatchSearch, WatchedSearch, WhenUnreachable,
 };
 pub(crate) use components::{PlannedOn, agent_map};
 pub use obstacles::{Blocks, NavObstacle, NavTeam, TeamSet};

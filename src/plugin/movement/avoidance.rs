@@ -11,6 +11,8 @@
 
 use bevy::prelude::*;
 
+use crate::plugin::agent::WhenUnreachable;
+
 use super::orca::{Neighbour, OrcaScratch, orca_velocity};
 use super::spatial_hash::SpatialHash;
 use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
@@ -260,6 +262,7 @@ pub(crate) fn resolve_stall(
             start: None,
             agent: None,
             arrive: Arrival::AtGoal,
+            when_unreachable: WhenUnreachable::Wait,
         };
         commands.entity(stall.entity).insert((request, PlanAround(around)));
     };
@@ -316,6 +319,7 @@ pub(crate) fn resolve_stall(
             start: None,
             agent: None,
             arrive: Arrival::AtGoal,
+            when_unreachable: WhenUnreachable::Fail,
         },
         PlanAround(blocker_cell.into_iter().collect()),
     ));

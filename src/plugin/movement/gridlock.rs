@@ -8,6 +8,8 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
+use crate::plugin::agent::WhenUnreachable;
+
 use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
 use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround};
@@ -249,6 +251,7 @@ pub(crate) fn resolve_waits(
             start: Some(here),
             agent: Some(path.agent),
             arrive: path.arrival,
+            when_unreachable: WhenUnreachable::Wait,
         };
         commands.entity(entity).insert(request);
     }
@@ -288,6 +291,7 @@ pub(crate) fn resolve_waits(
                     start: Some(wait.here),
                     agent: None,
                     arrive: Arrival::AtGoal,
+                    when_unreachable: WhenUnreachable::Fail,
                 };
                 commands.entity(wait.entity).insert((
                     yielding,
@@ -303,6 +307,7 @@ pub(crate) fn resolve_waits(
             start: Some(wait.here),
             agent: None,
             arrive: Arrival::AtGoal,
+            when_unreachable: WhenUnreachable::Wait,
         };
         commands.entity(wait.entity).insert((request, PlanAround(vec![wait.cell])));
     }

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
+use crate::plugin::agent::WhenUnreachable;
+
 mod avoidance;
 mod gridlock;
 mod orca;
@@ -803,6 +805,8 @@ fn replan(
             start: None,
             agent: Some(agent),
             arrive: path.arrival,
+            // A walker whose way was cut (a door shut in its face) waits for it to open.
+            when_unreachable: WhenUnreachable::Wait,
         },
     ));
 }

@@ -7,6 +7,8 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 
+use crate::plugin::agent::WhenUnreachable;
+
 use crate::grid::GridPos;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
@@ -195,6 +197,7 @@ pub(crate) fn tick_yielding(commands: &mut Commands, waiting: &mut Waiting, dt: 
                 start: None,
                 agent: None,
                 arrive: Arrival::AtGoal,
+                when_unreachable: WhenUnreachable::Wait,
             };
             commands.entity(entity).remove::<Yielding>().insert(request);
         }

@@ -8,13 +8,14 @@ use bevy::prelude::*;
 
 use super::super::agent::{
     NavError, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PlanAround,
-    PlannedOn, Replanning, Targets, WatchSearch, WatchedSearch, agent_start, chase_cell,
-    corner_indices, cut_at_arrival, join_index, stand_in, target_cell, threats_of,
+    PlannedOn, Replanning, Targets, WatchSearch, WatchedSearch, WhenUnreachable, agent_start,
+    chase_cell, corner_indices, cut_at_arrival, join_index, stand_in, target_cell, threats_of,
 };
 use super::super::map::NavMaps;
 use super::super::movement::{GridLocked, Yielding};
 use super::super::pursuit::Pursuit;
 use super::plan::{Plan, Requests};
+use super::wait::WaitingForWay;
 use crate::grid::{GridPos, NavGrid};
 use crate::search::PathError;
 use crate::search::SearchTrace;
@@ -43,6 +44,8 @@ pub(crate) struct Answers<'w, 's> {
     /// handle (they wait where they are, then go on), not the game's.
     yielders: Query<'w, 's, &'static Yielding>,
     walkers: Walkers<'w, 's>,
+    /// Agents whose request waits for a way ([`WaitingForWay`]).
+    waiting: Query<'w, 's, &'static WaitingForWay>,
 }
 
 impl Answers<'_, '_> {
@@ -105,6 +108,7 @@ impl Answers<'_, '_> {
         }
         match result {
             Ok(mut path) => {
+                entity_commands.remove::<WaitingForWay>();
                 if let Some(request) = asked {
                     if let Some(map) = maps.get(path.goal_map)
                         && let Some(grid) = map.grid_for(path.agent)
@@ -118,6 +122,18 @@ impl Answers<'_, '_> {
             // A failed side step is the agent's own business: it waits where it is, then goes on.
             Err(_) if side_step => {}
             Err(error) => {
+                // No way, for a request that waits for one: told once, then it waits.
+                let was_waiting = self.waiting.get(entity).ok().map(|w| &w.request);
+                let wait_for_way = waits_for_way(asked, &error, plan);
+                let told = wait_for_way.is_some() && was_waiting.is_some() && was_waiting == asked;
+                match (wait_for_way, asked) {
+                    (Some(on), Some(request)) => {
+                        entity_commands.insert(WaitingForWay::new(request.clone(), maps, on));
+                    }
+                    _ => {
+                        entity_commands.remove::<WaitingForWay>();
+                    }
+                }
                 if let (Some(request), true) = (asked, waits) {
                     let now = match &request.goal {
                         PathGoal::Entity(target) => chase_cell(maps, targets, *target),
@@ -126,9 +142,11 @@ impl Answers<'_, '_> {
                     keep_pursuit(&mut entity_commands, request, vec![now]);
                 }
                 stop_safely(&mut entity_commands, maps, walker);
-                let failed = PathFailed { entity, error };
-                entity_commands.insert(failed.clone());
-                self.failures.write(failed);
+                if !told {
+                    let failed = PathFailed { entity, error };
+                    entity_commands.insert(failed.clone());
+                    self.failures.write(failed);
+                }
             }
         }
     }
@@ -215,6 +233,19 @@ fn pursue(
         _ => return,
     };
     keep_pursuit(entity_commands, request, planned_for);
+}
+
+/// The maps (start, goal) a request that found no way waits on, when it waits for a way
+/// ([`WhenUnreachable::Wait`](super::super::agent::WhenUnreachable::Wait)).
+fn waits_for_way(
+    asked: Option<&PathRequest>,
+    error: &NavError,
+    plan: Option<&Plan>,
+) -> Option<[Entity; 2]> {
+    let waits = asked.is_some_and(|r| r.when_unreachable == WhenUnreachable::Wait);
+    let unreachable = matches!(error, NavError::Search(PathError::Unreachable { .. }));
+    let plan = plan.filter(|_| waits && unreachable)?;
+    Some([plan.map, plan.goal_map])
 }
 
 /// A chase's plan failed because its target stands where no way leads (walled in, or on a

@@ -12,6 +12,7 @@
 mod deliver;
 mod linked;
 mod plan;
+mod wait;
 
 use std::collections::VecDeque;
 
@@ -39,6 +40,7 @@ use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error
 use linked::{make_linked_path, then_links};
 use plan::walks_the_answer;
 use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
+pub(crate) use wait::retry_unreachable;
 
 /// A search spread over frames, for one agent's request: on the start's map, or through links.
 struct Running {

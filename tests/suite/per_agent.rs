@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::{TilePos, TileStorage, TileTextureIndex};
 use bevy_tilemap_nav::grid::GridError;
 use bevy_tilemap_nav::path::reachable;
-use bevy_tilemap_nav::plugin::{NavMap, ProfileId, RangeFailed, WorldToCellError};
+use bevy_tilemap_nav::plugin::{NavDiagnostics, NavMap, ProfileId, RangeFailed, WorldToCellError};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::AgentGrid;
 
@@ -321,4 +321,39 @@ fn bad_kinds_and_positions_get_typed_errors() {
         assert!(app.world().get::<Path>(entity).is_none());
         assert!(app.world().get::<PathRequest>(entity).is_none());
     }
+}
+
+/// A profile re-inserted every frame (unchanged) on a large map costs nothing: no search after
+/// the first, and the agent walks its path to the end (issue 52's report of an agent holding a
+/// path for 1,394 frames and never arriving was not reproduced; this holds the promise).
+#[test]
+fn a_profile_re_inserted_every_frame_unchanged_costs_nothing_and_the_agent_arrives() {
+    let mut app = nav_app(DT, 1);
+    let mut grid = NavGrid::new(300, 300).unwrap();
+    for y in 0..300 {
+        for x in (100..=102).chain(200..=202) {
+            let (cell, wall) = (GridPos::new(x, y), (y + x / 100 * 97) % 300 > 8);
+            grid.set(cell, if wall { Cell::Blocked } else { Cell::Passable { cost: 3 } }).unwrap();
+            grid.set_terrain(cell, if wall { WALL } else { MUD }).unwrap();
+        }
+    }
+    app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE)));
+    app.update();
+    let profile = NavProfile::new().with(MUD, TerrainRule::Cost(2));
+    let cart = add_profile(&mut app, "cart", profile.clone());
+    let (from, to) = (GridPos::new(2, 2), GridPos::new(290, 280));
+    let agent = spawn(&mut app, NavAgent::with_profile(cart), from, to);
+    let mut searches = 0;
+    for frame in 0..6000 {
+        assert_eq!(add_profile(&mut app, "cart", profile.clone()), cart);
+        app.update();
+        let diagnostics = app.world().resource::<NavDiagnostics>();
+        searches += diagnostics.searches_started;
+        assert!(messages::<PathFailed>(&app).is_empty(), "frame {frame}");
+        if messages::<Arrived>(&app).iter().any(|a| a.entity == agent && a.reached_goal) {
+            assert_eq!(searches, 1, "searched again after the first");
+            return;
+        }
+    }
+    panic!("never arrived: at {:?}", app.world().get::<Transform>(agent).unwrap().translation);
 }

@@ -8,7 +8,12 @@
 //! - no agent walks into a cell that was a wall the frame before and still is;
 //! - every request and range request is answered (or failed) within a bounded number of frames;
 //! - no frame searches more than the frame's budget plus one slice;
-//! - no position the plugin writes is NaN or infinite.
+//! - no position the plugin writes is NaN or infinite;
+//! - every agent with a request, a `FollowField` or a `Pursuit` (and a follower that can move)
+//!   is walking, has arrived, or was told why (`PathFailed`) within a bounded number of frames,
+//!   while the stream also walls and frees field goals, despawns a map under a field and its
+//!   walkers, rescales and moves that map, shuts and opens doors (`TileEdges`) and churns
+//!   profiles.
 //!
 //! `cargo test --test suite plugin_session::` runs seeded random streams; `SESSION_BYTES=file` replays
 //! one stream from a file (as a fuzzer's crash would be), `SESSION_SEEDS=n` runs more seeds.
@@ -18,9 +23,11 @@ use std::time::Duration;
 
 use crate::support::Rng;
 use crate::tilemap::{nav_app, spawn_text_tilemap, spawn_typed_tilemap};
+use bevy::ecs::message::Messages;
+use bevy::ecs::world::EntityRef;
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
-use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavField, OnNavMap};
+use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavField, NavGeometry, OnNavMap, Pursuit};
 use bevy_tilemap_nav::plugin::{NavDiagnostics, NavMap, NavMapLoading, Replanning};
 use bevy_tilemap_nav::prelude::*;
 
@@ -30,6 +37,11 @@ const TILE: f32 = 16.0;
 const BUDGET: u64 = 600;
 /// A request still waiting after this many frames is a failure of the plugin.
 const ANSWER_WITHIN: usize = 240;
+/// An agent sent somewhere that neither walks, nor has arrived, nor was told why, for this many
+/// frames, is a failure of the plugin (it stands silently).
+const SILENT_WITHIN: usize = 360;
+/// The side of the map the stream despawns, rescales and moves (a `NavGridMap`).
+const SCRATCH: u32 = 20;
 
 /// Reads the stream: each call a byte, 0 once it is spent.
 struct Bytes<'a> {
@@ -91,6 +103,24 @@ struct Session {
     /// A map loading again ([`NavMapLoading`]) until the frame given.
     loading: Option<(Entity, usize)>,
     frame: usize,
+    /// A `NavGridMap` the stream despawns (`None` until it spawns another), rescales and moves,
+    /// and a field on it.
+    scratch: Option<Entity>,
+    scratch_field: Entity,
+    /// Each map's geometry the frame before (rescaled: its agents' cells change, unwalked).
+    last_geometry: HashMap<Entity, NavGeometry>,
+    told: Told,
+}
+
+/// What the check that no agent stands silently keeps: each agent's position the frame before,
+/// the frame it last had a request, the frame it last arrived, and since when it has stood
+/// silent.
+#[derive(Default)]
+struct Told {
+    last_at: HashMap<Entity, Vec2>,
+    asked_at: HashMap<Entity, usize>,
+    arrived_at: HashMap<Entity, usize>,
+    silent_since: HashMap<Entity, usize>,
 }
 
 fn rows(rng: &mut Rng, width: usize, height: usize) -> Vec<String> {
@@ -126,6 +156,9 @@ impl Session {
             nav = nav.covering_followers(); // built only as far as its followers need
         }
         let field = app.world_mut().spawn(nav).id();
+        let scratch = spawn_scratch(&mut app);
+        let scratch_field =
+            app.world_mut().spawn(NavField::new(scratch, vec![GridPos::new(15, 15)])).id();
         Session {
             app,
             maps,
@@ -139,6 +172,10 @@ impl Session {
             locked_cells: Vec::new(),
             loading: None,
             frame: 0,
+            scratch: Some(scratch),
+            scratch_field,
+            last_geometry: HashMap::new(),
+            told: Told::default(),
         }
     }
 
@@ -161,7 +198,7 @@ impl Session {
 
     /// One thing the game does.
     fn act(&mut self, bytes: &mut Bytes) {
-        let op = bytes.byte() % 17;
+        let op = bytes.byte() % 22;
         let map = self.map(bytes.below(3));
         match op {
             0..=2 => {
@@ -351,7 +388,107 @@ impl Session {
                 field.map = map.entity;
                 field.goals = goals;
             }
+            17 => self.scratch_agents(bytes),
+            18 => match self.scratch.take() {
+                // The scratch map despawned under its field and walkers, or a new one.
+                Some(map) => {
+                    self.app.world_mut().despawn(map);
+                }
+                None => {
+                    let map = spawn_scratch(&mut self.app);
+                    self.scratch = Some(map);
+                    let mut field = self.app.world_mut().get_mut::<NavField>(self.scratch_field);
+                    field.as_mut().unwrap().map = map;
+                }
+            },
+            19 => {
+                // The scratch map rescaled or moved.
+                let Some(map) = self.scratch else { return };
+                let size = [8.0, 16.0, 24.0, 32.0][bytes.below(4)];
+                let at = Vec3::new(-900.0 + bytes.below(200) as f32, bytes.below(200) as f32, 0.0);
+                let mut entity = self.app.world_mut().entity_mut(map);
+                match bytes.one_in(2) {
+                    true => entity.get_mut::<NavGridMap>().unwrap().tile_size = Vec2::splat(size),
+                    false => {
+                        entity.insert(Transform::from_translation(at));
+                    }
+                }
+            }
+            20 => {
+                // A door: walls between tiles put up or taken down on a tile of the first map.
+                let Some(layer) = self.map(0).layers.first().copied() else { return };
+                let cell = self.cell(bytes, &self.map(0));
+                let storage = self.app.world().get::<TileStorage>(layer);
+                let Some(tile) = storage.and_then(|s| s.checked_get(&TilePos::new(cell.x, cell.y)))
+                else {
+                    return;
+                };
+                let sides = [Sides::NORTH, Sides::EAST, Sides::NORTH | Sides::EAST][bytes.below(3)];
+                let mut tile = self.app.world_mut().entity_mut(tile);
+                match tile.contains::<TileEdges>() {
+                    true => tile.remove::<TileEdges>(),
+                    false => tile.insert(TileEdges { walls: sides, drops: Sides::NONE }),
+                };
+            }
+            21 => {
+                // A profile inserted again (the same or changed), and an agent given it.
+                let name = ["cart", "ghost", "boat"][bytes.below(3)];
+                let rule = [TerrainRule::AsGrid, TerrainRule::Blocked, TerrainRule::Cost(3)]
+                    [bytes.below(3)];
+                let profile = NavProfile::new().with(Terrain(bytes.byte() % 3), rule);
+                let mut profiles = self.app.world_mut().resource_mut::<NavProfiles>();
+                let Ok(id) = profiles.insert(name, profile) else { return };
+                if bytes.one_in(3)
+                    && let Some(agent) = self.agent(bytes)
+                {
+                    self.app.world_mut().entity_mut(agent).insert(NavAgent::with_profile(id));
+                }
+            }
             _ => {} // a frame with nothing new
+        }
+    }
+
+    /// Agents on the scratch map: down its field (walking or steering), or sent to a cell of it;
+    /// and now and then its field's goals walled or freed, or moved.
+    fn scratch_agents(&mut self, bytes: &mut Bytes) {
+        let Some(map) = self.scratch else { return };
+        let Some(nav) = self.app.world().resource::<NavMaps>().get(map).cloned() else { return };
+        let cell = |bytes: &mut Bytes| {
+            GridPos::new(bytes.below(SCRATCH as usize) as u32, bytes.below(SCRATCH as usize) as u32)
+        };
+        match bytes.byte() % 4 {
+            0 => {
+                // A field goal walled, or freed.
+                let goals =
+                    self.app.world().get::<NavField>(self.scratch_field).unwrap().goals.clone();
+                let Some(&goal) = goals.get(bytes.below(goals.len().max(1))) else { return };
+                let mut grid_map = self.app.world_mut().get_mut::<NavGridMap>(map).unwrap();
+                let open = grid_map.grid.is_passable(goal);
+                let _ = grid_map
+                    .grid
+                    .set(goal, if open { Cell::Blocked } else { Cell::Passable { cost: 1 } });
+            }
+            1 => {
+                let goals = (0..bytes.below(3)).map(|_| cell(bytes)).collect();
+                self.app.world_mut().get_mut::<NavField>(self.scratch_field).unwrap().goals = goals;
+            }
+            _ => {
+                for _ in 0..1 + bytes.below(3) {
+                    let at = nav.geometry.cell_to_world(cell(bytes)).extend(1.0);
+                    let mut agent = self.app.world_mut().spawn((
+                        Transform::from_translation(at),
+                        PathFollower { speed: 60.0, next: 0, smooth: bytes.one_in(2) },
+                    ));
+                    match bytes.byte() % 3 {
+                        0 => agent.insert(FollowField(self.scratch_field)),
+                        1 => agent.insert((FollowField(self.scratch_field), Avoidance::new(5.0))),
+                        _ => agent
+                            .insert(PathRequest::to(PathGoal::OnMap { map, cell: cell(bytes) })),
+                    };
+                    let id = agent.id();
+                    self.agents.push(id);
+                }
+            }
         }
     }
 
@@ -412,6 +549,14 @@ impl Session {
             }
         }
         let maps = world.resource::<NavMaps>();
+        for arrived in world.resource::<Messages<Arrived>>().iter_current_update_messages() {
+            self.told.arrived_at.insert(arrived.entity, frame);
+        }
+        let rescaled: Vec<Entity> = maps
+            .iter()
+            .filter(|m| self.last_geometry.get(&m.entity).is_some_and(|g| *g != m.geometry))
+            .map(|m| m.entity)
+            .collect();
         let mut held: HashMap<(Entity, GridPos), Entity> = HashMap::new();
         let mut cells = HashMap::new();
         for &agent in &self.agents {
@@ -468,6 +613,8 @@ impl Session {
             if self.odd_positions.contains(&agent) {
                 continue;
             }
+            let loading = self.loading.is_some();
+            self.told.check((label, frame, loading), world, entity, at);
             assert!(at.is_finite(), "{label} frame {frame}: {agent} at {at}");
             let Some(on) = entity
                 .get::<OnNavMap>()
@@ -487,7 +634,8 @@ impl Session {
                 .grid_for(entity.get::<NavAgent>().copied().unwrap_or_default())
                 .unwrap_or(&on.grid);
             let size = entity.get::<NavAgent>().map_or(1, |a| a.size);
-            if moved_in && size == 1 && wall_before && !grid.is_passable(cell) {
+            let rescaled = rescaled.contains(&on.entity);
+            if moved_in && size == 1 && wall_before && !grid.is_passable(cell) && !rescaled {
                 let kind = (
                     was,
                     at,
@@ -501,6 +649,7 @@ impl Session {
             cells.insert(agent, cell);
         }
         self.last_walls = maps.iter().map(|m| (m.entity, m.grid.clone())).collect();
+        self.last_geometry = maps.iter().map(|m| (m.entity, m.geometry)).collect();
         self.locked_cells = held.into_keys().collect();
     }
 
@@ -516,6 +665,84 @@ impl Session {
             self.frame(label);
         }
     }
+}
+
+impl Told {
+    /// An agent sent somewhere (a request, a field, a pursuit) that can move is walking (a path,
+    /// or it moved), has arrived since it was last asked (or stands at its field's end), or was
+    /// told why (`PathFailed`); silent for [`SILENT_WITHIN`] frames, the plugin failed it.
+    fn check(
+        &mut self,
+        (label, frame, loading): (&str, usize, bool),
+        world: &World,
+        entity: EntityRef,
+        at: Vec2,
+    ) {
+        let agent = entity.id();
+        let moved = self.last_at.insert(agent, at).is_none_or(|was| was != at);
+        if entity.contains::<PathRequest>() {
+            self.asked_at.insert(agent, frame);
+        }
+        let sent = entity.contains::<PathRequest>()
+            || entity.contains::<FollowField>()
+            || entity.contains::<Pursuit>();
+        let can_move = entity
+            .get::<PathFollower>()
+            .is_some_and(|f| f.speed.is_finite() && f.speed > 0.0 && f.speed < 1e6);
+        let field_end = entity
+            .get::<FollowField>()
+            .and_then(|f| world.get::<NavField>(f.0))
+            .is_some_and(|nav| {
+                let maps = world.resource::<NavMaps>();
+                let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
+                    return false;
+                };
+                map.geometry.world_to_cell(at).is_ok_and(|c| field.is_end(c))
+            });
+        let arrived = self
+            .arrived_at
+            .get(&agent)
+            .is_some_and(|&a| a >= self.asked_at.get(&agent).copied().unwrap_or(0))
+            && !entity.contains::<FollowField>();
+        let accounted = !sent
+            || !can_move
+            || loading
+            || moved
+            || entity.contains::<Path>()
+            || entity.contains::<PathRequest>() // answered within its own bound
+            || entity.contains::<PathFailed>()
+            || arrived
+            || field_end;
+        if accounted {
+            self.silent_since.remove(&agent);
+            return;
+        }
+        let since = *self.silent_since.entry(agent).or_insert(frame);
+        assert!(
+            frame - since <= SILENT_WITHIN,
+            "{label} frame {frame}: {agent} stands silent since frame {since}: at {at}, field {:?}, \
+             pursuit {:?}, follower {:?}, kind {:?}, field error {:?}",
+            entity.get::<FollowField>(),
+            entity.get::<Pursuit>().map(|p| &p.request.goal),
+            entity.get::<PathFollower>(),
+            entity.get::<NavAgent>(),
+            entity.get::<FollowField>().and_then(|f| world.get::<NavField>(f.0)).map(|n| (
+                n.error().cloned(),
+                n.field().is_some(),
+                n.goals.clone()
+            )),
+        );
+    }
+}
+
+/// The scratch map: a `NavGridMap` of [`SCRATCH`] cells a side left of the others, a few walls.
+fn spawn_scratch(app: &mut App) -> Entity {
+    let mut grid = NavGrid::new(SCRATCH, SCRATCH).unwrap();
+    for y in 3..17 {
+        grid.set(GridPos::new(10, y), Cell::Blocked).unwrap();
+    }
+    let at = Transform::from_xyz(-900.0, 0.0, 0.0);
+    app.world_mut().spawn((NavGridMap::square(grid, Vec2::splat(TILE)), at)).id()
 }
 
 fn spawn_hex(app: &mut App, at: Vec2) -> Entity {

@@ -64,14 +64,22 @@ pub(crate) fn follow_fields(
             continue;
         }
         let position = transform.translation.truncate();
-        let Ok(cell) = map.geometry.world_to_cell(position) else {
-            continue;
+        let read = |told| ReadFrom(follow.0, nav.revision, told);
+        let cell = match map.geometry.world_to_cell(position) {
+            Ok(cell) => cell,
+            // Off the field's map: it cannot follow the field (told once).
+            Err(_) if told => continue,
+            Err(error) => {
+                let failed = PathFailed { entity, error: NavError::Start(error) };
+                commands.entity(entity).insert((read(true), failed.clone())).remove::<Path>();
+                failures.write(failed);
+                continue;
+            }
         };
         let at_goal = field.is_end(cell) && path.is_none();
         if at_goal || told {
             continue; // arrived, or no way and already told
         }
-        let read = |told| ReadFrom(follow.0, nav.revision, told);
         let agent = kind.copied().unwrap_or_default();
         if beyond(field, map, cell) {
             // Beyond a field built only as far as its followers needed: it waits for more.

@@ -346,6 +346,13 @@ pub(crate) fn follow_paths(
                 continue;
             }
         };
+        if scene.moved.contains(&path.map)
+            && let Err(error) = map.geometry.world_to_cell(position)
+        {
+            // Its map moved or shrank from under it: it stands off it, and stops, told.
+            stop(&mut commands, &mut failures, entity, NavError::Start(error));
+            continue;
+        }
         let added = follower.is_added();
         let (out, locked) = ((&mut commands, &mut *diagnostics), lock.is_some());
         let agent = (entity, map, index, position);
@@ -542,8 +549,8 @@ fn keep_walkable(
 ) {
     // Its map moved or was rescaled: its walk is read again from its cells, and it joins it
     // where it stands (or plans again from there) as a follower put back on would.
-    let moved = !scene.moved.is_empty() && rederive_points(path, scene.maps, scene.moved);
-    let added = added || moved;
+    let rescaled = !scene.moved.is_empty() && rederive_points(path, scene.maps, scene.moved);
+    let added = added || rescaled;
     let bad_index = follower.next > path.points.len();
     if added && !bad_index && !plan.replanning && !locked {
         // A follower put (back) on a path: it walks on from where it stands on the path (not
@@ -590,9 +597,10 @@ fn keep_walkable(
     }
     if plan.replanning
         && let Some(grid) = map.grid_for(path.agent)
-        && path.cells.iter().any(|&c| !grid.is_passable(c))
+        && (rescaled || path.cells.iter().any(|&c| !grid.is_passable(c)))
     {
-        // The safe cell it waits at became a wall: another one.
+        // The safe cell it waits at became a wall, or the map moved under it (that cell may
+        // now lie anywhere): another one, where it stands now.
         let following = Some((&*follower, &**path));
         if let Ok(safe) = agent_start(map, grid, path.agent, position, following)
             && grid.is_passable(safe)

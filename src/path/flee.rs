@@ -32,7 +32,7 @@ impl FleeOptions {
 
     /// `Ok` when every number can give an answer: `budget` a number of at least 0 (infinite
     /// is the whole map), `keep` from 0 to 1, `lure` above 0 and at most
-    /// [`MAX_FLEE_WEIGHT`](crate::search::MAX_FLEE_WEIGHT); else the first that cannot
+    /// [`MAX_FLEE_WEIGHT`]; else the first that cannot
     /// ([`PathError::InvalidCostLimit`] for the budget, [`PathError::InvalidNumber`]).
     /// [`flee`] checks them before it looks at the grid.
     pub fn check(&self) -> Result<(), PathError> {

@@ -276,3 +276,26 @@ pub(crate) fn stand_in(map: &NavMap, cell: GridPos, old: &Path) -> Path {
         ..Path::walk(map.entity, vec![cell], vec![point], 0.0, old.agent)
     }
 }
+
+/// A path on a map that moved or was rescaled (or with a walk on one, across a link): its
+/// points read again from its cells, where its agent's body stands on each. True if any were.
+pub(crate) fn rederive_points(path: &mut Mut<Path>, maps: &NavMaps, moved: &[Entity]) -> bool {
+    let on_moved = std::iter::once(path.map).chain(path.legs.iter().map(|l| l.map));
+    if !on_moved.into_iter().any(|m| moved.contains(&m)) {
+        return false; // (read only: a path left alone is not marked changed)
+    }
+    let path = &mut **path;
+    let mut any = false;
+    let agent = path.agent;
+    let mut points = |map: Entity, cells: &[GridPos], points: &mut Vec<Vec2>| {
+        if let Some(on) = maps.get(map).filter(|_| moved.contains(&map)) {
+            *points = cells.iter().map(|&c| body_point(&on.geometry, agent, c)).collect();
+            any = true;
+        }
+    };
+    points(path.map, &path.cells, &mut path.points);
+    for leg in &mut path.legs {
+        points(leg.map, &leg.cells, &mut leg.points);
+    }
+    any
+}

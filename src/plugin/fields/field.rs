@@ -211,6 +211,24 @@ pub(super) fn no_field(
     Some((told, (!again).then(|| error.clone())))
 }
 
+/// Tells `entity`, a follower of a field with no field, why (see [`no_field`]): the state it was
+/// told at put on it, and (unless it was told the same already) a [`PathFailed`](
+/// super::super::agent::PathFailed).
+pub(super) fn tell(
+    commands: &mut Commands,
+    failures: &mut MessageWriter<super::super::agent::PathFailed>,
+    entity: Entity,
+    (told, error): (ReadFrom, Option<NavError>),
+) {
+    let mut agent = commands.entity(entity);
+    agent.insert(told);
+    if let Some(error) = error {
+        let failed = super::super::agent::PathFailed { entity, error };
+        agent.insert(failed.clone());
+        failures.write(failed);
+    }
+}
+
 /// A field's build under way, a slice a frame, on this map.
 pub(crate) struct Pending {
     map: Entity,

@@ -11,7 +11,7 @@ use super::super::diagnostics::NavDiagnostics;
 use super::super::map::NavMaps;
 use super::super::movement::{Avoidance, GridLocked};
 use super::super::profiles::NavAgent;
-use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field};
+use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell};
 use crate::search::PathError;
 
 /// Gives each [`FollowField`] agent that steers or moves tile by tile the way down its field
@@ -43,15 +43,10 @@ pub(crate) fn follow_fields(
         let Ok(nav) = fields.get(follow.0) else {
             continue;
         };
-        if let Some((told, error)) = no_field(nav, follow.0, read, failed) {
+        if let Some(telling) = no_field(nav, follow.0, read, failed) {
             // No field (no goal it can use, or its map gone): it stops, told why once.
-            let mut agent = commands.entity(entity);
-            agent.insert(told).remove::<Path>();
-            if let Some(error) = error {
-                let failed = PathFailed { entity, error };
-                agent.insert(failed.clone());
-                failures.write(failed);
-            }
+            commands.entity(entity).remove::<Path>();
+            tell(&mut commands, &mut failures, entity, telling);
             continue;
         }
         let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {

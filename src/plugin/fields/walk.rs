@@ -8,7 +8,7 @@ use super::super::diagnostics::NavDiagnostics;
 use super::super::map::{NavMap, NavMaps};
 use super::super::movement::{Avoidance, GridLocked};
 use super::super::profiles::NavAgent;
-use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field};
+use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell};
 use crate::grid::GridPos;
 use crate::grid::line::segment_cost;
 use crate::grid::{GridStamp, NavGrid};
@@ -457,13 +457,7 @@ pub(crate) fn walk_fields(
     }
     ways.sweep();
     for (agent, told, error) in told_of.drain(..) {
-        let mut entity = commands.entity(agent);
-        entity.insert(told);
-        if let Some(error) = error {
-            let failed = PathFailed { entity: agent, error };
-            entity.insert(failed.clone());
-            failures.write(failed);
-        }
+        tell(&mut commands, &mut failures, agent, (told, error));
     }
     for out in deferred.drain(..) {
         let mut entity = commands.entity(out.entity);

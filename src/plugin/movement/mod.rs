@@ -25,8 +25,8 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::plugin::agent::{
     Arrival, Arrived, NavError, NavTeam, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower,
-    PathGoal, PathRequest, Replanning, agent_start, blocks_agent, body_point, corner_indices,
-    join_within, stand_in,
+    PathGoal, PathRequest, Replanning, agent_start, blocks_agent, corner_indices, join_within,
+    rederive_points, stand_in,
 };
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
@@ -509,29 +509,6 @@ fn update_indexes(
         index.seen = Some(map.grid.stamp());
     }
     (check_all, moved)
-}
-
-/// A path on a map that moved or was rescaled (or with a walk on one, across a link): its
-/// points read again from its cells, where its agent's body stands on each. True if any were.
-fn rederive_points(path: &mut Mut<Path>, maps: &NavMaps, moved: &[Entity]) -> bool {
-    let on_moved = std::iter::once(path.map).chain(path.legs.iter().map(|l| l.map));
-    if !on_moved.into_iter().any(|m| moved.contains(&m)) {
-        return false; // (read only: a path left alone is not marked changed)
-    }
-    let path = &mut **path;
-    let mut any = false;
-    let agent = path.agent;
-    let mut points = |map: Entity, cells: &[GridPos], points: &mut Vec<Vec2>| {
-        if let Some(on) = maps.get(map).filter(|_| moved.contains(&map)) {
-            *points = cells.iter().map(|&c| body_point(&on.geometry, agent, c)).collect();
-            any = true;
-        }
-    };
-    points(path.map, &path.cells, &mut path.points);
-    for leg in &mut path.legs {
-        points(leg.map, &leg.cells, &mut leg.points);
-    }
-    any
 }
 
 /// Keeps an agent's path walkable before it steps: a follower put (back) on a path joins it

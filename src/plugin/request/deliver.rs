@@ -236,7 +236,7 @@ fn pursue(
 }
 
 /// The maps (start, goal) a request that found no way waits on, when it waits for a way
-/// ([`WhenUnreachable::Wait`](super::super::agent::WhenUnreachable::Wait)).
+/// ([`WhenUnreachable::Wait`]).
 fn waits_for_way(
     asked: Option<&PathRequest>,
     error: &NavError,

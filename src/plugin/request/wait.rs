@@ -1,5 +1,6 @@
-//! Requests that wait for a way to open ([`WhenUnreachable::Wait`]): asked again when the grids
-//! they were planned on change, at most once every [`WAIT_RETRY_SECONDS`].
+//! Requests that wait for a way to open
+//! ([`WhenUnreachable::Wait`](super::super::agent::WhenUnreachable::Wait)): asked again when the
+//! grids they were planned on change, at most once every [`WAIT_RETRY_SECONDS`].
 
 use bevy::prelude::*;
 

@@ -6,9 +6,9 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 
-use crate::plugin::agent::WhenUnreachable;
-
-use super::agent::{NavError, OnNavMap, Path, PathGoal, PathRequest, request_start, waits_for_map};
+use super::agent::{
+    NavError, OnNavMap, Path, PathGoal, PathRequest, WhenUnreachable, request_start, waits_for_map,
+};
 use super::diagnostics::NavDiagnostics;
 use super::map::NavMaps;
 use super::profiles::{NavAgent, NavProfiles, ProfileId};

@@ -105,8 +105,9 @@ impl NavField {
 
     /// This flee field with another weight: how much a safe spot one step farther from the
     /// threats is worth, in steps of detour (see [`DistanceField::fleeing`]). A weight that is
-    /// not a number above 0 and at most [`MAX_FLEE_WEIGHT`](crate::search::MAX_FLEE_WEIGHT) is refused here
-    /// ([`PathError::InvalidNumber`]), as every number the crate takes is where it is given.
+    /// not a number above 0 and at most [`MAX_FLEE_WEIGHT`](crate::search::MAX_FLEE_WEIGHT)
+    /// is refused here ([`PathError::InvalidNumber`]): every number the crate takes is checked
+    /// where it is given.
     pub fn with_flee_weight(mut self, weight: f64) -> Result<Self, PathError> {
         check_flee_weight(weight)?;
         self.flee = Some(weight);
@@ -150,12 +151,13 @@ impl NavField {
         self.goals.iter().copied().filter(move |g| !used.contains(g))
     }
 
-    /// No field, for `error`: followers are told once (a new revision), unless it stands so
-    /// already.
+    /// True when it has no field for `error` already.
+    fn failed_for(&self, error: &NavError) -> bool {
+        self.error.as_ref() == Some(error) && self.field.is_none()
+    }
+
+    /// No field, for `error`: followers are told once (a new revision).
     fn fail(&mut self, error: NavError) {
-        if self.error.as_ref() == Some(&error) && self.field.is_none() {
-            return;
-        }
         self.field = None;
         self.error = Some(error);
         self.work = (0, std::time::Duration::ZERO);
@@ -264,9 +266,10 @@ pub(crate) fn keep_fields(
             // Its map went (or its entity is no more): its followers are told. One whose map
             // is loading, or not made yet, waits.
             let gone = nav.field.is_some() || entities.get(nav.map).is_err();
-            if gone && !maps.is_loading(nav.map) {
-                let map = nav.map;
-                nav.fail(NavError::MapGone { map });
+            let error = NavError::MapGone { map: nav.map };
+            // (Read before writing: a field that stands failed is not marked changed again.)
+            if gone && !maps.is_loading(nav.map) && !nav.failed_for(&error) {
+                nav.fail(error);
             }
             continue;
         };
@@ -283,8 +286,10 @@ pub(crate) fn keep_fields(
         if nav.flee.is_none() && !nav.goals.iter().any(usable(grid)) {
             // No goal it can use: no field, until one can be used.
             pending.retain(|(e, _)| *e != entity);
-            let error = no_goal(grid, &nav.goals);
-            nav.fail(NavError::Search(error));
+            let error = NavError::Search(no_goal(grid, &nav.goals));
+            if !nav.failed_for(&error) {
+                nav.fail(error);
+            }
             continue;
         }
         let outcome =

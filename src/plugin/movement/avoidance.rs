@@ -11,14 +11,12 @@
 
 use bevy::prelude::*;
 
-use crate::plugin::agent::WhenUnreachable;
-
 use super::orca::{Neighbour, OrcaScratch, orca_velocity};
 use super::spatial_hash::SpatialHash;
 use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
 use crate::grid::GridPos;
 use crate::plugin::agent::{
-    Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround, agent_start,
+    Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable, agent_start,
 };
 use crate::plugin::map::NavMap;
 use crate::plugin::settings::NavSettings;

@@ -8,11 +8,11 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
-use crate::plugin::agent::WhenUnreachable;
-
 use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
 use crate::grid::{GridPos, NavGrid};
-use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround};
+use crate::plugin::agent::{
+    Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable,
+};
 use crate::plugin::map::{NavMap, NavMaps};
 
 /// Which agent holds each cell this frame.

@@ -7,8 +7,6 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
-use crate::plugin::agent::WhenUnreachable;
-
 mod avoidance;
 mod gridlock;
 mod orca;
@@ -25,8 +23,8 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::plugin::agent::{
     Arrival, Arrived, NavError, NavTeam, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower,
-    PathGoal, PathRequest, Replanning, agent_start, blocks_agent, corner_indices, join_within,
-    rederive_points, stand_in,
+    PathGoal, PathRequest, Replanning, WhenUnreachable, agent_start, blocks_agent, corner_indices,
+    join_within, rederive_points, stand_in,
 };
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};

@@ -7,12 +7,12 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 
-use crate::plugin::agent::WhenUnreachable;
-
 use crate::grid::GridPos;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
-use crate::plugin::agent::{Arrival, Path, PathFollower, PathGoal, PathRequest, walks_out};
+use crate::plugin::agent::{
+    Arrival, Path, PathFollower, PathGoal, PathRequest, WhenUnreachable, walks_out,
+};
 use crate::plugin::map::NavMap;
 use crate::search::SearchOptions;
 

@@ -39,7 +39,7 @@ fn stamps(maps: &NavMaps, on: impl Iterator<Item = Entity>) -> Vec<(Entity, Grid
 /// What a waiting request does this frame: ask again (a grid it was planned on changed, and
 /// the last try was long enough ago), or go on waiting. A map gone: it stops waiting (asked
 /// again, the request says why).
-pub(crate) fn should_retry(waiting: &mut WaitingForWay, maps: &NavMaps, dt: f32) -> bool {
+fn should_retry(waiting: &mut WaitingForWay, maps: &NavMaps, dt: f32) -> bool {
     waiting.since += dt.max(0.0);
     let changed = waiting
         .seen

@@ -19,9 +19,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use bevy_tilemap_nav::grid::Preparation;
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
+use bevy_tilemap_nav::plugin::NavSettings;
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{FirstMoveTable, SlicedBuild};
+use bevy_tilemap_nav::search::{FirstMoveTable, GridWarmup, PathQuery, Pathfinder, SlicedBuild};
 use bevy_tilemap_nav::search::{Landmarks, PathTable};
 use common::best;
 
@@ -84,4 +86,57 @@ fn main() {
     let (built, steps, total, longest, work) = sliced(FirstMoveTable::build_in_slices(&small));
     assert_eq!(built.expect("a first-move table").to_binary(), moves.to_binary());
     row("64x64", "FirstMoveTable", one_go, (steps, total, longest, work));
+    warmups();
+}
+
+/// A grid's first search builds its labels and jump point bits whole (`OnFirstSearch`); the
+/// plugin's grids have them built by a `GridWarmup` in slices of `NavSettings::warm_slice_work`
+/// instead: per size, the first search's time, then the warm-up's steps, total, longest step and
+/// rate, and a first search on the cold grid (plain A*, no labels), on square maps of walls
+/// with gaps every 97 cells, 50 rows apart.
+fn warmups() {
+    let slice = NavSettings::default().warm_slice_work;
+    println!("\ngrid warm-up, slices of {slice} units");
+    println!(
+        "{:<11} {:>15} {:>7} {:>9} {:>10} {:>9} {:>14}",
+        "map", "1st search ms", "steps", "total ms", "longest ms", "units/ms", "cold search ms"
+    );
+    for n in [1000u32, 2000, 5000] {
+        let mut grid = NavGrid::new(n, n).expect("a grid");
+        for y in (10..n - 10).step_by(50) {
+            let wall =
+                (5..n - 5).filter(|x| x % 97 != 0).map(|x| (GridPos::new(x, y), Cell::Blocked));
+            grid.set_all(wall).expect("in bounds");
+        }
+        let cold = grid.clone().with_preparation(Preparation::InSlices);
+        let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(n - 1, n - 1));
+        let started = Instant::now();
+        Pathfinder::new().find(&grid, &query).expect("a path");
+        let first = started.elapsed();
+        let started = Instant::now();
+        Pathfinder::new().find(&cold, &query).expect("a path");
+        let cold_search = started.elapsed();
+        let cold = cold.clone();
+        let mut warmup = GridWarmup::default();
+        let (mut steps, mut total, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
+        loop {
+            let started = Instant::now();
+            let done = warmup.step(&cold, slice);
+            let took = started.elapsed();
+            (steps, total, longest) = (steps + 1, total + took, longest.max(took));
+            if done {
+                break;
+            }
+        }
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "{:<11} {:>15.1} {steps:>7} {:>9.1} {:>10.3} {:>9.0} {:>14.1}",
+            format!("{n}x{n}"),
+            ms(first),
+            ms(total),
+            ms(longest),
+            warmup.work() as f64 / ms(total),
+            ms(cold_search),
+        );
+    }
 }

@@ -104,23 +104,12 @@ fn fill(
 }
 
 impl Labels {
-    /// Flood fills connected regions (see [`Adjacency`]).
+    /// Labels connected regions (see [`Adjacency`]) in one go: a [`LabelsBuild`] stepped to its
+    /// end. Components are numbered in the order of their first cell, row by row.
     pub(super) fn compute(cells: Cells) -> Labels {
-        let Cells { costs, edges, adjacency } = cells;
-        let mut labels = vec![0u32; costs.len()];
-        let mut sizes = vec![0u32];
-        let mut stack = Vec::new();
-        for start in 0..costs.len() {
-            if costs[start] == 0 || labels[start] != 0 {
-                continue;
-            }
-            let label = sizes.len() as u32;
-            let unlabelled_open = |j: usize, l: u32| costs[j] != 0 && l == 0;
-            let size =
-                fill(&mut labels, adjacency, edges, &mut stack, start, label, unlabelled_open);
-            sizes.push(size);
-        }
-        Labels { labels, sizes }
+        let mut build = LabelsBuild::new(cells.costs.len());
+        while !build.step(cells, &mut { u64::MAX }) {}
+        build.finish()
     }
 
     /// After padded cell `i` (of component `label`) was blocked and its open neighbours are not
@@ -265,5 +254,192 @@ impl Labels {
             }
         }
         runs_with_neighbour <= 1 || self.rejoin(cells, i, label)
+    }
+}
+
+/// Component labels built a slice at a time (what a grid's first search needs, spread over
+/// frames). Three passes, each resumable at any cell: every open cell takes a provisional label,
+/// joined (union-find, the smaller label the root) with those of the neighbours already passed;
+/// each provisional label is resolved to its root's final label, numbered in the order roots
+/// were made, that is of each component's first cell; every cell takes its final label. The
+/// same labels as a flood fill from each unlabelled cell in turn, in linear time.
+#[derive(Clone, Debug)]
+pub(crate) struct LabelsBuild {
+    /// Provisional labels (pass 1), then final ones (pass 3).
+    labels: Vec<u32>,
+    /// Union-find parents of provisional labels (index 0 unused), then (pass 2 on) each
+    /// provisional label's final label.
+    parent: Vec<u32>,
+    sizes: Vec<u32>,
+    pass: u8,
+    /// The next cell (passes 1 and 3) or provisional label (pass 2).
+    at: usize,
+}
+
+impl LabelsBuild {
+    pub(crate) fn new(cells: usize) -> Self {
+        Self { labels: vec![0; cells], parent: vec![0], sizes: vec![0], pass: 1, at: 0 }
+    }
+
+    fn root(&mut self, mut l: u32) -> u32 {
+        while self.parent[l as usize] != l {
+            let up = self.parent[self.parent[l as usize] as usize];
+            self.parent[l as usize] = up;
+            l = up;
+        }
+        l
+    }
+
+    /// Does at most `*work` units (a cell or a provisional label each, at least one), taking
+    /// them from it; true once the labels are built (see [`finish`](Self::finish)). `cells`
+    /// must be the same at every step.
+    pub(super) fn step(&mut self, cells: Cells, work: &mut u64) -> bool {
+        let Cells { costs, edges, adjacency } = cells;
+        let mut left = (*work).max(1);
+        while left > 0 && self.pass < 4 {
+            let n = if self.pass == 2 { self.parent.len() } else { costs.len() };
+            let end = n.min(self.at.saturating_add(usize::try_from(left).unwrap_or(usize::MAX)));
+            for i in self.at..end {
+                match self.pass {
+                    1 => self.provisional(costs, edges, adjacency, i),
+                    2 => {
+                        // A label's parent is never larger: resolved before it, to its root's
+                        // final label.
+                        let up = self.parent[i] as usize;
+                        self.parent[i] = if up == i {
+                            self.sizes.push(0);
+                            (self.sizes.len() - 1) as u32
+                        } else {
+                            self.parent[up]
+                        };
+                    }
+                    _ => {
+                        let l = self.parent[self.labels[i] as usize];
+                        self.labels[i] = l;
+                        self.sizes[l as usize] += u32::from(l != 0);
+                    }
+                }
+            }
+            left -= (end - self.at) as u64;
+            self.at = end;
+            if end == n {
+                self.pass += 1;
+                self.at = if self.pass == 2 { 1 } else { 0 };
+            }
+        }
+        *work = (*work).min(left);
+        self.pass == 4
+    }
+
+    /// Pass 1 at padded cell `i`.
+    fn provisional(&mut self, costs: &[u32], edges: &[u8], adjacency: Adjacency, i: usize) {
+        if costs[i] == 0 {
+            return;
+        }
+        // Border cells are never open: an open cell has all its neighbours in range.
+        let (around, n) = adjacency.around(i);
+        let mut mine = 0u32;
+        for (k, &j) in around[..n].iter().enumerate() {
+            if j >= i || self.labels[j] == 0 || !adjacency.crosses(edges, i, k, j) {
+                continue;
+            }
+            let theirs = self.root(self.labels[j]);
+            if mine == 0 {
+                mine = theirs;
+            } else if theirs != mine {
+                let (low, high) = (mine.min(theirs), mine.max(theirs));
+                self.parent[high as usize] = low;
+                mine = low;
+            }
+        }
+        if mine == 0 {
+            mine = self.parent.len() as u32;
+            self.parent.push(mine);
+        }
+        self.labels[i] = mine;
+    }
+
+    /// The labels, once [`step`](Self::step) said they are built.
+    pub(super) fn finish(self) -> Labels {
+        Labels { labels: self.labels, sizes: self.sizes }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cell, Edge, GridPos, HexCoords, NavGrid, Neighborhood};
+    use super::*;
+
+    /// The labels of a flood fill from each unlabelled open cell in turn, in cell order.
+    fn flood(cells: Cells) -> Labels {
+        let Cells { costs, edges, adjacency } = cells;
+        let (mut labels, mut sizes, mut stack) = (vec![0u32; costs.len()], vec![0u32], Vec::new());
+        for start in 0..costs.len() {
+            if costs[start] != 0 && labels[start] == 0 {
+                let label = sizes.len() as u32;
+                let unlabelled_open = |j: usize, l: u32| costs[j] != 0 && l == 0;
+                sizes.push(fill(
+                    &mut labels,
+                    adjacency,
+                    edges,
+                    &mut stack,
+                    start,
+                    label,
+                    unlabelled_open,
+                ));
+            }
+        }
+        Labels { labels, sizes }
+    }
+
+    /// Built in slices of any size, the labels are exactly a flood fill's (the same numbers),
+    /// on square and hex grids, with walls and one-way edges between cells.
+    #[test]
+    fn labels_built_in_slices_are_a_flood_fills() {
+        let mut seed = 99u64;
+        let mut next = move |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(n)) as u32
+        };
+        let kinds = [
+            Neighborhood::Eight,
+            Neighborhood::Four,
+            Neighborhood::Hex(HexCoords::Row),
+            Neighborhood::Hex(HexCoords::ColumnOdd),
+            Neighborhood::Hex(HexCoords::RowEven),
+        ];
+        for round in 0..120 {
+            let (w, h) = (1 + next(30), 1 + next(30));
+            let kind = kinds[round % kinds.len()];
+            let mut grid = NavGrid::new(w, h).unwrap().with_neighborhood(kind);
+            for _ in 0..next(w * h) {
+                grid.set(GridPos::new(next(w), next(h)), Cell::Blocked).unwrap();
+            }
+            if round % 2 == 1 {
+                for _ in 0..next(w * h / 2 + 1) {
+                    let a = GridPos::new(next(w), next(h));
+                    let b = grid.neighbors(a).map(|(p, _)| p).nth(next(3) as usize);
+                    let edge = if next(2) == 0 { Edge::Wall } else { Edge::OneWay };
+                    if let Some(b) = b {
+                        let _ = grid.set_edge(a, b, edge);
+                    }
+                }
+            }
+            let cells = grid.cells();
+            let want = flood(cells);
+            for slice in [1, 7, 64, u64::MAX] {
+                let mut build = LabelsBuild::new(cells.costs.len());
+                let mut steps = 0;
+                while !build.step(cells, &mut slice.clone()) {
+                    steps += 1;
+                    assert!(steps < 10 * cells.costs.len() + 10, "a build that never ends");
+                }
+                let got = build.finish();
+                assert_eq!(got.labels, want.labels, "round {round} ({kind:?}), slices of {slice}");
+                assert_eq!(got.sizes, want.sizes, "round {round} ({kind:?}), slices of {slice}");
+            }
+        }
     }
 }

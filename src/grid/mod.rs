@@ -23,6 +23,7 @@ mod components;
 mod edges;
 pub mod line;
 mod moves;
+mod prepare;
 mod profile;
 pub(crate) mod sealed;
 mod terrain;
@@ -36,7 +37,9 @@ pub(crate) use topology::DIRECTIONS;
 pub(crate) use topology::reverse;
 pub use topology::{CornerRule, Edge, HexCoords, Neighborhood, Sides};
 
+pub(crate) use components::LabelsBuild;
 use components::{Adjacency, Cells, Labels};
+pub use prepare::Preparation;
 
 /// A width x height grid of cells for pathfinding.
 ///
@@ -88,6 +91,8 @@ pub struct NavGrid {
     /// What the search keeps in step with the cells (jump point search's bits), built on
     /// first use ([`cell_index`](Self::cell_index)).
     index: OnceLock<Box<dyn CellIndex>>,
+    /// Whether searches build the labels and index on first use, or go without until built.
+    preparation: Preparation,
 }
 
 /// How many of its latest cell changes a [`NavGrid`] lists for [`NavGrid::changes_since`].
@@ -143,6 +148,7 @@ impl Clone for NavGrid {
             journal: VecDeque::new(),
             journal_floor: self.revision,
             index,
+            preparation: self.preparation,
         }
     }
 }
@@ -197,6 +203,7 @@ impl NavGrid {
             journal: VecDeque::new(),
             journal_floor: 0,
             index: OnceLock::new(),
+            preparation: Preparation::OnFirstSearch,
         };
         if cost != 0 {
             for y in 0..height {

@@ -231,6 +231,7 @@ impl Plugin for NavCorePlugin {
                 (
                     (sync_nav_grid, seams::keep_seams).chain().in_set(NavSet::SyncGrid),
                     (
+                        request::warm_grids,
                         fields::keep_fields,
                         fields::follow_fields,
                         pursuit::pursue,

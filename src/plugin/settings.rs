@@ -43,6 +43,17 @@ pub struct NavSettings {
     /// followers follow the field it replaces meanwhile. `u64::MAX`: whole in one frame.
     /// Repairs after cells change, and flee fields, are done whole.
     pub field_slice_work: u64,
+    /// What each map's grid needs before its searches go at full speed (its component labels,
+    /// which answer "unreachable" without a search, and jump point search's bits; see
+    /// [`GridWarmup`](crate::search::GridWarmup)) is built at most this much work a frame, for
+    /// all maps together, in units of about a tenth of a cell (a cell costs ten). The default,
+    /// 50,000, took about a third of a millisecond in an optimized build (`cargo bench --bench
+    /// sliced_builds` prints the rate on your machine): a map of
+    /// 256 x 256 warms in 14 frames, 1,000 x 1,000 in 200, 5,000 x 5,000 in 5,000, and no
+    /// first search stalls a frame. Until a map is warm its searches go without (plain A*, an
+    /// unreachable goal found by searching, within the search budget): the same path costs.
+    /// `u64::MAX`: whole in the frame a map appears.
+    pub warm_slice_work: u64,
     /// Square and isometric maps whose edges touch, their cells on one lattice (chunks of one
     /// world, levels laid side by side), join at their edges: the plugin keeps a [`NavLink`]
     /// marked [`NavSeam`] for each step across, and agents walk across as on one map (see
@@ -76,6 +87,7 @@ impl Default for NavSettings {
             avoidance: AvoidanceSettings::default(),
             precompute: PrecomputeSettings::default(),
             field_slice_work: 200_000,
+            warm_slice_work: 50_000,
             join_touching_maps: true,
             world_search: WorldSearch::Exact,
             repath: RepathPolicy::default(),

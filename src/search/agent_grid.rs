@@ -59,7 +59,8 @@ impl AgentGrid {
             return Err(GridError::UnsupportedSize { size });
         }
         let rules = Box::new(profile.table());
-        let grid = NavGrid::filled(base.width(), base.height(), Cell::Blocked)?;
+        let grid = NavGrid::filled(base.width(), base.height(), Cell::Blocked)?
+            .with_preparation(base.preparation());
         let mut agent =
             Self { profile, rules, size, grid, clearance: Vec::new(), seen: base.stamp() };
         agent.rebuild(base)?;
@@ -185,7 +186,7 @@ impl AgentGrid {
     fn rebuild(&mut self, base: &NavGrid) -> Result<(), GridError> {
         let (w, h) = (base.width(), base.height());
         if (self.grid.width(), self.grid.height()) != (w, h) {
-            self.grid = NavGrid::filled(w, h, Cell::Blocked)?;
+            self.grid = NavGrid::filled(w, h, Cell::Blocked)?.with_preparation(base.preparation());
         }
         if self.grid.neighborhood() != base.neighborhood() {
             self.grid.set_neighborhood(base.neighborhood());

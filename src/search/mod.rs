@@ -18,6 +18,8 @@
 //!   hierarchical search over such grids ([`WorldGraph`]);
 //! - `schedule`: searches spread over frames: the frame's budget, the step that runs a search
 //!   on while it lasts, and what an answer found on a frozen grid means for the live one;
+//! - `warmup`: what searches derive from a grid's cells (labels, jump point bits), built a
+//!   slice at a time ([`GridWarmup`]);
 //! - `agent_grid`: the grid as one kind of agent sees it (its profile, its size);
 //! - `precomputed`: what is worked out ahead for a grid, in a folder of its own: `path_table`
 //!   (answers for grids that rarely change, [`PathTable`]), `first_moves` (answers for small
@@ -42,6 +44,7 @@ mod query;
 mod result;
 pub mod schedule;
 mod seams;
+mod warmup;
 mod world;
 
 pub use agent_grid::AgentGrid;
@@ -62,6 +65,7 @@ pub use precomputed::path_table::{
 pub use precomputed::slices::SlicedBuild;
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 pub use seams::seam_links;
+pub use warmup::GridWarmup;
 pub use world::WorldGraph;
 
 #[cfg(feature = "bevy")]

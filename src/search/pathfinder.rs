@@ -82,7 +82,7 @@ mod sealed {
 fn jumps_pay(grid: &NavGrid) -> bool {
     grid.has_uniform_cost()
         || grid
-            .cell_index(JumpBits::build)
+            .prepared_index(JumpBits::build)
             .is_some_and(|bits| bits.mixed_cells() * 4 <= grid.passable_count())
 }
 
@@ -248,7 +248,7 @@ impl Pathfinder {
                 }
                 // Component labels answer "unreachable" without a search. A partial request
                 // still searches, to find the closest cell it can reach.
-                if !options.partial && !grid.connected(start, goal) {
+                if !options.partial && !grid.may_connect(start, goal) {
                     return done(PathError::Unreachable { start, goal });
                 }
             }
@@ -261,7 +261,7 @@ impl Pathfinder {
                     return done(PathError::GoalBlocked { goal: first });
                 };
                 let reachable =
-                    open.clone().filter(|&g| options.partial || grid.connected(start, g));
+                    open.clone().filter(|&g| options.partial || grid.may_connect(start, g));
                 if reachable.clone().next().is_none() {
                     return done(PathError::Unreachable { start, goal: named });
                 }
@@ -276,16 +276,25 @@ impl Pathfinder {
         // `Landmarks::usable_on`).
         let landmarks = query.landmarks().filter(|l| l.usable_on(grid));
         let jps_valid = jps_applies(grid) && goal.is_some();
+        // A grid prepared in slices whose bits are not built yet: plain A* (for the whole
+        // search, should they be built while it is paused). The same costs.
+        let bits_ready = || grid.prepared_index(JumpBits::build).is_some();
         let kind = match options.algorithm {
             Algorithm::ThetaStar => Kind::AnyAngle,
             // Guided, jump point search's fewer, dearer expansions pay on any terrain.
             Algorithm::Auto
-                if jps_valid && !options.partial && (landmarks.is_some() || jumps_pay(grid)) =>
+                if jps_valid
+                    && !options.partial
+                    && (landmarks.is_some() || jumps_pay(grid))
+                    && bits_ready() =>
             {
                 Kind::JumpPoint
             }
             Algorithm::Auto | Algorithm::AStar => Kind::Plain,
-            Algorithm::JumpPoint if jps_valid && !options.partial => Kind::JumpPoint,
+            Algorithm::JumpPoint if jps_valid && !options.partial && bits_ready() => {
+                Kind::JumpPoint
+            }
+            Algorithm::JumpPoint if jps_valid && !options.partial => Kind::Plain,
             // With several goals the search expands cell by cell.
             Algorithm::JumpPoint if goal.is_none() && jps_applies(grid) => Kind::Plain,
             Algorithm::JumpPoint => return done(PathError::JumpPointUnsupported),
@@ -397,7 +406,7 @@ fn run_loop<G: Goal>(
     let Resume { state: resume, budget, landmarks } = at;
     let avoided = avoided.any().then_some(avoided);
     // Jump point search's bits: built on the grid's first jump point search.
-    let bits = (kind == Kind::JumpPoint).then(|| grid.cell_index(JumpBits::build)).flatten();
+    let bits = (kind == Kind::JumpPoint).then(|| grid.prepared_index(JumpBits::build)).flatten();
     let kind = if kind == Kind::JumpPoint && bits.is_none() { Kind::Plain } else { kind };
     if let Some(hex) = HexNeighbors::new(grid) {
         // Jump point search never runs on a hex grid (`jps_applies`).

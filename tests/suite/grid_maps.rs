@@ -8,6 +8,7 @@ use bevy_tilemap_nav::plugin::{
     FollowField, NavDiagnostics, NavField, NavGridChanged, TilemapNavError, TilemapNavWarning,
 };
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{GridWarmup, PathError};
 
 #[allow(dead_code)] // its typed tilemaps are not used here
 use crate::tilemap::{nav_app, position, read_new, spawn_text_tilemap};
@@ -387,4 +388,68 @@ fn a_map_rescaled_or_moved_while_agents_walk_takes_them_to_their_cells_as_they_a
         assert_eq!(nav.geometry.world_to_cell(at), Ok(goal), "{a:?} stands at {at}");
         assert!(at.distance(nav.geometry.cell_to_world(goal)) < 1e-3, "{a:?} stands at {at}");
     }
+}
+
+/// Issue 52, point 10: a large map's first requests cost no long frame. What its searches derive
+/// from its cells (component labels, jump point bits) is built a slice a frame
+/// (`NavSettings::warm_slice_work`), never by a search, and requests are answered meanwhile with
+/// the costs a warm map gives: a path across, and an enclosed goal told unreachable.
+#[test]
+fn a_large_maps_first_requests_are_answered_while_it_warms_a_slice_a_frame() {
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let n = 1200;
+    let mut grid = NavGrid::new(n, n).unwrap();
+    for y in (10..n - 10).step_by(40) {
+        let wall = (0..n).filter(|x| x % 97 != 13).map(|x| (GridPos::new(x, y), Cell::Blocked));
+        grid.set_all(wall).unwrap();
+    }
+    let pocket = GridPos::new(600, 605);
+    for (x, y) in [(599, 605), (601, 605), (600, 604), (600, 606)] {
+        grid.set(GridPos::new(x, y), Cell::Blocked).unwrap();
+    }
+    let (from, to) = (GridPos::new(3, 2), GridPos::new(1190, 1195));
+    let mut finder = Pathfinder::new();
+    // On a copy: the grid served keeps nothing a search built.
+    let want = finder.find(&grid.clone(), &PathQuery::new(from, to)).expect("a path").cost;
+    let map = app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE))).id();
+    app.update();
+    let at = |app: &App, cell| {
+        let maps = app.world().resource::<NavMaps>();
+        maps.get(map).unwrap().geometry.cell_to_world(cell).extend(1.0)
+    };
+    let ask = |app: &mut App, goal| {
+        let start = Transform::from_translation(at(app, from));
+        app.world_mut().spawn((start, PathRequest::to(goal))).id()
+    };
+    let (across, enclosed) = (ask(&mut app, to), ask(&mut app, pocket));
+    let warm =
+        |app: &App| GridWarmup::is_warm(&app.world().resource::<NavMaps>().get(map).unwrap().grid);
+    let slice = app.world().resource::<NavSettings>().warm_slice_work;
+    let (mut frames, mut answered) = (1u64, 0);
+    while !warm(&app) {
+        app.update();
+        frames += 1;
+        let world = app.world();
+        if let Some(path) = world.get::<Path>(across).filter(|_| answered & 1 == 0) {
+            assert!(!warm(&app), "answered only once warm (frame {frames})");
+            assert!((path.cost - want).abs() < 1e-6, "{} against {want}", path.cost);
+            answered |= 1;
+        }
+        if let Some(failed) = world.get::<PathFailed>(enclosed).filter(|_| answered & 2 == 0) {
+            let error = NavError::Search(PathError::Unreachable { start: from, goal: pocket });
+            assert_eq!(failed.error, error);
+            answered |= 2;
+        }
+        assert!(frames < 2000, "still cold after {frames} frames");
+    }
+    assert_eq!(answered, 3, "both requests answered while the map warmed");
+    // Ten units a cell, at most a slice a frame: spread over as many frames.
+    let cells = u64::from((n + 2) * (n + 2));
+    assert!(frames >= 10 * cells / slice, "warm in {frames} frames");
+    // Warm: an enclosed goal is told unreachable at once (no search of the start's million
+    // cells; the diagnostics count the start).
+    let again = ask(&mut app, pocket);
+    app.update();
+    assert!(app.world().get::<PathFailed>(again).is_some());
+    assert!(app.world().resource::<NavDiagnostics>().expansions <= 1);
 }

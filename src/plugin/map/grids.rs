@@ -9,7 +9,7 @@ use super::errors::*;
 use super::geometry::*;
 use super::layers::*;
 use super::model::*;
-use crate::grid::{Cell, GridPos, NavGrid, Neighborhood, Sides, Terrain};
+use crate::grid::{Cell, GridPos, NavGrid, Neighborhood, Preparation, Sides, Terrain};
 use crate::io::baked::{expect_size, expect_topology};
 use crate::plugin::settings::NavSettings;
 
@@ -243,6 +243,8 @@ pub(super) fn tilemap_map(
         }
         _ => stack.build(group.map, baked, dims, neighborhood, first_entity, building)?,
     };
+    // Warmed a slice a frame (`warm_grids`): no first search stalls a frame.
+    let grid = grid.with_preparation(Preparation::InSlices);
     Some(NavMap {
         entity: group.map,
         grid,
@@ -322,7 +324,7 @@ pub(super) fn grid_source_map(
         grid.set_neighborhood(neighborhood);
         grid.set_corner_rule(settings.corner_rule);
         told.changed.push(NavGridChanged { map: entity, cells: grid.positions().collect() });
-        grid
+        grid.with_preparation(Preparation::InSlices)
     });
     Some(NavMap {
         entity,

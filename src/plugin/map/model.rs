@@ -97,6 +97,12 @@ impl NavMap {
         (&self.grid, landmarks)
     }
 
+    /// Its grids: its own (for plain agents), then each kind of agent's.
+    pub(crate) fn grids(&self) -> impl Iterator<Item = (NavAgent, &NavGrid)> {
+        let kinds = self.agents.iter().map(|(kind, grid)| (*kind, grid.grid()));
+        std::iter::once((NavAgent::PLAIN, &self.grid)).chain(kinds)
+    }
+
     /// The grid an agent of this kind searches: `grid` itself for an agent with no profile and
     /// size 1, else its [`AgentGrid`]'s (`None` until the plugin has made it, which it does
     /// for the kinds of the agents that ask for paths or ranges).

@@ -13,6 +13,7 @@ mod deliver;
 mod linked;
 mod plan;
 mod wait;
+mod warm;
 
 use std::collections::VecDeque;
 
@@ -41,6 +42,7 @@ use linked::{make_linked_path, then_links};
 use plan::walks_the_answer;
 use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
 pub(crate) use wait::retry_unreachable;
+pub(crate) use warm::warm_grids;
 
 /// A search spread over frames, for one agent's request: on the start's map, or through links.
 struct Running {

@@ -48,8 +48,15 @@ pub(crate) struct JumpBits {
 
 impl JumpBits {
     /// The bits of the grid's cells, built whole (linear in the grid's size, 64 cells a step
-    /// for the turn bits).
+    /// for the turn bits): a [`JumpBitsBuild`] stepped to its end.
     pub(crate) fn build(cells: CellView) -> Self {
+        let mut build = JumpBitsBuild::new(cells);
+        while !build.step(cells, &mut { u64::MAX }) {}
+        build.bits
+    }
+
+    /// Bits of no open cell, sized for the grid of `cells`: where a build starts.
+    fn empty(cells: CellView) -> Self {
         let (stride, rows) = (cells.stride, cells.costs.len() / cells.stride);
         let mut bits = Self {
             stride,
@@ -66,16 +73,169 @@ impl JumpBits {
         bits.open_cols = vec![0; col_bits];
         bits.turn_rows = [vec![0; row_bits], vec![0; row_bits]];
         bits.turn_cols = [vec![0; col_bits], vec![0; col_bits]];
-        for (i, &cost) in cells.costs.iter().enumerate() {
-            if cost != 0 {
-                bits.set_open_bit(i, true);
+        bits
+    }
+}
+
+/// Jump point search's bits built a slice at a time (what a grid's first jump point search
+/// needs, spread over frames). The stages of a whole build, each resumable at any cell or
+/// line; the bits come out the same as built whole.
+#[derive(Clone, Debug)]
+pub(crate) struct JumpBitsBuild {
+    bits: JumpBits,
+    progress: Progress,
+}
+
+impl JumpBitsBuild {
+    pub(crate) fn new(cells: CellView) -> Self {
+        Self { bits: JumpBits::empty(cells), progress: Progress::at(Stage::Open) }
+    }
+
+    /// Does at most `*work` units (a cell each; at least one cell or line), taking them from
+    /// it; true once the bits are built ([`finish`](Self::finish)). `cells` must be the same
+    /// at every step.
+    pub(crate) fn step(&mut self, cells: CellView, work: &mut u64) -> bool {
+        self.progress.advance(&mut self.bits, cells.costs, work)
+    }
+
+    pub(crate) fn finish(self) -> JumpBits {
+        self.bits
+    }
+}
+
+/// The stages of a build, in order: each reads what those before it wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Open bits, cell by cell.
+    Open,
+    /// Block bits, cell by cell.
+    Blocks,
+    /// Turn bits of each row, then of each column.
+    TurnRows,
+    TurnCols,
+    /// Whether every open cell costs the same.
+    Uniform,
+    /// Mixed cells (and their turn bits), cell by cell.
+    Mixed,
+    /// Run bits along each row; then along the columns, a row at a time (towards +y from
+    /// the last row up, towards -y from the first down), in the cells' own order.
+    RunRows,
+    RunsDown,
+    RunsUp,
+    Done,
+}
+
+/// How far a build has gone: its stage, the next cell or line of it, and what the stage of
+/// uniform costs found (the first open cost, and whether any other differs).
+#[derive(Clone, Copy, Debug)]
+struct Progress {
+    stage: Stage,
+    at: usize,
+    first: u32,
+    uniform: bool,
+}
+
+impl Progress {
+    fn at(stage: Stage) -> Self {
+        Self { stage, at: 0, first: 0, uniform: true }
+    }
+
+    /// The stage's items (cells or lines) and what one costs, in cells.
+    fn extent(&self, bits: &JumpBits) -> (usize, u64) {
+        let (stride, rows, cells) = (bits.stride, bits.rows, bits.runs.len());
+        match self.stage {
+            Stage::Open | Stage::Blocks | Stage::Uniform | Stage::Mixed => (cells, 1),
+            Stage::TurnRows => (rows, bits.row_words() as u64),
+            Stage::TurnCols => (stride, bits.col_words() as u64),
+            Stage::RunRows => (rows, 2 * stride as u64),
+            Stage::RunsDown | Stage::RunsUp => (rows, stride as u64),
+            Stage::Done => (0, 1),
+        }
+    }
+
+    /// Does at most `*work` units of the build of `bits` (at least one item), taking them
+    /// from it; true once done.
+    fn advance(&mut self, bits: &mut JumpBits, costs: &[u32], work: &mut u64) -> bool {
+        let mut left = (*work).max(1);
+        let mut first_item = true;
+        while self.stage != Stage::Done {
+            let (items, cost) = self.extent(bits);
+            if left < cost && !first_item {
+                break;
+            }
+            let take = usize::try_from((left / cost).max(1)).unwrap_or(usize::MAX);
+            let end = items.min(self.at.saturating_add(take));
+            self.run(bits, costs, self.at..end);
+            left = left.saturating_sub((end - self.at) as u64 * cost);
+            first_item = false;
+            self.at = end;
+            if end == items {
+                self.stage = match self.stage {
+                    Stage::Open => Stage::Blocks,
+                    Stage::Blocks => Stage::TurnRows,
+                    Stage::TurnRows => Stage::TurnCols,
+                    Stage::TurnCols => Stage::Uniform,
+                    Stage::Uniform => Stage::Mixed,
+                    Stage::Mixed => Stage::RunRows,
+                    Stage::RunRows => Stage::RunsDown,
+                    Stage::RunsDown => Stage::RunsUp,
+                    Stage::RunsUp | Stage::Done => Stage::Done,
+                };
+                self.at = 0;
+            }
+            if left == 0 {
+                break;
             }
         }
-        for i in 0..bits.runs.len() {
-            bits.refresh_block(i);
+        *work = (*work).min(left);
+        self.stage == Stage::Done
+    }
+
+    /// The cells or lines `items` of the stage.
+    fn run(&mut self, bits: &mut JumpBits, costs: &[u32], items: std::ops::Range<usize>) {
+        let (rw, cw) = (bits.row_words(), bits.col_words());
+        let last_x = bits.stride as isize - 1;
+        match self.stage {
+            Stage::Open => {
+                for i in items.filter(|&i| costs[i] != 0) {
+                    bits.set_open_bit(i, true);
+                }
+            }
+            Stage::Blocks => items.for_each(|i| bits.refresh_block(i)),
+            Stage::TurnRows => {
+                turns_from_open(&bits.open_rows, rw, bits.rows, items, &mut bits.turn_rows)
+            }
+            Stage::TurnCols => {
+                turns_from_open(&bits.open_cols, cw, bits.stride, items, &mut bits.turn_cols)
+            }
+            Stage::Uniform => {
+                for &c in costs[items].iter().filter(|&&c| c != 0) {
+                    if self.first == 0 {
+                        self.first = c;
+                    }
+                    self.uniform &= c == self.first;
+                }
+            }
+            Stage::Mixed => {
+                if items.start == 0 {
+                    bits.mixed = 0;
+                }
+                // Mixed cells are jump points for runs every way: their turn bits are set
+                // too. On a grid of one cost there are none (and no need to look).
+                for i in items {
+                    bits.mark_mixed(i, !self.uniform && is_mixed(costs, bits.stride, i));
+                }
+            }
+            Stage::RunRows => {
+                for y in items.map(|y| y as isize) {
+                    bits.refresh_runs(costs, 0, last_x, y, usize::MAX);
+                    bits.refresh_runs(costs, 1, 0, y, usize::MAX);
+                }
+            }
+            Stage::RunsDown => items.for_each(|i| bits.column_runs(costs, 2, bits.rows - 1 - i)),
+            Stage::RunsUp => items.for_each(|y| bits.column_runs(costs, 3, y)),
+            Stage::Done => {}
         }
-        bits.refresh_all_bits(cells.costs);
-        bits
     }
 }
 
@@ -122,14 +282,20 @@ impl CellIndex for JumpBits {
     }
 }
 
-/// All turn bits of one orientation at once, 64 cells a step, from the open bits laid out in
+/// The turn bits of lines `these` of one orientation, 64 cells a step, from the open bits laid out in
 /// `lines` lines of `words` words (rows of `open_rows`, or columns of `open_cols`). A cell of
 /// line `l` has a turn bit for runs towards + (`turns[0]`) when, on line `l - 1` or `l + 1`,
 /// the cell beside it is open and the one behind that (position - 1) is not; towards -
 /// (`turns[1]`) the same with position + 1. The same rule as `refresh_turns`, cell by cell.
-fn turns_from_open(open: &[u64], words: usize, lines: usize, turns: &mut [Vec<u64>; 2]) {
+fn turns_from_open(
+    open: &[u64],
+    words: usize,
+    lines: usize,
+    these: std::ops::Range<usize>,
+    turns: &mut [Vec<u64>; 2],
+) {
     let line = |l: usize| &open[l * words..(l + 1) * words];
-    for l in 0..lines {
+    for l in these {
         for w in 0..words {
             let (mut forward, mut backward) = (0u64, 0u64);
             for side in [l.checked_sub(1), Some(l + 1).filter(|&n| n < lines)].into_iter().flatten()
@@ -261,42 +427,46 @@ impl JumpBits {
         }
     }
 
-    /// Recomputes every turn and run bit (the open bits being up to date).
+    /// Recomputes every turn and run bit (the open and block bits being up to date): the
+    /// stages of a build after those.
     fn refresh_all_bits(&mut self, costs: &[u32]) {
-        let (rw, cw) = (self.row_words(), self.col_words());
-        let (rows, cols) = (self.rows, self.stride);
-        turns_from_open(&self.open_rows, rw, rows, &mut self.turn_rows);
-        turns_from_open(&self.open_cols, cw, cols, &mut self.turn_cols);
-        // Mixed cells are jump points for runs every way: their turn bits are set too. On a
-        // grid of one cost there are none (and no need to look).
-        self.mixed = 0;
-        let first = costs.iter().copied().find(|&c| c != 0);
-        let uniform = costs.iter().all(|&c| c == 0 || Some(c) == first);
-        for i in 0..costs.len() {
-            let mixed = !uniform && is_mixed(costs, self.stride, i);
-            self.runs[i] = if mixed { self.runs[i] | MIXED } else { self.runs[i] & !MIXED };
-            if mixed {
-                self.mixed += 1;
-                let (x, y) = (i % self.stride, i / self.stride);
-                for k in 0..2 {
-                    self.turn_rows[k][y * rw + x / 64] |= 1 << (x % 64);
-                    self.turn_cols[k][x * cw + y / 64] |= 1 << (y % 64);
-                }
-            }
-        }
-        self.refresh_all_runs(costs);
+        let mut progress = Progress::at(Stage::TurnRows);
+        while !progress.advance(self, costs, &mut { u64::MAX }) {}
     }
 
-    /// Recomputes every run bit, each line from its far end.
-    fn refresh_all_runs(&mut self, costs: &[u32]) {
-        let (last_x, last_y) = (self.stride as isize - 1, self.rows as isize - 1);
-        for y in 0..=last_y {
-            self.refresh_runs(costs, 0, last_x, y, usize::MAX);
-            self.refresh_runs(costs, 1, 0, y, usize::MAX);
+    /// Recomputes the run bits of direction `k` (+y or -y) of padded row `y` from the row
+    /// ahead of it (done first): what [`refresh_runs`](Self::refresh_runs) does down each
+    /// column, a row at a time, reading the cells in their own order.
+    fn column_runs(&mut self, costs: &[u32], k: usize, y: usize) {
+        let (stride, cw, bit) = (self.stride, self.col_words(), 1u8 << k);
+        let ahead = if k == 2 { y.checked_add(1) } else { y.checked_sub(1) };
+        let row = y * stride..(y + 1) * stride;
+        let Some(ay) = ahead.filter(|&ay| ay < self.rows) else {
+            self.runs[row].iter_mut().for_each(|cell| *cell &= !bit);
+            return;
+        };
+        let (word, shift) = (ay / 64, ay % 64);
+        let turns = &self.turn_cols[k - 2];
+        for x in 0..stride {
+            let ahead = ay * stride + x;
+            let turn = (turns[x * cw + word] >> shift) & 1 == 1;
+            let run = costs[ahead] != 0 && (turn || self.runs[ahead] & bit != 0);
+            let cell = &mut self.runs[y * stride + x];
+            *cell = if run { *cell | bit } else { *cell & !bit };
         }
-        for x in 0..=last_x {
-            self.refresh_runs(costs, 2, x, last_y, usize::MAX);
-            self.refresh_runs(costs, 3, x, 0, usize::MAX);
+    }
+
+    /// Sets or clears padded cell `i`'s [`MIXED`] bit, counting it, and when set, its turn bits.
+    fn mark_mixed(&mut self, i: usize, mixed: bool) {
+        let (rw, cw) = (self.row_words(), self.col_words());
+        self.runs[i] = if mixed { self.runs[i] | MIXED } else { self.runs[i] & !MIXED };
+        if mixed {
+            self.mixed += 1;
+            let (x, y) = (i % self.stride, i / self.stride);
+            for k in 0..2 {
+                self.turn_rows[k][y * rw + x / 64] |= 1 << (x % 64);
+                self.turn_cols[k][x * cw + y / 64] |= 1 << (y % 64);
+            }
         }
     }
 
@@ -428,6 +598,43 @@ mod tests {
             && a.turn_cols == b.turn_cols
             && a.runs == b.runs
             && a.mixed == b.mixed
+    }
+
+    /// Built in slices of any size (a cell, a few cells, a line's worth, more), the bits are
+    /// those built whole, on grids of walls and terrain costs wider and taller than 64 cells.
+    #[test]
+    fn bits_built_in_slices_equal_bits_built_whole() {
+        let mut seed = 7u64;
+        let mut next = move |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(n)) as u32
+        };
+        for round in 0..12 {
+            let (w, h) = (1 + next(150), 1 + next(150));
+            let mut grid = NavGrid::new(w, h).unwrap();
+            for _ in 0..next(w * h / 2 + 1) {
+                let cell = match (round % 3, next(3)) {
+                    (0, _) | (_, 0) => Cell::Blocked,
+                    _ => Cell::Passable { cost: 1 + next(3) },
+                };
+                grid.set(GridPos::new(next(w), next(h)), cell).unwrap();
+            }
+            let whole = JumpBits::build(grid.cell_view());
+            for slice in [1, 3, 64, 1000, 100_000] {
+                let mut build = JumpBitsBuild::new(grid.cell_view());
+                let mut steps = 0u64;
+                while !build.step(grid.cell_view(), &mut slice.clone()) {
+                    steps += 1;
+                }
+                let built = build.finish();
+                assert!(same(&built, &whole), "round {round} ({w} x {h}), slices of {slice}");
+                let cells = ((w + 2) * (h + 2)) as u64;
+                // Cells are counted: more cells than a slice take more slices.
+                assert!(slice > cells || steps >= cells / slice, "round {round}: {steps} steps");
+            }
+        }
     }
 
     /// The bits kept in step cell by cell (`set`), batch by batch (`set_all`) and rebuilt

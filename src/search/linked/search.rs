@@ -529,6 +529,10 @@ fn reachable(
 ) -> bool {
     /// A connected area of one grid: (grid, component label).
     type Area = (usize, Option<u32>);
+    // A grid prepared in slices and not yet labelled: not known here (the search finds out).
+    if !maps.iter().all(|grid| grid.knows_components()) {
+        return true;
+    }
     let component = |at: MapPos| -> Area { (at.map, maps[at.map].component(at.cell)) };
     let targets: MixSet<Area> = goals.iter().map(|&g| component(g)).collect();
     let mut seen: MixSet<Area> = MixSet::default();

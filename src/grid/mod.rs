@@ -23,6 +23,7 @@ mod components;
 mod edges;
 pub mod line;
 mod moves;
+mod preparation;
 mod prepare;
 mod profile;
 pub(crate) mod sealed;
@@ -39,7 +40,7 @@ pub use topology::{CornerRule, Edge, HexCoords, Neighborhood, Sides};
 
 pub(crate) use components::LabelsBuild;
 use components::{Adjacency, Cells, Labels};
-pub use prepare::Preparation;
+pub use preparation::Preparation;
 
 /// A width x height grid of cells for pathfinding.
 ///

@@ -6,7 +6,7 @@ use crate::tilemap::{DT, TILE, centre, nav_app, spawn_text_tilemap};
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::plugin::{
-    NavDiagnostics, NavError, NavGridChanged, PathFailed, WAIT_RETRY_SECONDS,
+    FollowField, NavDiagnostics, NavError, NavField, NavGridChanged, PathFailed, WAIT_RETRY_SECONDS,
 };
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::PathError;
@@ -366,16 +366,26 @@ fn a_request_fails_when_no_way_leads_there_unless_it_waits_for_a_way() {
     };
     let fails = spawn(&mut app, PathRequest::to(goal));
     let waits = spawn(&mut app, PathRequest::to(goal).waiting_for_a_way());
+    // Sent to follow a field while it waits: it waits no more (the door opening does not send
+    // it back to its old goal).
+    let refield = spawn(&mut app, PathRequest::to(goal).waiting_for_a_way());
+    let field = app.world_mut().spawn(NavField::new(hall, vec![GridPos::new(16, 2)])).id();
     let mut told = Vec::new();
     for frame in 0..600 {
         if frame == 60 {
             set_door(&mut app, hall, true);
         }
+        if frame == 10 {
+            app.world_mut().entity_mut(refield).insert(FollowField(field));
+        }
         app.update();
         told.extend(crate::tilemap::messages::<PathFailed>(&app).into_iter().map(|f| f.entity));
+        let sent_back = app.world().get::<Path>(refield).is_some_and(|p| p.goal == goal);
+        assert!(frame < 10 || !sent_back, "frame {frame}: sent back to its old goal");
     }
-    assert_eq!(told, vec![fails, waits], "each told once");
+    assert_eq!(told, vec![fails, waits, refield], "each told once");
     assert_eq!(cell_of(&app, fails), GridPos::new(10, 1));
     assert_eq!(cell_of(&app, waits), goal);
+    assert_eq!(cell_of(&app, refield), GridPos::new(16, 2), "it followed the field");
     assert!(app.world().get::<PathFailed>(waits).is_none(), "its PathFailed taken off");
 }

@@ -65,9 +65,13 @@ pub(crate) fn follow_fields(
             // Off the field's map: it cannot follow the field (told once).
             Err(_) if told => continue,
             Err(error) => {
-                let failed = PathFailed { entity, error: NavError::Start(error) };
-                commands.entity(entity).insert((read(true), failed.clone())).remove::<Path>();
-                failures.write(failed);
+                commands.entity(entity).remove::<Path>();
+                tell(
+                    &mut commands,
+                    &mut failures,
+                    entity,
+                    (read(true), Some(NavError::Start(error))),
+                );
                 continue;
             }
         };

@@ -5,6 +5,7 @@
 use bevy::prelude::*;
 
 use super::super::agent::{PathRequest, WAIT_RETRY_SECONDS};
+use super::super::fields::FollowField;
 use super::super::map::NavMaps;
 use crate::grid::GridStamp;
 
@@ -55,15 +56,20 @@ fn should_retry(waiting: &mut WaitingForWay, maps: &NavMaps, dt: f32) -> bool {
 }
 
 /// Asks each waiting request again when a grid on its way changed (see [`should_retry`]).
-/// An agent the game gave another request meanwhile is left to it.
+/// An agent the game gave another request meanwhile is left to it; one it sent to follow a
+/// field waits no more.
 pub(crate) fn retry_unreachable(
     mut commands: Commands,
     time: Res<Time>,
     maps: Res<NavMaps>,
-    mut waiting: Query<(Entity, &mut WaitingForWay), Without<PathRequest>>,
+    mut waiting: Query<(Entity, &mut WaitingForWay, Has<FollowField>), Without<PathRequest>>,
 ) {
     let dt = time.delta_secs();
-    for (entity, mut wait) in &mut waiting {
+    for (entity, mut wait, following) in &mut waiting {
+        if following {
+            commands.entity(entity).remove::<WaitingForWay>();
+            continue;
+        }
         // (Read before writing: a request that waits is not marked changed every frame.)
         if should_retry(wait.bypass_change_detection(), &maps, dt) {
             commands.entity(entity).insert(wait.request.clone());

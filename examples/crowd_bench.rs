@@ -21,12 +21,15 @@
 //! - `fieldavoidance`: the same 10,000 with `Avoidance` (each then walks its way as a `Path`).
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
-//! (512 x 512, `assets/maps`). It also times the first frame (the grid built from the tiles)
-//! and reports live heap bytes after warm-up and at the end.
+//! (512 x 512, `assets/maps`); `lak304d` (193 x 194) when named. It also times the first
+//! frame (the grid built from the tiles) and reports live heap bytes after warm-up and at the
+//! end, and (on standard error) how often an agent holding a path moved less than half a tile
+//! in 10 s, and the longest such stand.
 //!
 //! ```sh
 //! cargo run --release --example crowd_bench                 # 3,600 frames a situation
 //! cargo run --release --example crowd_bench -- 600 rooms    # fewer frames, one map
+//! cargo run --release --example crowd_bench -- 3600 lak304d # lak304d only (not in the default)
 //! CROWD_LONG=4 cargo run --release --example crowd_bench    # also print every frame over 4 ms
 //! CROWD_SINGLE=1 cargo run --release --example crowd_bench  # one thread, no task pool wake-ups
 //! CROWD_SITUATION=avoidance cargo run --release --example crowd_bench  # one situation
@@ -162,6 +165,38 @@ struct Run {
     paused_frames: usize,
     early_bytes: usize,
     late_bytes: usize,
+    stands: Stands,
+}
+
+/// Agents holding a path that stand still: how often one moved less than half a tile in
+/// [`STAND_SECONDS`] (counted once per such stand), and the longest such stand, in frames.
+#[derive(Default)]
+struct Stands {
+    /// Per agent: where it last was half a tile from, and since which frame.
+    since: Vec<(Vec2, usize)>,
+    count: usize,
+    longest: usize,
+}
+
+/// The stand the issue reports (10 s) and how far counts as moving (half a tile).
+const STAND_SECONDS: usize = 10;
+
+impl Stands {
+    fn see(&mut self, k: usize, at: Vec2, holds_path: bool, frame: usize) {
+        if self.since.len() <= k {
+            self.since.resize(k + 1, (at, frame));
+        }
+        let (from, since) = &mut self.since[k];
+        if !holds_path || from.distance(at) >= 0.5 * TILE {
+            (*from, *since) = (at, frame);
+            return;
+        }
+        self.longest = self.longest.max(frame - *since);
+        if frame - *since >= STAND_SECONDS * 60 {
+            self.count += 1;
+            *since = frame; // the next one counts from here
+        }
+    }
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -254,6 +289,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     let mut parts = [Duration::ZERO; 3];
     let mut paused_frames = 0;
     let (mut early_bytes, mut late_bytes) = (0, 0);
+    let mut stands = Stands::default();
     for frame in 0..frames {
         if situation == Situation::Toggle && frame % 5 == 0 {
             let tile = tiles[rng.below(tiles.len() as u32) as usize];
@@ -300,6 +336,11 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             parts[2] += diagnostics.move_time;
         }
         paused_frames += usize::from(diagnostics.search_paused);
+        for (k, &agent) in agents.iter().enumerate() {
+            let world = app.world();
+            let at = world.get::<Transform>(agent).map_or(Vec2::ZERO, |t| t.translation.truncate());
+            stands.see(k, at, world.get::<Path>(agent).is_some(), frame);
+        }
         if frame == frames / 4 {
             early_bytes = soak::live_bytes();
         }
@@ -310,7 +351,17 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     let measured = frames.saturating_sub(WARM_UP).max(1) as u32;
     let parts = parts.map(|p| p / measured);
     let frames = std::mem::take(&mut app.world_mut().resource_mut::<Timing>().frames);
-    Run { first_frame, own, frames, parts, searches, paused_frames, early_bytes, late_bytes }
+    Run {
+        first_frame,
+        own,
+        frames,
+        parts,
+        searches,
+        paused_frames,
+        early_bytes,
+        late_bytes,
+        stands,
+    }
 }
 
 fn main() {
@@ -325,6 +376,10 @@ fn main() {
     }
     if only.as_deref() == Some("64room") {
         maps.remove(0);
+    }
+    if only.as_deref() == Some("lak304d") {
+        let lake = load_map(format!("{dir}/lak304d.map")).expect("assets/maps/lak304d.map");
+        maps = vec![("lak304d (193 x 194)", lake)];
     }
     println!(
         "crowd: {AGENTS} agents, {frames} frames of 1/60 s per situation, new goal on arrival or \
@@ -381,6 +436,13 @@ fn main() {
                 run.paused_frames,
                 run.early_bytes as f64 / (1 << 20) as f64,
                 run.late_bytes as f64 / (1 << 20) as f64,
+            );
+            let stands = &run.stands;
+            eprintln!(
+                "{name} {situation:?}: {} times an agent holding a path moved under half a tile \
+                 in {STAND_SECONDS} s; longest such stand {:.1} s",
+                stands.count,
+                stands.longest as f64 / 60.0,
             );
         }
     }

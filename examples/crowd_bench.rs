@@ -169,11 +169,12 @@ struct Run {
 }
 
 /// Agents holding a path that stand still: how often one moved less than half a tile in
-/// [`STAND_SECONDS`] (counted once per such stand), and the longest such stand, in frames.
+/// [`STAND_SECONDS`] (counted once per stand, however long), and the longest stand, in frames.
 #[derive(Default)]
 struct Stands {
-    /// Per agent: where it last was half a tile from, and since which frame.
-    since: Vec<(Vec2, usize)>,
+    /// Per agent: where it last was half a tile from, since which frame, and whether this
+    /// stand is counted.
+    since: Vec<(Vec2, usize, bool)>,
     count: usize,
     longest: usize,
 }
@@ -184,17 +185,17 @@ const STAND_SECONDS: usize = 10;
 impl Stands {
     fn see(&mut self, k: usize, at: Vec2, holds_path: bool, frame: usize) {
         if self.since.len() <= k {
-            self.since.resize(k + 1, (at, frame));
+            self.since.resize(k + 1, (at, frame, false));
         }
-        let (from, since) = &mut self.since[k];
+        let (from, since, counted) = &mut self.since[k];
         if !holds_path || from.distance(at) >= 0.5 * TILE {
-            (*from, *since) = (at, frame);
+            (*from, *since, *counted) = (at, frame, false);
             return;
         }
         self.longest = self.longest.max(frame - *since);
-        if frame - *since >= STAND_SECONDS * 60 {
+        if frame - *since >= STAND_SECONDS * 60 && !*counted {
             self.count += 1;
-            *since = frame; // the next one counts from here
+            *counted = true;
         }
     }
 }

@@ -33,6 +33,7 @@
 //! CROWD_LONG=4 cargo run --release --example crowd_bench    # also print every frame over 4 ms
 //! CROWD_SINGLE=1 cargo run --release --example crowd_bench  # one thread, no task pool wake-ups
 //! CROWD_SITUATION=avoidance cargo run --release --example crowd_bench  # one situation
+//! CROWD_FRAME_US=500 cargo run --release --example crowd_bench  # a 0.5 ms frame budget
 //! ```
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
@@ -200,6 +201,16 @@ impl Stands {
     }
 }
 
+/// The plugin's settings, with `CROWD_FRAME_US=N`: a frame budget of N microseconds (a slower
+/// machine, or a game that gives navigation less of its frame).
+fn frame_budget() -> NavSettings {
+    let mut settings = NavSettings::default();
+    if let Some(us) = std::env::var("CROWD_FRAME_US").ok().and_then(|u| u.parse::<u64>().ok()) {
+        settings.max_time_per_frame = Some(Duration::from_micros(us));
+    }
+    settings
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let k = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[k.min(sorted.len() - 1)]
@@ -222,6 +233,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     app.add_plugins(TilemapNavPlugin::default())
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 60.0)))
         .insert_resource(TileRules::default().with(WALL, Cell::Blocked))
+        .insert_resource(frame_budget())
         .init_resource::<Timing>()
         .add_systems(Update, timer_start.before(NavSet::SyncGrid))
         .add_systems(Update, timer_stop.after(NavSet::Debug));

@@ -12,6 +12,8 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
+use bevy_tilemap_nav::io::movingai::load_map;
+use bevy_tilemap_nav::plugin::NavDiagnostics;
 use bevy_tilemap_nav::prelude::*;
 
 #[path = "support/mod.rs"]
@@ -29,6 +31,9 @@ const DT: Duration = Duration::from_nanos(16_666_667);
 const FPS: usize = 60;
 /// The most an agent may go without getting a tile from where it last was.
 const STUCK_SECONDS: f32 = 10.0;
+/// The most an agent holding a path may stand (move less than half a tile), however long its
+/// request waits in the queue (RELIABILITY.md says why this bound holds).
+const STAND_SECONDS: f32 = 5.0;
 
 /// The world: two halls of `hall` x `height` tiles, a wall one tile thick between them, a
 /// doorway two tiles wide every `spacing` tiles along it.
@@ -90,6 +95,8 @@ struct Walker {
     /// Where it stood when it last got a tile further, and the frame.
     anchor: Vec2,
     anchor_frame: usize,
+    /// Where it stood when it last moved half a tile, and the frame.
+    stand: (Vec2, usize),
     cell: GridPos,
     side: u32,
 }
@@ -103,6 +110,8 @@ struct Report {
     longest_stuck: usize,
     /// The longest an agent went between two arrivals, in frames.
     longest_trip: usize,
+    /// The longest an agent holding a path stood (moved less than half a tile), in frames.
+    longest_stand: usize,
 }
 
 fn run(agents: usize, seconds: usize, seed: u64) -> Report {
@@ -141,6 +150,7 @@ fn run(agents: usize, seconds: usize, seed: u64) -> Report {
             crosses_next: goal_hall == hall,
             anchor: position,
             anchor_frame: 0,
+            stand: (position, 0),
             cell: at,
             side: hall,
         });
@@ -182,6 +192,17 @@ fn run(agents: usize, seconds: usize, seed: u64) -> Report {
                 walker.anchor = position;
                 walker.anchor_frame = frame;
             }
+            let holds_path = app.world().get::<Path>(walker.entity).is_some();
+            if !holds_path || position.distance(walker.stand.0) >= 0.5 * TILE {
+                walker.stand = (position, frame);
+            }
+            let stand = frame - walker.stand.1;
+            report.longest_stand = report.longest_stand.max(stand);
+            assert!(
+                stand as f32 <= STAND_SECONDS * FPS as f32,
+                "frame {frame}: agent {k} holding a path stood {stand} frames at {cell}, {:?}",
+                app.world().get::<Avoidance>(walker.entity)
+            );
             let stuck = frame - walker.anchor_frame;
             report.longest_stuck = report.longest_stuck.max(stuck);
             assert!(
@@ -221,11 +242,12 @@ fn print_flows(report: &Report, seconds: usize) {
     let total: usize = report.crossings.iter().map(|c| c[0] + c[1]).sum();
     eprintln!(
         "all {} doors: {:.2} agents/s; longest without a tile of headway {:.1} s; longest trip \
-         {:.1} s",
+         {:.1} s; longest stand holding a path {:.1} s",
         report.crossings.len(),
         total as f64 / seconds as f64,
         report.longest_stuck as f64 / FPS as f64,
-        report.longest_trip as f64 / FPS as f64
+        report.longest_trip as f64 / FPS as f64,
+        report.longest_stand as f64 / FPS as f64
     );
 }
 
@@ -254,4 +276,97 @@ fn a_thousand_agents_through_two_wide_doorways_both_ways_for_ten_minutes() {
     let report = run(agents, seconds, 2);
     print_flows(&report, seconds);
     assert_flows(&report, agents, seconds);
+}
+
+/// Issue 52's scene: 1,000 agents with `Avoidance` on lak304d (a lake map with one-tile
+/// passages), each sent to a random cell it can reach when it arrives and every 2 s. The search
+/// budget answers about two requests a frame against eight sent, so a request waits seconds (a
+/// slow machine, or a game that gives navigation little of its frame). Agents jammed in a
+/// narrow passage while their request waits still get through: none holding a path stands
+/// (moves less than half a tile) for 5 s. Before, a stalled agent whose request waited did
+/// nothing about the jam until it was answered (this failed at frame 394).
+#[test]
+fn a_thousand_agents_crossing_a_lake_map_with_a_full_queue_never_stand_five_seconds() {
+    let grid = load_map("assets/maps/lak304d.map").expect("assets/maps/lak304d.map");
+    let (agents, seconds) = (1000, 60);
+    let mut app = nav_app(DT, WALL);
+    app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = 40;
+    let rows: Vec<String> = (0..grid.height())
+        .rev()
+        .map(|y| {
+            let open = |x| grid.is_passable(GridPos::new(x, y));
+            (0..grid.width()).map(|x| if open(x) { '.' } else { '#' }).collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| {
+        Some(if c == '#' { WALL } else { FLOOR })
+    });
+    app.update();
+    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+    let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let mut rng = Rng(52);
+    let goal_from = |from: GridPos, rng: &mut Rng| loop {
+        let goal = open[rng.below(open.len() as u32) as usize];
+        if grid.connected(from, goal) {
+            return goal;
+        }
+    };
+    let mut walkers = Vec::with_capacity(agents);
+    for _ in 0..agents {
+        let at = open[rng.below(open.len() as u32) as usize];
+        let position = geometry.cell_to_world(at);
+        let entity = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(position.extend(1.0)),
+                PathFollower::new(4.0 * TILE),
+                PathRequest::to(goal_from(at, &mut rng)),
+                Avoidance::new(0.3 * TILE),
+            ))
+            .id();
+        // Sent on every 2 s, staggered; standing at `position` since frame 0.
+        walkers.push((entity, rng.below(2 * FPS as u32) as usize, position, 0usize));
+    }
+    let (mut longest, mut searches) = (0, 0);
+    let mut cursor = bevy::ecs::message::MessageCursor::<Arrived>::default();
+    for frame in 1..=seconds * FPS {
+        app.update();
+        searches += app.world().resource::<NavDiagnostics>().searches_finished;
+        let arrived: Vec<Entity> =
+            cursor.read(app.world().resource::<Messages<Arrived>>()).map(|a| a.entity).collect();
+        for (k, (entity, renew_at, from, since)) in walkers.iter_mut().enumerate() {
+            let world = app.world();
+            let position = world.get::<Transform>(*entity).unwrap().translation.truncate();
+            if world.get::<Path>(*entity).is_none() || position.distance(*from) >= 0.5 * TILE {
+                (*from, *since) = (position, frame);
+            }
+            longest = longest.max(frame - *since);
+            assert!(
+                ((frame - *since) as f32) < STAND_SECONDS * FPS as f32,
+                "frame {frame}: agent {k} holding a path stood {} frames at {:?}, {:?}, next \
+                 point {:?} of {:?}",
+                frame - *since,
+                geometry.world_to_cell(position),
+                world.get::<Avoidance>(*entity),
+                world.get::<PathFollower>(*entity).map(|f| f.next),
+                world.get::<Path>(*entity).map(|p| &p.cells),
+            );
+            if frame >= *renew_at || arrived.contains(entity) {
+                *renew_at = frame + 2 * FPS;
+                let at = geometry.world_to_cell(position).unwrap();
+                let goal = goal_from(at, &mut rng);
+                app.world_mut().entity_mut(*entity).insert(PathRequest::to(goal));
+            }
+        }
+    }
+    let (sent, answered) =
+        (agents as f64 / (2 * FPS) as f64, searches as f64 / (seconds * FPS) as f64);
+    eprintln!(
+        "searches finished a frame {answered:.2} (about {sent:.1} sent); longest stand holding a \
+         path {:.1} s",
+        longest as f64 / FPS as f64
+    );
+    // The queue was full: most requests waited seconds.
+    assert!(answered < 0.5 * sent, "{answered} searches a frame: the queue was not full");
 }

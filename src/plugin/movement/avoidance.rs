@@ -224,6 +224,53 @@ impl Crowd {
     }
 }
 
+/// Whether the grid, not a body, keeps an agent of `radius` at `at` from heading `towards` its
+/// next point: a step of its radius that way (a quarter of the way at least) ends little
+/// nearer, cut back by a wall or a blocked corner.
+fn grid_in_the_way(map: &NavMap, at: Vec2, towards: Vec2, radius: f32) -> bool {
+    let gap = towards.length();
+    if gap <= 0.0 || !gap.is_finite() {
+        return false;
+    }
+    let reach = gap.min(radius.max(0.25 * gap));
+    let got = clamp_step(map, at, at + towards / gap * reach);
+    got.distance(at + towards) > gap - 0.5 * reach
+}
+
+/// A stalled agent that cannot ask for a plan (one it or the game asked for waits to be
+/// answered) gets on by itself, however long the request queue: pushed off its path where a
+/// wall stands between it and its next point, it heads back for the furthest cell of its path
+/// so far that is one legal step from where it stands; and it walks through the others for a
+/// second.
+pub(crate) fn get_on_alone(
+    body: &mut Avoidance,
+    follower: &mut PathFollower,
+    path: &Path,
+    map: &NavMap,
+    at: Vec2,
+) {
+    body.stalled = 0.0;
+    body.stalls = 0;
+    body.passing_through = 1.0;
+    let Some(&next) = path.points.get(follower.next) else {
+        return;
+    };
+    if !grid_in_the_way(map, at, next - at, body.body_radius()) {
+        return;
+    }
+    let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+    let Ok(here) = map.geometry.world_to_cell(at) else {
+        return;
+    };
+    let back = (0..=follower.next.min(path.cells.len().saturating_sub(1))).rev().find(|&i| {
+        let cell = path.cells[i];
+        cell == here || grid.can_step(here, cell)
+    });
+    if let Some(i) = back {
+        follower.next = i;
+    }
+}
+
 /// A stalled agent: if another walking agent heading into it blocks it, the one of the two with
 /// the larger entity steps aside to a cell off the other's way and waits there, then goes on;
 /// the other keeps going (one walking the same way ahead is waited for). If a standing agent blocks it, it plans around that one. If nothing does (a
@@ -267,15 +314,9 @@ pub(crate) fn resolve_stall(
     // The grid, not a body, in the way: pushed off its path, it may stand where the straight
     // line to its next point crosses a wall or a blocked corner (walking through the others
     // would not help). It plans again from where it is.
-    let gap = towards.length();
-    if gap > 0.0 {
-        let reach = gap.min(stall.radius.max(0.25 * gap));
-        let target = stall.at + towards;
-        let got = clamp_step(map, stall.at, stall.at + towards / gap * reach);
-        if got.distance(target) > gap - 0.5 * reach {
-            replan(commands, Vec::new());
-            return;
-        }
+    if grid_in_the_way(map, stall.at, towards, stall.radius) {
+        replan(commands, Vec::new());
+        return;
     }
     let Some(blocker) = crowd.blocker(&stall, towards) else {
         replan(commands, Vec::new());

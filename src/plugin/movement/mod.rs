@@ -16,7 +16,7 @@ mod walkers;
 pub(crate) use walkers::Yielding;
 pub use walkers::{Avoidance, GridLocked};
 
-use avoidance::{Crowd, Stall, resolve_stall};
+use avoidance::{Crowd, Stall, get_on_alone, resolve_stall};
 use gridlock::{LockedStanding, Occupancy, resolve_waits};
 use walkers::{Standing, Waiting, Walkers, tick_yielding};
 
@@ -369,7 +369,9 @@ pub(crate) fn follow_paths(
                     at = crowd
                         .steer(entity, body, position, speed, dt, follower, path, map, &settings);
                     let patience = settings.avoidance.stall_time;
-                    if body.stalled > patience && !plan.replanning && !plan.requested {
+                    if body.stalled > patience && (plan.replanning || plan.requested) {
+                        get_on_alone(body, follower, path, map, at);
+                    } else if body.stalled > patience {
                         let radius = body.body_radius();
                         stalls.extend(stalled(body, Stall { entity, at, map: map.entity, radius }));
                     }
@@ -612,7 +614,7 @@ fn keep_walkable(
 
 /// An avoiding agent stalled past its patience: the first time, a [`Stall`] to resolve after
 /// the frame (the others make way); stalled again without getting on, it passes through the
-/// others for a second.
+/// others for a second. (One that waits for a plan gets on alone: [`get_on_alone`].)
 fn stalled(body: &mut Avoidance, stall: Stall) -> Option<Stall> {
     body.stalled = 0.0;
     body.stalls += 1;

@@ -24,7 +24,10 @@ use crate::search::SearchOptions;
 /// speed towards its path's next point under a tenth of its speed), an agent
 /// blocked by another plans around it, or (two heading into each other) one of the two steps
 /// aside to let the other pass; an agent that stalls again before it gets on walks through the
-/// others for a second, as if they were not there (a jam in a narrow passage dissolves). Passing
+/// others for a second, as if they were not there (a jam in a narrow passage dissolves). One
+/// with a request waiting in the queue (the game's, or its own re-plan) walks through them at
+/// its first stall, heading back to its path first if it was pushed where a wall stands between
+/// it and its next point: how long it stands does not depend on how long the queue is. Passing
 /// a point of its path does not count as getting on; only its headway coming back does.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]

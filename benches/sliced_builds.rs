@@ -11,6 +11,7 @@
 //! how many steps, the total time over them (against one go, single-threaded, the slices
 //! included), the longest step and the rate in units per millisecond (what a time slice per
 //! frame turns into). Each sliced build is checked byte for byte against the one-go build.
+//! Then a grid's warm-up and a kind of agent's grid in slices (`-- agent`: that table only).
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -23,8 +24,8 @@ use bevy_tilemap_nav::grid::Preparation;
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
 use bevy_tilemap_nav::plugin::NavSettings;
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::{AgentGrid, AgentGridBuild, Landmarks, PathTable};
 use bevy_tilemap_nav::search::{FirstMoveTable, GridWarmup, PathQuery, Pathfinder, SlicedBuild};
-use bevy_tilemap_nav::search::{Landmarks, PathTable};
 use common::best;
 
 const SLICE: u64 = 20_000;
@@ -59,6 +60,11 @@ fn row(map: &str, what: &str, one_go: Duration, sliced: (u64, Duration, Duration
 }
 
 fn main() {
+    // `cargo bench --bench sliced_builds -- agent`: the agent grid table only.
+    if std::env::args().any(|a| a == "agent") {
+        agent_grids();
+        return;
+    }
     println!(
         "{:<11} {:<15} {:>9} {:>9} {:>7} {:>7} {:>10} {:>10}",
         "map", "structure", "one go ms", "sliced ms", "ratio", "steps", "longest ms", "units/ms"
@@ -87,6 +93,7 @@ fn main() {
     assert_eq!(built.expect("a first-move table").to_binary(), moves.to_binary());
     row("64x64", "FirstMoveTable", one_go, (steps, total, longest, work));
     warmups();
+    agent_grids();
 }
 
 /// A grid's first search builds its labels and jump point bits whole (`OnFirstSearch`); the
@@ -137,6 +144,58 @@ fn warmups() {
             ms(longest),
             warmup.work() as f64 / ms(total),
             ms(cold_search),
+        );
+    }
+}
+
+/// A kind of agent's grid (`AgentGrid`, here a 2 x 2 body with the default profile) built whole,
+/// as a grid `OnFirstSearch` has it, against an `AgentGridBuild` in slices of
+/// `NavSettings::warm_slice_work`, as the plugin's maps have it: per size, the whole build's
+/// time (best of a few), the sliced build's start (the grid allocated, in the frame the kind
+/// first asks), then the slices' steps, total, longest step and rate. The sliced grid
+/// is checked against the whole one cell by cell.
+fn agent_grids() {
+    let slice = NavSettings::default().warm_slice_work;
+    println!("\nagent grid (2 x 2), slices of {slice} units");
+    println!(
+        "{:<11} {:>11} {:>7} {:>7} {:>9} {:>10} {:>9}",
+        "map", "whole ms", "new ms", "steps", "total ms", "longest ms", "units/ms"
+    );
+    for n in [1000u32, 2000, 5000] {
+        let mut grid = NavGrid::new(n, n).expect("a grid");
+        for y in (10..n - 10).step_by(50) {
+            let wall =
+                (5..n - 5).filter(|x| x % 97 != 0).map(|x| (GridPos::new(x, y), Cell::Blocked));
+            grid.set_all(wall).expect("in bounds");
+        }
+        let profile = NavProfile::default();
+        let (whole_time, whole) =
+            best(|| AgentGrid::new(&grid, profile.clone(), 2).expect("a grid"));
+        let started = Instant::now();
+        let mut build = AgentGridBuild::new(&grid, profile, 2).expect("a build");
+        let new = started.elapsed();
+        let (mut steps, mut total, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
+        loop {
+            let started = Instant::now();
+            let done = build.step(&grid, slice);
+            let took = started.elapsed();
+            (steps, total, longest) = (steps + 1, total + took, longest.max(took));
+            if done {
+                break;
+            }
+        }
+        let work = build.work();
+        let built = build.into_grid().expect("built");
+        assert!(grid.positions().all(|p| built.grid().get(p) == whole.grid().get(p)));
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "{:<11} {:>11.1} {:>7.1} {steps:>7} {:>9.1} {:>10.3} {:>9.0}",
+            format!("{n}x{n}"),
+            ms(whole_time),
+            ms(new),
+            ms(total),
+            ms(longest),
+            work as f64 / ms(total),
         );
     }
 }

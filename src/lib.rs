@@ -86,6 +86,8 @@ pub mod path;
 #[cfg(feature = "bevy")]
 pub mod plugin;
 pub mod search;
+#[cfg(test)]
+mod test_rng;
 
 /// What a game uses (about thirty names): the plugin and its settings, marking tiles, asking
 /// for paths and walking them, crowds, links, kinds of agents, precomputed paths, and the grid

@@ -396,13 +396,8 @@ mod tests {
     /// on square and hex grids, with walls and one-way edges between cells.
     #[test]
     fn labels_built_in_slices_are_a_flood_fills() {
-        let mut seed = 99u64;
-        let mut next = move |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % u64::from(n)) as u32
-        };
+        let mut rng = crate::test_rng::TestRng(99u64);
+        let mut next = |n: u32| rng.below(n);
         let kinds = [
             Neighborhood::Eight,
             Neighborhood::Four,

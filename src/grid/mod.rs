@@ -708,13 +708,8 @@ mod tests {
     fn labels_kept_cell_by_cell_match_labels_computed_afresh() {
         // Random walls appear and vanish one at a time, with the labels in use throughout:
         // after every change they must partition the open cells exactly as a fresh flood fill.
-        let mut seed = 12345u64;
-        let mut next = move |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % u64::from(n)) as u32
-        };
+        let mut rng = crate::test_rng::TestRng(12345u64);
+        let mut next = |n: u32| rng.below(n);
         let (mut kept, mut dropped) = (0, 0);
         for round in 0..40 {
             let (w, h) = (2 + next(20), 2 + next(20));

@@ -55,16 +55,27 @@ impl AgentGrid {
     /// [`MAX_AGENT_SIZE`], or above 1 on a hex grid ([`GridError::UnsupportedSize`]); memory
     /// refused ([`GridError::TooLarge`]).
     pub fn new(base: &NavGrid, profile: NavProfile, size: u32) -> Result<Self, GridError> {
+        let mut agent = Self::empty(base, profile, size)?;
+        agent.rebuild(base)?;
+        Ok(agent)
+    }
+
+    /// Whether an agent of `size` can be served on `base` (the size error [`new`](Self::new)
+    /// gives), without building anything.
+    pub fn check_size(base: &NavGrid, size: u32) -> Result<(), GridError> {
         if size == 0 || size > MAX_AGENT_SIZE || (size > 1 && base.neighborhood().is_hex()) {
             return Err(GridError::UnsupportedSize { size });
         }
+        Ok(())
+    }
+
+    /// Every cell blocked, nothing computed: to be built.
+    fn empty(base: &NavGrid, profile: NavProfile, size: u32) -> Result<Self, GridError> {
+        Self::check_size(base, size)?;
         let rules = Box::new(profile.table());
         let grid = NavGrid::filled(base.width(), base.height(), Cell::Blocked)?
             .with_preparation(base.preparation());
-        let mut agent =
-            Self { profile, rules, size, grid, clearance: Vec::new(), seen: base.stamp() };
-        agent.rebuild(base)?;
-        Ok(agent)
+        Ok(Self { profile, rules, size, grid, clearance: Vec::new(), seen: base.stamp() })
     }
 
     /// The derived grid: search it for this agent's paths.
@@ -103,26 +114,38 @@ impl AgentGrid {
         if self.is_current(base) {
             return Ok(());
         }
-        let same_shape = (base.width(), base.height()) == (self.grid.width(), self.grid.height())
-            && base.neighborhood() == self.grid.neighborhood()
-            && self.corner_rule(base) == self.grid.corner_rule();
-        let cells = (base.width() * base.height()) as usize;
-        let changed: Option<Vec<GridPos>> = base
-            .changes_since(self.seen)
-            .filter(|_| same_shape)
-            .map(|changes| changes.map(|(pos, _)| pos).collect());
-        match changed {
-            Some(mut changed)
-                if changed.len() * (MAX_AGENT_SIZE * MAX_AGENT_SIZE) as usize <= cells =>
-            {
-                changed.sort_unstable();
-                changed.dedup();
+        match self.changes_to_follow(base, true) {
+            Some(changed) => {
                 self.follow(base, &changed);
                 self.seen = base.stamp();
                 Ok(())
             }
-            _ => self.rebuild(base),
+            None => self.rebuild(base),
         }
+    }
+
+    /// The base cells changed since this grid last followed it (sorted, each once), when they
+    /// can be followed change by change: the same shape and rules, the changes known (and, if
+    /// `few`, fewer than one for every 49 cells: else building afresh costs less). `None`:
+    /// every cell is to be looked at again.
+    fn changes_to_follow(&self, base: &NavGrid, few: bool) -> Option<Vec<GridPos>> {
+        let same_shape = self.same_shape(base);
+        let cells = (base.width() * base.height()) as usize;
+        let mut changed: Vec<GridPos> =
+            base.changes_since(self.seen).filter(|_| same_shape)?.map(|(pos, _)| pos).collect();
+        if few && changed.len() * (MAX_AGENT_SIZE * MAX_AGENT_SIZE) as usize > cells {
+            return None;
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        Some(changed)
+    }
+
+    /// Whether this grid has `base`'s size, neighbourhood and (for its size) corner rule.
+    fn same_shape(&self, base: &NavGrid) -> bool {
+        (base.width(), base.height()) == (self.grid.width(), self.grid.height())
+            && base.neighborhood() == self.grid.neighborhood()
+            && self.corner_rule(base) == self.grid.corner_rule()
     }
 
     fn corner_rule(&self, base: &NavGrid) -> CornerRule {
@@ -184,19 +207,8 @@ impl AgentGrid {
 
     /// Every clearance and cell computed afresh.
     fn rebuild(&mut self, base: &NavGrid) -> Result<(), GridError> {
+        self.take_shape(base)?;
         let (w, h) = (base.width(), base.height());
-        if (self.grid.width(), self.grid.height()) != (w, h) {
-            self.grid = NavGrid::filled(w, h, Cell::Blocked)?.with_preparation(base.preparation());
-        }
-        if self.grid.neighborhood() != base.neighborhood() {
-            self.grid.set_neighborhood(base.neighborhood());
-        }
-        let corner_rule = self.corner_rule(base);
-        if self.grid.corner_rule() != corner_rule {
-            self.grid.set_corner_rule(corner_rule);
-        }
-        self.clearance.clear();
-        self.clearance.resize((w * h) as usize, 0);
         for y in (0..i64::from(h)).rev() {
             for x in (0..i64::from(w)).rev() {
                 self.redo_clearance(base, x, y);
@@ -214,6 +226,24 @@ impl AgentGrid {
             self.grid.copy_edges(base);
         }
         self.seen = base.stamp();
+        Ok(())
+    }
+
+    /// Takes `base`'s size, neighbourhood and corner rule, every clearance 0 (to be computed).
+    fn take_shape(&mut self, base: &NavGrid) -> Result<(), GridError> {
+        let (w, h) = (base.width(), base.height());
+        if (self.grid.width(), self.grid.height()) != (w, h) {
+            self.grid = NavGrid::filled(w, h, Cell::Blocked)?.with_preparation(base.preparation());
+        }
+        if self.grid.neighborhood() != base.neighborhood() {
+            self.grid.set_neighborhood(base.neighborhood());
+        }
+        let corner_rule = self.corner_rule(base);
+        if self.grid.corner_rule() != corner_rule {
+            self.grid.set_corner_rule(corner_rule);
+        }
+        self.clearance.clear();
+        self.clearance.resize((w * h) as usize, 0);
         Ok(())
     }
 
@@ -257,6 +287,151 @@ impl AgentGrid {
     }
 }
 
+/// An [`AgentGrid`] built a slice at a time, so that a large map's first request by a new kind
+/// of agent does not stall a frame: [`step`](Self::step) it with a budget of work each frame
+/// until it gives the grid. A unit of work is about a cell's clearance; a derived cell costs
+/// one more unit per cell under the body.
+///
+/// The base grid may change between steps: at the next step the cells computed already are
+/// brought in step, change by change, as [`AgentGrid::update`] does (the work counted), so a
+/// grid that changes every frame still gets built. A change of size or rules, or more changes
+/// in one step than the base grid keeps ([`JOURNAL_LEN`](crate::grid::JOURNAL_LEN)), begins the
+/// build again.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid, NavProfile};
+/// use bevy_tilemap_nav::search::{AgentGrid, AgentGridBuild};
+///
+/// let mut base = NavGrid::new(64, 64).unwrap();
+/// base.set(GridPos::new(10, 10), Cell::Blocked).unwrap();
+/// let mut build = AgentGridBuild::new(&base, NavProfile::default(), 2).unwrap();
+/// let mut frames = 1;
+/// while !build.step(&base, 1_000) {
+///     frames += 1;
+/// }
+/// assert!(frames > 1);
+/// let giant: AgentGrid = build.into_grid().unwrap();
+/// assert!(giant.is_current(&base));
+/// assert_eq!(giant.clearance(GridPos::new(9, 9)), Some(1));
+/// ```
+#[derive(Clone, Debug)]
+pub struct AgentGridBuild {
+    agent: AgentGrid,
+    /// The base grid as of the last step: its changes since are followed at the next.
+    began: GridStamp,
+    /// Cells done: clearances first (from the last cell back), then derived cells.
+    done: usize,
+    /// Work spent, all steps together.
+    work: u64,
+    /// Times it began again.
+    restarts: u32,
+}
+
+impl AgentGridBuild {
+    /// A build of the grid `base` as an agent of `profile` and `size` sees it; errors as
+    /// [`AgentGrid::new`]. Allocates the grid; computes nothing yet.
+    pub fn new(base: &NavGrid, profile: NavProfile, size: u32) -> Result<Self, GridError> {
+        let mut agent = AgentGrid::empty(base, profile, size)?;
+        agent.take_shape(base)?;
+        Ok(Self { began: base.stamp(), agent, done: 0, work: 0, restarts: 0 })
+    }
+
+    /// Builds on with about `work` units. True once the grid is built and in step with `base`
+    /// ([`into_grid`](Self::into_grid) then gives it; stepping it again does nothing until
+    /// `base` changes).
+    pub fn step(&mut self, base: &NavGrid, work: u64) -> bool {
+        if self.is_built(base) {
+            return true;
+        }
+        if !self.agent.same_shape(base) {
+            self.begin_again(base);
+            if !self.agent.same_shape(base) {
+                return false; // the new size's memory refused: it tries again next step
+            }
+        }
+        let (w, h) = (base.width() as usize, base.height() as usize);
+        let n = w * h;
+        let k = i64::from(self.agent.size);
+        let mut left = work.max(1);
+        // The base's changes since the last step, followed at once: the cells computed already
+        // are brought in step; those not computed yet are computed afresh anyway.
+        if self.began != base.stamp() {
+            self.agent.seen = self.began;
+            match self.agent.changes_to_follow(base, false) {
+                Some(changed) => {
+                    self.agent.follow(base, &changed);
+                    let reach = u64::from(MAX_AGENT_SIZE * MAX_AGENT_SIZE);
+                    left = left.saturating_sub(changed.len() as u64 * reach);
+                    self.began = base.stamp();
+                }
+                None => self.begin_again(base),
+            }
+        }
+        let mut cells: Vec<(GridPos, Cell)> = Vec::new();
+        while self.done < 2 * n && left > 0 {
+            if self.done < n {
+                let i = n - 1 - self.done;
+                self.agent.redo_clearance(base, (i % w) as i64, (i / w) as i64);
+                left = left.saturating_sub(1);
+            } else {
+                let i = self.done - n;
+                let (x, y) = ((i % w) as u32, (i / w) as u32);
+                let (pos, cell) =
+                    (GridPos::new(x, y), self.agent.derived(base, x.into(), y.into()));
+                if self.agent.grid.get(pos) != Some(cell) {
+                    cells.push((pos, cell));
+                }
+                left = left.saturating_sub(1 + (k * k) as u64);
+            }
+            self.done += 1;
+        }
+        self.work += work.max(1) - left;
+        // Every derived cell is valid and on the grid.
+        let _ = self.agent.grid.set_all(cells);
+        if self.done < 2 * n {
+            return false;
+        }
+        if self.agent.size == 1 {
+            self.agent.grid.copy_edges(base);
+        }
+        self.agent.seen = base.stamp();
+        true
+    }
+
+    /// Whether the grid is built and in step with `base`.
+    pub fn is_built(&self, base: &NavGrid) -> bool {
+        let n = base.width() as usize * base.height() as usize;
+        self.done >= 2 * n && self.agent.is_current(base)
+    }
+
+    /// The grid, once built (else `None`). Bring it in step with the base grid's later changes
+    /// with [`AgentGrid::update`].
+    pub fn into_grid(self) -> Option<AgentGrid> {
+        let n = self.agent.grid.width() as usize * self.agent.grid.height() as usize;
+        (self.done >= 2 * n).then_some(self.agent)
+    }
+
+    /// Work spent so far, all steps together.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// Times the build began again (the base grid changed shape, rules, or too much).
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    /// Every clearance and cell to be computed again (the cells already set are overwritten
+    /// where they differ). A resized grid whose memory is refused keeps its old shape and
+    /// begins again at each step.
+    fn begin_again(&mut self, base: &NavGrid) {
+        self.restarts += 1;
+        self.done = 0;
+        self.began = base.stamp();
+        let _ = self.agent.take_shape(base);
+    }
+}
+
 /// Some edge between two cells of the `k` x `k` body with lowest corner (`x`, `y`) is barred
 /// either way.
 fn straddles_edge(base: &NavGrid, x: i64, y: i64, k: i64) -> bool {
@@ -269,4 +444,91 @@ fn straddles_edge(base: &NavGrid, x: i64, y: i64, k: i64) -> bool {
                 || (by + 1 < (y + k).min(h) && barred(cell(bx, by), cell(bx, by + 1)))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Edge, Terrain};
+    use crate::test_rng::TestRng;
+
+    /// A random grid: walls, terrains 0 to 2 at costs 1 to 4, and (when `edges`) walls between
+    /// cells.
+    fn random_grid(rng: &mut TestRng, edges: bool) -> NavGrid {
+        let (w, h) = (1 + rng.below(24), 1 + rng.below(24));
+        let mut grid = NavGrid::new(w, h).unwrap();
+        for _ in 0..rng.below(w * h) {
+            let pos = GridPos::new(rng.below(w), rng.below(h));
+            let cell = match rng.below(3) {
+                0 => Cell::Blocked,
+                _ => Cell::Passable { cost: 1 + rng.below(4) },
+            };
+            grid.set(pos, cell).unwrap();
+            grid.set_terrain(pos, Terrain(rng.below(3) as u8)).unwrap();
+        }
+        for _ in 0..if edges { rng.below(w * h / 2 + 1) } else { 0 } {
+            let a = GridPos::new(rng.below(w), rng.below(h));
+            let b = grid.neighbors(a).map(|(b, _)| b).nth(rng.below(3) as usize);
+            if let Some(b) = b {
+                let _ = grid.set_edge(a, b, Edge::Wall);
+            }
+        }
+        grid
+    }
+
+    /// The same cells and clearances.
+    fn assert_same(got: &AgentGrid, want: &AgentGrid, what: &str) {
+        for pos in want.grid().positions() {
+            assert_eq!(got.grid().get(pos), want.grid().get(pos), "{what}: cell {pos}");
+            assert_eq!(got.clearance(pos), want.clearance(pos), "{what}: clearance of {pos}");
+        }
+    }
+
+    /// Built in slices of any size, with the base grid changed between slices or not, the grid
+    /// is the one built whole from the base grid as it ends: every cell and clearance, for
+    /// sizes 1 to 3, profiles that block, cost or open a terrain, and walls between cells.
+    #[test]
+    fn built_in_slices_equals_built_whole() {
+        let mut rng = TestRng(52);
+        let rules = [TerrainRule::AsGrid, TerrainRule::Blocked, TerrainRule::Cost(7)];
+        for round in 0..90 {
+            let mut base = random_grid(&mut rng, round % 3 == 2);
+            let profile = NavProfile::new().with(Terrain(1), rules[round % 3]);
+            let size = 1 + (round as u32 / 3) % 3;
+            for slice in [1, 13, 200, u64::MAX] {
+                let mut build = AgentGridBuild::new(&base, profile.clone(), size).unwrap();
+                let changing = round % 2 == 1;
+                let mut steps = 0;
+                while !build.step(&base, slice) {
+                    steps += 1;
+                    assert!(steps < 100_000, "a build that never ends");
+                    if changing && rng.below(4) == 0 {
+                        let pos = GridPos::new(rng.below(base.width()), rng.below(base.height()));
+                        let cell = if rng.below(2) == 0 { Cell::Blocked } else { Cell::GROUND };
+                        base.set(pos, cell).unwrap();
+                    }
+                }
+                let got = build.into_grid().unwrap();
+                assert!(got.is_current(&base));
+                let want = AgentGrid::new(&base, profile.clone(), size).unwrap();
+                assert_same(&got, &want, &format!("round {round}, size {size}, slices of {slice}"));
+            }
+        }
+    }
+
+    /// A build whose base grid is resized meanwhile begins again and gives the new size.
+    #[test]
+    fn a_base_resized_mid_build_begins_it_again() {
+        let mut base = NavGrid::new(30, 30).unwrap();
+        let mut build = AgentGridBuild::new(&base, NavProfile::default(), 2).unwrap();
+        assert!(!build.step(&base, 100));
+        base = NavGrid::new(12, 40).unwrap();
+        base.set(GridPos::new(3, 3), Cell::Blocked).unwrap();
+        while !build.step(&base, 100) {}
+        assert_eq!(build.restarts(), 1);
+        let got = build.into_grid().unwrap();
+        let want = AgentGrid::new(&base, NavProfile::default(), 2).unwrap();
+        assert_eq!((got.grid().width(), got.grid().height()), (12, 40));
+        assert_same(&got, &want, "resized");
+    }
 }

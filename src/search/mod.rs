@@ -47,7 +47,7 @@ mod seams;
 mod warmup;
 mod world;
 
-pub use agent_grid::AgentGrid;
+pub use agent_grid::{AgentGrid, AgentGridBuild};
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};

@@ -8,7 +8,7 @@ use bevy_tilemap_nav::plugin::{
     FollowField, NavDiagnostics, NavField, NavGridChanged, TilemapNavError, TilemapNavWarning,
 };
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{GridWarmup, PathError};
+use bevy_tilemap_nav::search::{AgentGrid, GridWarmup, PathError};
 
 #[allow(dead_code)] // its typed tilemaps are not used here
 use crate::tilemap::{nav_app, position, read_new, spawn_text_tilemap};
@@ -452,4 +452,75 @@ fn a_large_maps_first_requests_are_answered_while_it_warms_a_slice_a_frame() {
     app.update();
     assert!(app.world().get::<PathFailed>(again).is_some());
     assert!(app.world().resource::<NavDiagnostics>().expansions <= 1);
+}
+
+/// Issue 52, point 10, for kinds of agents: a large map's first request by a 2 x 2 agent costs
+/// no long frame either. Its kind's grid is built a slice a frame while the request waits (no
+/// `PathFailed`), walls set on the map meanwhile are in it, and the request is then answered at
+/// the cost the grid built whole gives.
+#[test]
+fn a_large_maps_first_request_by_a_big_agent_waits_while_its_grid_is_built_in_slices() {
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let n = 1000;
+    let mut grid = NavGrid::new(n, n).unwrap();
+    for y in (10..n - 10).step_by(40) {
+        // Doors of 1, 2 and 3 tiles: the big agent takes the wider ones.
+        let door = |x: u32| matches!(x % 97, 13 | 50 | 51 | 80..=82);
+        let wall = (0..n).filter(|&x| !door(x)).map(|x| (GridPos::new(x, y), Cell::Blocked));
+        grid.set_all(wall).unwrap();
+    }
+    let (from, to) = (GridPos::new(3, 2), GridPos::new(990, 995));
+    let map = app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE))).id();
+    app.update();
+    let big = NavAgent::sized(2);
+    let start = {
+        let maps = app.world().resource::<NavMaps>();
+        let geometry = maps.get(map).unwrap().geometry;
+        geometry.cell_to_world(from) + geometry.body_offset(2)
+    };
+    let agent = app
+        .world_mut()
+        .spawn((Transform::from_translation(start.extend(1.0)), big, PathRequest::to(to)))
+        .id();
+    let built =
+        |app: &App| app.world().resource::<NavMaps>().get(map).unwrap().agent_grid(big).is_some();
+    let mut frames = 0u64;
+    while !built(&app) {
+        app.update();
+        frames += 1;
+        assert!(app.world().get::<PathFailed>(agent).is_none(), "frame {frames}: failed");
+        assert!(app.world().get::<Path>(agent).is_none(), "frame {frames}: answered unbuilt");
+        if frames == 5 {
+            // The 2-tile doors of the first wall shut while the grid is built.
+            let mut source = app.world_mut().get_mut::<NavGridMap>(map).unwrap();
+            for x in (0..n).filter(|x| matches!(x % 97, 50 | 51)) {
+                source.grid.set(GridPos::new(x, 10), Cell::Blocked).unwrap();
+            }
+        }
+        assert!(frames < 2000, "no grid after {frames} frames");
+    }
+    // A clearance and a derived cell a unit each at least, at most a slice a frame.
+    let slice = app.world().resource::<NavSettings>().warm_slice_work;
+    let cells = u64::from((n + 2) * (n + 2));
+    assert!(frames >= 2 * cells / slice, "built in {frames} frames");
+    let maps = app.world().resource::<NavMaps>();
+    let nav = maps.get(map).unwrap();
+    let whole = AgentGrid::new(&nav.grid, NavProfile::default(), 2).unwrap();
+    let got = nav.agent_grid(big).unwrap();
+    for y in [8, 9, 10, 11, 50, 500] {
+        for x in 0..n {
+            let pos = GridPos::new(x, y);
+            assert_eq!(got.grid().get(pos), whole.grid().get(pos), "{pos}");
+            assert_eq!(got.clearance(pos), whole.clearance(pos), "{pos}");
+        }
+    }
+    let want = Pathfinder::new().find(&whole.grid().clone(), &PathQuery::new(from, to)).unwrap();
+    for _ in 0..600 {
+        app.update();
+        if app.world().get::<Path>(agent).is_some() {
+            break;
+        }
+    }
+    let path = app.world().get::<Path>(agent).expect("answered once its grid is built");
+    assert!((path.cost - want.cost).abs() < 1e-6, "{} against {}", path.cost, want.cost);
 }

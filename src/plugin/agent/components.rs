@@ -412,7 +412,8 @@ pub enum NavError {
         target: Entity,
     },
     /// The agent has a profile or a size above 1 and no grid is kept for its kind: the app
-    /// left out [`NavAgentGridsPlugin`](super::super::NavAgentGridsPlugin).
+    /// left out [`NavAgentGridsPlugin`](super::super::NavAgentGridsPlugin). (While a map
+    /// builds its kind's grid, a slice a frame, its requests wait rather than fail.)
     NoAgentGrid {
         /// The agent's kind.
         agent: NavAgent,

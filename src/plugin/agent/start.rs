@@ -54,29 +54,28 @@ pub(crate) fn agent_grid<'a>(
     if let Some(grid) = map.grid_for(agent) {
         return Ok(grid);
     }
-    let profile = match agent.profile {
-        Some(profile) => match profiles.get(profile) {
-            Some(found) => found.clone(),
-            None => return Err(NavError::UnknownProfile { profile }),
-        },
-        None => Default::default(),
-    };
-    // A kind the map could serve, with no grid kept for it: none is kept for any kind.
-    match AgentGrid::new(&map.grid, profile, agent.size) {
-        Ok(_) => Err(NavError::NoAgentGrid { agent }),
+    if let Some(profile) = agent.profile.filter(|&p| profiles.get(p).is_none()) {
+        return Err(NavError::UnknownProfile { profile });
+    }
+    // A kind the map could serve, with no grid for it: being built (the request waits, see
+    // `waits_for_map`), or none is kept for any kind.
+    match AgentGrid::check_size(&map.grid, agent.size) {
+        Ok(()) => Err(NavError::NoAgentGrid { agent }),
         Err(error) => Err(NavError::Agent(error)),
     }
 }
 
 /// True when a request that failed with `error` is to wait instead: the map it names is loading,
 /// or it found no served map to start or end on while some map is loading ([`NavMapLoading`](
-/// super::super::NavMapLoading)).
+/// super::super::NavMapLoading)), or its kind of agent's grid is being built.
 pub(crate) fn waits_for_map(maps: &NavMaps, error: &NavError) -> bool {
     match error {
         NavError::MapGone { map } => maps.is_loading(*map),
         NavError::NoGrid
         | NavError::Start(WorldToCellError::OffMap(_))
         | NavError::Goal(WorldToCellError::OffMap(_)) => maps.any_loading(),
+        // Its kind's grid is being built a slice a frame.
+        NavError::NoAgentGrid { agent } => maps.iter().any(|m| m.builds_grid_for(*agent)),
         _ => false,
     }
 }

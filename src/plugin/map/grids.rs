@@ -295,7 +295,7 @@ pub(super) fn grid_source_map(
     // What is kept for it follows its grid, as for a tilemap's map.
     let (old_grid, seen, agents, precomputed) = match building.take_old(entity) {
         Some(m) => (Some(m.grid), m.source, m.agents, m.precomputed),
-        None => (None, None, Vec::new(), None),
+        None => (None, None, Default::default(), None),
     };
     let told = &mut *building.told;
     // Its grid follows the source's changes, as told by the source's journal.

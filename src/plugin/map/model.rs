@@ -8,9 +8,9 @@ use crate::plugin::NavMapLoading;
 use bevy::prelude::*;
 
 use super::geometry::*;
-use crate::grid::{GridPos, NavGrid};
+use crate::grid::{GridPos, NavGrid, Preparation};
 use crate::plugin::profiles::NavAgent;
-use crate::search::{AgentGrid, MapPos};
+use crate::search::{AgentGrid, AgentGridBuild, MapPos};
 
 /// One navigation map: its grid, where it lies in the world, and the tilemaps it is made of.
 #[derive(Clone, Debug)]
@@ -26,13 +26,21 @@ pub struct NavMap {
     pub layers: Vec<Entity>,
     /// The grid as each kind of agent in use sees it (a [`NavProfile`](crate::grid::NavProfile),
     /// a size), made when an agent of that kind first asks and kept in step with `grid`.
-    pub(super) agents: Vec<(NavAgent, AgentGrid)>,
+    pub(super) agents: AgentGrids,
     /// What is kept precomputed for it when it has [`PrecomputePaths`](crate::plugin::PrecomputePaths),
     /// and whether it was loaded from its [`BakedPaths`](crate::plugin::BakedPaths) (rather than
     /// built). Changed through [`keep_precomputed`](Self::keep_precomputed).
     pub(super) precomputed: Option<(Precomputed, bool)>,
     /// For a map made from a [`NavGridMap`](crate::plugin::NavGridMap): the stamp of its grid that `grid` last followed.
     pub(crate) source: Option<crate::grid::GridStamp>,
+}
+
+/// A map's grids for kinds of agents: those built, and those being built a slice a frame (on a
+/// grid [`Preparation::InSlices`], as the plugin's maps are).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AgentGrids {
+    built: Vec<(NavAgent, AgentGrid)>,
+    building: Vec<(NavAgent, AgentGridBuild)>,
 }
 
 /// What a map keeps precomputed: a path table where one serves it, else a first-move table
@@ -53,7 +61,7 @@ impl NavMap {
 
     /// True when the map keeps a grid for some kind of agent.
     pub(crate) fn keeps_agent_grids(&self) -> bool {
-        !self.agents.is_empty()
+        !self.agents.built.is_empty() || !self.agents.building.is_empty()
     }
 
     /// Keeps the grids of the kinds of agents `keep` says yes to, brought up to date with the
@@ -65,20 +73,57 @@ impl NavMap {
         kinds: &[NavAgent],
         profile_of: impl Fn(NavAgent) -> crate::grid::NavProfile,
     ) {
-        self.agents.retain(|(kind, _)| keep(*kind));
-        for (_, grid) in &mut self.agents {
+        let AgentGrids { built, building } = &mut self.agents;
+        built.retain(|(kind, _)| keep(*kind));
+        building.retain(|(kind, _)| keep(*kind));
+        for (_, grid) in built.iter_mut() {
             // Memory refused for a resized map: the grid stays as it was, and paths on it are
             // checked against it as before.
             let _ = grid.update(&self.grid);
         }
         for &kind in kinds {
-            if self.agents.iter().any(|(k, _)| *k == kind) {
+            if built.iter().any(|(k, _)| *k == kind) || building.iter().any(|(k, _)| *k == kind) {
                 continue;
             }
-            if let Ok(grid) = AgentGrid::new(&self.grid, profile_of(kind), kind.size) {
-                self.agents.push((kind, grid));
+            let (profile, size) = (profile_of(kind), kind.size);
+            if self.grid.preparation() == Preparation::InSlices {
+                if let Ok(build) = AgentGridBuild::new(&self.grid, profile, size) {
+                    building.push((kind, build));
+                }
+            } else if let Ok(grid) = AgentGrid::new(&self.grid, profile, size) {
+                built.push((kind, grid));
             }
         }
+    }
+
+    /// Whether a grid for some kind of agent is being built.
+    pub(crate) fn builds_agent_grids(&self) -> bool {
+        !self.agents.building.is_empty()
+    }
+
+    /// Whether a grid for agents of this kind is being built (requests by such agents wait).
+    pub(crate) fn builds_grid_for(&self, agent: NavAgent) -> bool {
+        self.agents.building.iter().any(|(kind, _)| *kind == agent)
+    }
+
+    /// Steps the grids being built for kinds of agents with about `work` units in all, keeping
+    /// those that are done; returns the work spent.
+    pub(crate) fn build_agent_grids(&mut self, work: u64) -> u64 {
+        let AgentGrids { built, building } = &mut self.agents;
+        let mut spent = 0;
+        let mut k = 0;
+        while k < building.len() && spent < work {
+            let before = building[k].1.work();
+            let done = building[k].1.step(&self.grid, work - spent);
+            spent += building[k].1.work() - before;
+            if !done {
+                k += 1;
+                continue;
+            }
+            let (kind, build) = building.swap_remove(k);
+            built.extend(build.into_grid().map(|grid| (kind, grid)));
+        }
+        spent
     }
 
     /// What is kept precomputed for this map, if any.
@@ -99,7 +144,7 @@ impl NavMap {
 
     /// Its grids: its own (for plain agents), then each kind of agent's.
     pub(crate) fn grids(&self) -> impl Iterator<Item = (NavAgent, &NavGrid)> {
-        let kinds = self.agents.iter().map(|(kind, grid)| (*kind, grid.grid()));
+        let kinds = self.agents.built.iter().map(|(kind, grid)| (*kind, grid.grid()));
         std::iter::once((NavAgent::PLAIN, &self.grid)).chain(kinds)
     }
 
@@ -153,7 +198,7 @@ impl NavMap {
 
     /// The [`AgentGrid`] kept for agents of this kind, if any (with each cell's clearance).
     pub fn agent_grid(&self, agent: NavAgent) -> Option<&AgentGrid> {
-        self.agents.iter().find(|(kind, _)| *kind == agent).map(|(_, grid)| grid)
+        self.agents.built.iter().find(|(kind, _)| *kind == agent).map(|(_, grid)| grid)
     }
 }
 

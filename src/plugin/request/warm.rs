@@ -1,6 +1,7 @@
-//! Each map's grids warmed a slice at a time: what their searches derive from the cells
-//! (component labels, jump point search's bits) built within [`NavSettings::warm_slice_work`]
-//! a frame, so that no first search on a large map stalls a frame.
+//! Each map's grids made and warmed a slice at a time, within [`NavSettings::warm_slice_work`]
+//! a frame, so that no first search on a large map stalls a frame: first the grids of new kinds
+//! of agents ([`AgentGridBuild`](crate::search::AgentGridBuild)), then what the searches derive
+//! from each grid's cells (component labels, jump point search's bits).
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,22 +9,29 @@ use bevy::prelude::*;
 
 use crate::grid::NavGrid;
 use crate::plugin::NavSettings;
-use crate::plugin::map::NavMaps;
+use crate::plugin::map::{NavMap, NavMaps};
 use crate::plugin::profiles::NavAgent;
 use crate::search::GridWarmup;
 
 /// A grid of the plugin's: a map's own (for plain agents) or one kind of agent's on it.
 type GridKey = (Entity, NavAgent);
 
-/// Steps the warm-ups of the maps' grids that are not warm, within the frame's work.
+/// Steps the builds of the maps' grids for kinds of agents, then the warm-ups of their grids
+/// that are not warm, within the frame's work.
 pub(crate) fn warm_grids(
-    maps: Res<NavMaps>,
+    mut maps: ResMut<NavMaps>,
     settings: Res<NavSettings>,
     mut warmups: Local<HashMap<GridKey, GridWarmup>>,
 ) {
+    let mut work = settings.warm_slice_work;
+    if maps.iter().any(NavMap::builds_agent_grids) {
+        for map in maps.maps_mut() {
+            work = work.saturating_sub(map.build_agent_grids(work));
+        }
+    }
     let grids =
         maps.iter().flat_map(|map| map.grids().map(move |(kind, grid)| ((map.entity, kind), grid)));
-    warm(&mut warmups, grids, settings.warm_slice_work);
+    warm(&mut warmups, grids, work);
 }
 
 /// Steps the warm-ups of `grids` that are not warm, in turn, with `work` units in all; forgets

@@ -604,13 +604,8 @@ mod tests {
     /// those built whole, on grids of walls and terrain costs wider and taller than 64 cells.
     #[test]
     fn bits_built_in_slices_equal_bits_built_whole() {
-        let mut seed = 7u64;
-        let mut next = move |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % u64::from(n)) as u32
-        };
+        let mut rng = crate::test_rng::TestRng(7u64);
+        let mut next = |n: u32| rng.below(n);
         for round in 0..12 {
             let (w, h) = (1 + next(150), 1 + next(150));
             let mut grid = NavGrid::new(w, h).unwrap();

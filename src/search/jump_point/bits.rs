@@ -632,6 +632,49 @@ mod tests {
         }
     }
 
+    /// Built in slices on a grid that changes between slices (walls and costs), then brought
+    /// in step by telling it every cell changed since it began (`cells_moved`), the bits are
+    /// those built whole on the grid as it ends: a build never needs to begin again because
+    /// the grid changed under it.
+    #[test]
+    fn bits_built_while_the_grid_changes_catch_up_from_the_changes() {
+        let mut rng = crate::test_rng::TestRng(11);
+        for round in 0..300 {
+            let (w, h) = (1 + rng.below(140), 1 + rng.below(100));
+            let mut grid = NavGrid::new(w, h).unwrap();
+            let change = |grid: &mut NavGrid, rng: &mut crate::test_rng::TestRng| {
+                let cell = match (round % 3, rng.below(3)) {
+                    (0, _) | (_, 0) => Cell::Blocked,
+                    (_, 1) => Cell::GROUND,
+                    _ => Cell::Passable { cost: 1 + rng.below(3) },
+                };
+                grid.set(GridPos::new(rng.below(w), rng.below(h)), cell).unwrap();
+            };
+            for _ in 0..rng.below(w * h / 2 + 1) {
+                change(&mut grid, &mut rng);
+            }
+            let began = grid.stamp();
+            let slice = [1u64, 17, 400, 5000][round % 4];
+            let mut build = JumpBitsBuild::new(grid.cell_view());
+            // No more changes than the grid's journal keeps.
+            let mut changes = 0;
+            while !build.step(grid.cell_view(), &mut slice.clone()) {
+                for _ in 0..rng.below(3) {
+                    if changes < 2000 {
+                        change(&mut grid, &mut rng);
+                        changes += 1;
+                    }
+                }
+            }
+            let mut built = build.finish();
+            let moved: Vec<usize> =
+                grid.changes_since(began).unwrap().map(|(pos, _)| grid.index(pos)).collect();
+            built.cells_moved(grid.cell_view(), &moved);
+            let whole = JumpBits::build(grid.cell_view());
+            assert!(same(&built, &whole), "round {round} ({w} x {h}), slices of {slice}");
+        }
+    }
+
     /// The bits kept in step cell by cell (`set`), batch by batch (`set_all`) and rebuilt
     /// whole (walls and terrain costs alike) (a big `set_all`, or built afresh) all agree, after thousands of random walls built
     /// and torn down on a grid wider and taller than 64 cells (so that words and the spare word

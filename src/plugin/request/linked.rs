@@ -50,18 +50,16 @@ pub(super) type Across<'a> = (&'a NavMaps, &'a FrameLinks, &'a ObstacleCells);
 
 /// Begins a search across the maps and links, from `query`'s start to its goal, for `entity`
 /// (walling the obstacles in its way and the cells `around`), no dearer than `max_cost`.
+/// `None` when the start's or the goal's map is not served ([`map_gone`] says which).
 pub(super) fn begin_linked(
     (maps, frame_links, obstacles): Across,
     entity: Entity,
     around: &[GridPos],
     query: Plan,
     max_cost: Option<f64>,
-) -> Result<LinkedSearch, PathError> {
-    // A map that is not served has no index: the error names the query's maps instead
-    // (`linked_error`).
-    let unserved = PathError::NoSuchMap { map: usize::MAX };
-    let start = maps.map_pos(query.map, query.start).ok_or(unserved.clone())?;
-    let goal = maps.map_pos(query.goal_map, query.goal).ok_or(unserved)?;
+) -> Option<LinkedSearch> {
+    let start = maps.map_pos(query.map, query.start)?;
+    let goal = maps.map_pos(query.goal_map, query.goal)?;
     let avoid: Vec<MapPos> = obstacles
         .for_agent_anywhere(entity, query.team)
         .filter_map(|(map, cell)| maps.map_pos(map, cell))
@@ -92,7 +90,23 @@ pub(super) fn begin_linked(
         options.limit.max_cost = Some(options.limit.max_cost.map_or(cost, |m| m.min(cost)));
     }
     let around = !around.is_empty();
-    Ok(LinkedSearch { start, goal, options, pathfinder: None, links, avoid, around, hierarchical })
+    Some(LinkedSearch {
+        start,
+        goal,
+        options,
+        pathfinder: None,
+        links,
+        avoid,
+        around,
+        hierarchical,
+    })
+}
+
+/// The error for a query one of whose maps is not served: that map is gone (the goal's, if
+/// both are served after all).
+pub(super) fn map_gone(maps: &NavMaps, query: &Plan) -> NavError {
+    let gone = [query.map, query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
+    NavError::MapGone { map: gone.unwrap_or(query.goal_map) }
 }
 
 /// After the walk on the start's own map (`direct`) for a request on one map while links
@@ -134,7 +148,7 @@ pub(super) fn then_links(
         return None;
     }
     let slack = bound.map(|cost| cost + 1e-9 * cost.max(1.0));
-    begin_linked(across, entity, around, query, slack).ok()
+    begin_linked(across, entity, around, query, slack)
 }
 
 /// Begins (or goes on with) a search through links for `agent` while the budget lasts (it had
@@ -172,10 +186,7 @@ pub(super) fn go_on_linked(
 /// [`NavError::MapGone`].
 pub(super) fn linked_error(maps: &NavMaps, query: &Plan, error: PathError) -> NavError {
     match error {
-        PathError::NoSuchMap { .. } => {
-            let gone = [query.map, query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
-            NavError::MapGone { map: gone.unwrap_or(query.goal_map) }
-        }
+        PathError::NoSuchMap { .. } => map_gone(maps, query),
         PathError::Unreachable { start, goal } if query.goal_map != query.map => {
             let (start_map, goal_map) = (query.map, query.goal_map);
             NavError::NoWayBetweenMaps { start_map, start, goal_map, goal }

@@ -37,7 +37,7 @@ use crate::path::{FleeOptions, flee_avoiding, wander_avoiding};
 use crate::search::schedule::{Budget, MAX_REDOS, advance, done_expansions, settle};
 use crate::search::{LinkedPath, PathError, PathQuery, PathResult, Pathfinder, SearchStep};
 pub(crate) use deliver::Answers;
-use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error};
+use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error, map_gone};
 use linked::{make_linked_path, then_links};
 use plan::walks_the_answer;
 use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
@@ -365,13 +365,13 @@ impl Frame<'_, '_, '_> {
             let around = nav.requests.get(run.entity).ok().and_then(|r| r.5);
             let around = around.map_or(&[][..], |a| &a.0[..]);
             let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
-            match begin_linked(across, run.entity, around, run.query, None) {
-                Ok(again) => **search = again,
-                Err(error) => {
-                    step = SearchStep::Done(Err(error));
-                    break;
-                }
-            }
+            let Some(again) = begin_linked(across, run.entity, around, run.query, None) else {
+                nav.diagnostics.searches_finished += 1;
+                let error = map_gone(&nav.maps, &run.query);
+                self.deliver(run.entity, Some(&run.query), Err(error));
+                return Step::Ended;
+            };
+            **search = again;
             let mut whole = Budget::whole();
             let budget = if run.redone > MAX_REDOS { &mut whole } else { &mut self.budget };
             let maps_graphs = (&*nav.maps, &mut *nav.graphs);
@@ -474,13 +474,13 @@ impl Frame<'_, '_, '_> {
         let around = asker.5.map_or(&[][..], |a| &a.0[..]);
         let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
         match begin_linked(across, entity, around, query, None) {
-            Ok(search) => {
+            Some(search) => {
                 let search = Search::Linked(search.into());
                 Begun::Running(Running::new(entity, query, search).into())
             }
-            Err(error) => {
+            None => {
                 nav.diagnostics.searches_finished += 1;
-                let error = linked_error(&nav.maps, &query, error);
+                let error = map_gone(&nav.maps, &query);
                 self.deliver(entity, Some(&query), Err(error));
                 Begun::Answered { searched: true }
             }

@@ -53,8 +53,8 @@ pub use fields::{FollowField, NavField};
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use map::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
-    NavMapReady, NavMaps, NavTilemap, TileEdges, TileNav, TileRules, TileTerrain, TilemapNavError,
-    TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
+    NavMapReady, NavMaps, NavTilemap, NavTopology, TileEdges, TileNav, TileRules, TileTerrain,
+    TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
 };
 pub use movement::{Avoidance, GridLocked};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};

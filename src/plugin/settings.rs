@@ -10,9 +10,11 @@ use crate::search::SearchOptions;
 #[derive(Resource, Clone, Copy, Debug, PartialEq)]
 pub struct NavSettings {
     /// The moves on square and isometric maps: `Four` or `Eight` (a `Hex` value reads as
-    /// `Eight` there). Hex maps always use their six neighbours.
+    /// `Eight` there). Hex maps always use their six neighbours. The default for every map: a
+    /// map with a [`NavTopology`](crate::plugin::NavTopology) of its own takes that.
     pub neighborhood: Neighborhood,
-    /// Whether diagonal steps may pass a blocked corner (default: no).
+    /// Whether diagonal steps may pass a blocked corner (default: no). The default for every
+    /// map, as `neighborhood` is.
     pub corner_rule: CornerRule,
     /// Search options for requests that bring none (heuristic, weight, limits, partial paths).
     pub search: SearchOptions,

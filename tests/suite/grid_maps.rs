@@ -524,3 +524,60 @@ fn a_large_maps_first_request_by_a_big_agent_waits_while_its_grid_is_built_in_sl
     let path = app.world().get::<Path>(agent).expect("answered once its grid is built");
     assert!((path.cost - want.cost).abs() < 1e-6, "{} against {}", path.cost, want.cost);
 }
+
+/// A map's topology is its own (`NavTopology` on its entity), the settings' the default: a
+/// 4-way `NavGridMap` and a 4-way tilemap beside 8-way maps, each grid and path as its map says;
+/// a topology changed at run time (back to the settings', then a corner rule of its own)
+/// changes that map's grid the next frame and no other's.
+#[test]
+fn each_map_may_have_its_own_moves_and_corner_rule() {
+    use bevy_tilemap_nav::grid::{CornerRule, Neighborhood};
+    use bevy_tilemap_nav::plugin::NavTopology;
+    let mut app = nav_app(Duration::from_millis(16), WALL);
+    let four = NavTopology { neighborhood: Some(Neighborhood::Four), corner_rule: None };
+    let open = || NavGrid::new(10, 10).unwrap();
+    let at = |x: f32| Transform::from_xyz(x, 0.0, 0.0);
+    let plain =
+        app.world_mut().spawn((NavGridMap::square(open(), Vec2::splat(TILE)), at(0.0))).id();
+    let grid_four = app
+        .world_mut()
+        .spawn((NavGridMap::square(open(), Vec2::splat(TILE)), at(400.0), four))
+        .id();
+    let rows = [".........."; 10];
+    let tilemap = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::new(0.0, 400.0), |_| Some(0));
+    app.world_mut().entity_mut(tilemap).insert(four);
+    app.update();
+    let topology = |app: &App, map| {
+        let grid = &app.world().resource::<NavMaps>().get(map).unwrap().grid;
+        (grid.neighborhood(), grid.corner_rule())
+    };
+    let eight = NavSettings::default().neighborhood;
+    let rule = NavSettings::default().corner_rule;
+    assert_eq!(eight, Neighborhood::Eight);
+    assert_eq!(topology(&app, plain), (Neighborhood::Eight, rule));
+    assert_eq!(topology(&app, grid_four), (Neighborhood::Four, rule));
+    assert_eq!(topology(&app, tilemap), (Neighborhood::Four, rule));
+    // Corner to corner: 9 straight and 9 across on the 4-way maps, 9 diagonal on the other.
+    let walk = |app: &mut App, map| {
+        let geometry = app.world().resource::<NavMaps>().get(map).unwrap().geometry;
+        let start = geometry.cell_to_world(GridPos::new(0, 0)).extend(1.0);
+        let agent = app
+            .world_mut()
+            .spawn((Transform::from_translation(start), PathRequest::to(GridPos::new(9, 9))))
+            .id();
+        app.update();
+        app.world().get::<Path>(agent).expect("a path").cells.len()
+    };
+    assert_eq!(walk(&mut app, plain), 10);
+    assert_eq!(walk(&mut app, grid_four), 19);
+    assert_eq!(walk(&mut app, tilemap), 19);
+    // Changed at run time: the tilemap back to the settings' moves; the grid map cuts corners.
+    app.world_mut().entity_mut(tilemap).remove::<NavTopology>();
+    let cutting = NavTopology { neighborhood: None, corner_rule: Some(CornerRule::CutCorners) };
+    app.world_mut().entity_mut(grid_four).insert(cutting);
+    app.update();
+    assert_eq!(topology(&app, tilemap), (Neighborhood::Eight, rule));
+    assert_eq!(topology(&app, grid_four), (Neighborhood::Eight, CornerRule::CutCorners));
+    assert_eq!(topology(&app, plain), (Neighborhood::Eight, rule));
+    assert_eq!(walk(&mut app, tilemap), 10);
+}

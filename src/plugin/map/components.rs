@@ -21,7 +21,7 @@ use bevy::prelude::*;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::TilemapType;
 
-use crate::grid::{Cell, NavGrid, Sides, Terrain};
+use crate::grid::{Cell, CornerRule, NavGrid, Neighborhood, Sides, Terrain};
 
 /// Put this on a tilemap entity (the one with the `TileStorage`) to make its tiles navigable.
 ///
@@ -65,7 +65,7 @@ pub struct NavMapLoading;
 /// precomputed paths. Change its cells through `grid` (`Query<&mut NavGridMap>`): the plugin
 /// follows the changes as it follows tiles' (only the cells changed are looked at); a grid
 /// replaced whole is taken whole. Its moves and corner rule are [`NavSettings`]'s, as for
-/// tilemaps. A staggered isometric map's grid is in the plugin's sheared cells
+/// tilemaps, unless it has a [`NavTopology`] (its grid's own are not read). A staggered isometric map's grid is in the plugin's sheared cells
 /// ([`NavGeometry::tile_to_cell`]).
 ///
 /// ```
@@ -277,3 +277,46 @@ impl TileRules {
 /// update the grid as usual; a change of [`TileRules`] or of the layers rescans the tiles.
 #[derive(Resource, Clone, Debug)]
 pub struct BakedNavGrid(pub NavGrid);
+
+/// A map's own moves and corner rule, where they differ from [`NavSettings`]' (the defaults for
+/// every map). Put it on a map's entity: the tilemap (or the entity named by its layers'
+/// [`NavLayerOf`]), or a [`NavGridMap`]'s. A field left `None` takes the settings' value.
+/// Changing it changes the map's grid the next frame, as changing the settings does.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_tilemap_nav::prelude::*;
+/// use bevy_tilemap_nav::grid::Neighborhood;
+/// use bevy_tilemap_nav::plugin::NavTopology;
+///
+/// fn level(mut commands: Commands) {
+///     // A grid puzzle beside an 8-way world: this map moves 4 ways.
+///     let grid = NavGrid::new(16, 16).unwrap();
+///     commands.spawn((
+///         NavGridMap::square(grid, Vec2::splat(16.0)),
+///         NavTopology { neighborhood: Some(Neighborhood::Four), corner_rule: None },
+///     ));
+/// }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct NavTopology {
+    /// The moves on a square or isometric map (`Four` or `Eight`; hex maps always use their
+    /// six neighbours).
+    pub neighborhood: Option<Neighborhood>,
+    /// Whether diagonal steps may pass a blocked corner.
+    pub corner_rule: Option<CornerRule>,
+}
+
+impl NavTopology {
+    /// The moves and corner rule of a map with this topology (or none) under `settings`.
+    pub(crate) fn resolve(
+        topology: Option<&Self>,
+        settings: &crate::plugin::NavSettings,
+    ) -> (Neighborhood, CornerRule) {
+        let own = topology.copied().unwrap_or_default();
+        (
+            own.neighborhood.unwrap_or(settings.neighborhood),
+            own.corner_rule.unwrap_or(settings.corner_rule),
+        )
+    }
+}

@@ -9,7 +9,7 @@ use super::errors::*;
 use super::geometry::*;
 use super::layers::*;
 use super::model::*;
-use crate::grid::{Cell, GridPos, NavGrid, Neighborhood, Preparation, Sides, Terrain};
+use crate::grid::{Cell, CornerRule, GridPos, NavGrid, Neighborhood, Preparation, Sides, Terrain};
 use crate::io::baked::{expect_size, expect_topology};
 use crate::plugin::settings::NavSettings;
 
@@ -24,9 +24,17 @@ pub(super) struct Building<'a> {
     pub(super) found: &'a Found,
     pub(super) old_maps: Vec<NavMap>,
     pub(super) told: &'a mut Told,
+    /// The maps with a topology of their own.
+    pub(super) topologies: Vec<(Entity, NavTopology)>,
 }
 
 impl Building<'_> {
+    /// The moves (on a square map) and corner rule of `map`: its own, else the settings'.
+    fn topology(&self, map: Entity) -> (Neighborhood, CornerRule) {
+        let own = self.topologies.iter().find(|(e, _)| *e == map).map(|(_, t)| t);
+        NavTopology::resolve(own, self.settings)
+    }
+
     pub(super) fn take_old(&mut self, map: Entity) -> Option<NavMap> {
         let k = self.old_maps.iter().position(|m| m.entity == map)?;
         Some(self.old_maps.swap_remove(k))
@@ -88,14 +96,14 @@ impl Stack<'_> {
         map: Entity,
         rebuild: bool,
         layer_entities: &[Entity],
-        neighborhood: Neighborhood,
+        (neighborhood, corner_rule): (Neighborhood, CornerRule),
         building: &mut Building,
     ) -> NavGrid {
         if grid.neighborhood() != neighborhood {
             grid.set_neighborhood(neighborhood);
         }
-        if grid.corner_rule() != building.settings.corner_rule {
-            grid.set_corner_rule(building.settings.corner_rule);
+        if grid.corner_rule() != corner_rule {
+            grid.set_corner_rule(corner_rule);
         }
         let mut tiles_to_check: Vec<GridPos> = if rebuild {
             self.all_tiles().collect()
@@ -151,11 +159,10 @@ impl Stack<'_> {
         map: Entity,
         baked: Option<&BakedNavGrid>,
         dims: UVec2,
-        neighborhood: Neighborhood,
+        (neighborhood, corner_rule): (Neighborhood, CornerRule),
         first_layer: Entity,
         building: &mut Building,
     ) -> Option<NavGrid> {
-        let corner_rule = building.settings.corner_rule;
         let told = &mut *building.told;
         let baked = baked.and_then(|baked| {
             match expect_size(&baked.0, dims.x, dims.y)
@@ -228,7 +235,8 @@ pub(super) fn tilemap_map(
     let agents = old.as_mut().map(|m| std::mem::take(&mut m.agents)).unwrap_or_default();
     // So does what is precomputed for it (current while the grid's stamp is unchanged).
     let precomputed = old.as_mut().and_then(|m| m.precomputed.take());
-    let neighborhood = neighborhood_for(stack.map_type, building.settings.neighborhood);
+    let (square, corner_rule) = building.topology(group.map);
+    let topology = (neighborhood_for(stack.map_type, square), corner_rule);
     // Every size was checked when the layer was taken in.
     let dims = grid_dims(stack.map_type, stack.size)?;
     let found = building.found;
@@ -239,9 +247,9 @@ pub(super) fn tilemap_map(
         });
     let grid = match old {
         Some(NavMap { grid, .. }) if (grid.width(), grid.height()) == (dims.x, dims.y) => {
-            stack.update(grid, group.map, rebuild, &layer_entities, neighborhood, building)
+            stack.update(grid, group.map, rebuild, &layer_entities, topology, building)
         }
-        _ => stack.build(group.map, baked, dims, neighborhood, first_entity, building)?,
+        _ => stack.build(group.map, baked, dims, topology, first_entity, building)?,
     };
     // Warmed a slice a frame (`warm_grids`): no first search stalls a frame.
     let grid = grid.with_preparation(Preparation::InSlices);
@@ -290,8 +298,8 @@ pub(super) fn grid_source_map(
         source.anchor,
         placed,
     );
-    let settings = building.settings;
-    let neighborhood = neighborhood_for(source.map_type, settings.neighborhood);
+    let (square, corner_rule) = building.topology(entity);
+    let neighborhood = neighborhood_for(source.map_type, square);
     // What is kept for it follows its grid, as for a tilemap's map.
     let (old_grid, seen, agents, precomputed) = match building.take_old(entity) {
         Some(m) => (Some(m.grid), m.source, m.agents, m.precomputed),
@@ -302,7 +310,7 @@ pub(super) fn grid_source_map(
     let followed = old_grid.zip(seen).and_then(|(mut grid, seen)| {
         let same_shape = (grid.width(), grid.height()) == (width, height)
             && grid.neighborhood() == neighborhood
-            && grid.corner_rule() == settings.corner_rule;
+            && grid.corner_rule() == corner_rule;
         let changes = source.grid.changes_since(seen).filter(|_| same_shape)?;
         let mut cells: Vec<GridPos> = changes.map(|(pos, _)| pos).collect();
         cells.sort_unstable();
@@ -322,7 +330,7 @@ pub(super) fn grid_source_map(
         // with the plugin's moves and corner rule.
         let mut grid = source.grid.clone();
         grid.set_neighborhood(neighborhood);
-        grid.set_corner_rule(settings.corner_rule);
+        grid.set_corner_rule(corner_rule);
         told.changed.push(NavGridChanged { map: entity, cells: grid.positions().collect() });
         grid.with_preparation(Preparation::InSlices)
     });

@@ -15,8 +15,8 @@ mod model;
 mod sync;
 
 pub use components::{
-    BakedNavGrid, NavGridMap, NavLayerOf, NavMapLoading, NavTilemap, TileEdges, TileNav, TileRules,
-    TileTerrain,
+    BakedNavGrid, NavGridMap, NavLayerOf, NavMapLoading, NavTilemap, NavTopology, TileEdges,
+    TileNav, TileRules, TileTerrain,
 };
 pub use errors::{TilemapNavError, TilemapNavWarning, WorldToCellError};
 pub use geometry::{NavGeometry, hex_coords, neighborhood_for};

@@ -13,6 +13,9 @@ use super::model::*;
 use crate::plugin::diagnostics::{NavDiagnostics, Stopwatch};
 use crate::plugin::settings::NavSettings;
 
+/// The maps with a topology of their own.
+type Topologies<'w, 's> = Query<'w, 's, (Entity, &'static NavTopology)>;
+
 /// The grid sync system: keeps [`NavMaps`] in step with the marked tilemaps, a map per group of
 /// layers. Unchanged cells cost nothing; a map's changed cells are written and reported in one
 /// [`NavGridChanged`] message.
@@ -40,10 +43,11 @@ pub(crate) fn sync_nav_grid(
     all_tiles: Query<(&TilePos, &TilemapId)>,
     mut changed: MessageWriter<NavGridChanged>,
     mut warnings: MessageWriter<TilemapNavWarning>,
-    (loading, mut ready, grid_maps): (
+    (loading, mut ready, grid_maps, topologies): (
         Query<Entity, With<NavMapLoading>>,
         MessageWriter<NavMapReady>,
         GridMaps,
+        Topologies,
     ),
 ) {
     // The first of the plugin's systems: it begins the frame's diagnostics.
@@ -85,7 +89,9 @@ pub(crate) fn sync_nav_grid(
     let held_before: Vec<Entity> = maps.held.iter().map(|m| m.entity).collect();
     let mut old_maps = std::mem::take(&mut maps.maps);
     old_maps.append(&mut maps.held);
-    let mut building = Building { settings: &settings, found: &found, old_maps, told: &mut told };
+    let topologies = topologies.iter().map(|(e, t)| (e, *t)).collect();
+    let mut building =
+        Building { settings: &settings, found: &found, old_maps, told: &mut told, topologies };
     for (g, group) in groups.iter().enumerate() {
         // The first map starts from baked data if it fits.
         let baked = baked.as_deref().filter(|_| g == 0);

@@ -109,12 +109,7 @@ fn warmups() {
         "map", "1st search ms", "steps", "total ms", "longest ms", "units/ms", "cold search ms"
     );
     for n in [1000u32, 2000, 5000] {
-        let mut grid = NavGrid::new(n, n).expect("a grid");
-        for y in (10..n - 10).step_by(50) {
-            let wall =
-                (5..n - 5).filter(|x| x % 97 != 0).map(|x| (GridPos::new(x, y), Cell::Blocked));
-            grid.set_all(wall).expect("in bounds");
-        }
+        let grid = walled(n);
         let cold = grid.clone().with_preparation(Preparation::InSlices);
         let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(n - 1, n - 1));
         let started = Instant::now();
@@ -125,16 +120,7 @@ fn warmups() {
         let cold_search = started.elapsed();
         let cold = cold.clone();
         let mut warmup = GridWarmup::default();
-        let (mut steps, mut total, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
-        loop {
-            let started = Instant::now();
-            let done = warmup.step(&cold, slice);
-            let took = started.elapsed();
-            (steps, total, longest) = (steps + 1, total + took, longest.max(took));
-            if done {
-                break;
-            }
-        }
+        let (steps, total, longest) = stepped(|| warmup.step(&cold, slice));
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         println!(
             "{:<11} {:>15.1} {steps:>7} {:>9.1} {:>10.3} {:>9.0} {:>14.1}",
@@ -162,28 +148,14 @@ fn agent_grids() {
         "map", "whole ms", "new ms", "steps", "total ms", "longest ms", "units/ms"
     );
     for n in [1000u32, 2000, 5000] {
-        let mut grid = NavGrid::new(n, n).expect("a grid");
-        for y in (10..n - 10).step_by(50) {
-            let wall =
-                (5..n - 5).filter(|x| x % 97 != 0).map(|x| (GridPos::new(x, y), Cell::Blocked));
-            grid.set_all(wall).expect("in bounds");
-        }
+        let grid = walled(n);
         let profile = NavProfile::default();
         let (whole_time, whole) =
             best(|| AgentGrid::new(&grid, profile.clone(), 2).expect("a grid"));
         let started = Instant::now();
         let mut build = AgentGridBuild::new(&grid, profile, 2).expect("a build");
         let new = started.elapsed();
-        let (mut steps, mut total, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
-        loop {
-            let started = Instant::now();
-            let done = build.step(&grid, slice);
-            let took = started.elapsed();
-            (steps, total, longest) = (steps + 1, total + took, longest.max(took));
-            if done {
-                break;
-            }
-        }
+        let (steps, total, longest) = stepped(|| build.step(&grid, slice));
         let work = build.work();
         let built = build.into_grid().expect("built");
         assert!(grid.positions().all(|p| built.grid().get(p) == whole.grid().get(p)));
@@ -197,5 +169,29 @@ fn agent_grids() {
             ms(longest),
             work as f64 / ms(total),
         );
+    }
+}
+
+/// A square map `n` wide of walls every 50 rows, with a gap every 97 cells.
+fn walled(n: u32) -> NavGrid {
+    let mut grid = NavGrid::new(n, n).expect("a grid");
+    for y in (10..n - 10).step_by(50) {
+        let wall = (5..n - 5).filter(|x| x % 97 != 0).map(|x| (GridPos::new(x, y), Cell::Blocked));
+        grid.set_all(wall).expect("in bounds");
+    }
+    grid
+}
+
+/// Runs `step` until it says it is done: the steps, their total and the longest one's time.
+fn stepped(mut step: impl FnMut() -> bool) -> (u64, Duration, Duration) {
+    let (mut steps, mut total, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
+    loop {
+        let started = Instant::now();
+        let done = step();
+        let took = started.elapsed();
+        (steps, total, longest) = (steps + 1, total + took, longest.max(took));
+        if done {
+            return (steps, total, longest);
+        }
     }
 }

@@ -114,6 +114,13 @@ struct Report {
     longest_stand: usize,
 }
 
+/// An avoiding agent at `position`, 4 tiles a second, bodies 0.6 tiles across, sent to `goal`.
+fn spawn_walker(app: &mut App, position: Vec2, goal: GridPos) -> Entity {
+    let body = (PathFollower::new(4.0 * TILE), Avoidance::new(0.3 * TILE));
+    let at = Transform::from_translation(position.extend(1.0));
+    app.world_mut().spawn((at, body, PathRequest::to(goal))).id()
+}
+
 fn run(agents: usize, seconds: usize, seed: u64) -> Report {
     let layout = Layout { hall: 48, height: 72, spacing: 8 };
     let mut app = nav_app(DT, WALL);
@@ -135,15 +142,7 @@ fn run(agents: usize, seconds: usize, seed: u64) -> Report {
         let goal_hall = if k % 4 < 2 { hall } else { 1 - hall };
         let goal = layout.cell_in(goal_hall, &mut rng);
         let position = geometry.cell_to_world(at);
-        let entity = app
-            .world_mut()
-            .spawn((
-                Transform::from_translation(position.extend(1.0)),
-                PathFollower::new(4.0 * TILE),
-                PathRequest::to(goal),
-                Avoidance::new(0.3 * TILE),
-            ))
-            .id();
+        let entity = spawn_walker(&mut app, position, goal);
         walkers.push(Walker {
             entity,
             goal_hall,
@@ -316,15 +315,7 @@ fn a_thousand_agents_crossing_a_lake_map_with_a_full_queue_never_stand_five_seco
     for _ in 0..agents {
         let at = open[rng.below(open.len() as u32) as usize];
         let position = geometry.cell_to_world(at);
-        let entity = app
-            .world_mut()
-            .spawn((
-                Transform::from_translation(position.extend(1.0)),
-                PathFollower::new(4.0 * TILE),
-                PathRequest::to(goal_from(at, &mut rng)),
-                Avoidance::new(0.3 * TILE),
-            ))
-            .id();
+        let entity = spawn_walker(&mut app, position, goal_from(at, &mut rng));
         // Sent on every 2 s, staggered; standing at `position` since frame 0.
         walkers.push((entity, rng.below(2 * FPS as u32) as usize, position, 0usize));
     }

@@ -183,11 +183,15 @@ impl NavGrid {
             .filter(|&n| n <= MAX_CELLS)
             .ok_or(GridError::TooLarge { width, height })?;
         let cost = cell_cost(cell, GridPos::new(0, 0))?;
-        let mut costs = Vec::new();
-        costs
+        // Memory refused is an error, not an abort; then the cells are taken zeroed from the
+        // allocator, which on a large grid gives pages as they are first touched rather than
+        // writing them all now (a 5,000 x 5,000 grid's first frame).
+        let mut probe: Vec<u32> = Vec::new();
+        probe
             .try_reserve_exact(padded as usize)
             .map_err(|_| GridError::TooLarge { width, height })?;
-        costs.resize(padded as usize, 0);
+        drop(probe);
+        let costs = vec![0u32; padded as usize];
         let mut grid = Self {
             width,
             height,

@@ -242,8 +242,8 @@ impl AgentGrid {
         if self.grid.corner_rule() != corner_rule {
             self.grid.set_corner_rule(corner_rule);
         }
-        self.clearance.clear();
-        self.clearance.resize((w * h) as usize, 0);
+        // Zeroed by the allocator (pages given as first touched), not written now.
+        self.clearance = vec![0; (w * h) as usize];
         Ok(())
     }
 

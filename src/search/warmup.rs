@@ -91,10 +91,12 @@ impl GridWarmup {
 
     /// Builds on the labels with what is `left`; true once the grid has them.
     fn step_labels(&mut self, grid: &NavGrid, left: &mut u64) -> bool {
-        let labelled = grid.has_labels() || {
-            let build = self.labels.get_or_insert_with(|| grid.labels_build());
-            *left > 0 && grid.build_labels(build, left)
-        };
+        // (No build begun with no work left: a grid changed every step would make one each.)
+        let labelled = grid.has_labels()
+            || (*left > 0 && {
+                let build = self.labels.get_or_insert_with(|| grid.labels_build());
+                grid.build_labels(build, left)
+            });
         if labelled {
             self.labels = None;
         }

@@ -259,7 +259,8 @@ pub(crate) fn get_on_alone(
         return;
     }
     let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
-    let Ok(here) = map.geometry.world_to_cell(at) else {
+    // Where it stands as its path's cells count (a larger body: its lowest corner).
+    let Ok(here) = agent_start(map, grid, path.agent, at, None) else {
         return;
     };
     let back = (0..=follower.next.min(path.cells.len().saturating_sub(1))).rev().find(|&i| {

@@ -121,6 +121,16 @@ fn spawn_walker(app: &mut App, position: Vec2, goal: GridPos) -> Entity {
     app.world_mut().spawn((at, body, PathRequest::to(goal))).id()
 }
 
+/// How many frames `agent` has stood (held a path and moved less than half a tile) as of
+/// `frame`; `stand` is where it last moved from, and the frame, updated here.
+fn stood(world: &World, agent: Entity, stand: &mut (Vec2, usize), frame: usize) -> usize {
+    let position = world.get::<Transform>(agent).map_or(stand.0, |t| t.translation.truncate());
+    if world.get::<Path>(agent).is_none() || position.distance(stand.0) >= 0.5 * TILE {
+        *stand = (position, frame);
+    }
+    frame - stand.1
+}
+
 fn run(agents: usize, seconds: usize, seed: u64) -> Report {
     let layout = Layout { hall: 48, height: 72, spacing: 8 };
     let mut app = nav_app(DT, WALL);
@@ -191,11 +201,7 @@ fn run(agents: usize, seconds: usize, seed: u64) -> Report {
                 walker.anchor = position;
                 walker.anchor_frame = frame;
             }
-            let holds_path = app.world().get::<Path>(walker.entity).is_some();
-            if !holds_path || position.distance(walker.stand.0) >= 0.5 * TILE {
-                walker.stand = (position, frame);
-            }
-            let stand = frame - walker.stand.1;
+            let stand = stood(app.world(), walker.entity, &mut walker.stand, frame);
             report.longest_stand = report.longest_stand.max(stand);
             assert!(
                 stand as f32 <= STAND_SECONDS * FPS as f32,
@@ -317,7 +323,7 @@ fn a_thousand_agents_crossing_a_lake_map_with_a_full_queue_never_stand_five_seco
         let position = geometry.cell_to_world(at);
         let entity = spawn_walker(&mut app, position, goal_from(at, &mut rng));
         // Sent on every 2 s, staggered; standing at `position` since frame 0.
-        walkers.push((entity, rng.below(2 * FPS as u32) as usize, position, 0usize));
+        walkers.push((entity, rng.below(2 * FPS as u32) as usize, (position, 0usize)));
     }
     let (mut longest, mut searches) = (0, 0);
     let mut cursor = bevy::ecs::message::MessageCursor::<Arrived>::default();
@@ -326,18 +332,15 @@ fn a_thousand_agents_crossing_a_lake_map_with_a_full_queue_never_stand_five_seco
         searches += app.world().resource::<NavDiagnostics>().searches_finished;
         let arrived: Vec<Entity> =
             cursor.read(app.world().resource::<Messages<Arrived>>()).map(|a| a.entity).collect();
-        for (k, (entity, renew_at, from, since)) in walkers.iter_mut().enumerate() {
+        for (k, (entity, renew_at, standing)) in walkers.iter_mut().enumerate() {
             let world = app.world();
             let position = world.get::<Transform>(*entity).unwrap().translation.truncate();
-            if world.get::<Path>(*entity).is_none() || position.distance(*from) >= 0.5 * TILE {
-                (*from, *since) = (position, frame);
-            }
-            longest = longest.max(frame - *since);
+            let stand = stood(world, *entity, standing, frame);
+            longest = longest.max(stand);
             assert!(
-                ((frame - *since) as f32) < STAND_SECONDS * FPS as f32,
-                "frame {frame}: agent {k} holding a path stood {} frames at {:?}, {:?}, next \
+                (stand as f32) < STAND_SECONDS * FPS as f32,
+                "frame {frame}: agent {k} holding a path stood {stand} frames at {:?}, {:?}, next \
                  point {:?} of {:?}",
-                frame - *since,
                 geometry.world_to_cell(position),
                 world.get::<Avoidance>(*entity),
                 world.get::<PathFollower>(*entity).map(|f| f.next),

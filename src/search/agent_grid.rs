@@ -316,9 +316,9 @@ impl AgentGrid {
 /// ```
 #[derive(Clone, Debug)]
 pub struct AgentGridBuild {
+    /// The grid being built; its `seen` is the base grid as of the last step, whose changes
+    /// since are followed at the next.
     agent: AgentGrid,
-    /// The base grid as of the last step: its changes since are followed at the next.
-    began: GridStamp,
     /// Cells done: clearances first (from the last cell back), then derived cells.
     done: usize,
     /// Work spent, all steps together.
@@ -333,7 +333,7 @@ impl AgentGridBuild {
     pub fn new(base: &NavGrid, profile: NavProfile, size: u32) -> Result<Self, GridError> {
         let mut agent = AgentGrid::empty(base, profile, size)?;
         agent.take_shape(base)?;
-        Ok(Self { began: base.stamp(), agent, done: 0, work: 0, restarts: 0 })
+        Ok(Self { agent, done: 0, work: 0, restarts: 0 })
     }
 
     /// Builds on with about `work` units. True once the grid is built and in step with `base`
@@ -355,14 +355,13 @@ impl AgentGridBuild {
         let mut left = work.max(1);
         // The base's changes since the last step, followed at once: the cells computed already
         // are brought in step; those not computed yet are computed afresh anyway.
-        if self.began != base.stamp() {
-            self.agent.seen = self.began;
+        if !self.agent.is_current(base) {
             match self.agent.changes_to_follow(base, false) {
                 Some(changed) => {
                     self.agent.follow(base, &changed);
                     let reach = u64::from(MAX_AGENT_SIZE * MAX_AGENT_SIZE);
                     left = left.saturating_sub(changed.len() as u64 * reach);
-                    self.began = base.stamp();
+                    self.agent.seen = base.stamp();
                 }
                 None => self.begin_again(base),
             }
@@ -394,7 +393,6 @@ impl AgentGridBuild {
         if self.agent.size == 1 {
             self.agent.grid.copy_edges(base);
         }
-        self.agent.seen = base.stamp();
         true
     }
 
@@ -427,7 +425,7 @@ impl AgentGridBuild {
     fn begin_again(&mut self, base: &NavGrid) {
         self.restarts += 1;
         self.done = 0;
-        self.began = base.stamp();
+        self.agent.seen = base.stamp();
         let _ = self.agent.take_shape(base);
     }
 }

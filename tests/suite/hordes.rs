@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy_tilemap_nav::plugin::{FollowField, NavDiagnostics, NavField};
+use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavDiagnostics, NavField, OnNavMap};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{DistanceField, MAX_FLEE_WEIGHT, PathError};
 
@@ -661,4 +661,53 @@ fn followers_of_a_field_whose_map_goes_are_told_once() {
     told_once_each(&them, &failed, &NavError::MapGone { map });
     let nav = app.world().get::<NavField>(field).unwrap();
     assert_eq!(nav.error(), Some(&NavError::MapGone { map }));
+}
+
+/// One walker's word: an agent sent by a request, one walking straight down a field and one
+/// steering down it, from the same cells to the same goal, are told alike. Each arrives with one
+/// `Arrived` at the goal (`reached_goal`, `by: AtGoal`) and stands on the map (`OnNavMap`); each
+/// walled in is told once, with the same `PathFailed` on it and sent, naming its cell and the
+/// goal.
+#[test]
+fn path_walkers_and_field_walkers_are_told_alike() {
+    let goal = GridPos::new(35, 15);
+    let mut app = nav_app(Duration::from_millis(20), 1);
+    let map = app.world_mut().spawn(NavGridMap::square(level(), Vec2::splat(TILE))).id();
+    app.update();
+    let field = app.world_mut().spawn(NavField::new(map, vec![goal])).id();
+    let (open, pocket) = (GridPos::new(2, 2), GridPos::new(1, 28));
+    let mut spawn = |cell: GridPos, how: u32| {
+        let at = centre_on(&app, map, cell).extend(1.0);
+        let mut agent =
+            app.world_mut().spawn((Transform::from_translation(at), PathFollower::new(80.0)));
+        match how {
+            0 => agent.insert(PathRequest::to(PathGoal::OnMap { map, cell: goal })),
+            1 => agent.insert(FollowField(field)),
+            _ => agent.insert((FollowField(field), Avoidance::new(TILE * 0.3))),
+        };
+        agent.id()
+    };
+    let walkers: Vec<Entity> = (0..3).map(|how| spawn(open, how)).collect();
+    let walled: Vec<Entity> = (0..3).map(|how| spawn(pocket, how)).collect();
+    let (mut arrivals, mut failures) = (Vec::new(), Vec::new());
+    for _ in 0..600 {
+        app.update();
+        arrivals.extend(messages::<Arrived>(&app));
+        failures.extend(messages::<PathFailed>(&app));
+    }
+    for &a in &walkers {
+        let theirs: Vec<&Arrived> = arrivals.iter().filter(|m| m.entity == a).collect();
+        let expected = Arrived { entity: a, cell: goal, reached_goal: true, by: Arrival::AtGoal };
+        assert_eq!(theirs, [&expected], "{a}");
+        assert_eq!(app.world().get::<OnNavMap>(a), Some(&OnNavMap(map)), "{a}");
+        assert!(app.world().get::<PathFailed>(a).is_none(), "{a}");
+    }
+    let error = NavError::Search(PathError::Unreachable { start: pocket, goal });
+    for &a in &walled {
+        let told = PathFailed { entity: a, error: error.clone() };
+        let theirs: Vec<&PathFailed> = failures.iter().filter(|m| m.entity == a).collect();
+        assert_eq!(theirs, [&told], "{a}");
+        assert_eq!(app.world().get::<PathFailed>(a), Some(&told), "{a}");
+        assert!(arrivals.iter().all(|m| m.entity != a), "{a} arrived");
+    }
 }

@@ -6,6 +6,7 @@ mod components;
 mod obstacles;
 mod start;
 mod targets;
+mod tell;
 
 pub use components::{
     Arrival, Arrived, NavError, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathLeg,
@@ -22,3 +23,4 @@ pub(crate) use targets::{
     CHASE_REACH, Targets, arrival_holds, chase_cell, cut_at_arrival, open_near, target_cell,
     target_place, threats_of,
 };
+pub(crate) use tell::{Tell, stands_on};

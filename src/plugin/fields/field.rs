@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use super::super::agent::NavError;
+use super::super::agent::{NavError, Tell};
 use super::super::clock::Moment;
 use super::super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::super::map::{NavGeometry, NavMap, NavMaps};
@@ -216,18 +216,16 @@ pub(super) fn no_field(
 /// Tells `entity`, a follower of a field with no field, why (see [`no_field`]): the state it was
 /// told at put on it, and (unless it was told the same already) a [`PathFailed`](
 /// super::super::agent::PathFailed).
-pub(super) fn tell(
+pub(super) fn tell_no_field(
     commands: &mut Commands,
-    failures: &mut MessageWriter<super::super::agent::PathFailed>,
+    tell: &mut Tell,
     entity: Entity,
     (told, error): (ReadFrom, Option<NavError>),
 ) {
     let mut agent = commands.entity(entity);
     agent.insert(told);
     if let Some(error) = error {
-        let failed = super::super::agent::PathFailed { entity, error };
-        agent.insert(failed.clone());
-        failures.write(failed);
+        tell.failed(&mut agent, error);
     }
 }
 

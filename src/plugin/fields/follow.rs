@@ -3,15 +3,17 @@
 use bevy::prelude::*;
 
 use super::super::agent::{
-    NavError, OnNavMap, Path, PathFailed, PathFollower, PathRequest, body_point, corner_indices,
-    join_index,
+    NavError, Path, PathFailed, PathFollower, PathRequest, Tell, body_point, corner_indices,
+    join_index, stands_on,
 };
 use super::super::clock::Moment;
 use super::super::diagnostics::NavDiagnostics;
 use super::super::map::NavMaps;
 use super::super::movement::{Avoidance, GridLocked};
 use super::super::profiles::NavAgent;
-use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell};
+use super::field::{
+    FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell_no_field,
+};
 use crate::search::PathError;
 
 /// Gives each [`FollowField`] agent that steers or moves tile by tile the way down its field
@@ -34,7 +36,7 @@ pub(crate) fn follow_fields(
         ),
         (Without<PathRequest>, Or<(With<Avoidance>, With<GridLocked>)>),
     >,
-    mut failures: MessageWriter<PathFailed>,
+    mut tell: Tell,
     mut diagnostics: ResMut<NavDiagnostics>,
     mut extend: ResMut<FieldsToExtend>,
 ) {
@@ -46,7 +48,7 @@ pub(crate) fn follow_fields(
         if let Some(telling) = no_field(nav, follow.0, read, failed) {
             // No field (no goal it can use, or its map gone): it stops, told why once.
             commands.entity(entity).remove::<Path>();
-            tell(&mut commands, &mut failures, entity, telling);
+            tell_no_field(&mut commands, &mut tell, entity, telling);
             continue;
         }
         let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
@@ -66,12 +68,8 @@ pub(crate) fn follow_fields(
             Err(_) if told => continue,
             Err(error) => {
                 commands.entity(entity).remove::<Path>();
-                tell(
-                    &mut commands,
-                    &mut failures,
-                    entity,
-                    (read(true), Some(NavError::Start(error))),
-                );
+                let telling = (read(true), Some(NavError::Start(error)));
+                tell_no_field(&mut commands, &mut tell, entity, telling);
                 continue;
             }
         };
@@ -92,9 +90,7 @@ pub(crate) fn follow_fields(
                 true => NavError::Search(PathError::Unreachable { start: cell, goal }),
                 false => NavError::NoAgentGrid { agent },
             };
-            let failed = PathFailed { entity, error };
-            commands.entity(entity).insert(failed.clone());
-            failures.write(failed);
+            tell.failed(&mut commands.entity(entity), error);
             continue;
         };
         let points = cells.iter().map(|&c| body_point(&map.geometry, agent, c)).collect();
@@ -102,10 +98,11 @@ pub(crate) fn follow_fields(
         let cost = field.cost(cell).unwrap_or(0.0);
         let way = Path { corners, ..Path::walk(map.entity, cells, points, cost, agent) };
         let next = join_index(&way, position, &map.geometry, &map.grid);
-        commands.entity(entity).remove::<PathFailed>().insert((
+        let mut walker = commands.entity(entity);
+        stands_on(&mut walker, map.entity);
+        walker.remove::<PathFailed>().insert((
             read(false),
             way,
-            OnNavMap(map.entity),
             PathFollower { next, ..follower.clone() },
         ));
     }

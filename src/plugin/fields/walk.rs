@@ -2,13 +2,17 @@
 
 use bevy::prelude::*;
 
-use super::super::agent::{NavError, OnNavMap, Path, PathFailed, PathFollower, PathRequest};
+use super::super::agent::{
+    Arrival, NavError, OnNavMap, Path, PathFailed, PathFollower, PathRequest, Tell, stands_on,
+};
 use super::super::clock::Moment;
 use super::super::diagnostics::NavDiagnostics;
 use super::super::map::{NavMap, NavMaps};
 use super::super::movement::{Avoidance, GridLocked};
 use super::super::profiles::NavAgent;
-use super::field::{FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell};
+use super::field::{
+    FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell_no_field,
+};
 use crate::grid::GridPos;
 use crate::grid::line::segment_cost;
 use crate::grid::{GridStamp, NavGrid};
@@ -360,8 +364,7 @@ pub(crate) fn walk_fields(
         ),
         (Without<PathRequest>, Without<Path>, Without<Avoidance>, Without<GridLocked>),
     >,
-    mut arrived: MessageWriter<super::super::Arrived>,
-    mut failures: MessageWriter<PathFailed>,
+    mut tell: Tell,
     mut diagnostics: ResMut<NavDiagnostics>,
     (mut deferred, mut told_of): (
         Local<Vec<Deferred>>,
@@ -457,7 +460,7 @@ pub(crate) fn walk_fields(
     }
     ways.sweep();
     for (agent, told, error) in told_of.drain(..) {
-        tell(&mut commands, &mut failures, agent, (told, error));
+        tell_no_field(&mut commands, &mut tell, agent, (told, error));
     }
     for out in deferred.drain(..) {
         let mut entity = commands.entity(out.entity);
@@ -465,24 +468,16 @@ pub(crate) fn walk_fields(
             entity.insert(state);
         }
         if let Some(map) = out.on_map {
-            entity.insert(OnNavMap(map));
+            stands_on(&mut entity, map);
         }
         if out.found {
             entity.remove::<(PathFailed, ReadFrom)>();
         }
         if let Some(error) = out.failed {
-            let failed = PathFailed { entity: out.entity, error };
-            entity.insert(failed.clone());
-            failures.write(failed);
+            tell.failed(&mut entity, error);
         }
         if let Some(cell) = out.arrived {
-            let by = Default::default();
-            arrived.write(super::super::Arrived {
-                entity: out.entity,
-                cell,
-                reached_goal: true,
-                by,
-            });
+            tell.arrived(out.entity, cell, true, Arrival::AtGoal);
         }
     }
     diagnostics.move_time += began.elapsed();

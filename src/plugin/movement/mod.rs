@@ -22,10 +22,12 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::plugin::agent::{
-    Arrival, Arrived, NavError, NavTeam, ObstacleCells, OnNavMap, Path, PathFailed, PathFollower,
-    PathGoal, PathRequest, Replanning, WhenUnreachable, agent_start, blocks_agent, corner_indices,
-    join_within, rederive_points, stand_in,
+    Arrival, NavError, NavTeam, ObstacleCells, Path, PathFollower, PathGoal, PathRequest,
+    Replanning, Tell, WhenUnreachable, agent_start, blocks_agent, corner_indices, join_within,
+    rederive_points, stand_in, stands_on,
 };
+#[cfg(doc)]
+use crate::plugin::agent::{Arrived, PathFailed};
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
@@ -232,15 +234,10 @@ fn malformed(path: &Path) -> bool {
 }
 
 /// An agent that cannot go on stops where it is, and says why.
-fn stop(
-    commands: &mut Commands,
-    failures: &mut MessageWriter<PathFailed>,
-    entity: Entity,
-    error: NavError,
-) {
-    let failed = PathFailed { entity, error };
-    commands.entity(entity).remove::<(Path, Replanning)>().insert(failed.clone());
-    failures.write(failed);
+fn stop(commands: &mut Commands, tell: &mut Tell, entity: Entity, error: NavError) {
+    let mut agent = commands.entity(entity);
+    agent.remove::<(Path, Replanning)>();
+    tell.failed(&mut agent, error);
 }
 
 /// Where one agent's walk stands this frame.
@@ -294,8 +291,7 @@ pub(crate) fn follow_paths(
         Query<&'static NavTeam>,
     ),
     (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
-    mut arrived: MessageWriter<Arrived>,
-    mut failures: MessageWriter<PathFailed>,
+    mut tell: Tell,
     mut crossed: MessageWriter<LinkCrossed>,
 ) {
     let began = Moment::now();
@@ -340,7 +336,7 @@ pub(crate) fn follow_paths(
             // Its map is loading again: it stands until the map is served.
             Err(None) => continue,
             Err(Some(error)) => {
-                stop(&mut commands, &mut failures, entity, error);
+                stop(&mut commands, &mut tell, entity, error);
                 continue;
             }
         };
@@ -348,7 +344,7 @@ pub(crate) fn follow_paths(
             && let Err(error) = map.geometry.world_to_cell(position)
         {
             // Its map moved or shrank from under it: it stands off it, and stops, told.
-            stop(&mut commands, &mut failures, entity, NavError::Start(error));
+            stop(&mut commands, &mut tell, entity, NavError::Start(error));
             continue;
         }
         let added = follower.is_added();
@@ -403,14 +399,14 @@ pub(crate) fn follow_paths(
             // Never written into a `Transform`: a map's geometry or a path point gave a
             // non-finite position.
             let error = NavError::Start(WorldToCellError::NotFinite(at));
-            stop(&mut commands, &mut failures, entity, error);
+            stop(&mut commands, &mut tell, entity, error);
             continue;
         }
         transform.translation.x = at.x;
         transform.translation.y = at.y;
         if follower.next >= path.points.len() && path.legs.is_empty() {
             let bodies = (avoidance.as_deref_mut(), yielding.as_deref_mut());
-            finish_walk(&mut commands, &mut arrived, &maps, (entity, at), &path, plan, bodies);
+            finish_walk(&mut commands, &mut tell, &maps, (entity, at), &path, plan, bodies);
         }
     }
     for entity in moved_on {
@@ -671,7 +667,7 @@ fn cross_link(
     path.cells = leg.cells;
     path.points = leg.points;
     follower.next = if seam { 0 } else { path.cells.len().min(1) };
-    commands.entity(entity).insert(OnNavMap(leg.map));
+    stands_on(&mut commands.entity(entity), leg.map);
     if let Some(next_map) = scene.maps.get(leg.map) {
         let grid = next_map.grid_for(path.agent);
         path.corners = match grid {
@@ -695,7 +691,7 @@ fn cross_link(
 /// it stepped aside to, or (waiting for a plan that failed) simply stops.
 fn finish_walk(
     commands: &mut Commands,
-    arrived: &mut MessageWriter<Arrived>,
+    tell: &mut Tell,
     maps: &NavMaps,
     (entity, at): (Entity, Vec2),
     path: &Path,
@@ -730,7 +726,7 @@ fn finish_walk(
             let by_condition = !at_goal && path.arrival != Arrival::AtGoal && cell == last;
             let by = if by_condition { path.arrival } else { Arrival::AtGoal };
             let reached_goal = at_goal || by_condition;
-            arrived.write(Arrived { entity, cell, reached_goal, by });
+            tell.arrived(entity, cell, reached_goal, by);
         }
         // The new plan failed (a PathFailed says why): the agent stops here.
         None if !plan.requested => {
@@ -780,18 +776,17 @@ fn replan(
 ) {
     let (goal, goal_map, options, agent) = (path.goal, path.goal_map, path.options, path.agent);
     wait_for_plan(commands, entity, map, position, follower, path);
-    commands.entity(entity).insert((
-        OnNavMap(map.entity),
-        PathRequest {
-            goal: PathGoal::OnMap { map: goal_map, cell: goal },
-            options: Some(options),
-            // Where it stands when the plan is made (the safe cell may have become a wall
-            // by then, while the request waited its turn).
-            start: None,
-            agent: Some(agent),
-            arrive: path.arrival,
-            // A walker whose way was cut (a door shut in its face) waits for it to open.
-            when_unreachable: WhenUnreachable::Wait,
-        },
-    ));
+    let mut walker = commands.entity(entity);
+    stands_on(&mut walker, map.entity);
+    walker.insert(PathRequest {
+        goal: PathGoal::OnMap { map: goal_map, cell: goal },
+        options: Some(options),
+        // Where it stands when the plan is made (the safe cell may have become a wall by then,
+        // while the request waited its turn).
+        start: None,
+        agent: Some(agent),
+        arrive: path.arrival,
+        // A walker whose way was cut (a door shut in its face) waits for it to open.
+        when_unreachable: WhenUnreachable::Wait,
+    });
 }

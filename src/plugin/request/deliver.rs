@@ -7,9 +7,10 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::super::agent::{
-    NavError, OnNavMap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PlanAround,
-    PlannedOn, Replanning, Targets, WatchSearch, WatchedSearch, WhenUnreachable, agent_start,
-    chase_cell, corner_indices, cut_at_arrival, join_index, stand_in, target_cell, threats_of,
+    NavError, Path, PathFailed, PathFollower, PathGoal, PathRequest, PlanAround, PlannedOn,
+    Replanning, Targets, Tell, WatchSearch, WatchedSearch, WhenUnreachable, agent_start,
+    chase_cell, corner_indices, cut_at_arrival, join_index, stand_in, stands_on, target_cell,
+    threats_of,
 };
 use super::super::map::NavMaps;
 use super::super::movement::{GridLocked, Yielding};
@@ -39,7 +40,7 @@ pub(super) type Given<'a, 'w, 's> = (&'a NavMaps, &'a Targets<'w, 's>, &'a Reque
 #[derive(SystemParam)]
 pub(crate) struct Answers<'w, 's> {
     commands: Commands<'w, 's>,
-    failures: MessageWriter<'w, PathFailed>,
+    tell: Tell<'w>,
     /// Agents stepping aside for another ([`Yielding`]): a failed side step is theirs to
     /// handle (they wait where they are, then go on), not the game's.
     yielders: Query<'w, 's, &'static Yielding>,
@@ -143,9 +144,7 @@ impl Answers<'_, '_> {
                 }
                 stop_safely(&mut entity_commands, maps, walker);
                 if !told {
-                    let failed = PathFailed { entity, error };
-                    entity_commands.insert(failed.clone());
-                    self.failures.write(failed);
+                    self.tell.failed(&mut entity_commands, error);
                 }
             }
         }
@@ -179,8 +178,8 @@ fn give_path(
         }
         _ => 0,
     };
-    let on = OnNavMap(path.map);
-    entity_commands.remove::<(PathFailed, Replanning)>().insert((path, on));
+    stands_on(entity_commands, path.map);
+    entity_commands.remove::<(PathFailed, Replanning)>().insert(path);
     if let Some(follower) = follower {
         entity_commands.insert(PathFollower { next, ..follower.clone() });
     }

@@ -97,12 +97,12 @@ fn main() {
 }
 
 /// A grid's first search builds its labels and jump point bits whole (`OnFirstSearch`); the
-/// plugin's grids have them built by a `GridWarmup` in slices of `NavSettings::warm_slice_work`
+/// plugin's grids have them built by a `GridWarmup` in slices of `WorkShares::warm_up`
 /// instead: per size, the first search's time, then the warm-up's steps, total, longest step and
 /// rate, and a first search on the cold grid (plain A*, no labels), on square maps of walls
 /// with gaps every 97 cells, 50 rows apart.
 fn warmups() {
-    let slice = NavSettings::default().warm_slice_work;
+    let slice = NavSettings::default().work.shares.warm_up;
     println!("\ngrid warm-up, slices of {slice} units");
     println!(
         "{:<11} {:>15} {:>7} {:>9} {:>10} {:>9} {:>14}",
@@ -136,12 +136,12 @@ fn warmups() {
 
 /// A kind of agent's grid (`AgentGrid`, here a 2 x 2 body with the default profile) built whole,
 /// as a grid `OnFirstSearch` has it, against an `AgentGridBuild` in slices of
-/// `NavSettings::warm_slice_work`, as the plugin's maps have it: per size, the whole build's
+/// `WorkShares::warm_up`, as the plugin's maps have it: per size, the whole build's
 /// time (best of a few), the sliced build's start (the grid allocated, in the frame the kind
 /// first asks), then the slices' steps, total, longest step and rate. The sliced grid
 /// is checked against the whole one cell by cell.
 fn agent_grids() {
-    let slice = NavSettings::default().warm_slice_work;
+    let slice = NavSettings::default().work.shares.warm_up;
     println!("\nagent grid (2 x 2), slices of {slice} units");
     println!(
         "{:<11} {:>11} {:>7} {:>7} {:>9} {:>10} {:>9}",

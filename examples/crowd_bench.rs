@@ -206,7 +206,7 @@ impl Stands {
 fn frame_budget() -> NavSettings {
     let mut settings = NavSettings::default();
     if let Some(us) = std::env::var("CROWD_FRAME_US").ok().and_then(|u| u.parse::<u64>().ok()) {
-        settings.max_time_per_frame = Some(Duration::from_micros(us));
+        settings.work.time = Some(Duration::from_micros(us));
     }
     settings
 }

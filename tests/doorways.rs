@@ -21,6 +21,7 @@ mod support;
 use support::Rng;
 #[path = "support/tilemap.rs"]
 mod tilemap;
+use bevy_tilemap_nav::search::CELL_WORK;
 use tilemap::{nav_app, spawn_text_tilemap};
 
 const FLOOR: u32 = 0;
@@ -295,7 +296,7 @@ fn a_thousand_agents_crossing_a_lake_map_with_a_full_queue_never_stand_five_seco
     let grid = load_map("assets/maps/lak304d.map").expect("assets/maps/lak304d.map");
     let (agents, seconds) = (1000, 60);
     let mut app = nav_app(DT, WALL);
-    app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = 40;
+    app.world_mut().resource_mut::<NavSettings>().work.shares.searches = 40 * CELL_WORK;
     let rows: Vec<String> = (0..grid.height())
         .rev()
         .map(|y| {

@@ -24,6 +24,11 @@ impl Moment {
         self.0.elapsed()
     }
 
+    /// The time from `earlier` to this moment (zero if `earlier` is later).
+    pub(crate) fn since(self, earlier: Moment) -> Duration {
+        self.0.saturating_duration_since(earlier.0)
+    }
+
     /// This moment `after` later.
     pub(crate) fn after(self, after: Duration) -> Self {
         Self(self.0 + after)

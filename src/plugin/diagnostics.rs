@@ -51,10 +51,13 @@ pub struct NavDiagnostics {
     /// their ways.
     pub field_time: Duration,
     /// Work done this frame by builds of precomputed paths run in slices (see
-    /// [`PrecomputeSettings`](super::PrecomputeSettings)), in the units of
-    /// [`SlicedBuild`](crate::search::SlicedBuild): never more than the frame's
-    /// [`slice_work`](super::PrecomputeSettings::slice_work).
+    /// [`PrecomputeSettings`](super::PrecomputeSettings)), in [`WorkBudget`](super::WorkBudget)'s
+    /// units: never more than the frame's [`WorkShares::precompute`](super::WorkShares::precompute)
+    /// (but for one indivisible piece).
     pub precompute_work: u64,
+    /// Work done this frame by everything spread over frames, all kinds together, in
+    /// [`WorkBudget`](super::WorkBudget)'s units.
+    pub work: u64,
     /// Time those slices took this frame.
     pub precompute_time: Duration,
 }
@@ -91,7 +94,7 @@ impl Drop for Stopwatch<'_> {
     }
 }
 
-/// The movement system's time in the last frame, for the next frame's search budget
-/// ([`NavSettings::max_time_per_frame`](super::NavSettings::max_time_per_frame)).
+/// The movement system's time in the last frame, for the next frame's work budget
+/// ([`WorkBudget::time`](super::WorkBudget::time)).
 #[derive(Resource, Default, Debug)]
 pub(crate) struct LastMove(pub(crate) Duration);

@@ -2,7 +2,9 @@
 //! or a folder each, lower ones never importing higher ones (`ci/import_graph.py` checks that no
 //! two files import each other):
 //!
-//! - `settings`: [`NavSettings`]; `diagnostics`: [`NavDiagnostics`], what the systems did;
+//! - `settings`: [`NavSettings`] ([`WorkBudget`]: one budget for the work spread over frames);
+//!   `diagnostics`: [`NavDiagnostics`], what the systems did; `work`: what each kind of work may
+//!   do this frame, and what it did;
 //! - `map/`: tilemaps (and [`NavGridMap`]s) to navigation maps ([`NavMaps`], a
 //!   [`NavGrid`](crate::grid::NavGrid) each), world <-> cell for every map type
 //!   ([`NavGeometry`]), the tiles' rules, the errors, and the sync system;
@@ -37,6 +39,7 @@ mod pursuit;
 mod request;
 mod seams;
 mod settings;
+mod work;
 
 use bevy::app::PluginGroupBuilder;
 use bevy::ecs::intern::Interned;
@@ -63,7 +66,8 @@ pub use profiles::{NavAgent, NavProfiles, ProfileId, ProfilesFull};
 pub use pursuit::Pursuit;
 pub use seams::NavSeam;
 pub use settings::{
-    AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorldSearch,
+    AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorkBudget,
+    WorkShares, WorldSearch,
 };
 
 use agent::ObstacleCells;
@@ -187,6 +191,7 @@ impl Plugin for NavCorePlugin {
             .init_resource::<NavDiagnostics>()
             .init_resource::<fields::FieldsToExtend>()
             .init_resource::<diagnostics::LastMove>()
+            .init_resource::<work::WorkMeter>()
             .add_message::<NavGridChanged>()
             .add_message::<NavMapReady>()
             .add_message::<TilemapNavWarning>()

@@ -9,20 +9,20 @@ use bevy::prelude::*;
 use super::agent::{
     NavError, OnNavMap, Path, PathGoal, PathRequest, WhenUnreachable, request_start, waits_for_map,
 };
-use super::diagnostics::NavDiagnostics;
+use super::clock::Moment;
 use super::map::NavMaps;
 use super::profiles::{NavAgent, NavProfiles, ProfileId};
-use super::settings::NavSettings;
+use super::work::{FrameWork, WorkKind};
 use crate::grid::{GridPos, NavProfile};
 use crate::path::{Reach, ReachSearch};
-use crate::search::PathError;
+use crate::search::{CELL_WORK, PathError};
 
-/// Put this on an agent to ask which cells it can reach for at most `budget` (the sum of the
-/// step costs, as a path's cost): a tactics game's movement range. The plugin answers with a
-/// [`MoveRange`] (removing this request) or a [`RangeFailed`] message: in the same frame when
-/// the range fits the frame's search budget
-/// ([`NavSettings::max_expansions_per_frame`]), else over as many frames as it needs (an
-/// unbounded budget on a huge map never freezes a frame). The range is for the agent's
+/// Put this on an agent to ask which cells it can reach for at most `budget` (the sum of the step
+/// costs, as a path's cost): a tactics game's movement range. The plugin answers with a
+/// [`MoveRange`] (removing this request) or a [`RangeFailed`] message: in the same frame when the
+/// range fits the searches' share of the frame's work
+/// ([`WorkShares::searches`](super::WorkShares::searches)), else over as many frames as it needs
+/// (an unbounded budget on a huge map never freezes a frame). The range is for the agent's
 /// [`NavAgent`] kind, on the map it stands on.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
@@ -169,28 +169,31 @@ struct RangeRun {
     search: ReachSearch,
 }
 
-/// Answers [`RangeRequest`]s, in arrival order, within the frame's budget of expanded cells
-/// ([`NavSettings::max_expansions_per_frame`], shared with path requests: what ranges use this
-/// frame, path requests do not get). A range larger than the budget is measured over several
-/// frames (a new request for the agent, or a change of the grid, begins it again).
+/// Answers [`RangeRequest`]s, in arrival order, within the searches' share of the frame's work
+/// ([`WorkShares::searches`](super::WorkShares::searches), shared with path requests: what ranges
+/// use this frame, path requests do not get). A range larger than the budget is measured over
+/// several frames (a new request for the agent, or a change of the grid, begins it again).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn answer_ranges(
     mut commands: Commands,
     maps: Res<NavMaps>,
     profiles: Res<NavProfiles>,
-    settings: Res<NavSettings>,
     mut queue: ResMut<RangeQueue>,
     requests: RangeRequests,
     new_requests: Query<Entity, Changed<RangeRequest>>,
-    (mut diagnostics, mut failed): (ResMut<NavDiagnostics>, MessageWriter<RangeFailed>),
+    (mut work, mut failed): (FrameWork, MessageWriter<RangeFailed>),
 ) {
+    let began = Moment::now();
     let RangeQueue { waiting, running } = &mut *queue;
     for entity in &new_requests {
         if !waiting.contains(&entity) {
             waiting.push_back(entity);
         }
     }
-    let mut budget = u32::try_from(settings.max_expansions_per_frame).unwrap_or(u32::MAX).max(1);
+    let allowance = work.allowance(WorkKind::Searches);
+    let cells = allowance.units / CELL_WORK;
+    let mut budget = u32::try_from(cells).unwrap_or(u32::MAX).max(1);
+    let past = || allowance.deadline.is_some_and(|d| Moment::now() >= d);
     // It goes on while its request is there and asks the same (put on again or not).
     let mut run = running
         .take()
@@ -235,7 +238,7 @@ pub(crate) fn answer_ranges(
             waiting.push_front(measuring.entity);
             continue;
         };
-        if budget == 0 {
+        if budget == 0 || work.diagnostics.range_expansions > 0 && past() {
             run = Some(measuring);
             break;
         }
@@ -243,7 +246,7 @@ pub(crate) fn answer_ranges(
         let step = measuring.search.step(grid, budget);
         let settled = (measuring.search.settled() - before) as u32;
         budget = budget.saturating_sub(settled.max(1));
-        diagnostics.range_expansions += u64::from(settled.max(1));
+        work.diagnostics.range_expansions += u64::from(settled.max(1));
         match step {
             None => run = Some(measuring),
             Some(Err(PathError::GridChanged)) => waiting.push_front(measuring.entity),
@@ -266,4 +269,6 @@ pub(crate) fn answer_ranges(
     for entity in held.into_iter().rev() {
         waiting.push_front(entity);
     }
+    let settled = work.diagnostics.range_expansions;
+    work.spend(WorkKind::Searches, settled * CELL_WORK, began.elapsed());
 }

@@ -9,9 +9,9 @@ use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 
 use super::clock::Moment;
-use super::diagnostics::NavDiagnostics;
 use super::map::{NavMap, NavMaps, Precomputed, TilemapNavError, TilemapNavWarning};
-use super::settings::{NavSettings, PrecomputeBuilds};
+use super::settings::PrecomputeBuilds;
+use super::work::{FrameWork, WorkKind};
 use crate::grid::GridPos;
 use crate::grid::{GridStamp, NavGrid};
 use crate::io::baked::BakeError;
@@ -214,29 +214,15 @@ pub(crate) struct TableBuilds {
     /// The maps whose [`BakedPaths`] were used, or said not to fit: not reported on again
     /// until they are replaced.
     bakes_noted: Vec<Entity>,
-    /// Sliced builds' work done per millisecond, learnt from the slices run: what a time slice
-    /// buys. `None` before the first.
-    units_per_ms: Option<f64>,
 }
 
 /// More than the largest piece of work a sliced build does at once (a few hundred units).
 const LARGEST_PIECE: u64 = 2_048;
 
-/// Until learnt, sliced builds take this many units of work a millisecond: a slow machine's
-/// (these machines do 60,000 to 100,000 natively; a browser, less).
-const FIRST_UNITS_PER_MS: f64 = 10_000.0;
-
 impl TableBuilds {
-    /// Steps the sliced builds, in the order they started, within one frame's budget: the work
-    /// they did, and the time it took.
-    fn step_sliced(&mut self, settings: &NavSettings) -> (u64, Duration) {
-        let slicing = settings.precompute;
-        let rate = self.units_per_ms.unwrap_or(FIRST_UNITS_PER_MS);
-        let mut budget = match slicing.slice_time {
-            Some(time) => slicing.slice_work.min((rate * time.as_secs_f64() * 1e3) as u64),
-            None => slicing.slice_work,
-        }
-        .max(1);
+    /// Steps the sliced builds, in the order they started, with `budget` units in all: the
+    /// work they did, and the time it took.
+    fn step_sliced(&mut self, mut budget: u64) -> (u64, Duration) {
         let started = Moment::now();
         let (mut done, mut steps) = (0, 0usize);
         for (_, _, build, ready) in &mut self.running {
@@ -257,16 +243,7 @@ impl TableBuilds {
         if steps == 0 {
             return (0, Duration::ZERO);
         }
-        let took = started.elapsed();
-        let ms = took.as_secs_f64() * 1e3;
-        if slicing.slice_time.is_some() && ms > 0.05 && done > 0 {
-            let measured = done as f64 / ms;
-            self.units_per_ms = Some(match self.units_per_ms {
-                Some(rate) => 0.5 * rate + 0.5 * measured,
-                None => measured,
-            });
-        }
-        (done, took)
+        (done, started.elapsed())
     }
 }
 
@@ -327,10 +304,9 @@ pub(crate) fn keep_path_tables(
     mut maps: ResMut<NavMaps>,
     marked: Query<(), With<PrecomputePaths>>,
     bakes: Query<Ref<BakedPaths>>,
-    settings: Res<NavSettings>,
     mut builds: ResMut<TableBuilds>,
     mut warnings: MessageWriter<TilemapNavWarning>,
-    mut diagnostics: ResMut<NavDiagnostics>,
+    mut work: FrameWork,
 ) {
     // A sliced build for a map that changed, went or lost its mark since it started is
     // dropped before it takes more of the frame (one in the background runs to its end).
@@ -339,8 +315,10 @@ pub(crate) fn keep_path_tables(
             || marked.contains(*entity)
                 && maps.get(*entity).is_some_and(|map| map.grid.stamp() == *stamp)
     });
-    (diagnostics.precompute_work, diagnostics.precompute_time) = builds.step_sliced(&settings);
-    let sliced = builds_sliced(settings.precompute.builds);
+    let (done, took) = builds.step_sliced(work.clockless(WorkKind::Precompute));
+    (work.diagnostics.precompute_work, work.diagnostics.precompute_time) = (done, took);
+    work.spend(WorkKind::Precompute, done, took);
+    let sliced = builds_sliced(work.settings.precompute.builds);
     let TableBuilds { running, failed, bakes_noted, .. } = &mut *builds;
     // Bakes put on (or replaced) since are reported on afresh.
     bakes_noted.retain(|e| !bakes.get(*e).is_ok_and(|baked| baked.is_changed()));

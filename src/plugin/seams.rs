@@ -211,19 +211,23 @@ fn not_seams(links: &FrameLinks) -> (Vec<usize>, Vec<Link>) {
 }
 
 impl WorldGraphs {
-    /// Works out `agent`'s graph for the chunks that need it, one at a time until none is
-    /// left or `stop` says so.
+    /// Works out `agent`'s graph for the chunks that need it, a chunk at a time, until none is
+    /// left, `work` units are spent or `stop` says so (one chunk at least). Returns the work
+    /// done.
     pub(crate) fn warm(
         &mut self,
         grids: &[&NavGrid],
         links: &FrameLinks,
         agent: NavAgent,
+        work: u64,
         stop: impl Fn() -> bool,
-    ) {
+    ) -> u64 {
         let (_, not_seams) = not_seams(links);
         let world = LinkedMaps::new(grids, &not_seams).with_places(&links.places);
         let graph = self.0.entry(agent).or_default();
-        while !graph.update_within(world, 1) && !stop() {}
+        let before = graph.work();
+        while !graph.update_within(world, 1) && graph.work() - before < work && !stop() {}
+        graph.work() - before
     }
 
     /// A path over `grids` (each map's grid for `agent`), their seams and the links of `links`

@@ -20,42 +20,15 @@ pub struct NavSettings {
     pub search: SearchOptions,
     /// At most this many requests are answered per frame; the rest wait, in arrival order.
     pub max_requests_per_frame: usize,
-    /// The frame's search budget, in expanded cells: once spent, the remaining requests wait
-    /// for the next frame, and a search that needs more pauses and goes on next frame (before
-    /// any other), so that no frame waits on a long search. Paths are the same as in one go.
-    pub max_expansions_per_frame: u64,
-    /// The frame's search budget in time, on top of the one in cells: once spent, searches wait
-    /// or pause as above (the clock is read every 16 expanded cells). `None`: cells only.
-    pub max_search_time_per_frame: Option<std::time::Duration>,
-    /// What the plugin's systems together (tile sync, searches, movement) aim to take a frame:
-    /// the searches get at most what the tile sync and the movement's last frame leave of it,
-    /// and never more than `max_search_time_per_frame` (a game whose movement is heavy, say
-    /// with [`Avoidance`](super::Avoidance), then searches a little less a frame rather than
-    /// overrun). Applies only with a search time budget; one slice of search a frame runs
-    /// whatever the clock says, so that all goes on. `None`: the search budget alone.
-    pub max_time_per_frame: Option<std::time::Duration>,
+    /// The frame's budget for the work the plugin spreads over frames (searches, movement
+    /// ranges, field builds, precomputed builds, grid warm-ups, a world's graph): one unit, one
+    /// budget, a share for each kind. Work that needs more goes on next frame; no frame waits
+    /// on a long search or build, and answers are the same as in one go.
+    pub work: WorkBudget,
     /// How agents with [`Avoidance`](super::Avoidance) steer round each other.
     pub avoidance: AvoidanceSettings,
     /// How what maps with [`PrecomputePaths`](super::PrecomputePaths) keep is built.
     pub precompute: PrecomputeSettings,
-    /// A [`NavField`](super::NavField)'s build (new goals) does at most this much work a frame,
-    /// each field, in the units of [`SlicedBuild`](crate::search::SlicedBuild) (8 a cell
-    /// settled): the default, 200,000, settles 25,000 cells a frame, so a field over a
-    /// 512 x 512 map takes about a dozen frames and no frame stalls. Its
-    /// followers follow the field it replaces meanwhile. `u64::MAX`: whole in one frame.
-    /// Repairs after cells change, and flee fields, are done whole.
-    pub field_slice_work: u64,
-    /// What each map's grid needs before its searches go at full speed (its component labels,
-    /// which answer "unreachable" without a search, and jump point search's bits; see
-    /// [`GridWarmup`](crate::search::GridWarmup)) is built at most this much work a frame, for
-    /// all maps together, in units of about a tenth of a cell (a cell costs ten). The default,
-    /// 50,000, took about a third of a millisecond in an optimized build (`cargo bench --bench
-    /// sliced_builds` prints the rate on your machine): a map of
-    /// 256 x 256 warms in 14 frames, 1,000 x 1,000 in 200, 5,000 x 5,000 in 5,000, and no
-    /// first search stalls a frame. Until a map is warm its searches go without (plain A*, an
-    /// unreachable goal found by searching, within the search budget): the same path costs.
-    /// `u64::MAX`: whole in the frame a map appears.
-    pub warm_slice_work: u64,
     /// Square and isometric maps whose edges touch, their cells on one lattice (chunks of one
     /// world, levels laid side by side), join at their edges: the plugin keeps a [`NavLink`]
     /// marked [`NavSeam`] for each step across, and agents walk across as on one map (see
@@ -83,13 +56,9 @@ impl Default for NavSettings {
             corner_rule: CornerRule::NoCornerCutting,
             search: SearchOptions::default(),
             max_requests_per_frame: 64,
-            max_expansions_per_frame: 20_000,
-            max_search_time_per_frame: Some(std::time::Duration::from_micros(500)),
-            max_time_per_frame: Some(std::time::Duration::from_micros(800)),
+            work: WorkBudget::default(),
             avoidance: AvoidanceSettings::default(),
             precompute: PrecomputeSettings::default(),
-            field_slice_work: 200_000,
-            warm_slice_work: 50_000,
             join_touching_maps: true,
             world_search: WorldSearch::Exact,
             repath: RepathPolicy::default(),
@@ -99,22 +68,95 @@ impl Default for NavSettings {
 }
 
 impl NavSettings {
-    /// The default settings in deterministic mode: the search budget counted in expanded cells
-    /// only, never by the clock, and what maps with [`PrecomputePaths`](super::PrecomputePaths)
-    /// keep built in slices of a set amount of work a frame (so it serves from the same frame
-    /// in every run). Two runs of one app with the same inputs (the same frame times included)
-    /// then give the same paths on the same frames and bit-identical agent positions, on the
-    /// same build and platform. Not covered: float results across platforms or compilers.
+    /// The default settings in deterministic mode: the work spread over frames counted in
+    /// units only, never by the clock ([`WorkBudget::time`] `None`), and what maps with
+    /// [`PrecomputePaths`](super::PrecomputePaths) keep built in slices (so it serves from the
+    /// same frame in every run). Two runs of one app with the same inputs (the same frame times
+    /// included) then give the same paths on the same frames and bit-identical agent positions,
+    /// on the same build and platform. Not covered: float results across platforms or
+    /// compilers.
     pub fn deterministic() -> Self {
         Self {
-            max_search_time_per_frame: None,
-            precompute: PrecomputeSettings {
-                builds: PrecomputeBuilds::Sliced,
-                slice_time: None,
-                ..PrecomputeSettings::default()
-            },
+            work: WorkBudget { time: None, ..WorkBudget::default() },
+            precompute: PrecomputeSettings { builds: PrecomputeBuilds::Sliced },
             ..Self::default()
         }
+    }
+}
+
+/// The frame's one budget for the work the plugin spreads over frames ([`NavSettings::work`]).
+///
+/// Every kind counts its work in one unit, about one cell touched once (some 5-10 ns natively on
+/// these machines): a search's expanded cell [`CELL_WORK`](crate::search::CELL_WORK) units (a
+/// movement range's settled cell too), a field's settled cell as many, a grid warm-up's cell 10
+/// (component labels and jump point bits), a kind of agent's grid 1 + size² a cell, a world's graph
+/// as many a cell its walks settle, a precomputed build as
+/// [`SlicedBuild`](crate::search::SlicedBuild) counts. Each kind does at most its share a frame,
+/// all together at most `units`; with a `time`, each also stops at its share of the time the frame
+/// has left. One slice of each kind runs whatever the budget says, so that all goes on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorkBudget {
+    /// The most units a frame, all kinds together (a kind's share is cut to what the kinds run
+    /// before it this frame left). Default: the shares' sum.
+    pub units: u64,
+    /// What the plugin's systems together aim to take a frame: the work gets what the tile sync
+    /// and the movement (as last frame) leave of it, each kind in proportion to its share (a
+    /// game whose movement is heavy, say with [`Avoidance`](super::Avoidance), then searches
+    /// and builds a little less a frame rather than overrun). Work that cannot read the clock
+    /// as it goes (builds) is given the units it did in that time in the frames before.
+    /// `None`: counted in units only, never by the clock: frame counts do not depend on the
+    /// machine. Default: 2 ms.
+    pub time: Option<std::time::Duration>,
+    /// Each kind's most units a frame.
+    pub shares: WorkShares,
+}
+
+impl Default for WorkBudget {
+    fn default() -> Self {
+        let shares = WorkShares::default();
+        Self { units: shares.total(), time: Some(std::time::Duration::from_millis(2)), shares }
+    }
+}
+
+/// Each kind's share of [`WorkBudget`]: its most units a frame. With the defaults and a time
+/// budget of 2 ms, searches get about half a millisecond, builds about 0.6 ms each and the
+/// warm-up 0.3 ms, less what the tile sync and the movement take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkShares {
+    /// Path searches, movement ranges (answered first) and a world's graph worked out ahead
+    /// ([`WorldSearch::Hierarchical`]). Default 160,000: 20,000 expanded cells.
+    pub searches: u64,
+    /// [`NavField`](super::NavField) builds for new goals, all fields together (repairs after
+    /// cells change, and flee fields, are done whole). Default 200,000: 25,000 settled cells,
+    /// a field over a 512 x 512 map in about a dozen frames. Followers follow the field it
+    /// replaces meanwhile.
+    pub fields: u64,
+    /// What maps with [`PrecomputePaths`](super::PrecomputePaths) keep, built in slices
+    /// ([`PrecomputeBuilds::Sliced`], or `Auto` where there are no threads), all maps together.
+    /// Default 200,000.
+    pub precompute: u64,
+    /// Each map's grids for kinds of agents, then what its searches derive from its cells
+    /// (component labels, which answer "unreachable" without a search, and jump point
+    /// search's bits; see [`GridWarmup`](crate::search::GridWarmup)), all maps together.
+    /// Default 100,000: a 256 x 256 map warms in 7 frames, 1,000 x 1,000 in 100, and no first
+    /// search stalls a frame. Until a map is warm its searches go without (plain A*, an
+    /// unreachable goal found by searching): the same path costs.
+    pub warm_up: u64,
+}
+
+impl Default for WorkShares {
+    fn default() -> Self {
+        Self { searches: 160_000, fields: 200_000, precompute: 200_000, warm_up: 100_000 }
+    }
+}
+
+impl WorkShares {
+    /// The shares together.
+    pub fn total(&self) -> u64 {
+        self.searches
+            .saturating_add(self.fields)
+            .saturating_add(self.precompute)
+            .saturating_add(self.warm_up)
     }
 }
 
@@ -146,23 +188,11 @@ impl Default for AvoidanceSettings {
 pub struct PrecomputeSettings {
     /// Where the builds run.
     pub builds: PrecomputeBuilds,
-    /// Sliced builds: the time they may take a frame, all maps together. The work that buys is
-    /// learnt from the frames before (the first slice assumes a slow machine). `None`: counted
-    /// in work alone (`slice_work`), never by the clock.
-    pub slice_time: Option<std::time::Duration>,
-    /// Sliced builds: the most work they do a frame, all maps together, in the units of
-    /// [`SlicedBuild`](crate::search::SlicedBuild) (about 70 a microsecond natively on these
-    /// machines' builds of the path table: see BENCHMARKS.md).
-    pub slice_work: u64,
 }
 
 impl Default for PrecomputeSettings {
     fn default() -> Self {
-        Self {
-            builds: PrecomputeBuilds::Auto,
-            slice_time: Some(std::time::Duration::from_millis(2)),
-            slice_work: 200_000,
-        }
+        Self { builds: PrecomputeBuilds::Auto }
     }
 }
 
@@ -177,7 +207,7 @@ pub enum PrecomputeBuilds {
     /// On Bevy's async compute task pool, in one go.
     Background,
     /// On the thread that runs the plugin's systems, a slice a frame
-    /// ([`PrecomputeSettings::slice_time`], [`PrecomputeSettings::slice_work`]): no frame waits
+    /// ([`WorkShares::precompute`]): no frame waits
     /// for a whole build. Slower to finish than in the background (one core, a slice a frame);
     /// the same structure in the end.
     Sliced,

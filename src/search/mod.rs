@@ -62,7 +62,7 @@ pub use precomputed::landmarks::{
 pub use precomputed::path_table::{
     MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, PathTable, PathTableError, TABLE_FORMAT_VERSION,
 };
-pub use precomputed::slices::SlicedBuild;
+pub use precomputed::slices::{CELL_WORK, SlicedBuild};
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 pub use seams::seam_links;
 pub use warmup::GridWarmup;

@@ -23,6 +23,7 @@ use std::collections::{BinaryHeap, HashMap};
 use super::linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement, apart};
 use super::options::Heuristic;
 use super::pathfinder::Pathfinder;
+use super::precomputed::slices::CELL_WORK;
 use super::query::PathQuery;
 use super::result::{PathError, PathResult, SearchStats};
 use super::seams::{Lattice, is_hex, seam_links};
@@ -122,6 +123,8 @@ pub struct WorldGraph {
     made_links: Vec<Link>,
     /// Grids whose walks are still to be worked out.
     waiting: usize,
+    /// Work done by [`WorldGraph::update_within`] so far, in its units.
+    work: u64,
     pathfinder: Pathfinder,
     scratch: Scratch,
 }
@@ -309,6 +312,7 @@ impl WorldGraph {
             made_from: Vec::new(),
             made_links: Vec::new(),
             waiting: 0,
+            work: 0,
             pathfinder: Pathfinder::new(),
             scratch: Scratch::default(),
         }
@@ -344,31 +348,41 @@ impl WorldGraph {
     /// [`WorldGraph::find`] works out only the grids its search reaches; see
     /// [`WorldGraph::update_within`] to spread the work over frames ahead of queries.
     pub fn update(&mut self, world: LinkedMaps<'_>) {
-        self.update_within(world, usize::MAX);
+        self.update_within(world, u64::MAX);
     }
 
-    /// As [`WorldGraph::update`], working out the walks of at most `grids` grids (the rest
-    /// wait for the next call, or for a query that reaches them). True when nothing is left
-    /// to work out. Call it each frame while chunks stream in, to keep that work out of the
-    /// queries.
-    pub fn update_within(&mut self, world: LinkedMaps<'_>, grids: usize) -> bool {
+    /// As [`WorldGraph::update`], with about `work` units of work (8 a cell its walks settle,
+    /// as a [`SlicedBuild`](super::SlicedBuild)'s search over every cell counts): it works out
+    /// grids' walks until that is spent, one grid at least (the rest wait for the next call, or
+    /// for a query that reaches them). True when nothing is left to work out. Call it each frame
+    /// while chunks stream in, to keep that work out of the queries; [`WorldGraph::work`] says
+    /// how much it has done.
+    pub fn update_within(&mut self, world: LinkedMaps<'_>, work: u64) -> bool {
         if self.lay_out_again(world) && self.waiting == 0 {
             return true;
         }
-        let (mut built, mut waiting) = (0usize, 0usize);
+        let (mut done, mut waiting, mut built) = (0u64, 0usize, false);
         for (m, grid) in world.maps.iter().enumerate() {
             if ready(&self.layout, &self.chunks, m, grid) {
                 continue;
             }
-            if built == grids {
+            if built && done >= work {
                 waiting += 1;
                 continue;
             }
-            built += 1;
+            let before = self.scratch.settled;
             build(&self.layout, &mut self.chunks, &mut self.scratch, m, grid);
+            built = true;
+            done += u64::from(self.scratch.settled.wrapping_sub(before)) * CELL_WORK;
         }
+        self.work += done;
         self.waiting = waiting;
         waiting == 0
+    }
+
+    /// The work [`WorldGraph::update_within`] has done so far, in its units.
+    pub fn work(&self) -> u64 {
+        self.work
     }
 
     /// Works out the nodes again if the grids, places or links changed (true when they did

@@ -14,6 +14,7 @@ use bevy_tilemap_nav::prelude::*;
 use crate::support::Rng;
 #[allow(dead_code)] // its text tilemaps are not used here
 use crate::tilemap::{spawn_typed_tilemap, threaded_nav_app};
+use bevy_tilemap_nav::search::CELL_WORK;
 
 const WALL: u32 = 1;
 const SIZE: u32 = 40;
@@ -25,7 +26,8 @@ fn run(seed: u64) -> Vec<u64> {
     let mut rng = Rng(seed);
     let mut app = threaded_nav_app(Duration::from_millis(16), WALL);
     // Few cells a frame, so that searches are spread over frames and queued.
-    let settings = NavSettings { max_expansions_per_frame: 3000, ..NavSettings::deterministic() };
+    let mut settings = NavSettings::deterministic();
+    settings.work.shares.searches = 3000 * CELL_WORK;
     app.insert_resource(settings);
     let walls: Vec<bool> = (0..SIZE * SIZE).map(|_| rng.chance(15)).collect();
     let grid_size = TilemapGridSize { x: 16.0, y: 16.0 };

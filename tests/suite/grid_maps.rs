@@ -12,6 +12,7 @@ use bevy_tilemap_nav::search::{AgentGrid, GridWarmup, PathError};
 
 #[allow(dead_code)] // its typed tilemaps are not used here
 use crate::tilemap::{nav_app, position, read_new, spawn_text_tilemap};
+use bevy_tilemap_nav::plugin::WorkBudget;
 
 const WALL: u32 = 1;
 const TILE: f32 = 16.0;
@@ -265,7 +266,8 @@ fn parts_of_the_plugin_can_be_left_out_and_say_so() {
     // agent's and a precomputed table only by the whole group.
     for whole in [true, false] {
         let mut app = App::new();
-        let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+        let work = WorkBudget { time: None, ..default() };
+        let settings = NavSettings { work, ..NavSettings::default() };
         let group = TilemapNavPlugin::with_settings(settings);
         let group = if whole {
             group.build()
@@ -392,7 +394,7 @@ fn a_map_rescaled_or_moved_while_agents_walk_takes_them_to_their_cells_as_they_a
 
 /// Issue 52, point 10: a large map's first requests cost no long frame. What its searches derive
 /// from its cells (component labels, jump point bits) is built a slice a frame
-/// (`NavSettings::warm_slice_work`), never by a search, and requests are answered meanwhile with
+/// (`WorkShares::warm_up`), never by a search, and requests are answered meanwhile with
 /// the costs a warm map gives: a path across, and an enclosed goal told unreachable.
 #[test]
 fn a_large_maps_first_requests_are_answered_while_it_warms_a_slice_a_frame() {
@@ -424,7 +426,7 @@ fn a_large_maps_first_requests_are_answered_while_it_warms_a_slice_a_frame() {
     let (across, enclosed) = (ask(&mut app, to), ask(&mut app, pocket));
     let warm =
         |app: &App| GridWarmup::is_warm(&app.world().resource::<NavMaps>().get(map).unwrap().grid);
-    let slice = app.world().resource::<NavSettings>().warm_slice_work;
+    let slice = app.world().resource::<NavSettings>().work.shares.warm_up;
     let (mut frames, mut answered) = (1u64, 0);
     while !warm(&app) {
         app.update();
@@ -500,7 +502,7 @@ fn a_large_maps_first_request_by_a_big_agent_waits_while_its_grid_is_built_in_sl
         assert!(frames < 2000, "no grid after {frames} frames");
     }
     // A clearance and a derived cell a unit each at least, at most a slice a frame.
-    let slice = app.world().resource::<NavSettings>().warm_slice_work;
+    let slice = app.world().resource::<NavSettings>().work.shares.warm_up;
     let cells = u64::from((n + 2) * (n + 2));
     assert!(frames >= 2 * cells / slice, "built in {frames} frames");
     let maps = app.world().resource::<NavMaps>();

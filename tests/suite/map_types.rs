@@ -12,6 +12,7 @@ use bevy_ecs_tilemap::helpers::square_grid::neighbors::Neighbors;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::io::baked::BakeError;
+use bevy_tilemap_nav::plugin::WorkBudget;
 use bevy_tilemap_nav::plugin::{
     BakedNavGrid, NavGeometry, NavLayerOf, TilemapNavError, TilemapNavWarning, WorldToCellError,
 };
@@ -48,7 +49,7 @@ fn app() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
         .add_plugins(TilemapNavPlugin::with_settings(NavSettings {
-            max_search_time_per_frame: None,
+            work: WorkBudget { time: None, ..default() },
             ..NavSettings::default()
         }))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)))

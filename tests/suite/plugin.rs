@@ -8,18 +8,27 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::baked::BakeError;
+use bevy_tilemap_nav::plugin::WorkBudget;
 use bevy_tilemap_nav::plugin::{
     BakedNavGrid, BakedPaths, NavDiagnostics, NavGridChanged, NavMap, PLUGIN_LANDMARKS, Replanning,
     TilemapNavError, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
 };
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::CELL_WORK;
 use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
 use bevy_tilemap_nav::search::{Algorithm, PathError};
 
 /// The plugin's settings with the search budget in cells only: frame counts in these tests do
 /// not depend on how fast the machine is.
 fn settings() -> NavSettings {
-    NavSettings { max_search_time_per_frame: None, ..NavSettings::default() }
+    NavSettings { work: WorkBudget { time: None, ..default() }, ..NavSettings::default() }
+}
+
+/// [`settings`] with a search budget of `expansions` expanded cells a frame.
+fn searching(expansions: u64) -> NavSettings {
+    let mut settings = settings();
+    settings.work.shares.searches = expansions * CELL_WORK;
+    settings
 }
 
 /// Spawns a square tilemap drawn from text rows (top row first): `#` wall, `~` mud, `.` floor,
@@ -994,7 +1003,7 @@ fn walled_map(settings: NavSettings) -> (App, Entity) {
 #[test]
 fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
     let budget = 40;
-    let (mut app, _) = walled_map(NavSettings { max_expansions_per_frame: budget, ..settings() });
+    let (mut app, _) = walled_map(searching(budget));
     let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
     let agent = spawn_astar_agent(&mut app, start, goal);
     let (path, frames) = frames_until_path(&mut app, agent, budget);
@@ -1012,7 +1021,7 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
     let (start, goal) = (GridPos::new(2, 2), GridPos::new(60, 2));
     for opened in [false, true] {
         let budget = 40;
-        let settings = NavSettings { max_expansions_per_frame: budget, ..settings() };
+        let settings = searching(budget);
         let (mut app, map) = walled_map(settings);
         let agent = spawn_astar_agent(&mut app, start, goal);
         let mut redone = 0;
@@ -1057,17 +1066,14 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
 
 #[test]
 fn a_search_time_budget_spreads_searches_and_always_makes_progress() {
-    // No time at all, from the search budget or (the frame's whole time taken by the other
-    // systems) from the frame budget: each frame still runs one slice of search, so every
-    // request is answered, with the same paths.
-    let no_search_time =
-        NavSettings { max_search_time_per_frame: Some(Duration::ZERO), ..settings() };
-    let no_frame_time = NavSettings {
-        max_search_time_per_frame: Some(Duration::from_millis(500)),
-        max_time_per_frame: Some(Duration::ZERO),
-        ..settings()
-    };
-    for settings in [no_search_time, no_frame_time] {
+    // No time at all (the frame's whole time taken by the other systems), or no share of the
+    // work for searches: each frame still runs one slice of search, so every request is
+    // answered, with the same paths.
+    let no_time = WorkBudget { time: Some(Duration::ZERO), ..default() };
+    let no_time = NavSettings { work: no_time, ..settings() };
+    let mut no_share = settings();
+    no_share.work.shares.searches = 0;
+    for settings in [no_time, no_share] {
         search_time_budget_case(settings);
     }
 }

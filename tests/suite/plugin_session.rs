@@ -30,6 +30,7 @@ use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavField, NavGeometry, OnNavMap, Pursuit};
 use bevy_tilemap_nav::plugin::{NavDiagnostics, NavMap, NavMapLoading, Replanning};
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::CELL_WORK;
 
 const WALL: u32 = 1;
 const FLOOR: u32 = 0;
@@ -132,11 +133,11 @@ fn rows(rng: &mut Rng, width: usize, height: usize) -> Vec<String> {
 impl Session {
     fn new(seed: u64) -> Self {
         let mut app = nav_app(Duration::from_millis(16), WALL);
-        app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = BUDGET;
+        app.world_mut().resource_mut::<NavSettings>().work.shares.searches = BUDGET * CELL_WORK;
         if seed % 2 == 1 {
             // Field builds of a few frames each: goals moved, maps changed and fields despawned
             // while a build is under way.
-            app.world_mut().resource_mut::<NavSettings>().field_slice_work = 1_500;
+            app.world_mut().resource_mut::<NavSettings>().work.shares.fields = 1_500;
         }
         let mut rng = Rng(seed);
         let texture = |c: char| Some(if c == '#' { WALL } else { FLOOR });

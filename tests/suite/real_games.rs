@@ -13,11 +13,13 @@ use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::baked::{self, BakeError, MAX_LOADED_CELLS};
 use bevy_tilemap_nav::path::reachable;
+use bevy_tilemap_nav::plugin::WorkBudget;
 use bevy_tilemap_nav::plugin::{
     NavDiagnostics, NavMap, NavMapLoading, NavMapReady, PathLeg, RangeFailed, Replanning,
     TilemapNavError, TilemapNavWarning, WorldToCellError,
 };
 use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::CELL_WORK;
 use bevy_tilemap_nav::search::{Link, LinkedMaps, MapPos, PathError};
 
 fn spawn_map(app: &mut App, rows: &[String]) -> Entity {
@@ -163,7 +165,7 @@ fn long_search_map() -> Vec<String> {
 fn a_long_search_asked_again_while_it_runs_goes_on_and_is_answered() {
     let frames_to_answer = |every: usize| {
         let mut app = app();
-        app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = 300;
+        app.world_mut().resource_mut::<NavSettings>().work.shares.searches = 300 * CELL_WORK;
         spawn_map(&mut app, &long_search_map());
         app.update();
         let agent = spawn_walker(&mut app, GridPos::new(1, 1), 10.0);
@@ -612,7 +614,7 @@ fn a_goal_on_another_map_with_no_link_names_both_maps() {
 fn a_thousand_links_are_searched_within_the_frame_budget() {
     let mut app = app();
     let budget = 400;
-    app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = budget;
+    app.world_mut().resource_mut::<NavSettings>().work.shares.searches = budget * CELL_WORK;
     let mut rows = open_rows(128, 128);
     for (y, row) in rows.iter_mut().enumerate() {
         // Walls with one gap each, so that walks are long.
@@ -668,7 +670,7 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
 fn an_unbounded_movement_range_on_a_large_map_is_measured_within_the_frame_budget() {
     let mut app = app();
     let budget = 5000;
-    app.world_mut().resource_mut::<NavSettings>().max_expansions_per_frame = budget;
+    app.world_mut().resource_mut::<NavSettings>().work.shares.searches = budget * CELL_WORK;
     let mut rows = open_rows(300, 300);
     rows[150] = (0..300).map(|x| if x % 50 == 25 { '.' } else { '#' }).collect();
     spawn_map(&mut app, &rows);
@@ -787,7 +789,8 @@ fn a_map_that_is_loading_is_not_served_requests_wait_and_walkers_stand_until_it_
 fn in_fixed_update_the_plugin_serves_and_walks_by_the_fixed_step() {
     // A server's set-up: the plugin in FixedUpdate at 25 ticks a second, frames of 10 ms.
     let mut app = App::new();
-    let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+    let work = WorkBudget { time: None, ..default() };
+    let settings = NavSettings { work, ..NavSettings::default() };
     app.add_plugins(MinimalPlugins)
         .add_plugins(TilemapNavPlugin::with_settings(settings).in_schedule(FixedUpdate))
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(Duration::from_millis(10)))

@@ -11,7 +11,9 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
-use bevy_tilemap_nav::plugin::{LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap, WorldSearch};
+use bevy_tilemap_nav::plugin::{
+    LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap, WorkBudget, WorldSearch,
+};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
     Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, Pathfinder, Placement, WorldGraph,
@@ -36,7 +38,7 @@ fn app_searching(neighborhood: Neighborhood, corner_rule: CornerRule, search: Wo
         neighborhood,
         corner_rule,
         world_search: search,
-        max_search_time_per_frame: None,
+        work: WorkBudget { time: None, ..default() },
         ..NavSettings::default()
     };
     let mut rules = TileRules::default().with(WALL, Cell::Blocked);

@@ -9,10 +9,12 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::io::movingai::{load_map, paint_terrain};
-use bevy_tilemap_nav::plugin::NavDiagnostics;
+use bevy_tilemap_nav::plugin::{NavDiagnostics, NavField, WorkBudget, WorkShares};
 use bevy_tilemap_nav::plugin::{PLUGIN_LANDMARKS, PrecomputeBuilds, PrecomputeSettings};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::{FirstMoveTable, LandmarksError, SlicedBuild};
+use bevy_tilemap_nav::search::{
+    CELL_WORK, FirstMoveTable, GridWarmup, LandmarksError, SlicedBuild,
+};
 use bevy_tilemap_nav::search::{Landmarks, PathTable};
 
 use crate::support::{Rng, random_cells, set_cells};
@@ -168,12 +170,9 @@ fn a_step_of_a_single_unit_still_makes_headway() {
 fn the_plugin_builds_in_slices_within_each_frames_work_and_serves_what_one_go_would_build() {
     const SLICE: u64 = 20_000;
     let mut app = App::new();
-    let precompute = PrecomputeSettings {
-        builds: PrecomputeBuilds::Sliced,
-        slice_time: None,
-        slice_work: SLICE,
-    };
-    let settings = NavSettings { precompute, ..NavSettings::deterministic() };
+    let precompute = PrecomputeSettings { builds: PrecomputeBuilds::Sliced };
+    let mut settings = NavSettings { precompute, ..NavSettings::deterministic() };
+    settings.work.shares.precompute = SLICE;
     app.add_plugins(MinimalPlugins)
         .add_plugins(TilemapNavPlugin::with_settings(settings))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)));
@@ -267,4 +266,74 @@ fn the_plugin_builds_in_slices_within_each_frames_work_and_serves_what_one_go_wo
     let table = app.world().resource::<NavMaps>().get(maps[0]).unwrap();
     let rebuilt = PathTable::build(&table.grid).unwrap();
     assert_eq!(table.path_table().unwrap().to_binary(), rebuilt.to_binary());
+}
+
+/// One budget for all the work spread over frames: a path table built in slices, a large map's
+/// warm-up, a distance field's build and searches, all at once, share the frame's
+/// `WorkBudget::units` (set below the shares' sum, so that it binds). Every frame, all of it
+/// together stays within the budget but for one indivisible piece per kind, the searches and
+/// the builds each within their share; and all of it gets done.
+#[test]
+fn every_kind_of_work_shares_one_frame_budget() {
+    const PIECE: u64 = 2_048; // a sliced build's largest indivisible step, and more
+    let shares =
+        WorkShares { searches: 8_000, fields: 12_000, precompute: 12_000, warm_up: 12_000 };
+    let mut settings = NavSettings::deterministic();
+    settings.work = WorkBudget { units: 30_000, time: None, shares };
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::with_settings(settings))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)));
+    let mut rng = Rng(51);
+    let big = random_grid(&mut rng, (300, 300), 20, false);
+    let square = |grid: NavGrid| NavGridMap::square(grid, Vec2::splat(16.0));
+    let table = app.world_mut().spawn((square(public_map("arena")), PrecomputePaths)).id();
+    let at = Transform::from_xyz(10_000.0, 0.0, 0.0);
+    let map = app.world_mut().spawn((square(big.clone()), at)).id();
+    app.update();
+    let open: Vec<GridPos> = big.positions().filter(|&p| big.is_passable(p)).collect();
+    let field = app.world_mut().spawn(NavField::new(map, vec![open[open.len() / 2]])).id();
+    let askers: Vec<Entity> = (0..20)
+        .map(|k| {
+            let (from, to) = (open[k * 97], open[open.len() - 1 - k * 131]);
+            let at =
+                app.world().resource::<NavMaps>().get(map).unwrap().geometry.cell_to_world(from);
+            let goal = PathGoal::OnMap { map, cell: to };
+            app.world_mut()
+                .spawn((Transform::from_translation(at.extend(1.0)), PathRequest::to(goal)))
+                .id()
+        })
+        .collect();
+    let done = |app: &App| {
+        let maps = app.world().resource::<NavMaps>();
+        let (tabled, big) = (maps.get(table).unwrap(), maps.get(map).unwrap());
+        let answered = askers.iter().all(|&a| app.world().get::<PathRequest>(a).is_none());
+        [
+            tabled.path_table().is_some_and(|t| t.is_current(&tabled.grid)),
+            GridWarmup::is_warm(&big.grid),
+            app.world().get::<NavField>(field).unwrap().field().is_some(),
+            answered,
+        ]
+    };
+    let mut finished = [None; 4];
+    for frame in 1..=20_000 {
+        app.update();
+        let d = *app.world().resource::<NavDiagnostics>();
+        assert!(d.work <= 30_000 + 4 * PIECE, "frame {frame}: {} units in all", d.work);
+        let searched = (d.expansions + d.range_expansions) * CELL_WORK;
+        assert!(searched <= 8_000, "frame {frame}: searches did {searched} units");
+        assert!(d.precompute_work <= 12_000, "frame {frame}: the table did {}", d.precompute_work);
+        for (k, done) in done(&app).into_iter().enumerate() {
+            if done && finished[k].is_none() {
+                finished[k] = Some(frame);
+            }
+        }
+        if finished.iter().all(Option::is_some) {
+            break;
+        }
+    }
+    assert!(finished.iter().all(Option::is_some), "not all done: {finished:?}");
+    let ended = finished.map(Option::unwrap);
+    // Spread over frames: the warm-up alone is 900,000 units (ten a cell).
+    assert!(ended[1] > 900_000 / 12_000, "warm in {} frames", ended[1]);
 }

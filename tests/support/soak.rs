@@ -24,6 +24,7 @@ use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::prelude::*;
 
 use crate::support::Rng;
+use bevy_tilemap_nav::plugin::WorkBudget;
 
 /// The bytes the process has on its heap now, every thread's and every shared library's
 /// (glibc's `mallinfo2`: in-use bytes of every arena plus mmapped blocks). A counting global
@@ -190,7 +191,7 @@ pub fn run(config: &SoakConfig, mut progress: impl FnMut(usize, usize)) -> SoakR
     app.add_plugins(MinimalPlugins)
         // The search budget in cells only, so that the run is the same on any machine.
         .add_plugins(TilemapNavPlugin::with_settings(NavSettings {
-            max_search_time_per_frame: None,
+            work: WorkBudget { time: None, ..default() },
             ..NavSettings::default()
         }))
         .insert_resource(TimeUpdateStrategy::ManualDuration(DT))

@@ -10,6 +10,7 @@ use bevy::ecs::schedule::SingleThreadedExecutor;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::WorkBudget;
 use bevy_tilemap_nav::prelude::*;
 
 /// The texture indices the plugin tests draw with: floor, wall (blocked) and mud (cost 5).
@@ -82,7 +83,8 @@ pub fn nav_app(frame: Duration, wall: u32) -> App {
 /// that nothing depends on which thread runs a system first (determinism).
 pub fn threaded_nav_app(frame: Duration, wall: u32) -> App {
     let mut app = App::new();
-    let settings = NavSettings { max_search_time_per_frame: None, ..NavSettings::default() };
+    let work = WorkBudget { time: None, ..default() };
+    let settings = NavSettings { work, ..NavSettings::default() };
     app.add_plugins(MinimalPlugins)
         .add_plugins(TilemapNavPlugin::with_settings(settings))
         .insert_resource(TimeUpdateStrategy::ManualDuration(frame))

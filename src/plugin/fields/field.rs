@@ -4,18 +4,18 @@ use bevy::prelude::*;
 
 use super::super::agent::{NavError, Tell};
 use super::super::clock::Moment;
-use super::super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::super::map::{NavGeometry, NavMap, NavMaps};
-use super::super::settings::NavSettings;
+use super::super::work::{FrameWork, WorkKind};
 use crate::grid::GridPos;
 use crate::grid::NavGrid;
 use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SlicedBuild, check_flee_weight};
 
-/// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which
-/// the plugin builds and keeps in step with the map's grid: only the cells whose way to a goal
-/// a change touched are settled again. Agents with [`FollowField`] naming this entity walk
-/// down it. Change `goals` to move them all: the new field is built a slice a frame
-/// ([`NavSettings::field_slice_work`]), the old one followed until it is ready.
+/// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which the
+/// plugin builds and keeps in step with the map's grid: only the cells whose way to a goal a change
+/// touched are settled again. Agents with [`FollowField`] naming this entity walk down it. Change
+/// `goals` to move them all: the new field is built a slice a frame
+/// ([`WorkShares::fields`](super::super::WorkShares::fields)), the old one followed until it is
+/// ready.
 #[derive(Component, Clone, Debug)]
 pub struct NavField {
     /// The map it lies on (its [`NavMap::entity`](super::super::NavMap::entity)).
@@ -236,23 +236,24 @@ pub(crate) struct Pending {
 }
 
 /// Builds or repairs each [`NavField`] to match its map's grid and goals. A build for new goals
-/// runs in slices ([`NavSettings::field_slice_work`]); the field it replaces stays until then.
-/// Goals off the map or walled are left out; with none left, or its map gone, it has no field
-/// and says why ([`NavField::error`]).
+/// runs in slices ([`WorkShares::fields`](super::super::WorkShares::fields)); the field it replaces
+/// stays until then. Goals off the map or walled are left out; with none left, or its map gone, it
+/// has no field and says why ([`NavField::error`]).
 #[allow(clippy::type_complexity)]
 pub(crate) fn keep_fields(
     maps: Res<NavMaps>,
-    settings: Res<NavSettings>,
     (mut fields, followers, entities): (
         Query<(Entity, &mut NavField)>,
         Query<(&FollowField, &Transform)>,
         Query<()>,
     ),
     (mut pending, mut extend): (Local<Vec<(Entity, Pending)>>, ResMut<FieldsToExtend>),
-    mut diagnostics: ResMut<NavDiagnostics>,
+    mut work: FrameWork,
 ) {
     let extend = std::mem::take(&mut extend.0);
-    let _timing = Stopwatch::start(&mut diagnostics.field_time);
+    let frame_began = Moment::now();
+    // The builds' units this frame, all fields together (repairs are not counted: done whole).
+    let mut slice = Slice { left: work.clockless(WorkKind::Fields), done: 0 };
     // Builds of fields gone, or moved to another map or made flee fields, are dropped. One
     // whose goals changed again goes on: goals that move every frame would otherwise never
     // see a build end; its field is put in, and the next build starts for the goals then.
@@ -290,16 +291,32 @@ pub(crate) fn keep_fields(
             }
             continue;
         }
-        let outcome =
-            keep_field(grid, map, &settings, (entity, &mut nav), &extend, &followers, &mut pending);
-        let work = match outcome {
-            Some(work) => work,
+        let outcome = keep_field(
+            grid,
+            map,
+            &mut slice,
+            (entity, &mut nav),
+            &extend,
+            &followers,
+            &mut pending,
+        );
+        let settled = match outcome {
+            Some(settled) => settled,
             None => continue, // in step, or a build under way: not marked changed
         };
         nav.error = None;
-        nav.work = (work, began.elapsed());
+        nav.work = (settled, began.elapsed());
         nav.revision = next_revision();
     }
+    let took = frame_began.elapsed();
+    work.diagnostics.field_time += took;
+    work.spend(WorkKind::Fields, slice.done, took);
+}
+
+/// What the fields' builds may still do this frame, and have done, in work units.
+struct Slice {
+    left: u64,
+    done: u64,
 }
 
 /// One field's frame: repaired to match its grid, and a slice of the build it needs (new goals,
@@ -308,7 +325,7 @@ pub(crate) fn keep_fields(
 fn keep_field(
     grid: &NavGrid,
     map: &NavMap,
-    settings: &NavSettings,
+    slice: &mut Slice,
     (entity, nav): (Entity, &mut NavField),
     extend: &[Entity],
     followers: &Query<(&FollowField, &Transform)>,
@@ -375,7 +392,14 @@ fn keep_field(
             pending.len() - 1
         }
     };
-    let Some(done) = pending[at].1.build.step(settings.field_slice_work) else {
+    if slice.left == 0 {
+        return repaired; // the frame's builds are done: it goes on next frame
+    }
+    let build = &mut pending[at].1.build;
+    let step = build.step(slice.left);
+    slice.left = slice.left.saturating_sub(build.last_step_work());
+    slice.done += build.last_step_work();
+    let Some(done) = step else {
         return repaired; // not done: the field it replaces (if any) stays meanwhile, repaired
     };
     pending.swap_remove(at);

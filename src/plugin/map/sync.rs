@@ -12,6 +12,7 @@ use super::layers::*;
 use super::model::*;
 use crate::plugin::diagnostics::{NavDiagnostics, Stopwatch};
 use crate::plugin::settings::NavSettings;
+use crate::plugin::work::WorkMeter;
 
 /// The maps with a topology of their own.
 type Topologies<'w, 's> = Query<'w, 's, (Entity, &'static NavTopology)>;
@@ -33,7 +34,11 @@ pub(crate) fn sync_nav_grid(
     tilemaps: TilemapQuery,
     tiles: TileQuery,
     changed_tiles: Query<(Ref<TileTextureIndex>, &TilePos, &TilemapId)>,
-    (mut changed_scratch, mut diagnostics): (Local<ChangedTiles>, ResMut<NavDiagnostics>),
+    (mut changed_scratch, mut diagnostics, mut work): (
+        Local<ChangedTiles>,
+        ResMut<NavDiagnostics>,
+        ResMut<WorkMeter>,
+    ),
     mut inserted_overrides: ResMut<InsertedOverrides>,
     (mut removed_overrides, mut removed_terrain, mut removed_edges): (
         RemovedComponents<TileNav>,
@@ -52,6 +57,7 @@ pub(crate) fn sync_nav_grid(
 ) {
     // The first of the plugin's systems: it begins the frame's diagnostics.
     *diagnostics = NavDiagnostics::default();
+    work.begin_frame();
     let _clock = Stopwatch::start(&mut diagnostics.sync_time);
     let mut told = Told::default();
 

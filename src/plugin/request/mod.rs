@@ -25,17 +25,19 @@ use super::agent::{
     PlanAround, Targets, collect_obstacles, target_cell, threats_of, waits_for_map,
 };
 use super::clock::Moment;
-use super::diagnostics::{LastMove, NavDiagnostics};
 use super::link::{FrameLinks, NavLink};
 use super::map::{NavMap, NavMaps};
 use super::precompute::table_answer;
 use super::profiles::{NavAgent, NavProfiles};
 use super::seams::{NavSeam, Seams, WorldGraphs};
-use super::settings::{NavSettings, WorldSearch};
+use super::settings::WorldSearch;
+use super::work::{FrameWork, WorkKind};
 use crate::grid::{GridPos, NavGrid};
 use crate::path::{FleeOptions, flee_avoiding, wander_avoiding};
 use crate::search::schedule::{Budget, MAX_REDOS, advance, done_expansions, settle};
-use crate::search::{LinkedPath, PathError, PathQuery, PathResult, Pathfinder, SearchStep};
+use crate::search::{
+    CELL_WORK, LinkedPath, PathError, PathQuery, PathResult, Pathfinder, SearchStep,
+};
 pub(crate) use deliver::Answers;
 use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error, map_gone};
 use linked::{make_linked_path, then_links};
@@ -113,7 +115,6 @@ fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<Pat
 #[derive(SystemParam)]
 pub(crate) struct Answering<'w, 's> {
     queue: ResMut<'w, RequestQueue>,
-    settings: Res<'w, NavSettings>,
     profiles: Res<'w, NavProfiles>,
     maps: Res<'w, NavMaps>,
     seams: Res<'w, Seams>,
@@ -122,7 +123,8 @@ pub(crate) struct Answering<'w, 's> {
     targets: Targets<'w, 's>,
     obstacles: ResMut<'w, ObstacleCells>,
     graphs: ResMut<'w, WorldGraphs>,
-    diagnostics: ResMut<'w, NavDiagnostics>,
+    /// The settings, the frame's diagnostics and its budget.
+    work: FrameWork<'w>,
     answers: Answers<'w, 's>,
 }
 
@@ -135,7 +137,6 @@ pub(crate) fn answer_requests(
     new_requests: Query<Entity, Changed<PathRequest>>,
     obstacle_agents: Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
     links: Query<(Entity, &NavLink, Has<NavSeam>)>,
-    last_move: Res<LastMove>,
 ) {
     // One system rather than three: each system costs the scheduler a wake-up.
     let frame_began = Moment::now();
@@ -143,14 +144,14 @@ pub(crate) fn answer_requests(
     queue_requests(&mut nav.queue, &new_requests);
     let nav = &mut nav;
     nav.queue.links.gather(&nav.maps, &links, &nav.seams.places);
-    nav.queue.links.hierarchical = nav.settings.world_search == WorldSearch::Hierarchical;
-    let deadline = search_deadline(&nav.settings, &nav.diagnostics, last_move.0);
+    nav.queue.links.hierarchical = nav.work.settings.world_search == WorldSearch::Hierarchical;
+    let allowance = nav.work.allowance(WorkKind::Searches);
+    let deadline = allowance.deadline;
     let out_of_time = move || deadline.is_some_and(|d| Moment::now() >= d);
     let timed: Option<&dyn Fn() -> bool> = deadline.map(|_| &out_of_time as _);
-    // What movement ranges used of the frame's budget is not the requests' to use.
-    let ranges = u32::try_from(nav.diagnostics.range_expansions).unwrap_or(u32::MAX);
-    let cells = u32::try_from(nav.settings.max_expansions_per_frame).unwrap_or(u32::MAX);
-    let budget = Budget::new(cells.saturating_sub(ranges).max(1), timed);
+    // (What movement ranges used of the searches' share is not the requests' to use.)
+    let cells = allowance.units / CELL_WORK;
+    let budget = Budget::new(u32::try_from(cells).unwrap_or(u32::MAX).max(1), timed);
     let at_start = budget.expansions();
     let mut frame = Frame { nav, budget, answered: 0 };
     // A search carried over from an earlier frame that ends now counts as a request answered.
@@ -159,23 +160,11 @@ pub(crate) fn answer_requests(
     if !over {
         frame.answer_waiting();
     }
-    let spent = at_start - frame.budget.expansions();
-    frame.nav.diagnostics.expansions = u64::from(spent);
-    frame.nav.diagnostics.pathfind_time = frame_began.elapsed();
-}
-
-/// When the frame's search time is up, if the settings give one: what the frame has left
-/// after the tile sync and (as last frame) the movement, within the search time.
-fn search_deadline(
-    settings: &NavSettings,
-    diagnostics: &NavDiagnostics,
-    last_move: std::time::Duration,
-) -> Option<Moment> {
-    settings.max_search_time_per_frame.map(|t| {
-        let spent = diagnostics.sync_time + last_move;
-        let left = settings.max_time_per_frame.map_or(t, |frame| frame.saturating_sub(spent));
-        Moment::now().after(t.min(left))
-    })
+    let spent = u64::from(at_start - frame.budget.expansions());
+    let took = frame_began.elapsed();
+    frame.nav.work.diagnostics.expansions = spent;
+    frame.nav.work.diagnostics.pathfind_time = took;
+    frame.nav.work.spend(WorkKind::Searches, spent * CELL_WORK, took);
 }
 
 /// One frame's answering: what the system gathered, the budget left, requests answered.
@@ -226,7 +215,7 @@ impl Frame<'_, '_, '_> {
             match step {
                 Step::Paused(run) => {
                     self.nav.queue.running = Some(run);
-                    self.nav.diagnostics.search_paused = true;
+                    self.nav.work.diagnostics.search_paused = true;
                     return (true, answered);
                 }
                 Step::Then(run) => self.nav.queue.running = Some(run),
@@ -242,7 +231,7 @@ impl Frame<'_, '_, '_> {
     /// loading or its kind's grid was dropped (its profile changed), fails if a map is gone.
     fn still_wanted(&mut self, run: Running) -> Option<Running> {
         let nav = &mut *self.nav;
-        let against = (&*nav.maps, &*nav.profiles, &*nav.settings, &nav.targets);
+        let against = (&*nav.maps, &*nav.profiles, &*nav.work.settings, &nav.targets);
         let waiting = &mut nav.queue.waiting;
         let wanted = goes_on(against, &nav.requests, waiting, &run.query, run.entity);
         let maps = &nav.maps;
@@ -312,7 +301,7 @@ impl Frame<'_, '_, '_> {
             }
             let copy = frozen.insert(Box::new(live.frozen_copy()));
             run.redone += 1;
-            nav.diagnostics.searches_redone += 1;
+            nav.work.diagnostics.searches_redone += 1;
             (step, expanded) = advance(pathfinder, &**copy, &question, budget, false, 0);
         }
     }
@@ -335,7 +324,7 @@ impl Frame<'_, '_, '_> {
                 Running { micros, ..Running::new(entity, query, Search::Linked(search.into())) };
             return Step::Then(run);
         }
-        nav.diagnostics.searches_finished += 1;
+        nav.work.diagnostics.searches_finished += 1;
         let path = match nav.maps.get(query.map) {
             Some(map) => result
                 .map(|found| make_path(found, &map.geometry, &query, micros))
@@ -361,12 +350,12 @@ impl Frame<'_, '_, '_> {
             go_on_linked(search, agent, maps_graphs, &mut self.budget, run.expanded);
         while step == SearchStep::Done(Err(PathError::GridChanged)) {
             run.redone += 1;
-            nav.diagnostics.searches_redone += 1;
+            nav.work.diagnostics.searches_redone += 1;
             let around = nav.requests.get(run.entity).ok().and_then(|r| r.5);
             let around = around.map_or(&[][..], |a| &a.0[..]);
             let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
             let Some(again) = begin_linked(across, run.entity, around, run.query, None) else {
-                nav.diagnostics.searches_finished += 1;
+                nav.work.diagnostics.searches_finished += 1;
                 let error = map_gone(&nav.maps, &run.query);
                 self.deliver(run.entity, Some(&run.query), Err(error));
                 return Step::Ended;
@@ -397,7 +386,7 @@ impl Frame<'_, '_, '_> {
             nav.queue.waiting.push_front(run.entity);
             return Step::AskAgain;
         }
-        nav.diagnostics.searches_finished += 1;
+        nav.work.diagnostics.searches_finished += 1;
         let (query, micros) = (&run.query, run.micros);
         let path = result
             .map(|found| make_linked_path(found, (&nav.maps, &nav.seams), search, query, micros))
@@ -412,7 +401,7 @@ impl Frame<'_, '_, '_> {
     fn answer_waiting(&mut self) {
         let mut searched = false;
         let mut held = Vec::new();
-        let most = self.nav.settings.max_requests_per_frame.max(1);
+        let most = self.nav.work.settings.max_requests_per_frame.max(1);
         while self.answered < most
             && self.budget.expansions() > 0
             && (!searched || self.budget.left())
@@ -433,7 +422,7 @@ impl Frame<'_, '_, '_> {
                 }
                 Begun::Paused(run) => {
                     self.nav.queue.running = Some(*run);
-                    self.nav.diagnostics.search_paused = true;
+                    self.nav.work.diagnostics.search_paused = true;
                     break;
                 }
             }
@@ -462,11 +451,11 @@ impl Frame<'_, '_, '_> {
         };
         if walks_the_answer(&asker, &query, grid) {
             nav.answers.keep_path(entity);
-            nav.diagnostics.requests_reused += 1;
+            nav.work.diagnostics.requests_reused += 1;
             return Begun::Skipped;
         }
         self.answered += 1;
-        nav.diagnostics.searches_started += 1;
+        nav.work.diagnostics.searches_started += 1;
         if query.goal_map == query.map {
             return self.search_on_map(entity, query);
         }
@@ -479,7 +468,7 @@ impl Frame<'_, '_, '_> {
                 Begun::Running(Running::new(entity, query, search).into())
             }
             None => {
-                nav.diagnostics.searches_finished += 1;
+                nav.work.diagnostics.searches_finished += 1;
                 let error = map_gone(&nav.maps, &query);
                 self.deliver(entity, Some(&query), Err(error));
                 Begun::Answered { searched: true }
@@ -494,7 +483,7 @@ impl Frame<'_, '_, '_> {
         let Ok(asker) = nav.requests.get(entity) else {
             return Err(Begun::Skipped); // despawned, or the request was taken back
         };
-        let against = (&*nav.maps, &*nav.profiles, &*nav.settings, &nav.targets);
+        let against = (&*nav.maps, &*nav.profiles, &*nav.work.settings, &nav.targets);
         let prepared = match nav.maps.is_empty() {
             true => Err(NavError::NoGrid),
             false => prepare(against, asker),
@@ -521,8 +510,8 @@ impl Frame<'_, '_, '_> {
         let pathfinder = &mut nav.queue.pathfinder;
         let aim = (&*nav.maps, &*nav.obstacles, &nav.targets);
         let answer = aim_answer(aim, (entity, request), query, map, grid, pathfinder)?;
-        nav.diagnostics.searches_started += 1;
-        nav.diagnostics.searches_finished += 1;
+        nav.work.diagnostics.searches_started += 1;
+        nav.work.diagnostics.searches_finished += 1;
         self.budget.charge(done_expansions::<&NavGrid>(&answer));
         let path = answer.map(|found| {
             let plan = Plan { goal: found.end(), ..*query };
@@ -557,8 +546,8 @@ impl Frame<'_, '_, '_> {
         let table = plain.then(|| table_answer(map, &mut queue.pathfinder, asked)).flatten();
         if let Some(result) = table {
             let micros = began.elapsed().as_secs_f32() * 1e6;
-            nav.diagnostics.searches_finished += 1;
-            nav.diagnostics.table_answers += 1;
+            nav.work.diagnostics.searches_finished += 1;
+            nav.work.diagnostics.table_answers += 1;
             let path = result.map(|found| make_path(found, &map.geometry, &query, micros));
             self.deliver(entity, Some(&query), path.map_err(NavError::from));
             return Begun::Answered { searched: true };
@@ -640,20 +629,20 @@ fn aim_answer(
 /// query seldom waits for that work. For plain agents; other kinds' graphs are worked out when
 /// they ask.
 pub(crate) fn warm_world_graphs(
-    settings: Res<NavSettings>,
     maps: Res<NavMaps>,
     queue: Res<RequestQueue>,
     mut graphs: ResMut<WorldGraphs>,
-    diagnostics: Res<NavDiagnostics>,
+    mut work: FrameWork,
 ) {
     let links = &queue.links;
     let worlds = links.places.iter().any(Option::is_some);
-    if settings.world_search != WorldSearch::Hierarchical || !worlds {
+    if work.settings.world_search != WorldSearch::Hierarchical || !worlds {
         return;
     }
-    let left = |t: std::time::Duration| t.saturating_sub(diagnostics.pathfind_time);
-    let deadline = settings.max_search_time_per_frame.map(|t| Moment::now().after(left(t)));
+    let began = Moment::now();
+    let allowance = work.allowance(WorkKind::Searches);
     let grids = agent_grids(&maps, NavAgent::PLAIN);
-    let past = || deadline.is_some_and(|d| d.elapsed() > std::time::Duration::ZERO);
-    graphs.warm(&grids, links, NavAgent::PLAIN, past);
+    let past = || allowance.deadline.is_some_and(|d| Moment::now() >= d);
+    let done = graphs.warm(&grids, links, NavAgent::PLAIN, allowance.units, past);
+    work.spend(WorkKind::Searches, done, began.elapsed());
 }

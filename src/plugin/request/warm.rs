@@ -1,16 +1,18 @@
-//! Each map's grids made and warmed a slice at a time, within [`NavSettings::warm_slice_work`]
-//! a frame, so that no first search on a large map stalls a frame: first the grids of new kinds
-//! of agents ([`AgentGridBuild`](crate::search::AgentGridBuild)), then what the searches derive
-//! from each grid's cells (component labels, jump point search's bits).
+//! Each map's grids made and warmed a slice at a time, within the warm-up's share of the frame's
+//! work ([`WorkShares::warm_up`](crate::plugin::WorkShares::warm_up)), so that no first search on a
+//! large map stalls a frame: first the grids of new kinds of agents
+//! ([`AgentGridBuild`](crate::search::AgentGridBuild)), then what the searches derive from each
+//! grid's cells (component labels, jump point search's bits).
 
 use std::collections::{HashMap, HashSet};
 
 use bevy::prelude::*;
 
 use crate::grid::NavGrid;
-use crate::plugin::NavSettings;
+use crate::plugin::clock::Moment;
 use crate::plugin::map::{NavMap, NavMaps};
 use crate::plugin::profiles::NavAgent;
+use crate::plugin::work::{FrameWork, WorkKind};
 use crate::search::GridWarmup;
 
 /// A grid of the plugin's: a map's own (for plain agents) or one kind of agent's on it.
@@ -20,27 +22,32 @@ type GridKey = (Entity, NavAgent);
 /// that are not warm, within the frame's work.
 pub(crate) fn warm_grids(
     mut maps: ResMut<NavMaps>,
-    settings: Res<NavSettings>,
     mut warmups: Local<HashMap<GridKey, GridWarmup>>,
+    mut work: FrameWork,
 ) {
-    let mut work = settings.warm_slice_work;
+    let began = Moment::now();
+    let budget = work.clockless(WorkKind::WarmUp);
+    let mut left = budget;
     if maps.iter().any(NavMap::builds_agent_grids) {
         for map in maps.maps_mut() {
-            work = work.saturating_sub(map.build_agent_grids(work));
+            left = left.saturating_sub(map.build_agent_grids(left));
         }
     }
     let grids =
         maps.iter().flat_map(|map| map.grids().map(move |(kind, grid)| ((map.entity, kind), grid)));
-    warm(&mut warmups, grids, work);
+    let done = budget - left + warm(&mut warmups, grids, left);
+    if done > 0 {
+        work.spend(WorkKind::WarmUp, done, began.elapsed());
+    }
 }
 
 /// Steps the warm-ups of `grids` that are not warm, in turn, with `work` units in all; forgets
-/// those of grids warm or gone.
+/// those of grids warm or gone. Returns the work done.
 fn warm<'a>(
     warmups: &mut HashMap<GridKey, GridWarmup>,
     grids: impl Iterator<Item = (GridKey, &'a NavGrid)>,
     work: u64,
-) {
+) -> u64 {
     let mut left = work;
     let mut cold = HashSet::new();
     for (key, grid) in grids {
@@ -57,6 +64,7 @@ fn warm<'a>(
         left = left.saturating_sub(warmup.work() - before);
     }
     warmups.retain(|key, _| cold.contains(key));
+    work - left
 }
 
 #[cfg(test)]

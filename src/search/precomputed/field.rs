@@ -11,7 +11,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::slices::{SlicedBuild, Work, run_to_end, spend};
+use super::slices::{CELL_WORK, SlicedBuild, Work, run_to_end, spend};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::search::{PathError, check_number};
 
@@ -216,8 +216,8 @@ impl DistanceField {
         run_to_end(Self::build_counted(grid, goals, limit, cover, &mut Work::unlimited()))
     }
 
-    /// The build, counting its work in `work`: 8 units a cell taken from the heap (a unit is
-    /// about 10 ns), counted [`BATCH`] cells at a time, and a unit per 8 cells for the arrays.
+    /// The build, counting its work in `work`: [`CELL_WORK`] units a cell taken from the heap,
+    /// counted [`BATCH`] cells at a time, and a unit per 8 cells for the arrays.
     async fn build_counted(
         grid: &NavGrid,
         goals: &[GridPos],
@@ -265,7 +265,7 @@ impl DistanceField {
         let mut popped = 0;
         while let Some(Entry(cost, k)) = open.pop() {
             if popped % BATCH == 0 {
-                spend!(work, 8 * BATCH as u64);
+                spend!(work, CELL_WORK * BATCH as u64);
             }
             popped += 1;
             if cost > field.cost[k as usize] {

@@ -1,0 +1,230 @@
+//! The frame's one budget at run time: what each kind of work spread over frames may do this
+//! frame ([`WorkMeter::allowance`]), in [`WorkBudget`]'s units and (with a time budget) by the
+//! clock, and what it did ([`WorkMeter::spend`]). Every kind draws from it the same way.
+
+use std::time::Duration;
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+
+use super::clock::Moment;
+use super::diagnostics::{LastMove, NavDiagnostics};
+use super::settings::{NavSettings, WorkBudget, WorkShares};
+
+/// The kinds of work spread over frames, each with its share of [`WorkBudget`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WorkKind {
+    /// Path searches, movement ranges, a world's graph ahead of queries.
+    Searches,
+    /// Distance fields' builds.
+    Fields,
+    /// Precomputed builds in slices.
+    Precompute,
+    /// Grids for kinds of agents, then grids' labels and jump point bits.
+    WarmUp,
+}
+
+impl WorkKind {
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn share(self, shares: &WorkShares) -> u64 {
+        match self {
+            WorkKind::Searches => shares.searches,
+            WorkKind::Fields => shares.fields,
+            WorkKind::Precompute => shares.precompute,
+            WorkKind::WarmUp => shares.warm_up,
+        }
+    }
+}
+
+/// Until learnt, work that cannot read the clock as it goes is taken to do this many units a
+/// millisecond: a slow machine's (these machines do 60,000 to 200,000 natively; a browser, less).
+const FIRST_UNITS_PER_MS: f64 = 10_000.0;
+
+/// Slices shorter than this teach nothing about the rate (the clock's grain, a cold cache).
+const SHORTEST_LESSON: Duration = Duration::from_micros(50);
+
+/// What one kind may do this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Allowance {
+    /// Units: its share, cut to what the frame has left; at least 1, so that all goes on.
+    pub(crate) units: u64,
+    /// With a time budget, when its share of the frame's time is up.
+    pub(crate) deadline: Option<Moment>,
+}
+
+/// What each kind did this frame, and the rates learnt of the work that cannot read the clock
+/// as it goes (a resource; all kinds' units together are also counted in
+/// [`NavDiagnostics::work`]).
+#[derive(Resource, Default)]
+pub(crate) struct WorkMeter {
+    /// Per kind, units done this frame.
+    spent: [u64; 4],
+    /// Per kind, units done a millisecond in the slices so far (`None` before the first).
+    rates: [Option<f64>; 4],
+}
+
+impl WorkMeter {
+    /// A new frame: no work done yet (the plugin's first system calls it).
+    pub(crate) fn begin_frame(&mut self) {
+        self.spent = [0; 4];
+    }
+
+    /// What `kind` may do this frame: what is left of its share of the units (cut to what the
+    /// frame has left) and, with a time budget, its share of the time the tile sync and the
+    /// movement (`outside`: as last frame) leave.
+    pub(crate) fn allowance(
+        &self,
+        budget: &WorkBudget,
+        kind: WorkKind,
+        diagnostics: &NavDiagnostics,
+        outside: Duration,
+    ) -> Allowance {
+        let share = kind.share(&budget.shares);
+        let mine = share.saturating_sub(self.spent[kind.index()]);
+        let units = mine.min(budget.units.saturating_sub(diagnostics.work)).max(1);
+        let deadline = budget.time.map(|time| {
+            let left = time.saturating_sub(diagnostics.sync_time + outside);
+            let part = share as f64 / budget.shares.total().max(1) as f64;
+            Moment::now().after(left.mul_f64(part.min(1.0)))
+        });
+        Allowance { units, deadline }
+    }
+
+    /// [`Self::allowance`] for work that cannot read the clock as it goes: with a time budget,
+    /// the units it did in its share of the time in the frames before (a slow machine's rate
+    /// until it has run).
+    pub(crate) fn clockless(
+        &self,
+        budget: &WorkBudget,
+        kind: WorkKind,
+        diagnostics: &NavDiagnostics,
+        outside: Duration,
+    ) -> u64 {
+        let allowance = self.allowance(budget, kind, diagnostics, outside);
+        let Some(deadline) = allowance.deadline else {
+            return allowance.units;
+        };
+        let time = deadline.since(Moment::now());
+        let rate = self.rates[kind.index()].unwrap_or(FIRST_UNITS_PER_MS);
+        let in_time = (rate * time.as_secs_f64() * 1e3) as u64;
+        allowance.units.min(in_time).max(1)
+    }
+
+    /// `kind` did `units` of work in `took`: counted against the frame, and (a slice long
+    /// enough to tell, with a time budget) its rate learnt.
+    pub(crate) fn spend(
+        &mut self,
+        budget: &WorkBudget,
+        kind: WorkKind,
+        diagnostics: &mut NavDiagnostics,
+        (units, took): (u64, Duration),
+    ) {
+        diagnostics.work = diagnostics.work.saturating_add(units);
+        let spent = &mut self.spent[kind.index()];
+        *spent = spent.saturating_add(units);
+        if budget.time.is_none() || took < SHORTEST_LESSON || units == 0 {
+            return;
+        }
+        let measured = units as f64 / (took.as_secs_f64() * 1e3);
+        let rate = &mut self.rates[kind.index()];
+        *rate = Some(rate.map_or(measured, |r| 0.5 * r + 0.5 * measured));
+    }
+}
+
+/// What a system that does work spread over frames reads and writes: the settings, the
+/// frame's diagnostics (where the work done is counted), the rates learnt, and last frame's
+/// movement time.
+#[derive(SystemParam)]
+pub(crate) struct FrameWork<'w> {
+    pub(crate) settings: Res<'w, NavSettings>,
+    pub(crate) diagnostics: ResMut<'w, NavDiagnostics>,
+    meter: ResMut<'w, WorkMeter>,
+    last_move: Res<'w, LastMove>,
+}
+
+impl FrameWork<'_> {
+    /// What `kind` may do this frame ([`WorkMeter::allowance`]).
+    pub(crate) fn allowance(&self, kind: WorkKind) -> Allowance {
+        self.meter.allowance(&self.settings.work, kind, &self.diagnostics, self.last_move.0)
+    }
+
+    /// The units `kind`, which cannot read the clock as it goes, may do this frame
+    /// ([`WorkMeter::clockless`]).
+    pub(crate) fn clockless(&self, kind: WorkKind) -> u64 {
+        let (budget, outside) = (&self.settings.work, self.last_move.0);
+        self.meter.clockless(budget, kind, &self.diagnostics, outside)
+    }
+
+    /// `kind` did `units` in `took` ([`WorkMeter::spend`]).
+    pub(crate) fn spend(&mut self, kind: WorkKind, units: u64, took: Duration) {
+        let budget = self.settings.work;
+        self.meter.spend(&budget, kind, &mut self.diagnostics, (units, took));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind gets its share of units, cut to what the frame has left but never below one;
+    /// its time is its share of what the sync and the movement leave.
+    #[test]
+    fn each_kind_gets_its_share_of_what_is_left() {
+        let shares = WorkShares { searches: 100, fields: 300, precompute: 0, warm_up: 600 };
+        let budget = WorkBudget { units: 500, time: Some(Duration::from_millis(10)), shares };
+        let (mut meter, mut diagnostics) = (WorkMeter::default(), NavDiagnostics::default());
+        let zero = Duration::ZERO;
+        let allowance = |meter: &WorkMeter, d: &NavDiagnostics, kind| {
+            meter.allowance(&budget, kind, d, zero).units
+        };
+        assert_eq!(allowance(&meter, &diagnostics, WorkKind::Fields), 300);
+        meter.spend(&budget, WorkKind::Fields, &mut diagnostics, (120, zero));
+        assert_eq!(allowance(&meter, &diagnostics, WorkKind::Fields), 180);
+        // 120 of 500 spent: the warm-up's 600 is cut to the 380 left.
+        assert_eq!(allowance(&meter, &diagnostics, WorkKind::WarmUp), 380);
+        meter.spend(&budget, WorkKind::WarmUp, &mut diagnostics, (380, zero));
+        assert_eq!(diagnostics.work, 500);
+        // Nothing left: one unit, so that all goes on.
+        assert_eq!(allowance(&meter, &diagnostics, WorkKind::Searches), 1);
+        assert_eq!(allowance(&meter, &diagnostics, WorkKind::Precompute), 1);
+        // A new frame.
+        meter.begin_frame();
+        diagnostics = NavDiagnostics::default();
+        assert_eq!(allowance(&meter, &diagnostics, WorkKind::Fields), 300);
+        // 10 ms less 4 of sync and movement: the searches' tenth is 0.6 ms.
+        diagnostics.sync_time = Duration::from_millis(1);
+        let now = Moment::now();
+        let searches =
+            meter.allowance(&budget, WorkKind::Searches, &diagnostics, Duration::from_millis(3));
+        let time = searches.deadline.unwrap().since(now);
+        let (low, high) = (Duration::from_micros(600), Duration::from_micros(700));
+        assert!(time >= low && time < high, "{time:?}");
+        let untimed = WorkBudget { time: None, ..budget };
+        let fields = meter.allowance(&untimed, WorkKind::Fields, &diagnostics, zero);
+        assert_eq!(fields.deadline, None);
+    }
+
+    /// Work that cannot read the clock gets the units its rate does in its time: a slow
+    /// machine's at first, then the rate it showed.
+    #[test]
+    fn clockless_work_learns_its_rate() {
+        let shares = WorkShares { searches: 0, fields: 1_000_000, precompute: 0, warm_up: 0 };
+        let budget = WorkBudget { units: u64::MAX, time: Some(Duration::from_millis(1)), shares };
+        let mut meter = WorkMeter::default();
+        let mut diagnostics = NavDiagnostics::default();
+        let first = meter.clockless(&budget, WorkKind::Fields, &diagnostics, Duration::ZERO);
+        assert!(first <= 10_000 && first > 9_000, "{first}");
+        let spent = (50_000, Duration::from_millis(1));
+        meter.spend(&budget, WorkKind::Fields, &mut diagnostics, spent);
+        assert_eq!(diagnostics.work, 50_000);
+        let learnt = meter.clockless(&budget, WorkKind::Fields, &diagnostics, Duration::ZERO);
+        assert!(learnt <= 50_000 && learnt > 45_000, "{learnt}");
+        // Untimed: what is left of the share, whatever the rate.
+        let untimed = WorkBudget { time: None, ..budget };
+        let all = meter.clockless(&untimed, WorkKind::Fields, &diagnostics, Duration::ZERO);
+        assert_eq!(all, 950_000);
+    }
+}

@@ -92,7 +92,7 @@ fn main() {
             })
         };
         let (t_astar, (c_astar, n_astar)) = run(&mut |p, a, b| {
-            let found = p.find(&whole, &PathQuery::new(a, b).options(astar)).expect("whole");
+            let found = p.find(&whole, &PathQuery::new(a, b).with_options(astar)).expect("whole");
             (found.cost, found.stats.expanded)
         });
         let (t_default, (c_default, _)) = run(&mut |p, a, b| {
@@ -100,12 +100,12 @@ fn main() {
             (found.cost, found.stats.expanded)
         });
         let (t_placed, (c_placed, n_placed)) = run(&mut |p, a, b| {
-            let query = PathQuery::new(chunk_of(a), chunk_of(b)).options(astar);
+            let query = PathQuery::new(chunk_of(a), chunk_of(b)).with_options(astar);
             let found = p.find(placed, &query).expect("placed");
             (found.cost, found.stats.expanded)
         });
         let (t_plain, (c_plain, n_plain)) = run(&mut |p, a, b| {
-            let query = PathQuery::new(chunk_of(a), chunk_of(b)).options(astar);
+            let query = PathQuery::new(chunk_of(a), chunk_of(b)).with_options(astar);
             let found = p.find(plain, &query).expect("not placed");
             (found.cost, found.stats.expanded)
         });

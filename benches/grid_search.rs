@@ -99,7 +99,7 @@ fn load_ms(load: impl Fn() -> bool) -> f64 {
 /// `run_with` a plain search with `options`.
 fn run(grid: &NavGrid, scenarios: &[Scenario], options: &SearchOptions) -> (f64, Vec<Option<f64>>) {
     run_with(scenarios, |pathfinder, s| {
-        pathfinder.find(grid, &PathQuery::new(s.start, s.goal).options(*options))
+        pathfinder.find(grid, &PathQuery::new(s.start, s.goal).with_options(*options))
     })
 }
 
@@ -158,14 +158,15 @@ fn main() {
                     &scenarios,
                     [
                         &mut |pathfinder, s| {
-                            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).options(plain))
+                            pathfinder
+                                .find(&grid, &PathQuery::new(s.start, s.goal).with_options(plain))
                         },
                         &mut |pathfinder, s| {
                             pathfinder.find(
                                 &grid,
                                 &PathQuery::new(s.start, s.goal)
-                                    .options(options)
-                                    .guided(&landmarks),
+                                    .with_options(options)
+                                    .with_help(&landmarks),
                             )
                         },
                     ],
@@ -187,7 +188,7 @@ fn main() {
                         let build_ms = started.elapsed().as_secs_f64() * 1e3;
                         let (best, costs) = run_with(&scenarios, |pathfinder, s| {
                             pathfinder
-                                .find(&grid, &PathQuery::new(s.start, s.goal).first_moves(&moves))
+                                .find(&grid, &PathQuery::new(s.start, s.goal).with_help(&moves))
                         });
                         let right = same(&costs, &dijkstra_costs);
                         assert!(right, "{name}: the first-move table's costs are Dijkstra's");
@@ -208,7 +209,7 @@ fn main() {
                 let table = PathTable::build(&grid).expect("a table for every public map");
                 let build_ms = started.elapsed().as_secs_f64() * 1e3;
                 let (best, costs) = run_with(&scenarios, |pathfinder, s| {
-                    pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table))
+                    pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).with_help(&table))
                 });
                 let right = same(&costs, &jps_costs);
                 assert!(right, "{name}: the table's costs are jump point search's");

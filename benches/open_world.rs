@@ -146,7 +146,7 @@ fn main() {
                 continue;
             }
             let began = Instant::now();
-            let best = pathfinder.find(&whole, &PathQuery::new(a, b).options(astar));
+            let best = pathfinder.find(&whole, &PathQuery::new(a, b).with_options(astar));
             t_astar.push(began.elapsed().as_secs_f64() * 1e3);
             let began = Instant::now();
             let default = pathfinder.find(&whole, &PathQuery::new(a, b));
@@ -165,7 +165,7 @@ fn main() {
                 ),
             }
             if exact_here && q < 5 {
-                let query = PathQuery::new(at(a), at(b)).options(astar);
+                let query = PathQuery::new(at(a), at(b)).with_options(astar);
                 let began = Instant::now();
                 let linked = pathfinder.find(exact, &query);
                 t_exact.push(began.elapsed().as_secs_f64() * 1e3);

@@ -254,7 +254,7 @@ fn change_minds(
 
 /// Keeps the latest searches' times (a re-plan is a search too).
 fn record(
-    answered: Query<&Path, (With<Crosser>, Changed<Path>)>,
+    answered: Query<&NavPath, (With<Crosser>, Changed<NavPath>)>,
     diagnostics: Res<NavDiagnostics>,
     mut searches: ResMut<Searches>,
 ) {

@@ -12,7 +12,7 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_tilemap_nav::plugin::{Replanning, WatchSearch, WatchedSearch};
+use bevy_tilemap_nav::plugin::{Replanning, TraceSearch, TracedSearch};
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 
@@ -60,20 +60,20 @@ fn handle_input(
     mut settings: ResMut<NavSettings>,
     mut status: ResMut<Status>,
     mut follower: Single<&mut PathFollower, With<Player>>,
-    player: Single<(Entity, Option<&mut WatchSearch>, Option<&WatchedSearch>), With<Player>>,
+    player: Single<(Entity, Option<&mut TraceSearch>, Option<&TracedSearch>), With<Player>>,
     mut commands: Commands,
 ) {
     // W: watch the player's searches; N: one expansion further; M: ten further.
     let (entity, watch, watched) = player.into_inner();
     if keys.just_pressed(KeyCode::KeyW) {
         if watch.is_some() {
-            commands.entity(entity).remove::<(WatchSearch, WatchedSearch)>();
+            commands.entity(entity).remove::<(TraceSearch, TracedSearch)>();
             status.watch = None;
         } else {
-            commands.entity(entity).insert(WatchSearch::default());
+            commands.entity(entity).insert(TraceSearch::default());
         }
     }
-    if let (Some(mut watch), Some(WatchedSearch(trace))) = (watch, watched) {
+    if let (Some(mut watch), Some(TracedSearch(trace))) = (watch, watched) {
         let total = trace.expanded.len();
         if keys.just_pressed(KeyCode::KeyN) {
             watch.step = (watch.step + 1).min(total);
@@ -103,7 +103,7 @@ fn handle_input(
 #[allow(clippy::type_complexity)]
 fn report(
     mut failures: MessageReader<PathFailed>,
-    answered: Query<&Path, (With<Player>, Changed<Path>, Without<Replanning>)>,
+    answered: Query<&NavPath, (With<Player>, Changed<NavPath>, Without<Replanning>)>,
     mut status: ResMut<Status>,
 ) {
     for failure in failures.read() {

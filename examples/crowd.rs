@@ -177,7 +177,7 @@ fn new_goals(
 #[allow(clippy::type_complexity)]
 fn show_panel(
     diagnostics: Res<NavDiagnostics>,
-    walking: Query<(), (With<Walker>, With<Path>, Without<Replanning>)>,
+    walking: Query<(), (With<Walker>, With<NavPath>, Without<Replanning>)>,
     mut text: Single<&mut Text, With<Panel>>,
     mut replans: Local<u32>,
 ) {

@@ -18,7 +18,7 @@
 //!   (`PathRequest::chase`, 49 to a target, stopping within 2 tiles), sent once;
 //! - `field`: 10,000 agents follow one `NavField` to one goal (`FollowField`), each sent back
 //!   to a random open cell when it arrives: they walk straight off the field, no path each;
-//! - `fieldavoidance`: the same 10,000 with `Avoidance` (each then walks its way as a `Path`).
+//! - `fieldavoidance`: the same 10,000 with `Avoidance` (each then walks its way as a `NavPath`).
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`); `lak304d` (193 x 194) when named. It also times the first
@@ -271,7 +271,9 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         let goal = open[rng.below(open.len() as u32) as usize];
         let chases = situation == Situation::Chase && k >= TARGETS;
         let request = match chases {
-            true => PathRequest::chase(agents[k % TARGETS]).arriving(Arrival::Within(2.0 * TILE)),
+            true => {
+                PathRequest::chase(agents[k % TARGETS]).with_arrival(Arrival::Within(2.0 * TILE))
+            }
             false => PathRequest::to(goal),
         };
         let mut agent = app.world_mut().spawn((
@@ -352,7 +354,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         for (k, &agent) in agents.iter().enumerate() {
             let world = app.world();
             let at = world.get::<Transform>(agent).map_or(Vec2::ZERO, |t| t.translation.truncate());
-            stands.see(k, at, world.get::<Path>(agent).is_some(), frame);
+            stands.see(k, at, world.get::<NavPath>(agent).is_some(), frame);
         }
         if frame == frames / 4 {
             early_bytes = soak::live_bytes();

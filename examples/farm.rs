@@ -187,7 +187,7 @@ fn farmhand(
     time: Res<Time>,
     mut arrived: MessageReader<Arrived>,
     mut failed: MessageReader<PathFailed>,
-    mut hands: Query<(Entity, &mut Farmhand, Has<Path>, Has<PathRequest>)>,
+    mut hands: Query<(Entity, &mut Farmhand, Has<NavPath>, Has<PathRequest>)>,
 ) {
     let arrivals: Vec<Entity> = arrived.read().map(|a| a.entity).collect();
     let failures: Vec<Entity> = failed.read().map(|f| f.entity).collect();
@@ -232,7 +232,7 @@ fn draw_edges(maps: Res<NavMaps>, mut gizmos: Gizmos) {
 
 fn status(
     farm: Res<Farm>,
-    player: Single<Option<&Path>, With<Player>>,
+    player: Single<Option<&NavPath>, With<Player>>,
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
     let path = match *player {

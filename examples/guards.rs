@@ -183,7 +183,7 @@ fn decide(
     mut arrived: MessageReader<Arrived>,
     mut failed: MessageReader<PathFailed>,
     player: Single<(Entity, &Transform), With<Player>>,
-    mut npcs: Query<(Entity, &mut Npc, &Transform, Has<Path>)>,
+    mut npcs: Query<(Entity, &mut Npc, &Transform, Has<NavPath>)>,
 ) {
     let Some(map) = maps.first() else {
         return;
@@ -219,7 +219,7 @@ fn decide(
                             Role::Archer => Arrival::InSight { distance: 5.0 * TILE },
                             _ => Arrival::Within(1.5 * TILE),
                         };
-                        send(PathRequest::chase(player).arriving(arrive));
+                        send(PathRequest::chase(player).with_arrival(arrive));
                         npc.doing = Doing::Chasing;
                     }
                 } else if matches!(npc.doing, Doing::Chasing | Doing::InRange) {

@@ -153,7 +153,7 @@ fn patrol(
 
 /// Notes each new path's cost, to tell the usual way from a detour.
 #[allow(clippy::type_complexity)]
-fn watch_paths(mut npcs: Query<(&mut Patrol, &Path), (Changed<Path>, Without<Replanning>)>) {
+fn watch_paths(mut npcs: Query<(&mut Patrol, &NavPath), (Changed<NavPath>, Without<Replanning>)>) {
     for (mut npc, path) in &mut npcs {
         let leg = npc.target;
         if npc.usual_cost[leg].is_none() {

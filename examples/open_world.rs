@@ -265,7 +265,7 @@ fn click(
 type Walkers<'w, 's> =
     Query<'w, 's, (Entity, &'static Transform, Has<Player>), Or<(With<Player>, With<Folk>)>>;
 /// Those with a walk, or one asked for.
-type Busy<'w, 's> = Query<'w, 's, (), Or<(With<Path>, With<PathRequest>)>>;
+type Busy<'w, 's> = Query<'w, 's, (), Or<(With<NavPath>, With<PathRequest>)>>;
 
 /// The player, once it has arrived or failed, heads for a cell two to three chunks away; the
 /// folk for one up to two chunks away from where they stand.
@@ -308,7 +308,7 @@ fn keep_folk_near(
         if maps.at_world(transform.translation.truncate()).is_none() && !maps.is_empty() {
             let at = open_near(&mut random, centre, (8, 100));
             transform.translation = point(at.x, at.y).extend(4.0);
-            commands.entity(entity).remove::<(Path, PathRequest)>();
+            commands.entity(entity).remove::<(NavPath, PathRequest)>();
         }
     }
 }
@@ -348,8 +348,8 @@ fn show_panel(
     loaded: Res<Loaded>,
     diagnostics: Res<NavDiagnostics>,
     seams: Query<(), With<NavSeam>>,
-    paths: Query<Ref<Path>>,
-    player: Query<(&Transform, Option<&Path>), With<Player>>,
+    paths: Query<Ref<NavPath>>,
+    player: Query<(&Transform, Option<&NavPath>), With<Player>>,
     mut slowest: ResMut<Slowest>,
 ) {
     for path in &paths {

@@ -58,8 +58,8 @@ fn main() -> ExitCode {
     let mut first_micros = 0.0;
     for (index, scenario) in scenarios.iter().enumerate() {
         let started = Instant::now();
-        let result =
-            pathfinder.find(&grid, &PathQuery::new(scenario.start, scenario.goal).options(options));
+        let result = pathfinder
+            .find(&grid, &PathQuery::new(scenario.start, scenario.goal).with_options(options));
         let micros = started.elapsed().as_secs_f64() * 1e6;
         total_micros += micros;
         if index == 0 {

@@ -123,9 +123,9 @@ fn setup(
     let sail = NavProfile::new().with(RIVER, TerrainRule::Cost(1)).otherwise(TerrainRule::Blocked);
     let boat = profiles.insert("boat", sail).expect("the first profile");
     let units = [
-        ("Soldier", "walks, forest costs 2", NavAgent::PLAIN, (2, 3), 6.0, [0.3, 0.6, 1.0]),
-        ("Boat", "river only", NavAgent::with_profile(boat), (16, 6), 10.0, [0.95, 0.9, 0.4]),
-        ("Golem", "2 x 2, fits wide gaps only", NavAgent::sized(2), (5, 1), 6.0, [0.85, 0.4, 0.3]),
+        ("Soldier", "walks, forest costs 2", AgentKind::PLAIN, (2, 3), 6.0, [0.3, 0.6, 1.0]),
+        ("Boat", "river only", AgentKind::with_profile(boat), (16, 6), 10.0, [0.95, 0.9, 0.4]),
+        ("Golem", "2 x 2, fits wide gaps only", AgentKind::sized(2), (5, 1), 6.0, [0.85, 0.4, 0.3]),
     ];
     let size = TilemapSize { x: MAP[0].len() as u32, y: MAP.len() as u32 };
     for (line, (name, about, kind, (x, y), points, [r, g, b])) in units.into_iter().enumerate() {
@@ -153,10 +153,10 @@ type Units<'w, 's> = Query<
     (
         Entity,
         &'static mut Unit,
-        &'static NavAgent,
+        &'static AgentKind,
         &'static Transform,
         Option<&'static MoveRange>,
-        Has<Path>,
+        Has<NavPath>,
     ),
 >;
 
@@ -253,7 +253,7 @@ fn show_range(
     mut commands: Commands,
     turn: Res<Turn>,
     maps: Res<NavMaps>,
-    ranges: Query<(Entity, Ref<MoveRange>, &Figure, &NavAgent)>,
+    ranges: Query<(Entity, Ref<MoveRange>, &Figure, &AgentKind)>,
     marks: Query<Entity, With<RangeMark>>,
     mut shown: Local<Option<(Entity, u32)>>,
 ) {

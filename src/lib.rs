@@ -10,7 +10,7 @@
 //!   the sealed binary form every baked format shares;
 //! - [`search`]: the A* loop and one file per expansion (neighbours, jump points, Theta*),
 //!   searches through links and over chunked worlds, precomputed help, and searches spread over
-//!   frames within a budget ([`search::schedule`]);
+//!   frames within a budget (`search::schedule`, crate-private);
 //! - [`path`]: shaping found paths (smoothing, costs);
 //! - [`io`]: file formats (MovingAI maps and scenarios, baked grids, Tiled and LDtk levels read
 //!   into grids);
@@ -37,7 +37,7 @@
 //! 3. A character asks with [`PathRequest`](plugin::PathRequest). The plugin answers within the
 //!    frame's budget with an optimal path (jump point search where it pays, A* otherwise, a
 //!    precomputed [`PathTable`](search::PathTable) on maps marked
-//!    [`PrecomputePaths`](plugin::PrecomputePaths)): a [`Path`](plugin::Path) component, or
+//!    [`PrecomputePaths`](plugin::PrecomputePaths)): a [`NavPath`](plugin::NavPath) component, or
 //!    [`PathFailed`](plugin::PathFailed) with a typed reason.
 //! 4. [`PathFollower`](plugin::PathFollower) walks the path, re-plans when a wall cuts it and
 //!    sends [`Arrived`](plugin::Arrived). [`Avoidance`](plugin::Avoidance) steers round other
@@ -51,7 +51,7 @@
 //! | a character to go somewhere | [`PathRequest`](plugin::PathRequest) + [`PathFollower`](plugin::PathFollower) |
 //! | characters not to walk through each other | [`Avoidance`](plugin::Avoidance), [`NavObstacle`](plugin::NavObstacle) |
 //! | stairs, doors, teleporters between maps | [`NavLink`](plugin::NavLink) |
-//! | boats, ghosts, big monsters | [`NavAgent`](plugin::NavAgent) with a [`NavProfile`](grid::NavProfile) from [`NavProfiles`](plugin::NavProfiles) |
+//! | boats, ghosts, big monsters | [`AgentKind`](plugin::AgentKind) with a [`NavProfile`](grid::NavProfile) from [`NavProfiles`](plugin::NavProfiles) |
 //! | a tactics game's movement range | [`RangeRequest`](plugin::RangeRequest) |
 //! | microsecond queries on a level that rarely changes | [`PrecomputePaths`](plugin::PrecomputePaths) |
 //! | fast searches on a level with terrain costs | [`PrecomputePaths`](plugin::PrecomputePaths) (it keeps a [`FirstMoveTable`](search::FirstMoveTable) on small maps, [`Landmarks`](search::Landmarks) on larger ones) |
@@ -96,9 +96,9 @@ pub mod prelude {
     pub use crate::grid::{Cell, Edge, GridPos, NavGrid, NavProfile, Sides, Terrain, TerrainRule};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
-        Arrived, Avoidance, GridLocked, LinkCrossed, LinkEnd, MoveRange, NavAgent, NavError,
-        NavGridMap, NavLink, NavMaps, NavObstacle, NavProfiles, NavSet, NavSettings, NavTeam,
-        NavTilemap, Path, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths,
+        AgentKind, Arrived, Avoidance, GridLocked, LinkCrossed, LinkEnd, MoveRange, NavError,
+        NavGridMap, NavLink, NavMaps, NavObstacle, NavPath, NavProfiles, NavSet, NavSettings,
+        NavTeam, NavTilemap, PathFailed, PathFollower, PathGoal, PathRequest, PrecomputePaths,
         RangeRequest, TileEdges, TileNav, TileRules, TileTerrain, TilemapNavPlugin,
         WhenUnreachable,
     };

@@ -126,7 +126,7 @@ fn spawn_walker(app: &mut App, position: Vec2, goal: GridPos) -> Entity {
 /// `frame`; `stand` is where it last moved from, and the frame, updated here.
 fn stood(world: &World, agent: Entity, stand: &mut (Vec2, usize), frame: usize) -> usize {
     let position = world.get::<Transform>(agent).map_or(stand.0, |t| t.translation.truncate());
-    if world.get::<Path>(agent).is_none() || position.distance(stand.0) >= 0.5 * TILE {
+    if world.get::<NavPath>(agent).is_none() || position.distance(stand.0) >= 0.5 * TILE {
         *stand = (position, frame);
     }
     frame - stand.1
@@ -345,7 +345,7 @@ fn a_thousand_agents_crossing_a_lake_map_with_a_full_queue_never_stand_five_seco
                 geometry.world_to_cell(position),
                 world.get::<Avoidance>(*entity),
                 world.get::<PathFollower>(*entity).map(|f| f.next),
-                world.get::<Path>(*entity).map(|p| &p.cells),
+                world.get::<NavPath>(*entity).map(|p| &p.cells),
             );
             if frame >= *renew_at || arrived.contains(entity) {
                 *renew_at = frame + 2 * FPS;

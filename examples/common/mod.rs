@@ -434,7 +434,7 @@ pub fn toggle_tile(
 /// Draws what is left of each walking agent's path, and its goal.
 pub fn draw_paths(
     mut gizmos: Gizmos,
-    agents: Query<(&Transform, &Path, &PathFollower, Option<&Sprite>)>,
+    agents: Query<(&Transform, &NavPath, &PathFollower, Option<&Sprite>)>,
 ) {
     for (transform, path, follower, sprite) in &agents {
         let color = sprite.map_or(Color::WHITE, |s| s.color);
@@ -597,7 +597,7 @@ pub fn move_and_toggle(
 #[derive(Resource)]
 pub struct PathStatus {
     pub help: &'static str,
-    pub describe: fn(&Path) -> String,
+    pub describe: fn(&NavPath) -> String,
     pub last: String,
 }
 
@@ -608,7 +608,7 @@ pub struct PathStatusText;
 /// Keeps [`PathStatus::last`] to the player's last answer: a path, or why there is none.
 pub fn report_player_path(
     mut failures: MessageReader<PathFailed>,
-    answered: Query<&Path, (With<Player>, Changed<Path>)>,
+    answered: Query<&NavPath, (With<Player>, Changed<NavPath>)>,
     mut status: ResMut<PathStatus>,
 ) {
     for failure in failures.read() {

@@ -104,7 +104,7 @@ fn check(input: Input) {
     let options = SearchOptions { heuristic, weight, limit, partial: input.partial, algorithm };
     let avoid: Vec<GridPos> = input.avoid.iter().take(16).map(|&p| end(p)).collect();
 
-    let result = Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(options).avoiding(&avoid));
+    let result = Pathfinder::new().find(&grid, &PathQuery::new(start, goal).with_options(options).avoiding(&avoid));
 
     // Avoided cells (the two ends excepted) are walls for this query, corner rule included:
     // the oracle and the legality checks use the grid with them walled.

@@ -3,14 +3,14 @@
 
 use bevy::prelude::*;
 
-use super::agent::{Path, PathFollower, WatchSearch, WatchedSearch};
+use super::agent::{NavPath, PathFollower, TraceSearch, TracedSearch};
 use super::map::NavMaps;
 use crate::grid::Edge;
 
 pub(crate) fn draw_debug(
     mut gizmos: Gizmos,
     maps: Res<NavMaps>,
-    agents: Query<(&Transform, &Path, Option<&PathFollower>)>,
+    agents: Query<(&Transform, &NavPath, Option<&PathFollower>)>,
 ) {
     let Some(first) = maps.first() else {
         return;
@@ -62,14 +62,14 @@ pub(crate) fn draw_debug(
     }
 }
 
-/// The search view: for each agent with [`WatchSearch`], its last search after `step`
+/// The search view: for each agent with [`TraceSearch`], its last search after `step`
 /// expansions: closed cells (blue), open cells (green), and at the last step the path (yellow).
 pub(crate) fn draw_watched_search(
     mut gizmos: Gizmos,
     maps: Res<NavMaps>,
-    watched: Query<(&WatchSearch, &WatchedSearch, Option<&Path>)>,
+    watched: Query<(&TraceSearch, &TracedSearch, Option<&NavPath>)>,
 ) {
-    for (watch, WatchedSearch(trace), path) in &watched {
+    for (watch, TracedSearch(trace), path) in &watched {
         let map = path.and_then(|p| maps.get(p.map)).or(maps.first());
         let Some(geometry) = map.map(|m| &m.geometry) else {
             continue;

@@ -8,11 +8,11 @@
 //! - `map/`: tilemaps (and [`NavGridMap`]s) to navigation maps ([`NavMaps`], a
 //!   [`NavGrid`](crate::grid::NavGrid) each), world <-> cell for every map type
 //!   ([`NavGeometry`]), the tiles' rules, the errors, and the sync system;
-//! - `profiles`: kinds of agents ([`NavProfiles`], [`NavAgent`]), below the maps that keep a
+//! - `profiles`: kinds of agents ([`NavProfiles`], [`AgentKind`]), below the maps that keep a
 //!   grid for each kind;
 //! - `link`: [`NavLink`]s between cells of the maps; `seams`: the links the plugin keeps where
 //!   maps touch ([`NavSeam`]);
-//! - `agent`: what agents carry and are told ([`PathRequest`], [`Path`], [`PathFollower`],
+//! - `agent`: what agents carry and are told ([`PathRequest`], [`NavPath`], [`PathFollower`],
 //!   [`NavObstacle`], messages and errors), shared by the two systems above it;
 //! - `per_agent`: the grids kept per kind of agent, re-plans when kinds change, movement
 //!   ranges ([`RangeRequest`]); `precompute`: path tables kept for maps marked
@@ -47,9 +47,9 @@ use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
 pub use agent::{
-    Arrival, Arrived, Blocks, NavError, NavObstacle, NavTeam, OnNavMap, Path, PathFailed,
-    PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, WAIT_RETRY_SECONDS,
-    WatchSearch, WatchedSearch, WhenUnreachable,
+    Arrival, Arrived, Blocks, NavError, NavObstacle, NavPath, NavTeam, OnNavMap, PathFailed,
+    PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, TraceSearch, TracedSearch,
+    WAIT_RETRY_SECONDS, WhenUnreachable,
 };
 pub use diagnostics::NavDiagnostics;
 pub use fields::{FollowField, NavField};
@@ -62,13 +62,26 @@ pub use map::{
 pub use movement::{Avoidance, GridLocked};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
-pub use profiles::{NavAgent, NavProfiles, ProfileId, ProfilesFull};
+pub use profiles::{AgentKind, NavProfiles, ProfileId, ProfilesFull};
 pub use pursuit::Pursuit;
 pub use seams::NavSeam;
 pub use settings::{
     AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorkBudget,
     WorkShares, WorldSearch,
 };
+
+/// Renamed [`NavPath`]: it shadowed `std::path::Path`.
+#[deprecated(note = "renamed NavPath (it shadowed std::path::Path)")]
+pub type Path = NavPath;
+/// Renamed [`AgentKind`]: a kind of agent, not an agent.
+#[deprecated(note = "renamed AgentKind (a kind of agent, not an agent)")]
+pub type NavAgent = AgentKind;
+/// Renamed [`TraceSearch`]: one word, "trace", for recording a search everywhere.
+#[deprecated(note = "renamed TraceSearch")]
+pub type WatchSearch = TraceSearch;
+/// Renamed [`TracedSearch`].
+#[deprecated(note = "renamed TracedSearch")]
+pub type WatchedSearch = TracedSearch;
 
 use agent::ObstacleCells;
 use map::{InsertedOverrides, NavLayers, sync_nav_grid};
@@ -85,7 +98,7 @@ pub enum NavSet {
     /// Tilemaps to `NavGrid`.
     SyncGrid,
     /// The grids of the kinds of agents in use; `RangeRequest` to `MoveRange`; `PathRequest`
-    /// to `Path` or `PathFailed`.
+    /// to `NavPath` or `PathFailed`.
     Pathfind,
     /// `PathFollower`s walk their paths.
     Move,
@@ -206,10 +219,10 @@ impl Plugin for NavCorePlugin {
             .register_type::<TileNav>()
             .register_type::<TileTerrain>()
             .register_type::<TileEdges>()
-            .register_type::<NavAgent>()
+            .register_type::<AgentKind>()
             .register_type::<RangeRequest>()
             .register_type::<PathRequest>()
-            .register_type::<Path>()
+            .register_type::<NavPath>()
             .register_type::<PathFollower>()
             .register_type::<Replanning>()
             .register_type::<NavObstacle>()
@@ -220,7 +233,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<NavSeam>()
             .register_type::<OnNavMap>()
             .register_type::<NavDiagnostics>()
-            .register_type::<WatchSearch>()
+            .register_type::<TraceSearch>()
             .configure_sets(
                 schedule,
                 (NavSet::SyncGrid, NavSet::Pathfind, NavSet::Move, NavSet::Debug).chain(),
@@ -254,7 +267,7 @@ impl Plugin for NavCorePlugin {
 }
 
 /// Part of [`TilemapNavPlugin`]: the grid of each map as each kind of agent sees it (a
-/// [`NavAgent`] with a profile or a size above 1), made when one asks and kept in step. Left
+/// [`AgentKind`] with a profile or a size above 1), made when one asks and kept in step. Left
 /// out, requests by such agents fail with [`NavError::NoAgentGrid`]; plain agents are served
 /// as before.
 pub struct NavAgentGridsPlugin {
@@ -284,7 +297,7 @@ impl Plugin for NavPrecomputePlugin {
 }
 
 /// Part of [`TilemapNavPlugin`]: gizmo drawing of blocked cells, paths and goals
-/// ([`NavSettings::debug`]) and of watched searches ([`WatchSearch`]), when the app has Bevy's
+/// ([`NavSettings::debug`]) and of watched searches ([`TraceSearch`]), when the app has Bevy's
 /// gizmos. Left out, nothing is drawn (a server, a release build).
 pub struct NavDebugPlugin {
     /// The schedule the core runs in.

@@ -1,4 +1,4 @@
-//! Per-agent navigation in the plugin: the grids kept for each kind of agent in use ([`NavAgent`]:
+//! Per-agent navigation in the plugin: the grids kept for each kind of agent in use ([`AgentKind`]:
 //! a profile, a size), plans made again when an agent's kind or a profile changes, and movement
 //! ranges ([`RangeRequest`] answered with [`MoveRange`]).
 
@@ -7,11 +7,12 @@ use std::collections::VecDeque;
 use bevy::prelude::*;
 
 use super::agent::{
-    NavError, OnNavMap, Path, PathGoal, PathRequest, WhenUnreachable, request_start, waits_for_map,
+    NavError, NavPath, OnNavMap, PathGoal, PathRequest, WhenUnreachable, request_start,
+    waits_for_map,
 };
 use super::clock::Moment;
 use super::map::NavMaps;
-use super::profiles::{NavAgent, NavProfiles, ProfileId};
+use super::profiles::{AgentKind, NavProfiles, ProfileId};
 use super::work::{FrameWork, WorkKind};
 use crate::grid::{GridPos, NavProfile};
 use crate::path::{Reach, ReachSearch};
@@ -23,7 +24,7 @@ use crate::search::{CELL_WORK, PathError};
 /// range fits the searches' share of the frame's work
 /// ([`WorkShares::searches`](super::WorkShares::searches)), else over as many frames as it needs
 /// (an unbounded budget on a huge map never freezes a frame). The range is for the agent's
-/// [`NavAgent`] kind, on the map it stands on.
+/// [`AgentKind`] kind, on the map it stands on.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct RangeRequest {
@@ -31,8 +32,8 @@ pub struct RangeRequest {
     pub budget: f64,
     /// From this cell of the agent's map instead of from where it stands.
     pub start: Option<GridPos>,
-    /// For this kind of agent instead of the entity's [`NavAgent`].
-    pub agent: Option<NavAgent>,
+    /// For this kind of agent instead of the entity's [`AgentKind`].
+    pub agent: Option<AgentKind>,
 }
 
 impl RangeRequest {
@@ -50,7 +51,7 @@ pub struct MoveRange {
     /// The map the range lies on.
     pub map: Entity,
     /// The kind of agent it was measured for.
-    pub agent: NavAgent,
+    pub agent: AgentKind,
     /// The cells, their costs and the ways there.
     pub reach: Reach,
 }
@@ -67,7 +68,7 @@ pub struct RangeFailed {
 type Wanted<'w, 's> = Query<
     'w,
     's,
-    (Option<&'static PathRequest>, Option<&'static RangeRequest>, Option<&'static NavAgent>),
+    (Option<&'static PathRequest>, Option<&'static RangeRequest>, Option<&'static AgentKind>),
     Or<(With<PathRequest>, With<RangeRequest>)>,
 >;
 
@@ -80,8 +81,8 @@ pub(crate) fn keep_agent_grids(
     profiles: Res<NavProfiles>,
     mut seen: Local<Vec<NavProfile>>,
     wanted: Wanted,
-    paths: Query<(Entity, &Path, Option<&NavAgent>, Has<PathRequest>)>,
-    changed_kinds: Query<(Entity, &NavAgent, &Path, Has<PathRequest>), Changed<NavAgent>>,
+    paths: Query<(Entity, &NavPath, Option<&AgentKind>, Has<PathRequest>)>,
+    changed_kinds: Query<(Entity, &AgentKind, &NavPath, Has<PathRequest>), Changed<AgentKind>>,
 ) {
     let mut changed_profiles: Vec<ProfileId> = Vec::new();
     if profiles.is_changed() {
@@ -93,8 +94,8 @@ pub(crate) fn keep_agent_grids(
         );
         *seen = profiles.iter().map(|(_, p)| p.clone()).collect();
     }
-    let mut kinds: Vec<NavAgent> = Vec::new();
-    let mut plan_again = |entity: Entity, path: &Path, agent: NavAgent| {
+    let mut kinds: Vec<AgentKind> = Vec::new();
+    let mut plan_again = |entity: Entity, path: &NavPath, agent: AgentKind| {
         commands.entity(entity).insert(PathRequest {
             goal: PathGoal::OnMap { map: path.goal_map, cell: path.goal },
             options: Some(path.options),
@@ -149,7 +150,7 @@ type RangeRequests<'w, 's> = Query<
         &'static RangeRequest,
         Option<&'static Transform>,
         Option<&'static OnNavMap>,
-        Option<&'static NavAgent>,
+        Option<&'static AgentKind>,
     ),
 >;
 
@@ -165,7 +166,7 @@ struct RangeRun {
     entity: Entity,
     request: RangeRequest,
     map: Entity,
-    agent: NavAgent,
+    agent: AgentKind,
     search: ReachSearch,
 }
 

@@ -441,10 +441,10 @@ pub(crate) fn table_answer(
     (start, goal, options): (GridPos, GridPos, &SearchOptions),
 ) -> Option<Result<PathResult, PathError>> {
     let grid = &map.grid;
-    let query = PathQuery::new(start, goal).options(*options);
+    let query = PathQuery::new(start, goal).with_options(*options);
     let query = match map.precomputed()? {
-        Precomputed::Table(table) if table.is_current(grid) => query.table(table),
-        Precomputed::FirstMoves(moves) if moves.is_current(grid) => query.first_moves(moves),
+        Precomputed::Table(table) if table.is_current(grid) => query.with_help(table),
+        Precomputed::FirstMoves(moves) if moves.is_current(grid) => query.with_help(moves),
         _ => return None,
     };
     table_answers(options).then(|| pathfinder.find(grid, &query))

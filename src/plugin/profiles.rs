@@ -1,4 +1,4 @@
-//! Kinds of agents: the [`NavProfiles`] a game defines (by name) and the [`NavAgent`] an agent
+//! Kinds of agents: the [`NavProfiles`] a game defines (by name) and the [`AgentKind`] an agent
 //! carries to say which one it follows and how big it is.
 
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ pub struct ProfileId(pub(crate) u16);
 ///     .insert("boat", NavProfile::new().with(WATER, TerrainRule::Cost(1)).otherwise(TerrainRule::Blocked))
 ///     .expect("one profile of the 65,536 it holds");
 /// assert_eq!(profiles.id("boat"), Some(boat));
-/// let agent = NavAgent::with_profile(boat).with_size(2);
+/// let agent = AgentKind::with_profile(boat).with_size(2);
 /// assert_eq!(agent.size, 2);
 /// ```
 #[derive(Resource, Clone, Debug, Default)]
@@ -95,22 +95,22 @@ impl NavProfiles {
 /// A request can name a kind of its own ([`PathRequest::agent`](super::PathRequest::agent)).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component)]
-pub struct NavAgent {
+pub struct AgentKind {
     /// The profile it follows; `None`: the grid as it is.
     pub profile: Option<ProfileId>,
     /// Its size in tiles along a side.
     pub size: u32,
 }
 
-impl Default for NavAgent {
+impl Default for AgentKind {
     fn default() -> Self {
         Self::PLAIN
     }
 }
 
-impl NavAgent {
+impl AgentKind {
     /// No profile, one tile: the agent every other is measured against.
-    pub const PLAIN: NavAgent = NavAgent { profile: None, size: 1 };
+    pub const PLAIN: AgentKind = AgentKind { profile: None, size: 1 };
 
     /// A one-tile agent following `profile`.
     pub fn with_profile(profile: ProfileId) -> Self {

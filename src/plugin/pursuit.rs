@@ -8,8 +8,8 @@
 use bevy::prelude::*;
 
 use super::agent::{
-    Arrival, OnNavMap, Path, PathFollower, PathGoal, PathRequest, Replanning, Targets, agent_map,
-    arrival_holds, body_point, chase_cell, target_cell, target_place, threats_of,
+    Arrival, NavPath, OnNavMap, PathFollower, PathGoal, PathRequest, Replanning, Targets,
+    agent_map, arrival_holds, body_point, chase_cell, target_cell, target_place, threats_of,
 };
 use super::diagnostics::{NavDiagnostics, Stopwatch};
 use super::map::{NavMap, NavMaps};
@@ -65,7 +65,7 @@ type Pursuers<'w, 's> = Query<
         &'static mut Pursuit,
         &'static Transform,
         Option<&'static OnNavMap>,
-        Option<&'static mut Path>,
+        Option<&'static mut NavPath>,
         Option<&'static PathFollower>,
         (Has<PathRequest>, Has<Replanning>),
     ),
@@ -185,7 +185,7 @@ pub(crate) fn pursue(
 
 /// The target moved to `now`: when that is a cell of the rest of the path, the path ends there;
 /// when it is one legal step past the path's end, the path takes that step. True if either.
-fn keep_on_target(maps: &NavMaps, path: &mut Path, next: usize, now: (Entity, GridPos)) -> bool {
+fn keep_on_target(maps: &NavMaps, path: &mut NavPath, next: usize, now: (Entity, GridPos)) -> bool {
     let Some((map, grid)) = one_walk_on(maps, path, now.0) else {
         return false;
     };
@@ -213,7 +213,7 @@ fn keep_on_target(maps: &NavMaps, path: &mut Path, next: usize, now: (Entity, Gr
 /// made by hand with no cells, or points not matching its cells, is the movement's to stop).
 fn one_walk_on<'m>(
     maps: &'m NavMaps,
-    path: &Path,
+    path: &NavPath,
     map: Entity,
 ) -> Option<(&'m NavMap, &'m NavGrid)> {
     let walkable = !path.cells.is_empty() && path.points.len() == path.cells.len();
@@ -222,7 +222,7 @@ fn one_walk_on<'m>(
 }
 
 /// Ends `path` at its cell `end`: its cost and (smoothed) corners to match.
-fn end_at(path: &mut Path, end: usize, grid: &NavGrid) {
+fn end_at(path: &mut NavPath, end: usize, grid: &NavGrid) {
     path.cells.truncate(end + 1);
     path.points.truncate(end + 1);
     path.cost = crate::path::path_cost(grid, &path.cells).unwrap_or(path.cost);
@@ -231,7 +231,7 @@ fn end_at(path: &mut Path, end: usize, grid: &NavGrid) {
 
 /// A smoothed path's corners after its cells were cut or lengthened: none past the end, and
 /// the old end and the new one walked through.
-fn end_corners_at(path: &mut Path) {
+fn end_corners_at(path: &mut NavPath) {
     if path.corners.is_empty() {
         return;
     }
@@ -247,7 +247,7 @@ fn end_corners_at(path: &mut Path) {
 /// the target is now, the path ends there.
 fn stop_in_range(
     maps: &NavMaps,
-    path: &mut Path,
+    path: &mut NavPath,
     next: usize,
     arrive: Arrival,
     (now, target_at): ((Entity, GridPos), Vec2),

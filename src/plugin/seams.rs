@@ -22,7 +22,7 @@ use bevy::prelude::*;
 
 use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::map::{NavMap, NavMaps};
-use super::profiles::NavAgent;
+use super::profiles::AgentKind;
 use super::settings::NavSettings;
 use crate::grid::{GridStamp, NavGrid, Neighborhood};
 use crate::search::{
@@ -201,7 +201,7 @@ pub(crate) fn keep_seams(
 /// [`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical): kept from one search to the
 /// next, each chunk's part worked out again when that chunk or its neighbours change.
 #[derive(Resource, Default)]
-pub(crate) struct WorldGraphs(HashMap<NavAgent, WorldGraph>);
+pub(crate) struct WorldGraphs(HashMap<AgentKind, WorldGraph>);
 
 /// The links that are not seams, and where each is in `links`.
 fn not_seams(links: &FrameLinks) -> (Vec<usize>, Vec<Link>) {
@@ -218,7 +218,7 @@ impl WorldGraphs {
         &mut self,
         grids: &[&NavGrid],
         links: &FrameLinks,
-        agent: NavAgent,
+        agent: AgentKind,
         work: u64,
         stop: impl Fn() -> bool,
     ) -> u64 {
@@ -236,7 +236,7 @@ impl WorldGraphs {
         &mut self,
         grids: &[&NavGrid],
         links: &FrameLinks,
-        (agent, start, goal): (NavAgent, MapPos, MapPos),
+        (agent, start, goal): (AgentKind, MapPos, MapPos),
     ) -> Result<LinkedPath, PathError> {
         let (own, not_seams) = not_seams(links);
         let world = LinkedMaps::new(grids, &not_seams).with_places(&links.places);

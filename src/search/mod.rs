@@ -42,7 +42,7 @@ mod pathfinder;
 pub(crate) mod precomputed;
 mod query;
 mod result;
-pub mod schedule;
+pub(crate) mod schedule;
 mod seams;
 mod warmup;
 mod world;
@@ -51,7 +51,8 @@ pub use agent_grid::{AgentGrid, AgentGridBuild};
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
-pub use precomputed::field::{DistanceField, FLEE_WEIGHT, MAX_FLEE_WEIGHT, check_flee_weight};
+pub(crate) use precomputed::field::check_flee_weight;
+pub use precomputed::field::{DistanceField, FLEE_WEIGHT, MAX_FLEE_WEIGHT};
 pub use precomputed::first_moves::{
     FIRST_MOVE_FORMAT_VERSION, FirstMoveTable, FirstMoveTableError, MAX_FIRST_MOVE_CELLS,
     MAX_FIRST_MOVE_GRID,
@@ -71,5 +72,5 @@ pub use world::WorldGraph;
 #[cfg(feature = "bevy")]
 pub(crate) use pathfinder::table_answers;
 pub use pathfinder::{Pathfinder, SearchSpace};
-pub use query::{PathQuery, SearchStep};
+pub use query::{PathQuery, SearchHelp, SearchStep};
 pub(crate) use result::check_number;

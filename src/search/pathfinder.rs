@@ -16,7 +16,7 @@ use super::linked::{LinkedMaps, LinkedPath, LinkedSearch, MapPos};
 use super::neighbors::Neighbors;
 use super::options::{Algorithm, Heuristic, SearchOptions};
 use super::precomputed::landmarks::Landmarks;
-use super::query::{Goals, Help, PathQuery, SearchStep};
+use super::query::{Goals, PathQuery, SearchHelp, SearchStep};
 use super::result::{PathError, PathResult, SearchStats, SearchTrace};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
@@ -332,9 +332,11 @@ impl Pathfinder {
             return None;
         }
         match query.help? {
-            Help::Table(table) => table.answer(grid, query.start, goal),
-            Help::FirstMoves(table) => table.answer(grid, &mut self.scratch, query.start, goal),
-            Help::Landmarks(_) => None,
+            SearchHelp::PathTable(table) => table.answer(grid, query.start, goal),
+            SearchHelp::FirstMoves(table) => {
+                table.answer(grid, &mut self.scratch, query.start, goal)
+            }
+            SearchHelp::Landmarks(_) => None,
         }
     }
 
@@ -504,7 +506,7 @@ impl Pathfinder {
     ///
     /// let grid = NavGrid::new(64, 64).unwrap();
     /// let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
-    /// let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(63, 40)).options(astar);
+    /// let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(63, 40)).with_options(astar);
     /// let mut pathfinder = Pathfinder::new();
     /// let mut step = pathfinder.start(&grid, &query, 10);
     /// let mut calls = 1;
@@ -621,7 +623,7 @@ impl Pathfinder {
             let (a, b) = (leg.path.cells[0], leg.path.end());
             let walled: Vec<GridPos> =
                 avoid.iter().filter(|p| p.map == leg.map).map(|p| p.cell).collect();
-            let query = PathQuery::new(a, b).options(options).avoiding(&walled);
+            let query = PathQuery::new(a, b).with_options(options).avoiding(&walled);
             if let Ok(walk) = self.find(maps[leg.map], &query)
                 && walk.cost <= leg.path.cost
             {

@@ -50,7 +50,7 @@ use crate::grid::GridPos;
 /// let keep_clear = [GridPos::new(5, 8)];
 /// let query = PathQuery::new(start, goal)
 ///     .avoiding(&keep_clear)
-///     .options(SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() })
+///     .with_options(SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() })
 ///     .traced();
 /// let around = pathfinder.find(&grid, &query).unwrap();
 /// assert!(around.cells.contains(&GridPos::new(5, 9)));
@@ -67,7 +67,7 @@ pub struct PathQuery<'a, P = GridPos> {
     pub(super) goals: Goals<'a, P>,
     pub(super) options: SearchOptions,
     pub(super) avoid: &'a [P],
-    pub(super) help: Option<Help<'a>>,
+    pub(super) help: Option<SearchHelp<'a>>,
     pub(super) traced: bool,
 }
 
@@ -78,12 +78,34 @@ pub(super) enum Goals<'a, P> {
     Nearest(&'a [P]),
 }
 
-/// What was worked out ahead for the grid, given to a query.
+/// What was worked out ahead for a grid, given to a query with [`PathQuery::with_help`]: a
+/// `&Landmarks`, a `&PathTable` or a `&FirstMoveTable` turns into one.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Help<'a> {
+pub enum SearchHelp<'a> {
+    /// Estimates the remaining cost with these landmarks too.
     Landmarks(&'a Landmarks),
-    Table(&'a PathTable),
+    /// Answers from this path table.
+    PathTable(&'a PathTable),
+    /// Answers from this first-move table.
     FirstMoves(&'a FirstMoveTable),
+}
+
+impl<'a> From<&'a Landmarks> for SearchHelp<'a> {
+    fn from(landmarks: &'a Landmarks) -> Self {
+        SearchHelp::Landmarks(landmarks)
+    }
+}
+
+impl<'a> From<&'a PathTable> for SearchHelp<'a> {
+    fn from(table: &'a PathTable) -> Self {
+        SearchHelp::PathTable(table)
+    }
+}
+
+impl<'a> From<&'a FirstMoveTable> for SearchHelp<'a> {
+    fn from(table: &'a FirstMoveTable) -> Self {
+        SearchHelp::FirstMoves(table)
+    }
 }
 
 impl<'a, P: Copy> PathQuery<'a, P> {
@@ -107,7 +129,7 @@ impl<'a, P: Copy> PathQuery<'a, P> {
     }
 
     /// Searches with `options` (algorithm, heuristic, weight, limits, partial paths).
-    pub fn options(mut self, options: SearchOptions) -> Self {
+    pub fn with_options(mut self, options: SearchOptions) -> Self {
         self.options = options;
         self
     }
@@ -123,27 +145,41 @@ impl<'a, P: Copy> PathQuery<'a, P> {
         self
     }
 
-    /// Estimates the remaining cost with `landmarks` too (see [`Landmarks`]): the same optimal
-    /// cost, usually after far less work on grids with terrain. Landmarks built for another
-    /// grid, or for an earlier state of this one that cells have since opened or got cheaper
-    /// from (see [`Landmarks::usable_on`]), are not used: the search then runs unguided.
-    pub fn guided(mut self, landmarks: &'a Landmarks) -> Self {
-        self.help = Some(Help::Landmarks(landmarks));
+    /// Searches with what was worked out ahead for the grid (the one way to pass it):
+    /// - `&Landmarks` estimate the remaining cost too (see [`Landmarks`]): the same optimal
+    ///   cost, usually after far less work on grids with terrain. Landmarks built for another
+    ///   grid, or for an earlier state of this one that cells have since opened or got cheaper
+    ///   from (see [`Landmarks::usable_on`]), are not used: the search then runs unguided.
+    /// - a `&PathTable` or a `&FirstMoveTable` answers while it is current for the grid and the
+    ///   query is one it answers (see [`PathQuery`]); otherwise the query searches. The same
+    ///   cost either way.
+    pub fn with_help(mut self, help: impl Into<SearchHelp<'a>>) -> Self {
+        self.help = Some(help.into());
         self
     }
 
-    /// Answers from `table` while it is current for the grid and the query is one it answers
-    /// (see [`PathQuery`]); otherwise searches. The same cost either way.
-    pub fn table(mut self, table: &'a PathTable) -> Self {
-        self.help = Some(Help::Table(table));
-        self
+    /// Renamed [`PathQuery::with_options`].
+    #[deprecated(note = "renamed with_options")]
+    pub fn options(self, options: SearchOptions) -> Self {
+        self.with_options(options)
     }
 
-    /// Answers from the first-move `table` while it is current for the grid and the query is
-    /// one it answers (see [`PathQuery`]); otherwise searches. The same cost either way.
-    pub fn first_moves(mut self, table: &'a FirstMoveTable) -> Self {
-        self.help = Some(Help::FirstMoves(table));
-        self
+    /// Renamed: [`PathQuery::with_help`] takes every kind of help.
+    #[deprecated(note = "use with_help(&landmarks)")]
+    pub fn guided(self, landmarks: &'a Landmarks) -> Self {
+        self.with_help(landmarks)
+    }
+
+    /// Renamed: [`PathQuery::with_help`] takes every kind of help.
+    #[deprecated(note = "use with_help(&table)")]
+    pub fn table(self, table: &'a PathTable) -> Self {
+        self.with_help(table)
+    }
+
+    /// Renamed: [`PathQuery::with_help`] takes every kind of help.
+    #[deprecated(note = "use with_help(&table)")]
+    pub fn first_moves(self, table: &'a FirstMoveTable) -> Self {
+        self.with_help(table)
     }
 
     /// Records what the search does, to be taken with
@@ -166,7 +202,7 @@ impl<'a, P: Copy> PathQuery<'a, P> {
     /// The landmarks it is guided by, if any.
     pub(super) fn landmarks(&self) -> Option<&'a Landmarks> {
         match self.help {
-            Some(Help::Landmarks(landmarks)) => Some(landmarks),
+            Some(SearchHelp::Landmarks(landmarks)) => Some(landmarks),
             _ => None,
         }
     }

@@ -164,7 +164,7 @@ mod tests {
     #[test]
     fn a_search_spread_over_frames_answers_as_in_one_go_and_is_charged_what_it_expanded() {
         let grid = walled();
-        let query = PathQuery::new(GridPos::new(2, 2), GridPos::new(38, 2)).options(astar());
+        let query = PathQuery::new(GridPos::new(2, 2), GridPos::new(38, 2)).with_options(astar());
         let whole = Pathfinder::new().find(&grid, &query).unwrap();
         let mut pathfinder = Pathfinder::new();
         let (mut begun, mut before, mut charged, mut frames) = (false, 0, 0, 0);
@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn with_the_clock_watched_a_search_stops_within_a_slice_of_the_time_running_out() {
         let grid = walled();
-        let query = PathQuery::new(GridPos::new(2, 2), GridPos::new(38, 2)).options(astar());
+        let query = PathQuery::new(GridPos::new(2, 2), GridPos::new(38, 2)).with_options(astar());
         let calls = Counter::new(0);
         let up = || {
             calls.set(calls.get() + 1);
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn an_answer_for_a_grid_that_only_lost_ground_stands_and_one_that_gained_begins_again() {
         let mut live = walled();
-        let query = PathQuery::new(GridPos::new(2, 2), GridPos::new(38, 2)).options(astar());
+        let query = PathQuery::new(GridPos::new(2, 2), GridPos::new(38, 2)).with_options(astar());
         let frozen = live.frozen_copy();
         let found = Pathfinder::new().find(&frozen, &query).unwrap();
         assert_eq!(settle(&live, Some(&frozen), false, Ok(found.clone())), Some(Ok(found.clone())));

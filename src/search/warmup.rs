@@ -169,7 +169,7 @@ mod tests {
         let ask = |finder: &mut Pathfinder, grid: &NavGrid, options: SearchOptions| {
             pairs.map(|((ax, ay), (bx, by))| {
                 let query = PathQuery::new(GridPos::new(ax, ay), GridPos::new(bx, by));
-                finder.find(grid, &query.options(options)).map(|path| path.cost)
+                finder.find(grid, &query.with_options(options)).map(|path| path.cost)
             })
         };
         for options in [SearchOptions::default(), jps] {
@@ -216,7 +216,7 @@ mod tests {
         let mut finder = Pathfinder::new();
         for _ in 0..200 {
             let mut cell = || GridPos::new(rng.below(120), rng.below(90));
-            let query = PathQuery::new(cell(), cell()).options(jps);
+            let query = PathQuery::new(cell(), cell()).with_options(jps);
             let cost = |grid: &NavGrid, finder: &mut Pathfinder| {
                 finder.find(grid, &query).map(|p| (p.cost * 1e6).round() as i64)
             };

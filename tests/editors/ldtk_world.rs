@@ -225,7 +225,7 @@ fn levels_side_by_side_join_at_their_edges() {
     let mut crossed = false;
     for _ in 0..3000 {
         app.update();
-        if let Some(path) = app.world().get::<Path>(agent) {
+        if let Some(path) = app.world().get::<NavPath>(agent) {
             crossed |= path
                 .legs
                 .iter()

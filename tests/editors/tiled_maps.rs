@@ -296,7 +296,7 @@ fn a_map_is_served_once_its_objects_are_laid_and_requests_wait_for_it() {
         });
         let failures = world.resource::<Messages<PathFailed>>();
         assert!(failed_cursor.read(failures).next().is_none(), "frame {frame}");
-        if let Some(path) = world.get::<Path>(agent) {
+        if let Some(path) = world.get::<NavPath>(agent) {
             break path.clone();
         }
         app.world_mut()
@@ -600,7 +600,7 @@ fn maps_of_a_tiled_world_join_at_their_edges() {
     let mut crossed = false;
     for _ in 0..3000 {
         app.update();
-        if let Some(path) = app.world().get::<Path>(agent) {
+        if let Some(path) = app.world().get::<NavPath>(agent) {
             let seam = |leg: &bevy_tilemap_nav::plugin::PathLeg| {
                 app.world().get::<NavSeam>(leg.link).is_some() && leg.map == right
             };

@@ -403,8 +403,8 @@ fn jump_point_search_runs_where_the_profile_makes_the_grid_uniform() {
                 SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
             let plain = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
             match (
-                pathfinder.find(boat.grid(), &PathQuery::new(a, b).options(jump)),
-                pathfinder.find(boat.grid(), &PathQuery::new(a, b).options(plain)),
+                pathfinder.find(boat.grid(), &PathQuery::new(a, b).with_options(jump)),
+                pathfinder.find(boat.grid(), &PathQuery::new(a, b).with_options(plain)),
             ) {
                 (Ok(j), Ok(p)) => {
                     assert!((j.cost - p.cost).abs() < 1e-9);

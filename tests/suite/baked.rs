@@ -81,8 +81,8 @@ fn round_trips_are_exact_in_both_forms() {
         let o = SearchOptions::default();
         let mut p = Pathfinder::new();
         assert_eq!(
-            p.find(&grid, &PathQuery::new(a, b).options(o)).map(|r| r.cost),
-            p.find(&from_binary, &PathQuery::new(a, b).options(o)).map(|r| r.cost)
+            p.find(&grid, &PathQuery::new(a, b).with_options(o)).map(|r| r.cost),
+            p.find(&from_binary, &PathQuery::new(a, b).with_options(o)).map(|r| r.cost)
         );
     }
 }

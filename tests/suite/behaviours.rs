@@ -92,7 +92,7 @@ fn team_obstacles_block_only_the_teams_they_name() {
         }
         app.update();
         let best = model.dijkstra_avoiding(xy(start), xy(goal), &walled);
-        match (app.world().get::<Path>(agent), best) {
+        match (app.world().get::<NavPath>(agent), best) {
             (Some(path), Some(best)) => {
                 assert!((path.cost - best).abs() < 1e-6, "round {round}: {} vs {best}", path.cost);
                 let cells: Vec<_> = path.cells.iter().map(|&c| xy(c)).collect();
@@ -141,10 +141,10 @@ fn arrival_stops_at_the_first_cell_of_the_path_where_the_condition_holds() {
         };
         let mut app = app();
         let map = spawn_grid(&mut app, grid.clone());
-        let request = PathRequest::to(goal).arriving(arrive);
+        let request = PathRequest::to(goal).with_arrival(arrive);
         let agent = spawn_at(&mut app, map, start, (PathFollower::new(200.0), request));
         app.update();
-        let Some(path) = app.world().get::<Path>(agent).cloned() else {
+        let Some(path) = app.world().get::<NavPath>(agent).cloned() else {
             // The condition held where it stood: it arrived at once, at the start.
             let arrived = messages::<Arrived>(&app).into_iter().find(|a| a.entity == agent);
             let by = if start == goal { Arrival::AtGoal } else { arrive };
@@ -211,7 +211,7 @@ fn nearest_of_several_cells_costs_the_least_of_them() {
         app.update();
         let best =
             goals.iter().filter_map(|&g| model.dijkstra(xy(start), xy(g))).fold(f64::MAX, f64::min);
-        match app.world().get::<Path>(agent) {
+        match app.world().get::<NavPath>(agent) {
             Some(path) => {
                 assert!((path.cost - best).abs() < 1e-6, "round {round}");
                 assert!(goals.contains(path.cells.last().unwrap()));
@@ -249,7 +249,7 @@ fn wander_walks_to_a_seeded_cell_within_its_budget() {
         let agent =
             spawn_at(&mut app, map, start, (PathFollower::new(300.0), PathRequest::to(wander)));
         app.update();
-        let path = app.world().get::<Path>(agent).expect("a path").clone();
+        let path = app.world().get::<NavPath>(agent).expect("a path").clone();
         let end = *path.cells.last().unwrap();
         assert!(range.contains(end) && end != start);
         assert!((range.cost(end).unwrap() - path.cost).abs() < 1e-9);
@@ -275,7 +275,7 @@ fn fleeing_agent_runs_where_the_core_says_and_again_as_the_threat_follows() {
     let flight = PathGoal::AwayFrom { threats: vec![threat], budget: 8.0 };
     let agent = spawn_at(&mut app, map, start, (PathFollower::new(40.0), PathRequest::to(flight)));
     app.update();
-    let path = app.world().get::<Path>(agent).expect("a path").clone();
+    let path = app.world().get::<NavPath>(agent).expect("a path").clone();
     let core = flee(&grid, start, &[threat_at], FleeOptions::new(8.0)).unwrap();
     assert_eq!(path.cells, core.cells);
     assert!(path.cells.last().unwrap().x > start.x, "away from the threat");
@@ -298,7 +298,7 @@ fn fleeing_agent_runs_where_the_core_says_and_again_as_the_threat_follows() {
         app.update();
     }
     assert!(app.world().get::<Pursuit>(agent).is_none());
-    assert!(app.world().get::<Path>(agent).is_none());
+    assert!(app.world().get::<NavPath>(agent).is_none());
 }
 
 #[test]
@@ -321,7 +321,7 @@ fn an_agent_among_its_own_threats_runs_from_the_others_only_and_arrives() {
     let mut cursor = MessageCursor::<Arrived>::default();
     let mut arrived = Vec::new();
     app.update();
-    let path = app.world().get::<Path>(runner).expect("a path").cells.clone();
+    let path = app.world().get::<NavPath>(runner).expect("a path").cells.clone();
     assert_eq!(path, flee(&grid, start, &[threat_at], FleeOptions::new(8.0)).unwrap().cells);
     let mut searches = 0;
     for _ in 0..400 {
@@ -392,7 +392,7 @@ fn chase_app(speeds: (f32, f32), laps: u32, arrive: Arrival) -> (App, Entity, En
         &mut app,
         map,
         GridPos::new(15, 15),
-        (PathFollower::new(speeds.1), PathRequest::chase(target).arriving(arrive)),
+        (PathFollower::new(speeds.1), PathRequest::chase(target).with_arrival(arrive)),
     );
     (app, map, target, chaser)
 }
@@ -412,12 +412,12 @@ fn a_slower_chaser_never_loses_its_target_and_arrives_once_it_stops() {
 
         let target_cell = geometry.world_to_cell(position(&app, target)).unwrap();
         // Never more than the target walks in one re-plan interval (and a cell) behind.
-        if let Some(path) = app.world().get::<Path>(chaser) {
+        if let Some(path) = app.world().get::<NavPath>(chaser) {
             let lag = path.goal.x.abs_diff(target_cell.x).max(path.goal.y.abs_diff(target_cell.y));
             let most = (60.0 * policy.max_interval / TILE).ceil() as u32 + 2;
             assert!(lag <= most, "frame {frames}: the chaser heads {lag} cells from the target");
         }
-        let target_still = app.world().get::<Path>(target).is_none()
+        let target_still = app.world().get::<NavPath>(target).is_none()
             && app.world().get::<PathRequest>(target).is_none();
         if target_still
             && let Some(a) = messages::<Arrived>(&app).into_iter().find(|a| a.entity == chaser)
@@ -430,9 +430,9 @@ fn a_slower_chaser_never_loses_its_target_and_arrives_once_it_stops() {
             "the chaser never arrived: chaser at {}, target at {}, path {:?}, pursuit {:?}, target path {:?}",
             position(&app, chaser),
             position(&app, target),
-            app.world().get::<Path>(chaser).map(|p| (&p.cells, p.goal)),
+            app.world().get::<NavPath>(chaser).map(|p| (&p.cells, p.goal)),
             app.world().get::<Pursuit>(chaser),
-            app.world().get::<Path>(target).map(|p| (&p.cells, p.goal)),
+            app.world().get::<NavPath>(target).map(|p| (&p.cells, p.goal)),
         )
     });
     assert_eq!(arrived.cell, target_cell);
@@ -448,7 +448,7 @@ fn a_slower_chaser_never_loses_its_target_and_arrives_once_it_stops() {
     for _ in 0..30 {
         app.update();
     }
-    assert!(app.world().get::<Path>(chaser).is_some(), "set out again");
+    assert!(app.world().get::<NavPath>(chaser).is_some(), "set out again");
 }
 
 /// Runs frames until `chaser` arrives (at most `frames`); returns the cell, and every
@@ -586,7 +586,7 @@ fn chasing_across_a_link_keeps_every_path_legal_and_reaches_the_target() {
     for frame in 0..1500 {
         app.update();
         assert!(app.world().get::<PathFailed>(chaser).is_none(), "frame {frame}");
-        if let Some(path) = app.world().get::<Path>(chaser) {
+        if let Some(path) = app.world().get::<NavPath>(chaser) {
             let maps = app.world().resource::<NavMaps>();
             let legal = |map: Entity, cells: &[GridPos]| {
                 path_cost(&maps.get(map).unwrap().grid, cells).is_some()
@@ -626,5 +626,5 @@ fn a_chase_after_a_target_that_is_despawned_fails_with_a_typed_error() {
         app.update();
     }
     assert!(app.world().get::<Pursuit>(chaser).is_none());
-    assert!(app.world().get::<Path>(chaser).is_none(), "stopped");
+    assert!(app.world().get::<NavPath>(chaser).is_none(), "stopped");
 }

@@ -15,7 +15,7 @@ fn assert_all_optimal(name: &str, algorithm: Algorithm) {
     for (index, scenario) in scenarios.iter().enumerate() {
         assert_eq!((scenario.map_width, scenario.map_height), (grid.width(), grid.height()));
         let path = pathfinder
-            .find(&grid, &PathQuery::new(scenario.start, scenario.goal).options(options))
+            .find(&grid, &PathQuery::new(scenario.start, scenario.goal).with_options(options))
             .unwrap_or_else(|e| panic!("{name} scenario {index}: {e}"));
         assert!(
             (path.cost - scenario.optimal_length).abs() <= 0.01,

@@ -105,7 +105,7 @@ fn run(seed: u64) -> Vec<u64> {
         for &agent in &agents {
             let transform = app.world().get::<Transform>(agent).unwrap();
             transform.translation.to_array().map(f32::to_bits).hash(&mut hasher);
-            let path = app.world().get::<Path>(agent);
+            let path = app.world().get::<NavPath>(agent);
             path.map(|p| (p.cost.to_bits(), p.cells.len())).hash(&mut hasher);
         }
         hashes.push(hasher.finish());

@@ -243,7 +243,8 @@ fn searches_follow_walls_and_one_way_edges() {
             let want = model.cost(&grid, start, goal);
             for algorithm in [Algorithm::Auto, Algorithm::AStar] {
                 let options = SearchOptions { algorithm, ..SearchOptions::default() };
-                let got = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options));
+                let got =
+                    pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options));
                 match got {
                     Ok(path) => {
                         assert!(close(path.cost, want), "round {round}: {} vs {want}", path.cost);
@@ -263,7 +264,7 @@ fn searches_follow_walls_and_one_way_edges() {
             }
             let jump =
                 SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
-            let answer = pathfinder.find(&grid, &PathQuery::new(start, goal).options(jump));
+            let answer = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(jump));
             if grid.has_edges() && start != goal && grid.connected(start, goal) {
                 assert_eq!(answer.unwrap_err(), PathError::JumpPointUnsupported);
             }
@@ -292,7 +293,7 @@ fn any_angle_paths_and_smoothing_respect_edges() {
             let want = model.cost(&grid, start, goal);
             let theta =
                 SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
-            match pathfinder.find(&grid, &PathQuery::new(start, goal).options(theta)) {
+            match pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(theta)) {
                 Ok(path) => {
                     assert!(want.is_finite(), "round {round}");
                     assert!(model.segment_clear(&path.cells), "round {round}: {:?}", path.cells);
@@ -368,7 +369,7 @@ fn fields_tables_and_landmarks_follow_edges() {
             let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
             let want = model.cost(&grid, s, g);
             for query in
-                [PathQuery::new(s, g).first_moves(&table), PathQuery::new(s, g).guided(&landmarks)]
+                [PathQuery::new(s, g).with_help(&table), PathQuery::new(s, g).with_help(&landmarks)]
             {
                 match pathfinder.find(&grid, &query) {
                     Ok(path) => {

@@ -60,7 +60,7 @@ fn walk(app: &mut App, agent: Entity, frames: usize) -> Vec<GridPos> {
             cells.push(now);
         }
         let world = app.world();
-        if world.get::<Path>(agent).is_none() && world.get::<PathRequest>(agent).is_none() {
+        if world.get::<NavPath>(agent).is_none() && world.get::<PathRequest>(agent).is_none() {
             break;
         }
     }
@@ -95,7 +95,7 @@ fn characters_go_through_the_door_and_replan_when_it_shuts_and_opens() {
     let (start, goal) = (GridPos::new(1, 1), GridPos::new(1, 6));
     let agent = spawn_walker(&mut app, start, goal);
     app.update();
-    let path = app.world().get::<Path>(agent).expect("a path").clone();
+    let path = app.world().get::<NavPath>(agent).expect("a path").clone();
     assert!(path.cells.contains(&GridPos::new(7, 3)) && path.cells.contains(&GridPos::new(7, 4)));
     let walked = walk(&mut app, agent, 900);
     assert_eq!(*walked.last().unwrap(), goal, "{walked:?}");
@@ -149,7 +149,7 @@ fn a_door_shut_mid_walk_turns_the_walker_round() {
     let (start, goal) = (GridPos::new(6, 0), GridPos::new(6, 7));
     let agent = spawn_walker(&mut app, start, goal);
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let path = app.world().get::<NavPath>(agent).unwrap().clone();
     assert!(path.cells.contains(&GridPos::new(8, 4)), "by the near door: {:?}", path.cells);
     // A few frames on, the near door shuts: the walker re-plans through the far one.
     for _ in 0..8 {
@@ -177,13 +177,13 @@ fn a_ledge_is_dropped_down_and_never_climbed() {
     let (high, low) = (GridPos::new(6, 6), GridPos::new(6, 1));
     let agent = spawn_walker(&mut app, high, low);
     app.update();
-    let down = app.world().get::<Path>(agent).unwrap().clone();
+    let down = app.world().get::<NavPath>(agent).unwrap().clone();
     assert_eq!(down.cells.len(), 6, "straight down: {:?}", down.cells);
     let walked = walk(&mut app, agent, 900);
     assert_eq!(*walked.last().unwrap(), low);
     app.world_mut().entity_mut(agent).insert(PathRequest::to(high));
     app.update();
-    let up = app.world().get::<Path>(agent).unwrap().clone();
+    let up = app.world().get::<NavPath>(agent).unwrap().clone();
     assert!(up.cells.iter().any(|c| c.x == 0), "round the west end: {:?}", up.cells);
     let walked = walk(&mut app, agent, 1500);
     assert_eq!(*walked.last().unwrap(), high);
@@ -255,7 +255,8 @@ fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
         arrivals += world.resource::<Messages<Arrived>>().iter_current_update_messages().count();
         for &walker in &walkers {
             let world = app.world();
-            if world.get::<Path>(walker).is_none() && world.get::<PathRequest>(walker).is_none() {
+            if world.get::<NavPath>(walker).is_none() && world.get::<PathRequest>(walker).is_none()
+            {
                 let goal = GridPos::new(next(w), next(h));
                 app.world_mut().entity_mut(walker).insert(PathRequest::to(goal));
             }
@@ -335,7 +336,7 @@ fn walkers_that_meet_a_shut_door_wait_for_it_and_all_get_through() {
                 let now = cell_of(&app, e);
                 assert!(now == cells[k] || g.can_step(cells[k], now), "{e}: {} -> {now}", cells[k]);
                 cells[k] = now;
-                home[k] |= now == goal && app.world().get::<Path>(e).is_none();
+                home[k] |= now == goal && app.world().get::<NavPath>(e).is_none();
             }
             for f in crate::tilemap::messages::<PathFailed>(&app) {
                 assert!(
@@ -380,7 +381,7 @@ fn a_request_fails_when_no_way_leads_there_unless_it_waits_for_a_way() {
         }
         app.update();
         told.extend(crate::tilemap::messages::<PathFailed>(&app).into_iter().map(|f| f.entity));
-        let sent_back = app.world().get::<Path>(refield).is_some_and(|p| p.goal == goal);
+        let sent_back = app.world().get::<NavPath>(refield).is_some_and(|p| p.goal == goal);
         assert!(frame < 10 || !sent_back, "frame {frame}: sent back to its old goal");
     }
     assert_eq!(told, vec![fails, waits, refield], "each told once");

@@ -73,7 +73,7 @@ fn answers_match_dijkstra_oracle_on_every_kind_of_grid_while_cells_change() {
                 let expected = model.dijkstra(xy(start), xy(goal));
                 match (
                     expected,
-                    pathfinder.find(&grid, &PathQuery::new(start, goal).first_moves(&table)),
+                    pathfinder.find(&grid, &PathQuery::new(start, goal).with_help(&table)),
                 ) {
                     (Some(best), Ok(path)) => {
                         assert!(
@@ -117,7 +117,7 @@ fn bad_queries_get_the_online_search_errors() {
     let mut pathfinder = Pathfinder::new();
     let (left, right) = (GridPos::new(0, 0), GridPos::new(9, 5));
     let mut ask =
-        |start, goal| pathfinder.find(&grid, &PathQuery::new(start, goal).first_moves(&table));
+        |start, goal| pathfinder.find(&grid, &PathQuery::new(start, goal).with_help(&table));
     assert_eq!(ask(left, right).unwrap_err(), PathError::Unreachable { start: left, goal: right });
     let wall = GridPos::new(5, 2);
     assert!(matches!(ask(left, wall), Err(PathError::GoalBlocked { .. })));
@@ -166,9 +166,9 @@ fn painted_arena_scenarios_cost_what_astar_finds() {
     let scenarios = load_scenarios(format!("{dir}/arena.map.scen")).unwrap();
     for s in &scenarios {
         let expected =
-            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).options(astar)).unwrap();
+            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).with_options(astar)).unwrap();
         let path =
-            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).first_moves(&table)).unwrap();
+            pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).with_help(&table)).unwrap();
         assert!((path.cost - expected.cost).abs() < 1e-6, "{:?} -> {:?}", s.start, s.goal);
         assert_eq!(path.stats.expanded, 0, "answered without a search");
     }
@@ -191,8 +191,8 @@ fn baked_tables_load_and_bad_bytes_are_errors() {
     for _ in 0..500 {
         let pick = |rng: &mut Rng| open[rng.below(open.len() as u32) as usize];
         let (a, b) = (pick(&mut rng), pick(&mut rng));
-        let path = pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&loaded));
-        assert_eq!(path, pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&table)));
+        let path = pathfinder.find(&grid, &PathQuery::new(a, b).with_help(&loaded));
+        assert_eq!(path, pathfinder.find(&grid, &PathQuery::new(a, b).with_help(&table)));
         if a != b {
             assert_eq!(path.unwrap().stats.expanded, 0, "from the loaded table");
         }
@@ -244,8 +244,8 @@ fn baked_hex_tables_answer_as_built() {
         for a in grid.positions() {
             for b in grid.positions() {
                 assert_eq!(
-                    pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&loaded)),
-                    pathfinder.find(&grid, &PathQuery::new(a, b).first_moves(&table))
+                    pathfinder.find(&grid, &PathQuery::new(a, b).with_help(&loaded)),
+                    pathfinder.find(&grid, &PathQuery::new(a, b).with_help(&table))
                 );
             }
         }

@@ -66,7 +66,7 @@ fn a_grid_with_no_tilemap_is_served_as_a_tilemaps_map_and_followed_through_its_c
         ))
         .id();
     app.update();
-    let path = app.world().get::<Path>(agent).expect("answered").clone();
+    let path = app.world().get::<NavPath>(agent).expect("answered").clone();
     assert!(path.cells.contains(&GridPos::new(15, 8)));
 
     // The game moves the gap while it walks: only the changed cells are reported, and the
@@ -179,7 +179,7 @@ fn grid_maps_join_by_links_and_get_precomputed_paths() {
     app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(0, 11)));
     app.update();
     assert_eq!(app.world().resource::<NavDiagnostics>().table_answers, 1);
-    assert!(app.world().get::<Path>(agent).is_some_and(|p| p.map == b));
+    assert!(app.world().get::<NavPath>(agent).is_some_and(|p| p.map == b));
 }
 
 #[test]
@@ -210,7 +210,7 @@ fn on_a_grid_map_crowds_steer_round_each_other_and_larger_agents_keep_their_room
         .spawn((
             Transform::from_translation(geometry.cell_to_world(GridPos::new(2, 1)).extend(1.0)),
             PathFollower::new(60.0),
-            NavAgent::sized(2),
+            AgentKind::sized(2),
             PathRequest::to(GridPos::new(20, 1)),
         ))
         .id();
@@ -291,7 +291,7 @@ fn parts_of_the_plugin_can_be_left_out_and_say_so() {
         let plain = app.world_mut().spawn((at, PathRequest::to(GridPos::new(18, 1)))).id();
         let sized = app
             .world_mut()
-            .spawn((at, NavAgent::sized(2), PathRequest::to(GridPos::new(7, 7))))
+            .spawn((at, AgentKind::sized(2), PathRequest::to(GridPos::new(7, 7))))
             .id();
         let mut failed = app.world().resource::<Messages<PathFailed>>().get_cursor();
         let mut failures = Vec::new();
@@ -303,7 +303,7 @@ fn parts_of_the_plugin_can_be_left_out_and_say_so() {
             failures.extend(read_new(&app, &mut failed));
             let nav = app.world().resource::<NavMaps>().get(map).unwrap();
             let table = nav.path_table().is_some_and(|t| t.is_current(&nav.grid));
-            let sized_answered = app.world().get::<Path>(sized).is_some()
+            let sized_answered = app.world().get::<NavPath>(sized).is_some()
                 || failures.iter().any(|f| f.entity == sized);
             if frame >= 200 {
                 if !whole || (table && sized_answered) {
@@ -312,18 +312,21 @@ fn parts_of_the_plugin_can_be_left_out_and_say_so() {
                 std::thread::sleep(Duration::from_millis(1));
             }
         }
-        assert!(app.world().get::<Path>(plain).is_some(), "whole {whole}: the plain agent's path");
+        assert!(
+            app.world().get::<NavPath>(plain).is_some(),
+            "whole {whole}: the plain agent's path"
+        );
         let nav = app.world().resource::<NavMaps>().get(map).unwrap();
         let table = nav.path_table().is_some_and(|t| t.is_current(&nav.grid));
         if whole {
-            assert!(app.world().get::<Path>(sized).is_some(), "the sized agent's path");
+            assert!(app.world().get::<NavPath>(sized).is_some(), "the sized agent's path");
             assert!(failures.is_empty(), "{failures:?}");
             assert!(table, "a table for the marked map");
         } else {
-            assert!(app.world().get::<Path>(sized).is_none());
+            assert!(app.world().get::<NavPath>(sized).is_none());
             let why: Vec<_> = failures.iter().filter(|f| f.entity == sized).collect();
             assert!(
-                matches!(why.as_slice(), [f] if f.error == NavError::NoAgentGrid { agent: NavAgent::sized(2) }),
+                matches!(why.as_slice(), [f] if f.error == NavError::NoAgentGrid { agent: AgentKind::sized(2) }),
                 "{failures:?}"
             );
             assert!(!table, "no table without the precompute part");
@@ -432,7 +435,7 @@ fn a_large_maps_first_requests_are_answered_while_it_warms_a_slice_a_frame() {
         app.update();
         frames += 1;
         let world = app.world();
-        if let Some(path) = world.get::<Path>(across).filter(|_| answered & 1 == 0) {
+        if let Some(path) = world.get::<NavPath>(across).filter(|_| answered & 1 == 0) {
             assert!(!warm(&app), "answered only once warm (frame {frames})");
             assert!((path.cost - want).abs() < 1e-6, "{} against {want}", path.cost);
             answered |= 1;
@@ -474,7 +477,7 @@ fn a_large_maps_first_request_by_a_big_agent_waits_while_its_grid_is_built_in_sl
     let (from, to) = (GridPos::new(3, 2), GridPos::new(990, 995));
     let map = app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE))).id();
     app.update();
-    let big = NavAgent::sized(2);
+    let big = AgentKind::sized(2);
     let start = {
         let maps = app.world().resource::<NavMaps>();
         let geometry = maps.get(map).unwrap().geometry;
@@ -491,7 +494,7 @@ fn a_large_maps_first_request_by_a_big_agent_waits_while_its_grid_is_built_in_sl
         app.update();
         frames += 1;
         assert!(app.world().get::<PathFailed>(agent).is_none(), "frame {frames}: failed");
-        assert!(app.world().get::<Path>(agent).is_none(), "frame {frames}: answered unbuilt");
+        assert!(app.world().get::<NavPath>(agent).is_none(), "frame {frames}: answered unbuilt");
         if frames == 5 {
             // The 2-tile doors of the first wall shut while the grid is built.
             let mut source = app.world_mut().get_mut::<NavGridMap>(map).unwrap();
@@ -519,11 +522,11 @@ fn a_large_maps_first_request_by_a_big_agent_waits_while_its_grid_is_built_in_sl
     let want = Pathfinder::new().find(&whole.grid().clone(), &PathQuery::new(from, to)).unwrap();
     for _ in 0..600 {
         app.update();
-        if app.world().get::<Path>(agent).is_some() {
+        if app.world().get::<NavPath>(agent).is_some() {
             break;
         }
     }
-    let path = app.world().get::<Path>(agent).expect("answered once its grid is built");
+    let path = app.world().get::<NavPath>(agent).expect("answered once its grid is built");
     assert!((path.cost - want.cost).abs() < 1e-6, "{} against {}", path.cost, want.cost);
 }
 
@@ -568,7 +571,7 @@ fn each_map_may_have_its_own_moves_and_corner_rule() {
             .spawn((Transform::from_translation(start), PathRequest::to(GridPos::new(9, 9))))
             .id();
         app.update();
-        app.world().get::<Path>(agent).expect("a path").cells.len()
+        app.world().get::<NavPath>(agent).expect("a path").cells.len()
     };
     assert_eq!(walk(&mut app, plain), 10);
     assert_eq!(walk(&mut app, grid_four), 19);

@@ -2,8 +2,8 @@
 //! cheapest ways, never standing in a wall; when a wall goes up across their way the field is
 //! repaired and they walk round it, with no search of their own; moved goals turn them all; an
 //! agent that cannot get there is told so once. Plain agents walk straight off the field (no
-//! `Path`): the cells they walk cost what their own search finds, and smoothed ones walk
-//! straight lines on open ground; agents that steer (`Avoidance`) get their way as a `Path`.
+//! `NavPath`): the cells they walk cost what their own search finds, and smoothed ones walk
+//! straight lines on open ground; agents that steer (`Avoidance`) get their way as a `NavPath`.
 
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ struct Horde {
 }
 
 /// 60 agents spread over the map (a third smoothed) and one in the walled pocket, following the
-/// field of `goal`; with `steer`, each has `Avoidance` (and walks a `Path`).
+/// field of `goal`; with `steer`, each has `Avoidance` (and walks a `NavPath`).
 fn horde(goal: GridPos, steer: bool) -> Horde {
     let mut app = nav_app(Duration::from_millis(20), 1);
     let map = app.world_mut().spawn(NavGridMap::square(level(), Vec2::splat(TILE))).id();
@@ -121,7 +121,7 @@ fn a_horde_follows_one_field_home_by_cheapest_ways_and_round_a_new_wall() {
     h.app.update();
     // Plain agents walk straight off the field: no path of their own.
     for &a in &h.agents {
-        assert!(h.app.world().get::<Path>(a).is_none(), "{a} has a Path");
+        assert!(h.app.world().get::<NavPath>(a).is_none(), "{a} has a NavPath");
     }
     // The walled-in one is told, once.
     let last = *h.agents.last().unwrap();
@@ -235,7 +235,7 @@ fn agents_walking_off_the_field_take_cheapest_cells_and_smoothed_ones_straight_l
     assert!(walked <= straight * 1.02, "walked {walked} for a straight {straight}");
 }
 
-/// Agents that steer (`Avoidance`) get their way down the field as a `Path`, costing what
+/// Agents that steer (`Avoidance`) get their way down the field as a `NavPath`, costing what
 /// their own search finds, and walk it home.
 #[test]
 fn steering_followers_get_their_way_as_a_path() {
@@ -245,7 +245,7 @@ fn steering_followers_get_their_way_as_a_path() {
     h.app.update();
     let grid = h.app.world().resource::<NavMaps>().get(h.map).unwrap().grid.clone();
     for &a in &h.agents[..h.agents.len() - 1] {
-        let path = h.app.world().get::<Path>(a).expect("a way down").clone();
+        let path = h.app.world().get::<NavPath>(a).expect("a way down").clone();
         let own = Pathfinder::new().find(&grid, &PathQuery::new(path.cells[0], goal)).unwrap();
         assert!((path.cost - own.cost).abs() < 1e-9, "{} vs {}", path.cost, own.cost);
         assert_eq!(*path.cells.last().unwrap(), goal);
@@ -379,7 +379,7 @@ fn steering_followers_of_a_flee_field_get_a_path_to_a_safe_spot() {
     let danger = DistanceField::new(&grid, &[threat]).unwrap();
     // All but the one in the walled pocket (out of the threat's reach: safe where it stands).
     for &a in &h.agents[..h.agents.len() - 1] {
-        let path = h.app.world().get::<Path>(a).expect("a path down the flee field");
+        let path = h.app.world().get::<NavPath>(a).expect("a path down the flee field");
         assert!(field.is_end(path.goal), "{a}: path to {:?}, not a safe spot", path.goal);
         let from = *path.cells.first().unwrap();
         assert!(danger.cost(path.goal) >= danger.cost(from), "{a}: runs nearer the threat");

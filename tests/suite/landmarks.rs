@@ -118,8 +118,8 @@ fn guided_search_matches_dijkstra_oracle_while_cells_change() {
                 let got = pathfinder.find(
                     &grid,
                     &PathQuery::new(start, goal)
-                        .options(options)
-                        .guided(&landmarks)
+                        .with_options(options)
+                        .with_help(&landmarks)
                         .avoiding(&avoid),
                 );
                 match (expected, got) {
@@ -215,8 +215,9 @@ fn landmarks_are_skipped_until_refreshed_after_a_cell_opens() {
     assert_eq!(landmarks.estimate(&grid, a, b), None);
     let mut pathfinder = Pathfinder::new();
     let options = SearchOptions::default();
-    let path =
-        pathfinder.find(&grid, &PathQuery::new(a, b).options(options).guided(&landmarks)).unwrap();
+    let path = pathfinder
+        .find(&grid, &PathQuery::new(a, b).with_options(options).with_help(&landmarks))
+        .unwrap();
     assert!((path.cost - 2.0).abs() < 1e-9);
     // Refreshed: current again, and the estimate knows the gap.
     landmarks.refresh(&grid);
@@ -230,8 +231,9 @@ fn landmarks_are_skipped_until_refreshed_after_a_cell_opens() {
     // Landmarks of another grid are never used on this one.
     let other = Landmarks::build(&NavGrid::new(30, 20).unwrap(), 4).unwrap();
     assert!(!other.usable_on(&grid));
-    let path =
-        pathfinder.find(&grid, &PathQuery::new(a, b).options(options).guided(&other)).unwrap();
+    let path = pathfinder
+        .find(&grid, &PathQuery::new(a, b).with_options(options).with_help(&other))
+        .unwrap();
     assert!((path.cost - 2.0).abs() < 1e-9);
 }
 
@@ -267,12 +269,12 @@ fn landmarks_cut_expansions_on_painted_benchmark_maps() {
     while paths < 60 {
         let pick = |rng: &mut Rng| GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let (start, goal) = (pick(&mut rng), pick(&mut rng));
-        let Ok(a) = pathfinder.find(&grid, &PathQuery::new(start, goal).options(astar)) else {
+        let Ok(a) = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(astar)) else {
             continue;
         };
         let options = SearchOptions::default();
         let b = pathfinder
-            .find(&grid, &PathQuery::new(start, goal).options(options).guided(&landmarks))
+            .find(&grid, &PathQuery::new(start, goal).with_options(options).with_help(&landmarks))
             .unwrap();
         assert!((a.cost - b.cost).abs() < 1e-6);
         plain += u64::from(a.stats.expanded);
@@ -295,7 +297,7 @@ fn a_guided_search_in_steps_answers_as_in_one_go() {
     let longest = scenarios.last().unwrap();
     let (start, goal) = (longest.start, longest.goal);
     let mut pathfinder = Pathfinder::new();
-    let guided = PathQuery::new(start, goal).options(options).guided(&landmarks);
+    let guided = PathQuery::new(start, goal).with_options(options).with_help(&landmarks);
     let whole = pathfinder.find(&grid, &guided).unwrap();
     let mut step = pathfinder.start(&grid, &guided, 20);
     let mut calls = 1;
@@ -310,7 +312,7 @@ fn a_guided_search_in_steps_answers_as_in_one_go() {
     // Begun guided, it goes on only guided.
     let step = pathfinder.start(&grid, &guided, 20);
     assert!(matches!(step, SearchStep::Paused { .. }));
-    let unguided = PathQuery::new(start, goal).options(options);
+    let unguided = PathQuery::new(start, goal).with_options(options);
     let step = pathfinder.resume(&grid, &unguided, 20);
     assert_eq!(step, SearchStep::Done(Err(PathError::GridChanged)));
     assert!(!pathfinder.is_paused());
@@ -337,10 +339,11 @@ fn baked_landmarks_load_and_bad_bytes_are_errors() {
         let (a, b) = (pick(&mut rng), pick(&mut rng));
         assert_eq!(loaded.estimate(&grid, a, b), landmarks.estimate(&grid, a, b));
         let built = a_finder
-            .find(&grid, &PathQuery::new(a, b).options(options).guided(&landmarks))
+            .find(&grid, &PathQuery::new(a, b).with_options(options).with_help(&landmarks))
             .unwrap();
-        let from_bytes =
-            b_finder.find(&grid, &PathQuery::new(a, b).options(options).guided(&loaded)).unwrap();
+        let from_bytes = b_finder
+            .find(&grid, &PathQuery::new(a, b).with_options(options).with_help(&loaded))
+            .unwrap();
         assert_eq!(from_bytes.cells, built.cells);
         assert_eq!(from_bytes.stats.expanded, built.stats.expanded);
     }

@@ -235,14 +235,16 @@ fn bad_maps_and_links_get_typed_errors() {
     let mut pathfinder = Pathfinder::new();
     let elsewhere = MapPos::new(1, GridPos::new(0, 0));
     assert_eq!(
-        pathfinder
-            .find(LinkedMaps::new(&maps, &[]), &PathQuery::new(elsewhere, here).options(options)),
+        pathfinder.find(
+            LinkedMaps::new(&maps, &[]),
+            &PathQuery::new(elsewhere, here).with_options(options)
+        ),
         Err(PathError::NoSuchMap { map: 1 })
     );
     assert_eq!(
         pathfinder.find(
             LinkedMaps::new(&maps, &[]),
-            &PathQuery::new(here, MapPos::new(0, GridPos::new(4, 0))).options(options)
+            &PathQuery::new(here, MapPos::new(0, GridPos::new(4, 0))).with_options(options)
         ),
         Err(PathError::GoalOutOfBounds { goal: GridPos::new(4, 0), width: 4, height: 4 })
     );
@@ -257,7 +259,7 @@ fn bad_maps_and_links_get_typed_errors() {
         assert_eq!(
             pathfinder.find(
                 LinkedMaps::new(&maps, &[Link::one_way(far, here, 1.0), bad]),
-                &PathQuery::new(here, far).options(options)
+                &PathQuery::new(here, far).with_options(options)
             ),
             Err(PathError::InvalidLink { link: 1 }),
             "{bad:?}"
@@ -278,13 +280,13 @@ fn a_one_way_link_is_not_taken_backwards_and_a_blocked_one_not_at_all() {
         .find(
             LinkedMaps::new(&maps, &[drop]),
             &PathQuery::new(MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(2, 0)))
-                .options(options),
+                .with_options(options),
         )
         .unwrap();
     assert_eq!(down.cost, 2.0 + 1.0 + 2.0);
     assert_eq!(down.links().collect::<Vec<_>>(), vec![0]);
     let up = pathfinder
-        .find(LinkedMaps::new(&maps, &[drop]), &PathQuery::new(b_end, a_end).options(options));
+        .find(LinkedMaps::new(&maps, &[drop]), &PathQuery::new(b_end, a_end).with_options(options));
     assert!(matches!(up, Err(PathError::Unreachable { .. })), "{up:?}");
     // The landing cell walled: the link is not taken.
     b.set(b_end.cell, Cell::Blocked).unwrap();
@@ -292,7 +294,7 @@ fn a_one_way_link_is_not_taken_backwards_and_a_blocked_one_not_at_all() {
     let walled = pathfinder.find(
         LinkedMaps::new(&maps, &[drop]),
         &PathQuery::new(MapPos::new(0, GridPos::new(0, 0)), MapPos::new(1, GridPos::new(2, 0)))
-            .options(options),
+            .with_options(options),
     );
     assert!(matches!(walled, Err(PathError::Unreachable { .. })), "{walled:?}");
 }

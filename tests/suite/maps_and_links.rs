@@ -94,7 +94,7 @@ fn an_agent_walks_from_one_level_to_the_next_through_a_door() {
     let goal = centre(&app, map_b, GridPos::new(5, 2));
     let agent = spawn_agent(&mut app, map_a, GridPos::new(0, 2), PathGoal::World(goal), 400.0);
     app.update();
-    let path = app.world().get::<Path>(agent).expect("answered").clone();
+    let path = app.world().get::<NavPath>(agent).expect("answered").clone();
     assert_eq!((path.map, path.goal_map, path.goal), (map_a, map_b, GridPos::new(5, 2)));
     assert_eq!(path.cells.last(), Some(&door_a.cell));
     assert_eq!(path.legs.len(), 1);
@@ -126,7 +126,7 @@ fn an_agent_walks_from_one_level_to_the_next_through_a_door() {
     // A tile goal is on the agent's own map: back to (0, 0) of level B, no link needed.
     app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(0, 0)));
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap();
+    let path = app.world().get::<NavPath>(agent).unwrap();
     assert_eq!((path.map, path.goal_map, path.legs.len()), (map_b, map_b, 0));
     // Grid changes name their map.
     let t = app.world().get::<TileStorage>(b[0]).unwrap().get(&TilePos::new(5, 0)).unwrap();
@@ -191,7 +191,7 @@ fn a_level_despawned_under_an_agent_stops_it_with_a_typed_error() {
     for _ in 0..5 {
         app.update();
     }
-    assert_eq!(app.world().get::<Path>(agent).map(|p| p.map), Some(b[0]));
+    assert_eq!(app.world().get::<NavPath>(agent).map(|p| p.map), Some(b[0]));
     // Level B streams out: both its layers despawned.
     for layer in b {
         app.world_mut().despawn(layer);
@@ -203,7 +203,7 @@ fn a_level_despawned_under_an_agent_stops_it_with_a_typed_error() {
         app.world().get::<PathFailed>(agent).map(|f| f.error.clone()),
         Some(NavError::MapGone { map: b[0] })
     );
-    assert!(app.world().get::<Path>(agent).is_none());
+    assert!(app.world().get::<NavPath>(agent).is_none());
     let stopped = app.world().get::<Transform>(agent).unwrap().translation;
     for _ in 0..5 {
         app.update();
@@ -253,7 +253,7 @@ fn a_link_taken_away_while_an_agent_walks_towards_it_makes_it_plan_again() {
     let goal = PathGoal::OnMap { map: map_b, cell: GridPos::new(5, 4) };
     let agent = spawn_agent(&mut app, map_a, GridPos::new(0, 4), goal, 64.0);
     app.update();
-    assert_eq!(app.world().get::<Path>(agent).unwrap().legs[0].link, near);
+    assert_eq!(app.world().get::<NavPath>(agent).unwrap().legs[0].link, near);
     for _ in 0..5 {
         app.update();
     }

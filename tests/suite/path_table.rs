@@ -63,7 +63,7 @@ fn check(
     let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
     match (
         model.dijkstra(at(start), at(goal)),
-        pathfinder.find(grid, &PathQuery::new(start, goal).table(table)),
+        pathfinder.find(grid, &PathQuery::new(start, goal).with_help(table)),
     ) {
         (Some(best), Ok(path)) => {
             assert!(
@@ -161,15 +161,15 @@ fn errors_are_typed() {
     let mut pathfinder = Pathfinder::new();
     let (a, b) = (GridPos::new(0, 0), GridPos::new(7, 7));
     assert_eq!(
-        pathfinder.find(&grid, &PathQuery::new(a, b).table(&table)),
+        pathfinder.find(&grid, &PathQuery::new(a, b).with_help(&table)),
         Err(PathError::Unreachable { start: a, goal: b })
     );
     assert!(matches!(
-        pathfinder.find(&grid, &PathQuery::new(a, GridPos::new(3, 3)).table(&table)),
+        pathfinder.find(&grid, &PathQuery::new(a, GridPos::new(3, 3)).with_help(&table)),
         Err(PathError::GoalBlocked { .. })
     ));
     assert!(matches!(
-        pathfinder.find(&grid, &PathQuery::new(GridPos::new(9, 0), a).table(&table)),
+        pathfinder.find(&grid, &PathQuery::new(GridPos::new(9, 0), a).with_help(&table)),
         Err(PathError::StartOutOfBounds { .. })
     ));
     // Grids the table cannot serve say why.
@@ -204,7 +204,7 @@ fn public_maps_published_optima() {
         let table = PathTable::build(&grid).unwrap();
         for s in &scenarios {
             let path =
-                pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table)).unwrap();
+                pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).with_help(&table)).unwrap();
             assert!(
                 (path.cost - s.optimal_length).abs() < 0.01,
                 "{name}: {} vs {}",
@@ -237,8 +237,8 @@ fn baked_tables_load_and_bad_bytes_are_errors() {
             open[rng.below(open.len() as u32) as usize],
         );
         assert_eq!(
-            pathfinder.find(&grid, &PathQuery::new(a, b).table(&loaded)),
-            pathfinder.find(&grid, &PathQuery::new(a, b).table(&table))
+            pathfinder.find(&grid, &PathQuery::new(a, b).with_help(&loaded)),
+            pathfinder.find(&grid, &PathQuery::new(a, b).with_help(&table))
         );
     }
     // Every truncation, and a flipped byte anywhere, is an error.

@@ -53,7 +53,7 @@ fn add_profile(app: &mut App, name: &str, profile: NavProfile) -> ProfileId {
 }
 
 /// An agent of `kind` standing with its body's lowest corner on `at`, sent to `goal`.
-fn spawn(app: &mut App, kind: NavAgent, at: GridPos, goal: GridPos) -> Entity {
+fn spawn(app: &mut App, kind: AgentKind, at: GridPos, goal: GridPos) -> Entity {
     let geometry = &map(app).geometry;
     let position = geometry.cell_to_world(at) + geometry.body_offset(kind.size);
     app.world_mut()
@@ -71,7 +71,7 @@ fn core_cost(app: &App, profile: NavProfile, size: u32, start: GridPos, goal: Gr
     let agent = AgentGrid::new(&map(app).grid, profile, size).unwrap();
     let options = SearchOptions::default();
     Pathfinder::new()
-        .find(agent.grid(), &PathQuery::new(start, goal).options(options))
+        .find(agent.grid(), &PathQuery::new(start, goal).with_options(options))
         .unwrap()
         .cost
 }
@@ -133,13 +133,13 @@ fn a_boat_keeps_to_the_water_and_a_walker_to_the_land() {
     let sail = NavProfile::new().with(WATER, TerrainRule::Cost(1)).otherwise(TerrainRule::Blocked);
     let boat_profile = add_profile(&mut app, "boat", sail.clone());
     let (from, to) = (GridPos::new(2, 6), GridPos::new(2, 0));
-    let boat = spawn(&mut app, NavAgent::with_profile(boat_profile), from, to);
+    let boat = spawn(&mut app, AgentKind::with_profile(boat_profile), from, to);
     app.update();
-    let path = app.world().get::<Path>(boat).expect("the boat has a path").clone();
+    let path = app.world().get::<NavPath>(boat).expect("the boat has a path").clone();
     assert_eq!(path.cost, core_cost(&app, sail, 1, from, to));
-    assert_eq!(path.agent, NavAgent::with_profile(boat_profile));
+    assert_eq!(path.agent, AgentKind::with_profile(boat_profile));
     walk(&mut app, boat, 2000, |app, at| assert_eq!(terrain_under(app, at), WATER));
-    let walker = spawn(&mut app, NavAgent::PLAIN, GridPos::new(0, 6), GridPos::new(8, 1));
+    let walker = spawn(&mut app, AgentKind::PLAIN, GridPos::new(0, 6), GridPos::new(8, 1));
     walk(&mut app, walker, 2000, |app, at| assert_ne!(terrain_under(app, at), WATER));
 }
 
@@ -150,11 +150,11 @@ fn a_ghost_drifts_through_walls() {
     let drift = NavProfile::new().with(WALL, TerrainRule::Cost(1));
     let ghost = add_profile(&mut app, "ghost", drift.clone());
     let (from, to) = (GridPos::new(0, 4), GridPos::new(4, 4));
-    let spirit = spawn(&mut app, NavAgent::with_profile(ghost), from, to);
-    let walker = spawn(&mut app, NavAgent::PLAIN, from, to);
+    let spirit = spawn(&mut app, AgentKind::with_profile(ghost), from, to);
+    let walker = spawn(&mut app, AgentKind::PLAIN, from, to);
     app.update();
-    let through = app.world().get::<Path>(spirit).unwrap().cost;
-    let around = app.world().get::<Path>(walker).unwrap().cost;
+    let through = app.world().get::<NavPath>(spirit).unwrap().cost;
+    let around = app.world().get::<NavPath>(walker).unwrap().cost;
     assert_eq!(through, 4.0);
     assert_eq!(around, core_cost(&app, NavProfile::default(), 1, from, to));
     assert!(around > 6.0);
@@ -171,25 +171,25 @@ fn changing_a_profile_or_a_kind_plans_again() {
     let keep_off = NavProfile::new().with(MUD, TerrainRule::Blocked);
     let cart = add_profile(&mut app, "cart", keep_off);
     let (from, to) = (GridPos::new(4, 0), GridPos::new(4, 3));
-    let agent = spawn(&mut app, NavAgent::with_profile(cart), from, to);
+    let agent = spawn(&mut app, AgentKind::with_profile(cart), from, to);
     app.update();
-    let first = app.world().get::<Path>(agent).unwrap().clone();
+    let first = app.world().get::<NavPath>(agent).unwrap().clone();
     // The cart keeps off the mud: round by the top (the wall has an opening only there).
     assert!(first.cells.iter().all(|c| !(c.y == 1 || c.y == 2) || c.x < 4 || c.x > 5));
     // The cart learns to cross mud (at 3 a step): its profile replaced, it plans again.
     add_profile(&mut app, "cart", NavProfile::new());
     app.update();
     app.update();
-    let second = app.world().get::<Path>(agent).unwrap().clone();
+    let second = app.world().get::<NavPath>(agent).unwrap().clone();
     assert_ne!(second.cells, first.cells);
     assert!(second.cells.iter().any(|c| c.y == 1 && (4..=5).contains(&c.x)));
     // Its kind changed (a profile that shuns mud again): planned again too.
     let shy = add_profile(&mut app, "shy", NavProfile::new().with(MUD, TerrainRule::Blocked));
-    app.world_mut().entity_mut(agent).insert(NavAgent::with_profile(shy));
+    app.world_mut().entity_mut(agent).insert(AgentKind::with_profile(shy));
     app.update();
     app.update();
-    let third = app.world().get::<Path>(agent).unwrap().clone();
-    assert_eq!(third.agent, NavAgent::with_profile(shy));
+    let third = app.world().get::<NavPath>(agent).unwrap().clone();
+    assert_eq!(third.agent, AgentKind::with_profile(shy));
     assert!(third.cells.iter().all(|c| !(c.y == 1 || c.y == 2) || c.x < 4 || c.x > 5));
     walk(&mut app, agent, 2000, |app, at| assert_ne!(terrain_under(app, at), MUD));
 }
@@ -223,12 +223,12 @@ fn a_large_agent_fits_through_wide_gaps_only_and_never_overlaps_a_wall() {
     ];
     let (mut app, tilemap) = app_with(&rows);
     let (from, to) = (GridPos::new(1, 0), GridPos::new(9, 0));
-    let giant = spawn(&mut app, NavAgent::sized(2), from, to);
-    let walker = spawn(&mut app, NavAgent::PLAIN, from, to);
+    let giant = spawn(&mut app, AgentKind::sized(2), from, to);
+    let walker = spawn(&mut app, AgentKind::PLAIN, from, to);
     app.update();
-    let path = app.world().get::<Path>(giant).unwrap().clone();
+    let path = app.world().get::<NavPath>(giant).unwrap().clone();
     assert_eq!(path.cost, core_cost(&app, NavProfile::default(), 2, from, to));
-    let small = app.world().get::<Path>(walker).unwrap().cost;
+    let small = app.world().get::<NavPath>(walker).unwrap().cost;
     assert!(small < path.cost, "the walker takes the door, the giant a gap");
     // The gap it heads for (rows 2-3 from the bottom: cells y = 2, 3).
     let crossing = path.cells.iter().find(|c| c.x == 5).copied().expect("it crosses x = 5");
@@ -241,7 +241,7 @@ fn a_large_agent_fits_through_wide_gaps_only_and_never_overlaps_a_wall() {
         let at = app.world().get::<Transform>(giant).unwrap().translation.truncate();
         assert_body_clear(&app, at);
         assert!(messages::<PathFailed>(&app).is_empty());
-        if closed && let Some(path) = app.world().get::<Path>(giant) {
+        if closed && let Some(path) = app.world().get::<NavPath>(giant) {
             crossing_after = path.cells.iter().find(|c| c.x == 5).map(|c| c.y).or(crossing_after);
         }
         if messages::<Arrived>(&app).iter().any(|a| a.entity == giant && a.reached_goal) {
@@ -269,7 +269,7 @@ fn movement_ranges_are_the_reachable_cells_for_the_kind() {
     let at = map(&app).geometry.cell_to_world(GridPos::new(5, 4));
     let unit = app
         .world_mut()
-        .spawn((Transform::from_translation(at.extend(0.0)), NavAgent::with_profile(boat)))
+        .spawn((Transform::from_translation(at.extend(0.0)), AgentKind::with_profile(boat)))
         .id();
     app.world_mut().entity_mut(unit).insert(RangeRequest::within(3.0));
     app.update();
@@ -282,7 +282,7 @@ fn movement_ranges_are_the_reachable_cells_for_the_kind() {
     assert_eq!(range.reach.cells().len(), 7);
     assert!(range.reach.cells().iter().all(|c| c.pos.y == 4 && c.cost <= 3.0));
     // The plain kind asked for instead: land around, no water.
-    let plain = RangeRequest { agent: Some(NavAgent::PLAIN), ..RangeRequest::within(2.0) };
+    let plain = RangeRequest { agent: Some(AgentKind::PLAIN), ..RangeRequest::within(2.0) };
     app.world_mut().entity_mut(unit).insert((plain, Transform::from_xyz(0.0, 0.0, 0.0)));
     app.update();
     let range = app.world().get::<MoveRange>(unit).unwrap();
@@ -300,13 +300,13 @@ fn bad_kinds_and_positions_get_typed_errors() {
     let stranger = elsewhere.insert("b", NavProfile::new()).unwrap();
     add_profile(&mut app, "only", NavProfile::new());
     let lost =
-        spawn(&mut app, NavAgent::with_profile(stranger), GridPos::new(0, 0), GridPos::new(1, 1));
-    let huge = spawn(&mut app, NavAgent::sized(9), GridPos::new(0, 0), GridPos::new(1, 1));
+        spawn(&mut app, AgentKind::with_profile(stranger), GridPos::new(0, 0), GridPos::new(1, 1));
+    let huge = spawn(&mut app, AgentKind::sized(9), GridPos::new(0, 0), GridPos::new(1, 1));
     let at = Transform::from_xyz(f32::NAN, 0.0, 0.0);
     let nowhere = app.world_mut().spawn((at, RangeRequest::within(2.0))).id();
     let unknown_range = app
         .world_mut()
-        .spawn((Transform::default(), NavAgent::with_profile(stranger), RangeRequest::within(2.0)))
+        .spawn((Transform::default(), AgentKind::with_profile(stranger), RangeRequest::within(2.0)))
         .id();
     app.update();
     let failed = |entity| app.world().get::<PathFailed>(entity).map(|f| f.error.clone());
@@ -318,7 +318,7 @@ fn bad_kinds_and_positions_get_typed_errors() {
     assert_eq!(range_error(unknown_range), Some(NavError::UnknownProfile { profile: stranger }));
     // Nothing else was touched: the agents stay where they are, with no path.
     for entity in [lost, huge] {
-        assert!(app.world().get::<Path>(entity).is_none());
+        assert!(app.world().get::<NavPath>(entity).is_none());
         assert!(app.world().get::<PathRequest>(entity).is_none());
     }
 }
@@ -342,7 +342,7 @@ fn a_profile_re_inserted_every_frame_unchanged_costs_nothing_and_the_agent_arriv
     let profile = NavProfile::new().with(MUD, TerrainRule::Cost(2));
     let cart = add_profile(&mut app, "cart", profile.clone());
     let (from, to) = (GridPos::new(2, 2), GridPos::new(290, 280));
-    let agent = spawn(&mut app, NavAgent::with_profile(cart), from, to);
+    let agent = spawn(&mut app, AgentKind::with_profile(cart), from, to);
     let mut searches = 0;
     for frame in 0..6000 {
         assert_eq!(add_profile(&mut app, "cart", profile.clone()), cart);

@@ -11,7 +11,7 @@ use bevy_tilemap_nav::io::baked::BakeError;
 use bevy_tilemap_nav::plugin::WorkBudget;
 use bevy_tilemap_nav::plugin::{
     BakedNavGrid, BakedPaths, NavDiagnostics, NavGridChanged, NavMap, PLUGIN_LANDMARKS, Replanning,
-    TilemapNavError, TilemapNavWarning, WatchSearch, WatchedSearch, WorldToCellError,
+    TilemapNavError, TilemapNavWarning, TraceSearch, TracedSearch, WorldToCellError,
 };
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::CELL_WORK;
@@ -104,7 +104,7 @@ fn agent_walks_around_a_wall_to_the_goal_centre_on_an_optimal_path() {
     let agent = spawn_agent(&mut app, start, goal, 64.0);
     app.update();
 
-    let path = app.world().get::<Path>(agent).expect("answered").clone();
+    let path = app.world().get::<NavPath>(agent).expect("answered").clone();
     let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
     let optimum = Pathfinder::new().find(&grid, &PathQuery::new(start, goal)).unwrap();
     assert!((path.cost - optimum.cost).abs() < 1e-9);
@@ -116,7 +116,7 @@ fn agent_walks_around_a_wall_to_the_goal_centre_on_an_optimal_path() {
     let end = app.world().get::<Transform>(agent).unwrap().translation;
     assert_eq!(end.truncate(), centre(&app, goal));
     assert_eq!(end.z, 1.0);
-    assert!(app.world().get::<Path>(agent).is_none());
+    assert!(app.world().get::<NavPath>(agent).is_none());
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn wall_across_the_path_mid_walk_makes_the_agent_replan_and_arrive() {
     let goal = GridPos::new(8, 1);
     let agent = spawn_agent(&mut app, GridPos::new(1, 1), goal, 48.0);
     app.update();
-    let first = app.world().get::<Path>(agent).unwrap().clone();
+    let first = app.world().get::<NavPath>(agent).unwrap().clone();
     // Let it walk a few steps, then close the top route and open one at the bottom.
     for _ in 0..10 {
         app.update();
@@ -203,7 +203,7 @@ fn sealed_goal_gives_path_failed_unreachable_and_agent_stops_on_a_legal_cell() {
     let cell = geometry.world_to_cell(at).unwrap();
     assert!(app.world().resource::<NavMaps>().first().unwrap().grid.is_passable(cell));
     assert_eq!(at, geometry.cell_to_world(cell));
-    assert!(app.world().get::<Path>(agent).is_none());
+    assert!(app.world().get::<NavPath>(agent).is_none());
     assert!(arrivals(&app).is_empty());
 }
 
@@ -292,8 +292,9 @@ fn a_level_rewritten_in_one_frame_is_searched_like_a_fresh_grid() {
         let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
         for (k, &start) in open.iter().enumerate().step_by(7) {
             let goal = open[(k * 31 + 5) % open.len()];
-            let ours = pathfinder.find(grid, &PathQuery::new(start, goal).options(options));
-            let fresh = pathfinder.find(&expected, &PathQuery::new(start, goal).options(options));
+            let ours = pathfinder.find(grid, &PathQuery::new(start, goal).with_options(options));
+            let fresh =
+                pathfinder.find(&expected, &PathQuery::new(start, goal).with_options(options));
             match (ours, fresh) {
                 (Ok(a), Ok(b)) => {
                     assert!((a.cost - b.cost).abs() < 1e-9, "{start:?} to {goal:?}");
@@ -347,7 +348,7 @@ fn bad_goals_get_path_failed_never_a_panic() {
     assert!(matches!(error(nan_start), Some(NavError::Start(WorldToCellError::NotFinite(_)))));
     for e in [off_map, on_wall, nan, world_off, no_transform, nan_start] {
         assert!(app.world().get::<PathRequest>(e).is_none());
-        assert!(app.world().get::<Path>(e).is_none());
+        assert!(app.world().get::<NavPath>(e).is_none());
     }
     // A request before any tilemap exists.
     let mut bare = self::app();
@@ -377,7 +378,7 @@ fn two_hundred_agents_in_one_frame_are_all_answered_within_the_budget() {
     let mut answered_per_frame = Vec::new();
     for _ in 0..frames_allowed {
         app.update();
-        let answered = agents.iter().filter(|&&a| app.world().get::<Path>(a).is_some()).count();
+        let answered = agents.iter().filter(|&&a| app.world().get::<NavPath>(a).is_some()).count();
         answered_per_frame.push(answered);
     }
     assert_eq!(*answered_per_frame.last().unwrap(), 200, "{answered_per_frame:?}");
@@ -406,7 +407,7 @@ fn diagnostics_report_each_frames_work_and_each_systems_time() {
         + frame.field_time
         + frame.move_time;
     assert_eq!(frame.systems_time(), parts);
-    assert!(app.world().get::<Path>(agent).is_some());
+    assert!(app.world().get::<NavPath>(agent).is_some());
     // The next frame starts afresh: no search, the counts back to zero.
     app.update();
     let next = diagnostics(&app);
@@ -424,7 +425,7 @@ fn requests_are_answered_in_arrival_order() {
         .collect();
     app.update();
     let done = |app: &App| {
-        agents.iter().map(|&a| app.world().get::<Path>(a).is_some()).collect::<Vec<_>>()
+        agents.iter().map(|&a| app.world().get::<NavPath>(a).is_some()).collect::<Vec<_>>()
     };
     assert_eq!(done(&app), [true, true, true, false, false, false, false]);
     app.update();
@@ -448,9 +449,9 @@ fn a_request_replaced_while_waiting_keeps_its_place() {
         app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(8, 6)));
     }
     app.update();
-    let has_path = |app: &App, k: usize| app.world().get::<Path>(agents[k]).is_some();
+    let has_path = |app: &App, k: usize| app.world().get::<NavPath>(agents[k]).is_some();
     assert!(has_path(&app, 1) && !has_path(&app, 2), "the second keeps its place");
-    assert_eq!(app.world().get::<Path>(agents[1]).unwrap().goal, GridPos::new(8, 6));
+    assert_eq!(app.world().get::<NavPath>(agents[1]).unwrap().goal, GridPos::new(8, 6));
     app.update();
     assert!(has_path(&app, 2));
 }
@@ -467,7 +468,7 @@ fn agents_walk_around_an_obstacle_character() {
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(9, 0));
     let agent = spawn_agent(&mut app, start, goal, 64.0);
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let path = app.world().get::<NavPath>(agent).unwrap().clone();
     assert!(!path.cells.contains(&GridPos::new(5, 0)), "{:?}", path.cells);
     for frame in 0..400 {
         app.update();
@@ -550,7 +551,7 @@ fn partial_request_walks_to_the_closest_reachable_cell() {
         ))
         .id();
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let path = app.world().get::<NavPath>(agent).unwrap().clone();
     assert!(!path.complete);
     assert_eq!(path.cells.last(), Some(&GridPos::new(3, 1)));
     for _ in 0..200 {
@@ -625,7 +626,7 @@ fn smoothed_follower_walks_a_straight_line_across_open_floor() {
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(3, 6));
     let agent = spawn_smooth_agent(&mut app, start, goal, 48.0);
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let path = app.world().get::<NavPath>(agent).unwrap().clone();
     assert_eq!(path.corners, vec![0, path.cells.len() - 1], "{:?}", path.cells);
     let (a, b) = (centre(&app, start), centre(&app, goal));
     let direction = (b - a).normalize();
@@ -655,7 +656,7 @@ fn smoothed_follower_replans_when_a_wall_cuts_its_straight_line() {
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(9, 3));
     let agent = spawn_smooth_agent(&mut app, start, goal, 32.0);
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let path = app.world().get::<NavPath>(agent).unwrap().clone();
     assert_eq!(path.corners.len(), 2);
     // Wall off a cell the straight line crosses but the grid path may not: (6, 2).
     let crossed = bevy_tilemap_nav::grid::line::segment_cells(
@@ -678,16 +679,16 @@ fn watched_agents_get_a_recording_of_their_search() {
     spawn_map(&mut app, &ROOM);
     app.update();
     let agent = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 0.0);
-    app.world_mut().entity_mut(agent).insert(WatchSearch { step: 7 });
+    app.world_mut().entity_mut(agent).insert(TraceSearch { step: 7 });
     let unwatched = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(8, 1), 0.0);
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap().clone();
-    let WatchedSearch(trace) = app.world().get::<WatchedSearch>(agent).unwrap().clone();
+    let path = app.world().get::<NavPath>(agent).unwrap().clone();
+    let TracedSearch(trace) = app.world().get::<TracedSearch>(agent).unwrap().clone();
     assert_eq!(trace.expanded.len(), path.expanded as usize);
     assert_eq!(trace.expanded[0], GridPos::new(1, 1));
     // A new recording starts at step 0.
-    assert_eq!(app.world().get::<WatchSearch>(agent), Some(&WatchSearch { step: 0 }));
-    assert!(app.world().get::<WatchedSearch>(unwatched).is_none());
+    assert_eq!(app.world().get::<TraceSearch>(agent), Some(&TraceSearch { step: 0 }));
+    assert!(app.world().get::<TracedSearch>(unwatched).is_none());
 }
 
 fn warnings(app: &App) -> Vec<TilemapNavError> {
@@ -778,7 +779,7 @@ fn despawning_tilemaps_while_agents_walk() {
     app.world_mut().despawn(props);
     app.update();
     assert!(app.world().resource::<NavMaps>().first().unwrap().grid.is_passable(corner));
-    assert!(app.world().get::<Path>(agent).is_some(), "still walking");
+    assert!(app.world().get::<NavPath>(agent).is_some(), "still walking");
     walk_until_arrived(&mut app, agent, 600);
 
     // The last tilemap goes while the agent walks: no grid, so it stops where it is and says so.
@@ -786,7 +787,7 @@ fn despawning_tilemaps_while_agents_walk() {
     for _ in 0..10 {
         app.update();
     }
-    assert!(app.world().get::<Path>(agent).is_some());
+    assert!(app.world().get::<NavPath>(agent).is_some());
     app.world_mut().despawn(room);
     app.update();
     assert!(app.world().resource::<NavMaps>().is_empty());
@@ -794,7 +795,7 @@ fn despawning_tilemaps_while_agents_walk() {
         app.world().get::<PathFailed>(agent).map(|f| f.error.clone()),
         Some(NavError::NoGrid)
     );
-    assert!(app.world().get::<Path>(agent).is_none());
+    assert!(app.world().get::<NavPath>(agent).is_none());
     let stopped = app.world().get::<Transform>(agent).unwrap().translation;
     for _ in 0..10 {
         app.update();
@@ -858,13 +859,13 @@ fn non_finite_and_off_map_positions_stop_the_agent_with_a_typed_error() {
         app.world().get::<PathFailed>(walker).map(|f| f.error.clone()),
         Some(NavError::Start(WorldToCellError::NotFinite(_)))
     ));
-    assert!(app.world().get::<Path>(walker).is_none());
+    assert!(app.world().get::<NavPath>(walker).is_none());
     // A NaN speed or a hand-made path whose cells and points differ: nothing moves, no panic.
     let odd = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(3, 1), f32::NAN);
     for _ in 0..5 {
         app.update();
     }
-    let mut path = app.world().get::<Path>(odd).expect("answered").clone();
+    let mut path = app.world().get::<NavPath>(odd).expect("answered").clone();
     path.cells.pop();
     app.world_mut().entity_mut(odd).insert((path, PathFollower::new(50.0)));
     let before = app.world().get::<Transform>(odd).unwrap().translation;
@@ -899,8 +900,8 @@ fn a_grid_change_checks_only_the_paths_that_pass_near_it() {
     let low = spawn_agent(&mut app, GridPos::new(1, 1), GridPos::new(62, 1), 8.0);
     let high = spawn_agent(&mut app, GridPos::new(1, 14), GridPos::new(62, 14), 8.0);
     app.update();
-    let low_path = app.world().get::<Path>(low).unwrap().clone();
-    let high_path = app.world().get::<Path>(high).unwrap().clone();
+    let low_path = app.world().get::<NavPath>(low).unwrap().clone();
+    let high_path = app.world().get::<NavPath>(high).unwrap().clone();
     app.update();
 
     // A wall far from both paths: nobody is checked, both keep their paths.
@@ -916,7 +917,7 @@ fn a_grid_change_checks_only_the_paths_that_pass_near_it() {
     assert_eq!(diagnostics(&app).paths_checked, 1);
     assert_eq!(diagnostics(&app).replans, 1);
     assert!(app.world().get::<Replanning>(high).is_some());
-    assert_eq!(app.world().get::<Path>(low).unwrap().cells, low_path.cells);
+    assert_eq!(app.world().get::<NavPath>(low).unwrap().cells, low_path.cells);
     assert!(app.world().get::<Replanning>(low).is_none());
 
     // A wall right beside the bottom path: it is checked (it passes beside the change), found
@@ -925,11 +926,11 @@ fn a_grid_change_checks_only_the_paths_that_pass_near_it() {
     app.update();
     assert_eq!(diagnostics(&app).paths_checked, 1);
     assert_eq!(diagnostics(&app).replans, 0);
-    assert_eq!(app.world().get::<Path>(low).unwrap().cells, low_path.cells);
+    assert_eq!(app.world().get::<NavPath>(low).unwrap().cells, low_path.cells);
     // It arrives, on legal cells all the way.
     app.world_mut().get_mut::<PathFollower>(low).unwrap().speed = 160.0;
     walk_until_arrived(&mut app, low, 2000);
-    assert_ne!(app.world().get::<Path>(high).map(|p| p.cells.clone()), Some(high_path.cells));
+    assert_ne!(app.world().get::<NavPath>(high).map(|p| p.cells.clone()), Some(high_path.cells));
 }
 
 #[test]
@@ -941,7 +942,7 @@ fn a_wall_beside_a_diagonal_step_cuts_the_path() {
     app.update();
     let agent = spawn_agent(&mut app, GridPos::new(0, 0), GridPos::new(10, 3), 0.0);
     app.update();
-    let path = app.world().get::<Path>(agent).unwrap().clone();
+    let path = app.world().get::<NavPath>(agent).unwrap().clone();
     let diagonal = path
         .cells
         .windows(2)
@@ -955,7 +956,7 @@ fn a_wall_beside_a_diagonal_step_cuts_the_path() {
     assert_eq!(diagnostics(&app).paths_checked, 1);
     assert_eq!(diagnostics(&app).replans, 1);
     app.update();
-    let new_path = app.world().get::<Path>(agent).unwrap();
+    let new_path = app.world().get::<NavPath>(agent).unwrap();
     let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
     assert!(bevy_tilemap_nav::path::path_cost(grid, &new_path.cells).is_some());
 }
@@ -975,12 +976,12 @@ fn spawn_astar_agent(app: &mut App, at: GridPos, goal: GridPos) -> Entity {
 
 /// Runs frames until `agent` has a path, checking the frame's expansions stay in the budget;
 /// returns the path and the number of frames.
-fn frames_until_path(app: &mut App, agent: Entity, budget: u64) -> (Path, usize) {
+fn frames_until_path(app: &mut App, agent: Entity, budget: u64) -> (NavPath, usize) {
     for frame in 1..1000 {
         app.update();
         let d = diagnostics(app);
         assert!(d.expansions <= budget, "frame {frame}: {} expansions", d.expansions);
-        if let Some(path) = app.world().get::<Path>(agent) {
+        if let Some(path) = app.world().get::<NavPath>(agent) {
             return (path.clone(), frame);
         }
     }
@@ -1010,7 +1011,8 @@ fn a_long_search_is_spread_over_frames_and_answers_as_in_one_go() {
     assert!(frames > 3, "answered in {frames} frames");
     let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
-    let whole = Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(astar)).unwrap();
+    let whole =
+        Pathfinder::new().find(&grid, &PathQuery::new(start, goal).with_options(astar)).unwrap();
     assert_eq!(path.cells, whole.cells);
     assert_eq!(path.expanded, whole.stats.expanded);
 }
@@ -1048,7 +1050,7 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
             app.update();
             assert!(diagnostics(&app).expansions <= budget);
             redone += diagnostics(&app).searches_redone;
-            if let Some(path) = app.world().get::<Path>(agent) {
+            if let Some(path) = app.world().get::<NavPath>(agent) {
                 found = Some(path.clone());
                 break;
             }
@@ -1056,8 +1058,9 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
         let path = found.expect("a path");
         assert_eq!(redone, if opened { 2 } else { 1 });
         let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
-        let best =
-            Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(astar)).unwrap();
+        let best = Pathfinder::new()
+            .find(&grid, &PathQuery::new(start, goal).with_options(astar))
+            .unwrap();
         assert!((path.cost - best.cost).abs() < 1e-9, "{opened}: {} vs {}", path.cost, best.cost);
         assert!(bevy_tilemap_nav::path::path_cost(&grid, &path.cells).is_some());
         assert_eq!(path.cells.contains(&GridPos::new(32, 2)), opened);
@@ -1089,12 +1092,15 @@ fn search_time_budget_case(settings: NavSettings) {
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     assert_eq!(
         path.cells,
-        Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(astar)).unwrap().cells
+        Pathfinder::new()
+            .find(&grid, &PathQuery::new(start, goal).with_options(astar))
+            .unwrap()
+            .cells
     );
     for _ in 0..3 {
         app.update();
     }
-    assert!(app.world().get::<Path>(other).is_some());
+    assert!(app.world().get::<NavPath>(other).is_some());
 }
 
 /// Updates the app until `ready` holds ("`what` was never ready" if it does not).
@@ -1116,14 +1122,14 @@ fn update_until(app: &mut App, what: &str, mut ready: impl FnMut(&App) -> bool) 
 
 /// A one-off request from `start` to `goal` by an agent spawned there: its path, answered in one
 /// frame (the agent is despawned after).
-fn ask_path(app: &mut App, start: GridPos, goal: GridPos) -> Path {
+fn ask_path(app: &mut App, start: GridPos, goal: GridPos) -> NavPath {
     let at = centre(app, start);
     let agent = app
         .world_mut()
         .spawn((Transform::from_translation(at.extend(1.0)), PathRequest::to(goal)))
         .id();
     app.update();
-    let path = app.world().get::<Path>(agent).expect("a path").clone();
+    let path = app.world().get::<NavPath>(agent).expect("a path").clone();
     app.world_mut().despawn(agent);
     path
 }

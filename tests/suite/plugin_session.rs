@@ -228,7 +228,7 @@ impl Session {
                         agent.insert(NavObstacle::default());
                     }
                     3 => {
-                        agent.insert(NavAgent::sized(2));
+                        agent.insert(AgentKind::sized(2));
                     }
                     4 => {
                         // A team whose members pass through each other.
@@ -274,13 +274,13 @@ impl Session {
                     2 => Arrival::InSight { distance: bytes.odd(TILE * 4.0) },
                     _ => Arrival::AtGoal,
                 };
-                let request = PathRequest::to(goal).arriving(arrive);
+                let request = PathRequest::to(goal).with_arrival(arrive);
                 self.app.world_mut().entity_mut(agent).insert(request);
             }
             6 => {
                 // Asked again, for the goal it has.
                 let Some(agent) = self.agent(bytes) else { return };
-                let goal = self.app.world().get::<Path>(agent).map(|p| p.goal);
+                let goal = self.app.world().get::<NavPath>(agent).map(|p| p.goal);
                 if let Some(goal) = goal {
                     self.app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
                 }
@@ -355,14 +355,15 @@ impl Session {
                         // An index past the path's end (one within it is the game's to choose:
                         // the agent walks straight to that point).
                         let past = 1 + bytes.below(1000);
-                        let len = self.app.world().get::<Path>(agent).map_or(0, |p| p.points.len());
+                        let len =
+                            self.app.world().get::<NavPath>(agent).map_or(0, |p| p.points.len());
                         if let Some(mut f) = self.app.world_mut().get_mut::<PathFollower>(agent) {
                             f.next = if bytes.one_in(2) { usize::MAX } else { len + past };
                         }
                     }
                     2 => {
                         let cut = bytes.below(4);
-                        if let Some(mut path) = self.app.world_mut().get_mut::<Path>(agent) {
+                        if let Some(mut path) = self.app.world_mut().get_mut::<NavPath>(agent) {
                             let keep = path.points.len().saturating_sub(cut);
                             path.points.truncate(keep);
                         }
@@ -442,7 +443,7 @@ impl Session {
                 if bytes.one_in(3)
                     && let Some(agent) = self.agent(bytes)
                 {
-                    self.app.world_mut().entity_mut(agent).insert(NavAgent::with_profile(id));
+                    self.app.world_mut().entity_mut(agent).insert(AgentKind::with_profile(id));
                 }
             }
             _ => {} // a frame with nothing new
@@ -538,7 +539,7 @@ impl Session {
                         e.get::<GridLocked>(),
                         e.get::<Transform>().map(|t| t.translation.truncate()),
                         e.get::<PathRequest>().map(|r| (r.goal.clone(), r.start)),
-                        e.get::<Path>().map(|p| p
+                        e.get::<NavPath>().map(|p| p
                             .cells
                             .iter()
                             .take(3)
@@ -573,7 +574,7 @@ impl Session {
                         "{label} frame {frame}: {agent}'s request (range: {ranged}) waits since \
                          frame {since}: {:?} {:?} {:?} locked {:?} replanning {} follower {:?}",
                         entity.get::<PathRequest>(),
-                        entity.get::<NavAgent>(),
+                        entity.get::<AgentKind>(),
                         entity.get::<Transform>().map(|t| t.translation),
                         entity.get::<GridLocked>(),
                         entity.contains::<Replanning>(),
@@ -597,7 +598,7 @@ impl Session {
                             (
                                 e.get::<GridLocked>().copied(),
                                 e.get::<Transform>().map(|t| t.translation),
-                                e.get::<Path>().map(|p| (p.map, p.cells.clone())),
+                                e.get::<NavPath>().map(|p| (p.map, p.cells.clone())),
                                 self.odd_positions.contains(&e.id()),
                             )
                         };
@@ -632,9 +633,9 @@ impl Session {
                 .get(&on.entity)
                 .is_some_and(|g| g.in_bounds(cell) && !g.is_passable(cell));
             let grid = on
-                .grid_for(entity.get::<NavAgent>().copied().unwrap_or_default())
+                .grid_for(entity.get::<AgentKind>().copied().unwrap_or_default())
                 .unwrap_or(&on.grid);
-            let size = entity.get::<NavAgent>().map_or(1, |a| a.size);
+            let size = entity.get::<AgentKind>().map_or(1, |a| a.size);
             let rescaled = rescaled.contains(&on.entity);
             if moved_in && size == 1 && wall_before && !grid.is_passable(cell) && !rescaled {
                 let kind = (
@@ -643,7 +644,7 @@ impl Session {
                     entity.get::<GridLocked>(),
                     entity.contains::<Avoidance>(),
                     entity.get::<PathFollower>(),
-                    entity.get::<Path>().map(|p| (&p.cells, p.corners.len())),
+                    entity.get::<NavPath>().map(|p| (&p.cells, p.corners.len())),
                 );
                 panic!("{label} frame {frame}: {agent} walked into the wall at {cell}: {kind:?}");
             }
@@ -709,7 +710,7 @@ impl Told {
             || !can_move
             || loading
             || moved
-            || entity.contains::<Path>()
+            || entity.contains::<NavPath>()
             || entity.contains::<PathRequest>() // answered within its own bound
             || entity.contains::<PathFailed>()
             || arrived
@@ -726,7 +727,7 @@ impl Told {
             entity.get::<FollowField>(),
             entity.get::<Pursuit>().map(|p| &p.request.goal),
             entity.get::<PathFollower>(),
-            entity.get::<NavAgent>(),
+            entity.get::<AgentKind>(),
             entity.get::<FollowField>().and_then(|f| world.get::<NavField>(f.0)).map(|n| (
                 n.error().cloned(),
                 n.field().is_some(),

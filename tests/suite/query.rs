@@ -73,7 +73,7 @@ fn every_option_composes_and_answers_as_the_oracle() {
             true => PathQuery::nearest(start, &goals),
             false => PathQuery::new(start, goals[0]),
         }
-        .options(options)
+        .with_options(options)
         .avoiding(&avoid);
         let help = rng.below(4);
         let landmarks = (help == 1).then(|| Landmarks::build(&grid, 4).unwrap());
@@ -81,13 +81,13 @@ fn every_option_composes_and_answers_as_the_oracle() {
         let table = (help == 2).then(|| PathTable::build(&grid).ok()).flatten();
         let moves = (help == 3).then(|| FirstMoveTable::build(&grid).unwrap());
         if let Some(landmarks) = &landmarks {
-            query = query.guided(landmarks);
+            query = query.with_help(landmarks);
         }
         if let Some(table) = &table {
-            query = query.table(table);
+            query = query.with_help(table);
         }
         if let Some(moves) = &moves {
-            query = query.first_moves(moves);
+            query = query.with_help(moves);
         }
         let traced = rng.chance(30);
         if traced {
@@ -162,18 +162,18 @@ fn a_table_answers_only_the_queries_it_can_and_a_search_the_rest() {
     let (start, goal) = (GridPos::new(2, 2), GridPos::new(28, 2));
     let plain = PathQuery::new(start, goal);
     // From the table: no cell expanded.
-    let answered = pathfinder.find(&grid, &plain.table(&table)).unwrap();
+    let answered = pathfinder.find(&grid, &plain.with_help(&table)).unwrap();
     assert_eq!(answered.stats.expanded, 0);
     let searched = pathfinder.find(&grid, &plain).unwrap();
     assert!(searched.stats.expanded > 0);
     assert!((answered.cost - searched.cost).abs() < 1e-9);
     // With a cell avoided on the table's way, a search answers, around it.
     let gap = [GridPos::new(15, 18)];
-    let around = pathfinder.find(&grid, &plain.avoiding(&gap).table(&table)).unwrap();
+    let around = pathfinder.find(&grid, &plain.avoiding(&gap).with_help(&table)).unwrap();
     assert!(!around.cells.contains(&gap[0]));
     assert!(around.stats.expanded > 0);
     // Traced, a search answers too (a table has nothing to trace).
-    pathfinder.find(&grid, &plain.table(&table).traced()).unwrap();
+    pathfinder.find(&grid, &plain.with_help(&table).traced()).unwrap();
     assert!(pathfinder.take_trace().is_some_and(|t| !t.expanded.is_empty()));
 }
 
@@ -246,4 +246,47 @@ fn across_links_the_nearest_goal_and_slices_answer_as_the_single_goal_search() {
         assert_eq!(step, SearchStep::Done(result), "round {round}");
     }
     assert!(found > 200, "{found}");
+}
+
+/// The names issue 51 replaced still compile for a release, deprecated, and mean the new ones:
+/// a game that upgrades is warned, not broken.
+#[test]
+#[allow(deprecated)]
+fn renamed_items_still_work_under_their_old_names() {
+    use bevy_tilemap_nav::plugin::{self, AgentKind, NavPath, PathRequest, TraceSearch};
+    use std::any::TypeId;
+    assert_eq!(TypeId::of::<plugin::Path>(), TypeId::of::<NavPath>());
+    assert_eq!(TypeId::of::<plugin::NavAgent>(), TypeId::of::<AgentKind>());
+    assert_eq!(TypeId::of::<plugin::WatchSearch>(), TypeId::of::<TraceSearch>());
+    let request = PathRequest::to(GridPos::new(3, 3));
+    let kind = AgentKind::sized(2);
+    let arrive = plugin::Arrival::Within(5.0);
+    assert_eq!(request.clone().for_agent(kind), request.clone().with_agent(kind));
+    assert_eq!(request.clone().arriving(arrive), request.with_arrival(arrive));
+    let mut grid = NavGrid::new(30, 20).unwrap();
+    for y in 0..15 {
+        grid.set(GridPos::new(12, y), bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    }
+    let (start, goal) = (GridPos::new(1, 1), GridPos::new(28, 2));
+    let options = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let table = PathTable::build(&grid).unwrap();
+    let landmarks = Landmarks::build(&grid, 4).unwrap();
+    let moves = FirstMoveTable::build(&grid).unwrap();
+    let mut finder = Pathfinder::new();
+    let mut cost = |query: PathQuery| finder.find(&grid, &query).unwrap().cost;
+    let query = PathQuery::new(start, goal);
+    let new = [
+        cost(query.with_options(options)),
+        cost(query.with_help(&table)),
+        cost(query.with_help(&landmarks)),
+        cost(query.with_help(&moves)),
+    ];
+    let old = [
+        cost(query.options(options)),
+        cost(query.table(&table)),
+        cost(query.guided(&landmarks)),
+        cost(query.first_moves(&moves)),
+    ];
+    assert_eq!(new, old);
+    assert!(new.iter().all(|&c| (c - new[0]).abs() < 1e-9), "{new:?}");
 }

@@ -136,11 +136,11 @@ fn an_agent_with_a_profile_asked_again_every_frame_keeps_walking() {
     spawn_map(&mut app, &open_rows(20, 20));
     app.update();
     let agent = spawn_walker(&mut app, GridPos::new(0, 0), 100.0);
-    let kind = NavAgent::with_profile(walker);
+    let kind = AgentKind::with_profile(walker);
     let request = PathRequest::to(GridPos::new(19, 19));
     app.world_mut().entity_mut(agent).insert((kind, request.clone()));
     let frames = frames_to_arrive(&mut app, agent, 2000, |app, _| {
-        app.world_mut().entity_mut(agent).insert((kind, request.clone().for_agent(kind)));
+        app.world_mut().entity_mut(agent).insert((kind, request.clone().with_agent(kind)));
     })
     .expect("arrives with its kind and request put on every frame");
     assert!(frames <= once + 2, "frame {frames}, once: {once}");
@@ -173,7 +173,7 @@ fn a_long_search_asked_again_while_it_runs_goes_on_and_is_answered() {
         app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
         for frame in 1..=1000 {
             app.update();
-            if app.world().get::<Path>(agent).is_some() {
+            if app.world().get::<NavPath>(agent).is_some() {
                 return Some(frame);
             }
             if every > 0 && frame % every == 0 {
@@ -406,13 +406,13 @@ fn agent_with_path(rows: &[String], goal: GridPos) -> (App, Entity) {
     let agent = spawn_walker(&mut app, GridPos::new(0, 0), 40.0);
     app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
     app.update();
-    assert!(app.world().get::<Path>(agent).is_some());
+    assert!(app.world().get::<NavPath>(agent).is_some());
     (app, agent)
 }
 
 #[test]
 fn hand_made_paths_that_cannot_be_walked_stop_the_agent_with_an_error() {
-    let edits: [fn(&mut Path); 5] = [
+    let edits: [fn(&mut NavPath); 5] = [
         |p| p.cells.clear(),
         |p| p.points.truncate(1),
         |p| p.points[1] = Vec2::NAN,
@@ -442,7 +442,7 @@ fn hand_made_paths_that_cannot_be_walked_stop_the_agent_with_an_error() {
     ];
     for (k, edit) in edits.iter().enumerate() {
         let (mut app, agent) = agent_with_path(&open_rows(8, 8), GridPos::new(7, 7));
-        let mut path = app.world().get::<Path>(agent).unwrap().clone();
+        let mut path = app.world().get::<NavPath>(agent).unwrap().clone();
         edit(&mut path);
         app.world_mut().entity_mut(agent).insert(path);
         for _ in 0..3 {
@@ -544,7 +544,7 @@ fn a_larger_agent_plans_across_links_while_a_hex_map_is_in_the_world() {
             .world_mut()
             .spawn((
                 Transform::from_translation(at.extend(0.0)),
-                NavAgent::sized(2),
+                AgentKind::sized(2),
                 PathRequest::to(GridPos::new(6, 0)),
             ))
             .id();
@@ -552,7 +552,7 @@ fn a_larger_agent_plans_across_links_while_a_hex_map_is_in_the_world() {
             app.update();
         }
         let failed = app.world().get::<PathFailed>(agent).map(|f| f.error.clone());
-        app.world().get::<Path>(agent).map(|p| p.cost).ok_or(failed)
+        app.world().get::<NavPath>(agent).map(|p| p.cost).ok_or(failed)
     };
     let without = ask(&mut app).expect("a path without links");
     // Links: one on the square map, one to the hex map.
@@ -648,7 +648,7 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
     let agent = spawn_walker(&mut app, start, 10.0);
     app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
     let mut frames = 0;
-    while app.world().get::<Path>(agent).is_none() {
+    while app.world().get::<NavPath>(agent).is_none() {
         app.update();
         frames += 1;
         let expanded = app.world().resource::<NavDiagnostics>().expansions;
@@ -656,7 +656,7 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
         assert!(frames < 1000, "not answered");
     }
     assert!(frames > 2, "spread over frames ({frames})");
-    let path = app.world().get::<Path>(agent).unwrap();
+    let path = app.world().get::<NavPath>(agent).unwrap();
     let optimum = Pathfinder::new()
         .find(
             LinkedMaps::new(&[&map.grid], &links),
@@ -721,7 +721,7 @@ fn a_map_that_is_loading_is_not_served_requests_wait_and_walkers_stand_until_it_
     for frame in 0..10 {
         app.update();
         let world = app.world();
-        assert!(world.get::<Path>(walker).is_none(), "frame {frame}: served while loading");
+        assert!(world.get::<NavPath>(walker).is_none(), "frame {frame}: served while loading");
         assert!(world.get::<MoveRange>(ranger).is_none(), "frame {frame}");
         assert!(read_new(&app, &mut failed).is_empty(), "frame {frame}: a request failed");
         assert!(read_new(&app, &mut range_failed).is_empty(), "frame {frame}");
@@ -736,14 +736,14 @@ fn a_map_that_is_loading_is_not_served_requests_wait_and_walkers_stand_until_it_
         }
     }
     app.update();
-    assert!(app.world().get::<Path>(walker).is_none(), "served before it was complete");
+    assert!(app.world().get::<NavPath>(walker).is_none(), "served before it was complete");
     app.world_mut().entity_mut(map).remove::<NavMapLoading>();
     app.update();
     assert_eq!(read_new(&app, &mut ready), vec![NavMapReady { map }]);
     for _ in 0..3 {
         app.update();
     }
-    let path = app.world().get::<Path>(walker).expect("answered once served").clone();
+    let path = app.world().get::<NavPath>(walker).expect("answered once served").clone();
     let grid = first_map(&app).grid;
     assert!(path.cells.iter().all(|&c| grid.is_passable(c)), "through the wall");
     assert!(path.cells.contains(&GridPos::new(6, 4)), "through the gap");

@@ -160,7 +160,7 @@ fn a_grid_cut_into_chunks_answers_over_its_graph() {
 
 /// The cost of `path` walked step by step on the maps' grids: legal steps, legs joined by the
 /// seam or link each names (from where the walk before ends to where its own begins).
-fn walked(app: &App, path: &Path) -> f64 {
+fn walked(app: &App, path: &NavPath) -> f64 {
     let maps = app.world().resource::<NavMaps>();
     let walk = |map: Entity, cells: &[GridPos]| -> f64 {
         let grid = &maps.get(map).expect("a map").grid;
@@ -225,7 +225,7 @@ fn cut_grids_answer(search: WorldSearch) {
             let label = format!(
                 "seed {seed} ({w} x {h}, {neighborhood:?}, {corner_rule:?}) {start} -> {goal}"
             );
-            match (want, entity.get::<Path>(), entity.get::<PathFailed>()) {
+            match (want, entity.get::<NavPath>(), entity.get::<PathFailed>()) {
                 (Ok(want), Some(path), _) => {
                     let tolerance = 1e-6 * want.cost.max(1.0);
                     let walked = walked(&app, path);
@@ -330,7 +330,7 @@ fn agents_walk_across_seams_without_a_jump() {
                 crossed.push(under);
             }
             let on = app.world().get::<OnNavMap>(agent).map(|o| o.0);
-            let path = app.world().get::<Path>(agent);
+            let path = app.world().get::<NavPath>(agent);
             if wall_mid_seam
                 && walled.is_none()
                 && on.is_some_and(|on| on != under)
@@ -344,7 +344,7 @@ fn agents_walk_across_seams_without_a_jump() {
                 app.world_mut().get_mut::<TileTextureIndex>(tile).unwrap().0 = WALL;
                 walled = Some((frame, ahead));
             }
-            if app.world().get::<Path>(agent).is_none() && frame > 5 {
+            if app.world().get::<NavPath>(agent).is_none() && frame > 5 {
                 break;
             }
         }
@@ -373,7 +373,7 @@ fn a_chunk_that_goes_takes_its_ways_and_one_that_comes_brings_new_ones() {
     let before = ask(&mut app);
     app.update();
     app.update();
-    assert!(app.world().get::<Path>(before).is_some(), "no path with every chunk in");
+    assert!(app.world().get::<NavPath>(before).is_some(), "no path with every chunk in");
     let tiles: Vec<Entity> =
         app.world().get::<TileStorage>(right_bottom).unwrap().iter().flatten().copied().collect();
     for tile in tiles {
@@ -412,7 +412,7 @@ fn a_chunk_that_goes_takes_its_ways_and_one_that_comes_brings_new_ones() {
     for _ in 0..4 {
         app.update();
     }
-    assert!(app.world().get::<Path>(again).is_some(), "no path once the chunk is back");
+    assert!(app.world().get::<NavPath>(again).is_some(), "no path once the chunk is back");
 }
 
 /// Despawns a chunk's tiles and tilemap, as a game streaming it out does.
@@ -460,7 +460,7 @@ fn a_walk_through_a_chunk_that_unloads_is_planned_again_or_told_no_way() {
         }
         let legs = app
             .world()
-            .get::<Path>(agent)
+            .get::<NavPath>(agent)
             .map(|p| p.legs.iter().map(|l| l.map).collect::<Vec<_>>());
         assert!(
             legs.as_ref().is_some_and(|l| l.contains(&bottom_left)),
@@ -481,7 +481,7 @@ fn a_walk_through_a_chunk_that_unloads_is_planned_again_or_told_no_way() {
             let map = maps.at_world(at).expect("on a chunk that is still there");
             assert_ne!(map.entity, bottom_left);
             assert!(map.grid.is_passable(map.geometry.world_to_cell(at).unwrap()));
-            let path = app.world().get::<Path>(agent);
+            let path = app.world().get::<NavPath>(agent);
             if path.is_none() && app.world().get::<PathRequest>(agent).is_none() {
                 break;
             }
@@ -984,7 +984,7 @@ fn a_wall_on_the_walk_after_a_link_is_seen() {
             app.world_mut().get_mut::<TileTextureIndex>(tile.unwrap()).unwrap().0 = WALL;
             walled = true;
         }
-        let idle = app.world().get::<Path>(agent).is_none()
+        let idle = app.world().get::<NavPath>(agent).is_none()
             && app.world().get::<PathRequest>(agent).is_none();
         if walled && idle {
             break;

@@ -19,7 +19,7 @@ fn find(
     goal: (u32, u32),
     options: SearchOptions,
 ) -> Result<PathResult, PathError> {
-    Pathfinder::new().find(grid, &PathQuery::new(start.into(), goal.into()).options(options))
+    Pathfinder::new().find(grid, &PathQuery::new(start.into(), goal.into()).with_options(options))
 }
 
 #[test]
@@ -165,26 +165,26 @@ fn avoided_cells_are_walked_around_for_that_query_only() {
     let mut pathfinder = Pathfinder::new();
     let o = SearchOptions::default();
     let (start, goal) = (GridPos::new(0, 4), GridPos::new(6, 4));
-    let direct = pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap();
+    let direct = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(o)).unwrap();
     assert!(direct.cells.contains(&GridPos::new(3, 4)));
     // Someone stands in the only gap: no way through while they do.
     let blocked = pathfinder
-        .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&[GridPos::new(3, 4)]));
+        .find(&grid, &PathQuery::new(start, goal).with_options(o).avoiding(&[GridPos::new(3, 4)]));
     assert!(matches!(blocked, Err(PathError::Unreachable { .. })));
     // Someone beside the route: a detour of equal or higher cost, never through them.
     let beside = GridPos::new(1, 4);
     let detour = pathfinder
-        .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&[beside]))
+        .find(&grid, &PathQuery::new(start, goal).with_options(o).avoiding(&[beside]))
         .unwrap();
     assert!(!detour.cells.contains(&beside));
     assert!(detour.cost >= direct.cost);
     // The next query is not affected, and start and goal are never avoided.
     assert_eq!(
-        pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap().cost,
+        pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(o)).unwrap().cost,
         direct.cost
     );
     let ends = pathfinder
-        .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&[start, goal]))
+        .find(&grid, &PathQuery::new(start, goal).with_options(o).avoiding(&[start, goal]))
         .unwrap();
     assert_eq!(ends.cost, direct.cost);
 }
@@ -198,7 +198,7 @@ fn every_algorithm_honours_avoided_cells_or_says_it_cannot() {
     let avoid = [GridPos::new(3, 4)];
     let theta = SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
     let path = Pathfinder::new()
-        .find(&grid, &PathQuery::new(start, goal).options(theta).avoiding(&avoid))
+        .find(&grid, &PathQuery::new(start, goal).with_options(theta).avoiding(&avoid))
         .unwrap();
     assert!(!path.cells.contains(&avoid[0]), "{:?}", path.cells);
 
@@ -209,7 +209,7 @@ fn every_algorithm_honours_avoided_cells_or_says_it_cannot() {
     {
         let o = SearchOptions { algorithm, ..SearchOptions::default() };
         let path = Pathfinder::new()
-            .find(&open, &PathQuery::new(start, goal).options(o).avoiding(&avoid))
+            .find(&open, &PathQuery::new(start, goal).with_options(o).avoiding(&avoid))
             .unwrap();
         assert!(!path.cells.contains(&avoid[0]), "{algorithm:?}: {:?}", path.cells);
     }
@@ -225,7 +225,7 @@ fn an_avoided_cell_is_a_wall_for_the_corner_rule_too() {
     for algorithm in [Algorithm::Auto, Algorithm::AStar, Algorithm::JumpPoint] {
         let o = SearchOptions { algorithm, ..SearchOptions::default() };
         let path = Pathfinder::new()
-            .find(&grid, &PathQuery::new(start, goal).options(o).avoiding(&avoid))
+            .find(&grid, &PathQuery::new(start, goal).with_options(o).avoiding(&avoid))
             .unwrap();
         assert_eq!(path.cost, 4.0, "{algorithm:?}: {:?}", path.cells);
         assert!(path.cells.windows(2).all(|w| w[0].x == w[1].x || w[0].y == w[1].y));
@@ -234,7 +234,7 @@ fn an_avoided_cell_is_a_wall_for_the_corner_rule_too() {
     let cut = grid.clone().with_corner_rule(CornerRule::CutCorners);
     let o = SearchOptions::default();
     let path = Pathfinder::new()
-        .find(&cut, &PathQuery::new(start, goal).options(o).avoiding(&avoid))
+        .find(&cut, &PathQuery::new(start, goal).with_options(o).avoiding(&avoid))
         .unwrap();
     assert!((path.cost - (2.0 + std::f64::consts::SQRT_2)).abs() < 1e-9, "{:?}", path.cells);
     assert!(!path.cells.contains(&avoid[0]));
@@ -270,13 +270,13 @@ fn a_traced_search_records_every_expansion_and_answers_the_same() {
     let o = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let mut pathfinder = Pathfinder::new();
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(6, 0));
-    let plain = pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap();
-    let traced = pathfinder.find(&grid, &PathQuery::new(start, goal).options(o).traced());
+    let plain = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(o)).unwrap();
+    let traced = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(o).traced());
     let trace = pathfinder.take_trace().unwrap();
     assert_eq!(traced.unwrap(), plain);
     // Taken once; an untraced query records nothing.
     assert_eq!(pathfinder.take_trace(), None);
-    pathfinder.find(&grid, &PathQuery::new(start, goal).options(o)).unwrap();
+    pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(o)).unwrap();
     assert_eq!(pathfinder.take_trace(), None);
     assert_eq!(trace.expanded.len(), plain.stats.expanded as usize);
     assert_eq!(trace.expanded[0], start);
@@ -370,24 +370,25 @@ fn a_clear_octile_path_ends_the_search_early() {
     let options = SearchOptions::default();
     let mut pathfinder = Pathfinder::new();
     let (start, goal) = (GridPos::new(2, 3), GridPos::new(25, 11));
-    let open = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
+    let open = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options)).unwrap();
     assert_eq!(open.stats.expanded, 1, "straight from the start");
     assert!((open.cost - (8.0 * std::f64::consts::SQRT_2 + 15.0)).abs() < 1e-9);
     assert!(legal_at(&grid, &open));
     // A wall across the diagonal-first shape: the straight-first one is taken.
     grid.fill_rect(GridPos::new(6, 5), GridPos::new(6, 9), Cell::Blocked).unwrap();
-    let other = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
+    let other = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options)).unwrap();
     assert_eq!(other.stats.expanded, 1);
     assert!((other.cost - open.cost).abs() < 1e-9);
     assert!(legal_at(&grid, &other));
     // Both shapes blocked: a real search, still optimal (plain A* agrees).
     grid.fill_rect(GridPos::new(6, 0), GridPos::new(6, 18), Cell::Blocked).unwrap();
-    let around = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
+    let around =
+        pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options)).unwrap();
     let astar = pathfinder
         .find(
             &grid,
             &PathQuery::new(start, goal)
-                .options(SearchOptions { algorithm: Algorithm::AStar, ..options }),
+                .with_options(SearchOptions { algorithm: Algorithm::AStar, ..options }),
         )
         .unwrap();
     assert!(around.stats.expanded > 1);
@@ -400,7 +401,7 @@ fn a_clear_octile_path_ends_the_search_early() {
         ..options
     };
     assert!(matches!(
-        pathfinder.find(&grid, &PathQuery::new(start, goal).options(limited)),
+        pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(limited)),
         Err(PathError::LimitExceeded { .. })
     ));
 }

@@ -40,7 +40,7 @@ fn check_against_oracle(heuristic: Option<Heuristic>, seed: u64, rounds: usize) 
             let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
             let expected =
                 model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
-            let got = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options));
+            let got = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options));
             match (expected, got) {
                 (Some(cost), Ok(path)) => {
                     found += 1;
@@ -108,7 +108,8 @@ fn weighted_search_stays_within_its_bound() {
         let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let optimum =
             model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
-        match (optimum, pathfinder.find(&grid, &PathQuery::new(start, goal).options(options))) {
+        match (optimum, pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options)))
+        {
             (Some(best), Ok(path)) => {
                 assert!(path.cost <= weight * best + 1e-6, "round {round}");
                 assert!(path.cost >= best - 1e-6, "round {round}");
@@ -132,9 +133,10 @@ fn scratch_reuse_across_grid_sizes_gives_same_answers() {
         let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let options = SearchOptions::default();
-        let a = shared.find(&grid, &PathQuery::new(start, goal).options(options)).map(|p| p.cost);
+        let a =
+            shared.find(&grid, &PathQuery::new(start, goal).with_options(options)).map(|p| p.cost);
         let b = Pathfinder::new()
-            .find(&grid, &PathQuery::new(start, goal).options(options))
+            .find(&grid, &PathQuery::new(start, goal).with_options(options))
             .map(|p| p.cost);
         assert_eq!(a, b, "round {round}");
     }
@@ -193,7 +195,7 @@ fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
             let goal = GridPos::new(rng.below(width), rng.below(height));
             let expected =
                 model.dijkstra((start.x.into(), start.y.into()), (goal.x.into(), goal.y.into()));
-            let got = pathfinder.find(&grid, &PathQuery::new(start, goal).options(jps));
+            let got = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(jps));
             match (expected, got) {
                 (Some(best), Ok(path)) => {
                     found += 1;
@@ -211,7 +213,7 @@ fn jump_point_search_matches_dijkstra_oracle_on_uniform_grids() {
                     assert!((walked - path.cost).abs() < 1e-6, "round {round}");
                     // Plain A* agrees on the cost.
                     let plain = pathfinder
-                        .find(&grid, &PathQuery::new(start, goal).options(astar))
+                        .find(&grid, &PathQuery::new(start, goal).with_options(astar))
                         .unwrap();
                     assert!((plain.cost - path.cost).abs() < 1e-6);
                 }
@@ -232,7 +234,7 @@ fn jump_point_search_is_refused_where_it_would_not_be_optimal_and_takes_terrain(
     let cut = NavGrid::new(4, 4).unwrap().with_corner_rule(CornerRule::CutCorners);
     for grid in [&four, &cut] {
         assert_eq!(
-            pathfinder.find(grid, &PathQuery::new(a, b).options(jps)),
+            pathfinder.find(grid, &PathQuery::new(a, b).with_options(jps)),
             Err(PathError::JumpPointUnsupported)
         );
         // Auto quietly uses A* there, and stays optimal (checked by the oracle tests).
@@ -241,7 +243,7 @@ fn jump_point_search_is_refused_where_it_would_not_be_optimal_and_takes_terrain(
     // Terrain costs are fine: the path goes round the mud on the diagonal.
     let mut mud = NavGrid::new(4, 4).unwrap();
     mud.set(GridPos::new(1, 1), Cell::Passable { cost: 3 }).unwrap();
-    let path = pathfinder.find(&mud, &PathQuery::new(a, b).options(jps)).unwrap();
+    let path = pathfinder.find(&mud, &PathQuery::new(a, b).with_options(jps)).unwrap();
     assert!(!path.cells.contains(&GridPos::new(1, 1)));
     assert!((path.cost - (2.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
 }
@@ -284,10 +286,10 @@ fn avoided_cells_keep_jump_point_search_optimal() {
             let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
             let walled: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
             let expected = model.dijkstra_avoiding(at(start), at(goal), &walled);
-            let got =
-                pathfinder.find(&grid, &PathQuery::new(start, goal).options(jps).avoiding(&avoid));
+            let got = pathfinder
+                .find(&grid, &PathQuery::new(start, goal).with_options(jps).avoiding(&avoid));
             let plain = pathfinder
-                .find(&grid, &PathQuery::new(start, goal).options(astar).avoiding(&avoid));
+                .find(&grid, &PathQuery::new(start, goal).with_options(astar).avoiding(&avoid));
             match (expected, got) {
                 (Some(best), Ok(path)) => {
                     found += 1;
@@ -361,7 +363,7 @@ fn a_search_spread_over_many_calls_answers_as_in_one_go() {
         let goal = GridPos::new(rng.below(width), rng.below(height));
         let avoid: Vec<GridPos> =
             (0..rng.below(6)).map(|_| GridPos::new(rng.below(width), rng.below(height))).collect();
-        let query = PathQuery::new(start, goal).options(options).avoiding(&avoid);
+        let query = PathQuery::new(start, goal).with_options(options).avoiding(&avoid);
         let expected = whole.find(&grid, &query);
         let budget = 1 + rng.below(8);
         let mut step = spread.start(&grid, &query, budget);
@@ -387,7 +389,7 @@ fn a_paused_search_is_not_resumed_on_a_changed_grid() {
     let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
     let (start, goal) = (GridPos::new(0, 0), GridPos::new(39, 39));
     let mut pathfinder = Pathfinder::new();
-    let query = PathQuery::new(start, goal).options(astar);
+    let query = PathQuery::new(start, goal).with_options(astar);
     let nothing = SearchStep::Done(Err(PathError::NothingToResume));
     assert_eq!(pathfinder.resume(&grid, &query, 10), nothing);
     let step = pathfinder.start(&grid, &query, 5);
@@ -402,7 +404,7 @@ fn a_paused_search_is_not_resumed_on_a_changed_grid() {
     assert_eq!(pathfinder.resume(&grid, &query, 10), changed);
     // Another query than the paused one: nothing of its own to resume (the paused one stays).
     let _ = pathfinder.start(&grid, &query, 5);
-    let other = PathQuery::new(start, GridPos::new(30, 39)).options(astar);
+    let other = PathQuery::new(start, GridPos::new(30, 39)).with_options(astar);
     assert_eq!(pathfinder.resume(&grid, &other, 10), nothing);
     // A plain query drops a paused search too.
     let _ = pathfinder.start(&grid, &query, 5);

@@ -215,7 +215,7 @@ fn the_plugin_builds_in_slices_within_each_frames_work_and_serves_what_one_go_wo
         assert!(spent <= SLICE, "frame {frame}: the builds did {spent} units, past {SLICE}");
         work += spent;
         if frame == 1 {
-            assert!(app.world().get::<Path>(asker).is_some(), "a request waits on no build");
+            assert!(app.world().get::<NavPath>(asker).is_some(), "a request waits on no build");
         }
         for (k, ready) in ready(&app).into_iter().enumerate() {
             if ready && frames_to_ready[k].is_none() {

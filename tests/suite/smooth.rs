@@ -92,18 +92,20 @@ fn roads_are_taken_when_cheaper_and_ignored_when_not() {
     let mut pathfinder = Pathfinder::new();
     let o = SearchOptions::default();
     let long = pathfinder
-        .find(&grid, &PathQuery::new(GridPos::new(0, 2), GridPos::new(20, 2)).options(o))
+        .find(&grid, &PathQuery::new(GridPos::new(0, 2), GridPos::new(20, 2)).with_options(o))
         .unwrap();
     assert!(on_road(&long) >= 15, "{:?}", long.cells);
     // The heuristic is scaled by the cheapest cost (the road's), so the result is optimal:
     // Dijkstra agrees.
     let dijkstra = SearchOptions { heuristic: Some(Heuristic::Zero), ..o };
-    let exact = pathfinder
-        .find(&grid, &PathQuery::new(GridPos::new(0, 2), GridPos::new(20, 2)).options(dijkstra));
+    let exact = pathfinder.find(
+        &grid,
+        &PathQuery::new(GridPos::new(0, 2), GridPos::new(20, 2)).with_options(dijkstra),
+    );
     assert!((exact.unwrap().cost - long.cost).abs() < 1e-9);
     // A short trip far from the road ignores it.
     let short = pathfinder
-        .find(&grid, &PathQuery::new(GridPos::new(5, 4), GridPos::new(8, 4)).options(o))
+        .find(&grid, &PathQuery::new(GridPos::new(5, 4), GridPos::new(8, 4)).with_options(o))
         .unwrap();
     assert_eq!(on_road(&short), 0);
 }
@@ -128,7 +130,7 @@ fn theta_star_paths_are_clear_and_no_costlier_than_grid_optimum() {
         let start = GridPos::new(rng.below(width), rng.below(height));
         let goal = GridPos::new(rng.below(width), rng.below(height));
         let grid_optimum = pathfinder.find(&grid, &PathQuery::new(start, goal));
-        let any_angle = pathfinder.find(&grid, &PathQuery::new(start, goal).options(theta));
+        let any_angle = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(theta));
         match (grid_optimum, any_angle) {
             (Ok(best), Ok(path)) => {
                 found += 1;
@@ -157,7 +159,7 @@ fn theta_star_paths_are_clear_and_no_costlier_than_grid_optimum() {
     // Open floor: one straight segment, priced at its Euclidean length.
     let grid = NavGrid::new(12, 7).unwrap();
     let path = pathfinder
-        .find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(11, 4)).options(theta))
+        .find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(11, 4)).with_options(theta))
         .unwrap();
     assert!((path.cost - (11f64 * 11.0 + 16.0).sqrt()).abs() < 1e-9);
 }

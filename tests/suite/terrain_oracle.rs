@@ -68,7 +68,7 @@ fn check(
     let at = |p: GridPos| (i64::from(p.x), i64::from(p.y));
     let avoided: Vec<(i64, i64)> = avoid.iter().map(|&p| at(p)).collect();
     let expected = model.dijkstra_avoiding(at(start), at(goal), &avoided);
-    let got = pathfinder.find(grid, &PathQuery::new(start, goal).options(jps).avoiding(avoid));
+    let got = pathfinder.find(grid, &PathQuery::new(start, goal).with_options(jps).avoiding(avoid));
     match (expected, got) {
         (Some(best), Ok(path)) => {
             assert!(

@@ -82,7 +82,7 @@ fn hex_search_matches_dijkstra_oracle_in_every_coordinate_system() {
             let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
             let oracle = model.dijkstra(xy(start), xy(goal));
             let passable = grid.is_passable(start) && grid.is_passable(goal);
-            match pathfinder.find(&grid, &PathQuery::new(start, goal).options(options)) {
+            match pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options)) {
                 Ok(path) => {
                     let best = oracle.expect("the search found a path the oracle did not");
                     assert!((path.cost - best).abs() < 1e-9, "{coords:?}: {} vs {best}", path.cost);
@@ -125,7 +125,8 @@ fn hex_avoid_lists_partial_paths_and_limits() {
         let avoided: Vec<(i64, i64)> = avoid.iter().map(|&p| xy(p)).collect();
         let options = SearchOptions::default();
         let oracle = model.dijkstra_avoiding(xy(start), xy(goal), &avoided);
-        match pathfinder.find(&grid, &PathQuery::new(start, goal).options(options).avoiding(&avoid))
+        match pathfinder
+            .find(&grid, &PathQuery::new(start, goal).with_options(options).avoiding(&avoid))
         {
             Ok(path) => {
                 let best = oracle.expect("a path the oracle did not find");
@@ -140,7 +141,8 @@ fn hex_avoid_lists_partial_paths_and_limits() {
         }
         // A partial path ends on the reachable cell nearest the goal, legally.
         let partial = SearchOptions { partial: true, ..SearchOptions::default() };
-        if let Ok(path) = pathfinder.find(&grid, &PathQuery::new(start, goal).options(partial)) {
+        if let Ok(path) = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(partial))
+        {
             let cells: Vec<(i64, i64)> = path.cells.iter().map(|&p| xy(p)).collect();
             assert!(model.path_cost(&cells).is_some(), "{coords:?}: illegal partial path");
             assert_eq!(path.complete, path.end() == goal);
@@ -161,7 +163,7 @@ fn hex_avoid_lists_partial_paths_and_limits() {
                 ..SearchOptions::default()
             };
             assert!(matches!(
-                pathfinder.find(&grid, &PathQuery::new(start, goal).options(limit)),
+                pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(limit)),
                 Err(PathError::LimitExceeded { .. })
             ));
         }
@@ -192,7 +194,8 @@ fn hex_any_angle_paths_cross_only_open_hexagons() {
         }
         // Theta*: every segment between its corners is clear.
         let theta = SearchOptions { algorithm: Algorithm::ThetaStar, ..SearchOptions::default() };
-        let path = pathfinder.find(&grid, &PathQuery::new(start, goal).options(theta)).unwrap();
+        let path =
+            pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(theta)).unwrap();
         assert_eq!((path.cells[0], path.end()), (start, goal));
         for cell in &path.cells {
             assert!(grid.is_passable(*cell), "{coords:?}: Theta* through a wall at {cell}");
@@ -306,8 +309,9 @@ fn hex_waypoints_follow_straight_lines_of_hexagons() {
             heuristic: Some(Heuristic::Octile),
             ..SearchOptions::default()
         };
-        let path =
-            Pathfinder::new().find(&grid, &PathQuery::new(start, goal).options(options)).unwrap();
+        let path = Pathfinder::new()
+            .find(&grid, &PathQuery::new(start, goal).with_options(options))
+            .unwrap();
         let waypoints = path.waypoints();
         assert!(waypoints.len() >= 3, "{algorithm:?}: {waypoints:?}");
         for w in waypoints.windows(2) {
@@ -349,8 +353,9 @@ fn hex_searches_can_be_watched() {
         let start = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let goal = GridPos::new(rng.below(grid.width()), rng.below(grid.height()));
         let options = SearchOptions::default();
-        let plain = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options));
-        let traced = pathfinder.find(&grid, &PathQuery::new(start, goal).options(options).traced());
+        let plain = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options));
+        let traced =
+            pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(options).traced());
         let trace = pathfinder.take_trace().unwrap();
         assert_eq!(plain, traced, "{coords:?}");
         if let Ok(path) = traced

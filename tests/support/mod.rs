@@ -316,7 +316,7 @@ impl Optima {
         let index = |p: GridPos| (p.y * grid.width() + p.x) as usize;
         let finder = &mut self.finder;
         *self.known[index(start) * cells + index(goal)].get_or_insert_with(|| {
-            let query = PathQuery::new(start, goal).options(SearchOptions::default());
+            let query = PathQuery::new(start, goal).with_options(SearchOptions::default());
             finder.find(grid, &query).ok().map(|p| p.cost)
         })
     }
@@ -388,18 +388,18 @@ impl Baked {
         match self {
             Baked::PathTable => PathTable::from_binary(bytes, grid).map(|table| {
                 check_loaded_answers(grid, pairs, false, optima, |p, a, b| {
-                    p.find(grid, &PathQuery::new(a, b).table(&table))
+                    p.find(grid, &PathQuery::new(a, b).with_help(&table))
                 })
             }),
             Baked::FirstMoves => FirstMoveTable::from_binary(bytes, grid).map(|table| {
                 check_loaded_answers(grid, pairs, false, optima, |p, a, b| {
-                    p.find(grid, &PathQuery::new(a, b).first_moves(&table))
+                    p.find(grid, &PathQuery::new(a, b).with_help(&table))
                 })
             }),
             Baked::Landmarks => Landmarks::from_binary(bytes, grid).map(|landmarks| {
                 let options = SearchOptions::default();
                 check_loaded_answers(grid, pairs, true, optima, |p, a, b| {
-                    p.find(grid, &PathQuery::new(a, b).options(options).guided(&landmarks))
+                    p.find(grid, &PathQuery::new(a, b).with_options(options).with_help(&landmarks))
                 })
             }),
         }

@@ -204,7 +204,7 @@ fn main() {
                 label.to_string(),
                 measure(&scenarios, |s| {
                     let path = pathfinder
-                        .find(&grid, &PathQuery::new(s.start, s.goal).options(options))
+                        .find(&grid, &PathQuery::new(s.start, s.goal).with_options(options))
                         .ok()?;
                     Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
                 }),
@@ -367,7 +367,7 @@ fn main() {
         let mut pathfinder = Pathfinder::new();
         let precomputed = measure(&scenarios, |s| {
             let path =
-                pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).table(&table)).ok()?;
+                pathfinder.find(&grid, &PathQuery::new(s.start, s.goal).with_help(&table)).ok()?;
             Some(path.cells.iter().map(|c| (i64::from(c.x), i64::from(c.y))).collect())
         });
         rows.insert(1, ("bevy_tilemap_nav PathTable".to_string(), precomputed));
@@ -401,7 +401,7 @@ fn main() {
             .iter()
             .map(|s| {
                 pathfinder
-                    .find(&weighted, &PathQuery::new(s.start, s.goal).options(dijkstra))
+                    .find(&weighted, &PathQuery::new(s.start, s.goal).with_options(dijkstra))
                     .expect("path")
                     .cost
             })
@@ -428,7 +428,7 @@ fn main() {
                 let path = finder
                     .find(
                         weighted,
-                        &PathQuery::new(s.start, s.goal).options(options).guided(landmarks),
+                        &PathQuery::new(s.start, s.goal).with_options(options).with_help(landmarks),
                     )
                     .ok()?;
                 Some(cells(path))
@@ -440,7 +440,7 @@ fn main() {
                 "bevy_tilemap_nav FirstMoveTable, weighted".to_string(),
                 Box::new(move |s: &Scenario| {
                     let path = finder
-                        .find(weighted, &PathQuery::new(s.start, s.goal).first_moves(moves))
+                        .find(weighted, &PathQuery::new(s.start, s.goal).with_help(moves))
                         .ok()?;
                     Some(cells(path))
                 }),
@@ -456,7 +456,7 @@ fn main() {
                 label.to_string(),
                 Box::new(move |s: &Scenario| {
                     let path = finder
-                        .find(weighted, &PathQuery::new(s.start, s.goal).options(options))
+                        .find(weighted, &PathQuery::new(s.start, s.goal).with_options(options))
                         .ok()?;
                     Some(cells(path))
                 }),

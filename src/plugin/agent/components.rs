@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use super::super::link::LinkEnd;
 use super::super::map::{NavMap, NavMaps, WorldToCellError};
-use super::super::profiles::{NavAgent, ProfileId};
+use super::super::profiles::{AgentKind, ProfileId};
 use crate::grid::{GridError, GridPos, GridStamp};
 use crate::search::{PathError, SearchOptions, SearchTrace};
 
@@ -57,7 +57,7 @@ pub enum PathGoal {
 }
 
 /// Where an agent may stop short of its goal: at the first cell of its path where this holds
-/// ([`PathRequest::arriving`]). Distances are world units between the centre of the agent's
+/// ([`PathRequest::with_arrival`]). Distances are world units between the centre of the agent's
 /// cell (its body's centre) and the goal: the goal cell's centre, or a chased entity's
 /// position while it is chased.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Reflect)]
@@ -91,7 +91,7 @@ impl From<Vec2> for PathGoal {
 }
 
 /// Put this on an entity with a `Transform` to ask for a path from the tile under it to `goal`.
-/// The plugin answers by inserting [`Path`] (and removing this request) or [`PathFailed`].
+/// The plugin answers by inserting [`NavPath`] (and removing this request) or [`PathFailed`].
 /// Inserting a new request replaces one still waiting (which keeps its place in the queue).
 ///
 /// # Example
@@ -146,7 +146,7 @@ impl From<Vec2> for PathGoal {
 /// app.update();
 ///
 /// // The answer goes round the wall, through the gap at (4, 1).
-/// let path = app.world().get::<Path>(walker).expect("answered in the frame it was asked");
+/// let path = app.world().get::<NavPath>(walker).expect("answered in the frame it was asked");
 /// assert!(path.complete && path.cells.contains(&GridPos::new(4, 1)));
 /// // And the character walks it to the goal's centre.
 /// for _ in 0..100 {
@@ -166,9 +166,9 @@ pub struct PathRequest {
     pub options: Option<SearchOptions>,
     /// Start at this cell of the agent's map instead of at the cell under its `Transform`.
     pub start: Option<GridPos>,
-    /// Plan for this kind of agent (profile, size); `None`: the entity's [`NavAgent`], or the
+    /// Plan for this kind of agent (profile, size); `None`: the entity's [`AgentKind`], or the
     /// plain agent without one.
-    pub agent: Option<NavAgent>,
+    pub agent: Option<AgentKind>,
     /// Where it may stop short of the goal (at the goal: [`Arrival::AtGoal`]).
     pub arrive: Arrival,
     /// What it does when no way leads to the goal: fail ([`WhenUnreachable::Fail`], the
@@ -220,15 +220,27 @@ impl PathRequest {
 
     /// This request stopping where `arrive` first holds along the path: the path ends at that
     /// cell, and [`Arrived::by`] says so.
-    pub fn arriving(mut self, arrive: Arrival) -> Self {
+    pub fn with_arrival(mut self, arrive: Arrival) -> Self {
         self.arrive = arrive;
         self
     }
 
-    /// Plan for this kind of agent, whatever the entity's [`NavAgent`] says.
-    pub fn for_agent(mut self, agent: NavAgent) -> Self {
+    /// Plan for this kind of agent, whatever the entity's [`AgentKind`] says.
+    pub fn with_agent(mut self, agent: AgentKind) -> Self {
         self.agent = Some(agent);
         self
+    }
+
+    /// Renamed [`PathRequest::with_arrival`].
+    #[deprecated(note = "renamed with_arrival")]
+    pub fn arriving(self, arrive: Arrival) -> Self {
+        self.with_arrival(arrive)
+    }
+
+    /// Renamed [`PathRequest::with_agent`].
+    #[deprecated(note = "renamed with_agent")]
+    pub fn for_agent(self, agent: AgentKind) -> Self {
+        self.with_agent(agent)
     }
 
     /// This request with its own search options instead of the plugin's defaults.
@@ -243,12 +255,12 @@ impl PathRequest {
 /// [`legs`](Self::legs).
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
-pub struct Path {
+pub struct NavPath {
     /// The map walked on now (its [`NavMap::entity`]).
     pub map: Entity,
     /// Start to end, both included: the walk on `map` (to the goal, or to the first link).
     pub cells: Vec<GridPos>,
-    /// World-space centre of each cell (as many as `cells`: a `Path` made by hand where the two
+    /// World-space centre of each cell (as many as `cells`: a `NavPath` made by hand where the two
     /// differ is not walked).
     pub points: Vec<Vec2>,
     /// Total cost, as the search engine computes it.
@@ -274,13 +286,13 @@ pub struct Path {
     pub legs: Vec<PathLeg>,
     /// The kind of agent it was planned for. For a larger agent the cells are where the lowest
     /// corner of its body stands, and the points the centres of its body.
-    pub agent: NavAgent,
+    pub agent: AgentKind,
     /// Where the agent may stop short of `goal` (the request's [`PathRequest::arrive`]): the
     /// path ends at the first cell where it held when planned.
     pub arrival: Arrival,
 }
 
-/// A walk of a [`Path`] that begins across a link.
+/// A walk of a [`NavPath`] that begins across a link.
 #[derive(Clone, Debug, PartialEq, Reflect)]
 pub struct PathLeg {
     /// The link taken to begin it (the link's entity), from the end of the walk before.
@@ -322,7 +334,7 @@ pub(crate) fn agent_map<'a>(
     }
 }
 
-impl Path {
+impl NavPath {
     /// The one constructor the plugin builds paths with: a complete walk along `cells` of `map`
     /// (their points where the body of `agent` stands), costing `cost`, its last cell the goal,
     /// planned at once with the default options. Callers set what differs.
@@ -331,9 +343,9 @@ impl Path {
         cells: Vec<GridPos>,
         points: Vec<Vec2>,
         cost: f64,
-        agent: NavAgent,
-    ) -> Path {
-        Path {
+        agent: AgentKind,
+    ) -> NavPath {
+        NavPath {
             map,
             goal: cells.last().copied().unwrap_or_default(),
             goal_map: map,
@@ -352,7 +364,7 @@ impl Path {
     }
 
     /// The index of the first point walked to after index `i`.
-    pub fn next_target_after(&self, i: usize) -> usize {
+    pub(crate) fn next_target_after(&self, i: usize) -> usize {
         if self.corners.is_empty() {
             i + 1
         } else {
@@ -361,7 +373,7 @@ impl Path {
     }
 
     /// The index of the last point walked through before reaching index `next`.
-    pub fn previous_target(&self, next: usize) -> usize {
+    pub(crate) fn previous_target(&self, next: usize) -> usize {
         if self.corners.is_empty() {
             next.saturating_sub(1)
         } else {
@@ -399,7 +411,7 @@ pub enum NavError {
     Start(WorldToCellError),
     /// The goal's world position has no cell.
     Goal(WorldToCellError),
-    /// The agent's [`NavAgent`] names a profile that [`NavProfiles`](super::super::NavProfiles) does not have.
+    /// The agent's [`AgentKind`] names a profile that [`NavProfiles`](super::super::NavProfiles) does not have.
     UnknownProfile {
         /// The profile asked for.
         profile: ProfileId,
@@ -416,9 +428,9 @@ pub enum NavError {
     /// builds its kind's grid, a slice a frame, its requests wait rather than fail.)
     NoAgentGrid {
         /// The agent's kind.
-        agent: NavAgent,
+        agent: AgentKind,
     },
-    /// The agent's [`Path`] (made or changed by hand) cannot be walked: it has no cells, its
+    /// The agent's [`NavPath`] (made or changed by hand) cannot be walked: it has no cells, its
     /// cells and points differ in number, a point is not finite, or one of its legs is so.
     MalformedPath,
     /// The goal is on another map than the start and no [`NavLink`](super::super::NavLink)s lead
@@ -457,7 +469,7 @@ impl fmt::Display for NavError {
             ),
             NavError::MalformedPath => write!(
                 f,
-                "the agent's Path cannot be walked (no cells, cells and points of different \
+                "the agent's NavPath cannot be walked (no cells, cells and points of different \
                  numbers, or a point that is not finite)"
             ),
             NavError::NoWayBetweenMaps { start_map, start, goal_map, goal } => write!(
@@ -487,18 +499,18 @@ impl From<PathError> for NavError {
 }
 
 /// Put this on an agent to watch its searches: the plugin records each search it answers for
-/// this agent in a [`WatchedSearch`], and the debug view draws the closed cells, the open cells
+/// this agent in a [`TracedSearch`], and the debug view draws the closed cells, the open cells
 /// and (at the last step) the path, after `step` expansions. Raise `step` to step through it.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component)]
-pub struct WatchSearch {
+pub struct TraceSearch {
     /// How many expansions of the recorded search to draw.
     pub step: usize,
 }
 
-/// The recording of the last search answered for an agent with [`WatchSearch`].
+/// The recording of the last search answered for an agent with [`TraceSearch`].
 #[derive(Component, Clone, Debug, Default, PartialEq)]
-pub struct WatchedSearch(pub SearchTrace);
+pub struct TracedSearch(pub SearchTrace);
 
 /// A failed request: inserted on the entity (replacing any earlier one) and sent as a message.
 #[derive(Component, Message, Clone, Debug, PartialEq)]
@@ -509,7 +521,7 @@ pub struct PathFailed {
     pub error: NavError,
 }
 
-/// Makes an entity walk its [`Path`]: its `Transform` moves at `speed` world units per second
+/// Makes an entity walk its [`NavPath`]: its `Transform` moves at `speed` world units per second
 /// from cell centre to cell centre and stops exactly on the last one. The example on
 /// [`PathRequest`] walks one in a headless app.
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
@@ -548,17 +560,17 @@ pub struct Arrived {
     /// partial and ended at the closest reachable cell.
     pub reached_goal: bool,
     /// Why it stopped there: [`Arrival::AtGoal`] at the goal (or at the end of a partial path),
-    /// else the condition that held ([`PathRequest::arriving`]).
+    /// else the condition that held ([`PathRequest::with_arrival`]).
     pub by: Arrival,
 }
 
-/// The grid (and its state) an agent's [`Path`] was planned on: a request asked again for the
+/// The grid (and its state) an agent's [`NavPath`] was planned on: a request asked again for the
 /// same goal while the grid is as it was is answered by the path being walked.
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct PlannedOn(pub(crate) GridStamp);
 
 /// Present while an agent whose path was cut waits for a new one. It walks to a safe cell
-/// centre (its [`Path`] is then a one-cell stand-in) and no [`Arrived`] is sent for that.
+/// centre (its [`NavPath`] is then a one-cell stand-in) and no [`Arrived`] is sent for that.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct Replanning;

@@ -5,8 +5,8 @@
 use bevy::prelude::*;
 
 use super::super::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
-use super::super::profiles::{NavAgent, NavProfiles};
-use super::{NavError, OnNavMap, Path, PathFollower, agent_map};
+use super::super::profiles::{AgentKind, NavProfiles};
+use super::{NavError, NavPath, OnNavMap, PathFollower, agent_map};
 use crate::grid::{GridPos, NavGrid};
 use crate::search::AgentGrid;
 
@@ -17,7 +17,7 @@ pub(crate) fn start_cell(
     geometry: &NavGeometry,
     grid: &NavGrid,
     position: Vec2,
-    following: Option<(&PathFollower, &Path)>,
+    following: Option<(&PathFollower, &NavPath)>,
 ) -> Result<GridPos, WorldToCellError> {
     let under = geometry.world_to_cell(position)?;
     let mut candidates = Vec::with_capacity(4);
@@ -48,7 +48,7 @@ pub(crate) fn start_cell(
 /// before requests are answered).
 pub(crate) fn agent_grid<'a>(
     map: &'a NavMap,
-    agent: NavAgent,
+    agent: AgentKind,
     profiles: &NavProfiles,
 ) -> Result<&'a NavGrid, NavError> {
     if let Some(grid) = map.grid_for(agent) {
@@ -85,11 +85,11 @@ pub(crate) fn waits_for_map(maps: &NavMaps, error: &NavError) -> bool {
 /// for its kind, and the cell it starts from (`start`, or where it stands, as [`agent_start`]
 /// finds it). Shared by path and range requests.
 pub(crate) fn request_start<'a>(
-    (maps, profiles, agent): (&'a NavMaps, &NavProfiles, NavAgent),
+    (maps, profiles, agent): (&'a NavMaps, &NavProfiles, AgentKind),
     on_map: Option<&OnNavMap>,
     position: Option<Vec2>,
     start: Option<GridPos>,
-    following: Option<(&PathFollower, &Path)>,
+    following: Option<(&PathFollower, &NavPath)>,
 ) -> Result<(&'a NavMap, &'a NavGrid, GridPos), NavError> {
     // Its `OnNavMap` (while it stands on it: see `agent_map`); if that map is gone, the map
     // under its feet.
@@ -126,9 +126,9 @@ pub(crate) fn request_start<'a>(
 pub(crate) fn agent_start(
     map: &NavMap,
     grid: &NavGrid,
-    agent: NavAgent,
+    agent: AgentKind,
     position: Vec2,
-    following: Option<(&PathFollower, &Path)>,
+    following: Option<(&PathFollower, &NavPath)>,
 ) -> Result<GridPos, WorldToCellError> {
     let corner = position - map.geometry.body_offset(agent.size);
     if !corner.is_finite() {
@@ -156,7 +156,7 @@ pub(crate) fn walks_out(grid: &NavGrid, from: GridPos, to: GridPos) -> bool {
 
 /// Where an agent of kind `agent` stands when its lowest corner is at `cell`: the centre of
 /// its body.
-pub(crate) fn body_point(geometry: &NavGeometry, agent: NavAgent, cell: GridPos) -> Vec2 {
+pub(crate) fn body_point(geometry: &NavGeometry, agent: AgentKind, cell: GridPos) -> Vec2 {
     geometry.cell_to_world(cell) + geometry.body_offset(agent.size)
 }
 
@@ -185,7 +185,7 @@ const JOIN_LOOKAHEAD: usize = 8;
 /// already past that cell's centre towards the next point, with the straight line there clear,
 /// it walks on to the next point. Otherwise 0, the path's start.
 pub(crate) fn join_index(
-    path: &Path,
+    path: &NavPath,
     position: Vec2,
     geometry: &NavGeometry,
     grid: &NavGrid,
@@ -196,7 +196,7 @@ pub(crate) fn join_index(
 /// [`join_index`] looking through the first `lookahead` cells of the path; `None` when the
 /// agent stands on none of them.
 pub(crate) fn join_within(
-    path: &Path,
+    path: &NavPath,
     position: Vec2,
     geometry: &NavGeometry,
     grid: &NavGrid,
@@ -210,7 +210,7 @@ pub(crate) fn join_within(
 
 /// Where an agent at `position`, standing on cell `k` of `path`, walks to first.
 fn join_from(
-    path: &Path,
+    path: &NavPath,
     position: Vec2,
     geometry: &NavGeometry,
     grid: &NavGrid,
@@ -244,7 +244,7 @@ fn join_from(
 fn clear_line(
     geometry: &NavGeometry,
     grid: &NavGrid,
-    agent: NavAgent,
+    agent: AgentKind,
     from: Vec2,
     to: Vec2,
 ) -> bool {
@@ -264,21 +264,21 @@ fn clear_line(
 
 /// The one-cell path an agent walks while it waits for a new plan ([`Replanning`](super::Replanning)): to the
 /// centre of `cell` of `map`, keeping `old`'s goal and options.
-pub(crate) fn stand_in(map: &NavMap, cell: GridPos, old: &Path) -> Path {
+pub(crate) fn stand_in(map: &NavMap, cell: GridPos, old: &NavPath) -> NavPath {
     let point = body_point(&map.geometry, old.agent, cell);
-    Path {
+    NavPath {
         goal: old.goal,
         goal_map: old.goal_map,
         complete: false,
         options: old.options,
         arrival: old.arrival,
-        ..Path::walk(map.entity, vec![cell], vec![point], 0.0, old.agent)
+        ..NavPath::walk(map.entity, vec![cell], vec![point], 0.0, old.agent)
     }
 }
 
 /// A path on a map that moved or was rescaled (or with a walk on one, across a link): its
 /// points read again from its cells, where its agent's body stands on each. True if any were.
-pub(crate) fn rederive_points(path: &mut Mut<Path>, maps: &NavMaps, moved: &[Entity]) -> bool {
+pub(crate) fn rederive_points(path: &mut Mut<NavPath>, maps: &NavMaps, moved: &[Entity]) -> bool {
     let on_moved = std::iter::once(path.map).chain(path.legs.iter().map(|l| l.map));
     if !on_moved.into_iter().any(|m| moved.contains(&m)) {
         return false; // (read only: a path left alone is not marked changed)

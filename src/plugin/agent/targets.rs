@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 
 use super::super::map::{NavGeometry, NavMaps};
-use super::{Arrival, NavError, OnNavMap, Path, agent_map, body_point};
+use super::{Arrival, NavError, NavPath, OnNavMap, agent_map, body_point};
 use crate::grid::{GridPos, NavGrid};
 
 /// What the plugin reads of entities named as goals or threats: where they are and their map.
@@ -110,7 +110,7 @@ pub(crate) fn arrival_holds(
 /// holds (the goal's centre, for a larger agent its body's, as the goal point), and records
 /// `arrive` on it. `grid`: the goal map's grid for the path's kind of agent.
 pub(crate) fn cut_at_arrival(
-    path: &mut Path,
+    path: &mut NavPath,
     arrive: Arrival,
     geometry: &NavGeometry,
     grid: &NavGrid,

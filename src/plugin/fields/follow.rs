@@ -3,21 +3,21 @@
 use bevy::prelude::*;
 
 use super::super::agent::{
-    NavError, Path, PathFailed, PathFollower, PathRequest, Tell, body_point, corner_indices,
+    NavError, NavPath, PathFailed, PathFollower, PathRequest, Tell, body_point, corner_indices,
     join_index, stands_on,
 };
 use super::super::clock::Moment;
 use super::super::diagnostics::NavDiagnostics;
 use super::super::map::NavMaps;
 use super::super::movement::{Avoidance, GridLocked};
-use super::super::profiles::NavAgent;
+use super::super::profiles::AgentKind;
 use super::field::{
     FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell_no_field,
 };
 use crate::search::PathError;
 
 /// Gives each [`FollowField`] agent that steers or moves tile by tile the way down its field
-/// from where it stands, as a [`Path`], when it has none or the field changed since.
+/// from where it stands, as a [`NavPath`], when it has none or the field changed since.
 #[allow(clippy::type_complexity)]
 pub(crate) fn follow_fields(
     mut commands: Commands,
@@ -28,10 +28,10 @@ pub(crate) fn follow_fields(
             Entity,
             &FollowField,
             &Transform,
-            Option<&Path>,
+            Option<&NavPath>,
             &PathFollower,
             Option<&ReadFrom>,
-            Option<&NavAgent>,
+            Option<&AgentKind>,
             Option<&PathFailed>,
         ),
         (Without<PathRequest>, Or<(With<Avoidance>, With<GridLocked>)>),
@@ -47,7 +47,7 @@ pub(crate) fn follow_fields(
         };
         if let Some(telling) = no_field(nav, follow.0, read, failed) {
             // No field (no goal it can use, or its map gone): it stops, told why once.
-            commands.entity(entity).remove::<Path>();
+            commands.entity(entity).remove::<NavPath>();
             tell_no_field(&mut commands, &mut tell, entity, telling);
             continue;
         }
@@ -67,7 +67,7 @@ pub(crate) fn follow_fields(
             // Off the field's map: it cannot follow the field (told once).
             Err(_) if told => continue,
             Err(error) => {
-                commands.entity(entity).remove::<Path>();
+                commands.entity(entity).remove::<NavPath>();
                 let telling = (read(true), Some(NavError::Start(error)));
                 tell_no_field(&mut commands, &mut tell, entity, telling);
                 continue;
@@ -96,7 +96,7 @@ pub(crate) fn follow_fields(
         let points = cells.iter().map(|&c| body_point(&map.geometry, agent, c)).collect();
         let corners = if follower.smooth { corner_indices(&map.grid, &cells) } else { Vec::new() };
         let cost = field.cost(cell).unwrap_or(0.0);
-        let way = Path { corners, ..Path::walk(map.entity, cells, points, cost, agent) };
+        let way = NavPath { corners, ..NavPath::walk(map.entity, cells, points, cost, agent) };
         let next = join_index(&way, position, &map.geometry, &map.grid);
         let mut walker = commands.entity(entity);
         stands_on(&mut walker, map.entity);

@@ -3,13 +3,13 @@
 use bevy::prelude::*;
 
 use super::super::agent::{
-    Arrival, NavError, OnNavMap, Path, PathFailed, PathFollower, PathRequest, Tell, stands_on,
+    Arrival, NavError, NavPath, OnNavMap, PathFailed, PathFollower, PathRequest, Tell, stands_on,
 };
 use super::super::clock::Moment;
 use super::super::diagnostics::NavDiagnostics;
 use super::super::map::{NavMap, NavMaps};
 use super::super::movement::{Avoidance, GridLocked};
-use super::super::profiles::NavAgent;
+use super::super::profiles::AgentKind;
 use super::field::{
     FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell_no_field,
 };
@@ -198,7 +198,7 @@ pub(crate) struct Deferred {
 /// updating `state`; what else it needs done goes into `out`.
 #[allow(clippy::too_many_arguments)]
 fn step_walker(
-    (agent, smooth): (NavAgent, bool),
+    (agent, smooth): (AgentKind, bool),
     (nav, field, map, ways): (&NavField, &DistanceField, &NavMap, &mut FieldWays),
     (follow, read_ahead): (Entity, bool),
     position: Vec2,
@@ -342,7 +342,7 @@ fn step_walker(
 }
 
 /// Walks each [`FollowField`] agent that neither steers nor moves tile by tile straight down
-/// its field: no [`Path`], one waypoint at a time (see [`FollowField`]). Arrives with an
+/// its field: no [`NavPath`], one waypoint at a time (see [`FollowField`]). Arrives with an
 /// [`Arrived`](super::super::Arrived) at a goal; an agent with no way is told once. One thread
 /// (why: BENCHMARKS.md, "Measurements behind the code").
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
@@ -358,11 +358,11 @@ pub(crate) fn walk_fields(
             &mut Transform,
             &PathFollower,
             Option<&mut FieldWalk>,
-            Option<&NavAgent>,
+            Option<&AgentKind>,
             Option<&OnNavMap>,
             (Option<&ReadFrom>, Option<&PathFailed>),
         ),
-        (Without<PathRequest>, Without<Path>, Without<Avoidance>, Without<GridLocked>),
+        (Without<PathRequest>, Without<NavPath>, Without<Avoidance>, Without<GridLocked>),
     >,
     mut tell: Tell,
     mut diagnostics: ResMut<NavDiagnostics>,

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 
 use super::geometry::*;
 use crate::grid::{GridPos, NavGrid, Preparation};
-use crate::plugin::profiles::NavAgent;
+use crate::plugin::profiles::AgentKind;
 use crate::search::{AgentGrid, AgentGridBuild, MapPos};
 
 /// One navigation map: its grid, where it lies in the world, and the tilemaps it is made of.
@@ -39,8 +39,8 @@ pub struct NavMap {
 /// grid [`Preparation::InSlices`], as the plugin's maps are).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AgentGrids {
-    built: Vec<(NavAgent, AgentGrid)>,
-    building: Vec<(NavAgent, AgentGridBuild)>,
+    built: Vec<(AgentKind, AgentGrid)>,
+    building: Vec<(AgentKind, AgentGridBuild)>,
 }
 
 /// What a map keeps precomputed: a path table where one serves it, else a first-move table
@@ -69,9 +69,9 @@ impl NavMap {
     /// none for a size the map cannot serve, as on hex maps: requests say why).
     pub(crate) fn keep_agent_grids(
         &mut self,
-        keep: impl Fn(NavAgent) -> bool,
-        kinds: &[NavAgent],
-        profile_of: impl Fn(NavAgent) -> crate::grid::NavProfile,
+        keep: impl Fn(AgentKind) -> bool,
+        kinds: &[AgentKind],
+        profile_of: impl Fn(AgentKind) -> crate::grid::NavProfile,
     ) {
         let AgentGrids { built, building } = &mut self.agents;
         built.retain(|(kind, _)| keep(*kind));
@@ -102,7 +102,7 @@ impl NavMap {
     }
 
     /// Whether a grid for agents of this kind is being built (requests by such agents wait).
-    pub(crate) fn builds_grid_for(&self, agent: NavAgent) -> bool {
+    pub(crate) fn builds_grid_for(&self, agent: AgentKind) -> bool {
         self.agents.building.iter().any(|(kind, _)| *kind == agent)
     }
 
@@ -143,15 +143,15 @@ impl NavMap {
     }
 
     /// Its grids: its own (for plain agents), then each kind of agent's.
-    pub(crate) fn grids(&self) -> impl Iterator<Item = (NavAgent, &NavGrid)> {
+    pub(crate) fn grids(&self) -> impl Iterator<Item = (AgentKind, &NavGrid)> {
         let kinds = self.agents.built.iter().map(|(kind, grid)| (*kind, grid.grid()));
-        std::iter::once((NavAgent::PLAIN, &self.grid)).chain(kinds)
+        std::iter::once((AgentKind::PLAIN, &self.grid)).chain(kinds)
     }
 
     /// The grid an agent of this kind searches: `grid` itself for an agent with no profile and
     /// size 1, else its [`AgentGrid`]'s (`None` until the plugin has made it, which it does
     /// for the kinds of the agents that ask for paths or ranges).
-    pub fn grid_for(&self, agent: NavAgent) -> Option<&NavGrid> {
+    pub fn grid_for(&self, agent: AgentKind) -> Option<&NavGrid> {
         if agent.is_plain() {
             return Some(&self.grid);
         }
@@ -197,7 +197,7 @@ impl NavMap {
     }
 
     /// The [`AgentGrid`] kept for agents of this kind, if any (with each cell's clearance).
-    pub fn agent_grid(&self, agent: NavAgent) -> Option<&AgentGrid> {
+    pub fn agent_grid(&self, agent: AgentKind) -> Option<&AgentGrid> {
         self.agents.built.iter().find(|(kind, _)| *kind == agent).map(|(_, grid)| grid)
     }
 }
@@ -297,7 +297,7 @@ impl NavMaps {
 
     /// True while some map is loading: requests that find no served map to start or end on
     /// wait rather than fail.
-    pub fn any_loading(&self) -> bool {
+    pub(crate) fn any_loading(&self) -> bool {
         !self.loading.is_empty()
     }
 

@@ -16,7 +16,7 @@ use super::spatial_hash::SpatialHash;
 use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
 use crate::grid::GridPos;
 use crate::plugin::agent::{
-    Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable, agent_start,
+    Arrival, NavPath, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable, agent_start,
 };
 use crate::plugin::map::NavMap;
 use crate::plugin::settings::NavSettings;
@@ -97,7 +97,7 @@ impl Crowd {
         speed: f32,
         dt: f32,
         follower: &mut PathFollower,
-        path: &Path,
+        path: &NavPath,
         map: &NavMap,
         settings: &NavSettings,
     ) -> Vec2 {
@@ -245,7 +245,7 @@ fn grid_in_the_way(map: &NavMap, at: Vec2, towards: Vec2, radius: f32) -> bool {
 pub(crate) fn get_on_alone(
     body: &mut Avoidance,
     follower: &mut PathFollower,
-    path: &Path,
+    path: &NavPath,
     map: &NavMap,
     at: Vec2,
 ) {

@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
 use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{
-    Arrival, Path, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable,
+    Arrival, NavPath, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable,
 };
 use crate::plugin::map::{NavMap, NavMaps};
 
@@ -37,12 +37,12 @@ pub(crate) struct Wait {
 
 /// The grid-locked agents standing: with no path, or with a path and no follower to walk it.
 pub(crate) type LockedStanding<'w, 's> = (
-    Query<'w, 's, (Entity, &'static Transform, &'static mut GridLocked), Without<Path>>,
+    Query<'w, 's, (Entity, &'static Transform, &'static mut GridLocked), Without<NavPath>>,
     Query<
         'w,
         's,
         (Entity, &'static Transform, &'static mut GridLocked),
-        (With<Path>, Without<PathFollower>),
+        (With<NavPath>, Without<PathFollower>),
     >,
 );
 
@@ -105,7 +105,7 @@ impl Occupancy {
         speed: f32,
         dt: f32,
         follower: &mut PathFollower,
-        path: &Path,
+        path: &NavPath,
         map: &NavMap,
         patience: f32,
     ) -> Vec2 {

@@ -1,4 +1,4 @@
-//! Walking agents along their [`Path`]s, and planning again when the world changes under them:
+//! Walking agents along their [`NavPath`]s, and planning again when the world changes under them:
 //! the movement system (here), what walking agents carry (`walkers`), agents steering round each
 //! other (`avoidance`, over `orca`'s maths and a `spatial_hash`), and agents holding whole cells
 //! (`gridlock`). Each file imports only those listed before it.
@@ -22,7 +22,7 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 
 use crate::grid::{GridPos, GridStamp, NavGrid};
 use crate::plugin::agent::{
-    Arrival, NavError, NavTeam, ObstacleCells, Path, PathFollower, PathGoal, PathRequest,
+    Arrival, NavError, NavPath, NavTeam, ObstacleCells, PathFollower, PathGoal, PathRequest,
     Replanning, Tell, WhenUnreachable, agent_start, blocks_agent, corner_indices, join_within,
     rederive_points, stand_in, stands_on,
 };
@@ -41,7 +41,7 @@ use crate::plugin::settings::NavSettings;
 fn obstacle_ahead(
     obstacles: &ObstacleCells,
     (entity, team): (Entity, Option<NavTeam>),
-    path: &Path,
+    path: &NavPath,
     next: usize,
 ) -> bool {
     let from = if next == 0 { 1 } else { path.previous_target(next) + 1 };
@@ -57,7 +57,7 @@ fn obstacle_ahead(
 /// True when the rest of the path, from the point last passed on, is no longer walkable on
 /// `grid` (the map's grid for the path's kind of agent; `None`, not made yet: cut): a cell step
 /// is illegal now or, on a smoothed path, a straight segment is no longer clear.
-fn path_cut(grid: Option<&NavGrid>, path: &Path, next: usize) -> bool {
+fn path_cut(grid: Option<&NavGrid>, path: &NavPath, next: usize) -> bool {
     let Some(grid) = grid else {
         return true;
     };
@@ -137,7 +137,7 @@ impl PathIndex {
 
     /// Files `entity` under every block its path passes: its cells, and for a smoothed path the
     /// blocks round each straight segment (whose line may leave the cells of the grid path).
-    fn file(&mut self, entity: Entity, path: &Path) {
+    fn file(&mut self, entity: Entity, path: &NavPath) {
         let mut blocks = self.unfile(entity);
         let (width, height) = self.size;
         let inside = |c: &GridPos| c.x < width && c.y < height;
@@ -193,7 +193,7 @@ impl PathIndex {
 /// True when the rest of the path (from the point last passed) comes within a step of one of
 /// `changed` (sorted): through it, or diagonally beside it. For a smoothed path, within a step
 /// of a straight segment's bounding box. Many changes: true (the full check decides).
-fn passes_near(path: &Path, next: usize, changed: &[GridPos]) -> bool {
+fn passes_near(path: &NavPath, next: usize, changed: &[GridPos]) -> bool {
     if changed.len() > 64 {
         return true;
     }
@@ -224,9 +224,9 @@ fn passes_near(path: &Path, next: usize, changed: &[GridPos]) -> bool {
     false
 }
 
-/// True for a `Path` (made or changed by hand) that cannot be walked: no cells, cells and
+/// True for a `NavPath` (made or changed by hand) that cannot be walked: no cells, cells and
 /// points of different numbers, a point that is not finite, or a leg like that.
-fn malformed(path: &Path) -> bool {
+fn malformed(path: &NavPath) -> bool {
     let bad = |cells: &[GridPos], points: &[Vec2]| {
         cells.is_empty() || cells.len() != points.len() || points.iter().any(|p| !p.is_finite())
     };
@@ -236,7 +236,7 @@ fn malformed(path: &Path) -> bool {
 /// An agent that cannot go on stops where it is, and says why.
 fn stop(commands: &mut Commands, tell: &mut Tell, entity: Entity, error: NavError) {
     let mut agent = commands.entity(entity);
-    agent.remove::<(Path, Replanning)>();
+    agent.remove::<(NavPath, Replanning)>();
     tell.failed(&mut agent, error);
 }
 
@@ -280,7 +280,7 @@ pub(crate) fn follow_paths(
     time: Res<Time>,
     maps: Res<NavMaps>,
     mut indexes: ResMut<PathIndexes>,
-    mut removed: RemovedComponents<Path>,
+    mut removed: RemovedComponents<NavPath>,
     mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Walkers,
     (standing, mut waiting): (Standing, Waiting),
@@ -315,7 +315,7 @@ pub(crate) fn follow_paths(
     let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
     let mut stalls: Vec<Stall> = Vec::new();
     // Agents whose path went on to another map across a link this frame: filed again under it
-    // below (this system does not see its own changes to a `Path` next frame).
+    // below (this system does not see its own changes to a `NavPath` next frame).
     let mut moved_on: Vec<Entity> = Vec::new();
     for (
         entity,
@@ -428,7 +428,7 @@ pub(crate) fn follow_paths(
 /// Whether an agent can walk its path from `position` this frame, and the map the path is on
 /// with its index, looked up once for a run of agents on one map (`last`: agents on one map
 /// follow one another in the query). `Err(None)`: the map is loading again (the agent stands
-/// until it is served); `Err(Some(error))`: the agent stops. A hand-made `Path` that cannot be
+/// until it is served); `Err(Some(error))`: the agent stops. A hand-made `NavPath` that cannot be
 /// walked is [`NavError::MalformedPath`] (indexing it would panic; an index past its end is
 /// read as its last point); a NaN or infinite position, written by something else, leaves no
 /// way back to the path.
@@ -436,7 +436,7 @@ fn walk_from<'m>(
     maps: &'m NavMaps,
     indexes: &'m HashMap<Entity, PathIndex>,
     last: &mut Option<(Entity, &'m NavMap, &'m PathIndex)>,
-    path: &Path,
+    path: &NavPath,
     position: Vec2,
 ) -> Result<(&'m NavMap, &'m PathIndex), Option<NavError>> {
     if malformed(path) {
@@ -517,7 +517,7 @@ fn keep_walkable(
     scene: &Scene,
     (entity, map, index, position): (Entity, &NavMap, &PathIndex, Vec2),
     (follower, added, locked): (&mut PathFollower, bool, bool),
-    path: &mut Mut<Path>,
+    path: &mut Mut<NavPath>,
     plan: &mut Plan,
 ) {
     // Its map moved or was rescaled: its walk is read again from its cells, and it joins it
@@ -624,7 +624,7 @@ fn stalled(body: &mut Avoidance, stall: Stall) -> Option<Stall> {
 
 /// Walks from `at` along the path's points for `budget` (a distance), passing the points it
 /// reaches; returns where it ends.
-fn walk_points(mut at: Vec2, mut budget: f32, follower: &mut PathFollower, path: &Path) -> Vec2 {
+fn walk_points(mut at: Vec2, mut budget: f32, follower: &mut PathFollower, path: &NavPath) -> Vec2 {
     while follower.next < path.points.len() {
         let target = path.points[follower.next];
         let to = target - at;
@@ -652,7 +652,7 @@ fn cross_link(
     scene: &Scene,
     (entity, mut at): (Entity, Vec2),
     follower: &mut PathFollower,
-    path: &mut Mut<Path>,
+    path: &mut Mut<NavPath>,
     plan: &mut Plan,
 ) -> Vec2 {
     let leg = path.legs.remove(0);
@@ -694,7 +694,7 @@ fn finish_walk(
     tell: &mut Tell,
     maps: &NavMaps,
     (entity, at): (Entity, Vec2),
-    path: &Path,
+    path: &NavPath,
     plan: Plan,
     (avoidance, yielding): (Option<&mut Avoidance>, Option<&mut Yielding>),
 ) {
@@ -706,7 +706,7 @@ fn finish_walk(
     } else {
         maps.get(path.map).and_then(|m| m.geometry.world_to_cell(at).ok()).unwrap_or(last)
     };
-    commands.entity(entity).remove::<Path>();
+    commands.entity(entity).remove::<NavPath>();
     if let Some(body) = avoidance {
         body.velocity = Vec2::ZERO;
         body.headway = 0.0;
@@ -744,7 +744,7 @@ fn wait_for_plan(
     map: &NavMap,
     position: Vec2,
     follower: &mut PathFollower,
-    path: &mut Path,
+    path: &mut NavPath,
 ) {
     let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
     let safe = agent_start(map, grid, path.agent, position, Some((follower, path)))
@@ -755,7 +755,7 @@ fn wait_for_plan(
 }
 
 /// Files `entity`'s path in the index of its map only (taken out of any other).
-fn refile(indexes: &mut HashMap<Entity, PathIndex>, entity: Entity, path: &Path) {
+fn refile(indexes: &mut HashMap<Entity, PathIndex>, entity: Entity, path: &NavPath) {
     for index in indexes.values_mut() {
         index.unfile(entity);
     }
@@ -772,7 +772,7 @@ fn replan(
     map: &NavMap,
     position: Vec2,
     follower: &mut PathFollower,
-    path: &mut Path,
+    path: &mut NavPath,
 ) {
     let (goal, goal_map, options, agent) = (path.goal, path.goal_map, path.options, path.agent);
     wait_for_plan(commands, entity, map, position, follower, path);

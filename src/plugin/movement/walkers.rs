@@ -11,7 +11,7 @@ use crate::grid::GridPos;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
 use crate::plugin::agent::{
-    Arrival, Path, PathFollower, PathGoal, PathRequest, WhenUnreachable, walks_out,
+    Arrival, NavPath, PathFollower, PathGoal, PathRequest, WhenUnreachable, walks_out,
 };
 use crate::plugin::map::NavMap;
 use crate::search::SearchOptions;
@@ -101,7 +101,7 @@ pub(crate) type Walkers<'w, 's> = Query<
         Entity,
         &'static mut Transform,
         &'static mut PathFollower,
-        &'static mut Path,
+        &'static mut NavPath,
         Has<crate::plugin::agent::Replanning>,
         Has<PathRequest>,
         Option<&'static mut Avoidance>,
@@ -112,11 +112,11 @@ pub(crate) type Walkers<'w, 's> = Query<
 
 /// The query of agents with [`Avoidance`] and no path.
 pub(crate) type Standing<'w, 's> =
-    Query<'w, 's, (Entity, &'static Transform, &'static Avoidance), Without<Path>>;
+    Query<'w, 's, (Entity, &'static Transform, &'static Avoidance), Without<NavPath>>;
 
 /// The query of agents stepping aside with no path (waiting at the side cell).
 pub(crate) type Waiting<'w, 's> =
-    Query<'w, 's, (Entity, &'static mut Yielding, Has<PathRequest>), Without<Path>>;
+    Query<'w, 's, (Entity, &'static mut Yielding, Has<PathRequest>), Without<NavPath>>;
 
 /// On an agent stepping aside to let another pass: where it was going, and how long it still
 /// waits once at the side cell.

@@ -1,4 +1,4 @@
-//! Where the request system's answers go: a [`Path`] put on the agent (joined where it stands,
+//! Where the request system's answers go: a [`NavPath`] put on the agent (joined where it stands,
 //! smoothed if its follower asks, cut where it is to arrive, a chase kept up), or a
 //! [`PathFailed`] on the agent and as a message.
 
@@ -7,10 +7,9 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::super::agent::{
-    NavError, Path, PathFailed, PathFollower, PathGoal, PathRequest, PlanAround, PlannedOn,
-    Replanning, Targets, Tell, WatchSearch, WatchedSearch, WhenUnreachable, agent_start,
-    chase_cell, corner_indices, cut_at_arrival, join_index, stand_in, stands_on, target_cell,
-    threats_of,
+    NavError, NavPath, PathFailed, PathFollower, PathGoal, PathRequest, PlanAround, PlannedOn,
+    Replanning, Targets, Tell, TraceSearch, TracedSearch, WhenUnreachable, agent_start, chase_cell,
+    corner_indices, cut_at_arrival, join_index, stand_in, stands_on, target_cell, threats_of,
 };
 use super::super::map::NavMaps;
 use super::super::movement::{GridLocked, Yielding};
@@ -29,7 +28,7 @@ type Walkers<'w, 's> = Query<'w, 's, WalkerData>;
 type WalkerData = (
     &'static Transform,
     Option<&'static GridLocked>,
-    Option<&'static Path>,
+    Option<&'static NavPath>,
     Option<&'static PathFollower>,
 );
 
@@ -68,7 +67,7 @@ impl Answers<'_, '_> {
         (maps, targets, requests): Given,
         entity: Entity,
         plan: Option<&Plan>,
-        result: Result<Path, NavError>,
+        result: Result<NavPath, NavError>,
         trace: Option<SearchTrace>,
     ) {
         let grid = plan.and_then(|p| maps.get(p.map).and_then(|m| m.grid_for(p.agent)));
@@ -87,7 +86,7 @@ impl Answers<'_, '_> {
         }
         entity_commands.remove::<(PathRequest, PlanAround)>();
         if let Some(trace) = trace {
-            entity_commands.insert((WatchedSearch(trace), WatchSearch { step: 0 }));
+            entity_commands.insert((TracedSearch(trace), TraceSearch { step: 0 }));
         }
         // A goal that moves keeps a `Pursuit`; being sent elsewhere, or failing, ends it. (The
         // plugin's own re-plans ask for the cell they were going to, and keep it.) A chase whose
@@ -159,7 +158,7 @@ fn give_path(
     maps: &NavMaps,
     (walker, follower): (Option<WalkerItem>, Option<&PathFollower>),
     grid: Option<&NavGrid>,
-    mut path: Path,
+    mut path: NavPath,
 ) {
     // A larger agent walks from cell to cell: a straight line between corners clear for its
     // corner cell could still take its body over a wall's corner.
@@ -222,7 +221,7 @@ fn pursue(
     (maps, targets): (&NavMaps, &Targets),
     entity_commands: &mut EntityCommands,
     request: &PathRequest,
-    path: &Path,
+    path: &NavPath,
 ) {
     let planned_for = match &request.goal {
         PathGoal::Entity(_) => vec![Some((path.goal_map, path.goal))],
@@ -249,7 +248,7 @@ fn waits_for_way(
 
 /// A chase's plan failed because its target stands where no way leads (walled in, or on a
 /// cell that cannot be walked with none open near): it waits for the target to move.
-fn chase_waits(asked: Option<&PathRequest>, result: &Result<Path, NavError>) -> bool {
+fn chase_waits(asked: Option<&PathRequest>, result: &Result<NavPath, NavError>) -> bool {
     let chase = asked.is_some_and(|r| matches!(r.goal, PathGoal::Entity(_)));
     let no_way = matches!(
         result,

@@ -1,13 +1,13 @@
 //! Searches through links: begun for requests between maps, or after the walk on the start's
 //! own map when a link could beat it; run on over frames like any search; their answers as
-//! [`Path`]s with legs.
+//! [`NavPath`]s with legs.
 
 use bevy::prelude::*;
 
-use super::super::agent::{NavError, ObstacleCells, Path, PathLeg, body_point};
+use super::super::agent::{NavError, NavPath, ObstacleCells, PathLeg, body_point};
 use super::super::link::{FrameLinks, LinkEnd};
 use super::super::map::NavMaps;
-use super::super::profiles::NavAgent;
+use super::super::profiles::AgentKind;
 use super::super::seams::{Seams, WorldGraphs};
 use super::plan::Plan;
 use crate::grid::{GridPos, NavGrid};
@@ -40,7 +40,7 @@ pub(super) struct LinkedSearch {
 
 /// Each map's grid for this kind of agent, in [`NavMaps`]' order; a map that cannot serve it
 /// (a hex map for a larger agent) stands in with its own grid, and no link leads there.
-pub(super) fn agent_grids(maps: &NavMaps, agent: NavAgent) -> Vec<&NavGrid> {
+pub(super) fn agent_grids(maps: &NavMaps, agent: AgentKind) -> Vec<&NavGrid> {
     maps.iter().map(|m| m.grid_for(agent).unwrap_or(&m.grid)).collect()
 }
 
@@ -156,7 +156,7 @@ pub(super) fn then_links(
 /// Returns its last step and the cells it has expanded. Its walks come straightened for Theta*.
 pub(super) fn go_on_linked(
     search: &mut LinkedSearch,
-    agent: NavAgent,
+    agent: AgentKind,
     (maps, graphs): (&NavMaps, &mut WorldGraphs),
     budget: &mut Budget,
     before: u32,
@@ -174,8 +174,9 @@ pub(super) fn go_on_linked(
         return (SearchStep::Done(found), expanded);
     }
     let world = LinkedMaps::new(&grids, &search.links.links).with_places(&search.links.places);
-    let query =
-        PathQuery::new(search.start, search.goal).options(search.options).avoiding(&search.avoid);
+    let query = PathQuery::new(search.start, search.goal)
+        .with_options(search.options)
+        .avoiding(&search.avoid);
     let begun = search.pathfinder.is_some();
     let pathfinder = search.pathfinder.get_or_insert_with(Box::default);
     advance(pathfinder, world, &query, budget, begun, before)
@@ -202,7 +203,7 @@ pub(super) fn make_linked_path(
     search: &LinkedSearch,
     query: &Plan,
     micros: f32,
-) -> Path {
+) -> NavPath {
     let links = &search.links;
     let entity_of = |index: usize| maps.by_index(index).map(|m| m.entity);
     let points = |index: usize, cells: &[GridPos]| -> Vec<Vec2> {
@@ -241,13 +242,13 @@ pub(super) fn make_linked_path(
     }
     let (map, points) =
         (entity_of(first.map).unwrap_or(query.map), points(first.map, &first.path.cells));
-    Path {
+    NavPath {
         goal: query.goal,
         goal_map: query.goal_map,
         expanded: found.stats.expanded,
         micros,
         options: query.options,
         legs,
-        ..Path::walk(map, first.path.cells, points, found.cost, query.agent)
+        ..NavPath::walk(map, first.path.cells, points, found.cost, query.agent)
     }
 }

@@ -1,4 +1,4 @@
-//! The request system: [`PathRequest`]s answered with a [`Path`] or a
+//! The request system: [`PathRequest`]s answered with a [`NavPath`] or a
 //! [`PathFailed`](super::agent::PathFailed), within
 //! the frame's search budget, searches spread over frames when they need more.
 //!
@@ -21,14 +21,14 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::agent::{
-    NavError, NavObstacle, NavTeam, ObstacleCells, OnNavMap, Path, PathGoal, PathRequest,
+    NavError, NavObstacle, NavPath, NavTeam, ObstacleCells, OnNavMap, PathGoal, PathRequest,
     PlanAround, Targets, collect_obstacles, target_cell, threats_of, waits_for_map,
 };
 use super::clock::Moment;
 use super::link::{FrameLinks, NavLink};
 use super::map::{NavMap, NavMaps};
 use super::precompute::table_answer;
-use super::profiles::{NavAgent, NavProfiles};
+use super::profiles::{AgentKind, NavProfiles};
 use super::seams::{NavSeam, Seams, WorldGraphs};
 use super::settings::WorldSearch;
 use super::work::{FrameWork, WorkKind};
@@ -63,9 +63,9 @@ struct Running {
 enum Search {
     /// On the start's map, with the queue's pathfinder. `frozen`: the copy of the grid it runs
     /// on since it had to begin again after the live grid changed under it (`None`: the live
-    /// grid, unchanged since it began). `traced`: the agent watches it ([`WatchSearch`]).
+    /// grid, unchanged since it began). `traced`: the agent watches it ([`TraceSearch`]).
     ///
-    /// [`WatchSearch`]: super::agent::WatchSearch
+    /// [`TraceSearch`]: super::agent::TraceSearch
     OnMap { frozen: Option<Box<NavGrid>>, traced: bool },
     /// Through links, with a pathfinder of its own.
     Linked(Box<LinkedSearch>),
@@ -192,7 +192,7 @@ enum Begun {
 impl Frame<'_, '_, '_> {
     /// Gives `entity` its answer (planned as `plan`, if it got that far), with its search's
     /// trace if it was watched.
-    fn deliver(&mut self, entity: Entity, plan: Option<&Plan>, result: Result<Path, NavError>) {
+    fn deliver(&mut self, entity: Entity, plan: Option<&Plan>, result: Result<NavPath, NavError>) {
         let nav = &mut *self.nav;
         let trace = nav.queue.pathfinder.take_trace();
         let given = (&*nav.maps, &nav.targets, &nav.requests);
@@ -606,7 +606,7 @@ fn aim_answer(
     Some(match &request.goal {
         PathGoal::Nearest(cells) => {
             let avoid = avoid();
-            let query = PathQuery::nearest(plan.start, cells).options(plan.options);
+            let query = PathQuery::nearest(plan.start, cells).with_options(plan.options);
             pathfinder.find(grid, &query.avoiding(&avoid))
         }
         PathGoal::AwayFrom { threats, budget } => {
@@ -641,8 +641,8 @@ pub(crate) fn warm_world_graphs(
     }
     let began = Moment::now();
     let allowance = work.allowance(WorkKind::Searches);
-    let grids = agent_grids(&maps, NavAgent::PLAIN);
+    let grids = agent_grids(&maps, AgentKind::PLAIN);
     let past = || allowance.deadline.is_some_and(|d| Moment::now() >= d);
-    let done = graphs.warm(&grids, links, NavAgent::PLAIN, allowance.units, past);
+    let done = graphs.warm(&grids, links, AgentKind::PLAIN, allowance.units, past);
     work.spend(WorkKind::Searches, done, began.elapsed());
 }

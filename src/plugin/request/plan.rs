@@ -1,5 +1,5 @@
 //! A request made concrete ([`Plan`]): where from and where to, each on its map, and how; the
-//! query that searches it on one map; the [`Path`] that answers it there.
+//! query that searches it on one map; the [`NavPath`] that answers it there.
 
 use std::collections::VecDeque;
 
@@ -7,13 +7,13 @@ use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
 
 use super::super::agent::{
-    CHASE_REACH, NavError, OnNavMap, Path, PathFollower, PathGoal, PathRequest, PlanAround,
-    PlannedOn, Replanning, Targets, WatchSearch, agent_grid, agent_map, body_point, open_near,
+    CHASE_REACH, NavError, NavPath, OnNavMap, PathFollower, PathGoal, PathRequest, PlanAround,
+    PlannedOn, Replanning, Targets, TraceSearch, agent_grid, agent_map, body_point, open_near,
     request_start, target_place,
 };
 use super::super::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use super::super::movement::GridLocked;
-use super::super::profiles::{NavAgent, NavProfiles};
+use super::super::profiles::{AgentKind, NavProfiles};
 use super::super::pursuit::Pursuit;
 use super::super::settings::NavSettings;
 use crate::grid::{GridPos, NavGrid};
@@ -28,7 +28,7 @@ pub(super) struct Plan {
     pub(super) goal: GridPos,
     pub(super) options: SearchOptions,
     /// The kind of agent it plans for: which of each map's grids it searches.
-    pub(super) agent: NavAgent,
+    pub(super) agent: AgentKind,
     /// Its team: which [`NavObstacle`](super::super::agent::NavObstacle)s it plans around.
     pub(super) team: Option<super::super::agent::NavTeam>,
 }
@@ -38,11 +38,11 @@ type AskerData = (
     &'static PathRequest,
     Option<&'static Transform>,
     Option<&'static PathFollower>,
-    Option<&'static Path>,
+    Option<&'static NavPath>,
     Option<&'static OnNavMap>,
     Option<&'static PlanAround>,
-    Has<WatchSearch>,
-    Option<&'static NavAgent>,
+    Has<TraceSearch>,
+    Option<&'static AgentKind>,
     (
         Has<Replanning>,
         Option<&'static PlannedOn>,
@@ -63,7 +63,7 @@ pub(super) type Against<'a, 'w, 's> =
     (&'a NavMaps, &'a NavProfiles, &'a NavSettings, &'a Targets<'w, 's>);
 
 /// The kind of agent a request plans for: the request's own, else the agent's, else plain.
-pub(super) fn agent_of(asker: &Asker) -> NavAgent {
+pub(super) fn agent_of(asker: &Asker) -> AgentKind {
     asker.0.agent.or(asker.7.copied()).unwrap_or_default()
 }
 
@@ -205,9 +205,10 @@ pub(super) fn grid_query<'a>(
     guide: Option<&'a Landmarks>,
     traced: bool,
 ) -> PathQuery<'a> {
-    let mut query = PathQuery::new(plan.start, plan.goal).options(plan.options).avoiding(avoid);
+    let mut query =
+        PathQuery::new(plan.start, plan.goal).with_options(plan.options).avoiding(avoid);
     if let Some(landmarks) = guide {
-        query = query.guided(landmarks);
+        query = query.with_help(landmarks);
     }
     if traced { query.traced() } else { query }
 }
@@ -225,15 +226,15 @@ pub(super) fn make_path(
     geometry: &NavGeometry,
     query: &Plan,
     micros: f32,
-) -> Path {
+) -> NavPath {
     let points = found.cells.iter().map(|&c| body_point(geometry, query.agent, c)).collect();
-    Path {
+    NavPath {
         goal: query.goal,
         goal_map: query.goal_map,
         complete: found.complete,
         expanded: found.stats.expanded,
         micros,
         options: query.options,
-        ..Path::walk(query.map, found.cells, points, found.cost, query.agent)
+        ..NavPath::walk(query.map, found.cells, points, found.cost, query.agent)
     }
 }

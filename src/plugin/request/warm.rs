@@ -11,12 +11,12 @@ use bevy::prelude::*;
 use crate::grid::NavGrid;
 use crate::plugin::clock::Moment;
 use crate::plugin::map::{NavMap, NavMaps};
-use crate::plugin::profiles::NavAgent;
+use crate::plugin::profiles::AgentKind;
 use crate::plugin::work::{FrameWork, WorkKind};
 use crate::search::GridWarmup;
 
 /// A grid of the plugin's: a map's own (for plain agents) or one kind of agent's on it.
-type GridKey = (Entity, NavAgent);
+type GridKey = (Entity, AgentKind);
 
 /// Steps the builds of the maps' grids for kinds of agents, then the warm-ups of their grids
 /// that are not warm, within the frame's work.
@@ -79,8 +79,8 @@ mod tests {
         let cold = |n| NavGrid::new(n, n).unwrap().with_preparation(Preparation::InSlices);
         let (a, b) = (cold(100), cold(50));
         let (ka, kb) = (
-            (Entity::from_raw_u32(1).unwrap(), NavAgent::PLAIN),
-            (Entity::from_raw_u32(2).unwrap(), NavAgent::PLAIN),
+            (Entity::from_raw_u32(1).unwrap(), AgentKind::PLAIN),
+            (Entity::from_raw_u32(2).unwrap(), AgentKind::PLAIN),
         );
         let mut warmups = HashMap::new();
         let mut frames = 0;
@@ -95,7 +95,7 @@ mod tests {
         assert!(warmups.is_empty());
         // A grid changed while it warms begins again, and still gets warm.
         let mut c = cold(200);
-        let kc = (Entity::from_raw_u32(3).unwrap(), NavAgent::PLAIN);
+        let kc = (Entity::from_raw_u32(3).unwrap(), AgentKind::PLAIN);
         warm(&mut warmups, [(kc, &c)].into_iter(), 5_000);
         c.set(GridPos::new(5, 5), Cell::Blocked).unwrap();
         while !GridWarmup::is_warm(&c) {

@@ -71,7 +71,7 @@ pub const MAX_FLEE_WEIGHT: f64 = 1e6;
 
 /// A flee weight is a number above 0 and at most [`MAX_FLEE_WEIGHT`]; any other is
 /// [`PathError::InvalidNumber`].
-pub fn check_flee_weight(weight: f64) -> Result<(), PathError> {
+pub(crate) fn check_flee_weight(weight: f64) -> Result<(), PathError> {
     let fits = weight > 0.0 && weight <= MAX_FLEE_WEIGHT;
     check_number("flee weight", weight, fits, "above 0 and at most 1e6")
 }

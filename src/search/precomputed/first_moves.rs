@@ -104,7 +104,7 @@ fn code(dx: isize, dy: isize) -> u32 {
 /// let table = FirstMoveTable::build(&grid).unwrap();
 /// let mut pathfinder = Pathfinder::new();
 /// let (start, goal) = (GridPos::new(0, 0), GridPos::new(19, 12));
-/// let path = pathfinder.find(&grid, &PathQuery::new(start, goal).first_moves(&table)).unwrap();
+/// let path = pathfinder.find(&grid, &PathQuery::new(start, goal).with_help(&table)).unwrap();
 /// let online = pathfinder.find(&grid, &PathQuery::new(start, goal)).unwrap();
 /// assert!((path.cost - online.cost).abs() < 1e-9);
 /// ```

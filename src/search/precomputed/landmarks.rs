@@ -71,7 +71,7 @@ const LANDMARKS_MAGIC: &[u8; 4] = b"TNLM";
 /// let landmarks = Landmarks::build(&grid, 8).unwrap();
 /// let mut pathfinder = Pathfinder::new();
 /// let query = PathQuery::new(GridPos::new(2, 5), GridPos::new(37, 5));
-/// let guided = pathfinder.find(&grid, &query.guided(&landmarks)).unwrap();
+/// let guided = pathfinder.find(&grid, &query.with_help(&landmarks)).unwrap();
 /// let plain = pathfinder.find(&grid, &query).unwrap();
 /// assert!((guided.cost - plain.cost).abs() < 1e-9); // the same, optimal, cost
 /// assert!(guided.stats.expanded < plain.stats.expanded); // after less work

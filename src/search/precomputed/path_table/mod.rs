@@ -124,7 +124,7 @@ fn octile(a: (i32, i32), b: (i32, i32)) -> f64 {
 /// let table = PathTable::build(&grid).unwrap();
 /// let mut pathfinder = Pathfinder::new();
 /// let query = PathQuery::new(GridPos::new(0, 0), GridPos::new(9, 0));
-/// let path = pathfinder.find(&grid, &query.table(&table)).unwrap();
+/// let path = pathfinder.find(&grid, &query.with_help(&table)).unwrap();
 /// let online = pathfinder.find(&grid, &query).unwrap();
 /// assert!((path.cost - online.cost).abs() < 1e-9);
 /// assert!(path.cells.contains(&GridPos::new(4, 9))); // through the gap

@@ -86,26 +86,26 @@ impl NavSettings {
 
 /// The frame's one budget for the work the plugin spreads over frames ([`NavSettings::work`]).
 ///
-/// Every kind counts its work in one unit, about one cell touched once (some 5-10 ns natively on
-/// these machines): a search's expanded cell [`CELL_WORK`](crate::search::CELL_WORK) units (a
-/// movement range's settled cell too), a field's settled cell as many, a grid warm-up's cell 10
-/// (component labels and jump point bits), a kind of agent's grid 1 + size² a cell, a world's graph
-/// as many a cell its walks settle, a precomputed build as
-/// [`SlicedBuild`](crate::search::SlicedBuild) counts. Each kind does at most its share a frame,
-/// all together at most `units`; with a `time`, each also stops at its share of the time the frame
-/// has left. One slice of each kind runs whatever the budget says, so that all goes on.
+/// Every kind counts its work in one unit, about one cell touched once (its time on a machine:
+/// BENCHMARKS.md, "Builds in slices"): a search's expanded cell
+/// [`CELL_WORK`](crate::search::CELL_WORK) units (a movement range's settled cell too), a field's
+/// settled cell as many, a grid warm-up's cell 10 (component labels and jump point bits), a kind of
+/// agent's grid 1 + size² a cell, a world's graph as many a cell its walks settle, a precomputed
+/// build as [`SlicedBuild`](crate::search::SlicedBuild) counts. Each kind does at most its share a
+/// frame, all together at most `units`; with a `time`, each also stops at its part of the time the
+/// frame has left. One slice of each kind runs whatever the budget says, so that all goes on.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorkBudget {
     /// The most units a frame, all kinds together (a kind's share is cut to what the kinds run
     /// before it this frame left). Default: the shares' sum.
     pub units: u64,
     /// What the plugin's systems together aim to take a frame: the work gets what the tile sync
-    /// and the movement (as last frame) leave of it, each kind in proportion to its share (a
-    /// game whose movement is heavy, say with [`Avoidance`](super::Avoidance), then searches
-    /// and builds a little less a frame rather than overrun). Work that cannot read the clock
-    /// as it goes (builds) is given the units it did in that time in the frames before.
-    /// `None`: counted in units only, never by the clock: frame counts do not depend on the
-    /// machine. Default: 2 ms.
+    /// and the movement (as last frame) leave of it, parted among the kinds that have work in
+    /// proportion to their shares (a kind alone gets all of it). A game whose movement is heavy,
+    /// say with [`Avoidance`](super::Avoidance), then searches and builds a little less a frame
+    /// rather than overrun. Work that cannot read the clock as it goes (builds) is given the
+    /// units it did in that time in the frames before. `None`: counted in units only, never by
+    /// the clock: frame counts do not depend on the machine. Default: 0.8 ms.
     pub time: Option<std::time::Duration>,
     /// Each kind's most units a frame.
     pub shares: WorkShares,
@@ -114,13 +114,12 @@ pub struct WorkBudget {
 impl Default for WorkBudget {
     fn default() -> Self {
         let shares = WorkShares::default();
-        Self { units: shares.total(), time: Some(std::time::Duration::from_millis(2)), shares }
+        Self { units: shares.total(), time: Some(std::time::Duration::from_micros(800)), shares }
     }
 }
 
-/// Each kind's share of [`WorkBudget`]: its most units a frame. With the defaults and a time
-/// budget of 2 ms, searches get about half a millisecond, builds about 0.6 ms each and the
-/// warm-up 0.3 ms, less what the tile sync and the movement take.
+/// Each kind's share of [`WorkBudget`]: its most units a frame, and its weight when the frame's
+/// time is parted among the kinds that have work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkShares {
     /// Path searches, movement ranges (answered first) and a world's graph worked out ahead

@@ -24,6 +24,10 @@ pub(crate) enum WorkKind {
     WarmUp,
 }
 
+/// Every kind, in the order of their indices.
+const KINDS: [WorkKind; 4] =
+    [WorkKind::Searches, WorkKind::Fields, WorkKind::Precompute, WorkKind::WarmUp];
+
 impl WorkKind {
     fn index(self) -> usize {
         self as usize
@@ -40,11 +44,12 @@ impl WorkKind {
 }
 
 /// Until learnt, work that cannot read the clock as it goes is taken to do this many units a
-/// millisecond: a slow machine's (these machines do 60,000 to 200,000 natively; a browser, less).
+/// millisecond: a slow machine's (BENCHMARKS.md gives the rates measured).
 const FIRST_UNITS_PER_MS: f64 = 10_000.0;
 
-/// Slices shorter than this teach nothing about the rate (the clock's grain, a cold cache).
-const SHORTEST_LESSON: Duration = Duration::from_micros(50);
+/// A rate is learnt from slices that took this long together, not less (the clock's grain, a
+/// cold cache): short slices are added up until they do.
+const SHORTEST_LESSON: Duration = Duration::from_micros(100);
 
 /// What one kind may do this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,21 +65,33 @@ pub(crate) struct Allowance {
 /// [`NavDiagnostics::work`]).
 #[derive(Resource, Default)]
 pub(crate) struct WorkMeter {
-    /// Per kind, units done this frame.
+    /// Per kind, units done this frame, and the time they took.
     spent: [u64; 4],
-    /// Per kind, units done a millisecond in the slices so far (`None` before the first).
+    took: [Duration; 4],
+    /// Per kind, whether it had work last frame, and this frame so far: the time is shared
+    /// among the kinds that have work.
+    busy: [bool; 4],
+    busy_now: [bool; 4],
+    /// Per kind, units done a millisecond in the slices so far (`None` before the first lesson).
     rates: [Option<f64>; 4],
+    /// Per kind, the units and time of the slices since the last lesson.
+    lessons: [(u64, Duration); 4],
 }
 
 impl WorkMeter {
     /// A new frame: no work done yet (the plugin's first system calls it).
     pub(crate) fn begin_frame(&mut self) {
         self.spent = [0; 4];
+        self.took = [Duration::ZERO; 4];
+        self.busy = std::mem::take(&mut self.busy_now);
     }
 
     /// What `kind` may do this frame: what is left of its share of the units (cut to what the
-    /// frame has left) and, with a time budget, its share of the time the tile sync and the
-    /// movement (`outside`: as last frame) leave.
+    /// frame has left) and, with a time budget, what is left of its part of the time the tile
+    /// sync and the movement (`outside`: as last frame) leave. The time is parted among the
+    /// kinds that have work (this frame or last), in proportion to their shares: a kind alone
+    /// gets all of it. A kind drawn on by more than one system, as searches are, shares both
+    /// among them.
     pub(crate) fn allowance(
         &self,
         budget: &WorkBudget,
@@ -87,8 +104,13 @@ impl WorkMeter {
         let units = mine.min(budget.units.saturating_sub(diagnostics.work)).max(1);
         let deadline = budget.time.map(|time| {
             let left = time.saturating_sub(diagnostics.sync_time + outside);
-            let part = share as f64 / budget.shares.total().max(1) as f64;
-            Moment::now().after(left.mul_f64(part.min(1.0)))
+            let others: u64 = (self.busy.iter().zip(&self.busy_now).enumerate())
+                .filter(|&(k, (&was, &is))| k != kind.index() && (was || is))
+                .map(|(k, _)| KINDS[k].share(&budget.shares))
+                .sum();
+            let part = share as f64 / share.saturating_add(others).max(1) as f64;
+            let mine = left.mul_f64(part.min(1.0));
+            Moment::now().after(mine.saturating_sub(self.took[kind.index()]))
         });
         Allowance { units, deadline }
     }
@@ -113,8 +135,8 @@ impl WorkMeter {
         allowance.units.min(in_time).max(1)
     }
 
-    /// `kind` did `units` of work in `took`: counted against the frame, and (a slice long
-    /// enough to tell, with a time budget) its rate learnt.
+    /// `kind` did `units` of work in `took`: counted against the frame, and (with a time
+    /// budget, once its slices add up to long enough to tell) its rate learnt.
     pub(crate) fn spend(
         &mut self,
         budget: &WorkBudget,
@@ -123,12 +145,20 @@ impl WorkMeter {
         (units, took): (u64, Duration),
     ) {
         diagnostics.work = diagnostics.work.saturating_add(units);
+        self.busy_now[kind.index()] |= units > 0;
         let spent = &mut self.spent[kind.index()];
         *spent = spent.saturating_add(units);
-        if budget.time.is_none() || took < SHORTEST_LESSON || units == 0 {
+        self.took[kind.index()] += took;
+        if budget.time.is_none() || units == 0 {
             return;
         }
-        let measured = units as f64 / (took.as_secs_f64() * 1e3);
+        let lesson = &mut self.lessons[kind.index()];
+        *lesson = (lesson.0.saturating_add(units), lesson.1 + took);
+        if lesson.1 < SHORTEST_LESSON {
+            return;
+        }
+        let measured = lesson.0 as f64 / (lesson.1.as_secs_f64() * 1e3);
+        *lesson = (0, Duration::ZERO);
         let rate = &mut self.rates[kind.index()];
         *rate = Some(rate.map_or(measured, |r| 0.5 * r + 0.5 * measured));
     }
@@ -194,7 +224,8 @@ mod tests {
         meter.begin_frame();
         diagnostics = NavDiagnostics::default();
         assert_eq!(allowance(&meter, &diagnostics, WorkKind::Fields), 300);
-        // 10 ms less 4 of sync and movement: the searches' tenth is 0.6 ms.
+        // 10 ms less 4 of sync and movement, parted among the kinds with work (the fields and
+        // the warm-up last frame, and the searches): the searches' tenth is 0.6 ms.
         diagnostics.sync_time = Duration::from_millis(1);
         let now = Moment::now();
         let searches =
@@ -202,9 +233,29 @@ mod tests {
         let time = searches.deadline.unwrap().since(now);
         let (low, high) = (Duration::from_micros(600), Duration::from_micros(700));
         assert!(time >= low && time < high, "{time:?}");
+        // What an earlier system of the kind took is not the next one's.
+        let outside = Duration::from_millis(3);
+        meter.spend(
+            &budget,
+            WorkKind::Searches,
+            &mut diagnostics,
+            (10, Duration::from_micros(200)),
+        );
+        let now = Moment::now();
+        let next = meter.allowance(&budget, WorkKind::Searches, &diagnostics, outside);
+        let time = next.deadline.unwrap().since(now);
+        let (low, high) = (Duration::from_micros(400), Duration::from_micros(500));
+        assert!(time >= low && time < high, "{time:?}");
         let untimed = WorkBudget { time: None, ..budget };
         let fields = meter.allowance(&untimed, WorkKind::Fields, &diagnostics, zero);
         assert_eq!(fields.deadline, None);
+        // Next frame, only the searches had work last frame: they get all of the 6 ms.
+        meter.begin_frame();
+        let now = Moment::now();
+        let alone = meter.allowance(&budget, WorkKind::Searches, &diagnostics, outside);
+        let time = alone.deadline.unwrap().since(now);
+        let (low, high) = (Duration::from_millis(6), Duration::from_micros(6_100));
+        assert!(time >= low && time < high, "{time:?}");
     }
 
     /// Work that cannot read the clock gets the units its rate does in its time: a slow
@@ -220,11 +271,25 @@ mod tests {
         let spent = (50_000, Duration::from_millis(1));
         meter.spend(&budget, WorkKind::Fields, &mut diagnostics, spent);
         assert_eq!(diagnostics.work, 50_000);
+        // Next frame: its whole share of the time, at the rate it showed.
+        meter.begin_frame();
+        diagnostics = NavDiagnostics::default();
         let learnt = meter.clockless(&budget, WorkKind::Fields, &diagnostics, Duration::ZERO);
         assert!(learnt <= 50_000 && learnt > 45_000, "{learnt}");
-        // Untimed: what is left of the share, whatever the rate.
+        // Slices too short to tell on their own add up: ten of 20 us at 200 units a us.
+        let mut fresh = WorkMeter::default();
+        for _ in 0..10 {
+            let slice = (4_000, Duration::from_micros(20));
+            fresh.spend(&budget, WorkKind::WarmUp, &mut diagnostics, slice);
+        }
+        // (Its share is the whole millisecond, less the 200 us its slices took: 160,000.)
+        let shares = WorkShares { warm_up: 1_000_000, fields: 0, ..shares };
+        let warm = WorkBudget { shares, ..budget };
+        let learnt = fresh.clockless(&warm, WorkKind::WarmUp, &diagnostics, Duration::ZERO);
+        assert!(learnt <= 160_000 && learnt > 150_000, "{learnt}");
+        // Untimed: its share (a new frame: nothing spent yet), whatever the rate.
         let untimed = WorkBudget { time: None, ..budget };
         let all = meter.clockless(&untimed, WorkKind::Fields, &diagnostics, Duration::ZERO);
-        assert_eq!(all, 950_000);
+        assert_eq!(all, 1_000_000);
     }
 }

@@ -42,6 +42,7 @@ mod pathfinder;
 pub(crate) mod precomputed;
 mod query;
 mod result;
+#[cfg(feature = "bevy")]
 pub(crate) mod schedule;
 mod seams;
 mod warmup;
@@ -51,6 +52,7 @@ pub use agent_grid::{AgentGrid, AgentGridBuild};
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
+#[cfg(feature = "bevy")]
 pub(crate) use precomputed::field::check_flee_weight;
 pub use precomputed::field::{DistanceField, FLEE_WEIGHT, MAX_FLEE_WEIGHT};
 pub use precomputed::first_moves::{

@@ -29,8 +29,9 @@ impl Moment {
         self.0.saturating_duration_since(earlier.0)
     }
 
-    /// This moment `after` later.
+    /// This moment `after` later (a year at most: a later one is as good as never, and the
+    /// clock cannot hold every `Duration`).
     pub(crate) fn after(self, after: Duration) -> Self {
-        Self(self.0 + after)
+        Self(self.0 + after.min(Duration::from_secs(365 * 24 * 3600)))
     }
 }

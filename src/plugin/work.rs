@@ -103,11 +103,12 @@ impl WorkMeter {
         let mine = share.saturating_sub(self.spent[kind.index()]);
         let units = mine.min(budget.units.saturating_sub(diagnostics.work)).max(1);
         let deadline = budget.time.map(|time| {
+            // (A year at most: `Duration`'s arithmetic in floats fails near its largest.)
+            let time = time.min(Duration::from_secs(365 * 24 * 3600));
             let left = time.saturating_sub(diagnostics.sync_time + outside);
-            let others: u64 = (self.busy.iter().zip(&self.busy_now).enumerate())
+            let others = (self.busy.iter().zip(&self.busy_now).enumerate())
                 .filter(|&(k, (&was, &is))| k != kind.index() && (was || is))
-                .map(|(k, _)| KINDS[k].share(&budget.shares))
-                .sum();
+                .fold(0u64, |sum, (k, _)| sum.saturating_add(KINDS[k].share(&budget.shares)));
             let part = share as f64 / share.saturating_add(others).max(1) as f64;
             let mine = left.mul_f64(part.min(1.0));
             Moment::now().after(mine.saturating_sub(self.took[kind.index()]))

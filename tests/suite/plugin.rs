@@ -8,11 +8,11 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::baked::BakeError;
-use bevy_tilemap_nav::plugin::WorkBudget;
 use bevy_tilemap_nav::plugin::{
     BakedNavGrid, BakedPaths, NavDiagnostics, NavGridChanged, NavMap, PLUGIN_LANDMARKS, Replanning,
     TilemapNavError, TilemapNavWarning, TraceSearch, TracedSearch, WorldToCellError,
 };
+use bevy_tilemap_nav::plugin::{WorkBudget, WorkShares};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::CELL_WORK;
 use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
@@ -1079,6 +1079,29 @@ fn a_search_time_budget_spreads_searches_and_always_makes_progress() {
     for settings in [no_time, no_share] {
         search_time_budget_case(settings);
     }
+}
+
+/// Extreme budgets are read, not trusted: every share and the total at `u64::MAX` and the time
+/// at `Duration::MAX` (a game's "no limit") answer in the first frames; all at zero still answer,
+/// a little a frame. The same path either way, and no panic.
+#[test]
+fn extreme_work_budgets_answer_and_never_panic() {
+    let all = |n: u64| WorkShares { searches: n, fields: n, precompute: n, warm_up: n };
+    let unlimited =
+        WorkBudget { units: u64::MAX, time: Some(Duration::MAX), shares: all(u64::MAX) };
+    let nothing = WorkBudget { units: 0, time: Some(Duration::ZERO), shares: all(0) };
+    let mut paths = Vec::new();
+    for (work, most) in [(unlimited, 2), (nothing, 20_000)] {
+        let (mut app, _) = walled_map(NavSettings { work, ..settings() });
+        let agent = spawn_astar_agent(&mut app, GridPos::new(2, 2), GridPos::new(60, 2));
+        let answered = (1..=most).find(|_| {
+            app.update();
+            app.world().get::<NavPath>(agent).is_some()
+        });
+        assert!(answered.is_some(), "{work:?}: no path in {most} frames");
+        paths.push(app.world().get::<NavPath>(agent).unwrap().cells.clone());
+    }
+    assert_eq!(paths[0], paths[1]);
 }
 
 fn search_time_budget_case(settings: NavSettings) {

@@ -181,11 +181,12 @@ impl NavField {
 /// 1 with no profile: the field is of the map's own grid.
 ///
 /// How it walks: an agent with [`Avoidance`](super::super::Avoidance) or
-/// [`GridLocked`](super::super::GridLocked) is given its way as a [`NavPath`](super::super::Path)
-/// (read off the field, no search) and walks it as any path. Any other walks straight off the field
-/// with no `NavPath` at all: from each waypoint to the next cell down the field (or, when its follower
-/// is smoothed, to the farthest of the next few in a straight line that costs no more than the way
-/// down), which is what lets tens of thousands follow one field.
+/// [`GridLocked`](super::super::GridLocked) is given its way as a
+/// [`NavPath`](super::super::NavPath) (read off the field, no search) and walks it as any path. Any
+/// other walks straight off the field with no `NavPath` at all: from each waypoint to the next cell
+/// down the field (or, when its follower is smoothed, to the farthest of the next few in a straight
+/// line that costs no more than the way down), which is what lets tens of thousands follow one
+/// field.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FollowField(pub Entity);
 

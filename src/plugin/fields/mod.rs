@@ -2,8 +2,9 @@
 //! goals instead of searching each. A [`NavField`] entity asks the plugin to keep the field of some
 //! goals on a map in step with it (repaired where cells change); agents with [`FollowField`] walk
 //! down it: those that steer ([`Avoidance`](super::Avoidance)) or move tile by tile
-//! ([`GridLocked`](super::GridLocked)) by a [`NavPath`](super::Path) read off the field, the others
-//! straight off the field, a waypoint at a time ([`walk_fields`]), with no path of their own.
+//! ([`GridLocked`](super::GridLocked)) by a [`NavPath`](super::NavPath) read off the field, the
+//! others straight off the field, a waypoint at a time ([`walk_fields`]), with no path of their
+//! own.
 //!
 //! - `field`: the field entities ([`NavField`]), kept in step with their maps ([`keep_fields`]);
 //! - `follow`: followers that steer or move tile by tile, given a path read off the field

@@ -127,8 +127,9 @@ pub struct WorkShares {
     pub searches: u64,
     /// [`NavField`](super::NavField) builds for new goals, all fields together (repairs after
     /// cells change, and flee fields, are done whole). Default 200,000: 25,000 settled cells,
-    /// a field over a 512 x 512 map in about a dozen frames. Followers follow the field it
-    /// replaces meanwhile.
+    /// a field over a 512 x 512 map in about a dozen frames when counted in units alone (with a
+    /// `time`, as many more as its part of the frame's time asks). Followers follow the field
+    /// it replaces meanwhile.
     pub fields: u64,
     /// What maps with [`PrecomputePaths`](super::PrecomputePaths) keep, built in slices
     /// ([`PrecomputeBuilds::Sliced`], or `Auto` where there are no threads), all maps together.
@@ -137,7 +138,8 @@ pub struct WorkShares {
     /// Each map's grids for kinds of agents, then what its searches derive from its cells
     /// (component labels, which answer "unreachable" without a search, and jump point
     /// search's bits; see [`GridWarmup`](crate::search::GridWarmup)), all maps together.
-    /// Default 100,000: a 256 x 256 map warms in 7 frames, 1,000 x 1,000 in 100, and no first
+    /// Default 100,000: counted in units alone, a 256 x 256 map warms in 7 frames, 1,000 x 1,000
+    /// in 100 (with a `time`, as many more as its part of the frame's time asks), and no first
     /// search stalls a frame. Until a map is warm its searches go without (plain A*, an
     /// unreachable goal found by searching): the same path costs.
     pub warm_up: u64,

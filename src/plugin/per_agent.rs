@@ -194,7 +194,7 @@ pub(crate) fn answer_ranges(
     let allowance = work.allowance(WorkKind::Searches);
     let cells = allowance.units / CELL_WORK;
     let mut budget = u32::try_from(cells).unwrap_or(u32::MAX).max(1);
-    let past = || allowance.deadline.is_some_and(|d| Moment::now() >= d);
+    let past = || allowance.out_of_time();
     // It goes on while its request is there and asks the same (put on again or not).
     let mut run = running
         .take()

@@ -60,6 +60,13 @@ pub(crate) struct Allowance {
     pub(crate) deadline: Option<Moment>,
 }
 
+impl Allowance {
+    /// Its time is up (never, without a time budget).
+    pub(crate) fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Moment::now() >= d)
+    }
+}
+
 /// What each kind did this frame, and the rates learnt of the work that cannot read the clock
 /// as it goes (a resource; all kinds' units together are also counted in
 /// [`NavDiagnostics::work`]).

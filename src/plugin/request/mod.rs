@@ -146,9 +146,8 @@ pub(crate) fn answer_requests(
     nav.queue.links.gather(&nav.maps, &links, &nav.seams.places);
     nav.queue.links.hierarchical = nav.work.settings.world_search == WorldSearch::Hierarchical;
     let allowance = nav.work.allowance(WorkKind::Searches);
-    let deadline = allowance.deadline;
-    let out_of_time = move || deadline.is_some_and(|d| Moment::now() >= d);
-    let timed: Option<&dyn Fn() -> bool> = deadline.map(|_| &out_of_time as _);
+    let out_of_time = move || allowance.out_of_time();
+    let timed: Option<&dyn Fn() -> bool> = allowance.deadline.map(|_| &out_of_time as _);
     // (What movement ranges used of the searches' share is not the requests' to use.)
     let cells = allowance.units / CELL_WORK;
     let budget = Budget::new(u32::try_from(cells).unwrap_or(u32::MAX).max(1), timed);
@@ -642,7 +641,7 @@ pub(crate) fn warm_world_graphs(
     let began = Moment::now();
     let allowance = work.allowance(WorkKind::Searches);
     let grids = agent_grids(&maps, AgentKind::PLAIN);
-    let past = || allowance.deadline.is_some_and(|d| Moment::now() >= d);
+    let past = || allowance.out_of_time();
     let done = graphs.warm(&grids, links, AgentKind::PLAIN, allowance.units, past);
     work.spend(WorkKind::Searches, done, began.elapsed());
 }

@@ -103,9 +103,11 @@ pub struct WorkBudget {
     /// and the movement (as last frame) leave of it, parted among the kinds that have work in
     /// proportion to their shares (a kind alone gets all of it). A game whose movement is heavy,
     /// say with [`Avoidance`](super::Avoidance), then searches and builds a little less a frame
-    /// rather than overrun. Work that cannot read the clock as it goes (builds) is given the
-    /// units it did in that time in the frames before. `None`: counted in units only, never by
-    /// the clock: frame counts do not depend on the machine. Default: 0.8 ms.
+    /// rather than overrun, but never less than a quarter of `time` (where the sync and the
+    /// movement alone overrun it, builds would otherwise never finish). Work that cannot read
+    /// the clock as it goes (builds) is given the units it did in that time in the frames
+    /// before. `None`: counted in units only, never by the clock: frame counts do not depend on
+    /// the machine. Default: 0.8 ms.
     pub time: Option<std::time::Duration>,
     /// Each kind's most units a frame.
     pub shares: WorkShares,

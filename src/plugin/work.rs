@@ -47,6 +47,11 @@ impl WorkKind {
 /// millisecond: a slow machine's (BENCHMARKS.md gives the rates measured).
 const FIRST_UNITS_PER_MS: f64 = 10_000.0;
 
+/// The work's time a frame is never less than this part of the budget's `time` (here a quarter),
+/// however long the tile sync and the movement take: so that builds and searches go on at a
+/// pace where those alone overrun the budget (a debug build in a browser did: `web/`).
+const WORK_FLOOR: u32 = 4;
+
 /// A rate is learnt from slices that took this long together, not less (the clock's grain, a
 /// cold cache): short slices are added up until they do.
 const SHORTEST_LESSON: Duration = Duration::from_micros(100);
@@ -95,7 +100,8 @@ impl WorkMeter {
 
     /// What `kind` may do this frame: what is left of its share of the units (cut to what the
     /// frame has left) and, with a time budget, what is left of its part of the time the tile
-    /// sync and the movement (`outside`: as last frame) leave. The time is parted among the
+    /// sync and the movement (`outside`: as last frame) leave, and never less than its part of
+    /// a [`WORK_FLOOR`]th of the time. The time is parted among the
     /// kinds that have work (this frame or last), in proportion to their shares: a kind alone
     /// gets all of it. A kind drawn on by more than one system, as searches are, shares both
     /// among them.
@@ -112,7 +118,10 @@ impl WorkMeter {
         let deadline = budget.time.map(|time| {
             // (A year at most: `Duration`'s arithmetic in floats fails near its largest.)
             let time = time.min(Duration::from_secs(365 * 24 * 3600));
-            let left = time.saturating_sub(diagnostics.sync_time + outside);
+            // However long the sync and the movement take, the work gets a part of the time
+            // (WORK_FLOOR): on a slow machine (a debug build in a browser) they could take all
+            // of it, and the builds would then go on by a unit a frame, never to finish.
+            let left = time.saturating_sub(diagnostics.sync_time + outside).max(time / WORK_FLOOR);
             let others = (self.busy.iter().zip(&self.busy_now).enumerate())
                 .filter(|&(k, (&was, &is))| k != kind.index() && (was || is))
                 .fold(0u64, |sum, (k, _)| sum.saturating_add(KINDS[k].share(&budget.shares)));
@@ -253,6 +262,14 @@ mod tests {
         let next = meter.allowance(&budget, WorkKind::Searches, &diagnostics, outside);
         let time = next.deadline.unwrap().since(now);
         let (low, high) = (Duration::from_micros(400), Duration::from_micros(500));
+        assert!(time >= low && time < high, "{time:?}");
+        // Movement over the whole 10 ms: the searches' tenth of the floor's 2.5 ms, less the
+        // 200 us they took.
+        let now = Moment::now();
+        let heavy = Duration::from_millis(12);
+        let floor = meter.allowance(&budget, WorkKind::Searches, &diagnostics, heavy);
+        let time = floor.deadline.unwrap().since(now);
+        let (low, high) = (Duration::from_micros(50), Duration::from_micros(150));
         assert!(time >= low && time < high, "{time:?}");
         let untimed = WorkBudget { time: None, ..budget };
         let fields = meter.allowance(&untimed, WorkKind::Fields, &diagnostics, zero);

@@ -90,13 +90,14 @@ serve() {
   local port
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   python3 -m http.server "$port" --bind 127.0.0.1 --directory "$site" >"$target/http.log" 2>&1 &
-  local server=$!
-  trap 'kill $server 2>/dev/null || true' RETURN
+  local server=$! status=0
   for _ in $(seq 50); do
     curl -s -o /dev/null "http://127.0.0.1:$port/index.html" && break
     sleep 0.1
   done
-  url="http://127.0.0.1:$port/index.html" "$@"
+  url="http://127.0.0.1:$port/index.html" "$@" || status=$?
+  kill "$server" 2>/dev/null || true
+  return "$status"
 }
 
 

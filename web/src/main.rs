@@ -63,7 +63,6 @@ struct Scene {
     /// A small random number generator's state.
     seed: u64,
     field: Option<Entity>,
-    runner: Option<Entity>,
     frames: u32,
     walker_arrivals: u32,
     flock_arrivals: u32,
@@ -139,7 +138,6 @@ fn populate(mut commands: Commands, maps: Res<NavMaps>, mut scene: ResMut<Scene>
         commands.spawn((at(&mut scene), PathFollower::new(150.0), FollowField(field), Role::Flock));
     }
     scene.field = Some(field);
-    scene.runner = Some(runner);
 }
 
 /// Counts arrivals and sends walkers and the runner somewhere new.
@@ -157,10 +155,8 @@ fn send_on(
     for arrival in arrived.read() {
         scene.second_arrivals += 1;
         match roles.get(arrival.entity) {
-            Ok(Role::Walker | Role::Runner) => {
-                if roles.get(arrival.entity) == Ok(&Role::Walker) {
-                    scene.walker_arrivals += 1;
-                }
+            Ok(&role @ (Role::Walker | Role::Runner)) => {
+                scene.walker_arrivals += u32::from(role == Role::Walker);
                 let goal = open[scene.below(open.len())];
                 commands.entity(arrival.entity).insert(PathRequest::to(goal));
             }

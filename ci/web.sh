@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The plugin in a browser: builds for wasm32-unknown-unknown and runs the build in headless
-# Chromium. CI runs `bash ci/web.sh scene`; it works the same by hand on a machine like CI's.
+# Chromium. CI runs `bash ci/web.sh build` (in the background) then `bash ci/web.sh run`; it
+# works the same by hand on a machine like CI's.
 #
 #   bash ci/web.sh install          what the web build needs (below), if missing
 #   bash ci/web.sh build            install, then the headless scene (web/) built for wasm32 and
@@ -85,9 +86,11 @@ build_example() {
   bind "$target/$wasm_target/debug/examples/$name.wasm" "$name"
 }
 
-# Serves the site on a free local port while "$@" runs, with the page's address in $url.
-serve() {
-  local port
+# Serves the site on a free local port and opens its page, with QUERY after its address, in
+# headless Chromium (web/run.cjs, which is given ARGS).
+in_browser() {
+  local query=$1 port
+  shift
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   python3 -m http.server "$port" --bind 127.0.0.1 --directory "$site" >"$target/http.log" 2>&1 &
   local server=$! status=0
@@ -95,15 +98,13 @@ serve() {
     curl -s -o /dev/null "http://127.0.0.1:$port/index.html" && break
     sleep 0.1
   done
-  url="http://127.0.0.1:$port/index.html" "$@" || status=$?
+  NODE_MODULES="$tools/node/node_modules" node web/run.cjs "http://127.0.0.1:$port/index.html$query" "$@" ||
+    status=$?
   kill "$server" 2>/dev/null || true
   return "$status"
 }
 
-
-run_scene() {
-  serve sh -c 'NODE_MODULES="$0/node/node_modules" node web/run.cjs "$url" scene 120' "$tools"
-}
+run_scene() { in_browser "" scene 120; }
 
 started=$SECONDS
 case "${1:-scene}" in
@@ -124,8 +125,8 @@ case "${1:-scene}" in
     png=${3:-$target/web-$name.png}
     install
     build_example "$name"
-    serve sh -c 'NODE_MODULES="$0/node/node_modules" node web/run.cjs "$url?pkg=$1" screenshot "$2" 20' "$tools" "$name" "$png"
+    in_browser "?pkg=$name" screenshot "$png" 20
     python3 ci/check_png.py "$png"
     ;;
-  *) echo "usage: bash ci/web.sh [install | build | scene | example NAME [PNG]]"; exit 2 ;;
+  *) echo "usage: bash ci/web.sh [install | build | run | scene | example NAME [PNG]]"; exit 2 ;;
 esac

@@ -62,6 +62,8 @@ enum Role {
 struct Scene {
     /// A small random number generator's state.
     seed: u64,
+    /// The level's open cells (it does not change), taken when it is served.
+    open: Vec<GridPos>,
     field: Option<Entity>,
     frames: u32,
     walker_arrivals: u32,
@@ -89,6 +91,12 @@ impl Scene {
         self.seed = self.seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((self.seed >> 33) % n.max(1) as u64) as usize
     }
+
+    /// One of the level's open cells, at random.
+    fn open_cell(&mut self) -> GridPos {
+        let k = self.below(self.open.len());
+        self.open[k]
+    }
 }
 
 /// Reads the level and serves it with precomputed paths.
@@ -104,27 +112,22 @@ fn serve_level(mut commands: Commands, mut exit: MessageWriter<AppExit>) {
     }
 }
 
-/// The open cells of the served map.
-fn open_cells(map: &NavMap) -> Vec<GridPos> {
-    map.grid.positions().filter(|&p| map.grid.is_passable(p)).collect()
-}
-
 /// Spawns the agents and the field once the map is served.
 fn populate(mut commands: Commands, maps: Res<NavMaps>, mut scene: ResMut<Scene>) {
     let Some(map) = maps.first() else { return };
     if scene.field.is_some() {
         return;
     }
-    let open = open_cells(map);
+    scene.open = map.grid.positions().filter(|&p| map.grid.is_passable(p)).collect();
     let at = |scene: &mut Scene| {
-        let cell = open[scene.below(open.len())];
+        let cell = scene.open_cell();
         Transform::from_translation(map.geometry.cell_to_world(cell).extend(0.0))
     };
     for _ in 0..WALKERS {
-        let (start, goal) = (at(&mut scene), open[scene.below(open.len())]);
+        let (start, goal) = (at(&mut scene), scene.open_cell());
         commands.spawn((start, PathFollower::new(160.0), PathRequest::to(goal), Role::Walker));
     }
-    let (start, goal) = (at(&mut scene), open[scene.below(open.len())]);
+    let (start, goal) = (at(&mut scene), scene.open_cell());
     let runner =
         commands.spawn((start, PathFollower::new(90.0), PathRequest::to(goal), Role::Runner)).id();
     for _ in 0..CHASERS {
@@ -132,7 +135,7 @@ fn populate(mut commands: Commands, maps: Res<NavMaps>, mut scene: ResMut<Scene>
         let chase = PathRequest::chase(runner);
         commands.spawn((start, PathFollower::new(170.0), chase, Role::Chaser));
     }
-    let goal = open[scene.below(open.len())];
+    let goal = scene.open_cell();
     let field = commands.spawn(NavField::new(map.entity, vec![goal])).id();
     for _ in 0..FLOCK {
         commands.spawn((at(&mut scene), PathFollower::new(150.0), FollowField(field), Role::Flock));
@@ -143,21 +146,18 @@ fn populate(mut commands: Commands, maps: Res<NavMaps>, mut scene: ResMut<Scene>
 /// Counts arrivals and sends walkers and the runner somewhere new.
 fn send_on(
     mut commands: Commands,
-    maps: Res<NavMaps>,
     mut scene: ResMut<Scene>,
     mut arrived: MessageReader<Arrived>,
     mut failed: MessageReader<PathFailed>,
     roles: Query<&Role>,
 ) {
     scene.failed += failed.read().count() as u32;
-    let Some(map) = maps.first() else { return };
-    let open = open_cells(map);
     for arrival in arrived.read() {
         scene.second_arrivals += 1;
         match roles.get(arrival.entity) {
             Ok(&role @ (Role::Walker | Role::Runner)) => {
                 scene.walker_arrivals += u32::from(role == Role::Walker);
-                let goal = open[scene.below(open.len())];
+                let goal = scene.open_cell();
                 commands.entity(arrival.entity).insert(PathRequest::to(goal));
             }
             Ok(Role::Chaser) => scene.chaser_arrivals += 1,
@@ -168,19 +168,13 @@ fn send_on(
 }
 
 /// Every two seconds the flock's field leads somewhere else (built again in slices).
-fn move_field_goal(
-    time: Res<Time>,
-    maps: Res<NavMaps>,
-    mut scene: ResMut<Scene>,
-    mut fields: Query<&mut NavField>,
-) {
-    let (Some(map), Some(field)) = (maps.first(), scene.field) else { return };
+fn move_field_goal(time: Res<Time>, mut scene: ResMut<Scene>, mut fields: Query<&mut NavField>) {
+    let Some(field) = scene.field else { return };
     let now = time.elapsed_secs();
     if (now / 2.0).floor() == ((now - time.delta_secs()) / 2.0).floor() {
         return;
     }
-    let open = open_cells(map);
-    let goal = open[scene.below(open.len())];
+    let goal = scene.open_cell();
     if let Ok(mut field) = fields.get_mut(field) {
         field.goals = vec![goal];
     }

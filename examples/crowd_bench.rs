@@ -18,7 +18,11 @@
 //!   (`PathRequest::chase`, 49 to a target, stopping within 2 tiles), sent once;
 //! - `field`: 10,000 agents follow one `NavField` to one goal (`FollowField`), each sent back
 //!   to a random open cell when it arrives: they walk straight off the field, no path each;
-//! - `fieldavoidance`: the same 10,000 with `Avoidance` (each then walks its way as a `NavPath`).
+//! - `fieldavoidance`: the same 10,000 with `Avoidance` (each then walks its way as a `NavPath`);
+//! - `chunks`: the map cut into tilemaps of 64 x 64 tiles side by side (the plugin joins them
+//!   into one world at their seams), 300 agents sent to random world points across it
+//!   (`PathGoal::World`) on arrival or every 2 s. It also prints requests answered and failed
+//!   per second of game time (`WorldSearch` from `CROWD_WORLD=hierarchical`, else the default).
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`); `lak304d` (193 x 194) when named. It also times the first
@@ -51,7 +55,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::io::movingai::load_map;
-use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavDiagnostics, NavField};
+use bevy_tilemap_nav::plugin::{Arrival, FollowField, NavDiagnostics, NavField, WorldSearch};
 use bevy_tilemap_nav::prelude::*;
 use soak::{FLOOR, TILE, WALL};
 use support::Rng;
@@ -72,7 +76,12 @@ enum Situation {
     Chase,
     Field,
     FieldAvoidance,
+    Chunks,
 }
+
+/// Agents, and the side of a tilemap, in the `chunks` situation.
+const CHUNK_AGENTS: usize = 300;
+const CHUNK: u32 = 64;
 
 /// Agents in the `field` situation.
 const HORDE: usize = 10_000;
@@ -163,6 +172,7 @@ struct Run {
     /// Mean own time of the sync, pathfinding and movement systems.
     parts: [Duration; 3],
     searches: u64,
+    failed: u64,
     paused_frames: usize,
     early_bytes: usize,
     late_bytes: usize,
@@ -208,6 +218,9 @@ fn frame_budget() -> NavSettings {
     if let Some(us) = std::env::var("CROWD_FRAME_US").ok().and_then(|u| u.parse::<u64>().ok()) {
         settings.work.time = Some(Duration::from_micros(us));
     }
+    if std::env::var("CROWD_WORLD").is_ok_and(|w| w.eq_ignore_ascii_case("hierarchical")) {
+        settings.world_search = WorldSearch::Hierarchical;
+    }
     settings
 }
 
@@ -238,7 +251,9 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         .add_systems(Update, timer_start.before(NavSet::SyncGrid))
         .add_systems(Update, timer_stop.after(NavSet::Debug));
 
-    let tiles = soak::spawn_tilemap(&mut app, grid.width(), grid.height(), |pos| {
+    let chunk =
+        if situation == Situation::Chunks { CHUNK } else { grid.width().max(grid.height()) };
+    let tiles = soak::spawn_chunked_tilemap(&mut app, grid.width(), grid.height(), chunk, |pos| {
         if grid.is_passable(pos) { FLOOR } else { WALL }
     });
     app.update();
@@ -259,7 +274,16 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     }
     let speed = 4.0 * TILE; // 4 tiles a second
     let horde = matches!(situation, Situation::Field | Situation::FieldAvoidance);
-    let count = if horde { HORDE } else { AGENTS };
+    let count = match situation {
+        _ if horde => HORDE,
+        Situation::Chunks => CHUNK_AGENTS,
+        _ => AGENTS,
+    };
+    // A goal: a cell of the level, or (chunks) the world point at its centre.
+    let goal_at = |cell: GridPos| match situation {
+        Situation::Chunks => PathRequest::to(PathGoal::World(geometry.cell_to_world(cell))),
+        _ => PathRequest::to(cell),
+    };
     let field = horde.then(|| {
         let goal = open[open.len() / 2];
         app.world_mut().spawn(NavField::new(map, vec![goal])).id()
@@ -274,7 +298,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             true => {
                 PathRequest::chase(agents[k % TARGETS]).with_arrival(Arrival::Within(2.0 * TILE))
             }
-            false => PathRequest::to(goal),
+            false => goal_at(goal),
         };
         let mut agent = app.world_mut().spawn((
             Transform::from_translation(geometry.cell_to_world(at).extend(1.0)),
@@ -300,6 +324,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         Duration::from_secs_f64(ms.parse::<f64>().ok().filter(|ms| *ms >= 0.0).unwrap_or(4.0) / 1e3)
     });
     let mut searches = 0u64;
+    let mut failed = 0u64;
     let mut own = Vec::with_capacity(frames);
     let mut parts = [Duration::ZERO; 3];
     let mut paused_frames = 0;
@@ -332,7 +357,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             if frame >= next_goal_at[k] || arrived.contains(&agent) {
                 next_goal_at[k] = frame + 120;
                 let goal = open[rng.below(open.len() as u32) as usize];
-                app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+                app.world_mut().entity_mut(agent).insert(goal_at(goal));
             }
         }
         app.update();
@@ -344,6 +369,9 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             eprintln!("frame {frame}: wall {last:?} {diagnostics:?}");
         }
         searches += u64::from(diagnostics.searches_finished);
+        failed +=
+            app.world().resource::<Messages<PathFailed>>().iter_current_update_messages().count()
+                as u64;
         own.push(diagnostics.systems_time());
         if frame >= WARM_UP {
             parts[0] += diagnostics.sync_time;
@@ -372,6 +400,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         frames,
         parts,
         searches,
+        failed,
         paused_frames,
         early_bytes,
         late_bytes,
@@ -426,6 +455,7 @@ fn main() {
             Situation::Chase,
             Situation::Field,
             Situation::FieldAvoidance,
+            Situation::Chunks,
         ];
         let only = std::env::var("CROWD_SITUATION").ok().map(|s| s.to_lowercase());
         for situation in situations {
@@ -452,6 +482,14 @@ fn main() {
                 run.early_bytes as f64 / (1 << 20) as f64,
                 run.late_bytes as f64 / (1 << 20) as f64,
             );
+            if situation == Situation::Chunks {
+                let seconds = run.frames.len().max(1) as f64 / 60.0;
+                eprintln!(
+                    "{name} chunks: {:.1} requests answered and {:.1} failed a second",
+                    run.searches as f64 / seconds,
+                    run.failed as f64 / seconds,
+                );
+            }
             let stands = &run.stands;
             eprintln!(
                 "{name} {situation:?}: {} times an agent holding a path moved under half a tile \

@@ -81,16 +81,16 @@ pub struct LinkCrossed {
 }
 
 /// The frame's links in the maps' terms: core [`Link`]s naming maps by their index in
-/// [`NavMaps`], and beside each its entity. Links to a missing map, a cell off its map, or with a
-/// bad cost are left out (they can never be taken).
+/// [`NavMaps`], and beside each its entity, and where the maps of a world lie. Seams
+/// ([`NavSeam`](super::NavSeam)) are not among them: the searches step across them from the
+/// maps' places. Links to a missing map, a cell off its map, or with a bad cost are left out
+/// (they can never be taken).
 #[derive(Default)]
 pub(crate) struct FrameLinks {
     pub(crate) links: Vec<Link>,
     pub(crate) entities: Vec<Entity>,
     /// Where each map (by its index) lies on the lattice of a world of maps that touch.
     pub(crate) places: Vec<Option<Placement>>,
-    /// Which links are seams ([`NavSeam`](super::NavSeam)), beside each link.
-    pub(crate) seams: Vec<bool>,
     /// Searches that start or end in a world go over its graph
     /// ([`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical)).
     pub(crate) hierarchical: bool,
@@ -100,29 +100,38 @@ impl FrameLinks {
     pub(crate) fn gather(
         &mut self,
         maps: &NavMaps,
-        links: &Query<(Entity, &NavLink, Has<super::NavSeam>)>,
+        links: &Query<(Entity, &NavLink), Without<super::NavSeam>>,
         places: &[(Entity, Placement)],
     ) {
         self.links.clear();
         self.entities.clear();
         self.places.clear();
-        self.seams.clear();
         let placed = |map: Entity| places.iter().find(|(m, _)| *m == map).map(|(_, p)| *p);
         self.places.extend(maps.iter().map(|m| placed(m.entity)));
         let end = |e: LinkEnd| {
             let at = maps.map_pos(e.map, e.cell)?;
             maps.get(e.map)?.grid.in_bounds(e.cell).then_some(at)
         };
-        for (entity, link, seam) in links {
+        for (entity, link) in links {
             if let (Some(from), Some(to)) = (end(link.from), end(link.to))
                 && link.cost.is_finite()
                 && link.cost >= 0.0
             {
                 self.links.push(Link { from, to, cost: link.cost, two_way: link.two_way });
                 self.entities.push(entity);
-                self.seams.push(seam);
             }
         }
+    }
+}
+
+impl FrameLinks {
+    /// Whether the map at `index` in [`NavMaps`] joins others of its world at seams.
+    pub(crate) fn joined(&self, index: usize) -> bool {
+        let Some(Some(at)) = self.places.get(index) else { return false };
+        self.places
+            .iter()
+            .enumerate()
+            .any(|(k, p)| k != index && p.is_some_and(|p| p.world == at.world))
     }
 }
 

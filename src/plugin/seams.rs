@@ -25,9 +25,7 @@ use super::map::{NavMap, NavMaps};
 use super::profiles::AgentKind;
 use super::settings::NavSettings;
 use crate::grid::{GridStamp, NavGrid, Neighborhood};
-use crate::search::{
-    Link, LinkedMaps, LinkedPath, MapPos, PathError, Placement, WorldGraph, seam_links,
-};
+use crate::search::{LinkedMaps, LinkedPath, MapPos, PathError, Placement, WorldGraph, seam_links};
 
 /// Marks a [`NavLink`] the plugin keeps across the seam of two maps whose edges touch (see
 /// [`NavSettings::join_touching_maps`]). The plugin spawns and despawns these; paths go through
@@ -203,13 +201,6 @@ pub(crate) fn keep_seams(
 #[derive(Resource, Default)]
 pub(crate) struct WorldGraphs(HashMap<AgentKind, WorldGraph>);
 
-/// The links that are not seams, and where each is in `links`.
-fn not_seams(links: &FrameLinks) -> (Vec<usize>, Vec<Link>) {
-    let own: Vec<usize> = (0..links.links.len()).filter(|&k| !links.seams[k]).collect();
-    let not_seams = own.iter().map(|&k| links.links[k]).collect();
-    (own, not_seams)
-}
-
 impl WorldGraphs {
     /// Works out `agent`'s graph for the chunks that need it, a chunk at a time, until none is
     /// left, `work` units are spent or `stop` says so (one chunk at least). Returns the work
@@ -222,28 +213,22 @@ impl WorldGraphs {
         work: u64,
         stop: impl Fn() -> bool,
     ) -> u64 {
-        let (_, not_seams) = not_seams(links);
-        let world = LinkedMaps::new(grids, &not_seams).with_places(&links.places);
+        let world = LinkedMaps::new(grids, &links.links).with_places(&links.places);
         let graph = self.0.entry(agent).or_default();
         let before = graph.work();
         while !graph.update_within(world, 1) && graph.work() - before < work && !stop() {}
         graph.work() - before
     }
 
-    /// A path over `grids` (each map's grid for `agent`), their seams and the links of `links`
-    /// that are not seams; the legs name links by their place in `links`.
+    /// A path over `grids` (each map's grid for `agent`), their seams and the links of `links`;
+    /// the legs name links by their place in `links`.
     pub(crate) fn find(
         &mut self,
         grids: &[&NavGrid],
         links: &FrameLinks,
         (agent, start, goal): (AgentKind, MapPos, MapPos),
     ) -> Result<LinkedPath, PathError> {
-        let (own, not_seams) = not_seams(links);
-        let world = LinkedMaps::new(grids, &not_seams).with_places(&links.places);
-        let mut found = self.0.entry(agent).or_default().find(world, start, goal)?;
-        for leg in &mut found.legs {
-            leg.then = leg.then.map(|k| own[k]);
-        }
-        Ok(found)
+        let world = LinkedMaps::new(grids, &links.links).with_places(&links.places);
+        self.0.entry(agent).or_default().find(world, start, goal)
     }
 }

@@ -20,13 +20,13 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
-use super::linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement, apart};
+use super::linked::{Lattice, Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement, apart};
 use super::options::Heuristic;
 use super::pathfinder::Pathfinder;
 use super::precomputed::slices::CELL_WORK;
 use super::query::PathQuery;
 use super::result::{PathError, PathResult, SearchStats};
-use super::seams::{Lattice, is_hex, seam_links};
+use super::seams::is_hex;
 use crate::grid::{DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood, reverse};
 
 /// Whether grid `m`'s walks between its nodes are worked out for the grid as it is.
@@ -420,7 +420,7 @@ impl WorldGraph {
         // the seam.
         type Side = (usize, usize, (i64, i64));
         let mut runs: HashMap<Side, Vec<(i64, MapPos, MapPos, f64)>> = HashMap::new();
-        lattice.crossings(false, |from, to, len, dir| {
+        lattice.crossings(maps, false, |from, to, len, dir| {
             let cost = maps[to.map].cost(to.cell).map_or(f64::INFINITY, f64::from) * len;
             let along = if dir.0 != 0 { i64::from(from.cell.y) } else { i64::from(from.cell.x) };
             runs.entry((from.map, to.map, dir)).or_default().push((along, from, to, cost));
@@ -663,12 +663,22 @@ impl WorldGraph {
         }
         let pair = [world.maps[start.map], world.maps[goal.map]];
         let place = |m: usize| world.places.get(m).copied().flatten();
-        let places = [place(start.map), place(goal.map)];
-        let seams = seam_links(&pair, &places);
-        if seams.is_empty() {
+        let (a, b) = (place(start.map)?, place(goal.map)?);
+        // Their boxes on the lattice touch (or overlap) when each reaches the other's edge.
+        let reaches = |p: Placement, len: u32, q: Placement| p.x.saturating_add(len.into()) >= q.x;
+        let reaches_up =
+            |p: Placement, len: u32, q: Placement| p.y.saturating_add(len.into()) >= q.y;
+        let touch = a.world == b.world
+            && reaches(a, pair[0].width(), b)
+            && reaches(b, pair[1].width(), a)
+            && reaches_up(a, pair[0].height(), b)
+            && reaches_up(b, pair[1].height(), a);
+        if !touch {
             return None;
         }
-        let both = LinkedMaps::new(&pair, &seams).with_places(&places);
+        let places = [Some(a), Some(b)];
+        // (Placed on one world, the two join at their seam.)
+        let both = LinkedMaps::new(&pair, &[]).with_places(&places);
         let query = PathQuery::new(MapPos::new(0, start.cell), MapPos::new(1, goal.cell));
         let mut near = self.pathfinder.find(both, &query).ok()?;
         for leg in &mut near.legs {

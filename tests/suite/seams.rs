@@ -12,7 +12,8 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
 use bevy_tilemap_nav::plugin::{
-    LinkEnd, NavLink, NavMaps, NavSeam, OnNavMap, WorkBudget, WorldSearch,
+    LinkEnd, NavDiagnostics, NavLink, NavMaps, NavSeam, OnNavMap, WorkBudget, WorkShares,
+    WorldSearch,
 };
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
@@ -783,6 +784,32 @@ fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
     );
 }
 
+/// The exact search over the placed chunks with only the teleporters listed (the seams
+/// stepped across from the places, no seam links) answers as `best` (seams listed): the same
+/// cost, or the same error, with a path walked legally across the seams.
+fn seams_unlisted_answer_the_same(
+    world: &CutWorld,
+    teleporters: &[Link],
+    (start, goal): (MapPos, MapPos),
+    best: &Result<LinkedPath, PathError>,
+) {
+    let refs: Vec<&NavGrid> = world.grids.iter().collect();
+    let joined = LinkedMaps::new(&refs, teleporters).with_places(&world.places);
+    let found = Pathfinder::new().find(joined, &PathQuery::new(start, goal));
+    let label = format!("{} {start:?} -> {goal:?}", world.label);
+    match (best, &found) {
+        (Ok(best), Ok(found)) => {
+            let tolerance = 1e-6 * best.cost.max(1.0);
+            assert!((found.cost - best.cost).abs() <= tolerance, "{label}: {}", found.cost);
+            let walked = walked_cost(&world.grids, teleporters, &world.seams, found);
+            assert!((walked - found.cost).abs() <= tolerance, "{label}: walked {walked}");
+            assert_eq!(found.legs[0].path.cells[0], start.cell, "{label}");
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "{label}"),
+        _ => panic!("{label}: {:?} listed, {:?} not", best.as_ref().map(|p| p.cost), found),
+    }
+}
+
 /// The cost of `path` walked step by step: each step legal on its grid, each leg joined to the
 /// next by the link it names or by a step across a seam.
 fn walked_cost(grids: &[NavGrid], links: &[Link], seams: &[Link], path: &LinkedPath) -> f64 {
@@ -892,6 +919,7 @@ fn world_graph_oracle(edges: bool, hex: bool) {
                 let (start, goal) = (world.at(a), world.at(b));
                 let label = format!("{} round {round}, {a} -> {b}", world.label);
                 let best = pathfinder.find(exact, &PathQuery::new(start, goal));
+                seams_unlisted_answer_the_same(&world, &teleporters, (start, goal), &best);
                 let found = graph.find(only_teleporters, start, goal);
                 match (&best, &found) {
                     (Ok(best), Ok(found)) => {
@@ -1113,5 +1141,87 @@ fn hex_maps_side_by_side_join_at_their_edges() {
         assert_eq!(joined, seams, "{system:?}: maps a line off joined");
         let maps = app.world().resource::<NavMaps>();
         assert!(maps.get(far).is_some() && maps.get(near).is_some());
+    }
+}
+
+/// A world of 36 chunks (32 x 32 each), 60 agents sent to world points across it, some sent
+/// again every frame to a goal that moves: with either `WorldSearch`, every request is answered
+/// (a path, or a typed failure) within a bounded number of frames, and with the exact search
+/// no frame expands more cells than the budget's searches share. (Seams are stepped across
+/// from the maps' places: a search does not copy the world's seam links, so a frame's work is
+/// its expansions.)
+#[test]
+fn a_world_of_many_chunks_answers_every_request_within_bounded_frames() {
+    const SIDE: usize = 192;
+    const AGENTS: usize = 60;
+    for search in [WorldSearch::Exact, WorldSearch::Hierarchical] {
+        let mut rng = Rng(4_243);
+        let cells = random_cells(&mut rng, (SIDE, SIDE), (2, 1));
+        let mut app = app_searching(Neighborhood::Eight, CornerRule::NoCornerCutting, search);
+        for y0 in (0..SIDE).step_by(32) {
+            for x0 in (0..SIDE).step_by(32) {
+                spawn_chunk(&mut app, &cells, (x0, x0 + 32), (y0, y0 + 32));
+            }
+        }
+        app.update();
+        app.update();
+        let open: Vec<GridPos> = (0..SIDE * SIDE)
+            .map(|k| GridPos::new((k % SIDE) as u32, (k / SIDE) as u32))
+            .filter(|c| cells[c.y as usize][c.x as usize].is_some())
+            .collect();
+        let pick = |rng: &mut Rng| open[rng.below(open.len() as u32) as usize];
+        let point = |cell: GridPos| world_point(cell) + Vec2::splat(TILE / 2.0);
+        // Each agent, and the frame its request was last sent (answered: `None`).
+        let mut agents: Vec<(Entity, Option<u32>)> = (0..AGENTS)
+            .map(|_| {
+                let (start, goal) = (pick(&mut rng), pick(&mut rng));
+                let request = PathRequest::to(PathGoal::World(point(goal)));
+                let at = Transform::from_translation(point(start).extend(1.0));
+                (app.world_mut().spawn((at, request)).id(), Some(0))
+            })
+            .collect();
+        let budget = WorkShares::default().searches / bevy_tilemap_nav::search::CELL_WORK;
+        let (mut longest, mut answered) = (0u32, 0u32);
+        for frame in 1..=400u32 {
+            // Two agents sent to a new goal every frame (a goal that moves).
+            for _ in 0..2 {
+                let k = rng.below(AGENTS as u32) as usize;
+                let goal = PathGoal::World(point(pick(&mut rng)));
+                app.world_mut().entity_mut(agents[k].0).insert(PathRequest::to(goal));
+                agents[k].1 = agents[k].1.or(Some(frame));
+            }
+            app.update();
+            let diagnostics = *app.world().resource::<NavDiagnostics>();
+            if search == WorldSearch::Exact {
+                assert!(
+                    diagnostics.expansions <= budget,
+                    "{search:?} frame {frame}: {diagnostics:?}"
+                );
+            }
+            for (agent, sent) in &mut agents {
+                let entity = app.world().entity(*agent);
+                if let Some(since) = *sent
+                    && !entity.contains::<PathRequest>()
+                {
+                    assert!(
+                        entity.contains::<NavPath>() || entity.contains::<PathFailed>(),
+                        "{search:?}: request of {agent} neither answered nor failed"
+                    );
+                    longest = longest.max(frame - since);
+                    answered += 1;
+                    *sent = None;
+                }
+            }
+        }
+        // Every request still waiting has not waited past the bound either.
+        for (agent, sent) in &agents {
+            if let Some(since) = sent {
+                longest = longest.max(400 - since);
+                assert!(400 - since <= 120, "{search:?}: {agent} waits since frame {since}");
+            }
+        }
+        eprintln!("{search:?}: {answered} requests answered, the longest wait {longest} frames");
+        assert!(answered >= 300, "{search:?}: {answered} answered");
+        assert!(longest <= 120, "{search:?}: a request waited {longest} frames");
     }
 }

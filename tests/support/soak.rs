@@ -66,33 +66,54 @@ pub fn spawn_tilemap(
     app: &mut App,
     width: u32,
     height: u32,
+    texture: impl FnMut(GridPos) -> u32,
+) -> Vec<Entity> {
+    spawn_chunked_tilemap(app, width, height, width.max(height).max(1), texture)
+}
+
+/// The same level cut into tilemaps of `chunk` x `chunk` tiles (fewer at the right and top
+/// edges), each placed where its tiles lie in the level: the plugin joins them at their seams
+/// into one world. Returns the tiles by the level's position, row by row from the bottom.
+pub fn spawn_chunked_tilemap(
+    app: &mut App,
+    width: u32,
+    height: u32,
+    chunk: u32,
     mut texture: impl FnMut(GridPos) -> u32,
 ) -> Vec<Entity> {
-    let size = TilemapSize { x: width, y: height };
-    let tilemap = app.world_mut().spawn_empty().id();
-    let bundles: Vec<_> = (0..height)
-        .flat_map(|y| (0..width).map(move |x| GridPos::new(x, y)))
-        .map(|pos| {
-            let tile_pos = TilePos { x: pos.x, y: pos.y };
-            (tile_pos, TilemapId(tilemap), TileTextureIndex(texture(pos)))
-        })
-        .collect();
-    let positions: Vec<TilePos> = bundles.iter().map(|b| b.0).collect();
-    let tiles: Vec<Entity> = app.world_mut().spawn_batch(bundles).collect();
-    let mut storage = TileStorage::empty(size);
-    for (pos, &tile) in positions.iter().zip(&tiles) {
-        storage.set(pos, tile);
+    let chunk = chunk.max(1);
+    let mut tiles = vec![Entity::PLACEHOLDER; (width * height) as usize];
+    for y0 in (0..height).step_by(chunk as usize) {
+        for x0 in (0..width).step_by(chunk as usize) {
+            let size = TilemapSize { x: chunk.min(width - x0), y: chunk.min(height - y0) };
+            let tilemap = app.world_mut().spawn_empty().id();
+            let bundles: Vec<_> = (0..size.y)
+                .flat_map(|y| (0..size.x).map(move |x| TilePos { x, y }))
+                .map(|tile_pos| {
+                    let level = GridPos::new(x0 + tile_pos.x, y0 + tile_pos.y);
+                    (tile_pos, TilemapId(tilemap), TileTextureIndex(texture(level)))
+                })
+                .collect();
+            let positions: Vec<TilePos> = bundles.iter().map(|b| b.0).collect();
+            let spawned: Vec<Entity> = app.world_mut().spawn_batch(bundles).collect();
+            let mut storage = TileStorage::empty(size);
+            for (pos, &tile) in positions.iter().zip(&spawned) {
+                storage.set(pos, tile);
+                tiles[((y0 + pos.y) * width + x0 + pos.x) as usize] = tile;
+            }
+            let at = Vec3::new(x0 as f32 * TILE, y0 as f32 * TILE, 0.0);
+            app.world_mut().entity_mut(tilemap).insert((
+                storage,
+                size,
+                TilemapGridSize { x: TILE, y: TILE },
+                TilemapTileSize { x: TILE, y: TILE },
+                TilemapType::Square,
+                TilemapAnchor::None,
+                Transform::from_translation(at),
+                NavTilemap,
+            ));
+        }
     }
-    app.world_mut().entity_mut(tilemap).insert((
-        storage,
-        size,
-        TilemapGridSize { x: TILE, y: TILE },
-        TilemapTileSize { x: TILE, y: TILE },
-        TilemapType::Square,
-        TilemapAnchor::None,
-        Transform::default(),
-        NavTilemap,
-    ));
     tiles
 }
 

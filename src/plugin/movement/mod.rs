@@ -331,7 +331,9 @@ pub(crate) fn follow_paths(
     {
         let mut plan = Plan { replanning, requested };
         let position = transform.translation.truncate();
-        let (map, index) = match walk_from(&maps, indexes, &mut last, &path, position) {
+        let added = follower.is_added();
+        let fresh = added || path.is_changed(); // (its shape is checked then: `walk_from`)
+        let (map, index) = match walk_from(&maps, indexes, &mut last, (&path, fresh), position) {
             Ok(found) => found,
             // Its map is loading again: it stands until the map is served.
             Err(None) => continue,
@@ -347,7 +349,6 @@ pub(crate) fn follow_paths(
             stop(&mut commands, &mut tell, entity, NavError::Start(error));
             continue;
         }
-        let added = follower.is_added();
         let (out, locked) = ((&mut commands, &mut *diagnostics), lock.is_some());
         let agent = (entity, map, index, position);
         keep_walkable(out, &scene, agent, (&mut follower, added, locked), &mut path, &mut plan);
@@ -430,16 +431,18 @@ pub(crate) fn follow_paths(
 /// follow one another in the query). `Err(None)`: the map is loading again (the agent stands
 /// until it is served); `Err(Some(error))`: the agent stops. A hand-made `NavPath` that cannot be
 /// walked is [`NavError::MalformedPath`] (indexing it would panic; an index past its end is
-/// read as its last point); a NaN or infinite position, written by something else, leaves no
-/// way back to the path.
+/// read as its last point), checked when the path is `fresh` (new or changed since last
+/// frame: its points are read once, not every frame; this system changes a path only to
+/// one it makes); a NaN or infinite position, written by
+/// something else, leaves no way back to the path.
 fn walk_from<'m>(
     maps: &'m NavMaps,
     indexes: &'m HashMap<Entity, PathIndex>,
     last: &mut Option<(Entity, &'m NavMap, &'m PathIndex)>,
-    path: &NavPath,
+    (path, fresh): (&NavPath, bool),
     position: Vec2,
 ) -> Result<(&'m NavMap, &'m PathIndex), Option<NavError>> {
-    if malformed(path) {
+    if fresh && malformed(path) {
         return Err(Some(NavError::MalformedPath));
     }
     let on = path.map;

@@ -70,12 +70,10 @@ pub(super) fn begin_linked(
     let walkable =
         |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
     let mut links = FrameLinks { places: frame_links.places.clone(), ..FrameLinks::default() };
-    let all = frame_links.links.iter().zip(&frame_links.entities).zip(&frame_links.seams);
-    for ((link, &entity), &seam) in all {
+    for (link, &entity) in frame_links.links.iter().zip(&frame_links.entities) {
         if walkable(link.from) && walkable(link.to) {
             links.links.push(*link);
             links.entities.push(entity);
-            links.seams.push(seam);
         }
     }
     // Over the world's graph: when asked for, for a plain walk (no cells to walk round, not
@@ -110,10 +108,12 @@ pub(super) fn map_gone(maps: &NavMaps, query: &Plan) -> NavError {
 }
 
 /// After the walk on the start's own map (`direct`) for a request on one map while links
-/// exist: the search through links that could find a cheaper path, if one could. A link could
-/// when walking to its entrance, taking it and walking on from its exit to the goal may cost
-/// less than the walk by the grids' estimates (or when there is no walk). That search is
-/// bounded by the walk's cost, which it finds again if nothing is cheaper.
+/// exist or the map joins others at seams: the search through links and seams that could find
+/// a cheaper path, if one could. A link could when walking to its entrance, taking it and
+/// walking on from its exit to the goal may cost less than the walk by the grids' estimates (or
+/// when there is no walk); a seam could when going out past the map's edge and back may
+/// ([`leaving_helps`]). That search is bounded by the walk's cost, which it finds again if
+/// nothing is cheaper.
 pub(super) fn then_links(
     across: Across,
     entity: Entity,
@@ -122,7 +122,9 @@ pub(super) fn then_links(
     direct: &Result<PathResult, PathError>,
 ) -> Option<LinkedSearch> {
     let (maps, frame_links, _) = across;
-    if frame_links.links.is_empty() {
+    let here = maps.index_of(query.map)?;
+    let joined = frame_links.joined(here);
+    if frame_links.links.is_empty() && !joined {
         return None;
     }
     let bound = match direct {
@@ -131,7 +133,6 @@ pub(super) fn then_links(
         Err(_) => return None,
     };
     let map = maps.get(query.map)?;
-    let here = maps.index_of(query.map)?;
     let grid = map.grid_for(query.agent)?;
     let moves = grid.neighborhood();
     let heuristic = Heuristic::default_for(moves);
@@ -144,11 +145,41 @@ pub(super) fn then_links(
             entrance.map == here && bound.is_none_or(|cost| through < cost - 1e-9)
         })
     };
-    if !frame_links.links.iter().any(helps) {
+    let world_least = maps.iter().filter_map(|m| m.grid.min_cost()).min().unwrap_or(1);
+    let leaves = joined && leaving_helps(grid, (query.start, query.goal), world_least, bound);
+    if !leaves && !frame_links.links.iter().any(helps) {
         return None;
     }
     let slack = bound.map(|cost| cost + 1e-9 * cost.max(1.0));
     begin_linked(across, entity, around, query, slack)
+}
+
+/// Whether a path from `start` to `goal` (cells of `grid`) that leaves the grid across a seam
+/// may cost less than `bound` (`None`: no walk on the grid alone): it passes a cell just
+/// outside the grid's edge, so it costs at least the estimate to there and on to the goal,
+/// at `least` a step (the cheapest cell of any map). On a hex grid: always.
+pub(super) fn leaving_helps(
+    grid: &NavGrid,
+    (start, goal): (GridPos, GridPos),
+    least: u32,
+    bound: Option<f64>,
+) -> bool {
+    let Some(bound) = bound else { return true };
+    let moves = grid.neighborhood();
+    if moves.is_hex() {
+        return true;
+    }
+    let heuristic = Heuristic::default_for(moves);
+    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+    let apart = |a: GridPos, (x, y): (i64, i64)| {
+        let d =
+            |p: u32, q: i64| u32::try_from((i64::from(p) - q).unsigned_abs()).unwrap_or(u32::MAX);
+        heuristic.distance(d(a.x, x), d(a.y, y))
+    };
+    let ring =
+        (-1..=w).flat_map(|x| [(x, -1), (x, h)]).chain((0..h).flat_map(|y| [(-1, y), (w, y)]));
+    let out = ring.map(|x| apart(start, x) + apart(goal, x)).fold(f64::INFINITY, f64::min);
+    out * f64::from(least) < bound - 1e-9 * bound.max(1.0)
 }
 
 /// Begins (or goes on with) a search through links for `agent` while the budget lasts (it had

@@ -136,7 +136,7 @@ pub(crate) fn answer_requests(
     mut nav: Answering,
     new_requests: Query<Entity, Changed<PathRequest>>,
     obstacle_agents: Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
-    links: Query<(Entity, &NavLink, Has<NavSeam>)>,
+    links: Query<(Entity, &NavLink), Without<NavSeam>>,
 ) {
     // One system rather than three: each system costs the scheduler a wake-up.
     let frame_began = Moment::now();
@@ -539,8 +539,9 @@ impl Frame<'_, '_, '_> {
         let began = Moment::now();
         let avoid = avoid_for(&nav.obstacles, entity, &query, around);
         // A map with precomputed paths answers a plain request from its table, at once.
-        let plain =
-            avoid.is_empty() && query.agent.is_plain() && !watched && queue.links.links.is_empty();
+        let alone = queue.links.links.is_empty()
+            && nav.maps.index_of(query.map).is_none_or(|k| !queue.links.joined(k));
+        let plain = avoid.is_empty() && query.agent.is_plain() && !watched && alone;
         let asked = (query.start, query.goal, &query.options);
         let table = plain.then(|| table_answer(map, &mut queue.pathfinder, asked)).flatten();
         if let Some(result) = table {

@@ -65,8 +65,9 @@ pub struct Leg {
     /// The walk: cells and cost, as from [`Pathfinder::find`](crate::search::Pathfinder::find) on
     /// one grid.
     pub path: PathResult,
-    /// The link taken at the end of this walk (an index into the links searched), or `None` for
-    /// the last leg.
+    /// The link taken at the end of this walk (an index into the links searched), or `None`:
+    /// the last leg, or (grids placed on one lattice) the next leg begins one step away across
+    /// a seam.
     pub then: Option<usize>,
 }
 
@@ -74,7 +75,8 @@ pub struct Leg {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkedPath {
     /// In order: the first begins at the start, the last ends at the goal, and each but the
-    /// last ends at the entrance of the link it names, whose exit is where the next begins.
+    /// last ends at the entrance of the link it names, whose exit is where the next begins (or,
+    /// naming none, one step across a seam from where the next begins).
     pub legs: Vec<Leg>,
     /// The cost of every walk plus every link taken.
     pub cost: f64,
@@ -126,8 +128,11 @@ impl<'a> LinkedMaps<'a> {
     }
 
     /// The same, with where each grid lies on a lattice shared with others (`places[i]` for
-    /// `maps[i]`): chunks of one world. The search then also estimates the distance to the goal
-    /// across the chunks, and goes as straight at it as on one grid.
+    /// `maps[i]`): chunks of one world. Grids of one world join at their seams: every step one
+    /// grid would allow between cells of two of them is a step of the search (as the links of
+    /// [`seam_links`](crate::search::seam_links) would be, without listing them), and the
+    /// search estimates the distance to the goal across the chunks, going as straight at it as
+    /// on one grid.
     pub fn with_places(self, places: &'a [Option<Placement>]) -> Self {
         Self { places, ..self }
     }

@@ -13,14 +13,18 @@
 //!
 //! - `maps`: the grids and their links ([`LinkedMaps`], [`MapPos`], [`Link`], [`Placement`]),
 //!   and the paths found through them ([`LinkedPath`], [`Leg`]);
+//! - `lattice`: where placed grids lie on their world's lattice, and the steps across the seams
+//!   between grids that touch there ([`Placement`]): the search takes them as steps of one grid;
 //! - `bounds`: the search's estimates (the lattice's for placed grids, the links' way out of a
 //!   grid);
 //! - `search`: the search itself, in slices ([`LinkedSearch`]).
 
 mod bounds;
+mod lattice;
 mod maps;
 mod search;
 
+pub(in crate::search) use lattice::Lattice;
 pub(in crate::search) use maps::apart;
 pub use maps::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub(crate) use search::LinkedSearch;

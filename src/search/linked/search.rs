@@ -9,6 +9,7 @@ use super::super::options::{Algorithm, Heuristic, SearchOptions};
 use super::super::query::{Goals, SearchStep};
 use super::super::result::{PathError, PathResult, SearchStats};
 use super::bounds::{EXACT_EXITS, ExitBound, LatticeBound};
+use super::lattice::Lattice;
 use super::maps::{Leg, Link, LinkedPath, MapPos, Placement};
 use crate::grid::{GridPos, GridStamp, NavGrid};
 
@@ -55,6 +56,8 @@ struct Reached {
 
 /// Nothing: no cell, no link.
 const NONE: u32 = u32::MAX;
+/// In [`Reached::link`]: the step into the cell crossed a seam between two placed grids.
+const SEAM: u32 = u32::MAX - 1;
 
 /// A quick hasher for the search's own keys (cells and components, a few integers each): a
 /// multiply-rotate mix per word. Not for keys an adversary picks (std's SipHash is, and costs
@@ -122,14 +125,14 @@ impl Nodes {
         &mut grid[index]
     }
 
-    /// The cell before `at` on the way the search found, and the link taken from it.
-    fn before(&self, at: MapPos) -> Option<(MapPos, Option<usize>)> {
+    /// The cell before `at` on the way the search found, and how the step from it was made: a
+    /// link's index, [`SEAM`] or [`NONE`] (a step on one grid).
+    fn before(&self, at: MapPos) -> Option<(MapPos, u32)> {
         let node = self.get(at);
         (node.from_map != NONE).then(|| {
             let (map, width) = (node.from_map as usize, self.widths[node.from_map as usize]);
             let cell = GridPos::new(node.from_cell % width, node.from_cell / width);
-            let link = (node.link != NONE).then_some(node.link as usize);
-            (MapPos::new(map, cell), link)
+            (MapPos::new(map, cell), node.link)
         })
     }
 }
@@ -161,6 +164,9 @@ pub(crate) struct LinkedSearch {
     exits: Vec<ExitBound>,
     /// Over grids placed on one world's lattice: the distance on the lattice.
     lattice: Option<LatticeBound>,
+    /// Where placed grids touch, when two or more share a world: the steps across their
+    /// seams, taken as steps of one grid.
+    seams: Option<Lattice>,
     open: BinaryHeap<Open>,
     reached: Nodes,
     stats: SearchStats,
@@ -328,8 +334,10 @@ impl LinkedSearch {
             })
             .collect();
         let lattice = LatticeBound::new(maps, places, &guide, &ways, heuristics[named.map].0);
+        let seams = Some(Lattice::new(maps, places)).filter(Lattice::joins_any);
         let mut search = Self {
             lattice,
+            seams,
             ways,
             way_index,
             start,
@@ -350,7 +358,8 @@ impl LinkedSearch {
         for kept in open_goals.iter().chain([&start]) {
             search.avoid.remove(kept);
         }
-        if !reachable(maps, &search.ways, start, &open_goals) {
+        // (Across seams the components are not joined up ahead: the search finds out.)
+        if search.seams.is_none() && !reachable(maps, &search.ways, start, &open_goals) {
             let goal = named.cell;
             search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal }));
             return Ok(search);
@@ -363,8 +372,13 @@ impl LinkedSearch {
 
     /// A lower bound on the cost from `at` to the goal (its walking part x the weight): a
     /// path either walks to the goal on this grid or leaves it through a link. Infinite where
-    /// neither can be (no link leaves another grid): such cells are not searched.
+    /// neither can be (no link leaves another grid): such cells are not searched. On a grid
+    /// that touches others of its world, a path may leave it across any seam: the distance on
+    /// the lattice bounds it (0 when the goal lies off the world).
     fn estimate(&self, maps: &[&NavGrid], at: MapPos) -> f64 {
+        if self.seams.as_ref().is_some_and(|s| s.is_joined(at.map)) {
+            return self.lattice.as_ref().map_or(0.0, |lattice| lattice.at(at));
+        }
         let (heuristic, scale) = self.heuristics[at.map];
         let grid = maps[at.map];
         let walk = if !self.goal_maps[at.map] {
@@ -401,7 +415,7 @@ impl LinkedSearch {
         let limit = self.options.limit.max_expansions.unwrap_or(u32::MAX);
         let max_cost = self.options.limit.max_cost.unwrap_or(f64::INFINITY);
         let mut left = budget.max(1);
-        let mut next: Vec<(MapPos, f64, Option<usize>)> = Vec::with_capacity(8);
+        let mut next: Vec<(MapPos, f64, u32)> = Vec::with_capacity(8);
         while let Some(Open { g, at, .. }) = self.open.pop() {
             let node = self.reached.get(at);
             if node.closed || g > node.g {
@@ -419,11 +433,17 @@ impl LinkedSearch {
             let grid = maps[at.map];
             next.clear();
             next.extend(
-                grid.neighbors(at.cell).map(|(cell, cost)| (MapPos::new(at.map, cell), cost, None)),
+                grid.neighbors(at.cell).map(|(cell, cost)| (MapPos::new(at.map, cell), cost, NONE)),
             );
+            if let Some(seams) = &self.seams {
+                seams.steps_out(maps, at, true, |to, len, _| {
+                    let cost = maps[to.map].cost(to.cell).map_or(f64::INFINITY, f64::from);
+                    next.push((to, len * cost, SEAM));
+                });
+            }
             if let Some(&(first, count)) = self.way_index.get(&at) {
                 let ways = &self.ways[first as usize..(first + count) as usize];
-                next.extend(ways.iter().map(|&(_, exit, cost, k)| (exit, cost, Some(k))));
+                next.extend(ways.iter().map(|&(_, exit, cost, k)| (exit, cost, k as u32)));
             }
             let from_cell = self.reached.index(at) as u32;
             for &(to, cost, link) in &next {
@@ -440,7 +460,6 @@ impl LinkedSearch {
                 if h == f64::INFINITY {
                     continue; // no way to the goal from there
                 }
-                let link = link.map_or(NONE, |k| k as u32);
                 *self.reached.get_mut(maps, to) =
                     Reached { g: g2, from_map: at.map as u32, from_cell, link, closed: false };
                 let f = g2 + h;
@@ -465,8 +484,8 @@ impl LinkedSearch {
     /// The path to the goal, read back through the steps into each cell: a walk per grid, cut
     /// where a link was taken.
     fn unwind(&self, maps: &[&NavGrid], goal: MapPos) -> LinkedPath {
-        // Back from the goal: each cell, its cost so far, and the link taken into it.
-        let mut trail: Vec<(MapPos, f64, Option<usize>)> = Vec::new();
+        // Back from the goal: each cell, its cost so far, and how the step into it was made.
+        let mut trail: Vec<(MapPos, f64, u32)> = Vec::new();
         let mut at = goal;
         loop {
             let g = self.reached.get(at).g;
@@ -476,7 +495,7 @@ impl LinkedSearch {
                     at = before;
                 }
                 None => {
-                    trail.push((at, g, None));
+                    trail.push((at, g, NONE));
                     break;
                 }
             }
@@ -487,8 +506,9 @@ impl LinkedSearch {
         let mut leg_start = 0.0;
         let mut map = self.start.map;
         for (k, &(pos, g, link)) in trail.iter().enumerate() {
-            if let Some(link) = link {
-                // Taken from the cell before: the walk so far ends there.
+            if link != NONE {
+                // A link taken, or a seam crossed, from the cell before: the walk so far ends
+                // there (a seam's leg names no link).
                 let end_g = trail[k - 1].1;
                 let path = PathResult {
                     cells: std::mem::take(&mut cells),
@@ -497,7 +517,8 @@ impl LinkedSearch {
                     complete: true,
                     neighborhood: maps[map].neighborhood(),
                 };
-                legs.push(Leg { map, path, then: Some(link) });
+                let then = (link != SEAM).then_some(link as usize);
+                legs.push(Leg { map, path, then });
                 leg_start = g;
                 map = pos.map;
             }

@@ -1,0 +1,225 @@
+//! Where placed grids lie on their world's lattice, and the steps across the seams between
+//! grids that touch there.
+
+use std::collections::HashMap;
+
+use super::maps::{MapPos, Placement};
+use crate::grid::{DIRECTIONS, GridPos, NavGrid, Neighborhood, reverse};
+
+/// The placed grids of a set of grids, found by lattice cell. It keeps only where the grids
+/// lie: the grids themselves are given to each call (the same list it was made from).
+#[derive(Clone, Debug)]
+pub(in crate::search) struct Lattice {
+    /// Each grid's place, if it joins a lattice (near enough, and keeping its parity).
+    places: Vec<Option<Placement>>,
+    /// Whether each grid shares its world with another (it has seams to cross).
+    joined: Vec<bool>,
+    /// Grids by (world, bucket column, bucket row) of their cell (0, 0).
+    buckets: HashMap<(u32, i64, i64), Vec<usize>>,
+    /// The side of a bucket: the widest or tallest placed grid.
+    size: i64,
+}
+
+impl Lattice {
+    pub(in crate::search) fn new(maps: &[&NavGrid], places: &[Option<Placement>]) -> Self {
+        let places: Vec<Option<Placement>> = (0..maps.len())
+            .map(|m| {
+                let near = |p: &Placement| p.is_near() && keeps_parity(maps[m], p);
+                places.get(m).copied().flatten().filter(near)
+            })
+            .collect();
+        let size = (0..maps.len())
+            .filter(|&m| places[m].is_some())
+            .map(|m| i64::from(maps[m].width().max(maps[m].height())))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let mut buckets: HashMap<(u32, i64, i64), Vec<usize>> = HashMap::new();
+        for (m, place) in places.iter().enumerate() {
+            if let Some(p) = place {
+                let key = (p.world, p.x.div_euclid(size), p.y.div_euclid(size));
+                buckets.entry(key).or_default().push(m);
+            }
+        }
+        let mut worlds: Vec<u32> = places.iter().flatten().map(|p| p.world).collect();
+        worlds.sort_unstable();
+        let shared = |w: u32| worlds.get(worlds.partition_point(|&v| v < w) + 1) == Some(&w);
+        let joined = places.iter().map(|p| p.is_some_and(|p| shared(p.world))).collect();
+        Self { places, joined, buckets, size }
+    }
+
+    /// Whether two or more grids share a world (only then is there a seam to cross).
+    pub(in crate::search) fn joins_any(&self) -> bool {
+        self.joined.contains(&true)
+    }
+
+    /// Whether grid `map` shares its world with another grid (it has seams to cross).
+    pub(in crate::search) fn is_joined(&self, map: usize) -> bool {
+        self.joined.get(map).copied().unwrap_or(false)
+    }
+
+    fn place(&self, map: usize) -> Option<Placement> {
+        self.places.get(map).copied().flatten()
+    }
+
+    /// The grid of `world` that holds lattice cell (x, y), and its own cell there.
+    fn at(&self, maps: &[&NavGrid], world: u32, x: i64, y: i64) -> Option<(usize, GridPos)> {
+        let (bx, by) = (x.div_euclid(self.size), y.div_euclid(self.size));
+        for key in [(bx, by), (bx - 1, by), (bx, by - 1), (bx - 1, by - 1)] {
+            for &m in self.buckets.get(&(world, key.0, key.1)).into_iter().flatten() {
+                let Some(p) = self.place(m) else { continue };
+                let (lx, ly) = (x - p.x, y - p.y);
+                let grid = maps[m];
+                if lx >= 0
+                    && ly >= 0
+                    && lx < i64::from(grid.width())
+                    && ly < i64::from(grid.height())
+                {
+                    return Some((m, GridPos::new(lx as u32, ly as u32)));
+                }
+            }
+        }
+        None
+    }
+
+    /// No wall or one-way edge of any grid round it touches the corner that the diagonal step
+    /// from lattice cell `at` by `(dx, dy)` passes: each of the four cells round the corner
+    /// has its diagonal through it open in its own grid (the edges between cells of two grids
+    /// are seams, always open).
+    fn corner_clear(
+        &self,
+        maps: &[&NavGrid],
+        world: u32,
+        (x, y): (i64, i64),
+        (dx, dy): (i64, i64),
+    ) -> bool {
+        [(0, 0, dx, dy), (dx, 0, -dx, dy), (0, dy, dx, -dy), (dx, dy, -dx, -dy)].iter().all(
+            |&(ox, oy, ux, uy)| {
+                let Some((m, cell)) = self.at(maps, world, x + ox, y + oy) else { return true };
+                let grid = maps[m];
+                let step = (ux as isize, uy as isize);
+                let d = DIRECTIONS.iter().position(|&s| s == step).unwrap_or(4);
+                grid.neighborhood().is_hex() || grid.exit_open(grid.index(cell), d)
+            },
+        )
+    }
+
+    /// Each step out of a placed grid's border cell into another grid of its world with the
+    /// same moves and corner rule: (from, to, the step's length, its direction). Straight steps
+    /// only, or diagonal ones too (the corner rule read across the seams).
+    pub(in crate::search) fn crossings(
+        &self,
+        maps: &[&NavGrid],
+        diagonals: bool,
+        mut each: impl FnMut(MapPos, MapPos, f64, (i64, i64)),
+    ) {
+        for (a, &grid) in maps.iter().enumerate() {
+            if self.place(a).is_none() {
+                continue;
+            }
+            let (w, h) = (grid.width(), grid.height());
+            let border = (0..w).flat_map(|x| [GridPos::new(x, 0), GridPos::new(x, h - 1)]).chain(
+                (1..h.saturating_sub(1)).flat_map(|y| [GridPos::new(0, y), GridPos::new(w - 1, y)]),
+            );
+            let mut last = None;
+            for cell in border {
+                // (A grid one cell high or wide lists some cells twice.)
+                if last == Some(cell) {
+                    continue;
+                }
+                last = Some(cell);
+                let from = MapPos::new(a, cell);
+                self.steps_out(maps, from, diagonals, |to, len, dir| each(from, to, len, dir));
+            }
+        }
+    }
+
+    /// Each step out of `from` (a cell of a placed grid) across a seam into another grid of
+    /// its world with the same moves and corner rule: (to, the step's length, its direction).
+    /// None from a blocked cell, a cell off the border, or a grid with no place.
+    pub(in crate::search) fn steps_out(
+        &self,
+        maps: &[&NavGrid],
+        from: MapPos,
+        diagonals: bool,
+        mut each: impl FnMut(MapPos, f64, (i64, i64)),
+    ) {
+        let (a, cell) = (from.map, from.cell);
+        let (Some(p), Some(&grid)) = (self.place(a), maps.get(a)) else { return };
+        let (w, h) = (grid.width(), grid.height());
+        let on_border = cell.x == 0 || cell.y == 0 || cell.x + 1 >= w || cell.y + 1 >= h;
+        if !on_border || !grid.is_passable(cell) {
+            return;
+        }
+        let joins = |b: usize| {
+            let other = maps[b];
+            other.neighborhood() == grid.neighborhood() && other.corner_rule() == grid.corner_rule()
+        };
+        let open = |x: i64, y: i64| {
+            self.at(maps, p.world, x, y)
+                .is_some_and(|(m, cell)| joins(m) && maps[m].is_passable(cell))
+        };
+        let straight_only = !diagonals || grid.neighborhood() == Neighborhood::Four;
+        let hex = match grid.neighborhood() {
+            Neighborhood::Hex(coords) => Some(coords),
+            _ => None,
+        };
+        let (x, y) = (p.x + i64::from(cell.x), p.y + i64::from(cell.y));
+        // A hex cell's six steps (its parity is the lattice's: `keeps_parity`); a square
+        // cell's eight.
+        let hex_steps;
+        let steps: &[(isize, isize)] = match hex {
+            Some(coords) => {
+                hex_steps = coords.steps(coords.parity(cell.x as usize, cell.y as usize));
+                &hex_steps
+            }
+            None => &DIRECTIONS,
+        };
+        for (d, &(dx, dy)) in steps.iter().enumerate() {
+            let (dx, dy) = (dx as i64, dy as i64);
+            let diagonal = hex.is_none() && dx != 0 && dy != 0;
+            if diagonal && straight_only {
+                continue;
+            }
+            let (tx, ty) = (i64::from(cell.x) + dx, i64::from(cell.y) + dy);
+            if tx >= 0 && ty >= 0 && tx < i64::from(w) && ty < i64::from(h) {
+                continue; // a step inside the grid
+            }
+            let Some((b, to)) = self.at(maps, p.world, x + dx, y + dy) else { continue };
+            if b == a || !joins(b) || !maps[b].is_passable(to) {
+                continue;
+            }
+            // A wall or ledge on either cell's side across the seam (the diagonals' corners
+            // are read below).
+            let back = reverse(grid.neighborhood(), d);
+            let sides_open = grid.side_open(cell, d, false) && maps[b].side_open(to, back, true);
+            if !diagonal && !sides_open {
+                continue;
+            }
+            let len = if diagonal {
+                if !grid.corner_rule().allows_diagonal(open(x + dx, y), open(x, y + dy))
+                    || !self.corner_clear(maps, p.world, (x, y), (dx, dy))
+                {
+                    continue;
+                }
+                std::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
+            each(MapPos::new(b, to), len, (dx, dy));
+        }
+    }
+}
+
+/// A grid placed at `place` keeps its cells' neighbours on the lattice: always on a square
+/// grid and in axial hex coordinates; in offset hex coordinates only when it is placed an even
+/// number of rows (or columns, for the column systems) from the lattice's origin, so that its
+/// shifted lines are the lattice's.
+fn keeps_parity(grid: &NavGrid, place: &Placement) -> bool {
+    match grid.neighborhood() {
+        Neighborhood::Hex(coords) => {
+            coords.parity(place.x.rem_euclid(2) as usize, place.y.rem_euclid(2) as usize) == 0
+        }
+        _ => true,
+    }
+}

@@ -21,6 +21,8 @@ pub const MAX_REDOS: u32 = 2;
 /// a check of the clock (the core reads no clock: `out_of_time` is the caller's).
 pub struct Budget<'c> {
     expansions: u32,
+    /// The expansions it began with.
+    full: u32,
     out_of_time: Option<&'c dyn Fn() -> bool>,
 }
 
@@ -28,12 +30,23 @@ impl<'c> Budget<'c> {
     /// `expansions` cells, and the time until `out_of_time` says it is up (`None`: no time
     /// limit).
     pub fn new(expansions: u32, out_of_time: Option<&'c dyn Fn() -> bool>) -> Self {
-        Self { expansions, out_of_time }
+        Self { expansions, full: expansions, out_of_time }
     }
 
     /// No limit: a search run whole.
     pub fn whole() -> Self {
-        Self { expansions: u32::MAX, out_of_time: None }
+        Self { expansions: u32::MAX, full: u32::MAX, out_of_time: None }
+    }
+
+    /// Whether a step that cannot stop part-way (a world graph's query, run whole) may begin
+    /// now: without a clock, while cells are left; with one, only on a budget nothing was
+    /// taken from yet, so that a frame runs at most one such step past its other work and
+    /// the frame's time is overrun by one step at most.
+    pub fn fits_whole_step(&self) -> bool {
+        match self.out_of_time {
+            None => self.expansions > 0,
+            Some(_) => self.expansions == self.full && self.left(),
+        }
     }
 
     /// Cells left to expand.

@@ -440,11 +440,19 @@ fn hand_made_paths_that_cannot_be_walked_stop_the_agent_with_an_error() {
             });
         },
     ];
-    for (k, edit) in edits.iter().enumerate() {
+    // Put on as a new path, or edited in place on one already walked for two frames (the
+    // shape of a path is checked when it changes, not every frame).
+    for (k, (edit, in_place)) in edits.iter().flat_map(|e| [(e, false), (e, true)]).enumerate() {
         let (mut app, agent) = agent_with_path(&open_rows(8, 8), GridPos::new(7, 7));
-        let mut path = app.world().get::<NavPath>(agent).unwrap().clone();
-        edit(&mut path);
-        app.world_mut().entity_mut(agent).insert(path);
+        if in_place {
+            app.update();
+            app.update();
+            edit(&mut app.world_mut().get_mut::<NavPath>(agent).unwrap());
+        } else {
+            let mut path = app.world().get::<NavPath>(agent).unwrap().clone();
+            edit(&mut path);
+            app.world_mut().entity_mut(agent).insert(path);
+        }
         for _ in 0..3 {
             app.update();
         }

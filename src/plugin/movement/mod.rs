@@ -1,7 +1,8 @@
 //! Walking agents along their [`NavPath`]s, and planning again when the world changes under them:
 //! the movement system (here), what walking agents carry (`walkers`), agents steering round each
-//! other (`avoidance`, over `orca`'s maths and a `spatial_hash`), and agents holding whole cells
-//! (`gridlock`). Each file imports only those listed before it.
+//! other (`avoidance`, over `orca`'s maths and a `spatial_hash`), agents holding whole cells
+//! (`gridlock`), and which paths pass near which cells (`index`). Each file imports only those
+//! listed before it.
 
 use std::collections::HashMap;
 
@@ -9,6 +10,7 @@ use bevy::prelude::*;
 
 mod avoidance;
 mod gridlock;
+mod index;
 mod orca;
 mod spatial_hash;
 mod walkers;
@@ -18,9 +20,11 @@ pub use walkers::{Avoidance, GridLocked};
 
 use avoidance::{Crowd, Stall, get_on_alone, resolve_stall};
 use gridlock::{LockedStanding, Occupancy, resolve_waits};
+pub(crate) use index::PathIndexes;
+use index::{LinksStirred, PathIndex, passes_near, refile, stirred, update_indexes};
 use walkers::{Standing, Waiting, Walkers, tick_yielding};
 
-use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{
     Arrival, NavError, NavPath, NavTeam, ObstacleCells, PathFollower, PathGoal, PathRequest,
     Replanning, Tell, WhenUnreachable, agent_start, blocks_agent, corner_indices, join_within,
@@ -31,7 +35,7 @@ use crate::plugin::agent::{Arrived, PathFailed};
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
-use crate::plugin::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
+use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
 use crate::plugin::seams::NavSeam;
 use crate::plugin::settings::NavSettings;
 
@@ -80,150 +84,6 @@ fn path_cut(grid: Option<&NavGrid>, path: &NavPath, next: usize) -> bool {
     false
 }
 
-/// Side of the square blocks of cells that [`PathIndex`] files paths under.
-const BLOCK: u32 = 16;
-
-/// Each map's [`PathIndex`], by map entity.
-#[derive(Resource, Default)]
-pub(crate) struct PathIndexes(HashMap<Entity, PathIndex>);
-
-/// Which agents' paths pass through each block of cells of one map, so that a grid change
-/// checks only the paths that pass near it: walking agents elsewhere pay nothing.
-#[derive(Default)]
-pub(crate) struct PathIndex {
-    /// The grid size the blocks were laid out for, and blocks per row.
-    size: (u32, u32),
-    blocks_x: u32,
-    /// The agents filed under each block.
-    blocks: Vec<Vec<Entity>>,
-    /// The blocks each agent is filed under.
-    filed: HashMap<Entity, Vec<u32>>,
-    /// The grid as the paths were last checked against it.
-    seen: Option<GridStamp>,
-    /// Where the map sat in the world then: moved or rescaled, its paths' points are read
-    /// again from their cells.
-    geometry: Option<NavGeometry>,
-    /// Scratch: agents filed near the changes, the changed cells.
-    near: Vec<Entity>,
-    changed: Vec<GridPos>,
-}
-
-impl PathIndex {
-    fn lay_out(&mut self, width: u32, height: u32) {
-        self.size = (width, height);
-        self.blocks_x = width.div_ceil(BLOCK);
-        self.blocks.clear();
-        self.blocks.resize((self.blocks_x * height.div_ceil(BLOCK)) as usize, Vec::new());
-        self.filed.clear();
-    }
-
-    fn block(&self, x: u32, y: u32) -> u32 {
-        (y / BLOCK) * self.blocks_x + x / BLOCK
-    }
-
-    /// Takes `entity` out of its blocks; returns the list of them (emptied, for reuse).
-    fn unfile(&mut self, entity: Entity) -> Vec<u32> {
-        let mut blocks = self.filed.remove(&entity).unwrap_or_default();
-        for &b in &blocks {
-            if let Some(list) = self.blocks.get_mut(b as usize)
-                && let Some(k) = list.iter().position(|&e| e == entity)
-            {
-                list.swap_remove(k);
-            }
-        }
-        blocks.clear();
-        blocks
-    }
-
-    /// Files `entity` under every block its path passes: its cells, and for a smoothed path the
-    /// blocks round each straight segment (whose line may leave the cells of the grid path).
-    fn file(&mut self, entity: Entity, path: &NavPath) {
-        let mut blocks = self.unfile(entity);
-        let (width, height) = self.size;
-        let inside = |c: &GridPos| c.x < width && c.y < height;
-        blocks.extend(path.cells.iter().filter(|c| inside(c)).map(|c| self.block(c.x, c.y)));
-        if !path.corners.is_empty() {
-            let mut i = 0;
-            while i < path.cells.len() {
-                let j = path.next_target_after(i);
-                if let (Some(a), Some(b)) = (path.cells.get(i), path.cells.get(j))
-                    && inside(a)
-                    && inside(b)
-                {
-                    for by in a.y.min(b.y) / BLOCK..=a.y.max(b.y) / BLOCK {
-                        for bx in a.x.min(b.x) / BLOCK..=a.x.max(b.x) / BLOCK {
-                            blocks.push(by * self.blocks_x + bx);
-                        }
-                    }
-                }
-                i = j;
-            }
-        }
-        blocks.sort_unstable();
-        blocks.dedup();
-        for &b in &blocks {
-            self.blocks[b as usize].push(entity);
-        }
-        self.filed.insert(entity, blocks);
-    }
-
-    /// The agents filed near `changed` cells (within a step of one: a path through a changed
-    /// cell, or passing diagonally beside one), sorted, into `self.near`.
-    fn collect_near(&mut self, changed: impl Iterator<Item = GridPos>) {
-        self.near.clear();
-        self.changed.clear();
-        self.changed.extend(changed);
-        self.changed.sort_unstable();
-        self.changed.dedup();
-        let (width, height) = self.size;
-        for &cell in &self.changed {
-            let (x0, y0) = (cell.x.saturating_sub(1), cell.y.saturating_sub(1));
-            let (x1, y1) = ((cell.x + 1).min(width - 1), (cell.y + 1).min(height - 1));
-            for by in y0 / BLOCK..=y1 / BLOCK {
-                for bx in x0 / BLOCK..=x1 / BLOCK {
-                    self.near.extend(&self.blocks[(by * self.blocks_x + bx) as usize]);
-                }
-            }
-        }
-        self.near.sort_unstable();
-        self.near.dedup();
-    }
-}
-
-/// True when the rest of the path (from the point last passed) comes within a step of one of
-/// `changed` (sorted): through it, or diagonally beside it. For a smoothed path, within a step
-/// of a straight segment's bounding box. Many changes: true (the full check decides).
-fn passes_near(path: &NavPath, next: usize, changed: &[GridPos]) -> bool {
-    if changed.len() > 64 {
-        return true;
-    }
-    let near = |lo: GridPos, hi: GridPos| {
-        changed
-            .iter()
-            .any(|c| c.x + 1 >= lo.x && c.x <= hi.x + 1 && c.y + 1 >= lo.y && c.y <= hi.y + 1)
-    };
-    let cells = &path.cells;
-    let from = if next == 0 { 0 } else { path.previous_target(next) };
-    if path.corners.is_empty() {
-        return cells.get(from..).unwrap_or_default().iter().any(|&c| near(c, c));
-    }
-    let mut i = from;
-    while i < cells.len() {
-        let j = path.next_target_after(i).min(cells.len() - 1);
-        let (a, b) = (cells[i], cells[j]);
-        let lo = GridPos::new(a.x.min(b.x), a.y.min(b.y));
-        let hi = GridPos::new(a.x.max(b.x), a.y.max(b.y));
-        if near(lo, hi) || cells[i..=j].iter().any(|&c| near(c, c)) {
-            return true;
-        }
-        if j == cells.len() - 1 {
-            break;
-        }
-        i = j;
-    }
-    false
-}
-
 /// True for a `NavPath` (made or changed by hand) that cannot be walked: no cells, cells and
 /// points of different numbers, a point that is not finite, or a leg like that.
 fn malformed(path: &NavPath) -> bool {
@@ -259,6 +119,9 @@ struct Scene<'a, 'w, 's> {
     check_all: &'a [Entity],
     /// Maps whose geometry changed (tile size, anchor, transform) this frame.
     moved: &'a [Entity],
+    /// A link came, went or changed, or a grid changed, since last frame: the links of every
+    /// path are checked again (else only those of paths new or changed).
+    links_stirred: bool,
 }
 
 /// Moves every agent along its path; re-plans those whose path a grid change has cut, a
@@ -285,8 +148,8 @@ pub(crate) fn follow_paths(
     mut agents: Walkers,
     (standing, mut waiting): (Standing, Waiting),
     (mut occupancy, mut locked_standing): (Local<Occupancy>, LockedStanding),
-    (links, obstacles, teams): (
-        Query<(&'static NavLink, Has<NavSeam>)>,
+    ((links, mut stir), obstacles, teams): (
+        (Query<(&'static NavLink, Has<NavSeam>)>, LinksStirred),
         Res<ObstacleCells>,
         Query<&'static NavTeam>,
     ),
@@ -294,9 +157,7 @@ pub(crate) fn follow_paths(
     mut tell: Tell,
     mut crossed: MessageWriter<LinkCrossed>,
 ) {
-    let began = Moment::now();
-    let avoiding = settings.avoidance.enabled;
-    let dt = time.delta_secs();
+    let (began, avoiding, dt) = (Moment::now(), settings.avoidance.enabled, time.delta_secs());
     if avoiding {
         crowd.gather(&agents, &standing, settings.avoidance.reach);
     }
@@ -311,6 +172,7 @@ pub(crate) fn follow_paths(
         teams: &teams,
         check_all: &check_all,
         moved: &moved,
+        links_stirred: stirred(indexes, &check_all, &maps, &mut stir),
     };
     let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
     let mut stalls: Vec<Stall> = Vec::new();
@@ -461,55 +323,6 @@ fn walk_from<'m>(
     })
 }
 
-/// Keeps each map's [`PathIndex`] in step with the maps and the paths, and finds the agents
-/// filed near this frame's changed cells (each index's `near`). Returns the maps on which every
-/// path is to be checked (laid out afresh, or a grid that cannot say which cells changed), and
-/// those whose geometry changed.
-fn update_indexes(
-    indexes: &mut HashMap<Entity, PathIndex>,
-    maps: &NavMaps,
-    removed: impl Iterator<Item = Entity>,
-    agents: &mut Walkers,
-) -> (Vec<Entity>, Vec<Entity>) {
-    for entity in removed {
-        for index in indexes.values_mut() {
-            index.unfile(entity);
-        }
-    }
-    indexes.retain(|map, _| maps.get(*map).is_some());
-    let (mut check_all, mut moved): (Vec<Entity>, Vec<Entity>) = (Vec::new(), Vec::new());
-    for map in maps.iter() {
-        let index = indexes.entry(map.entity).or_default();
-        if index.geometry.replace(map.geometry).is_some_and(|g| g != map.geometry) {
-            moved.push(map.entity);
-        }
-        if index.size != (map.grid.width(), map.grid.height()) {
-            index.lay_out(map.grid.width(), map.grid.height());
-            check_all.push(map.entity);
-        }
-    }
-    for (entity, _, follower, path, ..) in agents.iter_mut() {
-        // A follower put (back) on: its path may have changed while this system did not see it.
-        if path.is_changed() || follower.is_added() || check_all.contains(&path.map) {
-            refile(indexes, entity, &path);
-        }
-    }
-    for map in maps.iter() {
-        let Some(index) = indexes.get_mut(&map.entity) else {
-            continue;
-        };
-        match index.seen.and_then(|seen| map.grid.changes_since(seen)) {
-            Some(changes) => index.collect_near(changes.map(|(cell, _)| cell)),
-            None => {
-                index.near.clear();
-                check_all.push(map.entity);
-            }
-        }
-        index.seen = Some(map.grid.stamp());
-    }
-    (check_all, moved)
-}
-
 /// Keeps an agent's path walkable before it steps: a follower put (back) on a path joins it
 /// where it stands; an index past the path's end, a path cut by changed cells, an obstacle on
 /// the next cells or a link gone sends it to plan again, or (a plan already on its way) to wait
@@ -593,10 +406,12 @@ fn keep_walkable(
         })
     };
     let team = scene.teams.get(entity).ok().copied();
+    // (Its links are read again when they or the grids changed, or the path is new.)
+    let links_read = scene.links_stirred || added || path.is_changed();
     let cut = !plan.replanning
         && ((near_changes && path_cut(map.grid_for(path.agent), path, follower.next))
             || obstacle_ahead(scene.obstacles, (entity, team), path, follower.next)
-            || links_gone());
+            || (links_read && links_gone()));
     if cut && plan.requested {
         // The game asked for a new path, not answered yet: it waits for it at a safe cell
         // rather than walk on into the cut.
@@ -755,16 +570,6 @@ fn wait_for_plan(
     *path = stand_in(map, safe, path);
     follower.next = 0;
     commands.entity(entity).insert(Replanning);
-}
-
-/// Files `entity`'s path in the index of its map only (taken out of any other).
-fn refile(indexes: &mut HashMap<Entity, PathIndex>, entity: Entity, path: &NavPath) {
-    for index in indexes.values_mut() {
-        index.unfile(entity);
-    }
-    if let Some(index) = indexes.get_mut(&path.map) {
-        index.file(entity, path);
-    }
 }
 
 /// Sends an agent whose path is cut to plan again: it walks to a safe cell of `map` meanwhile

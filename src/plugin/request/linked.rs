@@ -193,6 +193,10 @@ pub(super) fn go_on_linked(
     before: u32,
 ) -> (SearchStep<LinkedPath>, u32) {
     let grids = agent_grids(maps, agent);
+    if search.hierarchical && !budget.fits_whole_step() {
+        // A query over the world's graph runs whole: it waits for the next frame's budget.
+        return (SearchStep::Paused { expanded: before }, before);
+    }
     if search.hierarchical {
         let found = graphs.find(&grids, &search.links, (agent, search.start, search.goal));
         let (start, goal) = (search.start.cell, search.goal.cell);

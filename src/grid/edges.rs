@@ -18,7 +18,8 @@ impl NavGrid {
     /// four straight neighbours; on a hex grid the six). [`Edge::OneWay`] lets steps cross from
     /// `from` to `to` only. Both cells stay as they are (a wall between two floor cells leaves
     /// both floor). Every search, line of sight and precomputed structure of the crate reads
-    /// edges or refuses grids that have them (see the guide's "Walls between tiles").
+    /// edges or refuses grids that have them (see the guide's "Walls between tiles"); jump
+    /// point search reads them as it reads walls.
     ///
     /// A change of an edge is a change of the grid's moves: caches that follow cell changes
     /// ([`changes_since`](Self::changes_since)) start over.
@@ -51,8 +52,8 @@ impl NavGrid {
     }
 
     /// After the edge between `a` and `b` changed: the diagonal exits round it worked out
-    /// again, the bytes dropped once nothing is barred, and every cache that follows cell
-    /// changes (component labels, the change journal) started over.
+    /// again, the bytes dropped once nothing is barred, every cache that follows cell changes
+    /// (component labels, the change journal) started over, and the search's index told.
     fn edges_changed(&mut self, a: GridPos, b: GridPos) {
         if !self.neighborhood.is_hex() {
             self.work_out_corners(a, b);
@@ -63,6 +64,9 @@ impl NavGrid {
         self.components.take();
         self.revision += 1;
         self.forget_changes();
+        // Jump point search's bits read the edges round a cell as they read its cost.
+        let (i, j) = (self.index(a), self.index(b));
+        self.tell_index(&[i, j]);
     }
 
     /// Each padded cell's barred straight exits (hex: all six), as a saved grid keeps them:
@@ -95,6 +99,7 @@ impl NavGrid {
             );
         }
         self.edges_changed(GridPos::new(0, 0), GridPos::new(0, 0));
+        self.tell_index_all();
         Ok(())
     }
 
@@ -191,6 +196,7 @@ impl NavGrid {
             self.components.take();
             self.revision += 1;
             self.forget_changes();
+            self.tell_index_all();
         }
     }
 
@@ -236,6 +242,7 @@ impl NavGrid {
         self.components.take();
         self.revision += 1;
         self.forget_changes();
+        self.tell_index_all();
     }
 
     /// No edge bars the step from `from` to its neighbour `to` (diagonals: no edge touches the

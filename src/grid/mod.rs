@@ -251,9 +251,10 @@ impl NavGrid {
         if neighborhood.is_hex() || self.neighborhood.is_hex() {
             // Which cells are joined changes with the shape of the cells.
             self.components.take();
-            if neighborhood != self.neighborhood {
+            if neighborhood != self.neighborhood && self.has_edges() {
                 self.edges = Vec::new();
                 self.barred = 0;
+                self.tell_index_all();
             }
         }
         self.neighborhood = neighborhood;
@@ -574,19 +575,21 @@ impl NavGrid {
 }
 
 /// The cells as a [`CellIndex`] sees them: padded costs (0 = blocked, a one-cell border of
-/// walls round the grid) and the padded width.
+/// walls round the grid), the padded width, and each padded cell's barred exits (bit `d` for
+/// direction `d`; empty when no edge is barred, see `edges.rs`).
 #[derive(Clone, Copy)]
 pub(crate) struct CellView<'a> {
     pub(crate) costs: &'a [u32],
     pub(crate) stride: usize,
+    pub(crate) exits: &'a [u8],
 }
 
 /// Data a layer above the grid derives from its cells (jump point search's bits): the one
 /// hook through which the grid keeps it in step. Built on first use by
 /// [`NavGrid::cell_index`], then told of every cell whose cost changes.
 pub(crate) trait CellIndex: Send + Sync + fmt::Debug {
-    /// The costs of padded cells `moved` changed (some may have turned open or blocked); their
-    /// new costs are in `cells`.
+    /// The costs of padded cells `moved` changed (some may have turned open or blocked), or the
+    /// edges round them did; their new costs and exits are in `cells`.
     fn cells_moved(&mut self, cells: CellView, moved: &[usize]);
     fn clone_index(&self) -> Box<dyn CellIndex>;
     fn memory_bytes(&self) -> usize;
@@ -595,7 +598,7 @@ pub(crate) trait CellIndex: Send + Sync + fmt::Debug {
 
 impl NavGrid {
     pub(crate) fn cell_view(&self) -> CellView<'_> {
-        CellView { costs: &self.costs, stride: self.stride() }
+        CellView { costs: &self.costs, stride: self.stride(), exits: &self.edges }
     }
 
     /// The search's index of this grid, built by `build` on first use and kept in step with
@@ -608,14 +611,23 @@ impl NavGrid {
         index.as_any().downcast_ref::<T>()
     }
 
-    /// Tells the index (if built) that the costs of padded cells `moved` changed.
-    fn tell_index(&mut self, moved: &[usize]) {
+    /// Tells the index (if built) that the costs of padded cells `moved`, or the edges round
+    /// them, changed.
+    pub(super) fn tell_index(&mut self, moved: &[usize]) {
         if moved.is_empty() {
             return;
         }
         let stride = self.stride();
         if let Some(index) = self.index.get_mut() {
-            index.cells_moved(CellView { costs: &self.costs, stride }, moved);
+            index.cells_moved(CellView { costs: &self.costs, stride, exits: &self.edges }, moved);
+        }
+    }
+
+    /// Tells the index (if built) that the edges of every cell may have changed.
+    pub(super) fn tell_index_all(&mut self) {
+        if self.index.get().is_some() {
+            let all: Vec<usize> = (0..self.costs.len()).collect();
+            self.tell_index(&all);
         }
     }
 }

@@ -148,30 +148,37 @@ fn random_case(rng: &mut Rng, kind: u32, varied: bool) -> (NavGrid, EdgeModel) {
     let mut model = EdgeModel { cells: model, barred: HashSet::new() };
     let edges = rng.below(width * height / 2 + 1);
     for _ in 0..edges {
-        let a = (i64::from(rng.below(width)), i64::from(rng.below(height)));
-        let around = edge_neighbours(&model.cells, a);
-        let b = around[rng.below(around.len() as u32) as usize];
-        let edge = match rng.below(3) {
-            0 => Edge::Open,
-            1 => Edge::Wall,
-            _ => Edge::OneWay,
-        };
-        let pos = |(x, y): Xy| GridPos::new(x as u32, y as u32);
-        grid.set_edge(pos(a), pos(b), edge).unwrap();
-        model.barred.remove(&(a, b));
-        model.barred.remove(&(b, a));
-        match edge {
-            Edge::Open => {}
-            Edge::Wall => {
-                model.barred.insert((a, b));
-                model.barred.insert((b, a));
-            }
-            Edge::OneWay => {
-                model.barred.insert((b, a));
-            }
-        }
+        set_random_edge(rng, &mut grid, &mut model);
     }
     (grid, model)
+}
+
+/// Sets a random edge (open, wall or one-way) between a random cell and a neighbour, on both
+/// the grid and the model.
+fn set_random_edge(rng: &mut Rng, grid: &mut NavGrid, model: &mut EdgeModel) {
+    let (width, height) = (grid.width(), grid.height());
+    let a = (i64::from(rng.below(width)), i64::from(rng.below(height)));
+    let around = edge_neighbours(&model.cells, a);
+    let b = around[rng.below(around.len() as u32) as usize];
+    let edge = match rng.below(3) {
+        0 => Edge::Open,
+        1 => Edge::Wall,
+        _ => Edge::OneWay,
+    };
+    let pos = |(x, y): Xy| GridPos::new(x as u32, y as u32);
+    grid.set_edge(pos(a), pos(b), edge).unwrap();
+    model.barred.remove(&(a, b));
+    model.barred.remove(&(b, a));
+    match edge {
+        Edge::Open => {}
+        Edge::Wall => {
+            model.barred.insert((a, b));
+            model.barred.insert((b, a));
+        }
+        Edge::OneWay => {
+            model.barred.insert((b, a));
+        }
+    }
 }
 
 /// A random cell of `cells`.
@@ -198,7 +205,7 @@ fn close(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= 1e-6 * a.abs().max(1.0)
 }
 
-/// Plain A*, `Auto` (which must not take jump point search) and the grid's own step queries
+/// Plain A*, `Auto`, jump point search (where it applies) and the grid's own step queries
 /// against the model, with paths checked step by step; a search that says "unreachable" is
 /// right, and component labels never call reachable cells apart.
 #[test]
@@ -209,7 +216,6 @@ fn searches_follow_walls_and_one_way_edges() {
     for round in 0..160 {
         let varied = rng.chance(50);
         let (grid, model) = random_case(&mut rng, round % 4, varied);
-        assert!(!jps_applies(&grid) || !grid.has_edges());
         let open = open_cells(&grid);
         if open.len() < 2 {
             continue;
@@ -262,15 +268,107 @@ fn searches_follow_walls_and_one_way_edges() {
             if want.is_finite() {
                 assert!(grid.connected(start, goal), "round {round}: labels split a path");
             }
+            // Jump point search reads the edges where it applies (8-way, no corner cutting).
             let jump =
                 SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
             let answer = pathfinder.find(&grid, &PathQuery::new(start, goal).with_options(jump));
-            if grid.has_edges() && start != goal && grid.connected(start, goal) {
-                assert_eq!(answer.unwrap_err(), PathError::JumpPointUnsupported);
+            match answer {
+                Ok(path) => {
+                    assert!(
+                        jps_applies(&grid) || start == goal,
+                        "round {round}: not for this grid"
+                    );
+                    assert!(close(path.cost, want), "round {round}: {} vs {want}", path.cost);
+                    let walked = model.path_cost(&path.cells).expect("a legal path");
+                    assert!(close(walked, want), "round {round}");
+                }
+                Err(PathError::Unreachable { .. }) => assert!(want.is_infinite(), "round {round}"),
+                Err(error) => {
+                    assert!(!jps_applies(&grid) && error == PathError::JumpPointUnsupported)
+                }
             }
         }
     }
     assert!(found > 1000 && refused > 50, "found {found}, refused {refused}");
+}
+
+/// Jump point search on fenced grids wider and taller than 64 cells (its scans cross words):
+/// walls, terrain costs on some, walls between cells and one-way edges (a few in a hundred
+/// cells) set and taken off after its bits are built (kept in step, not rebuilt), and cells
+/// avoided by some queries. Every answer costs what the model says and walks legally; it
+/// fails if the bits ignore the edges (`jump_straight`'s first step, the block bits), if a cell
+/// next to an edge is not a jump point, or if the bits miss an edge change.
+#[test]
+fn jump_point_search_reads_fences_as_they_change() {
+    let mut rng = Rng(0xF3AC);
+    let mut pathfinder = Pathfinder::new();
+    let jump = SearchOptions { algorithm: Algorithm::JumpPoint, ..SearchOptions::default() };
+    let (mut found, mut refused, mut avoided) = (0, 0, 0);
+    for round in 0..30 {
+        let (width, height) = (40 + rng.below(100), 40 + rng.below(80));
+        let walls = rng.below(30);
+        let cells = random_cells(&mut rng, width, height, walls, round % 3 == 2);
+        let mut grid = NavGrid::new(width, height).unwrap();
+        set_cells(&mut grid, &cells);
+        let mut model = EdgeModel { cells: Model::of(cells.clone()), barred: HashSet::new() };
+        model.cells.eight = true;
+        for phase in 0..3 {
+            // Edges come and go between phases, the first after the grid was searched.
+            for _ in 0..width * height * (1 + rng.below(4)) / 100 {
+                set_random_edge(&mut rng, &mut grid, &mut model);
+            }
+            let open = open_cells(&grid);
+            for _ in 0..6 {
+                let (start, goal) = (pick(&mut rng, &open), pick(&mut rng, &open));
+                let query = PathQuery::new(start, goal).with_options(jump.clone());
+                let want = model.cost(&grid, start, goal);
+                match pathfinder.find(&grid, &query) {
+                    Ok(path) => {
+                        assert!(
+                            close(path.cost, want),
+                            "round {round}.{phase}: {} vs {want}",
+                            path.cost
+                        );
+                        let walked = model.path_cost(&path.cells).expect("a legal path");
+                        assert!(close(walked, want), "round {round}.{phase}");
+                        found += 1;
+                    }
+                    Err(PathError::Unreachable { .. }) => {
+                        assert!(want.is_infinite(), "round {round}.{phase}: {start} -> {goal}");
+                        refused += 1;
+                    }
+                    Err(error) => panic!("round {round}.{phase}: {error}"),
+                }
+                // The same query avoiding a few cells: walls for it alone.
+                let avoid: Vec<GridPos> = (0..1 + rng.below(12))
+                    .map(|_| pick(&mut rng, &open))
+                    .filter(|&c| c != start && c != goal)
+                    .collect();
+                let mut walled =
+                    EdgeModel { cells: Model::of(cells.clone()), barred: model.barred.clone() };
+                walled.cells.eight = true;
+                for c in &avoid {
+                    walled.cells.cells[c.y as usize][c.x as usize] = None;
+                }
+                let want = walled.cost(&grid, start, goal);
+                let query = PathQuery::new(start, goal).with_options(jump.clone()).avoiding(&avoid);
+                match pathfinder.find(&grid, &query) {
+                    Ok(path) => {
+                        assert!(
+                            close(path.cost, want),
+                            "round {round}.{phase} avoiding: {} vs {want}",
+                            path.cost
+                        );
+                        let walked = walled.path_cost(&path.cells).expect("a legal path");
+                        assert!(close(walked, want), "round {round}.{phase} avoiding");
+                        avoided += 1;
+                    }
+                    Err(error) => assert!(want.is_infinite(), "round {round}.{phase}: {error}"),
+                }
+            }
+        }
+    }
+    assert!(found > 200 && refused > 5 && avoided > 200, "{found} {refused} {avoided}");
 }
 
 /// Theta* and smoothing keep their straight segments off barred edges and walled corners;
@@ -471,12 +569,12 @@ fn edge_errors_and_sides() {
         Err(GridError::OutOfBounds { .. })
     ));
     assert!(grid == before && !grid.has_edges());
-    // A wall, then open again: the grid is as it was, jump point search applies again.
+    // A wall, then open again: the grid is as it was.
     grid.set_edge(a, GridPos::new(2, 1), Edge::Wall).unwrap();
-    assert!(grid.has_edges() && !jps_applies(&grid) && grid != before);
+    assert!(grid.has_edges() && grid != before);
     assert_eq!(grid.barred_crossings().count(), 2);
     grid.set_edge(GridPos::new(2, 1), a, Edge::Open).unwrap();
-    assert!(!grid.has_edges() && jps_applies(&grid) && grid == before);
+    assert!(!grid.has_edges() && grid == before);
     // Sides: a wall on (1, 1)'s east side and a drop on (2, 2)'s south side.
     let mut by_sides = NavGrid::new(4, 4).unwrap();
     let sides = |p: GridPos| match (p.x, p.y) {

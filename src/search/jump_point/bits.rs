@@ -11,6 +11,10 @@
 //! cell is a jump point (every straight and diagonal run stops on it) and is expanded in every
 //! direction, as a start is. Runs therefore cross only ground of one cost, and a successor
 //! costs its length times its own cost.
+//!
+//! Walls between cells and one-way edges the same way: a cell within one step of an end of a
+//! barred edge is mixed too (see [`edge_near`]), and the block bits say no diagonal passes a
+//! corner an edge touches. The grid tells the bits of an edge change as of a cell change.
 
 use std::any::Any;
 
@@ -95,7 +99,7 @@ impl JumpBitsBuild {
     /// it; true once the bits are built ([`finish`](Self::finish)). `cells` must be the same
     /// at every step.
     pub(crate) fn step(&mut self, cells: CellView, work: &mut u64) -> bool {
-        self.progress.advance(&mut self.bits, cells.costs, work)
+        self.progress.advance(&mut self.bits, cells, work)
     }
 
     pub(crate) fn finish(self) -> JumpBits {
@@ -155,7 +159,7 @@ impl Progress {
 
     /// Does at most `*work` units of the build of `bits` (at least one item), taking them
     /// from it; true once done.
-    fn advance(&mut self, bits: &mut JumpBits, costs: &[u32], work: &mut u64) -> bool {
+    fn advance(&mut self, bits: &mut JumpBits, cells: CellView, work: &mut u64) -> bool {
         let mut left = (*work).max(1);
         let mut first_item = true;
         while self.stage != Stage::Done {
@@ -165,7 +169,7 @@ impl Progress {
             }
             let take = usize::try_from((left / cost).max(1)).unwrap_or(usize::MAX);
             let end = items.min(self.at.saturating_add(take));
-            self.run(bits, costs, self.at..end);
+            self.run(bits, cells, self.at..end);
             left = left.saturating_sub((end - self.at) as u64 * cost);
             first_item = false;
             self.at = end;
@@ -192,7 +196,8 @@ impl Progress {
     }
 
     /// The cells or lines `items` of the stage.
-    fn run(&mut self, bits: &mut JumpBits, costs: &[u32], items: std::ops::Range<usize>) {
+    fn run(&mut self, bits: &mut JumpBits, cells: CellView, items: std::ops::Range<usize>) {
+        let costs = cells.costs;
         let (rw, cw) = (bits.row_words(), bits.col_words());
         let last_x = bits.stride as isize - 1;
         match self.stage {
@@ -201,7 +206,7 @@ impl Progress {
                     bits.set_open_bit(i, true);
                 }
             }
-            Stage::Blocks => items.for_each(|i| bits.refresh_block(i)),
+            Stage::Blocks => items.for_each(|i| bits.refresh_block(i, cells.exits)),
             Stage::TurnRows => {
                 turns_from_open(&bits.open_rows, rw, bits.rows, items, &mut bits.turn_rows)
             }
@@ -221,9 +226,11 @@ impl Progress {
                     bits.mixed = 0;
                 }
                 // Mixed cells are jump points for runs every way: their turn bits are set
-                // too. On a grid of one cost there are none (and no need to look).
+                // too. On a grid of one cost and no edges there are none (and no need to look).
                 for i in items {
-                    bits.mark_mixed(i, !self.uniform && is_mixed(costs, bits.stride, i));
+                    let mixed = (!self.uniform && cost_mixed(costs, bits.stride, i))
+                        || edge_near(cells, i);
+                    bits.mark_mixed(i, mixed);
                 }
             }
             Stage::RunRows => {
@@ -251,7 +258,7 @@ impl CellIndex for JumpBits {
             for corner in
                 [Some(i), left, up, up.and_then(|u| u.checked_sub(1))].into_iter().flatten()
             {
-                self.refresh_block(corner);
+                self.refresh_block(corner, cells.exits);
             }
         }
         // A cost change that leaves a cell open changes no open bit, only which cells are
@@ -259,10 +266,10 @@ impl CellIndex for JumpBits {
         // Past an eighth of the grid, a full rebuild is cheaper than refreshing round each
         // changed cell (BENCHMARKS.md, "Measurements behind the code").
         if moved.len() * 8 >= cells.costs.len() {
-            self.refresh_all_bits(cells.costs);
+            self.refresh_all_bits(cells);
         } else {
             for &i in moved {
-                self.refresh_around(cells.costs, i);
+                self.refresh_around(cells, i);
             }
         }
     }
@@ -329,9 +336,52 @@ pub(crate) const MIXED: u8 = 1 << 5;
 /// is: one load instead of three at every step of a diagonal run.
 pub(crate) const BLOCK: u8 = 1 << 6;
 
+/// Padded cell `i` is mixed: on the edge of a cost change ([`cost_mixed`]) or next to a
+/// barred edge ([`edge_near`]).
+fn is_mixed(cells: CellView, i: usize) -> bool {
+    cost_mixed(cells.costs, cells.stride, i) || edge_near(cells, i)
+}
+
+/// Padded cell `i` is open and within one step (of the eight) of a cell at an end of a barred
+/// straight crossing between two cells of the grid (a wall between cells, or a one-way edge's
+/// closed way). Around any other open cell, every edge among its eight neighbours is open, so
+/// the pruning rules, read off the cells alone, hold there; such a cell is a jump point
+/// expanded in every direction with each step checked, as the cells near an avoided one are
+/// (`avoided.rs`). Crossings to the padding beyond the border (a chunk's closed sides) lead
+/// nowhere inside the grid and are not counted.
+fn edge_near(cells: CellView, i: usize) -> bool {
+    let CellView { costs, stride, exits } = cells;
+    if exits.is_empty() || costs[i] == 0 {
+        return false;
+    }
+    let rows = costs.len() / stride;
+    let inside = |j: usize| {
+        let (x, y) = (j % stride, j / stride);
+        x > 0 && y > 0 && x + 1 < stride && y + 1 < rows
+    };
+    // An open cell is inside the padding, so its eight neighbours are in range.
+    let (x, y) = (i % stride, i / stride);
+    for ny in y - 1..=y + 1 {
+        for nx in x - 1..=x + 1 {
+            let j = ny * stride + nx;
+            if !inside(j) {
+                continue;
+            }
+            for (d, &(dx, dy)) in DIRECTIONS[..4].iter().enumerate() {
+                let k = (j as isize + dx + dy * stride as isize) as usize;
+                // The reverse of straight direction d is d ^ 1 (+x, -x, +y, -y).
+                if inside(k) && (exits[j] & (1 << d) != 0 || exits[k] & (1 << (d ^ 1)) != 0) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
 /// Padded cell `i` is open and an open cell among its eight neighbours costs otherwise.
 #[inline]
-fn is_mixed(costs: &[u32], stride: usize, i: usize) -> bool {
+fn cost_mixed(costs: &[u32], stride: usize, i: usize) -> bool {
     let cost = costs[i];
     if cost == 0 {
         return false;
@@ -379,12 +429,15 @@ impl JumpBits {
         }
     }
 
-    /// Sets the [`BLOCK`] bit of padded cell `i` from the open bits of its block (off the
-    /// grid's last padded row or column: never set).
-    fn refresh_block(&mut self, i: usize) {
+    /// Sets the [`BLOCK`] bit of padded cell `i` from the open bits of its block and the
+    /// edges inside it (off the grid's last padded row or column: never set). A barred edge
+    /// touching the block's middle corner bars both diagonals across it (`edges.rs`), which the
+    /// cell's exit towards +x +y (direction 4) says.
+    fn refresh_block(&mut self, i: usize, exits: &[u8]) {
         let (stride, runs) = (self.stride, &self.runs);
         let open = |j: usize| runs.get(j).is_some_and(|&r| r & OPEN != 0);
         let all = i % stride + 1 < stride
+            && exits.get(i).is_none_or(|&e| e & (1 << 4) == 0)
             && open(i)
             && open(i + 1)
             && open(i + stride)
@@ -429,9 +482,9 @@ impl JumpBits {
 
     /// Recomputes every turn and run bit (the open and block bits being up to date): the
     /// stages of a build after those.
-    fn refresh_all_bits(&mut self, costs: &[u32]) {
+    fn refresh_all_bits(&mut self, cells: CellView) {
         let mut progress = Progress::at(Stage::TurnRows);
-        while !progress.advance(self, costs, &mut { u64::MAX }) {}
+        while !progress.advance(self, cells, &mut { u64::MAX }) {}
     }
 
     /// Recomputes the run bits of direction `k` (+y or -y) of padded row `y` from the row
@@ -470,8 +523,9 @@ impl JumpBits {
         }
     }
 
-    /// Recomputes the four turn bits of padded (`x`, `y`) from the costs.
-    fn refresh_turns(&mut self, costs: &[u32], x: usize, y: usize) {
+    /// Recomputes the four turn bits of padded (`x`, `y`) from the costs and edges.
+    fn refresh_turns(&mut self, cells: CellView, x: usize, y: usize) {
+        let costs = cells.costs;
         let stride = self.stride;
         let rows = self.rows;
         let open = |x: usize, y: usize| x < stride && y < rows && costs[y * stride + x] != 0;
@@ -492,7 +546,7 @@ impl JumpBits {
         };
         let along_cols = [across(y.checked_sub(1)), across(Some(y + 1))];
         let i = y * stride + x;
-        let mixed = is_mixed(costs, stride, i);
+        let mixed = is_mixed(cells, i);
         if mixed != (self.runs[i] & MIXED != 0) {
             if mixed {
                 self.runs[i] |= MIXED;
@@ -561,13 +615,14 @@ impl JumpBits {
     /// Refreshes the turn, mixed and run bits that read padded cell `i`, after its cost
     /// changed. Any order of cells is fine: each refresh reaches back along its lines for as
     /// long as the bits change.
-    fn refresh_around(&mut self, costs: &[u32], i: usize) {
+    fn refresh_around(&mut self, cells: CellView, i: usize) {
+        let costs = cells.costs;
         // The turn and mixed bits that read this cell: its own and its eight neighbours'.
         let stride = self.stride;
         let (x, y) = (i % stride, i / stride);
         for ty in y.saturating_sub(1)..=(y + 1).min(self.rows - 1) {
             for tx in x.saturating_sub(1)..=(x + 1).min(stride - 1) {
-                self.refresh_turns(costs, tx, ty);
+                self.refresh_turns(cells, tx, ty);
             }
         }
         // The run bits that read those: along the three rows and three columns through

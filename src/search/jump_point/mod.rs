@@ -2,7 +2,10 @@
 //! scanning 64 cells a step with the bits of [`bits::JumpBits`]; on grids with terrain costs,
 //! runs stop on the cells at the edge of a cost change and those are expanded in every
 //! direction (see [`bits`]), the idea of jump point search for weighted grids (Carlson,
-//! Harabor et al. 2023) in its simplest form.
+//! Harabor et al. 2023) in its simplest form. Walls between cells and one-way edges are read
+//! the same way: the cells within a step of a barred edge are jump points, expanded in every
+//! direction with each first step checked against the edges; everywhere else every edge is
+//! open and the grid's bits hold.
 
 pub(crate) mod bits;
 
@@ -14,12 +17,10 @@ use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
 use bits::{BLOCK, JumpBits, MIXED, OPEN};
 
 /// True when jump point search finds optimal paths on this grid: 8-way, without corner
-/// cutting, with no walls between cells or one-way edges ([`NavGrid::has_edges`]: its runs
-/// read the cells alone). Terrain costs are fine: runs stop where the cost changes.
+/// cutting. Terrain costs are fine (runs stop where the cost changes), and so are walls between
+/// cells and one-way edges (runs stop next to them).
 pub fn jps_applies(grid: &NavGrid) -> bool {
-    grid.neighborhood() == Neighborhood::Eight
-        && grid.corner_rule() == CornerRule::NoCornerCutting
-        && !grid.has_edges()
+    grid.neighborhood() == Neighborhood::Eight && grid.corner_rule() == CornerRule::NoCornerCutting
 }
 
 /// Jump point search (Harabor and Grastien 2011) under the no-corner-cutting rule: from each
@@ -43,6 +44,9 @@ pub(super) struct JumpPoints<'a, const AVOID: bool> {
     costs: &'a [u32],
     /// The grid's per-cell run bits.
     runs: &'a [u8],
+    /// The grid's barred exits per padded cell (bit `d` for `DIRECTIONS[d]`); empty when no
+    /// edge is barred.
+    exits: &'a [u8],
     /// This query's avoided cells, walls the grid's bits do not know: runs stop near them.
     avoided_cells: Option<&'a Avoided>,
 }
@@ -119,6 +123,7 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
             uniform: grid.has_uniform_cost(),
             costs: grid.padded_costs(),
             runs: bits.runs(),
+            exits: grid.padded_exits(),
             avoided_cells: avoided,
         }
     }
@@ -145,7 +150,21 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
     /// A diagonal step from padded index `i` that checks the avoided cells too.
     #[inline]
     fn diagonal_step_open_here(&self, i: isize, dx: isize, vertical: isize) -> bool {
-        self.open_here(i + dx) && self.open_here(i + vertical) && self.open_here(i + dx + vertical)
+        self.open_here(i + dx)
+            && self.open_here(i + vertical)
+            && self.open_here(i + dx + vertical)
+            && !self.barred(i, dx, vertical.signum())
+    }
+
+    /// An edge bars the step from padded cell `i` by (`dx`, `dy`) (one step of the eight).
+    #[inline]
+    fn barred(&self, i: isize, dx: isize, dy: isize) -> bool {
+        let d = match (dx, dy) {
+            (0, _) => 2 + usize::from(dy < 0),
+            (_, 0) => usize::from(dx < 0),
+            _ => 4 + usize::from(dx < 0) + 2 * usize::from(dy < 0),
+        };
+        self.exits.get(i as usize).is_some_and(|&e| e & (1 << d) != 0)
     }
 
     /// No cell of the octile-shaped path from padded (`x`, `y`) along `legs` (each `n` steps of
@@ -206,14 +225,18 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
         runs[a] & runs[b] & runs[c] & OPEN != 0
     }
 
-    /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells.
+    /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells,
+    /// and no edge bars one.
     #[inline]
     fn straight_clear(&self, x: isize, y: isize, dx: isize, dy: isize, n: isize) -> bool {
-        if dy == 0 {
+        let open = if dy == 0 {
             run_open(self.bits.open_row(y as usize), x, dx, n)
         } else {
             run_open(self.bits.open_col(x as usize), y, dy, n)
-        }
+        };
+        let step = dx + dy * self.stride;
+        let from = y * self.stride + x;
+        open && (self.exits.is_empty() || (0..n).all(|k| !self.barred(from + k * step, dx, dy)))
     }
 
     /// `n` diagonal steps from padded (`x`, `y`) in direction (dx, dy) are all legal.
@@ -240,6 +263,12 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
         let (gx, gy) = self.goal;
         // Most runs find nothing: the run bits say so in one load, unless the goal lies ahead.
         let k = if dy == 0 { usize::from(dx < 0) } else { 2 + usize::from(dy < 0) };
+        // The first step crosses an edge only from a cell next to one (a jump point): checked
+        // here; every later step is between cells with no barred edge about them.
+        let here = (y * self.stride + x) as usize;
+        if self.exits.get(here).is_some_and(|&e| e & (1 << k) != 0) {
+            return None;
+        }
         let goal_ahead =
             if dy == 0 { gy == y && (gx - x) * dx > 0 } else { gx == x && (gy - y) * dy > 0 };
         // Where the run must stop for a look besides the grid's jump points: the goal, or the
@@ -300,8 +329,11 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
                 0.0
             } else {
                 let q = i + qx + qy * stride;
-                // No corner cutting: a diagonal step from q only between two open side cells.
-                if sx != 0 && sy != 0 && !self.diagonal_step_open(q, sx, sy * stride) {
+                // No corner cutting: a diagonal step from q only between two open side cells;
+                // and no step across a barred edge.
+                if (sx != 0 && sy != 0 && !self.diagonal_step_open(q, sx, sy * stride))
+                    || self.barred(q, sx, sy)
+                {
                     continue;
                 }
                 length(sx, sy) * self.cost_of(n)

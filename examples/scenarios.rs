@@ -11,8 +11,10 @@
 //!
 //! `SCENARIOS_TERRAIN=SEED` paints a quarter of the open cells with costs 2 to 8
 //! (`paint_terrain`, as the peers benchmark does) before the queries: the published optima are
-//! not the painted map's, so `optimal` means nothing then. `SCENARIOS_ASTAR=1` searches with plain
-//! A* instead of the default.
+//! not the painted map's, so `optimal` means nothing then. `SCENARIOS_FENCES=PERCENT` puts a wall
+//! on that percent of the edges between open neighbouring cells (fences; chosen by a fixed seed):
+//! `optimal` means nothing then either. `SCENARIOS_ASTAR=1` searches with plain A* instead of the
+//! default.
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -20,6 +22,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use bevy_tilemap_nav::grid::{Edge, GridPos, NavGrid};
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::search::{Algorithm, PathQuery, Pathfinder, SearchOptions};
 
@@ -47,6 +50,11 @@ fn main() -> ExitCode {
     let weighted = std::env::var("SCENARIOS_TERRAIN").ok().and_then(|s| s.parse().ok());
     let grid = match weighted {
         Some(seed) => paint_terrain(&grid, seed),
+        None => grid,
+    };
+    let fences = std::env::var("SCENARIOS_FENCES").ok().and_then(|s| s.parse::<f64>().ok());
+    let grid = match fences {
+        Some(percent) => fence(grid, percent),
         None => grid,
     };
     let mut pathfinder = Pathfinder::new();
@@ -94,4 +102,27 @@ fn main() -> ExitCode {
         scenarios.len()
     );
     ExitCode::SUCCESS
+}
+
+/// `grid` with a wall on `percent` of the edges between open straight neighbours, picked by a
+/// fixed seed (the same fences on every run).
+fn fence(mut grid: NavGrid, percent: f64) -> NavGrid {
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let threshold = (percent / 100.0 * u32::MAX as f64) as u64;
+    let cells: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let mut fenced = 0;
+    for a in cells {
+        for b in [GridPos::new(a.x + 1, a.y), GridPos::new(a.x, a.y + 1)] {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if grid.is_passable(b) && (seed >> 32) < threshold {
+                // Both cells are open neighbours on the grid: this cannot fail.
+                let _ = grid.set_edge(a, b, Edge::Wall);
+                fenced += 1;
+            }
+        }
+    }
+    eprintln!("{fenced} fences");
+    grid
 }

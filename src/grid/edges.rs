@@ -200,8 +200,8 @@ impl NavGrid {
         }
     }
 
-    /// True when some edge of the grid is a wall or one-way. Jump point search and path tables
-    /// refuse such grids (`Algorithm::Auto` then searches with A*).
+    /// True when some edge of the grid is a wall or one-way. Path tables refuse such grids (the
+    /// plugin then keeps landmarks); jump point search reads the edges.
     pub fn has_edges(&self) -> bool {
         !self.edges.is_empty()
     }

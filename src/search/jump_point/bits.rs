@@ -12,9 +12,10 @@
 //! direction, as a start is. Runs therefore cross only ground of one cost, and a successor
 //! costs its length times its own cost.
 //!
-//! Walls between cells and one-way edges the same way: a cell within one step of an end of a
-//! barred edge is mixed too (see [`edge_near`]), and the block bits say no diagonal passes a
-//! corner an edge touches. The grid tells the bits of an edge change as of a cell change.
+//! Walls between cells and one-way edges: the block bits say no diagonal passes a corner a
+//! barred edge touches, and the turn bits stop a straight run where an edge bars its next step
+//! or forces a turn (see [`edge_turns`]). The grid tells the bits of an edge change as of a
+//! cell change.
 
 use std::any::Any;
 
@@ -226,11 +227,13 @@ impl Progress {
                     bits.mixed = 0;
                 }
                 // Mixed cells are jump points for runs every way: their turn bits are set
-                // too. On a grid of one cost and no edges there are none (and no need to look).
+                // too. On a grid of one cost there are none (and no need to look). The turns
+                // of edges are added here too.
                 for i in items {
-                    let mixed = (!self.uniform && cost_mixed(costs, bits.stride, i))
-                        || edge_near(cells, i);
-                    bits.mark_mixed(i, mixed);
+                    bits.mark_mixed(i, !self.uniform && is_mixed(costs, bits.stride, i));
+                    if !cells.exits.is_empty() {
+                        bits.add_turns(i, edge_turns(cells, i));
+                    }
                 }
             }
             Stage::RunRows => {
@@ -336,52 +339,46 @@ pub(crate) const MIXED: u8 = 1 << 5;
 /// is: one load instead of three at every step of a diagonal run.
 pub(crate) const BLOCK: u8 = 1 << 6;
 
-/// Padded cell `i` is mixed: on the edge of a cost change ([`cost_mixed`]) or next to a
-/// barred edge ([`edge_near`]).
-fn is_mixed(cells: CellView, i: usize) -> bool {
-    cost_mixed(cells.costs, cells.stride, i) || edge_near(cells, i)
-}
-
-/// Padded cell `i` is open and within one step (of the eight) of a cell at an end of a barred
-/// straight crossing between two cells of the grid (a wall between cells, or a one-way edge's
-/// closed way). Around any other open cell, every edge among its eight neighbours is open, so
-/// the pruning rules, read off the cells alone, hold there; such a cell is a jump point
-/// expanded in every direction with each step checked, as the cells near an avoided one are
-/// (`avoided.rs`). Crossings to the padding beyond the border (a chunk's closed sides) lead
-/// nowhere inside the grid and are not counted.
-fn edge_near(cells: CellView, i: usize) -> bool {
+/// The turn bits walls between cells and one-way edges add to padded cell `i` (open), for
+/// straight runs towards +x, -x, +y, -y: the run must stop here when the step on is barred
+/// (onto an open cell), or when a side cell is open and the corner between this cell and the
+/// one behind it on that side is touched by a barred edge. A diagonal step never passes such a
+/// corner, so the run's cell behind does not reach the side cell as cheaply: it is a forced
+/// neighbour here, as beside a wall cell. (`refresh_turns`' cell rule with the block read as
+/// walled; the cell's diagonal exits say which corners are.)
+fn edge_turns(cells: CellView, i: usize) -> [bool; 4] {
     let CellView { costs, stride, exits } = cells;
-    if exits.is_empty() || costs[i] == 0 {
-        return false;
-    }
-    let rows = costs.len() / stride;
-    let inside = |j: usize| {
-        let (x, y) = (j % stride, j / stride);
-        x > 0 && y > 0 && x + 1 < stride && y + 1 < rows
+    let Some(&exit) = exits.get(i).filter(|_| costs[i] != 0) else {
+        return [false; 4];
     };
-    // An open cell is inside the padding, so its eight neighbours are in range.
-    let (x, y) = (i % stride, i / stride);
-    for ny in y - 1..=y + 1 {
-        for nx in x - 1..=x + 1 {
-            let j = ny * stride + nx;
-            if !inside(j) {
-                continue;
-            }
-            for (d, &(dx, dy)) in DIRECTIONS[..4].iter().enumerate() {
-                let k = (j as isize + dx + dy * stride as isize) as usize;
-                // The reverse of straight direction d is d ^ 1 (+x, -x, +y, -y).
-                if inside(k) && (exits[j] & (1 << d) != 0 || exits[k] & (1 << (d ^ 1)) != 0) {
-                    return true;
-                }
-            }
+    let open = |dx: isize, dy: isize| costs[(i as isize + dx + dy * stride as isize) as usize] != 0;
+    let diagonal = |dx: isize, dy: isize| 4 + usize::from(dx < 0) + 2 * usize::from(dy < 0);
+    std::array::from_fn(|k| {
+        let (dx, dy) = DIRECTIONS[k];
+        let ahead_barred = exit & (1 << k) != 0 && open(dx, dy);
+        // A run only reads this cell's bit arriving from the cell behind: none when that step
+        // is barred.
+        let behind = (i as isize - dx - dy * stride as isize) as usize;
+        if exits[behind] & (1 << k) != 0 {
+            return ahead_barred;
         }
-    }
-    false
+        // The two side directions (as indices of `DIRECTIONS`): +y, -y or +x, -x.
+        let sides = if dy == 0 { [2, 3] } else { [0, 1] };
+        ahead_barred
+            || sides.iter().any(|&side| {
+                let (sx, sy) = DIRECTIONS[side];
+                // A side step barred from here leads nowhere from here either (its corner
+                // ahead is barred too): no turn.
+                open(sx, sy)
+                    && exit & (1 << side) == 0
+                    && exit & (1 << diagonal(sx - dx, sy - dy)) != 0
+            })
+    })
 }
 
 /// Padded cell `i` is open and an open cell among its eight neighbours costs otherwise.
 #[inline]
-fn cost_mixed(costs: &[u32], stride: usize, i: usize) -> bool {
+fn is_mixed(costs: &[u32], stride: usize, i: usize) -> bool {
     let cost = costs[i];
     if cost == 0 {
         return false;
@@ -509,6 +506,18 @@ impl JumpBits {
         }
     }
 
+    /// Sets the turn bits of padded cell `i` for the directions `turns` says (+x, -x, +y, -y).
+    fn add_turns(&mut self, i: usize, turns: [bool; 4]) {
+        let (rw, cw) = (self.row_words(), self.col_words());
+        let (x, y) = (i % self.stride, i / self.stride);
+        for (k, _) in turns.iter().enumerate().filter(|&(_, &on)| on) {
+            match k {
+                0 | 1 => self.turn_rows[k][y * rw + x / 64] |= 1 << (x % 64),
+                _ => self.turn_cols[k - 2][x * cw + y / 64] |= 1 << (y % 64),
+            }
+        }
+    }
+
     /// Sets or clears padded cell `i`'s [`MIXED`] bit, counting it, and when set, its turn bits.
     fn mark_mixed(&mut self, i: usize, mixed: bool) {
         let (rw, cw) = (self.row_words(), self.col_words());
@@ -546,7 +555,8 @@ impl JumpBits {
         };
         let along_cols = [across(y.checked_sub(1)), across(Some(y + 1))];
         let i = y * stride + x;
-        let mixed = is_mixed(cells, i);
+        let mixed = is_mixed(costs, stride, i);
+        let edged = edge_turns(cells, i);
         if mixed != (self.runs[i] & MIXED != 0) {
             if mixed {
                 self.runs[i] |= MIXED;
@@ -556,8 +566,8 @@ impl JumpBits {
                 self.mixed -= 1;
             }
         }
-        let along_rows = along_rows.map(|turn| turn || mixed);
-        let along_cols = along_cols.map(|turn| turn || mixed);
+        let along_rows = [0, 1].map(|k| along_rows[k] || mixed || edged[k]);
+        let along_cols = [0, 1].map(|k| along_cols[k] || mixed || edged[2 + k]);
         let (rw, cw) = (self.row_words(), self.col_words());
         let put = |bits: &mut Vec<u64>, word: usize, bit: usize, on: bool| {
             if on {
@@ -776,6 +786,45 @@ mod tests {
                 assert!(bulk == grid && same(bits(&bulk), &whole), "bulk");
             }
         }
+    }
+
+    /// Walls between cells and one-way edges set and taken off one by one (and all cleared,
+    /// and set back from saved exits), on a grid of walls wider and taller than 64 cells: the
+    /// bits kept in step equal the bits built whole after each batch.
+    #[test]
+    fn bits_kept_in_step_with_edges_equal_bits_built_whole() {
+        use crate::grid::Edge;
+        let (width, height) = (70, 67);
+        let mut grid = NavGrid::new(width, height).unwrap();
+        let mut rng = crate::test_rng::TestRng(0xED);
+        for _ in 0..600 {
+            let pos = GridPos::new(rng.below(width), rng.below(height));
+            grid.set(pos, Cell::Blocked).unwrap();
+        }
+        let _ = bits(&grid);
+        for round in 0..3000 {
+            let a = GridPos::new(rng.below(width - 1), rng.below(height - 1));
+            let b = if rng.below(2) == 0 {
+                GridPos::new(a.x + 1, a.y)
+            } else {
+                GridPos::new(a.x, a.y + 1)
+            };
+            let edge = [Edge::Open, Edge::Wall, Edge::OneWay][rng.below(3) as usize];
+            let (from, to) = if rng.below(2) == 0 { (a, b) } else { (b, a) };
+            grid.set_edge(from, to, edge).unwrap();
+            if round % 250 == 249 {
+                assert!(same(bits(&grid), &JumpBits::build(grid.cell_view())), "round {round}");
+            }
+        }
+        let exits = grid.straight_exits();
+        let fenced = bits(&grid).clone();
+        grid.clear_edges();
+        assert!(same(bits(&grid), &JumpBits::build(grid.cell_view())), "cleared");
+        // The edges made a difference (turns, blocks), which went with them.
+        assert!(!same(bits(&grid), &fenced));
+        grid.load_exits(&exits).unwrap();
+        assert!(same(bits(&grid), &fenced));
+        assert!(same(bits(&grid), &JumpBits::build(grid.cell_view())), "loaded");
     }
 
     /// A bad cell in the middle of `set_all` stops it there; the bits match the cells set.

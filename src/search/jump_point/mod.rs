@@ -2,10 +2,10 @@
 //! scanning 64 cells a step with the bits of [`bits::JumpBits`]; on grids with terrain costs,
 //! runs stop on the cells at the edge of a cost change and those are expanded in every
 //! direction (see [`bits`]), the idea of jump point search for weighted grids (Carlson,
-//! Harabor et al. 2023) in its simplest form. Walls between cells and one-way edges are read
-//! the same way: the cells within a step of a barred edge are jump points, expanded in every
-//! direction with each first step checked against the edges; everywhere else every edge is
-//! open and the grid's bits hold.
+//! Harabor et al. 2023) in its simplest form. Walls between cells and one-way edges: a corner
+//! a barred edge touches is read as a wall cell is by the pruning rules (no diagonal passes
+//! it, so the cell beyond is a forced neighbour), and a straight run stops before a barred
+//! step (see [`bits`]); a run's first step is checked against the edges.
 
 pub(crate) mod bits;
 
@@ -223,6 +223,14 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
         let runs = self.runs;
         let (a, b, c) = ((i + dx) as usize, (i + vertical) as usize, (i + dx + vertical) as usize);
         runs[a] & runs[b] & runs[c] & OPEN != 0
+    }
+
+    /// The 2 x 2 block of padded cell `i` and its neighbour by (`dx`, `dy`) (a diagonal) is open
+    /// and no barred edge touches its middle corner: a diagonal step across it is legal.
+    #[inline]
+    fn block_open(&self, i: isize, dx: isize, dy: isize) -> bool {
+        let corner = (if dx < 0 { -1 } else { 0 }) + (if dy < 0 { -self.stride } else { 0 });
+        self.runs[(i + corner) as usize] & BLOCK != 0
     }
 
     /// `n` straight steps from padded (`x`, `y`) in direction (dx, dy) are all on open cells,
@@ -536,9 +544,10 @@ impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
         } else if dx != 0 {
             let ahead = self.open(i + dx);
             for side in [1, -1] {
-                // A side cell is worth turning to only when the one behind it is a wall:
+                // A side cell is worth turning to only when the parent cannot step to it
+                // diagonally (the one behind it is a wall, or an edge touches the corner):
                 // otherwise the parent reaches it as cheaply without this cell.
-                if self.open(i + side * stride) && !self.open(i - dx + side * stride) {
+                if self.open(i + side * stride) && !self.block_open(i, -dx, side) {
                     straight(0, side);
                     if ahead {
                         diagonals[count] = (dx, side);
@@ -552,7 +561,7 @@ impl<const AVOID: bool> Expansion for JumpPoints<'_, AVOID> {
         } else {
             let ahead = self.open(i + dy * stride);
             for side in [1, -1] {
-                if self.open(i + side) && !self.open(i + side - dy * stride) {
+                if self.open(i + side) && !self.block_open(i, side, -dy) {
                     straight(side, 0);
                     if ahead {
                         diagonals[count] = (side, dy);

@@ -320,7 +320,7 @@ fn jump_point_search_reads_fences_as_they_change() {
             let open = open_cells(&grid);
             for _ in 0..6 {
                 let (start, goal) = (pick(&mut rng, &open), pick(&mut rng, &open));
-                let query = PathQuery::new(start, goal).with_options(jump.clone());
+                let query = PathQuery::new(start, goal).with_options(jump);
                 let want = model.cost(&grid, start, goal);
                 match pathfinder.find(&grid, &query) {
                     Ok(path) => {
@@ -351,7 +351,7 @@ fn jump_point_search_reads_fences_as_they_change() {
                     walled.cells.cells[c.y as usize][c.x as usize] = None;
                 }
                 let want = walled.cost(&grid, start, goal);
-                let query = PathQuery::new(start, goal).with_options(jump.clone()).avoiding(&avoid);
+                let query = PathQuery::new(start, goal).with_options(jump).avoiding(&avoid);
                 match pathfinder.find(&grid, &query) {
                     Ok(path) => {
                         assert!(

@@ -16,6 +16,11 @@
 //! - the chunks with no places (the estimate the linked search had before).
 //!
 //! Memory: the whole grid's `memory_bytes` against the chunks' plus their seam links.
+//!
+//! Seams after a tile change: every seam link of the world worked out (`seam_links`, what the
+//! plugin did for any change) against those near one chunk in the middle (`seam_links_near`,
+//! what it does when only cells changed), best of three, each checked to give the same links
+//! out of the cells it names.
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -28,6 +33,7 @@ use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
     Algorithm, Link, LinkedMaps, MapPos, PathQuery, Pathfinder, Placement, SearchOptions,
+    seam_links, seam_links_near,
 };
 use common::best;
 
@@ -42,6 +48,7 @@ fn main() {
          memory: whole, chunks + seams |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut remakes = Vec::new();
     for name in ["arena2", "lak304d", "64room_000"] {
         let whole = load_map(format!("{dir}/{name}.map")).expect("map");
         let scenarios = load_scenarios(format!("{dir}/{name}.map.scen")).expect("scenarios");
@@ -75,6 +82,17 @@ fn main() {
             }
         }
         let refs: Vec<&NavGrid> = grids.iter().collect();
+        let middle = (up / 2 * across + across / 2) as usize;
+        let (t_all, all) = best(|| seam_links(&refs, &places));
+        let (t_near, (near, cells)) = best(|| seam_links_near(&refs, &places, &[middle]));
+        let key = |l: &Link| (l.from, l.to, l.cost.to_bits());
+        let cells: std::collections::HashSet<MapPos> = cells.into_iter().collect();
+        let mut out_of: Vec<_> = all.iter().filter(|l| cells.contains(&l.from)).map(key).collect();
+        let mut made: Vec<_> = near.iter().map(key).collect();
+        out_of.sort_unstable_by_key(|k| (k.0.map, k.0.cell, k.1.map, k.1.cell, k.2));
+        made.sort_unstable_by_key(|k| (k.0.map, k.0.cell, k.1.map, k.1.cell, k.2));
+        assert!(out_of == made && all.len() == links.len(), "{name}: seams near a chunk");
+        remakes.push((name, all.len(), near.len(), t_all, t_near));
         let plain = LinkedMaps::new(&refs, &links);
         let placed = plain.with_places(&places);
         let queries: Vec<_> = scenarios.iter().step_by(4).collect();
@@ -132,6 +150,17 @@ fn main() {
             t_placed.as_secs_f64() / t_astar.as_secs_f64(),
             whole.memory_bytes() as f64 / 1024.0,
             chunk_bytes as f64 / 1024.0,
+        );
+    }
+    println!();
+    println!("| map | seam links | near one chunk | all seams | near one chunk | ratio |");
+    println!("|---|---|---|---|---|---|");
+    for (name, all, near, t_all, t_near) in remakes {
+        println!(
+            "| {name} | {all} | {near} | {:.3} ms | {:.3} ms | {:.1}x |",
+            ms(t_all),
+            ms(t_near),
+            t_all.as_secs_f64() / t_near.as_secs_f64()
         );
     }
 }

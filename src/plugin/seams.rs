@@ -12,7 +12,8 @@
 //!
 //! The seams are made again when a map of a world comes, goes, moves or changes a cell, so a
 //! chunk streamed out takes its seams with it (paths through them are planned again) and one
-//! streamed in brings new ways.
+//! streamed in brings new ways. When maps only changed cells, only the seams within a step of
+//! those maps are worked out again ([`seam_links_near`]).
 //!
 //! [`LinkCrossed`]: super::LinkCrossed
 
@@ -24,8 +25,11 @@ use super::link::{FrameLinks, LinkEnd, NavLink};
 use super::map::{NavMap, NavMaps};
 use super::profiles::AgentKind;
 use super::settings::NavSettings;
-use crate::grid::{GridStamp, NavGrid, Neighborhood};
-use crate::search::{LinkedMaps, LinkedPath, MapPos, PathError, Placement, WorldGraph, seam_links};
+use crate::grid::{CornerRule, GridStamp, NavGrid, Neighborhood};
+use crate::search::{
+    Link, LinkedMaps, LinkedPath, MapPos, PathError, Placement, WorldGraph, seam_links,
+    seam_links_near,
+};
 
 /// Marks a [`NavLink`] the plugin keeps across the seam of two maps whose edges touch (see
 /// [`NavSettings::join_touching_maps`]). The plugin spawns and despawns these; paths go through
@@ -34,17 +38,20 @@ use crate::search::{LinkedMaps, LinkedPath, MapPos, PathError, Placement, WorldG
 #[reflect(Component)]
 pub struct NavSeam;
 
-/// A map that can join as the seams were made from it: its entity, grid stamp (a corner rule
-/// or neighborhood changed moves it too), cell lattice and size.
-type Seen = (Entity, GridStamp, [Vec2; 3], (u32, u32));
+/// A map that can join as the seams were made from it: its entity, grid stamp (any change of
+/// its cells or rules moves it), cell lattice, size and moves (which maps join).
+type Seen = (Entity, GridStamp, [Vec2; 3], (u32, u32), (Neighborhood, CornerRule));
+
+/// The seam links out of one cell: where each goes, its entity and cost.
+type Outgoing = Vec<(LinkEnd, Entity, f64)>;
 
 /// What the seams were made from, and the seam links made.
 #[derive(Resource, Default)]
 pub(crate) struct Seams {
     /// Each map that can join, when the seams were last made.
     seen: Vec<Seen>,
-    /// Each seam link by its ends: its entity and cost.
-    links: HashMap<(LinkEnd, LinkEnd), (Entity, f64)>,
+    /// The seam links by the cell they leave from.
+    links: HashMap<LinkEnd, Outgoing>,
     /// Where each map of a world lies on the world's lattice (for the search's estimate).
     pub(crate) places: Vec<(Entity, Placement)>,
 }
@@ -52,8 +59,77 @@ pub(crate) struct Seams {
 impl Seams {
     /// The seam link from `from` to `to` (one step across a seam): its entity and cost.
     pub(crate) fn between(&self, from: LinkEnd, to: LinkEnd) -> Option<(Entity, f64)> {
-        self.links.get(&(from, to)).copied()
+        let out = self.links.get(&from)?;
+        out.iter().find(|(end, ..)| *end == to).map(|&(_, entity, cost)| (entity, cost))
     }
+}
+
+/// The seam links as they should be, by the cell they leave from: where each goes and its cost.
+type Wanted = HashMap<LinkEnd, Vec<(LinkEnd, f64)>>;
+
+/// Files `links` (of `world`'s maps) in `wanted` by the cell each leaves from.
+fn file_links(wanted: &mut Wanted, world: &[Member], links: Vec<Link>) {
+    for link in links {
+        let end = |p: MapPos| LinkEnd::new(world[p.map].map.entity, p.cell);
+        wanted.entry(end(link.from)).or_default().push((end(link.to), link.cost));
+    }
+}
+
+/// Brings the seam links out of one cell (`kept`) to what they should be (`wanted`): links that
+/// should go are despawned, costs that changed are set, new links are spawned (and links
+/// despawned by someone else made again).
+fn reconcile(
+    commands: &mut Commands,
+    links: &mut Query<&mut NavLink, With<NavSeam>>,
+    from: LinkEnd,
+    kept: &mut Outgoing,
+    wanted: Vec<(LinkEnd, f64)>,
+) {
+    kept.retain_mut(|(to, entity, cost)| match wanted.iter().find(|(end, _)| end == to) {
+        None => {
+            if let Ok(mut e) = commands.get_entity(*entity) {
+                e.despawn();
+            }
+            false
+        }
+        Some(&(_, now)) => {
+            match links.get_mut(*entity) {
+                Ok(mut link) if now != *cost => link.cost = now,
+                Ok(_) => {}
+                Err(_) => *entity = spawn_seam(commands, (from, *to), now),
+            }
+            *cost = now;
+            true
+        }
+    });
+    for (to, cost) in wanted {
+        if !kept.iter().any(|(end, ..)| *end == to) {
+            kept.push((to, spawn_seam(commands, (from, to), cost), cost));
+        }
+    }
+}
+
+/// Brings the kept seam links out of `from` to the wanted ones, taking them out of `wanted`.
+fn settle(
+    commands: &mut Commands,
+    links: &mut Query<&mut NavLink, With<NavSeam>>,
+    (kept, wanted): (&mut HashMap<LinkEnd, Outgoing>, &mut Wanted),
+    from: LinkEnd,
+) {
+    let mut out = kept.remove(&from).unwrap_or_default();
+    reconcile(commands, links, from, &mut out, wanted.remove(&from).unwrap_or_default());
+    if !out.is_empty() {
+        kept.insert(from, out);
+    }
+}
+
+/// The maps whose cells alone changed since `was`: `None` when any map came, went, moved,
+/// resized or changed its moves (then every seam is made again).
+fn only_cells_changed(was: &[Seen], now: &[Seen]) -> Option<Vec<Entity>> {
+    let same_but_cells = was.len() == now.len()
+        && was.iter().zip(now).all(|(a, b)| (a.0, a.2, a.3, a.4) == (b.0, b.2, b.3, b.4));
+    same_but_cells
+        .then(|| was.iter().zip(now).filter(|(a, b)| a.1 != b.1).map(|(_, b)| b.0).collect())
 }
 
 /// A map of a world: the map, and where its cell (0, 0) lies on the world's lattice.
@@ -147,52 +223,60 @@ pub(crate) fn keep_seams(
     let seen = || {
         maps.iter().filter(|_| joining).filter_map(|m| -> Option<Seen> {
             let (lattice, _) = m.geometry.lattice()?;
-            Some((m.entity, m.grid.stamp(), lattice, (m.grid.width(), m.grid.height())))
+            let size = (m.grid.width(), m.grid.height());
+            let rules = (m.grid.neighborhood(), m.grid.corner_rule());
+            Some((m.entity, m.grid.stamp(), lattice, size, rules))
         })
     };
     if seen().eq(seams.seen.iter().copied()) {
         return;
     }
-    let mut wanted = HashMap::new();
-    let mut places = Vec::new();
+    let now: Vec<Seen> = seen().collect();
+    let changed = only_cells_changed(&seams.seen, &now);
     let worlds = if joining { worlds(&maps) } else { Vec::new() };
-    for (number, world) in worlds.iter().enumerate() {
-        // Each member's place, for the search's estimate and for the core to work out the
-        // steps across the world's seams.
-        let at =
-            |m: &Member| Placement { world: number as u32, x: m.at.x.into(), y: m.at.y.into() };
-        let lattice: Vec<Option<Placement>> = world.iter().map(|m| Some(at(m))).collect();
-        let grids: Vec<&NavGrid> = world.iter().map(|m| &m.map.grid).collect();
-        for link in seam_links(&grids, &lattice) {
-            let end = |p: MapPos| LinkEnd::new(world[p.map].map.entity, p.cell);
-            wanted.insert((end(link.from), end(link.to)), link.cost);
-        }
-        places.extend(world.iter().zip(lattice.iter().flatten()).map(|(m, &p)| (m.map.entity, p)));
-    }
     let Seams { links: kept, seen: was, places: placed } = &mut *seams;
-    *placed = places;
-    *was = seen().collect();
-    kept.retain(|ends, (entity, cost)| match wanted.remove(ends) {
-        None => {
-            if let Ok(mut e) = commands.get_entity(*entity) {
-                e.despawn();
-            }
-            false
+    *was = now;
+    let mut wanted = Wanted::new();
+    let Some(changed) = changed else {
+        // Made again whole: every world's seams, every kept link reconciled.
+        placed.clear();
+        for (number, world) in worlds.iter().enumerate() {
+            let lattice = places(number, world);
+            let grids: Vec<&NavGrid> = world.iter().map(|m| &m.map.grid).collect();
+            file_links(&mut wanted, world, seam_links(&grids, &lattice));
+            placed.extend(
+                world.iter().zip(lattice.iter().flatten()).map(|(m, &p)| (m.map.entity, p)),
+            );
         }
-        Some(now) => {
-            match links.get_mut(*entity) {
-                Ok(mut link) if now != *cost => link.cost = now,
-                Ok(_) => {}
-                // (Despawned by someone else: made again.)
-                Err(_) => *entity = spawn_seam(&mut commands, *ends, now),
-            }
-            *cost = now;
-            true
+        let mut froms: Vec<LinkEnd> = kept.keys().copied().collect();
+        froms.extend(wanted.keys().filter(|from| !kept.contains_key(from)));
+        for from in froms {
+            settle(&mut commands, &mut links, (kept, &mut wanted), from);
         }
-    });
-    for ((from, to), cost) in wanted {
-        kept.insert((from, to), (spawn_seam(&mut commands, (from, to), cost), cost));
+        return;
+    };
+    // Only cells changed: the seams within a step of the changed maps, world by world.
+    for (number, world) in worlds.iter().enumerate() {
+        let touched: Vec<usize> =
+            (0..world.len()).filter(|&k| changed.contains(&world[k].map.entity)).collect();
+        if touched.is_empty() {
+            continue;
+        }
+        let grids: Vec<&NavGrid> = world.iter().map(|m| &m.map.grid).collect();
+        let (made, cells) = seam_links_near(&grids, &places(number, world), &touched);
+        file_links(&mut wanted, world, made);
+        for cell in cells {
+            let from = LinkEnd::new(world[cell.map].map.entity, cell.cell);
+            settle(&mut commands, &mut links, (kept, &mut wanted), from);
+        }
     }
+}
+
+/// Each member's place on the lattice of world `number` (for the search's estimate and for the
+/// core to work out the steps across the world's seams).
+fn places(number: usize, world: &[Member]) -> Vec<Option<Placement>> {
+    let at = |m: &Member| Placement { world: number as u32, x: m.at.x.into(), y: m.at.y.into() };
+    world.iter().map(|m| Some(at(m))).collect()
 }
 
 /// The graph of each world for each kind of agent (its grids differ), for

@@ -67,7 +67,7 @@ pub use precomputed::path_table::{
 };
 pub use precomputed::slices::{CELL_WORK, SlicedBuild};
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
-pub use seams::seam_links;
+pub use seams::{seam_links, seam_links_near};
 pub use warmup::GridWarmup;
 pub use world::WorldGraph;
 

@@ -18,7 +18,7 @@ use bevy_tilemap_nav::plugin::{
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
     Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, Pathfinder, Placement, WorldGraph,
-    seam_links,
+    seam_links, seam_links_near,
 };
 
 const TILE: f32 = 16.0;
@@ -416,6 +416,73 @@ fn a_chunk_that_goes_takes_its_ways_and_one_that_comes_brings_new_ones() {
     assert!(app.world().get::<NavPath>(again).is_some(), "no path once the chunk is back");
 }
 
+/// Every seam link of the world, by its ends: its entity and cost.
+fn seam_entities(app: &mut App) -> std::collections::HashMap<(LinkEnd, LinkEnd), (Entity, u64)> {
+    let mut query = app.world_mut().query_filtered::<(Entity, &NavLink), With<NavSeam>>();
+    query.iter(app.world()).map(|(e, l)| ((l.from, l.to), (e, l.cost.to_bits()))).collect()
+}
+
+/// A tile change in one chunk remakes the seams near that chunk only: afterwards the seam links
+/// are the ones a remake of the whole world gives (joining turned off and on), and the links
+/// out of cells more than a step from the changed chunk are the same entities as before.
+#[test]
+fn a_tile_change_remakes_the_seams_of_its_chunk_only() {
+    let mut app = app(Neighborhood::Eight, CornerRule::NoCornerCutting);
+    // Nine 10 x 10 chunks, three by three.
+    let cells: Cells =
+        (0..30).map(|y| (0..30).map(|x| Some(1 + (x + y) as u32 % 3)).collect()).collect();
+    let mut chunks = Vec::new();
+    for ys in [(0, 10), (10, 20), (20, 30)] {
+        for xs in [(0, 10), (10, 20), (20, 30)] {
+            chunks.push((spawn_chunk(&mut app, &cells, xs, ys), xs, ys));
+        }
+    }
+    app.update();
+    app.update();
+    let before = seam_entities(&mut app);
+    assert!(before.len() > 100, "{} seam links", before.len());
+    // Walls on the border cells of the bottom left chunk (its right column and top row).
+    let corner = chunks[0].0;
+    for (x, y) in [(9, 3), (9, 9), (4, 9), (0, 9)] {
+        let storage = app.world().get::<TileStorage>(corner).unwrap();
+        let tile = storage.get(&TilePos::new(x, y)).unwrap();
+        app.world_mut().get_mut::<TileTextureIndex>(tile).unwrap().0 = WALL;
+    }
+    app.update();
+    let after = seam_entities(&mut app);
+    assert_ne!(after.len(), before.len(), "the walls closed no seam step");
+    // Far from the bottom left chunk (more than a step beyond its 10 x 10 cells): untouched.
+    let cell_of = |end: LinkEnd| {
+        let (_, (x0, _), (y0, _)) = *chunks.iter().find(|c| c.0 == end.map).unwrap();
+        (x0 as u32 + end.cell.x, y0 as u32 + end.cell.y)
+    };
+    let far = |end: LinkEnd| {
+        let (x, y) = cell_of(end);
+        x > 10 || y > 10
+    };
+    let mut kept_far = 0;
+    for (ends, old) in before.iter().filter(|(ends, _)| far(ends.0)) {
+        assert_eq!(after.get(ends), Some(old), "a far seam link was made again");
+        kept_far += 1;
+    }
+    assert!(kept_far > 50 && after.keys().all(|ends| !far(ends.0) || before.contains_key(ends)));
+    // The same links (ends and costs) as the whole world's remade.
+    app.world_mut().resource_mut::<NavSettings>().join_touching_maps = false;
+    app.update();
+    app.world_mut().resource_mut::<NavSettings>().join_touching_maps = true;
+    app.update();
+    let remade = seam_entities(&mut app);
+    let costs = |links: &std::collections::HashMap<(LinkEnd, LinkEnd), (Entity, u64)>| {
+        let mut v: Vec<_> = links
+            .iter()
+            .map(|(ends, (_, cost))| (cell_of(ends.0), cell_of(ends.1), *cost))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(costs(&after), costs(&remade));
+}
+
 /// Despawns a chunk's tiles and tilemap, as a game streaming it out does.
 fn unload(app: &mut App, chunk: Entity) {
     let tiles: Vec<Entity> =
@@ -713,6 +780,66 @@ fn seam_links_are_the_steps_of_the_whole_grid() {
         let made = seam_links(&refs, &world.places);
         assert_eq!(sorted(&made), sorted(&world.seams), "{}", world.label);
     }
+}
+
+/// A change to some chunks' cells and edges changes only the seam links out of the cells
+/// `seam_links_near` names, which it gives as `seam_links` does; every other link stays as it
+/// was (what lets the plugin remake one chunk's seams, not the world's). Fails if the reach it
+/// looks at is a step too short (the corners of chunks meeting four at a point).
+#[test]
+fn a_changed_chunk_changes_only_the_seams_near_it() {
+    let mut named = 0;
+    for seed in 1..=90u64 {
+        let mut rng = Rng(seed * 6_151);
+        let mut world = match seed > 70 {
+            true => CutWorld::hex(seed, &mut rng, (3, 24)),
+            false => CutWorld::new(seed, &mut rng, (3, 24)),
+        };
+        if seed % 3 == 0 {
+            let n = world.whole.len() as u32 / 3;
+            world.add_edges(&mut rng, n);
+        }
+        let before = {
+            let refs: Vec<&NavGrid> = world.grids.iter().collect();
+            seam_links(&refs, &world.places)
+        };
+        let count = world.grids.len();
+        let changed: Vec<usize> =
+            (0..1 + seed as usize % 2).map(|_| rng.below(count as u32) as usize).collect();
+        for &k in &changed {
+            let grid = &mut world.grids[k];
+            let (w, h) = (grid.width(), grid.height());
+            for _ in 0..1 + rng.below(w * h / 2 + 1) {
+                // Border cells more often: their seams are the ones that change.
+                let x =
+                    if rng.chance(50) { [0, w - 1][rng.below(2) as usize] } else { rng.below(w) };
+                let y = rng.below(h);
+                let cell = match rng.below(3) {
+                    0 => Cell::Blocked,
+                    1 => Cell::GROUND,
+                    _ => Cell::Passable { cost: 1 + rng.below(4) },
+                };
+                grid.set(GridPos::new(x, y), cell).unwrap();
+                if !grid.neighborhood().is_hex() && x + 1 < w && rng.chance(30) {
+                    let edge = [Edge::Wall, Edge::OneWay, Edge::Open][rng.below(3) as usize];
+                    grid.set_edge(GridPos::new(x, y), GridPos::new(x + 1, y), edge).unwrap();
+                }
+            }
+        }
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
+        let after = seam_links(&refs, &world.places);
+        let (near, cells) = seam_links_near(&refs, &world.places, &changed);
+        let named_cells: std::collections::HashSet<MapPos> = cells.iter().copied().collect();
+        assert_eq!(named_cells.len(), cells.len(), "{}: a cell named twice", world.label);
+        let split = |links: &[Link]| -> (Vec<Link>, Vec<Link>) {
+            links.iter().cloned().partition(|l| named_cells.contains(&l.from))
+        };
+        let ((after_near, after_rest), (_, before_rest)) = (split(&after), split(&before));
+        assert_eq!(sorted(&near), sorted(&after_near), "{}: the links it made", world.label);
+        assert_eq!(sorted(&after_rest), sorted(&before_rest), "{}: a link it missed", world.label);
+        named += usize::from(!near.is_empty());
+    }
+    assert!(named > 60, "{named}");
 }
 
 #[test]

@@ -117,19 +117,53 @@ impl Lattice {
             if self.place(a).is_none() {
                 continue;
             }
-            let (w, h) = (grid.width(), grid.height());
-            let border = (0..w).flat_map(|x| [GridPos::new(x, 0), GridPos::new(x, h - 1)]).chain(
-                (1..h.saturating_sub(1)).flat_map(|y| [GridPos::new(0, y), GridPos::new(w - 1, y)]),
-            );
-            let mut last = None;
-            for cell in border {
-                // (A grid one cell high or wide lists some cells twice.)
-                if last == Some(cell) {
-                    continue;
-                }
-                last = Some(cell);
+            for cell in border(grid) {
                 let from = MapPos::new(a, cell);
                 self.steps_out(maps, from, diagonals, |to, len, dir| each(from, to, len, dir));
+            }
+        }
+    }
+
+    /// [`crossings`](Self::crossings) (diagonals too) out of the border cells within one
+    /// lattice step of a grid of `changed`: each such cell (`cell`, whether or not a step
+    /// leaves it), then each step out of it (`each`).
+    pub(in crate::search) fn crossings_near(
+        &self,
+        maps: &[&NavGrid],
+        changed: &[usize],
+        mut cell: impl FnMut(MapPos),
+        mut each: impl FnMut(MapPos, MapPos, f64),
+    ) {
+        // Each changed grid's cells on the lattice, one step wider all round: (world, x0, y0,
+        // x1, y1), ends included.
+        let reach: Vec<(u32, i64, i64, i64, i64)> = changed
+            .iter()
+            .filter_map(|&c| {
+                let (p, grid) = (self.place(c)?, maps.get(c)?);
+                let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+                Some((p.world, p.x - 1, p.y - 1, p.x + w, p.y + h))
+            })
+            .collect();
+        let near = |world: u32, x: i64, y: i64| {
+            reach.iter().any(|&(rw, x0, y0, x1, y1)| {
+                rw == world && (x0..=x1).contains(&x) && (y0..=y1).contains(&y)
+            })
+        };
+        for (a, &grid) in maps.iter().enumerate() {
+            let Some(p) = self.place(a) else { continue };
+            let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+            let touches = reach.iter().any(|&(rw, x0, y0, x1, y1)| {
+                rw == p.world && p.x <= x1 && x0 < p.x + w && p.y <= y1 && y0 < p.y + h
+            });
+            if !touches {
+                continue;
+            }
+            for at in border(grid) {
+                if near(p.world, p.x + i64::from(at.x), p.y + i64::from(at.y)) {
+                    let from = MapPos::new(a, at);
+                    cell(from);
+                    self.steps_out(maps, from, true, |to, len, _| each(from, to, len));
+                }
             }
         }
     }
@@ -209,6 +243,22 @@ impl Lattice {
             each(MapPos::new(b, to), len, (dx, dy));
         }
     }
+}
+
+/// The border cells of `grid`, each once (the top and bottom rows, then the left and right
+/// columns between them).
+fn border(grid: &NavGrid) -> impl Iterator<Item = GridPos> {
+    let (w, h) = (grid.width(), grid.height());
+    let rows = (0..w).flat_map(move |x| {
+        // (A grid one cell high lists its row once.)
+        let bottom = (h > 1).then_some(GridPos::new(x, h - 1));
+        [Some(GridPos::new(x, 0)), bottom].into_iter().flatten()
+    });
+    let columns = (1..h.saturating_sub(1)).flat_map(move |y| {
+        let right = (w > 1).then_some(GridPos::new(w - 1, y));
+        [Some(GridPos::new(0, y)), right].into_iter().flatten()
+    });
+    rows.chain(columns)
 }
 
 /// A grid placed at `place` keeps its cells' neighbours on the lattice: always on a square

@@ -2,6 +2,8 @@
 //! ladders, drops), as entities a game spawns and despawns, and the message sent when an agent
 //! is carried across one.
 
+use std::collections::HashMap;
+
 use bevy::prelude::*;
 
 use super::map::NavMaps;
@@ -91,23 +93,57 @@ pub(crate) struct FrameLinks {
     pub(crate) entities: Vec<Entity>,
     /// Where each map (by its index) lies on the lattice of a world of maps that touch.
     pub(crate) places: Vec<Option<Placement>>,
+    /// Whether each map (by its index) shares its world with another map (it has seams).
+    joined: Vec<bool>,
+    /// What the links were gathered from: each map's entity and size, the maps' places, and
+    /// how many link entities there were.
+    gathered_from: (Vec<(Entity, u32, u32)>, Vec<(Entity, Placement)>, usize),
     /// Searches that start or end in a world go over its graph
     /// ([`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical)).
     pub(crate) hierarchical: bool,
 }
 
 impl FrameLinks {
+    /// Gathers the links again when `links_moved` (a link came, changed or went), fewer or more
+    /// links are there, or the maps or their places changed since they were last gathered;
+    /// else keeps them. (The count catches a link removed while the system did not run, in a
+    /// fixed-step schedule, whose removal it was not told of.)
     pub(crate) fn gather(
         &mut self,
         maps: &NavMaps,
         links: &Query<(Entity, &NavLink), Without<super::NavSeam>>,
         places: &[(Entity, Placement)],
+        links_moved: bool,
     ) {
+        let shape = || maps.iter().map(|m| (m.entity, m.grid.width(), m.grid.height()));
+        let (seen_maps, seen_places, seen_links) = &mut self.gathered_from;
+        let count = links.count();
+        if !links_moved
+            && count == *seen_links
+            && shape().eq(seen_maps.iter().copied())
+            && places == seen_places.as_slice()
+        {
+            return;
+        }
+        *seen_links = count;
+        seen_maps.clear();
+        seen_maps.extend(shape());
+        seen_places.clear();
+        seen_places.extend_from_slice(places);
         self.links.clear();
         self.entities.clear();
         self.places.clear();
         let placed = |map: Entity| places.iter().find(|(m, _)| *m == map).map(|(_, p)| *p);
         self.places.extend(maps.iter().map(|m| placed(m.entity)));
+        let mut members: HashMap<u32, u32> = HashMap::new();
+        for p in self.places.iter().flatten() {
+            *members.entry(p.world).or_default() += 1;
+        }
+        let shared = |p: &Option<Placement>| {
+            p.is_some_and(|p| members.get(&p.world).is_some_and(|&n| n > 1))
+        };
+        self.joined.clear();
+        self.joined.extend(self.places.iter().map(shared));
         let end = |e: LinkEnd| {
             let at = maps.map_pos(e.map, e.cell)?;
             maps.get(e.map)?.grid.in_bounds(e.cell).then_some(at)
@@ -122,16 +158,18 @@ impl FrameLinks {
             }
         }
     }
-}
 
-impl FrameLinks {
+    /// These links with only those `keep` keeps (the maps' places as they are).
+    pub(crate) fn only(&self, keep: impl Fn(&Link) -> bool) -> FrameLinks {
+        let kept = self.links.iter().zip(&self.entities).filter(|(link, _)| keep(link));
+        let (links, entities) = kept.map(|(link, entity)| (*link, *entity)).unzip();
+        let (places, joined) = (self.places.clone(), self.joined.clone());
+        FrameLinks { links, entities, places, joined, ..FrameLinks::default() }
+    }
+
     /// Whether the map at `index` in [`NavMaps`] joins others of its world at seams.
     pub(crate) fn joined(&self, index: usize) -> bool {
-        let Some(Some(at)) = self.places.get(index) else { return false };
-        self.places
-            .iter()
-            .enumerate()
-            .any(|(k, p)| k != index && p.is_some_and(|p| p.world == at.world))
+        self.joined.get(index).copied().unwrap_or(false)
     }
 }
 

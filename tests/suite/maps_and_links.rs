@@ -136,6 +136,52 @@ fn an_agent_walks_from_one_level_to_the_next_through_a_door() {
     assert_eq!(changes, vec![NavGridChanged { map: map_b, cells: vec![GridPos::new(5, 0)] }]);
 }
 
+/// A link whose end moves or whose cost changes (the same link entity, no link added or taken
+/// away) is searched as it is now: the request system's gathered links follow the change.
+#[test]
+fn a_link_moved_or_repriced_in_place_is_searched_as_it_is_now() {
+    let mut app = app();
+    let a = spawn_level(&mut app, &LEVEL_A, 32.0, Vec2::ZERO);
+    let b = spawn_level(&mut app, &LEVEL_B, 16.0, Vec2::new(8.0 * 32.0 + 40.0, 0.0));
+    app.update();
+    let (map_a, map_b) = (a[0], b[0]);
+    let (door_a, door_b) =
+        (LinkEnd::new(map_a, GridPos::new(7, 2)), LinkEnd::new(map_b, GridPos::new(0, 2)));
+    let door = app.world_mut().spawn(NavLink::two_way(door_a, door_b, 1.0)).id();
+    let goal = PathGoal::OnMap { map: map_b, cell: GridPos::new(5, 2) };
+    let ask = |app: &mut App| {
+        let agent = spawn_agent(app, map_a, GridPos::new(0, 2), goal.clone(), 100.0);
+        app.update();
+        let path = app.world().get::<NavPath>(agent).expect("answered").clone();
+        app.world_mut().despawn(agent);
+        path
+    };
+    let first = ask(&mut app);
+    assert_eq!(first.cells.last(), Some(&door_a.cell));
+    // The door moves to the top row of level A, and costs 5 to cross.
+    let moved = LinkEnd::new(map_a, GridPos::new(7, 4));
+    {
+        let mut link = app.world_mut().get_mut::<NavLink>(door).unwrap();
+        link.from = moved;
+        link.cost = 5.0;
+    }
+    app.update();
+    let second = ask(&mut app);
+    assert_eq!(second.cells.last(), Some(&moved.cell), "the door where it was");
+    assert_eq!(second.legs[0].link, door);
+    let walk_a = second
+        .cells
+        .windows(2)
+        .map(|w| if w[0].x != w[1].x && w[0].y != w[1].y { 2f64.sqrt() } else { 1.0 })
+        .sum::<f64>();
+    let walk_b = second.legs[0]
+        .cells
+        .windows(2)
+        .map(|w| if w[0].x != w[1].x && w[0].y != w[1].y { 2f64.sqrt() } else { 1.0 })
+        .sum::<f64>();
+    assert!((second.cost - (walk_a + 5.0 + walk_b)).abs() < 1e-9, "{} costs", second.cost);
+}
+
 #[test]
 fn floors_drawn_at_one_place_are_grouped_by_nav_layer_of_and_joined_by_stairs() {
     let mut app = app();

@@ -215,27 +215,31 @@ pub(super) fn refile(indexes: &mut HashMap<Entity, PathIndex>, entity: Entity, p
 }
 
 /// What tells the movement system that links came, changed or went since it last ran, and the
-/// maps it saw then.
+/// maps and the number of links it saw then (the count catches a removal it was not told of,
+/// in a fixed-step schedule that skipped frames).
 pub(super) type LinksStirred<'w, 's> = (
     Query<'w, 's, (), Changed<NavLink>>,
     RemovedComponents<'w, 's, NavLink>,
-    Local<'s, Vec<Entity>>,
+    Local<'s, (Vec<Entity>, usize)>,
 );
 
 /// Whether the links of walking agents' paths are to be read again this frame: a link came,
 /// changed or went, a grid changed (as the indexes saw it: `check_all` maps, or changed cells),
 /// or maps came or went since last frame (the maps' entities are kept in `stir` for the next).
+/// `links` is how many link entities there are now.
 pub(super) fn stirred(
     indexes: &HashMap<Entity, PathIndex>,
     check_all: &[Entity],
-    maps: &NavMaps,
+    (maps, links): (&NavMaps, usize),
     (changed, removed, seen): &mut LinksStirred,
 ) -> bool {
-    let links_moved = !changed.is_empty() || removed.read().count() > 0;
+    let (seen, seen_links) = &mut **seen;
+    let counted = std::mem::replace(seen_links, links) != links;
+    let links_moved = !changed.is_empty() || removed.read().count() > 0 || counted;
     let cells_changed = !check_all.is_empty() || indexes.values().any(|i| !i.changed.is_empty());
     let maps_changed = !maps.iter().map(|m| m.entity).eq(seen.iter().copied());
     if maps_changed {
-        **seen = maps.iter().map(|m| m.entity).collect();
+        *seen = maps.iter().map(|m| m.entity).collect();
     }
     links_moved || cells_changed || maps_changed
 }

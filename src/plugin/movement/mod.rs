@@ -172,7 +172,7 @@ pub(crate) fn follow_paths(
         teams: &teams,
         check_all: &check_all,
         moved: &moved,
-        links_stirred: stirred(indexes, &check_all, &maps, &mut stir),
+        links_stirred: stirred(indexes, &check_all, (&maps, links.count()), &mut stir),
     };
     let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
     let mut stalls: Vec<Stall> = Vec::new();

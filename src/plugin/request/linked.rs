@@ -69,13 +69,7 @@ pub(super) fn begin_linked(
     let served: Vec<Option<&NavGrid>> = maps.iter().map(|m| m.grid_for(query.agent)).collect();
     let walkable =
         |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
-    let mut links = FrameLinks { places: frame_links.places.clone(), ..FrameLinks::default() };
-    for (link, &entity) in frame_links.links.iter().zip(&frame_links.entities) {
-        if walkable(link.from) && walkable(link.to) {
-            links.links.push(*link);
-            links.entities.push(entity);
-        }
-    }
+    let links = frame_links.only(|link| walkable(link.from) && walkable(link.to));
     // Over the world's graph: when asked for, for a plain walk (no cells to walk round, not
     // any-angle) that starts or ends in a world.
     let placed = |at: MapPos| links.places.get(at.map).is_some_and(Option::is_some);

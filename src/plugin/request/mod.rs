@@ -111,6 +111,11 @@ fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<Pat
     }
 }
 
+/// Whether a link came, changed or went since the request system last ran (seams included:
+/// they come and go with the maps' places, which are compared too).
+type LinksMoved<'w, 's> =
+    (Query<'w, 's, (), (Changed<NavLink>, Without<NavSeam>)>, RemovedComponents<'w, 's, NavLink>);
+
 /// What the request system reads and writes.
 #[derive(SystemParam)]
 pub(crate) struct Answering<'w, 's> {
@@ -137,13 +142,15 @@ pub(crate) fn answer_requests(
     new_requests: Query<Entity, Changed<PathRequest>>,
     obstacle_agents: Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
     links: Query<(Entity, &NavLink), Without<NavSeam>>,
+    (changed_links, mut removed_links): LinksMoved,
 ) {
     // One system rather than three: each system costs the scheduler a wake-up.
     let frame_began = Moment::now();
     collect_obstacles(&nav.maps, &obstacle_agents, &mut nav.obstacles);
     queue_requests(&mut nav.queue, &new_requests);
     let nav = &mut nav;
-    nav.queue.links.gather(&nav.maps, &links, &nav.seams.places);
+    let links_moved = !changed_links.is_empty() || removed_links.read().count() > 0;
+    nav.queue.links.gather(&nav.maps, &links, &nav.seams.places, links_moved);
     nav.queue.links.hierarchical = nav.work.settings.world_search == WorldSearch::Hierarchical;
     let allowance = nav.work.allowance(WorkKind::Searches);
     let out_of_time = move || allowance.out_of_time();

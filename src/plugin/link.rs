@@ -95,13 +95,16 @@ pub(crate) struct FrameLinks {
     pub(crate) places: Vec<Option<Placement>>,
     /// Whether each map (by its index) shares its world with another map (it has seams).
     joined: Vec<bool>,
-    /// What the links were gathered from: each map's entity and size, the maps' places, and
-    /// how many link entities there were.
-    gathered_from: (Vec<(Entity, u32, u32)>, Vec<(Entity, Placement)>, usize),
+    /// What the links were gathered from.
+    gathered_from: GatheredFrom,
     /// Searches that start or end in a world go over its graph
     /// ([`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical)).
     pub(crate) hierarchical: bool,
 }
+
+/// What a [`FrameLinks`] was gathered from: each map's entity and size, the maps' places, and
+/// how many link entities there were.
+type GatheredFrom = (Vec<(Entity, u32, u32)>, Vec<(Entity, Placement)>, usize);
 
 impl FrameLinks {
     /// Gathers the links again when `links_moved` (a link came, changed or went), fewer or more

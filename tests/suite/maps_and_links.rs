@@ -169,16 +169,13 @@ fn a_link_moved_or_repriced_in_place_is_searched_as_it_is_now() {
     let second = ask(&mut app);
     assert_eq!(second.cells.last(), Some(&moved.cell), "the door where it was");
     assert_eq!(second.legs[0].link, door);
-    let walk_a = second
-        .cells
-        .windows(2)
-        .map(|w| if w[0].x != w[1].x && w[0].y != w[1].y { 2f64.sqrt() } else { 1.0 })
-        .sum::<f64>();
-    let walk_b = second.legs[0]
-        .cells
-        .windows(2)
-        .map(|w| if w[0].x != w[1].x && w[0].y != w[1].y { 2f64.sqrt() } else { 1.0 })
-        .sum::<f64>();
+    // Every cell costs 1: a walk costs its length.
+    let length = |cells: &[GridPos]| -> f64 {
+        let step =
+            |w: &[GridPos]| if w[0].x != w[1].x && w[0].y != w[1].y { 2f64.sqrt() } else { 1.0 };
+        cells.windows(2).map(step).sum()
+    };
+    let (walk_a, walk_b) = (length(&second.cells), length(&second.legs[0].cells));
     assert!((second.cost - (walk_a + 5.0 + walk_b)).abs() < 1e-9, "{} costs", second.cost);
 }
 

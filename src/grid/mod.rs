@@ -35,8 +35,8 @@ pub use cell::{Cell, GridError, GridPos, MAX_CELLS, Terrain};
 pub(crate) use profile::apply_cost;
 pub use profile::{MAX_AGENT_SIZE, NavProfile, TerrainRule};
 pub(crate) use topology::DIRECTIONS;
-pub(crate) use topology::reverse;
 pub use topology::{CornerRule, Edge, HexCoords, Neighborhood, Sides};
+pub(crate) use topology::{direction_of, reverse};
 
 pub(crate) use components::LabelsBuild;
 use components::{Adjacency, Cells, Labels};

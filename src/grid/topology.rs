@@ -290,6 +290,15 @@ pub(super) fn straight(dx: isize, dy: isize) -> usize {
     }
 }
 
+/// The direction (index into `DIRECTIONS`) of the step (`dx`, `dy`), one of the eight.
+#[inline]
+pub(crate) fn direction_of(dx: isize, dy: isize) -> usize {
+    match (dx, dy) {
+        (_, 0) | (0, _) => straight(dx, dy),
+        _ => 4 + usize::from(dx < 0) + 2 * usize::from(dy < 0),
+    }
+}
+
 /// The direction back along direction `d` (square: `DIRECTIONS`; hex: `HexCoords::steps`).
 #[inline]
 pub(crate) fn reverse(neighborhood: Neighborhood, d: usize) -> usize {

@@ -19,7 +19,7 @@
 
 use std::any::Any;
 
-use crate::grid::{CellIndex, CellView, DIRECTIONS};
+use crate::grid::{CellIndex, CellView, DIRECTIONS, direction_of};
 
 /// Jump point search's bits for one grid (padded layout, like the grid's cells).
 #[derive(Clone, Debug)]
@@ -352,7 +352,6 @@ fn edge_turns(cells: CellView, i: usize) -> [bool; 4] {
         return [false; 4];
     };
     let open = |dx: isize, dy: isize| costs[(i as isize + dx + dy * stride as isize) as usize] != 0;
-    let diagonal = |dx: isize, dy: isize| 4 + usize::from(dx < 0) + 2 * usize::from(dy < 0);
     std::array::from_fn(|k| {
         let (dx, dy) = DIRECTIONS[k];
         let ahead_barred = exit & (1 << k) != 0 && open(dx, dy);
@@ -371,7 +370,7 @@ fn edge_turns(cells: CellView, i: usize) -> [bool; 4] {
                 // ahead is barred too): no turn.
                 open(sx, sy)
                     && exit & (1 << side) == 0
-                    && exit & (1 << diagonal(sx - dx, sy - dy)) != 0
+                    && exit & (1 << direction_of(sx - dx, sy - dy)) != 0
             })
     })
 }

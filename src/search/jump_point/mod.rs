@@ -13,7 +13,7 @@ use std::f64::consts::SQRT_2;
 
 use super::avoided::Avoided;
 use super::expansion::Expansion;
-use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood};
+use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood, direction_of};
 use bits::{BLOCK, JumpBits, MIXED, OPEN};
 
 /// True when jump point search finds optimal paths on this grid: 8-way, without corner
@@ -159,11 +159,7 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
     /// An edge bars the step from padded cell `i` by (`dx`, `dy`) (one step of the eight).
     #[inline]
     fn barred(&self, i: isize, dx: isize, dy: isize) -> bool {
-        let d = match (dx, dy) {
-            (0, _) => 2 + usize::from(dy < 0),
-            (_, 0) => usize::from(dx < 0),
-            _ => 4 + usize::from(dx < 0) + 2 * usize::from(dy < 0),
-        };
+        let d = direction_of(dx, dy);
         self.exits.get(i as usize).is_some_and(|&e| e & (1 << d) != 0)
     }
 

@@ -30,6 +30,10 @@ pub struct NavDiagnostics {
     pub requests_reused: u32,
     /// Searches begun again because the grid changed while they were spread over frames.
     pub searches_redone: u32,
+    /// Searches run ahead this frame on Bevy's compute task pool, several at once (see
+    /// [`NavSettings::search_threads`](super::NavSettings::search_threads)); their answers are
+    /// taken in request order, and one that could not be taken is searched again in turn.
+    pub searches_ahead: u32,
     /// Walking agents whose path was checked against grid changes near it.
     pub paths_checked: u32,
     /// Walking agents sent to plan again (a cut path, or someone standing in the way).

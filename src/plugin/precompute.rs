@@ -449,3 +449,14 @@ pub(crate) fn table_answer(
     };
     table_answers(options).then(|| pathfinder.find(grid, &query))
 }
+
+/// Whether [`table_answer`] answers for these options on `map` (a table current for its grid).
+pub(crate) fn table_serves(map: &NavMap, options: &SearchOptions) -> bool {
+    let grid = &map.grid;
+    let current = match map.precomputed() {
+        Some(Precomputed::Table(table)) => table.is_current(grid),
+        Some(Precomputed::FirstMoves(moves)) => moves.is_current(grid),
+        _ => false,
+    };
+    current && table_answers(options)
+}

@@ -20,6 +20,14 @@ pub struct NavSettings {
     pub search: SearchOptions,
     /// At most this many requests are answered per frame; the rest wait, in arrival order.
     pub max_requests_per_frame: usize,
+    /// How many threads of Bevy's compute task pool the frame's searches may run on at once
+    /// (0, the default: as many as the pool has; 1: one after another on the request system's
+    /// thread). The plain searches at the front of the queue run at once, each with the budget
+    /// the frame has left; their answers are taken in request order, as one after another
+    /// would have given them, so [`deterministic`](Self::deterministic) settings give the same
+    /// answers on the same frames with one thread or many. In a browser the pool has one
+    /// thread.
+    pub search_threads: usize,
     /// The frame's budget for the work the plugin spreads over frames (searches, movement
     /// ranges, field builds, precomputed builds, grid warm-ups, a world's graph): one unit, one
     /// budget, a share for each kind. Work that needs more goes on next frame; no frame waits
@@ -56,6 +64,7 @@ impl Default for NavSettings {
             corner_rule: CornerRule::NoCornerCutting,
             search: SearchOptions::default(),
             max_requests_per_frame: 64,
+            search_threads: 0,
             work: WorkBudget::default(),
             avoidance: AvoidanceSettings::default(),
             precompute: PrecomputeSettings::default(),

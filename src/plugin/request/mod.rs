@@ -5,10 +5,13 @@
 //! The system gathers (obstacles, new requests, the frame's links and budget), then goes on
 //! with the search spread over frames, if one is, and begins waiting requests in arrival order
 //! while the budget lasts. Its parts: `plan` makes a request concrete and builds its query and
-//! path; `linked` begins and runs searches through links; `deliver` applies answers to agents.
+//! path; `ahead` runs the plain searches at the front of the queue at once on the compute task
+//! pool, their answers taken in turn; `linked` begins and runs searches through links; `deliver`
+//! applies answers to agents.
 //! The budget, the step that runs a search on and what a search on a frozen grid answers come
 //! from the core ([`crate::search::schedule`]).
 
+mod ahead;
 mod deliver;
 mod linked;
 mod plan;
@@ -22,7 +25,7 @@ use bevy::prelude::*;
 
 use super::agent::{
     NavError, NavObstacle, NavPath, NavTeam, ObstacleCells, OnNavMap, PathGoal, PathRequest,
-    PlanAround, Targets, collect_obstacles, target_cell, threats_of, waits_for_map,
+    Targets, collect_obstacles, target_cell, threats_of, waits_for_map,
 };
 use super::clock::Moment;
 use super::link::{FrameLinks, NavLink};
@@ -38,11 +41,13 @@ use crate::search::schedule::{Budget, MAX_REDOS, advance, done_expansions, settl
 use crate::search::{
     CELL_WORK, LinkedPath, PathError, PathQuery, PathResult, Pathfinder, SearchStep,
 };
+use ahead::{Ahead, Taken, job, pool_for, run_ahead};
 pub(crate) use deliver::Answers;
 use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error, map_gone};
 use linked::{make_linked_path, then_links};
 use plan::walks_the_answer;
 use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
+use plan::{asks_a_table, avoid_for};
 pub(crate) use wait::retry_unreachable;
 pub(crate) use warm::warm_grids;
 
@@ -96,6 +101,8 @@ pub(crate) struct RequestQueue {
     waiting: VecDeque<Entity>,
     running: Option<Running>,
     pathfinder: Pathfinder,
+    /// The pathfinders of the searches run ahead on the compute task pool, one a helper.
+    helpers: Vec<Pathfinder>,
     /// This frame's links (reused).
     links: FrameLinks,
 }
@@ -159,7 +166,7 @@ pub(crate) fn answer_requests(
     let cells = allowance.units / CELL_WORK;
     let budget = Budget::new(u32::try_from(cells).unwrap_or(u32::MAX).max(1), timed);
     let at_start = budget.expansions();
-    let mut frame = Frame { nav, budget, answered: 0 };
+    let mut frame = Frame { nav, budget, answered: 0, deadline: allowance.deadline };
     // A search carried over from an earlier frame that ends now counts as a request answered.
     let (over, ended) = frame.go_on_running();
     frame.answered = ended;
@@ -178,6 +185,8 @@ struct Frame<'a, 'w, 's> {
     nav: &'a mut Answering<'w, 's>,
     budget: Budget<'a>,
     answered: usize,
+    /// With a time budget, when the frame's search time is up.
+    deadline: Option<Moment>,
 }
 
 /// What a waiting request came to when its turn came.
@@ -407,15 +416,24 @@ impl Frame<'_, '_, '_> {
     fn answer_waiting(&mut self) {
         let mut searched = false;
         let mut held = Vec::new();
+        let mut ahead = Ahead::default();
         let most = self.nav.work.settings.max_requests_per_frame.max(1);
-        while self.answered < most
-            && self.budget.expansions() > 0
-            && (!searched || self.budget.left())
-        {
-            let Some(entity) = self.nav.queue.waiting.pop_front() else {
+        while self.answered < most && self.budget.expansions() > 0 {
+            let Some(&entity) = self.nav.queue.waiting.front() else {
                 break;
             };
-            match self.begin(entity) {
+            if ahead.next() != Some(entity) && (!searched || self.budget.left()) {
+                ahead = self.search_ahead(most - self.answered);
+            }
+            if searched && !self.budget.left() && !ahead.ready(self.budget.expansions()) {
+                break;
+            }
+            self.nav.queue.waiting.pop_front();
+            let begun = match self.take_ahead(&mut ahead, entity) {
+                Some(begun) => begun,
+                None => self.begin(entity),
+            };
+            match begun {
                 Begun::Skipped => {}
                 Begun::Held => held.push(entity),
                 Begun::Answered { searched: ran } => searched |= ran,
@@ -436,6 +454,51 @@ impl Frame<'_, '_, '_> {
         for entity in held.into_iter().rev() {
             self.nav.queue.waiting.push_front(entity);
         }
+    }
+
+    /// The plain searches at the front of the queue (two at least, `most` at most), run ahead
+    /// on the compute task pool if it lends more than one thread ([`ahead`]); else none.
+    fn search_ahead(&mut self, most: usize) -> Ahead {
+        let nav = &mut *self.nav;
+        let Some(pool) = pool_for(nav.work.settings.search_threads) else {
+            return Ahead::default();
+        };
+        let against = (&*nav.maps, &*nav.profiles, &*nav.work.settings, &nav.targets);
+        let seen = (against, &nav.requests, &nav.teams, &*nav.obstacles, &nav.queue.links);
+        let waiting = nav.queue.waiting.iter().take(most);
+        let jobs: Vec<_> = waiting.map_while(|&entity| job(seen, entity)).collect();
+        if jobs.len() < 2 {
+            return Ahead::default();
+        }
+        nav.work.diagnostics.searches_ahead += jobs.len() as u32;
+        let limits = (self.budget.expansions(), self.deadline);
+        run_ahead(pool, &mut nav.queue.helpers, &nav.maps, jobs, limits)
+    }
+
+    /// `entity`'s search run ahead, taken if it is the next and came to what a search in turn
+    /// would come to now; `None`: search it in turn.
+    fn take_ahead(&mut self, ahead: &mut Ahead, entity: Entity) -> Option<Begun> {
+        let left = self.budget.expansions();
+        let taken = ahead.take(entity, left, self.deadline.is_some())?;
+        self.answered += 1;
+        self.nav.work.diagnostics.searches_started += 1;
+        Some(match taken {
+            Taken::Answer { job, result, expanded, micros } => {
+                self.budget.charge(expanded);
+                let step = SearchStep::Done(result);
+                self.searched_on_map(job.entity, job.plan, step, (expanded, micros))
+            }
+            Taken::Carry { job, expanded, helper, micros } => {
+                // It goes on in the pathfinder it paused in.
+                let queue = &mut *self.nav.queue;
+                std::mem::swap(&mut queue.pathfinder, &mut queue.helpers[helper]);
+                self.budget.charge(expanded);
+                let search = Search::OnMap { frozen: None, traced: false };
+                let run =
+                    Running { expanded, micros, ..Running::new(job.entity, job.plan, search) };
+                Begun::Paused(run.into())
+            }
+        })
     }
 
     /// Takes up `entity`'s request: made concrete, then answered at once (a failure, a goal
@@ -546,9 +609,7 @@ impl Frame<'_, '_, '_> {
         let began = Moment::now();
         let avoid = avoid_for(&nav.obstacles, entity, &query, around);
         // A map with precomputed paths answers a plain request from its table, at once.
-        let alone = queue.links.links.is_empty()
-            && nav.maps.index_of(query.map).is_none_or(|k| !queue.links.joined(k));
-        let plain = avoid.is_empty() && query.agent.is_plain() && !watched && alone;
+        let plain = asks_a_table(&nav.maps, &queue.links, &query, &avoid) && !watched;
         let asked = (query.start, query.goal, &query.options);
         let table = plain.then(|| table_answer(map, &mut queue.pathfinder, asked)).flatten();
         if let Some(result) = table {
@@ -563,6 +624,23 @@ impl Frame<'_, '_, '_> {
         let budget = &mut self.budget;
         let (step, expanded) = advance(&mut queue.pathfinder, grid, &question, budget, false, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;
+        self.searched_on_map(entity, query, step, (expanded, micros))
+    }
+
+    /// What a search on the start's map that ran this frame (`step`, after `expanded` cells in
+    /// `micros`) comes to: a search paused, a search through links to follow, or an answer.
+    fn searched_on_map(
+        &mut self,
+        entity: Entity,
+        query: Plan,
+        step: SearchStep<PathResult>,
+        (expanded, micros): (u32, f32),
+    ) -> Begun {
+        let nav = &mut *self.nav;
+        let Ok(asker) = nav.requests.get(entity) else {
+            return Begun::Skipped;
+        };
+        let (around, watched) = (asker.5, asker.6);
         let result = match step {
             SearchStep::Paused { .. } => {
                 let search = Search::OnMap { frozen: None, traced: watched };
@@ -573,8 +651,12 @@ impl Frame<'_, '_, '_> {
             SearchStep::Done(Err(PathError::Unreachable { .. }))
                 if around.is_some_and(|a| !a.0.is_empty()) =>
             {
+                let map = nav.maps.get(query.map);
+                let Some(grid) = map.and_then(|m| m.grid_for(query.agent)) else {
+                    return Begun::Skipped;
+                };
                 let avoid = nav.obstacles.for_agent(entity, query.team, query.map);
-                queue.pathfinder.find(grid, &grid_query(&query, &avoid, None, false))
+                nav.queue.pathfinder.find(grid, &grid_query(&query, &avoid, None, false))
             }
             SearchStep::Done(result) => result,
         };
@@ -583,19 +665,6 @@ impl Frame<'_, '_, '_> {
             _ => Begun::Answered { searched: true },
         }
     }
-}
-
-/// The cells `entity`'s search on its start's map walls: the obstacles in its way and, when
-/// it plans round them, the characters in the way.
-fn avoid_for(
-    obstacles: &ObstacleCells,
-    entity: Entity,
-    query: &Plan,
-    around: Option<&PlanAround>,
-) -> Vec<GridPos> {
-    let mut avoid = obstacles.for_agent(entity, query.team, query.map);
-    avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
-    avoid
 }
 
 /// The answer to a request whose goal is not one cell, on the start's map: the nearest of

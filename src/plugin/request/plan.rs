@@ -7,10 +7,11 @@ use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
 
 use super::super::agent::{
-    CHASE_REACH, NavError, NavPath, OnNavMap, PathFollower, PathGoal, PathRequest, PlanAround,
-    PlannedOn, Replanning, Targets, TraceSearch, agent_grid, agent_map, body_point, open_near,
-    request_start, target_place,
+    CHASE_REACH, NavError, NavPath, ObstacleCells, OnNavMap, PathFollower, PathGoal, PathRequest,
+    PlanAround, PlannedOn, Replanning, Targets, TraceSearch, agent_grid, agent_map, body_point,
+    open_near, request_start, target_place,
 };
+use super::super::link::FrameLinks;
 use super::super::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use super::super::movement::GridLocked;
 use super::super::profiles::{AgentKind, NavProfiles};
@@ -237,4 +238,30 @@ pub(super) fn make_path(
         options: query.options,
         ..NavPath::walk(query.map, found.cells, points, found.cost, query.agent)
     }
+}
+
+/// Whether a request made concrete as `query`, walling `avoid`, may be answered from its map's
+/// precomputed table: a plain agent on a map alone (no links from it, not a chunk of a world)
+/// with nothing to avoid (and, the caller checks, nothing watching its search).
+pub(super) fn asks_a_table(
+    maps: &NavMaps,
+    links: &FrameLinks,
+    query: &Plan,
+    avoid: &[GridPos],
+) -> bool {
+    let alone = links.links.is_empty() && maps.index_of(query.map).is_none_or(|k| !links.joined(k));
+    avoid.is_empty() && query.agent.is_plain() && alone
+}
+
+/// The cells `entity`'s search on its start's map walls: the obstacles in its way and, when
+/// it plans round them, the characters in the way.
+pub(super) fn avoid_for(
+    obstacles: &ObstacleCells,
+    entity: Entity,
+    query: &Plan,
+    around: Option<&PlanAround>,
+) -> Vec<GridPos> {
+    let mut avoid = obstacles.for_agent(entity, query.team, query.map);
+    avoid.extend(around.iter().flat_map(|a| a.0.iter().copied()));
+    avoid
 }

@@ -38,6 +38,8 @@
 //! CROWD_SINGLE=1 cargo run --release --example crowd_bench  # one thread, no task pool wake-ups
 //! CROWD_SITUATION=avoidance cargo run --release --example crowd_bench  # one situation
 //! CROWD_FRAME_US=500 cargo run --release --example crowd_bench  # a 0.5 ms frame budget
+//! CROWD_THREADS=2 cargo run --release --example crowd_bench  # searches on 2 threads at once
+//! CROWD_AGENTS=6000 cargo run --release --example crowd_bench # more agents (not `chunks`, hordes)
 //! ```
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
@@ -214,7 +216,8 @@ impl Stands {
 /// The plugin's settings, with `CROWD_FRAME_US=N`: a frame budget of N microseconds (a slower
 /// machine, or a game that gives navigation less of its frame).
 fn frame_budget() -> NavSettings {
-    let mut settings = NavSettings::default();
+    let mut settings =
+        NavSettings { search_threads: threads().unwrap_or(0), ..NavSettings::default() };
     if let Some(us) = std::env::var("CROWD_FRAME_US").ok().and_then(|u| u.parse::<u64>().ok()) {
         settings.work.time = Some(Duration::from_micros(us));
     }
@@ -222,6 +225,11 @@ fn frame_budget() -> NavSettings {
         settings.world_search = WorldSearch::Hierarchical;
     }
     settings
+}
+
+/// `CROWD_THREADS=N`: the searches on N threads of the compute task pool (1: one after another).
+fn threads() -> Option<usize> {
+    std::env::var("CROWD_THREADS").ok()?.parse::<usize>().ok().filter(|&n| n > 0)
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -240,6 +248,11 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         app.edit_schedule(Update, |s| {
             s.set_executor(bevy::ecs::schedule::SingleThreadedExecutor::new());
         });
+    } else if let Some(threads) = threads() {
+        // `CROWD_THREADS=N`: a compute task pool of N threads, all of them lent to the searches.
+        let mut options = TaskPoolOptions::default();
+        (options.compute.min_threads, options.compute.max_threads) = (threads, threads);
+        app.add_plugins(MinimalPlugins.set(TaskPoolPlugin { task_pool_options: options }));
     } else {
         app.add_plugins(MinimalPlugins);
     }
@@ -277,7 +290,8 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     let count = match situation {
         _ if horde => HORDE,
         Situation::Chunks => CHUNK_AGENTS,
-        _ => AGENTS,
+        // `CROWD_AGENTS=N`: N agents instead (more requests a frame than the budget answers).
+        _ => std::env::var("CROWD_AGENTS").ok().and_then(|a| a.parse().ok()).unwrap_or(AGENTS),
     };
     // A goal: a cell of the level, or (chunks) the world point at its centre.
     let goal_at = |cell: GridPos| match situation {

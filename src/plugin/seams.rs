@@ -27,7 +27,7 @@ use super::profiles::AgentKind;
 use super::settings::NavSettings;
 use crate::grid::{CornerRule, GridStamp, NavGrid, Neighborhood};
 use crate::search::{
-    Link, LinkedMaps, LinkedPath, MapPos, PathError, Placement, WorldGraph, seam_links,
+    Link, LinkedMaps, LinkedPath, MapPos, Placement, SearchStep, WorldFind, WorldGraph, seam_links,
     seam_links_near,
 };
 
@@ -304,15 +304,18 @@ impl WorldGraphs {
         graph.work() - before
     }
 
-    /// A path over `grids` (each map's grid for `agent`), their seams and the links of `links`;
-    /// the legs name links by their place in `links`.
-    pub(crate) fn find(
+    /// Goes on with `find`, a path over `grids` (each map's grid for `agent`), their seams and
+    /// the links of `links`, for about `work` cells ([`WorldGraph::find_within`]); the legs
+    /// name links by their place in `links`.
+    pub(crate) fn find_within(
         &mut self,
         grids: &[&NavGrid],
         links: &FrameLinks,
-        (agent, start, goal): (AgentKind, MapPos, MapPos),
-    ) -> Result<LinkedPath, PathError> {
+        agent: AgentKind,
+        find: &mut WorldFind,
+        work: u32,
+    ) -> SearchStep<LinkedPath> {
         let world = LinkedMaps::new(grids, &links.links).with_places(&links.places);
-        self.0.entry(agent).or_default().find(world, start, goal)
+        self.0.entry(agent).or_default().find_within(world, find, work)
     }
 }

@@ -21,8 +21,6 @@ pub const MAX_REDOS: u32 = 2;
 /// a check of the clock (the core reads no clock: `out_of_time` is the caller's).
 pub struct Budget<'c> {
     expansions: u32,
-    /// The expansions it began with.
-    full: u32,
     out_of_time: Option<&'c dyn Fn() -> bool>,
 }
 
@@ -30,23 +28,12 @@ impl<'c> Budget<'c> {
     /// `expansions` cells, and the time until `out_of_time` says it is up (`None`: no time
     /// limit).
     pub fn new(expansions: u32, out_of_time: Option<&'c dyn Fn() -> bool>) -> Self {
-        Self { expansions, full: expansions, out_of_time }
+        Self { expansions, out_of_time }
     }
 
     /// No limit: a search run whole.
     pub fn whole() -> Self {
-        Self { expansions: u32::MAX, full: u32::MAX, out_of_time: None }
-    }
-
-    /// Whether a step that cannot stop part-way (a world graph's query, run whole) may begin
-    /// now: without a clock, while cells are left; with one, only on a budget nothing was
-    /// taken from yet (even when the time is already up: every frame goes on by one step), so
-    /// that a frame runs at most one such step past its other work.
-    pub fn fits_whole_step(&self) -> bool {
-        match self.out_of_time {
-            None => self.expansions > 0,
-            Some(_) => self.expansions == self.full,
-        }
+        Self { expansions: u32::MAX, out_of_time: None }
     }
 
     /// Cells left to expand.
@@ -165,24 +152,6 @@ mod tests {
 
     fn astar() -> SearchOptions {
         SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() }
-    }
-
-    /// A step run whole begins on an untouched budget with a clock (its time up or not), never
-    /// after anything was taken from it; without a clock, while cells are left.
-    #[test]
-    fn a_whole_step_begins_once_a_frame_with_a_clock() {
-        let (up, not_up) = (|| true, || false);
-        for clock in [&up as &dyn Fn() -> bool, &not_up] {
-            let mut budget = Budget::new(100, Some(clock));
-            assert!(budget.fits_whole_step());
-            budget.charge(1);
-            assert!(!budget.fits_whole_step());
-        }
-        let mut budget = Budget::new(2, None);
-        budget.charge(1);
-        assert!(budget.fits_whole_step());
-        budget.charge(1);
-        assert!(!budget.fits_whole_step());
     }
 
     /// A 40x40 grid with a wall down the middle, open at the top.

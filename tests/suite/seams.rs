@@ -17,8 +17,8 @@ use bevy_tilemap_nav::plugin::{
 };
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::{
-    Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, Pathfinder, Placement, WorldGraph,
-    seam_links, seam_links_near,
+    Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, Pathfinder, Placement, SearchStep,
+    WorldFind, WorldGraph, seam_links, seam_links_near,
 };
 
 const TILE: f32 = 16.0;
@@ -1048,6 +1048,19 @@ fn world_graph_oracle(edges: bool, hex: bool) {
                 let best = pathfinder.find(exact, &PathQuery::new(start, goal));
                 seams_unlisted_answer_the_same(&world, &teleporters, (start, goal), &best);
                 let found = graph.find(only_teleporters, start, goal);
+                let work = 1 + (a.x + 3 * b.y) % 40;
+                let sliced = find_in_slices(&mut graph, only_teleporters, (start, goal), work);
+                let summary = |r: &Result<LinkedPath, PathError>| {
+                    r.as_ref()
+                        .map(|p| {
+                            (
+                                p.cost,
+                                p.legs.iter().map(|l| l.path.cells.clone()).collect::<Vec<_>>(),
+                            )
+                        })
+                        .map_err(|e| e.clone())
+                };
+                assert_eq!(summary(&sliced), summary(&found), "{label}: in slices of {work}");
                 match (&best, &found) {
                     (Ok(best), Ok(found)) => {
                         let walked = walked_cost(&world.grids, &teleporters, &world.seams, found);
@@ -1097,6 +1110,73 @@ fn world_graph_oracle(edges: bool, hex: bool) {
     );
     assert!(mean < 1.05, "{mean}");
 }
+/// A query over the world graph spread over calls begins again when the world changes
+/// between them: it says so ([`PathError::GridChanged`]) rather than answer for a world that
+/// is gone; begun again, it answers as a whole query does.
+#[test]
+fn a_query_in_slices_says_when_the_world_changed_under_it() {
+    let mut changed = 0;
+    for seed in 1..=30u64 {
+        let mut rng = Rng(seed * 7_919);
+        let mut world = CutWorld::new(seed, &mut rng, (20, 60));
+        if world.open.len() < 8 {
+            continue;
+        }
+        let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+        let (start, goal) = (world.at(a), world.at(b));
+        let mut graph = WorldGraph::default();
+        let mut find = WorldFind::new(start, goal);
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
+        let before = LinkedMaps::new(&refs, &[]).with_places(&world.places);
+        if let SearchStep::Done(_) = graph.find_within(before, &mut find, 1) {
+            continue; // answered in one step (or no way from the start's grid)
+        }
+        let far = world.open.iter().copied().find(|&c| c != a && c != b).unwrap();
+        let Some(Cell::Passable { cost }) = world.whole.get(far) else { unreachable!() };
+        world.set(far, Cell::Passable { cost: cost + 1 });
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
+        let after = LinkedMaps::new(&refs, &[]).with_places(&world.places);
+        let step = graph.find_within(after, &mut find, u32::MAX);
+        assert!(matches!(step, SearchStep::Done(Err(PathError::GridChanged))), "{seed}");
+        let again = find_in_slices(&mut graph, after, (start, goal), 5);
+        let whole = WorldGraph::default().find(after, start, goal);
+        assert_eq!(again.map(|p| p.cost).ok(), whole.map(|p| p.cost).ok(), "{seed}");
+        changed += 1;
+    }
+    assert!(changed >= 10, "{changed}");
+}
+
+/// `graph`'s answer from `start` to `goal` found in slices of about `work` nodes and cells,
+/// each slice checked to stay within one grid's work past `work`.
+fn find_in_slices(
+    graph: &mut WorldGraph,
+    world: LinkedMaps,
+    (start, goal): (MapPos, MapPos),
+    work: u32,
+) -> Result<LinkedPath, PathError> {
+    let mut find = WorldFind::new(start, goal);
+    // One step's most, whatever the number of grids: one grid's walks between its nodes (a
+    // walk over its cells from each node: its border cells and link ends at most), or a walk
+    // across two grids.
+    let grid = |g: &&NavGrid| (g.width() * g.height(), 2 * (g.width() + g.height()));
+    let (cells, border) = world.maps.iter().map(grid).max().unwrap_or((0, 0));
+    let nodes = border + 2 * world.links.len() as u32 + 2;
+    let (mut before, mut calls) = (0, 0);
+    loop {
+        calls += 1;
+        assert!(calls < 1_000_000, "never ends");
+        match graph.find_within(world, &mut find, work) {
+            SearchStep::Done(result) => return result,
+            SearchStep::Paused { expanded } => {
+                let step = expanded - before;
+                assert!(step >= work, "paused after {step} of {work}");
+                assert!(step <= work + 2 * cells * nodes, "a slice of {step} (work {work})");
+                before = expanded;
+            }
+        }
+    }
+}
+
 /// Not a seam, a link the agent is carried across (two maps a gap apart): a wall put up on its
 /// walk on the far map after it crossed is seen, and it walks round it. (The walk after a link
 /// was filed under the map it left, so changes on the far map went unseen.)

@@ -14,7 +14,7 @@ use crate::grid::{GridPos, NavGrid};
 use crate::search::schedule::{Budget, advance};
 use crate::search::{
     Algorithm, Heuristic, Link, LinkedMaps, LinkedPath, MapPos, PathError, PathQuery, PathResult,
-    Pathfinder, SearchOptions, SearchStep,
+    Pathfinder, SearchOptions, SearchStep, WorldFind,
 };
 
 /// A search through links: where it goes (by the maps' places in [`NavMaps`]), over which
@@ -32,10 +32,12 @@ pub(super) struct LinkedSearch {
     avoid: Vec<MapPos>,
     /// It plans round characters in the way ([`PlanAround`](super::super::agent::PlanAround)).
     pub(super) around: bool,
-    /// Searched over the world's graph ([`WorldSearch::Hierarchical`]), in one go.
+    /// Searched over the world's graph ([`WorldSearch::Hierarchical`]), in slices: where that
+    /// query stands (`None` until it has begun).
     ///
     /// [`WorldSearch::Hierarchical`]: super::super::settings::WorldSearch::Hierarchical
     hierarchical: bool,
+    world_find: Option<WorldFind>,
 }
 
 /// Each map's grid for this kind of agent, in [`NavMaps`]' order; a map that cannot serve it
@@ -91,6 +93,7 @@ pub(super) fn begin_linked(
         avoid,
         around,
         hierarchical,
+        world_find: None,
     })
 }
 
@@ -187,20 +190,8 @@ pub(super) fn go_on_linked(
     before: u32,
 ) -> (SearchStep<LinkedPath>, u32) {
     let grids = agent_grids(maps, agent);
-    if search.hierarchical && !budget.fits_whole_step() {
-        // A query over the world's graph runs whole: it waits for the next frame's budget.
-        return (SearchStep::Paused { expanded: before }, before);
-    }
     if search.hierarchical {
-        let found = graphs.find(&grids, &search.links, (agent, search.start, search.goal));
-        let (start, goal) = (search.start.cell, search.goal.cell);
-        let found = found.and_then(|path| match search.options.limit.max_cost {
-            Some(max) if path.cost > max => Err(PathError::Unreachable { start, goal }),
-            _ => Ok(path),
-        });
-        let expanded = found.as_ref().map_or(1, |path| path.stats.expanded);
-        budget.charge(expanded);
-        return (SearchStep::Done(found), expanded);
+        return go_on_over_graph(search, (agent, &grids), graphs, budget, before);
     }
     let world = LinkedMaps::new(&grids, &search.links.links).with_places(&search.links.places);
     let query = PathQuery::new(search.start, search.goal)
@@ -209,6 +200,39 @@ pub(super) fn go_on_linked(
     let begun = search.pathfinder.is_some();
     let pathfinder = search.pathfinder.get_or_insert_with(Box::default);
     advance(pathfinder, world, &query, budget, begun, before)
+}
+
+/// Goes on with a query over the world's graph while the budget lasts, a step at a time (each
+/// within one grid's work), as [`go_on_linked`] does; a path dearer than the search's
+/// `max_cost` is no path.
+fn go_on_over_graph(
+    search: &mut LinkedSearch,
+    (agent, grids): (AgentKind, &[&NavGrid]),
+    graphs: &mut WorldGraphs,
+    budget: &mut Budget,
+    before: u32,
+) -> (SearchStep<LinkedPath>, u32) {
+    let (start, goal) = (search.start, search.goal);
+    let find = search.world_find.get_or_insert_with(|| WorldFind::new(start, goal));
+    let mut last = before;
+    loop {
+        let step = graphs.find_within(grids, &search.links, agent, find, budget.slice());
+        let expanded = find.expanded().max(last);
+        budget.charge(expanded.saturating_sub(last));
+        last = expanded;
+        match step {
+            SearchStep::Done(found) => {
+                let (start, goal) = (start.cell, goal.cell);
+                let found = found.and_then(|path| match search.options.limit.max_cost {
+                    Some(max) if path.cost > max => Err(PathError::Unreachable { start, goal }),
+                    _ => Ok(path),
+                });
+                return (SearchStep::Done(found), last);
+            }
+            paused if !budget.left() => return (paused, last),
+            SearchStep::Paused { .. } => {}
+        }
+    }
 }
 
 /// The error of a search through links: between two maps, with both maps named (the cells

@@ -1,43 +1,29 @@
-//! Worlds of grids laid side by side on one lattice (chunks): the steps across their seams, and
-//! a hierarchical search over them ([`WorldGraph`]) whose work grows with the number of chunks a
-//! path crosses rather than with the cells between its ends.
-//!
-//! The hierarchical search is HPA* (Botea, Müller and Schaeffer, 2004) in the shape this crate
-//! needs:
-//! - each grid is a chunk; its *nodes* are some cells on its border where a straight step
-//!   crosses into a touching grid (both ends of every run of such crossings, and every
-//!   `spacing`-th cell between), plus both ends of every link;
-//! - the cost between two nodes of one grid is the cheapest walk on that grid (a search per
-//!   node, kept until the grid or its nodes change);
-//! - a query walks from its start to the nodes of its grid and from the nodes of the goal's grid
-//!   to the goal, searches the graph of nodes (A* with the lattice distance as its estimate),
-//!   and then finds the walk between each pair of nodes on their grid.
-//!
-//! Paths are not always the cheapest: they cross each seam at a node. Every run of crossings has
-//! a node, so a path is found exactly when one exists. `BENCHMARKS.md` quotes how much dearer
-//! they are on the public maps.
+//! The world graph: each grid's nodes and the walks between them, kept from query to query.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
-use super::linked::{Lattice, Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement, apart};
-use super::options::Heuristic;
-use super::pathfinder::Pathfinder;
-use super::precomputed::slices::CELL_WORK;
-use super::query::PathQuery;
-use super::result::{PathError, PathResult, SearchStats};
-use super::seams::is_hex;
 use crate::grid::{DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood, reverse};
+use crate::search::linked::{Lattice, Link, LinkedMaps, MapPos, Placement, apart};
+use crate::search::options::Heuristic;
+use crate::search::pathfinder::Pathfinder;
+use crate::search::precomputed::slices::CELL_WORK;
+use crate::search::seams::is_hex;
 
 /// Whether grid `m`'s walks between its nodes are worked out for the grid as it is.
-fn ready(layout: &Layout, chunks: &HashMap<u64, Chunk>, m: usize, grid: &NavGrid) -> bool {
+pub(super) fn ready(
+    layout: &Layout,
+    chunks: &HashMap<u64, Chunk>,
+    m: usize,
+    grid: &NavGrid,
+) -> bool {
     let nodes = &layout.cells[layout.first[m] as usize..layout.first[m + 1] as usize];
     let chunk = chunks.get(&grid.stamp().id());
     chunk.is_some_and(|c| c.stamp == grid.stamp() && c.nodes == nodes)
 }
 
 /// Works out grid `m`'s walks between its nodes: one Dijkstra from each node.
-fn build(
+pub(super) fn build(
     layout: &Layout,
     chunks: &mut HashMap<u64, Chunk>,
     scratch: &mut Scratch,
@@ -76,35 +62,35 @@ fn prune(costs: &mut [f64], n: usize) {
 
 /// What a step between two nodes of different grids is.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Across {
+pub(super) enum Across {
     Seam,
     Link(usize),
 }
 
 /// One grid's nodes and the cheapest walk between each pair, for the grid as it was.
 #[derive(Debug)]
-struct Chunk {
-    stamp: GridStamp,
-    nodes: Vec<GridPos>,
+pub(super) struct Chunk {
+    pub(super) stamp: GridStamp,
+    pub(super) nodes: Vec<GridPos>,
     /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk, or one
     /// through another node costs as little, see [`prune`]).
-    costs: Vec<f64>,
+    pub(super) costs: Vec<f64>,
 }
 
 /// The nodes of every grid and the steps between grids, for the grids, places and links as
 /// they were.
 #[derive(Debug, Default)]
-struct Layout {
+pub(super) struct Layout {
     /// Each grid's first node in the numbering of all nodes (and one past the end).
-    first: Vec<u32>,
+    pub(super) first: Vec<u32>,
     /// Each node's cell.
-    cells: Vec<GridPos>,
+    pub(super) cells: Vec<GridPos>,
     /// Each node's grid.
-    map_of: Vec<u32>,
+    pub(super) map_of: Vec<u32>,
     /// The steps out of each node to nodes of other grids (or through a link): start into
     /// `out`, by node.
-    out_first: Vec<u32>,
-    out: Vec<(u32, f64, Across)>,
+    pub(super) out_first: Vec<u32>,
+    pub(super) out: Vec<(u32, f64, Across)>,
 }
 
 /// A hierarchical search over grids joined at their seams (see [`Placement`]) and by links:
@@ -115,18 +101,18 @@ struct Layout {
 /// grid, its neighbours or the links change, and only those grids are worked out again.
 #[derive(Debug)]
 pub struct WorldGraph {
-    spacing: u32,
-    chunks: HashMap<u64, Chunk>,
-    layout: Layout,
+    pub(super) spacing: u32,
+    pub(super) chunks: HashMap<u64, Chunk>,
+    pub(super) layout: Layout,
     /// What the layout was made from.
-    made_from: Vec<(GridStamp, Option<Placement>)>,
-    made_links: Vec<Link>,
+    pub(super) made_from: Vec<(GridStamp, Option<Placement>)>,
+    pub(super) made_links: Vec<Link>,
     /// Grids whose walks are still to be worked out.
-    waiting: usize,
+    pub(super) waiting: usize,
     /// Work done by [`WorldGraph::update_within`] so far, in its units.
-    work: u64,
-    pathfinder: Pathfinder,
-    scratch: Scratch,
+    pub(super) work: u64,
+    pub(super) pathfinder: Pathfinder,
+    pub(super) scratch: Scratch,
 }
 
 impl Default for WorldGraph {
@@ -137,20 +123,20 @@ impl Default for WorldGraph {
 
 /// A Dijkstra's buffers, reused.
 #[derive(Debug, Default)]
-struct Scratch {
-    costs: Vec<f64>,
-    wanted: Vec<bool>,
+pub(super) struct Scratch {
+    pub(super) costs: Vec<f64>,
+    pub(super) wanted: Vec<bool>,
     /// Cells by the cost to reach them (as the bits of a non-negative `f64`, which order as
     /// the numbers do): a smaller entry than a general one, for the chunks' many walks.
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
-    settled: u32,
+    pub(super) heap: BinaryHeap<Reverse<(u64, u32)>>,
+    pub(super) settled: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Entry {
-    f: f64,
-    g: f64,
-    at: u32,
+pub(super) struct Entry {
+    pub(super) f: f64,
+    pub(super) g: f64,
+    pub(super) at: u32,
 }
 
 impl PartialEq for Entry {
@@ -173,7 +159,7 @@ impl Ord for Entry {
 impl Scratch {
     /// The cheapest walk on `grid` from `from` to each cell of `targets` (forward), or from each
     /// of them to `from` (backward). It stops once every target is settled.
-    fn walks(
+    pub(super) fn walks(
         &mut self,
         grid: &NavGrid,
         from: GridPos,
@@ -387,7 +373,7 @@ impl WorldGraph {
 
     /// Works out the nodes again if the grids, places or links changed (true when they did
     /// not); the walks of the grids whose nodes changed are then due.
-    fn lay_out_again(&mut self, world: LinkedMaps<'_>) -> bool {
+    pub(super) fn lay_out_again(&mut self, world: LinkedMaps<'_>) -> bool {
         let same = world.maps.len() == self.made_from.len()
             && world.maps.iter().enumerate().zip(&self.made_from).all(|((m, g), &(s, p))| {
                 g.stamp() == s && world.places.get(m).copied().flatten() == p
@@ -498,249 +484,12 @@ impl WorldGraph {
             out: out.into_iter().map(|(_, to, cost, across)| (to, cost, across)).collect(),
         }
     }
-
-    /// A path from `start` to `goal` over `world`'s grids, its seams (where it has places) and
-    /// its links: found exactly when one exists, not always the cheapest (see the module).
-    /// A leg's [`Leg::then`] is the link taken after it, or `None` where the next leg begins
-    /// one step away across a seam (and on the last leg).
-    ///
-    /// Errors as the other searches: a start or goal off its grid or blocked, no such grid, no
-    /// way ([`PathError::Unreachable`]).
-    pub fn find(
-        &mut self,
-        world: LinkedMaps<'_>,
-        start: MapPos,
-        goal: MapPos,
-    ) -> Result<LinkedPath, PathError> {
-        let maps = world.maps;
-        let grid_of =
-            |at: MapPos| maps.get(at.map).copied().ok_or(PathError::NoSuchMap { map: at.map });
-        let (from_grid, to_grid) = (grid_of(start)?, grid_of(goal)?);
-        if !from_grid.in_bounds(start.cell) {
-            let (width, height) = (from_grid.width(), from_grid.height());
-            return Err(PathError::StartOutOfBounds { start: start.cell, width, height });
-        }
-        if !to_grid.in_bounds(goal.cell) {
-            let (width, height) = (to_grid.width(), to_grid.height());
-            return Err(PathError::GoalOutOfBounds { goal: goal.cell, width, height });
-        }
-        if !from_grid.is_passable(start.cell) {
-            return Err(PathError::StartBlocked { start: start.cell });
-        }
-        if !to_grid.is_passable(goal.cell) {
-            return Err(PathError::GoalBlocked { goal: goal.cell });
-        }
-        self.lay_out_again(world);
-        self.scratch.settled = 0;
-        let Self { layout: l, chunks, scratch, .. } = self;
-        let nodes_of = |m: usize| l.first[m] as usize..l.first[m + 1] as usize;
-        let cells_of = |m: usize| &l.cells[nodes_of(m)];
-        // From the start to its grid's nodes (and the goal on the same grid), and from the
-        // goal's grid's nodes to the goal.
-        let mut targets = cells_of(start.map).to_vec();
-        targets.push(goal.cell);
-        let from_start = scratch.walks(from_grid, start.cell, &targets, false);
-        let direct =
-            if goal.map == start.map { from_start[targets.len() - 1] } else { f64::INFINITY };
-        let to_goal = scratch.walks(to_grid, goal.cell, cells_of(goal.map), true);
-
-        // A* over the nodes; node `n` is n, the start `count`, the goal `count + 1`.
-        let count = l.cells.len();
-        let (start_id, goal_id) = (count as u32, count as u32 + 1);
-        let estimate = Estimate::new(world, goal, &self.made_links);
-        let h = |n: usize| estimate.at(MapPos::new(l.map_of[n] as usize, l.cells[n]));
-        let mut g = vec![f64::INFINITY; count + 2];
-        let mut before: Vec<(u32, Option<Across>)> = vec![(u32::MAX, None); count + 2];
-        let mut heap = BinaryHeap::new();
-        g[start_id as usize] = 0.0;
-        let mut expanded = 0u32;
-        let mut reach = |heap: &mut BinaryHeap<Entry>,
-                         g: &mut Vec<f64>,
-                         to: u32,
-                         cost: f64,
-                         from: u32,
-                         across: Option<Across>,
-                         h: f64| {
-            if cost < g[to as usize] {
-                g[to as usize] = cost;
-                before[to as usize] = (from, across);
-                heap.push(Entry { f: cost + h, g: cost, at: to });
-            }
-        };
-        if direct.is_finite() {
-            reach(&mut heap, &mut g, goal_id, direct, start_id, None, 0.0);
-        }
-        for (i, n) in nodes_of(start.map).enumerate() {
-            if from_start[i].is_finite() {
-                reach(&mut heap, &mut g, n as u32, from_start[i], start_id, None, h(n));
-            }
-        }
-        while let Some(Entry { g: at_g, at, .. }) = heap.pop() {
-            if at_g > g[at as usize] {
-                continue;
-            }
-            if at == goal_id {
-                break;
-            }
-            expanded += 1;
-            let n = at as usize;
-            let m = l.map_of[n] as usize;
-            if m == goal.map {
-                let i = n - l.first[m] as usize;
-                if to_goal[i].is_finite() {
-                    reach(&mut heap, &mut g, goal_id, at_g + to_goal[i], at, None, 0.0);
-                }
-            }
-            // Walks to the other nodes of its grid (worked out now if not yet).
-            if !ready(l, chunks, m, maps[m]) {
-                build(l, chunks, scratch, m, maps[m]);
-            }
-            let chunk = &chunks[&maps[m].stamp().id()];
-            let k = chunk.nodes.len();
-            let i = n - l.first[m] as usize;
-            for (j, &cost) in chunk.costs[i * k..(i + 1) * k].iter().enumerate() {
-                if j != i && cost.is_finite() {
-                    let to = l.first[m] + j as u32;
-                    reach(&mut heap, &mut g, to, at_g + cost, at, None, h(to as usize));
-                }
-            }
-            for &(to, cost, across) in &l.out[l.out_first[n] as usize..l.out_first[n + 1] as usize]
-            {
-                reach(&mut heap, &mut g, to, at_g + cost, at, Some(across), h(to as usize));
-            }
-        }
-        if !g[goal_id as usize].is_finite() {
-            return Err(PathError::Unreachable { start: start.cell, goal: goal.cell });
-        }
-        // Back from the goal: the nodes passed, each with how it was reached.
-        let mut points: Vec<(MapPos, Option<Across>)> = Vec::new();
-        let mut at = goal_id;
-        loop {
-            let pos = match at {
-                _ if at == start_id => start,
-                _ if at == goal_id => goal,
-                n => MapPos::new(l.map_of[n as usize] as usize, l.cells[n as usize]),
-            };
-            let (from, across) = before[at as usize];
-            points.push((pos, across));
-            if at == start_id {
-                break;
-            }
-            at = from;
-        }
-        points.reverse();
-        let cost = g[goal_id as usize];
-        let settled = self.scratch.settled;
-        let legs = self.refine(maps, &points)?;
-        let stats = SearchStats { expanded: expanded + settled, ..SearchStats::default() };
-        let mut found = LinkedPath { legs, cost, stats };
-        // Start and goal on two grids side by side: the graph crosses their seam at a node,
-        // which on a short way can be far off it; the cheapest walk over those two grids alone
-        // is taken when it is cheaper.
-        if let Some(near) = self.over_two(world, start, goal) {
-            let work = found.stats.expanded + near.stats.expanded;
-            if near.cost < found.cost - 1e-9 * found.cost.max(1.0) {
-                found = near;
-            }
-            found.stats.expanded = work;
-        }
-        if let Some(first) = found.legs.first_mut() {
-            first.path.stats = found.stats;
-        }
-        Ok(found)
-    }
-
-    /// The cheapest path from `start` to `goal` over their two grids alone, joined at their
-    /// seam, when they are two grids that touch.
-    fn over_two(
-        &mut self,
-        world: LinkedMaps<'_>,
-        start: MapPos,
-        goal: MapPos,
-    ) -> Option<LinkedPath> {
-        if start.map == goal.map {
-            return None;
-        }
-        let pair = [world.maps[start.map], world.maps[goal.map]];
-        let place = |m: usize| world.places.get(m).copied().flatten();
-        let (a, b) = (place(start.map)?, place(goal.map)?);
-        // Their boxes on the lattice touch (or overlap) when each reaches the other's edge.
-        let reaches = |p: Placement, len: u32, q: Placement| p.x.saturating_add(len.into()) >= q.x;
-        let reaches_up =
-            |p: Placement, len: u32, q: Placement| p.y.saturating_add(len.into()) >= q.y;
-        let touch = a.world == b.world
-            && reaches(a, pair[0].width(), b)
-            && reaches(b, pair[1].width(), a)
-            && reaches_up(a, pair[0].height(), b)
-            && reaches_up(b, pair[1].height(), a);
-        if !touch {
-            return None;
-        }
-        let places = [Some(a), Some(b)];
-        // (Placed on one world, the two join at their seam.)
-        let both = LinkedMaps::new(&pair, &[]).with_places(&places);
-        let query = PathQuery::new(MapPos::new(0, start.cell), MapPos::new(1, goal.cell));
-        let mut near = self.pathfinder.find(both, &query).ok()?;
-        for leg in &mut near.legs {
-            leg.map = if leg.map == 0 { start.map } else { goal.map };
-            leg.then = None;
-        }
-        Some(near)
-    }
-
-    /// The walks between the nodes passed, on their grids, cut into legs where a seam or link
-    /// is crossed.
-    fn refine(
-        &mut self,
-        maps: &[&NavGrid],
-        points: &[(MapPos, Option<Across>)],
-    ) -> Result<Vec<Leg>, PathError> {
-        let mut legs = Vec::new();
-        let (mut map, mut cells, mut cost) = (points[0].0.map, vec![points[0].0.cell], 0.0);
-        for pair in points.windows(2) {
-            let (from, (to, across)) = (pair[0].0, pair[1]);
-            match across {
-                None => {
-                    if to.cell != from.cell {
-                        let walk =
-                            self.pathfinder.find(maps[map], &PathQuery::new(from.cell, to.cell))?;
-                        cost += walk.cost;
-                        cells.extend_from_slice(&walk.cells[1..]);
-                    }
-                }
-                Some(across) => {
-                    let path = PathResult {
-                        cells: std::mem::replace(&mut cells, vec![to.cell]),
-                        cost,
-                        stats: SearchStats::default(),
-                        complete: true,
-                        neighborhood: maps[map].neighborhood(),
-                    };
-                    let then = match across {
-                        Across::Seam => None,
-                        Across::Link(k) => Some(k),
-                    };
-                    legs.push(Leg { map, path, then });
-                    (map, cost) = (to.map, 0.0);
-                }
-            }
-        }
-        let path = PathResult {
-            cells,
-            cost,
-            stats: SearchStats::default(),
-            complete: true,
-            neighborhood: maps[map].neighborhood(),
-        };
-        legs.push(Leg { map, path, then: None });
-        Ok(legs)
-    }
 }
 
 /// A lower bound on the cost from a cell to the goal: the distance on the lattice times the
 /// cheapest cell, where both lie on one world, capped by the cheapest link (which may lead
 /// anywhere).
-struct Estimate {
+pub(super) struct Estimate {
     heuristic: Heuristic,
     places: Vec<Option<Placement>>,
     goal: Option<(u32, i64, i64)>,
@@ -749,7 +498,7 @@ struct Estimate {
 }
 
 impl Estimate {
-    fn new(world: LinkedMaps<'_>, goal: MapPos, links: &[Link]) -> Self {
+    pub(super) fn new(world: LinkedMaps<'_>, goal: MapPos, links: &[Link]) -> Self {
         let place = |m: usize| world.places.get(m).copied().flatten();
         let goal_grid = world.maps[goal.map];
         let goal_at = place(goal.map).filter(|_| !is_hex(goal_grid)).map(|p| {
@@ -772,7 +521,7 @@ impl Estimate {
         Self { heuristic, places, goal: goal_at, scale, cap }
     }
 
-    fn at(&self, at: MapPos) -> f64 {
+    pub(super) fn at(&self, at: MapPos) -> f64 {
         let Some((world, gx, gy)) = self.goal else { return 0.0 };
         let Some(p) = self.places.get(at.map).copied().flatten().filter(|p| p.world == world)
         else {

@@ -1,18 +1,18 @@
 //! A query over the [`WorldGraph`], whole ([`WorldGraph::find`]) or a slice at a time
-//! ([`WorldGraph::find_within`] with a [`WorldFind`]): the walks from the start and to the
-//! goal on their grids, the A* over the nodes (working out a grid's walks when it first reaches
-//! it), then the walk between each pair of nodes passed, one pair a slice, and the cheapest
-//! walk over two touching grids when start and goal lie on them. Each slice is bounded by one
-//! grid's work, whatever the number of grids.
+//! ([`WorldGraph::find_within`] with a [`WorldFind`]), a step a slice: the walks to the goal,
+//! then from the start, on their grids; the A* over the nodes, a node a step (working out a
+//! grid's walks when it first reaches it); the walk between each pair of nodes passed; and the
+//! cheapest walk over two touching grids when start and goal lie on them. Each step is bounded
+//! by one grid's work (two grids' for the last), whatever the number of grids.
 
 use std::collections::BinaryHeap;
 
 use super::graph::{Across, Entry, Estimate, WorldGraph, build, ready};
 use crate::grid::{GridPos, NavGrid};
-use crate::search::SearchStep;
 use crate::search::linked::{Leg, LinkedMaps, LinkedPath, MapPos, Placement};
 use crate::search::query::PathQuery;
 use crate::search::result::{PathError, PathResult, SearchStats};
+use crate::search::{Pathfinder, SearchStep};
 
 /// A query over a [`WorldGraph`] spread over calls of [`WorldGraph::find_within`]: where it
 /// stands.
@@ -29,6 +29,9 @@ pub struct WorldFind {
 enum Stage {
     /// Not begun.
     Begin,
+    /// The walks from the goal's grid's nodes to the goal are done (`to_goal`); those from the
+    /// start come next.
+    FromStart { to_goal: Vec<f64> },
     /// The A* over the nodes: node `n` is n, the start `count`, the goal `count + 1`.
     Graph {
         g: Vec<f64>,
@@ -46,6 +49,9 @@ enum Stage {
         walk: Walk,
         cost: f64,
     },
+    /// The path over the graph is walked; a walk over two touching grids may beat it (searched
+    /// with `near`, `None` until begun).
+    Near { found: LinkedPath, near: Option<Box<Pathfinder>> },
     /// Ended (asked again, it says so).
     Ended,
 }
@@ -120,7 +126,7 @@ impl WorldGraph {
     }
 
     /// Goes on with `find` for about `work` nodes expanded and cells settled (at least one
-    /// step: the walks from the start and to the goal, one node, or the walk between two nodes;
+    /// step: the walks to the goal or from the start, one node, or the walk between two nodes;
     /// each within one grid). The answer is [`WorldGraph::find`]'s. If the grids, their places
     /// or the links changed since `find` began: [`PathError::GridChanged`] (begin again).
     pub fn find_within(
@@ -138,11 +144,16 @@ impl WorldGraph {
         loop {
             let step = match std::mem::replace(&mut find.stage, Stage::Ended) {
                 Stage::Begin => self.begin_find(world, find),
+                Stage::FromStart { to_goal } => self.walk_from_start(world, find, to_goal),
                 Stage::Graph { g, before, heap, to_goal } => {
                     self.expand_node(world, find, (g, before, heap, to_goal))
                 }
                 Stage::Refine { points, next, legs, walk, cost } => {
                     self.walk_pair(world, find, (points, next, legs, walk, cost))
+                }
+                Stage::Near { found, near } => {
+                    let left = work.saturating_sub(find.expanded - began);
+                    Self::nearer(world, find, (found, near), left)
                 }
                 Stage::Ended => Err(PathError::GridChanged),
             };
@@ -157,26 +168,44 @@ impl WorldGraph {
         }
     }
 
-    /// The walks from the start to its grid's nodes (and the goal on the same grid) and from
-    /// the goal's grid's nodes to the goal; the A* over the nodes begins.
+    /// The walks from the goal's grid's nodes to the goal.
     fn begin_find(
         &mut self,
         world: LinkedMaps<'_>,
         find: &mut WorldFind,
     ) -> Result<Option<LinkedPath>, PathError> {
+        let goal = find.goal;
+        end_grid(world.maps, find.start, true)?;
+        let to_grid = end_grid(world.maps, goal, false)?;
+        self.scratch.settled = 0;
+        let l = &self.layout;
+        let nodes = &l.cells[l.first[goal.map] as usize..l.first[goal.map + 1] as usize];
+        let to_goal = self.scratch.walks(to_grid, goal.cell, nodes, true);
+        find.expanded += self.scratch.settled;
+        find.stage = Stage::FromStart { to_goal };
+        Ok(None)
+    }
+
+    /// The walks from the start to its grid's nodes (and to the goal on the same grid); the A*
+    /// over the nodes begins.
+    fn walk_from_start(
+        &mut self,
+        world: LinkedMaps<'_>,
+        find: &mut WorldFind,
+        to_goal: Vec<f64>,
+    ) -> Result<Option<LinkedPath>, PathError> {
         let (start, goal) = (find.start, find.goal);
         let from_grid = end_grid(world.maps, start, true)?;
-        let to_grid = end_grid(world.maps, goal, false)?;
         self.scratch.settled = 0;
         let Self { layout: l, scratch, .. } = self;
         let nodes_of = |m: usize| l.first[m] as usize..l.first[m + 1] as usize;
-        let cells_of = |m: usize| &l.cells[nodes_of(m)];
-        let mut targets = cells_of(start.map).to_vec();
-        targets.push(goal.cell);
+        let mut targets = l.cells[nodes_of(start.map)].to_vec();
+        let same = goal.map == start.map;
+        if same {
+            targets.push(goal.cell);
+        }
         let from_start = scratch.walks(from_grid, start.cell, &targets, false);
-        let direct =
-            if goal.map == start.map { from_start[targets.len() - 1] } else { f64::INFINITY };
-        let to_goal = scratch.walks(to_grid, goal.cell, cells_of(goal.map), true);
+        let direct = if same { from_start[targets.len() - 1] } else { f64::INFINITY };
         let count = l.cells.len();
         let (start_id, goal_id) = (count as u32, count as u32 + 1);
         let estimate = Estimate::new(world, goal, &self.made_links);
@@ -298,8 +327,7 @@ impl WorldGraph {
     }
 
     /// The walk between the next pair of nodes passed, on their grid (a leg ends where a seam
-    /// or link is crossed); after the last, the path, or the cheapest walk over the start's and
-    /// goal's grids when they touch and it is cheaper.
+    /// or link is crossed); after the last, the path over the graph.
     fn walk_pair(
         &mut self,
         world: LinkedMaps<'_>,
@@ -335,16 +363,37 @@ impl WorldGraph {
         }
         legs.push(walk.leg(maps, None));
         let stats = SearchStats { expanded: find.expanded, ..SearchStats::default() };
-        let mut found = LinkedPath { legs, cost, stats };
-        // Start and goal on two grids side by side: the graph crosses their seam at a node,
-        // which on a short way can be far off it; the cheapest walk over those two grids alone
-        // is taken when it is cheaper.
-        if let Some(near) = self.over_two(world, find.start, find.goal) {
-            let work = found.stats.expanded + near.stats.expanded;
-            if near.cost < found.cost - 1e-9 * found.cost.max(1.0) {
-                found = near;
+        find.stage = Stage::Near { found: LinkedPath { legs, cost, stats }, near: None };
+        Ok(None)
+    }
+
+    /// The path found over the graph, or (start and goal on two grids side by side) the
+    /// cheapest walk over those two grids alone when it is cheaper: the graph crosses their
+    /// seam at a node, which on a short way can be far off it. That walk is searched with a
+    /// pathfinder of the query's own (`near`, `None` until begun) for about `work` cells.
+    fn nearer(
+        world: LinkedMaps<'_>,
+        find: &mut WorldFind,
+        (mut found, mut near): (LinkedPath, Option<Box<Pathfinder>>),
+        work: u32,
+    ) -> Result<Option<LinkedPath>, PathError> {
+        let begun = near.is_some();
+        let pathfinder = near.get_or_insert_with(Box::default);
+        let base = found.stats.expanded;
+        match over_two(world, (find.start, find.goal), pathfinder, (begun, work)) {
+            Some(SearchStep::Paused { expanded }) => {
+                find.expanded = base + expanded;
+                find.stage = Stage::Near { found, near };
+                return Ok(None);
             }
-            found.stats.expanded = work;
+            Some(SearchStep::Done(Ok(walk))) => {
+                let total = base + walk.stats.expanded;
+                if walk.cost < found.cost - 1e-9 * found.cost.max(1.0) {
+                    found = walk;
+                }
+                found.stats.expanded = total;
+            }
+            Some(SearchStep::Done(Err(_))) | None => {}
         }
         find.expanded = found.stats.expanded;
         if let Some(first) = found.legs.first_mut() {
@@ -352,44 +401,52 @@ impl WorldGraph {
         }
         Ok(Some(found))
     }
+}
 
-    /// The cheapest path from `start` to `goal` over their two grids alone, joined at their
-    /// seam, when they are two grids that touch.
-    fn over_two(
-        &mut self,
-        world: LinkedMaps<'_>,
-        start: MapPos,
-        goal: MapPos,
-    ) -> Option<LinkedPath> {
-        if start.map == goal.map {
-            return None;
-        }
-        let pair = [world.maps[start.map], world.maps[goal.map]];
-        let place = |m: usize| world.places.get(m).copied().flatten();
-        let (a, b) = (place(start.map)?, place(goal.map)?);
-        // Their boxes on the lattice touch (or overlap) when each reaches the other's edge.
-        let reaches = |p: Placement, len: u32, q: Placement| p.x.saturating_add(len.into()) >= q.x;
-        let reaches_up =
-            |p: Placement, len: u32, q: Placement| p.y.saturating_add(len.into()) >= q.y;
-        let touch = a.world == b.world
-            && reaches(a, pair[0].width(), b)
-            && reaches(b, pair[1].width(), a)
-            && reaches_up(a, pair[0].height(), b)
-            && reaches_up(b, pair[1].height(), a);
-        if !touch {
-            return None;
-        }
-        let places = [Some(a), Some(b)];
-        // (Placed on one world, the two join at their seam.)
-        let both = LinkedMaps::new(&pair, &[]).with_places(&places);
-        let query = PathQuery::new(MapPos::new(0, start.cell), MapPos::new(1, goal.cell));
-        let mut near = self.pathfinder.find(both, &query).ok()?;
-        for leg in &mut near.legs {
-            leg.map = if leg.map == 0 { start.map } else { goal.map };
-            leg.then = None;
-        }
-        Some(near)
+/// The cheapest walk from `start` to `goal` over their two grids alone, joined at their seam,
+/// when they are two grids that touch (else `None`): begun (`begun` false) or gone on with on
+/// `pathfinder` for about `work` cells.
+fn over_two(
+    world: LinkedMaps<'_>,
+    (start, goal): (MapPos, MapPos),
+    pathfinder: &mut Pathfinder,
+    (begun, work): (bool, u32),
+) -> Option<SearchStep<LinkedPath>> {
+    if start.map == goal.map {
+        return None;
     }
+    let pair = [world.maps[start.map], world.maps[goal.map]];
+    let place = |m: usize| world.places.get(m).copied().flatten();
+    let (a, b) = (place(start.map)?, place(goal.map)?);
+    // Their boxes on the lattice touch (or overlap) when each reaches the other's edge.
+    let reaches = |p: Placement, len: u32, q: Placement| p.x.saturating_add(len.into()) >= q.x;
+    let reaches_up = |p: Placement, len: u32, q: Placement| p.y.saturating_add(len.into()) >= q.y;
+    let touch = a.world == b.world
+        && reaches(a, pair[0].width(), b)
+        && reaches(b, pair[1].width(), a)
+        && reaches_up(a, pair[0].height(), b)
+        && reaches_up(b, pair[1].height(), a);
+    if !touch {
+        return None;
+    }
+    let places = [Some(a), Some(b)];
+    // (Placed on one world, the two join at their seam.)
+    let both = LinkedMaps::new(&pair, &[]).with_places(&places);
+    let query = PathQuery::new(MapPos::new(0, start.cell), MapPos::new(1, goal.cell));
+    let step = match begun {
+        true => pathfinder.resume(both, &query, work.max(1)),
+        false => pathfinder.start(both, &query, work.max(1)),
+    };
+    Some(match step {
+        SearchStep::Done(found) => SearchStep::Done(found.map(|mut near| {
+            for leg in &mut near.legs {
+                leg.map = if leg.map == 0 { start.map } else { goal.map };
+                leg.then = None;
+            }
+            near
+        })),
+        paused => paused,
+    })
 }
 
 /// The A* over the nodes, as [`Stage::Graph`] holds it.

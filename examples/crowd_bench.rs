@@ -22,7 +22,8 @@
 //! - `chunks`: the map cut into tilemaps of 64 x 64 tiles side by side (the plugin joins them
 //!   into one world at their seams), 300 agents sent to random world points across it
 //!   (`PathGoal::World`) on arrival or every 2 s. It also prints requests answered and failed
-//!   per second of game time (`WorldSearch` from `CROWD_WORLD=hierarchical`, else the default).
+//!   per second of game time (`WorldSearch` from `CROWD_WORLD=hierarchical` or `exact`, else the
+//!   default, `Auto`: hierarchical on this world of 64 maps).
 //!
 //! Maps: `rooms`, 256 x 256 rooms and corridors generated from a seed, and `64room_000`
 //! (512 x 512, `assets/maps`); `lak304d` (193 x 194) when named. It also times the first
@@ -221,8 +222,10 @@ fn frame_budget() -> NavSettings {
     if let Some(us) = std::env::var("CROWD_FRAME_US").ok().and_then(|u| u.parse::<u64>().ok()) {
         settings.work.time = Some(Duration::from_micros(us));
     }
-    if std::env::var("CROWD_WORLD").is_ok_and(|w| w.eq_ignore_ascii_case("hierarchical")) {
-        settings.world_search = WorldSearch::Hierarchical;
+    match std::env::var("CROWD_WORLD").map(|w| w.to_lowercase()).as_deref() {
+        Ok("hierarchical") => settings.world_search = WorldSearch::Hierarchical,
+        Ok("exact") => settings.world_search = WorldSearch::Exact,
+        _ => {}
     }
     settings
 }

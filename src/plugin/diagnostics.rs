@@ -34,6 +34,10 @@ pub struct NavDiagnostics {
     /// [`NavSettings::search_threads`](super::NavSettings::search_threads)); their answers are
     /// taken in request order, and one that could not be taken is searched again in turn.
     pub searches_ahead: u32,
+    /// Searches begun this frame over a world's graph
+    /// ([`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical), or `Auto` in a world of
+    /// many maps).
+    pub graph_searches: u32,
     /// Walking agents whose path was checked against grid changes near it.
     pub paths_checked: u32,
     /// Walking agents sent to plan again (a cut path, or someone standing in the way).

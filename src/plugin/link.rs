@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use bevy::prelude::*;
 
 use super::map::NavMaps;
+use super::settings::WorldSearch;
 use crate::grid::GridPos;
 use crate::search::{Link, Placement};
 
@@ -93,13 +94,12 @@ pub(crate) struct FrameLinks {
     pub(crate) entities: Vec<Entity>,
     /// Where each map (by its index) lies on the lattice of a world of maps that touch.
     pub(crate) places: Vec<Option<Placement>>,
-    /// Whether each map (by its index) shares its world with another map (it has seams).
-    joined: Vec<bool>,
+    /// How many maps each map's world has (by its index; 0 for a map in none).
+    world_sizes: Vec<u32>,
     /// What the links were gathered from.
     gathered_from: GatheredFrom,
-    /// Searches that start or end in a world go over its graph
-    /// ([`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical)).
-    pub(crate) hierarchical: bool,
+    /// How searches that start or end in a world are searched.
+    pub(crate) world_search: WorldSearch,
 }
 
 /// What a [`FrameLinks`] was gathered from: each map's entity and size, the maps' places, and
@@ -142,11 +142,9 @@ impl FrameLinks {
         for p in self.places.iter().flatten() {
             *members.entry(p.world).or_default() += 1;
         }
-        let shared = |p: &Option<Placement>| {
-            p.is_some_and(|p| members.get(&p.world).is_some_and(|&n| n > 1))
-        };
-        self.joined.clear();
-        self.joined.extend(self.places.iter().map(shared));
+        let size = |p: &Option<Placement>| p.and_then(|p| members.get(&p.world).copied());
+        self.world_sizes.clear();
+        self.world_sizes.extend(self.places.iter().map(|p| size(p).unwrap_or(0)));
         let end = |e: LinkEnd| {
             let at = maps.map_pos(e.map, e.cell)?;
             maps.get(e.map)?.grid.in_bounds(e.cell).then_some(at)
@@ -166,13 +164,30 @@ impl FrameLinks {
     pub(crate) fn only(&self, keep: impl Fn(&Link) -> bool) -> FrameLinks {
         let kept = self.links.iter().zip(&self.entities).filter(|(link, _)| keep(link));
         let (links, entities) = kept.map(|(link, entity)| (*link, *entity)).unzip();
-        let (places, joined) = (self.places.clone(), self.joined.clone());
-        FrameLinks { links, entities, places, joined, ..FrameLinks::default() }
+        let (places, world_sizes) = (self.places.clone(), self.world_sizes.clone());
+        FrameLinks { links, entities, places, world_sizes, ..FrameLinks::default() }
     }
 
     /// Whether the map at `index` in [`NavMaps`] joins others of its world at seams.
     pub(crate) fn joined(&self, index: usize) -> bool {
-        self.joined.get(index).copied().unwrap_or(false)
+        self.world_sizes.get(index).is_some_and(|&n| n > 1)
+    }
+
+    /// Whether a search between the maps at `ends` goes over the world's graph, as
+    /// [`FrameLinks::world_search`] says (with [`WorldSearch::Auto`], when either lies in a
+    /// world of [`WorldSearch::AUTO_MAPS`] maps or more).
+    pub(crate) fn over_graph(&self, ends: [usize; 2]) -> bool {
+        let big = |m: usize| self.world_sizes.get(m).is_some_and(|&n| n >= WorldSearch::AUTO_MAPS);
+        match self.world_search {
+            WorldSearch::Exact => false,
+            WorldSearch::Hierarchical => true,
+            WorldSearch::Auto => ends.into_iter().any(big),
+        }
+    }
+
+    /// Whether any world has [`WorldSearch::AUTO_MAPS`] maps or more.
+    pub(crate) fn has_big_world(&self) -> bool {
+        self.world_sizes.iter().any(|&n| n >= WorldSearch::AUTO_MAPS)
     }
 }
 

@@ -46,9 +46,10 @@ pub struct NavSettings {
     /// [`NavSeam`]: super::NavSeam
     pub join_touching_maps: bool,
     /// How paths across a world of maps that touch are searched: [`WorldSearch::Exact`] (the
-    /// default: the cheapest path, in time that grows with the cells between its ends) or
+    /// cheapest path, in time that grows with the cells between its ends),
     /// [`WorldSearch::Hierarchical`] (for worlds of many chunks: time that grows with the chunks
-    /// crossed, paths a little dearer).
+    /// crossed, paths a little dearer), or [`WorldSearch::Auto`] (the default: hierarchical in
+    /// worlds of [`WorldSearch::AUTO_MAPS`] maps or more, exact elsewhere).
     pub world_search: WorldSearch,
     /// How often agents re-plan towards goals that move ([`Pursuit`](super::Pursuit)).
     pub repath: RepathPolicy,
@@ -69,7 +70,7 @@ impl Default for NavSettings {
             avoidance: AvoidanceSettings::default(),
             precompute: PrecomputeSettings::default(),
             join_touching_maps: true,
-            world_search: WorldSearch::Exact,
+            world_search: WorldSearch::Auto,
             repath: RepathPolicy::default(),
             debug: false,
         }
@@ -231,15 +232,25 @@ pub enum PrecomputeBuilds {
 /// avoid, no `PlanAround`); the others always search exactly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WorldSearch {
+    /// The default: `Hierarchical` for a request that starts or ends in a world of
+    /// [`WorldSearch::AUTO_MAPS`] maps or more (a streamed world of chunks, where the exact
+    /// search takes many frames a path), `Exact` elsewhere (a few levels side by side).
+    #[default]
+    Auto,
     /// One A* over every cell, the seams' steps among them: the cheapest path. Its time grows
     /// with the cells between the ends (it is spread over frames by the search budget).
-    #[default]
     Exact,
     /// A search over a graph of cells on the chunks' edges, refined into walks on each chunk
     /// ([`WorldGraph`](crate::search::WorldGraph)): its time grows with the chunks crossed, and
     /// a path always comes when there is one, a little dearer than the cheapest (BENCHMARKS.md
     /// quotes how much). Links other than seams are taken as in the exact search.
     Hierarchical,
+}
+
+impl WorldSearch {
+    /// With [`WorldSearch::Auto`], the fewest maps a world has for its searches to go over its
+    /// graph.
+    pub const AUTO_MAPS: u32 = 16;
 }
 
 /// How often an agent re-plans towards a goal that moves (a chased entity, threats it runs

@@ -284,6 +284,60 @@ fn four_chunks(app: &mut App) -> Vec<Chunk> {
     chunks
 }
 
+/// The default `WorldSearch::Auto`: a world of 16 chunks or more is searched over its graph,
+/// a world of four exactly (the cheapest path); both answer a request across the world.
+#[test]
+fn the_default_searches_worlds_of_many_chunks_over_their_graph() {
+    for (side, over_graph) in [(2, false), (4, true)] {
+        let mut app = App::new();
+        let work = WorkBudget { time: None, ..default() };
+        app.add_plugins(MinimalPlugins)
+            .add_plugins(TilemapNavPlugin::with_settings(NavSettings { work, ..default() }))
+            .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
+                1.0 / 60.0,
+            )))
+            .insert_resource(TileRules::default().with(WALL, Cell::Blocked));
+        let n = 8 * side;
+        // A wall across the world, open at its right end.
+        let cells: Cells = (0..n)
+            .map(|y| (0..n).map(|x| if y == n / 2 && x + 2 < n { None } else { Some(1) }).collect())
+            .collect();
+        for ys in (0..side).map(|k| (8 * k, 8 * k + 8)) {
+            for xs in (0..side).map(|k| (8 * k, 8 * k + 8)) {
+                spawn_chunk(&mut app, &cells, xs, ys);
+            }
+        }
+        app.update();
+        app.update();
+        let goal = world_point(GridPos::new(1, n as u32 - 2));
+        let agent = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(world_point(GridPos::new(1, 1)).extend(0.0)),
+                PathRequest::to(PathGoal::World(goal)),
+            ))
+            .id();
+        let mut graph_searches = 0;
+        for _ in 0..60 {
+            app.update();
+            graph_searches += app.world().resource::<NavDiagnostics>().graph_searches;
+            if app.world().get::<NavPath>(agent).is_some() {
+                break;
+            }
+        }
+        let path = app.world().get::<NavPath>(agent).expect("answered");
+        assert_eq!(graph_searches > 0, over_graph, "{side} x {side} chunks");
+        let whole = whole_grid(&cells, Neighborhood::Eight, CornerRule::NoCornerCutting);
+        let (start, end) = (GridPos::new(1, 1), GridPos::new(1, n as u32 - 2));
+        let cheapest = Pathfinder::new().find(&whole, &PathQuery::new(start, end)).unwrap().cost;
+        let cost = walked(&app, path);
+        assert!(cost >= cheapest - 1e-6 && cost <= cheapest * 1.1, "{cost} against {cheapest}");
+        if !over_graph {
+            assert!((cost - cheapest).abs() < 1e-6, "{cost} against {cheapest}");
+        }
+    }
+}
+
 #[test]
 fn agents_walk_across_seams_without_a_jump() {
     // Once as it is, once with a wall put up ahead of the agent on the frame it is half a step

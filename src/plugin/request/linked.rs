@@ -40,6 +40,13 @@ pub(super) struct LinkedSearch {
     world_find: Option<WorldFind>,
 }
 
+impl LinkedSearch {
+    /// Whether it searches over the world's graph.
+    pub(super) fn over_graph(&self) -> bool {
+        self.hierarchical
+    }
+}
+
 /// Each map's grid for this kind of agent, in [`NavMaps`]' order; a map that cannot serve it
 /// (a hex map for a larger agent) stands in with its own grid, and no link leads there.
 pub(super) fn agent_grids(maps: &NavMaps, agent: AgentKind) -> Vec<&NavGrid> {
@@ -75,7 +82,7 @@ pub(super) fn begin_linked(
     // Over the world's graph: when asked for, for a plain walk (no cells to walk round, not
     // any-angle) that starts or ends in a world.
     let placed = |at: MapPos| links.places.get(at.map).is_some_and(Option::is_some);
-    let hierarchical = frame_links.hierarchical
+    let hierarchical = frame_links.over_graph([start.map, goal.map])
         && avoid.is_empty()
         && query.options.algorithm != Algorithm::ThetaStar
         && (placed(start) || placed(goal));

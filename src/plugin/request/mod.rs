@@ -158,7 +158,7 @@ pub(crate) fn answer_requests(
     let nav = &mut nav;
     let links_moved = !changed_links.is_empty() || removed_links.read().count() > 0;
     nav.queue.links.gather(&nav.maps, &links, &nav.seams.places, links_moved);
-    nav.queue.links.hierarchical = nav.work.settings.world_search == WorldSearch::Hierarchical;
+    nav.queue.links.world_search = nav.work.settings.world_search;
     let allowance = nav.work.allowance(WorkKind::Searches);
     let out_of_time = move || allowance.out_of_time();
     let timed: Option<&dyn Fn() -> bool> = allowance.deadline.map(|_| &out_of_time as _);
@@ -533,6 +533,7 @@ impl Frame<'_, '_, '_> {
         let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
         match begin_linked(across, entity, around, query, None) {
             Some(search) => {
+                nav.work.diagnostics.graph_searches += u32::from(search.over_graph());
                 let search = Search::Linked(search.into());
                 Begun::Running(Running::new(entity, query, search).into())
             }
@@ -700,7 +701,8 @@ fn aim_answer(
     })
 }
 
-/// With [`WorldSearch::Hierarchical`]: works out the world graph's part for chunks that
+/// With [`WorldSearch::Hierarchical`] (or `Auto` and a world of many maps): works out the world
+/// graph's part for chunks that
 /// streamed in or changed while the frame's search time lasts (one chunk at least), so that a
 /// query seldom waits for that work. For plain agents; other kinds' graphs are worked out when
 /// they ask.
@@ -712,7 +714,12 @@ pub(crate) fn warm_world_graphs(
 ) {
     let links = &queue.links;
     let worlds = links.places.iter().any(Option::is_some);
-    if work.settings.world_search != WorldSearch::Hierarchical || !worlds {
+    let wanted = match work.settings.world_search {
+        WorldSearch::Exact => false,
+        WorldSearch::Hierarchical => worlds,
+        WorldSearch::Auto => links.has_big_world(),
+    };
+    if !wanted {
         return;
     }
     let began = Moment::now();

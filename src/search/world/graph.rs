@@ -338,7 +338,7 @@ impl WorldGraph {
     }
 
     /// As [`WorldGraph::update`], with about `work` units of work (8 a cell its walks settle,
-    /// as a [`SlicedBuild`](super::SlicedBuild)'s search over every cell counts): it works out
+    /// as a [`SlicedBuild`](crate::search::SlicedBuild)'s search over every cell counts): it works out
     /// grids' walks until that is spent, one grid at least (the rest wait for the next call, or
     /// for a query that reaches them). True when nothing is left to work out. Call it each frame
     /// while chunks stream in, to keep that work out of the queries; [`WorldGraph::work`] says

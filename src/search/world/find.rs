@@ -39,6 +39,8 @@ enum Stage {
         heap: BinaryHeap<Entry>,
         /// From each node of the goal's grid to the goal.
         to_goal: Vec<f64>,
+        /// The estimate to the goal (made once a query).
+        estimate: Estimate,
     },
     /// The walks between the nodes passed: the next pair is `next - 1, next`.
     /// `cost`: the path's, as the A* over the nodes found it.
@@ -145,8 +147,8 @@ impl WorldGraph {
             let step = match std::mem::replace(&mut find.stage, Stage::Ended) {
                 Stage::Begin => self.begin_find(world, find),
                 Stage::FromStart { to_goal } => self.walk_from_start(world, find, to_goal),
-                Stage::Graph { g, before, heap, to_goal } => {
-                    self.expand_node(world, find, (g, before, heap, to_goal))
+                Stage::Graph { g, before, heap, to_goal, estimate } => {
+                    self.expand_node(world, find, (g, before, heap, to_goal, estimate))
                 }
                 Stage::Refine { points, next, legs, walk, cost } => {
                     self.walk_pair(world, find, (points, next, legs, walk, cost))
@@ -230,7 +232,7 @@ impl WorldGraph {
             }
         }
         find.expanded += self.scratch.settled;
-        find.stage = Stage::Graph { g, before, heap, to_goal };
+        find.stage = Stage::Graph { g, before, heap, to_goal, estimate };
         Ok(None)
     }
 
@@ -240,7 +242,7 @@ impl WorldGraph {
         &mut self,
         world: LinkedMaps<'_>,
         find: &mut WorldFind,
-        (mut g, mut before, mut heap, to_goal): Graph,
+        (mut g, mut before, mut heap, to_goal, estimate): Graph,
     ) -> Result<Option<LinkedPath>, PathError> {
         let maps = world.maps;
         let (start, goal) = (find.start, find.goal);
@@ -257,11 +259,10 @@ impl WorldGraph {
             return Ok(None);
         }
         if at_g > g[at as usize] {
-            find.stage = Stage::Graph { g, before, heap, to_goal };
+            find.stage = Stage::Graph { g, before, heap, to_goal, estimate };
             return Ok(None);
         }
         find.expanded += 1;
-        let estimate = Estimate::new(world, goal, &self.made_links);
         let Self { layout: l, chunks, scratch, .. } = self;
         let settled = scratch.settled;
         let mut reach = |to: u32, cost: f64, across: Option<Across>, h: f64| {
@@ -294,7 +295,7 @@ impl WorldGraph {
             reach(to, at_g + cost, Some(across), h(to as usize));
         }
         find.expanded += scratch.settled.wrapping_sub(settled);
-        find.stage = Stage::Graph { g, before, heap, to_goal };
+        find.stage = Stage::Graph { g, before, heap, to_goal, estimate };
         Ok(None)
     }
 
@@ -450,7 +451,7 @@ fn over_two(
 }
 
 /// The A* over the nodes, as [`Stage::Graph`] holds it.
-type Graph = (Vec<f64>, Vec<(u32, Option<Across>)>, BinaryHeap<Entry>, Vec<f64>);
+type Graph = (Vec<f64>, Vec<(u32, Option<Across>)>, BinaryHeap<Entry>, Vec<f64>, Estimate);
 
 /// The walks between nodes, as [`Stage::Refine`] holds them.
 type Refining = (Vec<(MapPos, Option<Across>)>, usize, Vec<Leg>, Walk, f64);

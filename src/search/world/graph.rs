@@ -489,6 +489,7 @@ impl WorldGraph {
 /// A lower bound on the cost from a cell to the goal: the distance on the lattice times the
 /// cheapest cell, where both lie on one world, capped by the cheapest link (which may lead
 /// anywhere).
+#[derive(Debug)]
 pub(super) struct Estimate {
     heuristic: Heuristic,
     places: Vec<Option<Placement>>,

@@ -5,6 +5,9 @@
 //! meets a forced turn there, and whether a diagonal step beside it is legal. So jump point
 //! search keeps the grid's bits everywhere else and treats those nearby cells as places where a
 //! run must stop and look (like the goal): optimal on the grid with the avoided cells walled.
+//!
+//! The same marks serve cells where a run must stop without a wall: a search through links
+//! stops on every link entrance (the link is one more way on from there) and on every goal.
 
 use crate::grid::{GridPos, NavGrid};
 
@@ -26,20 +29,26 @@ fn set_bit(bits: &mut [u64], i: usize, on: bool) {
 
 /// The avoided cells of the current query, reused from one query to the next (only the bits
 /// that were set are cleared).
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Avoided {
     stride: usize,
     padded_len: usize,
+    /// Words per padded row in `near_rows`, and per padded column in `near_cols` (the layout
+    /// of the jump point bits' lines, a spare word each).
+    row_words: usize,
+    col_words: usize,
     /// A bit per padded cell: avoided (a temporary wall).
     walls: Vec<u64>,
-    /// A bit per padded cell: in the 3 x 3 block of an avoided cell.
+    /// A bit per padded cell: in the 3 x 3 block of an avoided cell, or a stop.
     near: Vec<u64>,
+    /// The same bits row by row, and column by column: runs scan them 64 cells a step.
+    near_rows: Vec<u64>,
+    near_cols: Vec<u64>,
     /// A bit per padded row (column) holding a near cell.
     rows: Vec<u64>,
     cols: Vec<u64>,
-    /// Near cells as padded (row, column), sorted; and as (column, row), sorted.
-    by_row: Vec<(u32, u32)>,
-    by_col: Vec<(u32, u32)>,
+    /// Padded indices of the near cells.
+    marked: Vec<usize>,
     /// Padded indices of the avoided cells.
     cells: Vec<usize>,
 }
@@ -53,18 +62,36 @@ impl Avoided {
         avoid: &[GridPos],
         kept: impl Fn(GridPos) -> bool,
     ) {
+        self.build_with_stops(grid, avoid, &[], kept);
+    }
+
+    /// [`build`](Self::build), with `stops` marked too: cells where jump point search stops
+    /// and looks in every direction without their being walls (a cell off the grid is left
+    /// out).
+    pub(crate) fn build_with_stops(
+        &mut self,
+        grid: &NavGrid,
+        avoid: &[GridPos],
+        stops: &[GridPos],
+        kept: impl Fn(GridPos) -> bool,
+    ) {
         self.clear();
-        if avoid.is_empty() {
+        if avoid.is_empty() && stops.is_empty() {
             return; // nothing to lay out: no bitmaps for queries that never avoid anything
         }
         let (stride, padded_len) = (grid.stride(), grid.padded_len());
         if (stride, padded_len) != (self.stride, self.padded_len) {
+            let rows = padded_len / stride.max(1);
             self.stride = stride;
             self.padded_len = padded_len;
+            self.row_words = stride.div_ceil(64) + 1;
+            self.col_words = rows.div_ceil(64) + 1;
             let words = padded_len.div_ceil(64);
             self.walls = vec![0; words];
             self.near = vec![0; words];
-            self.rows = vec![0; (padded_len / stride.max(1)).div_ceil(64)];
+            self.near_rows = vec![0; rows * self.row_words];
+            self.near_cols = vec![0; stride * self.col_words];
+            self.rows = vec![0; rows.div_ceil(64)];
             self.cols = vec![0; stride.div_ceil(64)];
         }
         for &cell in avoid {
@@ -82,40 +109,47 @@ impl Avoided {
             for dy in [-1isize, 0, 1] {
                 for dx in [-1isize, 0, 1] {
                     // Padding surrounds the grid, so the block of an in-grid cell is in range.
-                    let j = (i as isize + dx + dy * stride as isize) as usize;
-                    if !bit(&self.near, j) {
-                        set_bit(&mut self.near, j, true);
-                        let (x, y) = ((j % stride) as u32, (j / stride) as u32);
-                        self.by_row.push((y, x));
-                        self.by_col.push((x, y));
-                        set_bit(&mut self.rows, y as usize, true);
-                        set_bit(&mut self.cols, x as usize, true);
-                    }
+                    self.mark_near((i as isize + dx + dy * stride as isize) as usize);
                 }
             }
         }
-        self.by_row.sort_unstable();
-        self.by_col.sort_unstable();
+        for &cell in stops.iter().filter(|&&cell| grid.in_bounds(cell)) {
+            self.mark_near(grid.index(cell));
+        }
+    }
+
+    /// Marks padded cell `j` near (a place where runs stop and look), once.
+    fn mark_near(&mut self, j: usize) {
+        if !bit(&self.near, j) {
+            self.set_near(j, true);
+            self.marked.push(j);
+        }
+    }
+
+    fn set_near(&mut self, j: usize, on: bool) {
+        let (x, y) = (j % self.stride, j / self.stride);
+        set_bit(&mut self.near, j, on);
+        set_bit(&mut self.near_rows, y * self.row_words * 64 + x, on);
+        set_bit(&mut self.near_cols, x * self.col_words * 64 + y, on);
+        set_bit(&mut self.rows, y, on);
+        set_bit(&mut self.cols, x, on);
     }
 
     fn clear(&mut self) {
         for &i in &self.cells {
             set_bit(&mut self.walls, i, false);
         }
-        for &(y, x) in &self.by_row {
-            set_bit(&mut self.near, y as usize * self.stride + x as usize, false);
-            set_bit(&mut self.rows, y as usize, false);
-            set_bit(&mut self.cols, x as usize, false);
+        for k in 0..self.marked.len() {
+            self.set_near(self.marked[k], false);
         }
         self.cells.clear();
-        self.by_row.clear();
-        self.by_col.clear();
+        self.marked.clear();
     }
 
-    /// True when some cell is avoided in this query.
+    /// True when some cell is avoided or marked as a stop in this query.
     #[inline]
     pub(crate) fn any(&self) -> bool {
-        !self.cells.is_empty()
+        !self.marked.is_empty()
     }
 
     /// Padded cell `i` is avoided.
@@ -124,7 +158,7 @@ impl Avoided {
         bit(&self.walls, i)
     }
 
-    /// Padded cell `i` is within one step of an avoided cell.
+    /// Padded cell `i` is within one step of an avoided cell, or a stop.
     #[inline]
     pub(crate) fn is_near(&self, i: usize) -> bool {
         bit(&self.near, i)
@@ -142,30 +176,17 @@ impl Avoided {
         bit(&self.cols, x)
     }
 
-    /// The first near cell strictly after position `from` along padded row `y` (`horizontal`)
-    /// or column `y`, going in direction `dir` (+1 or -1): its position along that line.
-    pub(crate) fn next_near(
-        &self,
-        horizontal: bool,
-        line: usize,
-        from: isize,
-        dir: isize,
-    ) -> Option<isize> {
-        let marked = if horizontal { self.row_marked(line) } else { self.col_marked(line) };
-        if !marked {
-            return None;
-        }
-        let list = if horizontal { &self.by_row } else { &self.by_col };
-        let line = line as u32;
-        let lo = list.partition_point(|&(l, _)| l < line);
-        let hi = list.partition_point(|&(l, _)| l <= line);
-        let on_line = &list[lo..hi];
-        if dir > 0 {
-            let k = on_line.partition_point(|&(_, p)| (p as isize) <= from);
-            on_line.get(k).map(|&(_, p)| p as isize)
+    /// The near cells of padded row `line` (`horizontal`) or column `line` as a bit line (bit
+    /// p for position p along it, the layout of the jump point bits' lines); `None` when it
+    /// holds none.
+    #[inline]
+    pub(crate) fn near_line(&self, horizontal: bool, line: usize) -> Option<&[u64]> {
+        if horizontal {
+            let at = line * self.row_words;
+            self.row_marked(line).then(|| &self.near_rows[at..at + self.row_words])
         } else {
-            let k = on_line.partition_point(|&(_, p)| (p as isize) < from);
-            k.checked_sub(1).map(|k| on_line[k].1 as isize)
+            let at = line * self.col_words;
+            self.col_marked(line).then(|| &self.near_cols[at..at + self.col_words])
         }
     }
 
@@ -178,7 +199,7 @@ impl Avoided {
     pub(crate) fn bytes(&self) -> usize {
         (self.walls.capacity() + self.near.capacity() + self.rows.capacity() + self.cols.capacity())
             * 8
-            + (self.by_row.capacity() + self.by_col.capacity()) * 8
-            + self.cells.capacity() * std::mem::size_of::<usize>()
+            + (self.near_rows.capacity() + self.near_cols.capacity()) * 8
+            + (self.marked.capacity() + self.cells.capacity()) * std::mem::size_of::<usize>()
     }
 }

@@ -3,6 +3,7 @@
 //! and runs the A* loop in one go or a slice at a time.
 
 use std::fmt;
+use std::sync::Arc;
 
 use super::any_angle::AnyAngle;
 use super::astar::{LoopState, Outcome, Scratch, search};
@@ -11,8 +12,8 @@ use super::goal::{Goal, GoalCells, OneGoal};
 use super::hex::HexNeighbors;
 use super::jump_point::JumpPoints;
 use super::jump_point::bits::JumpBits;
-use super::jump_point::jps_applies;
-use super::linked::{LinkedMaps, LinkedPath, LinkedSearch, MapPos};
+use super::jump_point::{jps_applies, jumps_pay};
+use super::linked::{LinkedMaps, LinkedNodes, LinkedPath, LinkedPrep, LinkedSearch, MapPos};
 use super::neighbors::Neighbors;
 use super::options::{Algorithm, Heuristic, SearchOptions};
 use super::precomputed::landmarks::Landmarks;
@@ -32,6 +33,11 @@ pub struct Pathfinder {
     goals: GoalCells,
     /// The search that ran out of budget, if any.
     paused: Option<Paused>,
+    /// What the last search through links worked out from its grids and links alone: used
+    /// again while they stay the same.
+    linked_prep: Option<Arc<LinkedPrep>>,
+    /// The cells of the last search through links, made unseen again for the next.
+    linked_nodes: LinkedNodes,
 }
 
 /// Where a [`Pathfinder`] searches: one grid (`&NavGrid`, cells are [`GridPos`], paths
@@ -73,17 +79,6 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for &crate::grid::NavGrid {}
     impl Sealed for crate::search::LinkedMaps<'_> {}
-}
-
-/// On a grid of several costs, jump point search expands every cell on the edge of a cost
-/// change in all directions, and does more work than plain A* per such cell: `Auto` takes it
-/// while at most a quarter of the open cells are such edges (painted areas, roads, rivers), not
-/// on ground where the cost changes from cell to cell.
-fn jumps_pay(grid: &NavGrid) -> bool {
-    grid.has_uniform_cost()
-        || grid
-            .prepared_index(JumpBits::build)
-            .is_some_and(|bits| bits.mixed_cells() * 4 <= grid.passable_count())
 }
 
 /// Which expansion a search uses.
@@ -427,11 +422,11 @@ fn run_loop<G: Goal>(
                 )
             }
             (Kind::JumpPoint, Some(bits), Some(one)) if avoided.is_some() => {
-                let expansion = JumpPoints::<true>::new(grid, bits, one, avoided);
+                let expansion = JumpPoints::<true>::new(grid, bits, Some(one), avoided);
                 search(s, grid, start, goal, options, None, &expansion, resume, budget, landmarks)
             }
             (Kind::JumpPoint, Some(bits), Some(one)) => {
-                let expansion = JumpPoints::<false>::new(grid, bits, one, None);
+                let expansion = JumpPoints::<false>::new(grid, bits, Some(one), None);
                 search(s, grid, start, goal, options, None, &expansion, resume, budget, landmarks)
             }
             _ => {
@@ -560,8 +555,14 @@ impl SearchSpace for LinkedMaps<'_> {
     ) -> SearchStep<LinkedPath> {
         pathfinder.paused = None;
         pathfinder.scratch.trace = query.traced.then(SearchTrace::default);
-        let (space, options) = ((self.maps, self.links, self.places), &query.options);
-        match LinkedSearch::new(space, query.start, query.goals, options, query.avoid) {
+        let options = &query.options;
+        let prep = match pathfinder.linked_prep(self, options.algorithm) {
+            Ok(prep) => prep,
+            Err(error) => return SearchStep::Done(Err(error)),
+        };
+        let space = (self.maps, &prep, self.places);
+        let nodes = std::mem::take(&mut pathfinder.linked_nodes);
+        match LinkedSearch::new(space, query.start, query.goals, options, query.avoid, nodes) {
             Ok(search) => pathfinder.step_linked(self, query, search, budget),
             Err(error) => SearchStep::Done(Err(error)),
         }
@@ -585,6 +586,22 @@ impl SearchSpace for LinkedMaps<'_> {
 }
 
 impl Pathfinder {
+    /// What a search through `world` with `algorithm` works out from its grids and links
+    /// alone: the one kept from the last search while it serves, else worked out (and kept).
+    fn linked_prep(
+        &mut self,
+        world: LinkedMaps,
+        algorithm: Algorithm,
+    ) -> Result<Arc<LinkedPrep>, PathError> {
+        let space = (world.maps, world.links, world.places);
+        if let Some(prep) = self.linked_prep.as_ref().filter(|p| p.serves(space, algorithm)) {
+            return Ok(Arc::clone(prep));
+        }
+        let prep = Arc::new(LinkedPrep::new(space, algorithm)?);
+        self.linked_prep = Some(Arc::clone(&prep));
+        Ok(prep)
+    }
+
     /// Steps a search across links for `budget` expansions (to its end without one), keeping
     /// it paused if it has not ended; an ended one's walks are straightened for Theta*.
     fn step_linked(
@@ -600,9 +617,12 @@ impl Pathfinder {
                 SearchStep::Paused { expanded }
             }
             SearchStep::Paused { .. } => self.step_linked(world, query, search, None),
-            SearchStep::Done(found) => SearchStep::Done(found.map(|found| {
-                self.straighten(world.maps, found, query.search_options(), query.avoid)
-            })),
+            SearchStep::Done(found) => {
+                self.linked_nodes = search.take_nodes();
+                SearchStep::Done(found.map(|found| {
+                    self.straighten(world.maps, found, query.search_options(), query.avoid)
+                }))
+            }
         }
     }
 

@@ -7,9 +7,9 @@
 use std::collections::BinaryHeap;
 
 use crate::support::{Cheapest, HEX_RULES, Model, Rng, random_cells, set_cells};
-use bevy_tilemap_nav::grid::{CornerRule, HexCoords, Neighborhood};
+use bevy_tilemap_nav::grid::{CornerRule, Edge, HexCoords, Neighborhood};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::PathError;
+use bevy_tilemap_nav::search::{Algorithm, PathError};
 use bevy_tilemap_nav::search::{Link, LinkedMaps, LinkedPath, MapPos};
 
 /// A random grid of a random kind, and the same grid as the oracle's model.
@@ -331,4 +331,89 @@ fn many_links_cost_what_dijkstra_over_cells_and_links_costs() {
         }
     }
     assert!(crossed > 20, "paths through links: {crossed}");
+}
+
+/// Inside each 8-way map the search through links expands jump points (stopping at every link
+/// entrance and goal) where plain A* expands cells: on maps with terrain, walls between cells
+/// and one-way edges, cells avoided and several goals, it finds paths exactly as cheap as
+/// plain A* (itself checked against Dijkstra above), each legal (each step one the grid
+/// allows, none onto or past an avoided cell), with far fewer expansions.
+#[test]
+fn jump_points_inside_maps_cost_what_plain_astar_through_links_costs() {
+    let mut rng = Rng(97);
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let mut pathfinder = Pathfinder::new();
+    let (mut jump_work, mut plain_work, mut compared, mut crossed) = (0u64, 0u64, 0, 0);
+    for round in 0..40 {
+        let count = 1 + rng.below(2) as usize;
+        let mut grids: Vec<NavGrid> = (0..count).map(|_| big_map(&mut rng).0).collect();
+        for grid in &mut grids {
+            // Walls between cells and one-way edges on some maps.
+            for _ in 0..rng.below(3) * 20 {
+                let (x, y) = (rng.below(grid.width() - 1), rng.below(grid.height() - 1));
+                let to = if rng.chance(50) { (x + 1, y) } else { (x, y + 1) };
+                let edge = if rng.chance(50) { Edge::Wall } else { Edge::OneWay };
+                grid.set_edge(GridPos::new(x, y), GridPos::new(to.0, to.1), edge).unwrap();
+            }
+        }
+        let count = 10 + rng.below(120);
+        let links = random_links(&mut rng, &grids, count, 80);
+        let maps: Vec<&NavGrid> = grids.iter().collect();
+        let world = LinkedMaps::new(&maps, &links);
+        for _ in 0..8 {
+            let start = random_pos(&mut rng, &grids);
+            let goals: Vec<MapPos> =
+                (0..1 + rng.below(3)).map(|_| random_pos(&mut rng, &grids)).collect();
+            let avoid: Vec<MapPos> =
+                (0..rng.below(3) * 10).map(|_| random_pos(&mut rng, &grids)).collect();
+            let ask =
+                |options| PathQuery::nearest(start, &goals).with_options(options).avoiding(&avoid);
+            let jumped = pathfinder.find(world, &ask(SearchOptions::default()));
+            let plain = pathfinder.find(world, &ask(astar));
+            match (&jumped, &plain) {
+                (Ok(jumped), Ok(plain)) => {
+                    assert!(
+                        (jumped.cost - plain.cost).abs() < 1e-6,
+                        "round {round}: {} by jump points, {} by A* ({start:?} -> {goals:?})",
+                        jumped.cost,
+                        plain.cost
+                    );
+                    let mut walked = 0.0;
+                    for leg in &jumped.legs {
+                        let grid = &grids[leg.map];
+                        // (The start and goals are never walled.)
+                        let avoided = |cell: GridPos| {
+                            let at = MapPos::new(leg.map, cell);
+                            avoid.contains(&at) && at != start && !goals.contains(&at)
+                        };
+                        for pair in leg.path.cells.windows(2) {
+                            let (a, b) = (pair[0], pair[1]);
+                            assert!(grid.can_step(a, b), "round {round}: {pair:?}");
+                            // An avoided cell is a wall: no step onto it, no diagonal past it.
+                            let sides = [GridPos::new(a.x, b.y), GridPos::new(b.x, a.y)];
+                            let diagonal = a.x != b.x && a.y != b.y;
+                            assert!(!avoided(b), "round {round}: onto {b:?}");
+                            assert!(!diagonal || !sides.into_iter().any(avoided), "{pair:?}");
+                        }
+                        walked += leg.path.cost;
+                        if let Some(l) = leg.then {
+                            walked += links[l].cost;
+                        }
+                    }
+                    assert!((walked - jumped.cost).abs() < 1e-6, "round {round}: its cost");
+                    jump_work += u64::from(jumped.stats.expanded);
+                    plain_work += u64::from(plain.stats.expanded);
+                    compared += 1;
+                    crossed += usize::from(jumped.legs.len() > 1);
+                }
+                (Err(_), Err(_)) => {}
+                _ => panic!("round {round}: {jumped:?} by jump points, {plain:?} by A*"),
+            }
+        }
+    }
+    assert!(compared > 200 && crossed > 20, "{compared} compared, {crossed} through links");
+    // Jump points: a fraction of the cells (half the maps have terrain, where every cell on
+    // the edge of a cost change is a jump point).
+    eprintln!("{jump_work} jump points, {plain_work} cells");
+    assert!(jump_work * 3 < plain_work * 2, "{jump_work} jump points, {plain_work} cells");
 }

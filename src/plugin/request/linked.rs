@@ -24,8 +24,12 @@ pub(super) struct LinkedSearch {
     goal: MapPos,
     options: SearchOptions,
     /// Holds the search while it is paused (its own, so that a search on one map can run
-    /// beside it); `None` until it has begun.
-    pathfinder: Option<Box<Pathfinder>>,
+    /// beside it): the queue's spare one for searches through links, whose memory of the last
+    /// such search (the links sorted, the cells reached) serves this one while the links and
+    /// grids are the same. `None` until it has begun, or when the spare was taken.
+    pub(super) pathfinder: Option<Box<Pathfinder>>,
+    /// It has begun.
+    begun: bool,
     /// The links it searches: those of the frame it began in that this kind of agent can take.
     links: FrameLinks,
     /// The cells it walls (characters in the way), for straightening its walks.
@@ -96,6 +100,7 @@ pub(super) fn begin_linked(
         goal,
         options,
         pathfinder: None,
+        begun: false,
         links,
         avoid,
         around,
@@ -204,7 +209,7 @@ pub(super) fn go_on_linked(
     let query = PathQuery::new(search.start, search.goal)
         .with_options(search.options)
         .avoiding(&search.avoid);
-    let begun = search.pathfinder.is_some();
+    let begun = std::mem::replace(&mut search.begun, true);
     let pathfinder = search.pathfinder.get_or_insert_with(Box::default);
     advance(pathfinder, world, &query, budget, begun, before)
 }

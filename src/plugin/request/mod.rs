@@ -103,6 +103,9 @@ pub(crate) struct RequestQueue {
     pathfinder: Pathfinder,
     /// The pathfinders of the searches run ahead on the compute task pool, one a helper.
     helpers: Vec<Pathfinder>,
+    /// The pathfinder of the last search through links that ended, for the next to take (see
+    /// `LinkedSearch::pathfinder`).
+    linked: Option<Box<Pathfinder>>,
     /// This frame's links (reused).
     links: FrameLinks,
 }
@@ -358,6 +361,9 @@ impl Frame<'_, '_, '_> {
             return Step::Ended;
         };
         let nav = &mut *self.nav;
+        if search.pathfinder.is_none() {
+            search.pathfinder = nav.queue.linked.take();
+        }
         let began = Moment::now();
         let maps_graphs = (&*nav.maps, &mut *nav.graphs);
         let agent = run.query.agent;
@@ -375,7 +381,9 @@ impl Frame<'_, '_, '_> {
                 self.deliver(run.entity, Some(&run.query), Err(error));
                 return Step::Ended;
             };
+            let pathfinder = search.pathfinder.take();
             **search = again;
+            search.pathfinder = pathfinder;
             let mut whole = Budget::whole();
             let budget = if run.redone > MAX_REDOS { &mut whole } else { &mut self.budget };
             let maps_graphs = (&*nav.maps, &mut *nav.graphs);
@@ -391,11 +399,12 @@ impl Frame<'_, '_, '_> {
 
     /// Answers the request of a search through links that ended, or asks it again next frame
     /// without planning round the characters in the way if it found no way round them.
-    fn finish_linked(&mut self, run: Running, result: Result<LinkedPath, PathError>) -> Step {
-        let Search::Linked(search) = &run.search else {
+    fn finish_linked(&mut self, mut run: Running, result: Result<LinkedPath, PathError>) -> Step {
+        let Search::Linked(search) = &mut run.search else {
             return Step::Ended;
         };
         let nav = &mut *self.nav;
+        nav.queue.linked = search.pathfinder.take();
         if matches!(result, Err(PathError::Unreachable { .. })) && search.around {
             nav.answers.plan_through(run.entity);
             nav.queue.waiting.push_front(run.entity);

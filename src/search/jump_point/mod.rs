@@ -23,6 +23,17 @@ pub fn jps_applies(grid: &NavGrid) -> bool {
     grid.neighborhood() == Neighborhood::Eight && grid.corner_rule() == CornerRule::NoCornerCutting
 }
 
+/// On a grid of several costs, jump point search expands every cell on the edge of a cost
+/// change in all directions, and does more work than plain A* per such cell: `Auto` takes it
+/// while at most a quarter of the open cells are such edges (painted areas, roads, rivers), not
+/// on ground where the cost changes from cell to cell.
+pub(crate) fn jumps_pay(grid: &NavGrid) -> bool {
+    grid.has_uniform_cost()
+        || grid
+            .prepared_index(JumpBits::build)
+            .is_some_and(|bits| bits.mixed_cells() * 4 <= grid.passable_count())
+}
+
 /// Jump point search (Harabor and Grastien 2011) under the no-corner-cutting rule: from each
 /// cell, run straight or diagonally, skipping cells that an optimal path would only pass
 /// through, and stop at the goal or at a cell where a wall forces a turn. Valid only where
@@ -51,6 +62,10 @@ pub(super) struct JumpPoints<'a, const AVOID: bool> {
     avoided_cells: Option<&'a Avoided>,
 }
 
+/// The padded coordinates given as the goal's when there is none: so far off the grid that no
+/// run reaches its row or column (differences with it stay far from overflow).
+const NO_GOAL: isize = isize::MIN / 4;
+
 /// 64 bits of a bit line from position `start` on: bit k is position `start + k`. Positions
 /// outside the line read as 0 (blocked).
 #[inline]
@@ -74,26 +89,24 @@ fn bits_back(line: &[u64], end: isize) -> u64 {
 }
 
 /// Scans a line of cells (a row, or a column of the transposed bits) from position `from` in
-/// direction `dir` (+1 or -1), 64 cells a step, for the first jump point: the goal, or a cell
+/// direction `dir` (+1 or -1), 64 cells a step, for the first jump point: the goal, a cell
 /// whose turn bit for this direction is set (an open side cell whose neighbor behind is a wall:
-/// a turn an optimal path may take there). `None` when a wall comes first.
+/// a turn an optimal path may take there), or a cell of `stops` (this query's cells to look at,
+/// in the same layout). `None` when a wall comes first.
 #[inline(always)]
 fn scan_line(
-    line: &[u64],
-    turns: &[u64],
+    (line, turns): (&[u64], &[u64]),
+    stops: Option<&[u64]>,
     from: isize,
     dir: isize,
     goal: Option<isize>,
 ) -> Option<isize> {
     let mut p = from + dir;
     loop {
-        let (open, turn) = if dir > 0 {
-            (bits_from(line, p), bits_from(turns, p))
-        } else {
-            (bits_back(line, p), bits_back(turns, p))
-        };
+        let read = |bits: &[u64]| if dir > 0 { bits_from(bits, p) } else { bits_back(bits, p) };
+        let (open, turn) = (read(line), read(turns));
         let wall = !open;
-        let mut hits = wall | turn;
+        let mut hits = wall | turn | stops.map_or(0, read);
         if let Some(g) = goal {
             let k = (g - p) * dir;
             if (0..64).contains(&k) {
@@ -109,16 +122,19 @@ fn scan_line(
 }
 
 impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
+    /// The expansion on `grid` (with its `bits`) towards `goal`, with this query's `avoided`
+    /// cells and stops. Without a goal (one on another grid, or several, each marked as a stop
+    /// in `avoided`), no cell is the goal.
     pub(crate) fn new(
         grid: &'a NavGrid,
         bits: &'a JumpBits,
-        goal: GridPos,
+        goal: Option<GridPos>,
         avoided: Option<&'a Avoided>,
     ) -> Self {
         Self {
             bits,
             stride: grid.stride() as isize,
-            goal: (goal.x as isize + 1, goal.y as isize + 1),
+            goal: goal.map_or((NO_GOAL, NO_GOAL), |g| (g.x as isize + 1, g.y as isize + 1)),
             cost: f64::from(grid.min_cost().unwrap_or(1)),
             uniform: grid.has_uniform_cost(),
             costs: grid.padded_costs(),
@@ -275,33 +291,26 @@ impl<'a, const AVOID: bool> JumpPoints<'a, AVOID> {
         }
         let goal_ahead =
             if dy == 0 { gy == y && (gx - x) * dx > 0 } else { gx == x && (gy - y) * dy > 0 };
-        // Where the run must stop for a look besides the grid's jump points: the goal, or the
-        // first cell near an avoided one (past it the grid's bits may be wrong this query).
-        let near = self.avoided().and_then(|a| {
-            if dy == 0 {
-                a.next_near(true, y as usize, x, dx)
-            } else {
-                a.next_near(false, x as usize, y, dy)
-            }
-        });
+        // Where the run must stop for a look besides the grid's jump points: the goal, or a
+        // cell near an avoided one (past it the grid's bits may be wrong this query) or a stop
+        // of this query, when its line holds one.
+        let (xu, yu) = (x as usize, y as usize);
+        let stops = self
+            .avoided()
+            .and_then(|a| if dy == 0 { a.near_line(true, yu) } else { a.near_line(false, xu) });
         if self.runs[(y * self.stride + x) as usize] & (1 << k) == 0
             && !goal_ahead
-            && near.is_none()
+            && stops.is_none()
         {
             return None;
         }
-        let (xu, yu) = (x as usize, y as usize);
         // A row of the bits, or a column of the transposed bits: the same scan either way.
-        let (line, turns, from, dir, goal) = if dy == 0 {
-            (bits.open_row(yu), bits.turn_row(yu, dx > 0), x, dx, goal_ahead.then_some(gx))
+        let (lines, from, dir, goal) = if dy == 0 {
+            ((bits.open_row(yu), bits.turn_row(yu, dx > 0)), x, dx, goal_ahead.then_some(gx))
         } else {
-            (bits.open_col(xu), bits.turn_col(xu, dy > 0), y, dy, goal_ahead.then_some(gy))
+            ((bits.open_col(xu), bits.turn_col(xu, dy > 0)), y, dy, goal_ahead.then_some(gy))
         };
-        let stop = match (goal, near) {
-            (Some(g), Some(n)) => Some(if (g - from).abs() <= (n - from).abs() { g } else { n }),
-            (g, n) => g.or(n),
-        };
-        let found = scan_line(line, turns, from, dir, stop)?;
+        let found = scan_line(lines, stops, from, dir, goal)?;
         let index = if dy == 0 { y * self.stride + found } else { found * self.stride + x };
         if self.avoided().is_some_and(|a| a.is_wall(index as usize)) {
             return None; // an avoided cell right ahead: a wall for this query

@@ -104,6 +104,24 @@ pub(super) enum ExitBound {
     Blocks { blocks_x: u32, bound: Vec<f64> },
 }
 
+/// The cells of block (`bx`, `by`) of [`ExitBound`]: (x0, y0, x1, y1).
+fn block_rect(bx: u32, by: u32) -> (u32, u32, u32, u32) {
+    let (x0, y0) = (bx * EXIT_BLOCK, by * EXIT_BLOCK);
+    (x0, y0, x0 + EXIT_BLOCK - 1, y0 + EXIT_BLOCK - 1)
+}
+
+/// The `heuristic` distance, in steps, from the box (x0, y0)-(x1, y1) to the box `lo`-`hi`.
+fn box_apart(
+    heuristic: Heuristic,
+    (x0, y0, x1, y1): (u32, u32, u32, u32),
+    lo: GridPos,
+    hi: GridPos,
+) -> f64 {
+    let dx = lo.x.saturating_sub(x1).max(x0.saturating_sub(hi.x));
+    let dy = lo.y.saturating_sub(y1).max(y0.saturating_sub(hi.y));
+    heuristic.distance(dx, dy)
+}
+
 /// Links on one grid up to which [`ExitBound`] is worked out per cell.
 pub(super) const EXACT_EXITS: usize = 48;
 /// Side of the blocks [`ExitBound`] keeps its bound for, with more links.
@@ -146,17 +164,11 @@ impl ExitBound {
                 (b, lo, hi, least)
             })
             .collect();
-        // Distance from the box (x0, y0)-(x1, y1) to the box lo-hi, in steps.
-        let apart = |(x0, y0, x1, y1): (u32, u32, u32, u32), lo: GridPos, hi: GridPos| {
-            let dx = lo.x.saturating_sub(x1).max(x0.saturating_sub(hi.x));
-            let dy = lo.y.saturating_sub(y1).max(y0.saturating_sub(hi.y));
-            heuristic.distance(dx, dy) * scale
-        };
+        let apart = |rect, lo, hi| box_apart(heuristic, rect, lo, hi) * scale;
         let mut bound = vec![f64::INFINITY; blocks];
         for by in 0..blocks_y {
             for bx in 0..blocks_x {
-                let (x0, y0) = (bx * EXIT_BLOCK, by * EXIT_BLOCK);
-                let rect = (x0, y0, x0 + EXIT_BLOCK - 1, y0 + EXIT_BLOCK - 1);
+                let rect = block_rect(bx, by);
                 // Each entrance of the blocks next to it (its own included), and each farther
                 // block by the box round its entrances: a bound on the walk to any of them.
                 let least = summaries.iter().fold(f64::INFINITY, |least, &(b, lo, hi, cost)| {
@@ -173,6 +185,36 @@ impl ExitBound {
             }
         }
         ExitBound::Blocks { blocks_x, bound }
+    }
+
+    /// This bound with more entrances (`extra`, each with its cost on to the goal), worked
+    /// out per block for them alone when it is kept by blocks: for a query whose few ways
+    /// near the goal cost less than the bound made for every query counts them.
+    pub(super) fn with(
+        &self,
+        grid: &NavGrid,
+        extra: Vec<(GridPos, f64)>,
+        heuristic: Heuristic,
+        scale: f64,
+    ) -> Self {
+        match self {
+            _ if extra.is_empty() => self.clone(),
+            ExitBound::None => ExitBound::new(grid, extra, heuristic, scale),
+            ExitBound::Exact(entrances) => {
+                let all = entrances.iter().copied().chain(extra).collect();
+                ExitBound::new(grid, all, heuristic, scale)
+            }
+            ExitBound::Blocks { blocks_x, bound } => {
+                let mut bound = bound.clone();
+                for (b, least) in bound.iter_mut().enumerate() {
+                    let rect = block_rect(b as u32 % blocks_x, b as u32 / blocks_x);
+                    for &(e, cost) in &extra {
+                        *least = least.min(box_apart(heuristic, rect, e, e) * scale + cost);
+                    }
+                }
+                ExitBound::Blocks { blocks_x: *blocks_x, bound }
+            }
+        }
     }
 
     pub(super) fn at(

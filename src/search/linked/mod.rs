@@ -2,7 +2,7 @@
 //! teleporters, ladders, one-way drops.
 //!
 //! The search is one A* over every cell of every grid, a link being one more step from its entrance
-//! to its exit. Its work grows with the cells it visits, not with the number of links: a map with a
+//! to its exit (over jump points on the grids where jump point search is optimal: `jumps`). Its work grows with the cells it visits, not with the number of links: a map with a
 //! thousand doors is searched as fast as one with ten (the links leaving a cell are found in a
 //! table made once per search). The estimate on the goal's grid is the grid's own (scaled by its
 //! cheapest cell), capped by the cheapest link that leaves that grid (a path that goes away and
@@ -17,14 +17,20 @@
 //!   between grids that touch there ([`Placement`]): the search takes them as steps of one grid;
 //! - `bounds`: the search's estimates (the lattice's for placed grids, the links' way out of a
 //!   grid);
+//! - `prep`: what a search works out from the grids and links alone, kept by the pathfinder
+//!   from one query to the next while they stay the same ([`LinkedPrep`]);
+//! - `jumps`: jump point search inside each grid, stopping at link entrances and goals;
 //! - `search`: the search itself, in slices ([`LinkedSearch`]).
 
 mod bounds;
+mod jumps;
 mod lattice;
 mod maps;
+mod prep;
 mod search;
 
 pub(in crate::search) use lattice::Lattice;
 pub(in crate::search) use maps::apart;
 pub use maps::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
-pub(crate) use search::LinkedSearch;
+pub(crate) use prep::LinkedPrep;
+pub(crate) use search::{LinkedSearch, Nodes as LinkedNodes};

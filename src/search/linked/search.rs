@@ -1,17 +1,18 @@
 //! One A* over every cell of every grid, a link being one more step (see the module above).
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use super::super::goal::GUIDED_GOALS;
-use super::super::options::{Algorithm, Heuristic, SearchOptions};
+use super::super::options::{Heuristic, SearchOptions};
 use super::super::query::{Goals, SearchStep};
 use super::super::result::{PathError, PathResult, SearchStats};
 use super::bounds::{EXACT_EXITS, ExitBound, LatticeBound};
-use super::lattice::Lattice;
-use super::maps::{Leg, Link, LinkedPath, MapPos, Placement};
-use crate::grid::{GridPos, GridStamp, NavGrid};
+use super::jumps::{Jumps, cells_between};
+use super::maps::{Leg, LinkedPath, MapPos, Placement};
+use super::prep::{LinkedPrep, MixSet, Way};
+use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
 
 /// An open-list entry: a cell of a grid reached at cost `g`, ordered by `f` (ties: the
 /// deeper first).
@@ -59,53 +60,40 @@ const NONE: u32 = u32::MAX;
 /// In [`Reached::link`]: the step into the cell crossed a seam between two placed grids.
 const SEAM: u32 = u32::MAX - 1;
 
-/// A quick hasher for the search's own keys (cells and components, a few integers each): a
-/// multiply-rotate mix per word. Not for keys an adversary picks (std's SipHash is, and costs
-/// several times more per lookup, which the search makes once per cell it expands).
-#[derive(Default, Clone, Copy)]
-struct Mix(u64);
-
-impl Hasher for Mix {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type MixMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
-type MixSet<K> = HashSet<K, BuildHasherDefault<Mix>>;
-
 impl Reached {
     const UNSEEN: Self =
         Self { g: f64::INFINITY, from_map: NONE, from_cell: NONE, link: NONE, closed: false };
 }
 
-/// Every grid's cells as the search knows them.
+/// Every grid's cells as the search knows them. A pathfinder keeps them from one search to the
+/// next: only the cells a search reached are made unseen again, not every cell of its grids.
 #[derive(Clone, Debug, Default)]
-struct Nodes {
+pub(crate) struct Nodes {
     grids: Vec<Vec<Reached>>,
     widths: Vec<u32>,
+    /// The cells reached, as (grid, index).
+    touched: Vec<(u32, u32)>,
 }
 
 impl Nodes {
-    fn new(maps: &[&NavGrid]) -> Self {
-        Self {
-            grids: vec![Vec::new(); maps.len()],
-            widths: maps.iter().map(|g| g.width()).collect(),
+    /// These nodes made ready for a search over `maps`: every cell unseen.
+    fn ready_for(mut self, maps: &[&NavGrid]) -> Self {
+        for &(map, index) in &self.touched {
+            if let Some(node) =
+                self.grids.get_mut(map as usize).and_then(|grid| grid.get_mut(index as usize))
+            {
+                *node = Reached::UNSEEN;
+            }
         }
+        self.touched.clear();
+        self.grids.resize(maps.len(), Vec::new());
+        for (grid, map) in self.grids.iter_mut().zip(maps) {
+            if grid.len() != map.len() {
+                *grid = Vec::new(); // made when the search first reaches that grid
+            }
+        }
+        self.widths = maps.iter().map(|g| g.width()).collect();
+        self
     }
 
     fn index(&self, at: MapPos) -> usize {
@@ -121,6 +109,10 @@ impl Nodes {
         let grid = &mut self.grids[at.map];
         if grid.is_empty() {
             grid.resize(maps[at.map].len(), Reached::UNSEEN);
+        }
+        if grid[index].g == f64::INFINITY {
+            // First reached (every change made through here gives it a finite cost).
+            self.touched.push((at.map as u32, index as u32));
         }
         &mut grid[index]
     }
@@ -142,10 +134,9 @@ impl Nodes {
 /// on every step (a grid that changed in between ends it with [`PathError::GridChanged`]).
 #[derive(Clone, Debug)]
 pub(crate) struct LinkedSearch {
-    /// The ways that can be taken now, by entrance: (entrance, exit, cost, link).
-    ways: Vec<(MapPos, MapPos, f64, usize)>,
-    /// Where each entrance's ways are in `ways`: (first, how many).
-    way_index: MixMap<MapPos, (u32, u32)>,
+    /// What it works out from the grids and links alone: the ways that can be taken now, by
+    /// entrance; the seams; where jump point search stops.
+    prep: Arc<LinkedPrep>,
     start: MapPos,
     /// The open goals it may end at, the estimate's (empty past `GUIDED_GOALS`: it is then
     /// 0 on their grids), and the goal named in errors.
@@ -164,9 +155,8 @@ pub(crate) struct LinkedSearch {
     exits: Vec<ExitBound>,
     /// Over grids placed on one world's lattice: the distance on the lattice.
     lattice: Option<LatticeBound>,
-    /// Where placed grids touch, when two or more share a world: the steps across their
-    /// seams, taken as steps of one grid.
-    seams: Option<Lattice>,
+    /// The grids searched by jump points, and where runs stop on them.
+    jumps: Jumps,
     open: BinaryHeap<Open>,
     reached: Nodes,
     stats: SearchStats,
@@ -182,11 +172,12 @@ impl LinkedSearch {
     /// partial paths are not made across links. Bad input (a cell off its grid or blocked, a
     /// link with a bad end or cost, a weight below 1) is an error here.
     pub(crate) fn new(
-        (maps, links, places): (&[&NavGrid], &[Link], &[Option<Placement>]),
+        (maps, prep, places): (&[&NavGrid], &Arc<LinkedPrep>, &[Option<Placement>]),
         start: MapPos,
         goals: Goals<'_, MapPos>,
         options: &SearchOptions,
         avoid: &[MapPos],
+        nodes: Nodes,
     ) -> Result<Self, PathError> {
         let grid_of =
             |at: MapPos| maps.get(at.map).copied().ok_or(PathError::NoSuchMap { map: at.map });
@@ -232,43 +223,8 @@ impl LinkedSearch {
         {
             return Err(PathError::InvalidCostLimit { max_cost });
         }
-        for (index, link) in links.iter().enumerate() {
-            let on_grid = |at: MapPos| maps.get(at.map).is_some_and(|grid| grid.in_bounds(at.cell));
-            if !(link.cost.is_finite()
-                && link.cost >= 0.0
-                && on_grid(link.from)
-                && on_grid(link.to))
-            {
-                return Err(PathError::InvalidLink { link: index });
-            }
-        }
-        // The ways that can be taken now: both ends open.
-        let open_cell = |at: MapPos| maps[at.map].is_passable(at.cell);
-        let mut ways: Vec<(MapPos, MapPos, f64, usize)> = Vec::new();
-        for (k, link) in links.iter().enumerate() {
-            for (entrance, exit) in link.ways() {
-                if open_cell(entrance) && open_cell(exit) {
-                    ways.push((entrance, exit, link.cost, k));
-                }
-            }
-        }
-        ways.sort_by_key(|w| (w.0.map, w.0.cell.y, w.0.cell.x));
-        let mut way_index: MixMap<MapPos, (u32, u32)> = MixMap::default();
-        for (i, &(entrance, ..)) in ways.iter().enumerate() {
-            way_index.entry(entrance).or_insert((i as u32, 0)).1 += 1;
-        }
-        let heuristics: Vec<(Heuristic, f64)> = maps
-            .iter()
-            .map(|grid| {
-                let heuristic = match options.algorithm {
-                    // Any-angle walks are shorter than grid ones: only the straight line bounds
-                    // them.
-                    Algorithm::ThetaStar => Heuristic::Euclidean,
-                    _ => Heuristic::default_for(grid.neighborhood()),
-                };
-                (heuristic, f64::from(grid.min_cost().unwrap_or(1)))
-            })
-            .collect();
+        let ways = &prep.ways;
+        let heuristics = prep.heuristics.clone();
         // From each way's exit, a lower bound on the rest of the way to the goal: walking there
         // on the goal's grid, or taking another way (worked out over the ways when they are
         // few; with many, the cheapest way out of the exit's grid stands in for the rest).
@@ -289,57 +245,33 @@ impl LinkedSearch {
                 .map(|&g| walk(x, g))
                 .fold(f64::INFINITY, f64::min),
         };
-        let mut rest: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
-        if ways.len() <= EXACT_EXITS {
-            for _ in 0..ways.len() {
-                let mut changed = false;
-                for (w, &(_, x, ..)) in ways.iter().enumerate() {
-                    let on = ways
-                        .iter()
-                        .zip(&rest)
-                        .filter(|((e, ..), _)| e.map == x.map)
-                        .fold(rest[w], |least, (&(e, _, cost, _), &r)| {
-                            least.min(walk(x, e) + cost + r)
-                        });
-                    if on < rest[w] {
-                        rest[w] = on;
-                        changed = true;
-                    }
-                }
-                if !changed {
-                    break;
-                }
-            }
+        let exits = if ways.len() <= EXACT_EXITS {
+            exact_exits(maps, ways, &heuristics, &direct, walk)
         } else {
-            let mut cheapest_out = vec![f64::INFINITY; maps.len()];
-            for &(e, _, cost, _) in &ways {
-                cheapest_out[e.map] = cheapest_out[e.map].min(cost);
+            // The bounds kept with the ways, and the ways whose exits lie nearer the goal than
+            // the cheapest way out of their grid.
+            let mut extra: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
+            for &(e, x, cost, _) in ways {
+                let on = direct(x);
+                if on < prep.cheapest_out[x.map] {
+                    extra[e.map].push((e.cell, cost + on));
+                }
             }
-            for (r, &(_, x, ..)) in rest.iter_mut().zip(&ways) {
-                *r = r.min(cheapest_out[x.map]);
-            }
-        }
-        let mut entrances: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
-        for (&(e, _, cost, _), &r) in ways.iter().zip(&rest) {
-            if r.is_finite() {
-                entrances[e.map].push((e.cell, cost + r));
-            }
-        }
-        let exits = maps
-            .iter()
-            .zip(entrances)
-            .zip(&heuristics)
-            .map(|((grid, entrances), &(heuristic, scale))| {
-                ExitBound::new(grid, entrances, heuristic, scale)
-            })
-            .collect();
-        let lattice = LatticeBound::new(maps, places, &guide, &ways, heuristics[named.map].0);
-        let seams = Some(Lattice::new(maps, places)).filter(Lattice::joins_any);
+            maps.iter()
+                .zip(extra)
+                .zip(prep.exit_bounds.iter().zip(&heuristics))
+                .map(|((grid, extra), (kept, &(heuristic, scale)))| {
+                    kept.with(grid, extra, heuristic, scale)
+                })
+                .collect()
+        };
+        let lattice = LatticeBound::new(maps, places, &guide, ways, heuristics[named.map].0);
+        let kept = |at: MapPos| at == start || open_goals.contains(&at);
+        let jumps = Jumps::new(prep, maps, &open_goals, avoid, kept);
         let mut search = Self {
+            jumps,
             lattice,
-            seams,
-            ways,
-            way_index,
+            prep: Arc::clone(prep),
             start,
             goals: open_goals.iter().copied().collect(),
             guide,
@@ -351,7 +283,7 @@ impl LinkedSearch {
             heuristics,
             exits,
             open: BinaryHeap::new(),
-            reached: Nodes::new(maps),
+            reached: nodes.ready_for(maps),
             stats: SearchStats::default(),
             ended: None,
         };
@@ -359,7 +291,7 @@ impl LinkedSearch {
             search.avoid.remove(kept);
         }
         // (Across seams the components are not joined up ahead: the search finds out.)
-        if search.seams.is_none() && !reachable(maps, &search.ways, start, &open_goals) {
+        if prep.seams.is_none() && !prep.reachable(maps, start, &open_goals) {
             let goal = named.cell;
             search.ended = Some(Err(PathError::Unreachable { start: start.cell, goal }));
             return Ok(search);
@@ -376,7 +308,7 @@ impl LinkedSearch {
     /// that touches others of its world, a path may leave it across any seam: the distance on
     /// the lattice bounds it (0 when the goal lies off the world).
     fn estimate(&self, maps: &[&NavGrid], at: MapPos) -> f64 {
-        if self.seams.as_ref().is_some_and(|s| s.is_joined(at.map)) {
+        if self.prep.seams.as_ref().is_some_and(|s| s.is_joined(at.map)) {
             return self.lattice.as_ref().map_or(0.0, |lattice| lattice.at(at));
         }
         let (heuristic, scale) = self.heuristics[at.map];
@@ -400,6 +332,24 @@ impl LinkedSearch {
             Some(lattice) => estimate.max(lattice.at(at)),
             None => estimate,
         }
+    }
+
+    /// A step on `grid` from `at` to `cell` (one the grid allows) passes this query's avoided
+    /// cells: on a square grid a diagonal step beside one obeys the grid's corner rule as
+    /// beside a wall.
+    fn passes(&self, grid: &NavGrid, at: MapPos, cell: GridPos) -> bool {
+        if self.avoid.is_empty()
+            || grid.neighborhood() != Neighborhood::Eight
+            || cell.x == at.cell.x
+            || cell.y == at.cell.y
+        {
+            return true;
+        }
+        let side_open = |side: GridPos| {
+            grid.is_passable(side) && !self.avoid.contains(&MapPos::new(at.map, side))
+        };
+        let (a, b) = (GridPos::new(cell.x, at.cell.y), GridPos::new(at.cell.x, cell.y));
+        grid.corner_rule().allows_diagonal(side_open(a), side_open(b))
     }
 
     /// Goes on for at most `budget` expansions (at least one) on the same `maps` it began on.
@@ -432,17 +382,29 @@ impl LinkedSearch {
             self.stats.expanded += 1;
             let grid = maps[at.map];
             next.clear();
-            next.extend(
-                grid.neighbors(at.cell).map(|(cell, cost)| (MapPos::new(at.map, cell), cost, NONE)),
-            );
-            if let Some(seams) = &self.seams {
+            if self.jumps.on(at.map) {
+                // The cell before, when the step in was one on this grid: runs go on from it.
+                let parent = self
+                    .reached
+                    .before(at)
+                    .filter(|&(before, link)| link == NONE && before.map == at.map)
+                    .map(|(before, _)| before.cell);
+                self.jumps.successors(grid, at, parent, |cell, cost| {
+                    next.push((MapPos::new(at.map, cell), cost, NONE));
+                });
+            } else {
+                let steps =
+                    grid.neighbors(at.cell).filter(|&(cell, _)| self.passes(grid, at, cell));
+                next.extend(steps.map(|(cell, cost)| (MapPos::new(at.map, cell), cost, NONE)));
+            }
+            if let Some(seams) = &self.prep.seams {
                 seams.steps_out(maps, at, true, |to, len, _| {
                     let cost = maps[to.map].cost(to.cell).map_or(f64::INFINITY, f64::from);
                     next.push((to, len * cost, SEAM));
                 });
             }
-            if let Some(&(first, count)) = self.way_index.get(&at) {
-                let ways = &self.ways[first as usize..(first + count) as usize];
+            if let Some(&(first, count)) = self.prep.way_index.get(&at) {
+                let ways = &self.prep.ways[first as usize..(first + count) as usize];
                 next.extend(ways.iter().map(|&(_, exit, cost, k)| (exit, cost, k as u32)));
             }
             let from_cell = self.reached.index(at) as u32;
@@ -473,6 +435,11 @@ impl LinkedSearch {
         }
         let (start, goal) = (self.start.cell, self.named.cell);
         self.end(Err(PathError::Unreachable { start, goal }))
+    }
+
+    /// Its nodes, for the next search to use (this one is left without).
+    pub(crate) fn take_nodes(&mut self) -> Nodes {
+        std::mem::take(&mut self.reached)
     }
 
     fn end(&mut self, result: Result<LinkedPath, PathError>) -> SearchStep<LinkedPath> {
@@ -522,6 +489,10 @@ impl LinkedSearch {
                 leg_start = g;
                 map = pos.map;
             }
+            if link == NONE && k > 0 {
+                // A jump point search's run: the cells it passed over.
+                cells.extend(cells_between(trail[k - 1].0.cell, pos.cell));
+            }
             cells.push(pos.cell);
         }
         let cost = trail.last().map_or(0.0, |t| t.1);
@@ -540,39 +511,45 @@ impl LinkedSearch {
     }
 }
 
-/// Whether a goal's component can be reached from the start's through the ways: a search
-/// over (grid, component) pairs, as many as the ways at most, without touching a cell.
-fn reachable(
+/// With few ways (up to [`EXACT_EXITS`]): each grid's bound on leaving it through a way, the
+/// rest from each way's exit worked out over the ways (walking on to the goal, `direct`, or
+/// taking another way, walked to by `walk`) until nothing gets cheaper.
+fn exact_exits(
     maps: &[&NavGrid],
-    ways: &[(MapPos, MapPos, f64, usize)],
-    start: MapPos,
-    goals: &[MapPos],
-) -> bool {
-    /// A connected area of one grid: (grid, component label).
-    type Area = (usize, Option<u32>);
-    // A grid prepared in slices and not yet labelled: not known here (the search finds out).
-    if !maps.iter().all(|grid| grid.knows_components()) {
-        return true;
-    }
-    let component = |at: MapPos| -> Area { (at.map, maps[at.map].component(at.cell)) };
-    let targets: MixSet<Area> = goals.iter().map(|&g| component(g)).collect();
-    let mut seen: MixSet<Area> = MixSet::default();
-    seen.insert(component(start));
-    let mut frontier = vec![component(start)];
-    // The ways out of each component, sorted by it.
-    let mut out: Vec<(Area, Area)> =
-        ways.iter().map(|&(entrance, exit, ..)| (component(entrance), component(exit))).collect();
-    out.sort_unstable_by_key(|&(from, _)| from);
-    while let Some(here) = frontier.pop() {
-        if targets.contains(&here) {
-            return true;
-        }
-        let first = out.partition_point(|&(from, _)| from < here);
-        for &(_, next) in out[first..].iter().take_while(|&&(from, _)| from == here) {
-            if seen.insert(next) {
-                frontier.push(next);
+    ways: &[Way],
+    heuristics: &[(Heuristic, f64)],
+    direct: &impl Fn(MapPos) -> f64,
+    walk: impl Fn(MapPos, MapPos) -> f64,
+) -> Vec<ExitBound> {
+    let mut rest: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
+    for _ in 0..ways.len() {
+        let mut changed = false;
+        for (w, &(_, x, ..)) in ways.iter().enumerate() {
+            let on = ways
+                .iter()
+                .zip(&rest)
+                .filter(|((e, ..), _)| e.map == x.map)
+                .fold(rest[w], |least, (&(e, _, cost, _), &r)| least.min(walk(x, e) + cost + r));
+            if on < rest[w] {
+                rest[w] = on;
+                changed = true;
             }
         }
+        if !changed {
+            break;
+        }
     }
-    false
+    let mut entrances: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
+    for (&(e, _, cost, _), &r) in ways.iter().zip(&rest) {
+        if r.is_finite() {
+            entrances[e.map].push((e.cell, cost + r));
+        }
+    }
+    maps.iter()
+        .zip(entrances)
+        .zip(heuristics)
+        .map(|((grid, entrances), &(heuristic, scale))| {
+            ExitBound::new(grid, entrances, heuristic, scale)
+        })
+        .collect()
 }

@@ -1,0 +1,268 @@
+//! What a search through links works out from the grids and links alone, whatever the query:
+//! the ways that can be taken (sorted, indexed by entrance), which area of which grid each
+//! joins, the seams of placed grids, and the link entrances where jump point search stops on
+//! each grid. A [`Pathfinder`](super::super::Pathfinder) keeps the last one and uses it again
+//! while the grids (their stamps), the links, the places and the kind of search are the same:
+//! a thousand links are then sorted once, not once a query.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::super::avoided::Avoided;
+use super::super::jump_point::bits::JumpBits;
+use super::super::jump_point::{jps_applies, jumps_pay};
+use super::super::options::Algorithm;
+use super::super::options::Heuristic;
+use super::super::result::PathError;
+use super::bounds::{EXACT_EXITS, ExitBound};
+use super::lattice::Lattice;
+use super::maps::{Link, MapPos, Placement};
+use crate::grid::{GridPos, GridStamp, NavGrid};
+
+/// A quick hasher for the search's own keys (cells and components, a few integers each): a
+/// multiply-rotate mix per word. Not for keys an adversary picks (std's SipHash is, and costs
+/// several times more per lookup, which the search makes once per cell it expands).
+#[derive(Default, Clone, Copy)]
+pub(super) struct Mix(u64);
+
+impl Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub(super) type MixMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
+pub(super) type MixSet<K> = HashSet<K, BuildHasherDefault<Mix>>;
+
+/// The cells of `cells` on grid `map`.
+pub(super) fn on_map(cells: &[MapPos], map: usize) -> Vec<GridPos> {
+    cells.iter().filter(|p| p.map == map).map(|p| p.cell).collect()
+}
+
+/// Per grid of `maps`, where jump point search stops on it when it runs there: on each of
+/// `entrances`. It runs where it is optimal, its bits are built, it is wanted (`jump`: only
+/// where it pays, or wherever it is optimal; `None`: nowhere), and no seam joins the grid to
+/// another.
+fn jump_grids(
+    maps: &[&NavGrid],
+    jump: Option<bool>,
+    seams: Option<&Lattice>,
+    entrances: &[MapPos],
+) -> Vec<Option<Avoided>> {
+    maps.iter()
+        .enumerate()
+        .map(|(map, &grid)| {
+            let runs = jump
+                .is_some_and(|only_where_it_pays| !only_where_it_pays || jumps_pay(grid))
+                && jps_applies(grid)
+                && !seams.is_some_and(|s| s.is_joined(map))
+                && grid.prepared_index(JumpBits::build).is_some();
+            runs.then(|| {
+                let mut marks = Avoided::default();
+                marks.build_with_stops(grid, &[], &on_map(entrances, map), |_| false);
+                marks
+            })
+        })
+        .collect()
+}
+
+/// A connected area of one grid: (grid, component label).
+type Area = (usize, Option<u32>);
+
+/// A way that can be taken now: (entrance, exit, cost, link).
+pub(super) type Way = (MapPos, MapPos, f64, usize);
+
+/// The query-free part of a search through links (see the module).
+#[derive(Debug)]
+pub(crate) struct LinkedPrep {
+    /// What it was made from.
+    links: Vec<Link>,
+    places: Vec<Option<Placement>>,
+    stamps: Vec<GridStamp>,
+    algorithm: Algorithm,
+    /// The ways that can be taken now (both ends open), sorted by entrance.
+    pub(super) ways: Vec<Way>,
+    /// Where each entrance's ways are in `ways`: (first, how many).
+    pub(super) way_index: MixMap<MapPos, (u32, u32)>,
+    /// The ways as steps between areas, sorted; `None` when a grid's areas are not known.
+    areas: Option<Vec<(Area, Area)>>,
+    /// Where placed grids touch, when two or more share a world.
+    pub(super) seams: Option<Lattice>,
+    /// Per grid: where jump point search stops on it (every entrance), when it runs there.
+    pub(super) jumps: Vec<Option<Avoided>>,
+    /// Each grid's estimate: its heuristic and the cost of its cheapest cell.
+    pub(super) heuristics: Vec<(Heuristic, f64)>,
+    /// With more than [`EXACT_EXITS`] ways: per grid, the cheapest way out of it, and the
+    /// bound on leaving it through a way when every exit counts the cheapest way out of its
+    /// grid for the rest (a query adds the ways whose exits lie nearer its goal than that).
+    pub(super) cheapest_out: Vec<f64>,
+    pub(super) exit_bounds: Vec<ExitBound>,
+}
+
+/// Each grid's estimate for a search with `algorithm`: its heuristic and the cost of its
+/// cheapest cell.
+fn heuristics_for(maps: &[&NavGrid], algorithm: Algorithm) -> Vec<(Heuristic, f64)> {
+    maps.iter()
+        .map(|grid| {
+            let heuristic = match algorithm {
+                // Any-angle walks are shorter than grid ones: only the straight line bounds
+                // them.
+                Algorithm::ThetaStar => Heuristic::Euclidean,
+                _ => Heuristic::default_for(grid.neighborhood()),
+            };
+            (heuristic, f64::from(grid.min_cost().unwrap_or(1)))
+        })
+        .collect()
+}
+
+/// With many ways: each grid's cheapest way out, and its bound on leaving through a way when
+/// every exit counts the cheapest way out of its grid for the rest (see [`LinkedPrep`]).
+fn many_exits(
+    maps: &[&NavGrid],
+    ways: &[Way],
+    heuristics: &[(Heuristic, f64)],
+) -> (Vec<f64>, Vec<ExitBound>) {
+    if ways.len() <= EXACT_EXITS {
+        return (Vec::new(), Vec::new());
+    }
+    let mut cheapest_out = vec![f64::INFINITY; maps.len()];
+    for &(e, _, cost, _) in ways {
+        cheapest_out[e.map] = cheapest_out[e.map].min(cost);
+    }
+    let mut entrances: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
+    for &(e, x, cost, _) in ways {
+        if cheapest_out[x.map].is_finite() {
+            entrances[e.map].push((e.cell, cost + cheapest_out[x.map]));
+        }
+    }
+    let bounds = maps
+        .iter()
+        .zip(entrances)
+        .zip(heuristics)
+        .map(|((grid, entrances), &(heuristic, scale))| {
+            ExitBound::new(grid, entrances, heuristic, scale)
+        })
+        .collect();
+    (cheapest_out, bounds)
+}
+
+/// Where a search with `algorithm` takes jump point search: nowhere (`None`), where it is
+/// optimal and pays (`Some(true)`), or wherever it is optimal (`Some(false)`).
+pub(super) fn wants_jumps(algorithm: Algorithm) -> Option<bool> {
+    match algorithm {
+        Algorithm::Auto => Some(true),
+        Algorithm::JumpPoint => Some(false),
+        Algorithm::AStar | Algorithm::ThetaStar => None,
+    }
+}
+
+impl LinkedPrep {
+    /// Works it out; a link with a bad end or cost is an error.
+    pub(crate) fn new(
+        (maps, links, places): (&[&NavGrid], &[Link], &[Option<Placement>]),
+        algorithm: Algorithm,
+    ) -> Result<Self, PathError> {
+        for (index, link) in links.iter().enumerate() {
+            let on_grid = |at: MapPos| maps.get(at.map).is_some_and(|grid| grid.in_bounds(at.cell));
+            if !(link.cost.is_finite()
+                && link.cost >= 0.0
+                && on_grid(link.from)
+                && on_grid(link.to))
+            {
+                return Err(PathError::InvalidLink { link: index });
+            }
+        }
+        let open_cell = |at: MapPos| maps[at.map].is_passable(at.cell);
+        let mut ways: Vec<Way> = Vec::new();
+        for (k, link) in links.iter().enumerate() {
+            for (entrance, exit) in link.ways() {
+                if open_cell(entrance) && open_cell(exit) {
+                    ways.push((entrance, exit, link.cost, k));
+                }
+            }
+        }
+        ways.sort_unstable_by_key(|w| (w.0.map, w.0.cell.y, w.0.cell.x, w.3));
+        let mut way_index: MixMap<MapPos, (u32, u32)> = MixMap::default();
+        for (i, &(entrance, ..)) in ways.iter().enumerate() {
+            way_index.entry(entrance).or_insert((i as u32, 0)).1 += 1;
+        }
+        let areas = maps.iter().all(|grid| grid.knows_components()).then(|| {
+            let area = |at: MapPos| -> Area { (at.map, maps[at.map].component(at.cell)) };
+            let mut out: Vec<(Area, Area)> =
+                ways.iter().map(|&(entrance, exit, ..)| (area(entrance), area(exit))).collect();
+            out.sort_unstable();
+            out
+        });
+        let seams = Some(Lattice::new(maps, places)).filter(Lattice::joins_any);
+        let entrances: Vec<MapPos> = ways.iter().map(|w| w.0).collect();
+        let jumps = jump_grids(maps, wants_jumps(algorithm), seams.as_ref(), &entrances);
+        let heuristics = heuristics_for(maps, algorithm);
+        let (cheapest_out, exit_bounds) = many_exits(maps, &ways, &heuristics);
+        Ok(Self {
+            links: links.to_vec(),
+            places: places.to_vec(),
+            stamps: maps.iter().map(|grid| grid.stamp()).collect(),
+            algorithm,
+            heuristics,
+            cheapest_out,
+            exit_bounds,
+            ways,
+            way_index,
+            areas,
+            seams,
+            jumps,
+        })
+    }
+
+    /// True when it was made from these grids (as they are now), links and places, for a
+    /// search with `algorithm`.
+    pub(crate) fn serves(
+        &self,
+        (maps, links, places): (&[&NavGrid], &[Link], &[Option<Placement>]),
+        algorithm: Algorithm,
+    ) -> bool {
+        self.algorithm == algorithm
+            && self.stamps.len() == maps.len()
+            && maps.iter().zip(&self.stamps).all(|(grid, stamp)| grid.stamp() == *stamp)
+            && self.links == links
+            && self.places == places
+    }
+
+    /// Whether a goal's area can be reached from the start's through the ways: a search over
+    /// areas, as many as the ways at most, without touching a cell. True when not known (a
+    /// grid prepared in slices and not yet labelled: the search finds out).
+    pub(super) fn reachable(&self, maps: &[&NavGrid], start: MapPos, goals: &[MapPos]) -> bool {
+        let Some(out) = &self.areas else { return true };
+        let area = |at: MapPos| -> Area { (at.map, maps[at.map].component(at.cell)) };
+        let targets: MixSet<Area> = goals.iter().map(|&g| area(g)).collect();
+        let mut seen: MixSet<Area> = MixSet::default();
+        seen.insert(area(start));
+        let mut frontier = vec![area(start)];
+        while let Some(here) = frontier.pop() {
+            if targets.contains(&here) {
+                return true;
+            }
+            let first = out.partition_point(|&(from, _)| from < here);
+            for &(_, next) in out[first..].iter().take_while(|&&(from, _)| from == here) {
+                if seen.insert(next) {
+                    frontier.push(next);
+                }
+            }
+        }
+        false
+    }
+}

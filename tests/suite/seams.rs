@@ -959,11 +959,12 @@ fn placed_chunks_search_straight_at_the_goal_and_stay_cheapest() {
         }
     }
     assert!(compared >= 300, "{compared}");
-    // The estimate across chunks saves work (0.63x the cells on these small worlds, seeds
-    // 1-60).
+    // The estimate across chunks saves work: 0.94x the cells on these small worlds, seeds
+    // 1-60 (0.63x before the bound through many links, the seam links here, counted the
+    // least walk from a link's exit to the goal).
     eprintln!("cells searched: {placed_work} placed, {plain_work} not");
     assert!(
-        placed_work * 4 < plain_work * 3,
+        placed_work * 20 < plain_work * 19,
         "{placed_work} cells searched placed, {plain_work} not"
     );
 }

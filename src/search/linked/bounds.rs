@@ -187,25 +187,25 @@ impl ExitBound {
         ExitBound::Blocks { blocks_x, bound }
     }
 
-    /// This bound with more entrances (`extra`, each with its cost on to the goal), worked
-    /// out per block for them alone when it is kept by blocks: for a query whose few ways
-    /// near the goal cost less than the bound made for every query counts them.
+    /// This bound with every entrance's cost on to the goal raised by `raise`, and more
+    /// entrances (`extra`, each with its cost on), worked out per block for them alone when it
+    /// is kept by blocks: for a query whose least walk from an exit to the goal, and few ways
+    /// near the goal, the bound made for every query does not count.
     pub(super) fn with(
         &self,
         grid: &NavGrid,
-        extra: Vec<(GridPos, f64)>,
+        (raise, extra): (f64, Vec<(GridPos, f64)>),
         heuristic: Heuristic,
         scale: f64,
     ) -> Self {
         match self {
-            _ if extra.is_empty() => self.clone(),
             ExitBound::None => ExitBound::new(grid, extra, heuristic, scale),
             ExitBound::Exact(entrances) => {
-                let all = entrances.iter().copied().chain(extra).collect();
-                ExitBound::new(grid, all, heuristic, scale)
+                let raised = entrances.iter().map(|&(e, cost)| (e, cost + raise));
+                ExitBound::new(grid, raised.chain(extra).collect(), heuristic, scale)
             }
             ExitBound::Blocks { blocks_x, bound } => {
-                let mut bound = bound.clone();
+                let mut bound: Vec<f64> = bound.iter().map(|b| b + raise).collect();
                 for (b, least) in bound.iter_mut().enumerate() {
                     let rect = block_rect(b as u32 % blocks_x, b as u32 / blocks_x);
                     for &(e, cost) in &extra {

@@ -19,19 +19,20 @@ use super::super::expansion::Expansion;
 use super::super::jump_point::JumpPoints;
 use super::super::jump_point::bits::JumpBits;
 use super::maps::MapPos;
-use super::prep::{LinkedPrep, on_map};
+use super::prep::{JumpGrid, LinkedPrep, on_map};
 use crate::grid::{GridPos, NavGrid};
 
 /// Which grids of one search through links are searched by jump points, and where runs stop
-/// on them: the grids' entrances (kept with the ways), and this query's goals and avoided
-/// cells.
+/// on them: the grids' entrances (in the bits kept with the ways), and this query's goals and
+/// avoided cells.
 #[derive(Clone, Debug)]
 pub(super) struct Jumps {
     prep: Arc<LinkedPrep>,
-    /// Per grid: the goal on it when it holds one alone (runs stop there as at a goal).
+    /// Per grid: the goal on it when it holds one alone and no avoided cell (runs stop there
+    /// as at a goal).
     goals: Vec<Option<GridPos>>,
     /// Per grid: marks of this query's own, where it holds several goals or avoided cells
-    /// (the entrances, the goals as stops, the avoided cells as walls).
+    /// (the goals as stops, the avoided cells as walls).
     own: Vec<Option<Avoided>>,
 }
 
@@ -48,16 +49,14 @@ impl Jumps {
         let mut own = vec![None; maps.len()];
         let walled: Vec<MapPos> = avoid.iter().copied().filter(|&p| !kept(p)).collect();
         for (map, &grid) in maps.iter().enumerate() {
-            if prep.jumps.get(map).is_none_or(Option::is_none) {
+            if !prep.jumps.get(map).is_some_and(Option::is_some) {
                 continue;
             }
             let goals_here = on_map(goals, map);
             let avoid_here = on_map(&walled, map);
             if goals_here.len() > 1 || !avoid_here.is_empty() {
-                let mut stops = on_map(&prep.ways.iter().map(|w| w.0).collect::<Vec<_>>(), map);
-                stops.extend(&goals_here);
                 let mut marks = Avoided::default();
-                marks.build_with_stops(grid, &avoid_here, &stops, |_| false);
+                marks.build_with_stops(grid, &avoid_here, &goals_here, |_| false);
                 own[map] = Some(marks);
             } else {
                 alone[map] = goals_here.first().copied();
@@ -81,13 +80,13 @@ impl Jumps {
         parent: Option<GridPos>,
         mut visit: impl FnMut(GridPos, f64),
     ) {
-        let marks = match self.own.get(at.map) {
-            Some(Some(own)) => Some(own),
-            _ => self.prep.jumps.get(at.map).and_then(Option::as_ref),
+        let bits = match self.prep.jumps.get(at.map) {
+            Some(Some(JumpGrid::Stops(bits))) => Some(&**bits),
+            Some(Some(JumpGrid::Own)) => grid.prepared_index(JumpBits::build),
+            _ => None,
         };
-        let (Some(marks), Some(bits)) = (marks, grid.prepared_index(JumpBits::build)) else {
-            return;
-        };
+        let Some(bits) = bits else { return };
+        let marks = self.own.get(at.map).and_then(Option::as_ref);
         let goal = self.goals.get(at.map).copied().flatten();
         let padded = |cell: GridPos| grid.index(cell);
         let (x, y) = (at.cell.x as isize + 1, at.cell.y as isize + 1);
@@ -95,12 +94,15 @@ impl Jumps {
         let mut to_cell = |_: usize, jx: isize, jy: isize, cost: f64| {
             visit(GridPos::new(jx as u32 - 1, jy as u32 - 1), cost);
         };
-        if marks.any() {
-            let expansion = JumpPoints::<true>::new(grid, bits, goal, Some(marks));
-            expansion.successors(padded(at.cell), x, y, from, &mut to_cell);
-        } else {
-            let expansion = JumpPoints::<false>::new(grid, bits, goal, None);
-            expansion.successors(padded(at.cell), x, y, from, &mut to_cell);
+        match marks.filter(|m| m.any()) {
+            Some(marks) => {
+                let expansion = JumpPoints::<true>::new(grid, bits, goal, Some(marks));
+                expansion.successors(padded(at.cell), x, y, from, &mut to_cell);
+            }
+            None => {
+                let expansion = JumpPoints::<false>::new(grid, bits, goal, None);
+                expansion.successors(padded(at.cell), x, y, from, &mut to_cell);
+            }
         }
     }
 }

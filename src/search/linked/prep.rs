@@ -8,7 +8,6 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::super::avoided::Avoided;
 use super::super::jump_point::bits::JumpBits;
 use super::super::jump_point::{jps_applies, jumps_pay};
 use super::super::options::Algorithm;
@@ -53,28 +52,39 @@ pub(super) fn on_map(cells: &[MapPos], map: usize) -> Vec<GridPos> {
     cells.iter().filter(|p| p.map == map).map(|p| p.cell).collect()
 }
 
-/// Per grid of `maps`, where jump point search stops on it when it runs there: on each of
-/// `entrances`. It runs where it is optimal, its bits are built, it is wanted (`jump`: only
+/// The jump point bits a search through links runs with on one grid.
+#[derive(Debug)]
+pub(super) enum JumpGrid {
+    /// The grid's own: no link leaves it.
+    Own,
+    /// A copy where runs also stop on every entrance of a way out
+    /// ([`JumpBits::with_stops`]).
+    Stops(Box<JumpBits>),
+}
+
+/// Per grid of `maps`, the jump point bits a search through links runs with there, where it
+/// does: where jump point search is optimal, its bits are built, it is wanted (`jump`: only
 /// where it pays, or wherever it is optimal; `None`: nowhere), and no seam joins the grid to
-/// another.
+/// another. Runs stop on each of `entrances`.
 fn jump_grids(
     maps: &[&NavGrid],
     jump: Option<bool>,
     seams: Option<&Lattice>,
     entrances: &[MapPos],
-) -> Vec<Option<Avoided>> {
+) -> Vec<Option<JumpGrid>> {
     maps.iter()
         .enumerate()
         .map(|(map, &grid)| {
             let runs = jump
                 .is_some_and(|only_where_it_pays| !only_where_it_pays || jumps_pay(grid))
                 && jps_applies(grid)
-                && !seams.is_some_and(|s| s.is_joined(map))
-                && grid.prepared_index(JumpBits::build).is_some();
-            runs.then(|| {
-                let mut marks = Avoided::default();
-                marks.build_with_stops(grid, &[], &on_map(entrances, map), |_| false);
-                marks
+                && !seams.is_some_and(|s| s.is_joined(map));
+            let bits = grid.prepared_index(JumpBits::build).filter(|_| runs)?;
+            let stops: Vec<usize> =
+                on_map(entrances, map).into_iter().map(|cell| grid.index(cell)).collect();
+            Some(match stops.is_empty() {
+                true => JumpGrid::Own,
+                false => JumpGrid::Stops(Box::new(bits.with_stops(grid.padded_costs(), &stops))),
             })
         })
         .collect()
@@ -103,7 +113,7 @@ pub(crate) struct LinkedPrep {
     /// Where placed grids touch, when two or more share a world.
     pub(super) seams: Option<Lattice>,
     /// Per grid: where jump point search stops on it (every entrance), when it runs there.
-    pub(super) jumps: Vec<Option<Avoided>>,
+    pub(super) jumps: Vec<Option<JumpGrid>>,
     /// Each grid's estimate: its heuristic and the cost of its cheapest cell.
     pub(super) heuristics: Vec<(Heuristic, f64)>,
     /// With more than [`EXACT_EXITS`] ways: per grid, the cheapest way out of it, and the

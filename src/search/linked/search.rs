@@ -248,22 +248,7 @@ impl LinkedSearch {
         let exits = if ways.len() <= EXACT_EXITS {
             exact_exits(maps, ways, &heuristics, &direct, walk)
         } else {
-            // The bounds kept with the ways, and the ways whose exits lie nearer the goal than
-            // the cheapest way out of their grid.
-            let mut extra: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
-            for &(e, x, cost, _) in ways {
-                let on = direct(x);
-                if on < prep.cheapest_out[x.map] {
-                    extra[e.map].push((e.cell, cost + on));
-                }
-            }
-            maps.iter()
-                .zip(extra)
-                .zip(prep.exit_bounds.iter().zip(&heuristics))
-                .map(|((grid, extra), (kept, &(heuristic, scale)))| {
-                    kept.with(grid, extra, heuristic, scale)
-                })
-                .collect()
+            many_exits(maps, prep, &heuristics, &direct)
         };
         let lattice = LatticeBound::new(maps, places, &guide, ways, heuristics[named.map].0);
         let kept = |at: MapPos| at == start || open_goals.contains(&at);
@@ -550,6 +535,43 @@ fn exact_exits(
         .zip(heuristics)
         .map(|((grid, entrances), &(heuristic, scale))| {
             ExitBound::new(grid, entrances, heuristic, scale)
+        })
+        .collect()
+}
+
+/// With many ways (more than [`EXACT_EXITS`]): each grid's bound on leaving it through a way,
+/// the bounds kept with the ways (the rest from each exit: the cheapest way out of its grid)
+/// raised by the least walk from any exit to the goal (`direct`), and the ways whose exits lie
+/// nearer the goal than that added one by one.
+///
+/// From an exit a path either walks on to the goal on that grid (at least `direct`), or takes
+/// another way out of the grid (at least the cheapest) and ends with a walk from some exit to
+/// the goal (at least the least of them all). Grids joined at seams may leave their grid
+/// without a way: there nothing is added.
+fn many_exits(
+    maps: &[&NavGrid],
+    prep: &LinkedPrep,
+    heuristics: &[(Heuristic, f64)],
+    direct: &impl Fn(MapPos) -> f64,
+) -> Vec<ExitBound> {
+    let ways = &prep.ways;
+    let on: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
+    let least_walk = match prep.seams {
+        Some(_) => 0.0,
+        None => on.iter().copied().fold(f64::INFINITY, f64::min),
+    };
+    let mut extra: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
+    for (&(e, x, cost, _), &on) in ways.iter().zip(&on) {
+        if on < prep.cheapest_out[x.map] + least_walk {
+            extra[e.map].push((e.cell, cost + on));
+        }
+    }
+    let raise = if least_walk.is_finite() { least_walk } else { 0.0 };
+    maps.iter()
+        .zip(extra)
+        .zip(prep.exit_bounds.iter().zip(heuristics))
+        .map(|((grid, extra), (kept, &(heuristic, scale)))| {
+            kept.with(grid, (raise, extra), heuristic, scale)
         })
         .collect()
 }

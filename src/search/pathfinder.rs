@@ -124,11 +124,14 @@ impl Pathfinder {
         Self::default()
     }
 
-    /// Bytes of scratch memory held between queries.
+    /// Bytes of scratch memory held between queries (with what the last search through links
+    /// kept: its cells, and what it worked out from the grids and links alone).
     pub fn scratch_bytes(&self) -> usize {
         self.scratch.nodes.capacity() * std::mem::size_of::<super::astar::NodeState>()
             + self.scratch.open.capacity() * std::mem::size_of::<super::astar::OpenNode>()
             + self.avoided.bytes()
+            + self.linked_nodes.bytes()
+            + self.linked_prep.as_ref().map_or(0, |prep| prep.bytes())
     }
 
     /// The record of the last search of a [`traced`](PathQuery::traced) query, once; `None`

@@ -417,3 +417,21 @@ fn jump_points_inside_maps_cost_what_plain_astar_through_links_costs() {
     eprintln!("{jump_work} jump points, {plain_work} cells");
     assert!(jump_work * 3 < plain_work * 2, "{jump_work} jump points, {plain_work} cells");
 }
+
+/// What a pathfinder keeps for its next search through links (the cells it reached, the copy
+/// of the map's jump point bits with the link entrances as stops) is counted in its scratch
+/// memory.
+#[test]
+fn a_pathfinder_counts_what_it_keeps_for_searches_through_links() {
+    let grid = NavGrid::new(64, 64).unwrap();
+    let at = |x, y| MapPos::new(0, GridPos::new(x, y));
+    let links = [Link::two_way(at(1, 1), at(60, 60), 1.0)];
+    let mut pathfinder = Pathfinder::new();
+    pathfinder.find(&grid, &PathQuery::new(GridPos::new(0, 0), GridPos::new(63, 0))).unwrap();
+    let alone = pathfinder.scratch_bytes();
+    let maps = [&grid];
+    let path =
+        pathfinder.find(LinkedMaps::new(&maps, &links), &PathQuery::new(at(0, 0), at(62, 62)));
+    assert_eq!(path.unwrap().legs.len(), 2, "the teleporter is taken");
+    assert!(pathfinder.scratch_bytes() >= alone + 64 * 64 * 2, "{}", pathfinder.scratch_bytes());
+}

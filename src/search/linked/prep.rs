@@ -16,7 +16,7 @@ use super::super::result::PathError;
 use super::bounds::{EXACT_EXITS, ExitBound};
 use super::lattice::Lattice;
 use super::maps::{Link, MapPos, Placement};
-use crate::grid::{GridPos, GridStamp, NavGrid};
+use crate::grid::{CellIndex, GridPos, GridStamp, NavGrid};
 
 /// A quick hasher for the search's own keys (cells and components, a few integers each): a
 /// multiply-rotate mix per word. Not for keys an adversary picks (std's SipHash is, and costs
@@ -236,6 +236,23 @@ impl LinkedPrep {
             seams,
             jumps,
         })
+    }
+
+    /// Bytes held (the copies of jump point bits most of them).
+    pub(crate) fn bytes(&self) -> usize {
+        let bits: usize = self
+            .jumps
+            .iter()
+            .map(|grid| match grid {
+                Some(JumpGrid::Stops(bits)) => bits.memory_bytes(),
+                _ => 0,
+            })
+            .sum();
+        let ways = self.ways.capacity() * std::mem::size_of::<Way>();
+        let areas =
+            self.areas.as_ref().map_or(0, |a| a.capacity() * std::mem::size_of::<(Area, Area)>());
+        let index = self.way_index.capacity() * std::mem::size_of::<(MapPos, (u32, u32))>();
+        bits + ways + areas + index + self.links.capacity() * std::mem::size_of::<Link>()
     }
 
     /// True when it was made from these grids (as they are now), links and places, for a

@@ -96,6 +96,12 @@ impl Nodes {
         self
     }
 
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        let cells: usize = self.grids.iter().map(Vec::capacity).sum();
+        cells * std::mem::size_of::<Reached>() + self.touched.capacity() * 8
+    }
+
     fn index(&self, at: MapPos) -> usize {
         at.cell.y as usize * self.widths[at.map] as usize + at.cell.x as usize
     }

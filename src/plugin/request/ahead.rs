@@ -141,7 +141,7 @@ pub(super) fn job(
     let plan = Plan { team: teams.get(entity).ok().copied(), ..prepare(against, asker).ok()? };
     let map = maps.get(plan.map)?;
     let grid = map.grid_for(plan.agent)?;
-    if plan.goal_map != plan.map || walks_the_answer(&requests.get(entity).ok()?, &plan, grid) {
+    if plan.goal_map != plan.map || walks_the_answer(&asker, &plan, grid) {
         return None;
     }
     let avoid = avoid_for(obstacles, entity, &plan, around);

@@ -1,15 +1,18 @@
 //! Paths across several grids joined by links: stairs between floors, doors between levels,
 //! teleporters, ladders, one-way drops.
 //!
-//! The search is one A* over every cell of every grid, a link being one more step from its entrance
-//! to its exit (over jump points on the grids where jump point search is optimal: `jumps`). Its work grows with the cells it visits, not with the number of links: a map with a
-//! thousand doors is searched as fast as one with ten (the links leaving a cell are found in a
-//! table made once per search). The estimate on the goal's grid is the grid's own (scaled by its
-//! cheapest cell), capped by the cheapest link that leaves that grid (a path that goes away and
-//! comes back pays at least that); elsewhere it is 0. Both keep it consistent, so the path is the
-//! cheapest one. `LinkedSearch` runs it in slices of a given number of expansions, for callers that
-//! spread long searches over frames (through [`Pathfinder::start`](super::Pathfinder::start)); it
-//! ends at one goal or at the nearest of several.
+//! The search is one A* over every grid, a link being one more step from its entrance to its
+//! exit: over jump points on the grids where jump point search is optimal (runs stop at every
+//! entrance and goal: `jumps`), cell by cell elsewhere. Its estimate on the goal's grid is the
+//! grid's own (scaled by its cheapest cell), capped by a lower bound on leaving the grid through
+//! a link (`bounds`); so the path is the cheapest one. What it works out from the grids and
+//! links alone (the links leaving each cell, the bound by blocks of cells with many links, the
+//! jump point bits with the entrances as stops) is kept while they stay the same (`prep`), so
+//! a query's setup does not grow with the number of links; its search does, where more links
+//! weaken the estimate (any link may lead near the goal). `LinkedSearch` runs it in slices of
+//! a given number of expansions, for callers that spread long searches over frames (through
+//! [`Pathfinder::start`](super::Pathfinder::start)); it ends at one goal or at the nearest of
+//! several.
 //!
 //! - `maps`: the grids and their links ([`LinkedMaps`], [`MapPos`], [`Link`], [`Placement`]),
 //!   and the paths found through them ([`LinkedPath`], [`Leg`]);

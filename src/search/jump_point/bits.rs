@@ -623,21 +623,16 @@ impl JumpBits {
     }
     /// A copy of these bits where every run also stops on the padded cells `stops` (of a grid
     /// whose padded costs are `costs`), each looked at in every direction as a cell on the
-    /// edge of a cost change is: marked [`MIXED`] (not counted), with its turn bits and the
-    /// run bits that lead to it. A search through links stops so on every link entrance.
+    /// edge of a cost change is: marked [`MIXED`], with its turn bits and the run bits that
+    /// lead to it. A search through links stops so on every link entrance.
     pub(crate) fn with_stops(&self, costs: &[u32], stops: &[usize]) -> JumpBits {
         let mut bits = self.clone();
-        let (rw, cw) = (bits.row_words(), bits.col_words());
         for &i in stops {
             if bits.runs.get(i).is_none_or(|r| r & MIXED != 0) {
                 continue; // off the grid, or a stop already
             }
-            bits.runs[i] |= MIXED;
+            bits.mark_mixed(i, true);
             let (x, y) = (i % bits.stride, i / bits.stride);
-            for k in 0..2 {
-                bits.turn_rows[k][y * rw + x / 64] |= 1 << (x % 64);
-                bits.turn_cols[k][x * cw + y / 64] |= 1 << (y % 64);
-            }
             for (k, &(dx, dy)) in DIRECTIONS.iter().take(4).enumerate() {
                 bits.refresh_runs(costs, k, x as isize - dx, y as isize - dy, 1);
             }

@@ -187,6 +187,22 @@ impl ExitBound {
         ExitBound::Blocks { blocks_x, bound }
     }
 
+    /// Each grid's bound, from its `entrances` (each with its cost on to the goal) and its
+    /// estimate (heuristic, cost of its cheapest cell).
+    pub(super) fn per_grid(
+        maps: &[&NavGrid],
+        entrances: Vec<Vec<(GridPos, f64)>>,
+        heuristics: &[(Heuristic, f64)],
+    ) -> Vec<Self> {
+        maps.iter()
+            .zip(entrances)
+            .zip(heuristics)
+            .map(|((grid, entrances), &(heuristic, scale))| {
+                ExitBound::new(grid, entrances, heuristic, scale)
+            })
+            .collect()
+    }
+
     /// This bound with every entrance's cost on to the goal raised by `raise`, and more
     /// entrances (`extra`, each with its cost on), worked out per block for them alone when it
     /// is kept by blocks: for a query whose least walk from an exit to the goal, and few ways

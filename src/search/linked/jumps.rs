@@ -12,8 +12,6 @@
 //! Grids that touch others across seams, and searches that ask for plain A* or Theta*, expand
 //! cell by cell as before.
 
-use std::sync::Arc;
-
 use super::super::avoided::Avoided;
 use super::super::expansion::Expansion;
 use super::super::jump_point::JumpPoints;
@@ -27,7 +25,6 @@ use crate::grid::{GridPos, NavGrid};
 /// avoided cells.
 #[derive(Clone, Debug)]
 pub(super) struct Jumps {
-    prep: Arc<LinkedPrep>,
     /// Per grid: the goal on it when it holds one alone and no avoided cell (runs stop there
     /// as at a goal).
     goals: Vec<Option<GridPos>>,
@@ -39,7 +36,7 @@ pub(super) struct Jumps {
 impl Jumps {
     /// For a query to `goals` that walls `avoid` (never a `kept` cell: the start, a goal).
     pub(super) fn new(
-        prep: &Arc<LinkedPrep>,
+        prep: &LinkedPrep,
         maps: &[&NavGrid],
         goals: &[MapPos],
         avoid: &[MapPos],
@@ -49,7 +46,7 @@ impl Jumps {
         let mut own = vec![None; maps.len()];
         let walled: Vec<MapPos> = avoid.iter().copied().filter(|&p| !kept(p)).collect();
         for (map, &grid) in maps.iter().enumerate() {
-            if !prep.jumps.get(map).is_some_and(Option::is_some) {
+            if !prep.jumps_on(map) {
                 continue;
             }
             let goals_here = on_map(goals, map);
@@ -62,25 +59,20 @@ impl Jumps {
                 alone[map] = goals_here.first().copied();
             }
         }
-        Self { prep: Arc::clone(prep), goals: alone, own }
+        Self { goals: alone, own }
     }
 
-    /// True when the search expands jump points on grid `map`.
-    pub(super) fn on(&self, map: usize) -> bool {
-        self.prep.jumps.get(map).is_some_and(Option::is_some)
-    }
-
-    /// Calls `visit(cell, cost)` for each jump point that follows `at` on its grid (where
-    /// [`on`](Self::on) it), reached from `parent` on the same grid (`None`: from a link, a
-    /// seam, or at the start; every direction is looked at).
+    /// Calls `visit(cell, cost)` for each jump point that follows `at` on its grid (where the
+    /// search expands jump points: [`LinkedPrep::jumps_on`]), reached from `parent` on the same
+    /// grid (`None`: from a link, a seam, or at the start; every direction is looked at).
     pub(super) fn successors(
         &self,
-        grid: &NavGrid,
+        (prep, grid): (&LinkedPrep, &NavGrid),
         at: MapPos,
         parent: Option<GridPos>,
         mut visit: impl FnMut(GridPos, f64),
     ) {
-        let bits = match self.prep.jumps.get(at.map) {
+        let bits = match prep.jumps.get(at.map) {
             Some(Some(JumpGrid::Stops(bits))) => Some(&**bits),
             Some(Some(JumpGrid::Own)) => grid.prepared_index(JumpBits::build),
             _ => None,

@@ -102,7 +102,8 @@ pub(crate) struct LinkedPrep {
     /// What it was made from.
     links: Vec<Link>,
     places: Vec<Option<Placement>>,
-    stamps: Vec<GridStamp>,
+    /// The grids' stamps when it was made (a search through them checks they still hold).
+    pub(super) stamps: Vec<GridStamp>,
     algorithm: Algorithm,
     /// The ways that can be taken now (both ends open), sorted by entrance.
     pub(super) ways: Vec<Way>,
@@ -159,15 +160,7 @@ fn many_exits(
             entrances[e.map].push((e.cell, cost + cheapest_out[x.map]));
         }
     }
-    let bounds = maps
-        .iter()
-        .zip(entrances)
-        .zip(heuristics)
-        .map(|((grid, entrances), &(heuristic, scale))| {
-            ExitBound::new(grid, entrances, heuristic, scale)
-        })
-        .collect();
-    (cheapest_out, bounds)
+    (cheapest_out, ExitBound::per_grid(maps, entrances, heuristics))
 }
 
 /// Where a search with `algorithm` takes jump point search: nowhere (`None`), where it is
@@ -236,6 +229,11 @@ impl LinkedPrep {
             seams,
             jumps,
         })
+    }
+
+    /// True when a search expands jump points on grid `map`.
+    pub(super) fn jumps_on(&self, map: usize) -> bool {
+        self.jumps.get(map).is_some_and(Option::is_some)
     }
 
     /// Bytes held (the copies of jump point bits most of them).

@@ -12,7 +12,7 @@ use super::bounds::{EXACT_EXITS, ExitBound, LatticeBound};
 use super::jumps::{Jumps, cells_between};
 use super::maps::{Leg, LinkedPath, MapPos, Placement};
 use super::prep::{LinkedPrep, MixSet, Way};
-use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::grid::{GridPos, NavGrid, Neighborhood};
 
 /// An open-list entry: a cell of a grid reached at cost `g`, ordered by `f` (ties: the
 /// deeper first).
@@ -153,15 +153,12 @@ pub(crate) struct LinkedSearch {
     named: MapPos,
     options: SearchOptions,
     avoid: MixSet<MapPos>,
-    /// The grids as they were when it began.
-    stamps: Vec<GridStamp>,
-    /// Each grid's estimate: its heuristic and the cost of its cheapest cell.
-    heuristics: Vec<(Heuristic, f64)>,
     /// Each grid's lower bound on the cost of leaving it through a link.
     exits: Vec<ExitBound>,
     /// Over grids placed on one world's lattice: the distance on the lattice.
     lattice: Option<LatticeBound>,
-    /// The grids searched by jump points, and where runs stop on them.
+    /// Where jump point search stops for this query besides the entrances: its goals, and
+    /// next to its avoided cells.
     jumps: Jumps,
     open: BinaryHeap<Open>,
     reached: Nodes,
@@ -230,7 +227,7 @@ impl LinkedSearch {
             return Err(PathError::InvalidCostLimit { max_cost });
         }
         let ways = &prep.ways;
-        let heuristics = prep.heuristics.clone();
+        let heuristics = &prep.heuristics;
         // From each way's exit, a lower bound on the rest of the way to the goal: walking there
         // on the goal's grid, or taking another way (worked out over the ways when they are
         // few; with many, the cheapest way out of the exit's grid stands in for the rest).
@@ -252,9 +249,9 @@ impl LinkedSearch {
                 .fold(f64::INFINITY, f64::min),
         };
         let exits = if ways.len() <= EXACT_EXITS {
-            exact_exits(maps, ways, &heuristics, &direct, walk)
+            exact_exits(maps, ways, heuristics, &direct, walk)
         } else {
-            many_exits(maps, prep, &heuristics, &direct)
+            many_exits(maps, prep, heuristics, &direct)
         };
         let lattice = LatticeBound::new(maps, places, &guide, ways, heuristics[named.map].0);
         let kept = |at: MapPos| at == start || open_goals.contains(&at);
@@ -270,8 +267,6 @@ impl LinkedSearch {
             named,
             options: SearchOptions { partial: false, ..*options },
             avoid: avoid.iter().copied().collect(),
-            stamps: maps.iter().map(|grid| grid.stamp()).collect(),
-            heuristics,
             exits,
             open: BinaryHeap::new(),
             reached: nodes.ready_for(maps),
@@ -302,7 +297,7 @@ impl LinkedSearch {
         if self.prep.seams.as_ref().is_some_and(|s| s.is_joined(at.map)) {
             return self.lattice.as_ref().map_or(0.0, |lattice| lattice.at(at));
         }
-        let (heuristic, scale) = self.heuristics[at.map];
+        let (heuristic, scale) = self.prep.heuristics[at.map];
         let grid = maps[at.map];
         let walk = if !self.goal_maps[at.map] {
             f64::INFINITY
@@ -348,8 +343,10 @@ impl LinkedSearch {
         if let Some(ended) = &self.ended {
             return SearchStep::Done(ended.clone());
         }
-        let same = maps.len() == self.stamps.len()
-            && maps.iter().zip(&self.stamps).all(|(grid, stamp)| grid.stamp() == *stamp);
+        // The grids as they were when it began (its prep was made from them as they were).
+        let stamps = &self.prep.stamps;
+        let same = maps.len() == stamps.len()
+            && maps.iter().zip(stamps).all(|(grid, stamp)| grid.stamp() == *stamp);
         if !same {
             return self.end(Err(PathError::GridChanged));
         }
@@ -373,14 +370,14 @@ impl LinkedSearch {
             self.stats.expanded += 1;
             let grid = maps[at.map];
             next.clear();
-            if self.jumps.on(at.map) {
+            if self.prep.jumps_on(at.map) {
                 // The cell before, when the step in was one on this grid: runs go on from it.
                 let parent = self
                     .reached
                     .before(at)
                     .filter(|&(before, link)| link == NONE && before.map == at.map)
                     .map(|(before, _)| before.cell);
-                self.jumps.successors(grid, at, parent, |cell, cost| {
+                self.jumps.successors((&self.prep, grid), at, parent, |cell, cost| {
                     next.push((MapPos::new(at.map, cell), cost, NONE));
                 });
             } else {
@@ -536,13 +533,7 @@ fn exact_exits(
             entrances[e.map].push((e.cell, cost + r));
         }
     }
-    maps.iter()
-        .zip(entrances)
-        .zip(heuristics)
-        .map(|((grid, entrances), &(heuristic, scale))| {
-            ExitBound::new(grid, entrances, heuristic, scale)
-        })
-        .collect()
+    ExitBound::per_grid(maps, entrances, heuristics)
 }
 
 /// With many ways (more than [`EXACT_EXITS`]): each grid's bound on leaving it through a way,

@@ -180,6 +180,7 @@ struct Run {
     early_bytes: usize,
     late_bytes: usize,
     stands: Stands,
+    waits: Waits,
 }
 
 /// Agents holding a path that stand still: how often one moved less than half a tile in
@@ -191,6 +192,43 @@ struct Stands {
     since: Vec<(Vec2, usize, bool)>,
     count: usize,
     longest: usize,
+}
+
+/// How long agents waited for their answers: from the frame a request went on an agent with
+/// none waiting (a request that replaces a waiting one goes on waiting from the first) to the
+/// frame it was answered (its `PathRequest` taken off), in frames.
+#[derive(Default)]
+struct Waits {
+    /// Per agent: the frame its waiting request went on, if one waits.
+    since: Vec<Option<usize>>,
+    /// Every answered request's wait.
+    waits: Vec<usize>,
+}
+
+impl Waits {
+    fn asked(&mut self, k: usize, frame: usize) {
+        if self.since.len() <= k {
+            self.since.resize(k + 1, None);
+        }
+        self.since[k].get_or_insert(frame);
+    }
+
+    fn see(&mut self, k: usize, waiting: bool, frame: usize) {
+        if let Some(since) = self.since.get(k).copied().flatten().filter(|_| !waiting) {
+            self.waits.push(frame + 1 - since);
+            self.since[k] = None;
+        }
+    }
+
+    /// The median, 99th percentile and longest wait, and how many requests still wait.
+    fn summary(&mut self) -> (usize, usize, usize, usize) {
+        self.waits.sort_unstable();
+        let at = |q: f64| {
+            let last = self.waits.len().saturating_sub(1);
+            self.waits.get((last as f64 * q).round() as usize).copied().unwrap_or(0)
+        };
+        (at(0.5), at(0.99), at(1.0), self.since.iter().flatten().count())
+    }
 }
 
 /// The stand the issue reports (10 s) and how far counts as moving (half a tile).
@@ -347,6 +385,11 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
     let mut paused_frames = 0;
     let (mut early_bytes, mut late_bytes) = (0, 0);
     let mut stands = Stands::default();
+    // Every agent but the horde's asks on the first frame.
+    let mut waits = Waits::default();
+    for k in (0..count).filter(|_| !horde) {
+        waits.asked(k, 0);
+    }
     for frame in 0..frames {
         if situation == Situation::Toggle && frame % 5 == 0 {
             let tile = tiles[rng.below(tiles.len() as u32) as usize];
@@ -375,6 +418,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
                 next_goal_at[k] = frame + 120;
                 let goal = open[rng.below(open.len() as u32) as usize];
                 app.world_mut().entity_mut(agent).insert(goal_at(goal));
+                waits.asked(k, frame);
             }
         }
         app.update();
@@ -400,6 +444,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             let world = app.world();
             let at = world.get::<Transform>(agent).map_or(Vec2::ZERO, |t| t.translation.truncate());
             stands.see(k, at, world.get::<NavPath>(agent).is_some(), frame);
+            waits.see(k, world.get::<PathRequest>(agent).is_some(), frame);
         }
         if frame == frames / 4 {
             early_bytes = soak::live_bytes();
@@ -422,6 +467,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
         early_bytes,
         late_bytes,
         stands,
+        waits,
     }
 }
 
@@ -479,7 +525,7 @@ fn main() {
             if only.as_ref().is_some_and(|o| *o != format!("{situation:?}").to_lowercase()) {
                 continue;
             }
-            let run = run(grid, situation, frames, 5);
+            let mut run = run(grid, situation, frames, 5);
             let own = spread(&run.own);
             let wall = spread(&run.frames);
             let [sync, pathfind, walk] = run.parts.map(ms);
@@ -501,8 +547,10 @@ fn main() {
             );
             if situation == Situation::Chunks {
                 let seconds = run.frames.len().max(1) as f64 / 60.0;
+                let (p50, p99, max, waiting) = run.waits.summary();
                 eprintln!(
-                    "{name} chunks: {:.1} requests answered and {:.1} failed a second",
+                    "{name} chunks: {:.1} requests answered and {:.1} failed a second; waits \
+                     p50 {p50}, p99 {p99}, max {max} frames; {waiting} waiting at the end",
                     run.searches as f64 / seconds,
                     run.failed as f64 / seconds,
                 );

@@ -3,6 +3,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
+use super::jump_walks::{JumpWalks, jump_bits};
 use crate::grid::{DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood, reverse};
 use crate::search::linked::{Lattice, Link, LinkedMaps, MapPos, Placement, apart};
 use crate::search::options::Heuristic;
@@ -130,6 +131,8 @@ pub(super) struct Scratch {
     /// the numbers do): a smaller entry than a general one, for the chunks' many walks.
     pub(super) heap: BinaryHeap<Reverse<(u64, u32)>>,
     pub(super) settled: u32,
+    /// The walks by jump points, where they serve.
+    jumps: JumpWalks,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -158,8 +161,25 @@ impl Ord for Entry {
 
 impl Scratch {
     /// The cheapest walk on `grid` from `from` to each cell of `targets` (forward), or from each
-    /// of them to `from` (backward). It stops once every target is settled.
+    /// of them to `from` (backward). It stops once every target is settled. By jump points
+    /// where they serve (see [`jump_bits`]), else over cells.
     pub(super) fn walks(
+        &mut self,
+        grid: &NavGrid,
+        from: GridPos,
+        targets: &[GridPos],
+        backward: bool,
+    ) -> Vec<f64> {
+        match jump_bits(grid, backward) {
+            Some(bits) if grid.is_passable(from) => {
+                self.jumps.walks((grid, bits), from, targets, &mut self.settled)
+            }
+            _ => self.cell_walks(grid, from, targets, backward),
+        }
+    }
+
+    /// [`Scratch::walks`] over every cell.
+    fn cell_walks(
         &mut self,
         grid: &NavGrid,
         from: GridPos,
@@ -533,5 +553,109 @@ impl Estimate {
             self.heuristic.distance(apart(x.saturating_sub(gx)), apart(y.saturating_sub(gy)));
         let walk = walk * self.scale;
         walk.min(self.cap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Cell, Edge};
+    use crate::test_rng::TestRng;
+
+    /// A random 8-way grid without corner cutting: walls, on some rounds terrain in patches, on
+    /// some walls between cells and one-way edges.
+    fn random_grid(rng: &mut TestRng, round: u32) -> NavGrid {
+        let (w, h) = (4 + rng.below(40), 4 + rng.below(40));
+        let mut grid = NavGrid::new(w, h).unwrap();
+        let density = rng.below(35);
+        let terrain = round % 2 == 1;
+        for pos in grid.positions().collect::<Vec<_>>() {
+            if rng.below(100) < density {
+                grid.set(pos, Cell::Blocked).unwrap();
+            }
+        }
+        for _ in 0..if terrain { 1 + rng.below(3) } else { 0 } {
+            let min = GridPos::new(rng.below(w), rng.below(h));
+            let max = GridPos::new(min.x + rng.below(w - min.x), min.y + rng.below(h - min.y));
+            let cell = Cell::Passable { cost: 2 + rng.below(3) };
+            let inside =
+                |p: &GridPos| (min.x..=max.x).contains(&p.x) && (min.y..=max.y).contains(&p.y);
+            let patch: Vec<GridPos> =
+                grid.positions().filter(|p| inside(p) && grid.is_passable(*p)).collect();
+            for pos in patch {
+                grid.set(pos, cell).unwrap();
+            }
+        }
+        if round % 3 == 2 {
+            for _ in 0..rng.below(w * h / 4) {
+                let a = GridPos::new(rng.below(w), rng.below(h));
+                let b = match rng.below(2) {
+                    0 => GridPos::new(a.x + 1, a.y),
+                    _ => GridPos::new(a.x, a.y + 1),
+                };
+                let edge = if rng.below(2) == 0 { Edge::Wall } else { Edge::OneWay };
+                // Off the grid: refused, as it should be; the round goes on without it.
+                let _ = grid.set_edge(a, b, edge);
+            }
+        }
+        grid
+    }
+
+    /// The walks by jump points cost what the walks over every cell cost, forward and backward,
+    /// to every kind of target (blocked, off the grid, twice, the start itself), on grids with
+    /// terrain, walls between cells and one-way edges; and they settle far fewer points.
+    #[test]
+    fn walks_by_jump_points_cost_what_walks_over_cells_cost() {
+        let mut rng = TestRng(0x5eed_0054);
+        let (mut scratch, mut plain) = (Scratch::default(), Scratch::default());
+        // Walks by jump points, forward and backward, and the points and cells they settled.
+        let mut by_jumps = [0u32; 2];
+        let (mut settled, mut settled_over_cells) = (0u64, 0u64);
+        for round in 0..300 {
+            let grid = random_grid(&mut rng, round);
+            let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+            if open.is_empty() {
+                continue;
+            }
+            let pick = |rng: &mut TestRng| open[rng.below(open.len() as u32) as usize];
+            let from = pick(&mut rng);
+            let mut targets: Vec<GridPos> = (0..rng.below(24)).map(|_| pick(&mut rng)).collect();
+            targets.push(GridPos::new(rng.below(grid.width()), rng.below(grid.height())));
+            targets.push(GridPos::new(grid.width() + rng.below(3), 0));
+            if let Some(&t) = targets.first() {
+                targets.push(t);
+            }
+            if round % 4 == 0 {
+                targets.push(from);
+            }
+            for backward in [false, true] {
+                scratch.settled = 0;
+                plain.settled = 0;
+                let got = scratch.walks(&grid, from, &targets, backward);
+                let want = plain.cell_walks(&grid, from, &targets, backward);
+                for (k, (&a, &b)) in got.iter().zip(&want).enumerate() {
+                    let same = (a.is_infinite() && b.is_infinite())
+                        || (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+                    assert!(
+                        same,
+                        "round {round}, backward {backward}: {from:?} to {:?} costs {a}, over \
+                         cells {b}",
+                        targets[k]
+                    );
+                }
+                if jump_bits(&grid, backward).is_some() {
+                    by_jumps[usize::from(backward)] += 1;
+                    settled += u64::from(scratch.settled);
+                    settled_over_cells += u64::from(plain.settled);
+                }
+            }
+        }
+        // Most walks went by jump points: forward on every kind of grid (but where the cost
+        // changes from cell to cell), backward where every step costs the same both ways.
+        assert!(by_jumps[0] > 200 && by_jumps[1] > 60, "walks by jump points: {by_jumps:?}");
+        assert!(
+            settled * 3 < settled_over_cells,
+            "{settled} jump points settled against {settled_over_cells} cells"
+        );
     }
 }

@@ -19,6 +19,7 @@
 
 mod find;
 mod graph;
+mod jump_walks;
 
 pub use find::WorldFind;
 pub use graph::WorldGraph;

@@ -196,7 +196,8 @@ struct Stands {
 
 /// How long agents waited for their answers: from the frame a request went on an agent with
 /// none waiting (a request that replaces a waiting one goes on waiting from the first) to the
-/// frame it was answered (its `PathRequest` taken off), in frames.
+/// frame it was answered (its `PathRequest` taken off), in frames; requests made in the first
+/// [`WARM_UP`] frames (while the maps warm) are not counted.
 #[derive(Default)]
 struct Waits {
     /// Per agent: the frame its waiting request went on, if one waits.
@@ -215,7 +216,9 @@ impl Waits {
 
     fn see(&mut self, k: usize, waiting: bool, frame: usize) {
         if let Some(since) = self.since.get(k).copied().flatten().filter(|_| !waiting) {
-            self.waits.push(frame + 1 - since);
+            if since >= WARM_UP {
+                self.waits.push(frame + 1 - since);
+            }
             self.since[k] = None;
         }
     }

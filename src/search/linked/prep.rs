@@ -63,9 +63,10 @@ pub(super) enum JumpGrid {
 }
 
 /// Per grid of `maps`, the jump point bits a search through links runs with there, where it
-/// does: where jump point search is optimal, its bits are built, it is wanted (`jump`: only
-/// where it pays, or wherever it is optimal; `None`: nowhere), and no seam joins the grid to
-/// another. Runs stop on each of `entrances`.
+/// does: where jump point search is optimal, its bits are built, and it is wanted (`jump`: only
+/// where it pays, or wherever it is optimal; `None`: nowhere). Runs stop on each of
+/// `entrances`, and on a grid joined to others at seams, on each border cell a step leaves it
+/// from (see [`seam_stops`]).
 fn jump_grids(
     maps: &[&NavGrid],
     jump: Option<bool>,
@@ -77,17 +78,41 @@ fn jump_grids(
         .map(|(map, &grid)| {
             let runs = jump
                 .is_some_and(|only_where_it_pays| !only_where_it_pays || jumps_pay(grid))
-                && jps_applies(grid)
-                && !seams.is_some_and(|s| s.is_joined(map));
+                && jps_applies(grid);
             let bits = grid.prepared_index(JumpBits::build).filter(|_| runs)?;
-            let stops: Vec<usize> =
+            let mut stops: Vec<usize> =
                 on_map(entrances, map).into_iter().map(|cell| grid.index(cell)).collect();
+            if let Some(seams) = seams.filter(|s| s.is_joined(map)) {
+                stops.extend(seam_stops(maps, seams, map).map(|cell| grid.index(cell)));
+            }
             Some(match stops.is_empty() {
                 true => JumpGrid::Own,
                 false => JumpGrid::Stops(Box::new(bits.with_stops(grid.padded_costs(), &stops))),
             })
         })
         .collect()
+}
+
+/// The border cells of grid `map` that a step across a seam leaves from. A grid's jump point
+/// bits read the cells beyond its border as walls: right for a path that stays on the grid,
+/// wrong only for one that crosses there. Each piece of a cheapest path on one grid runs from
+/// where it came onto the grid (expanded in every direction, as a link's exit is) to the
+/// goal or to the cell it leaves from; with those cells stops, jump point search on the grid
+/// alone finds each piece, and the search through the seams stays optimal.
+fn seam_stops<'a>(
+    maps: &'a [&NavGrid],
+    seams: &'a Lattice,
+    map: usize,
+) -> impl Iterator<Item = GridPos> + 'a {
+    let (w, h) = (maps[map].width(), maps[map].height());
+    let rows = [0, h - 1].into_iter().flat_map(move |y| (0..w).map(move |x| GridPos::new(x, y)));
+    let cols = [0, w - 1].into_iter().flat_map(move |x| (1..h).map(move |y| GridPos::new(x, y)));
+    let mut seen = std::collections::HashSet::new();
+    rows.chain(cols).filter(move |&cell| {
+        let mut leaves = false;
+        seams.steps_out(maps, MapPos::new(map, cell), true, |_, _, _| leaves = true);
+        leaves && seen.insert(cell)
+    })
 }
 
 /// A connected area of one grid: (grid, component label).

@@ -13,7 +13,9 @@
 //! - the whole grid with plain A* (the same search the linked one runs on each grid), and with
 //!   the crate's default (jump point search where it pays);
 //! - the chunks with `LinkedMaps::with_places` (the estimate across chunks);
-//! - the chunks with no places (the estimate the linked search had before).
+//! - the chunks with no places (the estimate the linked search had before);
+//! - the chunks with places and no seam links, searched as the plugin does (the default
+//!   search: jump points inside each chunk, runs stopping where a seam step leaves).
 //!
 //! Memory: the whole grid's `memory_bytes` against the chunks' plus their seam links.
 //!
@@ -44,10 +46,11 @@ fn main() {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
         "| map | chunks | seam links | queries | whole: A* | whole: default | chunks, placed | \
-         chunks, not placed | placed / whole A* | cells searched: whole A*, placed, not placed | \
-         memory: whole, chunks + seams |"
+         chunks, not placed | chunks placed, default | placed / whole A* | placed default / \
+         whole default | cells searched: whole A*, placed, not placed; jump points placed \
+         default | memory: whole, chunks + seams |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut remakes = Vec::new();
     for name in ["arena2", "lak304d", "64room_000"] {
         let whole = load_map(format!("{dir}/{name}.map")).expect("map");
@@ -122,15 +125,26 @@ fn main() {
             let found = p.find(placed, &query).expect("placed");
             (found.cost, found.stats.expanded)
         });
+        // What the plugin searches: the places alone (seams stepped across from them), with the
+        // default search (jump points inside each chunk, stopping where a seam step leaves).
+        let seams_only = LinkedMaps::new(&refs, &[]).with_places(&places);
+        let (t_jumps, (c_jumps, n_jumps)) = run(&mut |p, a, b| {
+            let found = p.find(seams_only, &PathQuery::new(chunk_of(a), chunk_of(b)));
+            let found = found.expect("placed, default");
+            (found.cost, found.stats.expanded)
+        });
         let (t_plain, (c_plain, n_plain)) = run(&mut |p, a, b| {
             let query = PathQuery::new(chunk_of(a), chunk_of(b)).with_options(astar);
             let found = p.find(plain, &query).expect("not placed");
             (found.cost, found.stats.expanded)
         });
         for (i, s) in queries.iter().enumerate() {
-            for (label, cost) in
-                [("default", c_default[i]), ("placed", c_placed[i]), ("not placed", c_plain[i])]
-            {
+            for (label, cost) in [
+                ("default", c_default[i]),
+                ("placed", c_placed[i]),
+                ("placed, default", c_jumps[i]),
+                ("not placed", c_plain[i]),
+            ] {
                 assert!((cost - c_astar[i]).abs() < 1e-6, "{name} {i} {label}: {cost}");
             }
             assert!((c_astar[i] - s.optimal_length).abs() < 1e-3, "{name} {i}: published");
@@ -139,7 +153,8 @@ fn main() {
             + links.len() * std::mem::size_of::<Link>();
         println!(
             "| {name} ({w} x {h}) | {} | {} | {} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms | \
-             {:.2}x | {n_astar}, {n_placed}, {n_plain} | {:.1} KiB, {:.1} KiB |",
+             {:.2} ms | {:.2}x | {:.2}x | {n_astar}, {n_placed}, {n_plain}; {n_jumps} | \
+             {:.1} KiB, {:.1} KiB |",
             grids.len(),
             links.len(),
             queries.len(),
@@ -147,7 +162,9 @@ fn main() {
             ms(t_default),
             ms(t_placed),
             ms(t_plain),
+            ms(t_jumps),
             t_placed.as_secs_f64() / t_astar.as_secs_f64(),
+            t_jumps.as_secs_f64() / t_default.as_secs_f64(),
             whole.memory_bytes() as f64 / 1024.0,
             chunk_bytes as f64 / 1024.0,
         );

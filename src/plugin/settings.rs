@@ -237,8 +237,9 @@ pub enum WorldSearch {
     /// search takes many frames a path), `Exact` elsewhere (a few levels side by side).
     #[default]
     Auto,
-    /// One A* over every cell, the seams' steps among them: the cheapest path. Its time grows
-    /// with the cells between the ends (it is spread over frames by the search budget).
+    /// One A* over the cells (jump points inside 8-way maps without corner cutting), the seams'
+    /// steps among them: the cheapest path. Its time grows with the cells between the ends (it
+    /// is spread over frames by the search budget).
     Exact,
     /// A search over a graph of cells on the chunks' edges, refined into walks on each chunk
     /// ([`WorldGraph`](crate::search::WorldGraph)): its time grows with the chunks crossed, and

@@ -9,8 +9,10 @@
 //! grid). So every cheapest path through the grids has one made of jump points, links and
 //! seams, and the search through links stays optimal.
 //!
-//! Grids that touch others across seams, and searches that ask for plain A* or Theta*, expand
-//! cell by cell as before.
+//! On a grid that touches others across seams, runs also stop on each border cell a step across
+//! a seam leaves from (see `prep`), and a cell stepped onto across a seam is looked at in every
+//! direction, as a link's exit is. Searches that ask for plain A* or Theta*, and grids where
+//! jump point search is not optimal, expand cell by cell.
 
 use super::super::avoided::Avoided;
 use super::super::expansion::Expansion;

@@ -3,7 +3,8 @@
 //!
 //! The search is one A* over every grid, a link being one more step from its entrance to its
 //! exit: over jump points on the grids where jump point search is optimal (runs stop at every
-//! entrance and goal: `jumps`), cell by cell elsewhere. Its estimate on the goal's grid is the
+//! entrance, every goal and every cell a seam step leaves from: `jumps`), cell by cell
+//! elsewhere. Its estimate on the goal's grid is the
 //! grid's own (scaled by its cheapest cell), capped by a lower bound on leaving the grid through
 //! a link (`bounds`); so the path is the cheapest one. What it works out from the grids and
 //! links alone (the links leaving each cell, the bound by blocks of cells with many links, the

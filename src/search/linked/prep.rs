@@ -1,7 +1,7 @@
 //! What a search through links works out from the grids and links alone, whatever the query:
 //! the ways that can be taken (sorted, indexed by entrance), which area of which grid each
-//! joins, the seams of placed grids, and the link entrances where jump point search stops on
-//! each grid. A [`Pathfinder`](super::super::Pathfinder) keeps the last one and uses it again
+//! joins, the seams of placed grids, and the link entrances and seam cells where jump point
+//! search stops on each grid. A [`Pathfinder`](super::super::Pathfinder) keeps the last one and uses it again
 //! while the grids (their stamps), the links, the places and the kind of search are the same:
 //! a thousand links are then sorted once, not once a query.
 
@@ -55,10 +55,10 @@ pub(super) fn on_map(cells: &[MapPos], map: usize) -> Vec<GridPos> {
 /// The jump point bits a search through links runs with on one grid.
 #[derive(Debug)]
 pub(super) enum JumpGrid {
-    /// The grid's own: no link leaves it.
+    /// The grid's own: no link or seam leaves it.
     Own,
-    /// A copy where runs also stop on every entrance of a way out
-    /// ([`JumpBits::with_stops`]).
+    /// A copy where runs also stop on every entrance of a way out and every border cell a seam
+    /// step leaves from ([`JumpBits::with_stops`]).
     Stops(Box<JumpBits>),
 }
 
@@ -138,7 +138,8 @@ pub(crate) struct LinkedPrep {
     areas: Option<Vec<(Area, Area)>>,
     /// Where placed grids touch, when two or more share a world.
     pub(super) seams: Option<Lattice>,
-    /// Per grid: where jump point search stops on it (every entrance), when it runs there.
+    /// Per grid: where jump point search stops on it (every entrance, every cell a seam step
+    /// leaves from), when it runs there.
     pub(super) jumps: Vec<Option<JumpGrid>>,
     /// Each grid's estimate: its heuristic and the cost of its cheapest cell.
     pub(super) heuristics: Vec<(Heuristic, f64)>,

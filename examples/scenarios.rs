@@ -14,7 +14,8 @@
 //! not the painted map's, so `optimal` means nothing then. `SCENARIOS_FENCES=PERCENT` puts a wall
 //! on that percent of the edges between open neighbouring cells (fences; chosen by a fixed seed):
 //! `optimal` means nothing then either. `SCENARIOS_ASTAR=1` searches with plain A* instead of the
-//! default.
+//! default. `SCENARIOS_TABLE=1` builds a `PathTable` first (its build time and subgoals, or why
+//! it was not built, go to stderr) and answers each query with its help.
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -24,7 +25,7 @@ use std::time::Instant;
 
 use bevy_tilemap_nav::grid::{Edge, GridPos, NavGrid};
 use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
-use bevy_tilemap_nav::search::{Algorithm, PathQuery, Pathfinder, SearchOptions};
+use bevy_tilemap_nav::search::{Algorithm, PathQuery, PathTable, Pathfinder, SearchOptions};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -57,6 +58,16 @@ fn main() -> ExitCode {
         Some(percent) => fence(grid, percent),
         None => grid,
     };
+    let table = std::env::var_os("SCENARIOS_TABLE").and_then(|_| {
+        let started = Instant::now();
+        let built = PathTable::build(&grid);
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        match &built {
+            Ok(table) => eprintln!("path table: {ms:.0} ms, {} subgoals", table.subgoal_count()),
+            Err(error) => eprintln!("no path table: {error}"),
+        }
+        built.ok()
+    });
     let mut pathfinder = Pathfinder::new();
     let mut options = SearchOptions::default();
     if std::env::var_os("SCENARIOS_ASTAR").is_some() {
@@ -66,8 +77,11 @@ fn main() -> ExitCode {
     let mut first_micros = 0.0;
     for (index, scenario) in scenarios.iter().enumerate() {
         let started = Instant::now();
-        let result = pathfinder
-            .find(&grid, &PathQuery::new(scenario.start, scenario.goal).with_options(options));
+        let query = PathQuery::new(scenario.start, scenario.goal).with_options(options);
+        let result = match &table {
+            Some(table) => pathfinder.find(&grid, &query.with_help(table)),
+            None => pathfinder.find(&grid, &query),
+        };
         let micros = started.elapsed().as_secs_f64() * 1e6;
         total_micros += micros;
         if index == 0 {

@@ -200,10 +200,17 @@ impl NavGrid {
         }
     }
 
-    /// True when some edge of the grid is a wall or one-way. Path tables refuse such grids (the
-    /// plugin then keeps landmarks); jump point search reads the edges.
+    /// True when some edge of the grid is a wall or one-way. Jump point search and path tables
+    /// read the edges (path tables refuse one-way edges: [`has_one_way_edges`](Self::has_one_way_edges)).
     pub fn has_edges(&self) -> bool {
         !self.edges.is_empty()
+    }
+
+    /// True when some edge of the grid lets steps cross one way only: a step's way back may be
+    /// barred where the step is not (path tables refuse such grids; the plugin then keeps
+    /// landmarks).
+    pub fn has_one_way_edges(&self) -> bool {
+        self.has_edges() && self.edges().any(|(_, _, edge)| edge == Edge::OneWay)
     }
 
     /// Whether the edge between neighbouring cells `from` and `to` lets a step cross from

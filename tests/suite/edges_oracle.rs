@@ -426,8 +426,111 @@ fn line_of_sight_stops_at_a_wall_between_cells() {
     assert!(segment_cells(&grid, GridPos::new(2, 0), GridPos::new(3, 1)).is_none());
 }
 
+/// A grid of one cost, 8-way without corner cutting, with fences: straight runs of walls
+/// between cells (2-10 edges), and walls between single pairs of cells.
+fn fenced_case(rng: &mut Rng) -> (NavGrid, EdgeModel) {
+    let (width, height) = (4 + rng.below(36), 4 + rng.below(36));
+    let walls = rng.below(15);
+    let cells = random_cells(rng, width, height, walls, false);
+    let mut grid = NavGrid::new(width, height).unwrap();
+    set_cells(&mut grid, &cells);
+    let mut model =
+        EdgeModel { cells: Model { eight: true, ..Model::of(cells) }, barred: HashSet::new() };
+    let mut wall = |grid: &mut NavGrid, a: Xy, b: Xy| {
+        let pos = |(x, y): Xy| GridPos::new(x as u32, y as u32);
+        let inside = |(x, y): Xy| x >= 0 && y >= 0 && x < width as i64 && y < height as i64;
+        if inside(a) && inside(b) {
+            grid.set_edge(pos(a), pos(b), Edge::Wall).unwrap();
+            model.barred.insert((a, b));
+            model.barred.insert((b, a));
+        }
+    };
+    for _ in 0..rng.below(8) {
+        // A fence along a row (between rows y and y + 1) or a column.
+        let (x, y) = (i64::from(rng.below(width)), i64::from(rng.below(height)));
+        let along_row = rng.chance(50);
+        for k in 0..2 + i64::from(rng.below(9)) {
+            match along_row {
+                true => wall(&mut grid, (x + k, y), (x + k, y + 1)),
+                false => wall(&mut grid, (x, y + k), (x + 1, y + k)),
+            }
+        }
+    }
+    for _ in 0..rng.below(width * height / 8 + 1) {
+        let a = (i64::from(rng.below(width)), i64::from(rng.below(height)));
+        let b = if rng.chance(50) { (a.0 + 1, a.1) } else { (a.0, a.1 + 1) };
+        wall(&mut grid, a, b);
+    }
+    (grid, model)
+}
+
+/// Path tables read walls between cells: on random fenced grids every answer comes from the
+/// table (no search: nothing expanded) and costs what the model's Dijkstra says, over legal
+/// steps; unreachable goals are errors; a baked table loads for the same fenced grid (and not
+/// for the grid with one fence more) and answers the same; one-way edges are refused.
+#[test]
+fn path_tables_follow_walls_between_cells() {
+    let mut rng = Rng(0xFE7CE);
+    let mut pathfinder = Pathfinder::new();
+    let (mut from_table, mut unreachable, mut tables) = (0, 0, 0);
+    for round in 0..400 {
+        let (grid, model) = fenced_case(&mut rng);
+        let open = open_cells(&grid);
+        if open.len() < 2 {
+            continue;
+        }
+        let table = match PathTable::build(&grid) {
+            Ok(table) => table,
+            Err(PathTableError::TooManySubgoals { .. } | PathTableError::TooOpen) => continue,
+            Err(error) => panic!("round {round}: {error}"),
+        };
+        tables += 1;
+        let baked = PathTable::from_binary(&table.to_binary(), &grid).unwrap();
+        for _ in 0..20 {
+            let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
+            if s == g {
+                continue;
+            }
+            let want = model.cost(&grid, s, g);
+            for help in [&table, &baked] {
+                match pathfinder.find(&grid, &PathQuery::new(s, g).with_help(help)) {
+                    Ok(path) => {
+                        let label = format!("round {round}: {s} -> {g}");
+                        assert!(close(path.cost, want), "{label}: {} vs {want}", path.cost);
+                        let walked = model.path_cost(&path.cells);
+                        assert!(walked.is_some_and(|w| close(w, want)), "{label}: illegal step");
+                        assert_eq!((path.cells[0], path.end()), (s, g), "{label}");
+                        assert_eq!(path.stats.expanded, 0, "{label}: searched, not looked up");
+                        from_table += 1;
+                    }
+                    Err(_) => {
+                        assert!(want.is_infinite(), "round {round}: {s} -> {g}");
+                        unreachable += 1;
+                    }
+                }
+            }
+        }
+        // One fence more: the bake is for another grid; a one-way edge: refused.
+        let mut changed = grid.clone();
+        let (a, b) = (GridPos::new(0, 0), GridPos::new(1, 0));
+        if changed.edge_open(a, b) && changed.set_edge(a, b, Edge::Wall).is_ok() {
+            assert_eq!(
+                PathTable::from_binary(&table.to_binary(), &changed).err(),
+                Some(BakeError::OtherGrid)
+            );
+        }
+        changed.set_edge(a, b, Edge::OneWay).unwrap();
+        assert!(matches!(PathTable::build(&changed), Err(PathTableError::Unsupported(_))));
+    }
+    assert!(
+        tables > 300 && from_table > 8000 && unreachable > 200,
+        "{tables} tables, {from_table} answers, {unreachable} unreachable"
+    );
+}
+
 /// Distance fields (built and repaired), reachable sets and first-move tables give the
-/// model's costs; landmarks guide to the model's costs; a path table refuses such grids.
+/// model's costs; landmarks guide to the model's costs; a path table refuses grids with
+/// one-way edges.
 #[test]
 fn fields_tables_and_landmarks_follow_edges() {
     let mut rng = Rng(0xF1E1D);
@@ -478,7 +581,7 @@ fn fields_tables_and_landmarks_follow_edges() {
                 }
             }
         }
-        if grid.has_edges() && grid.neighborhood() == Neighborhood::Eight {
+        if grid.has_one_way_edges() && grid.neighborhood() == Neighborhood::Eight {
             assert!(matches!(PathTable::build(&grid), Err(PathTableError::Unsupported(_))));
         }
         // Repair: a cell changes; the field follows it (edges stay).

@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 use super::super::slices::{Work, fingerprint, spend};
 use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
 use super::{PathTable, PathTableError, Steps, octile_steps};
-use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood, direction_of};
 
 /// The cells of a `width` x `height` grid in the order that visits, for direction (`dx`, `dy`),
 /// the next cell along it first, in spans of at most [`SPAN`] cells of a row (the work of a
@@ -27,11 +27,32 @@ fn sweep(
     })
 }
 
+/// Per cell of `grid`, row by row, its barred exits (bit `d` for the grid's direction `d`, the
+/// eight of a square grid): the steps out of it that a wall between cells bars, diagonals past
+/// a corner such a wall touches included. Empty when the grid has no such walls.
+pub(super) fn cell_exits(grid: &NavGrid) -> Vec<u8> {
+    if !grid.has_edges() {
+        return Vec::new();
+    }
+    let exits = grid.padded_exits();
+    grid.positions().map(|p| exits[grid.index(p)]).collect()
+}
+
+/// The step from `p` by `d` (one of the eight) is barred in `exits` ([`cell_exits`] of a grid
+/// `width` cells wide; empty: nothing is).
+#[inline]
+pub(super) fn barred(exits: &[u8], width: i32, p: (i32, i32), (dx, dy): (i32, i32)) -> bool {
+    !exits.is_empty()
+        && exits[(p.1 * width + p.0) as usize] & 1 << direction_of(dx as isize, dy as isize) != 0
+}
+
 /// The grid's open cells and subgoals, and how far runs go: what building needs.
 struct Layout {
     width: i32,
     height: i32,
     open: Vec<bool>,
+    /// Per cell, its barred exits ([`cell_exits`]); empty on a grid without walls between cells.
+    exits: Vec<u8>,
     /// Per cell, its subgoal id, or `u16::MAX`.
     subgoal: Vec<u16>,
     /// Per straight direction (`STRAIGHT`), how many steps a run takes from each cell before
@@ -66,20 +87,31 @@ impl Layout {
         (id != u16::MAX).then_some(id)
     }
 
-    /// A diagonal step from `p` by `d` is legal: onto an open cell, between two open ones.
+    /// A diagonal step from `p` by `d` is legal: onto an open cell, between two open ones,
+    /// past no corner a wall between cells touches.
     #[inline]
     fn diagonal_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
         self.open((p.0 + d.0, p.1))
             && self.open((p.0, p.1 + d.1))
             && self.open((p.0 + d.0, p.1 + d.1))
+            && !barred(&self.exits, self.width, p, d)
+    }
+
+    /// A straight step from `p` by `d` is legal: onto an open cell, across no wall.
+    #[inline]
+    fn straight_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        self.open((p.0 + d.0, p.1 + d.1)) && !barred(&self.exits, self.width, p, d)
     }
 
     /// The subgoal a straight run from `p` in direction `STRAIGHT[k]` meets first, if any.
     #[inline]
     fn straight_hit(&self, p: (i32, i32), k: usize) -> Option<u16> {
-        let n = i32::from(self.straight[k][self.index(p)]) + 1;
+        let n = i32::from(self.straight[k][self.index(p)]);
         let (dx, dy) = STRAIGHT[k];
-        self.subgoal_at((p.0 + dx * n, p.1 + dy * n))
+        let last = (p.0 + dx * n, p.1 + dy * n);
+        // The run ends before a wall cell, a wall between cells, or a subgoal.
+        let on = self.straight_ok(last, (dx, dy));
+        on.then(|| self.subgoal_at((last.0 + dx, last.1 + dy))).flatten()
     }
 
     /// The subgoal a diagonal run from `p` in direction `DIAGONAL[k]` meets first, if any.
@@ -105,20 +137,23 @@ impl Layout {
             width,
             height,
             open,
+            exits: cell_exits(grid),
             subgoal: vec![u16::MAX; cells],
             straight: Default::default(),
             diagonal: Default::default(),
         };
-        // A subgoal: an open cell by a wall's corner, with both cells between them open.
+        // A subgoal: an open cell by a wall's corner, with both cells between them open; or by
+        // the end of a wall between cells: both straight steps legal, the diagonal between them
+        // not (the same test where there are no such walls).
         let mut count = 0usize;
         for span in sweep(layout.width, layout.height, (0, 0)) {
             spend!(work, span.len() as u64);
             for (x, y) in span {
                 let corner = layout.open((x, y))
                     && DIAGONAL.iter().any(|&(dx, dy)| {
-                        layout.open((x + dx, y))
-                            && layout.open((x, y + dy))
-                            && !layout.open((x + dx, y + dy))
+                        layout.straight_ok((x, y), (dx, 0))
+                            && layout.straight_ok((x, y), (0, dy))
+                            && !layout.diagonal_ok((x, y), (dx, dy))
                     });
                 if corner {
                     if count < MAX_SUBGOALS {
@@ -138,7 +173,9 @@ impl Layout {
                 spend!(work, span.len() as u64);
                 for (x, y) in span {
                     let next = (x + dx, y + dy);
-                    if layout.open((x, y)) && layout.open(next) && layout.subgoal_at(next).is_none()
+                    if layout.open((x, y))
+                        && layout.straight_ok((x, y), (dx, dy))
+                        && layout.subgoal_at(next).is_none()
                     {
                         run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
                     }
@@ -495,8 +532,8 @@ async fn lists_in(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTab
             list.extend((0..4).filter_map(|k| layout.diagonal_hit(p, k)));
         },
         &STRAIGHT,
-        |k, _, next, ahead| {
-            if !layout.open(next) || layout.subgoal_at(next).is_some() {
+        |k, p, next, ahead| {
+            if !layout.straight_ok(p, STRAIGHT[k]) || layout.subgoal_at(next).is_some() {
                 return None;
             }
             // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
@@ -531,9 +568,9 @@ impl PathTable {
         if !grid.has_uniform_cost() {
             return Err(PathTableError::Unsupported("the table needs one cost on every cell"));
         }
-        if grid.has_edges() {
+        if grid.has_one_way_edges() {
             return Err(PathTableError::Unsupported(
-                "the table takes no walls between cells or one-way edges",
+                "the table takes walls between cells but no one-way edges",
             ));
         }
         if grid.width() > u32::from(u16::MAX) || grid.height() > u32::from(u16::MAX) {
@@ -566,6 +603,7 @@ impl PathTable {
             width: layout.width,
             height: layout.height,
             open,
+            exits: layout.exits,
             stamp: grid.stamp(),
             fingerprint: fingerprint(grid, work).await,
             cost: grid.min_cost().unwrap_or(1),

@@ -43,7 +43,7 @@ impl PathTable {
         let cost = grid.min_cost().unwrap_or(1);
         let (mut reader, fingerprint) = open_tied(bytes, format, grid, cost)?;
         if !grid.has_uniform_cost()
-            || grid.has_edges()
+            || grid.has_one_way_edges()
             || grid.neighborhood() != Neighborhood::Eight
             || grid.corner_rule() != CornerRule::NoCornerCutting
         {
@@ -98,6 +98,7 @@ impl PathTable {
             width: width as i32,
             height: height as i32,
             open,
+            exits: super::build::cell_exits(grid),
             stamp: grid.stamp(),
             fingerprint,
             cost,

@@ -16,6 +16,13 @@
 //! without any search. The price: maps with very many corners (mazes, noise) are refused
 //! ([`PathTableError::TooManySubgoals`]), and the grid must have one cost, 8-way moves and no
 //! corner cutting (the grid the table's shortest-path theory holds for).
+//!
+//! Walls between cells (fences) are read as the jump point search reads them: no step crosses
+//! one, and no diagonal step passes a corner one touches. The end of a fence is a corner paths
+//! bend round as they bend round a wall cell's, so the cells there are subgoals too: an open
+//! cell with both straight steps of a diagonal legal and the diagonal step between them not.
+//! One-way edges are refused: a cell's list of subgoals that reach it is worked out by running
+//! back from the cell, which needs each step to be legal both ways.
 
 use std::f64::consts::SQRT_2;
 use std::fmt;
@@ -48,7 +55,7 @@ pub const MAX_SUBGOALS: usize = 3000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathTableError {
     /// The grid is not one the table can serve: it needs 8-way moves, no corner cutting, a
-    /// single cost on every passable cell and no walls between cells. (Online search serves
+    /// single cost on every passable cell and no one-way edges. (Online search serves
     /// every grid.)
     Unsupported(&'static str),
     /// The map has more wall corners than the table takes ([`MAX_SUBGOALS`]): a maze or a noisy
@@ -135,6 +142,8 @@ pub struct PathTable {
     height: i32,
     /// One bit per cell, row by row: open.
     open: Vec<u64>,
+    /// Per cell, row by row, the steps out of it that walls between cells bar (empty: none).
+    exits: Vec<u8>,
     /// The grid (and its revision) the table was built for.
     stamp: GridStamp,
     /// What the grid's cells were when built: checks that baked data fits a grid.
@@ -192,6 +201,7 @@ impl PathTable {
     pub fn memory_bytes(&self) -> usize {
         self.subgoals.len() * 8
             + self.open.len() * 8
+            + self.exits.len()
             + (self.out_start.len() + self.in_start.len()) * 4
             + (self.out_list.len() + self.in_list.len()) * 2
             + self.dist.len() * 4
@@ -306,10 +316,12 @@ impl PathTable {
         let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
         let diagonal = ax.min(ay);
         let mut t = a;
+        let barred = |t: (i32, i32), d: (i32, i32)| build::barred(&self.exits, self.width, t, d);
         for _ in 0..diagonal {
             if !(self.is_open((t.0 + sx, t.1))
                 && self.is_open((t.0, t.1 + sy))
                 && self.is_open((t.0 + sx, t.1 + sy)))
+                || barred(t, (sx, sy))
             {
                 return None;
             }
@@ -318,6 +330,9 @@ impl PathTable {
         }
         let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
         for _ in 0..(ax.max(ay) - diagonal) {
+            if barred(t, (tx, ty)) {
+                return None;
+            }
             t = (t.0 + tx, t.1 + ty);
             if !self.is_open(t) {
                 return None;

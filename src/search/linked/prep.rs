@@ -105,13 +105,15 @@ fn seam_stops<'a>(
     map: usize,
 ) -> impl Iterator<Item = GridPos> + 'a {
     let (w, h) = (maps[map].width(), maps[map].height());
+    // The first and last rows, then the first and last columns between them (a grid one cell
+    // wide or high names a cell twice: `JumpBits::with_stops` takes a stop once).
     let rows = [0, h - 1].into_iter().flat_map(move |y| (0..w).map(move |x| GridPos::new(x, y)));
-    let cols = [0, w - 1].into_iter().flat_map(move |x| (1..h).map(move |y| GridPos::new(x, y)));
-    let mut seen = std::collections::HashSet::new();
+    let cols =
+        [0, w - 1].into_iter().flat_map(move |x| (1..h - 1).map(move |y| GridPos::new(x, y)));
     rows.chain(cols).filter(move |&cell| {
         let mut leaves = false;
         seams.steps_out(maps, MapPos::new(map, cell), true, |_, _, _| leaves = true);
-        leaves && seen.insert(cell)
+        leaves
     })
 }
 

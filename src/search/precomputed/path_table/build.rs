@@ -662,6 +662,7 @@ impl PathTable {
             in_list,
             dist,
             pred,
+            lists_built: true,
         })
     }
 }

@@ -109,6 +109,7 @@ impl PathTable {
             in_list,
             dist,
             pred,
+            lists_built: false,
         };
         if !table.pred_steps_clear() {
             return Err(invalid("a step between subgoals that is not a clear run"));
@@ -137,5 +138,31 @@ impl PathTable {
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PathTable;
+    use crate::grid::{Cell, GridPos, NavGrid};
+
+    /// A table read from bytes checks the hops to and from subgoals that its cells' lists give
+    /// as a query walks them: a list changed by hand (and sealed again) that names a subgoal
+    /// behind a wall leaves the query to online search, never a path through the wall.
+    #[test]
+    fn a_loaded_table_checks_the_hops_its_lists_give() {
+        let mut grid = NavGrid::new(9, 9).unwrap();
+        grid.fill_rect(GridPos::new(4, 0), GridPos::new(4, 7), Cell::Blocked).unwrap();
+        let built = PathTable::build(&grid).unwrap();
+        let mut loaded = PathTable::from_binary(&built.to_binary(), &grid).unwrap();
+        let (start, goal) = (GridPos::new(0, 0), GridPos::new(8, 0));
+        assert!(loaded.answer(&grid, start, goal).is_some_and(|path| path.is_ok()));
+        // Past the wall's top, on its far side: not in sight of the start.
+        let behind = loaded.subgoals.iter().position(|&p| p == (5, 8)).unwrap() as u16;
+        let cell = loaded.index((0, 0));
+        let (from, to) = (loaded.out_start[cell] as usize, loaded.out_start[cell + 1] as usize);
+        assert!(to > from, "the start sees a subgoal");
+        loaded.out_list[from..to].fill(behind);
+        assert!(loaded.answer(&grid, start, goal).is_none(), "a hop through the wall");
     }
 }

@@ -163,6 +163,9 @@ pub struct PathTable {
     dist: Vec<Steps>,
     /// Row `a`, column `b`: the subgoal before `b` on that path (`b`'s own id when `a == b`).
     pred: Vec<u16>,
+    /// The cells' lists were made by [`PathTable::build`], not read from bytes (whose lists a
+    /// query checks as it walks them).
+    lists_built: bool,
 }
 
 impl PathTable {
@@ -347,27 +350,30 @@ impl PathTable {
     fn walk(&self, s: (i32, i32), g: (i32, i32), route: Option<(u16, u16)>) -> Option<PathResult> {
         let mut stops = vec![s];
         if let Some((a, b)) = route {
+            // The chain from the last subgoal back to the first, then turned round in place.
             let n = self.subgoals.len();
             let row = usize::from(a) * n;
-            let mut chain = vec![b];
             let mut at = b;
+            stops.push(self.subgoals[usize::from(b)]);
             while at != a {
                 at = self.pred[row + usize::from(at)];
-                if usize::from(at) >= n || chain.len() > n {
+                if usize::from(at) >= n || stops.len() > n + 1 {
                     return None;
                 }
-                chain.push(at);
+                stops.push(self.subgoals[usize::from(at)]);
             }
-            stops.extend(chain.iter().rev().map(|&id| self.subgoals[usize::from(id)]));
+            stops[1..].reverse();
         }
         stops.push(g);
         // The hops from the start and to the goal come from the cells' lists, which a table
         // loaded from bytes changed by hand (and sealed again) may have wrong: checked here, so
         // that such a table falls back on online search rather than walk through a wall
-        // (checking every list as it loads would cost about a build). The hops between subgoals
-        // were checked as it loaded (`pred_steps_clear`), the direct run by `route`.
+        // (checking every list as it loads would cost about a build). A table built here made
+        // its lists itself. The hops between subgoals were checked as it loaded
+        // (`pred_steps_clear`), the direct run by `route`.
         let last = stops.len() - 2;
         if route.is_some()
+            && !self.lists_built
             && (!self.diagonal_first_clear(stops[0], stops[1])
                 || !self.diagonal_first_clear(stops[last], stops[last + 1]))
         {

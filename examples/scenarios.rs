@@ -17,7 +17,7 @@
 //! default. `SCENARIOS_TABLE=1` builds a `PathTable` first (its build time and subgoals, or why
 //! it was not built, go to stderr) and answers each query with its help. `SCENARIOS_ROUNDS=N`
 //! asks every scenario N times over (for a profiler: more samples) and prints the mean after
-//! the first query over all rounds; the lines per scenario are the first round's.
+//! the first query over all rounds; the lines per scenario are the last round's.
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]

@@ -17,7 +17,8 @@
 //! default. `SCENARIOS_TABLE=1` builds a `PathTable` first (its build time and subgoals, or why
 //! it was not built, go to stderr) and answers each query with its help. `SCENARIOS_ROUNDS=N`
 //! asks every scenario N times over (for a profiler: more samples) and prints the mean after
-//! the first query over all rounds; the lines per scenario are the last round's.
+//! the first query over all rounds; the lines per scenario are the last round's. The lines
+//! are printed once the queries are over (a line printed between two queries slowed the next).
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bevy_tilemap_nav::grid::{Edge, GridPos, NavGrid};
-use bevy_tilemap_nav::io::movingai::{load_map, load_scenarios, paint_terrain};
+use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::search::{Algorithm, PathQuery, PathTable, Pathfinder, SearchOptions};
 
 fn main() -> ExitCode {
@@ -78,23 +79,10 @@ fn main() -> ExitCode {
     let rounds: Option<usize> = std::env::var("SCENARIOS_ROUNDS").ok().and_then(|s| s.parse().ok());
     let rounds = rounds.unwrap_or(1).max(1);
     let (mut solved, mut optimal, mut total_micros) = (0usize, 0usize, 0.0f64);
-    let mut first_micros = 0.0;
-    for round in 1..rounds {
-        for scenario in &scenarios {
-            let started = Instant::now();
-            let query = PathQuery::new(scenario.start, scenario.goal).with_options(options);
-            let _ = match &table {
-                Some(table) => pathfinder.find(&grid, &query.with_help(table)),
-                None => pathfinder.find(&grid, &query),
-            };
-            let micros = started.elapsed().as_secs_f64() * 1e6;
-            if round == 1 && first_micros == 0.0 {
-                first_micros = micros;
-            }
-            total_micros += micros;
-        }
-    }
-    for (index, scenario) in scenarios.iter().enumerate() {
+    let mut first_micros = None;
+    // One query, timed: its path's cost and expansions (`None`: no path), and how long it
+    // took. The path itself is dropped at once, as a game's search loop would reuse its memory.
+    let mut ask = |scenario: &Scenario| {
         let started = Instant::now();
         let query = PathQuery::new(scenario.start, scenario.goal).with_options(options);
         let result = match &table {
@@ -103,18 +91,27 @@ fn main() -> ExitCode {
         };
         let micros = started.elapsed().as_secs_f64() * 1e6;
         total_micros += micros;
-        if index == 0 && rounds == 1 {
-            first_micros = micros;
+        first_micros.get_or_insert(micros);
+        (result.ok().map(|path| (path.cost, path.stats.expanded)), micros)
+    };
+    for _ in 1..rounds {
+        for scenario in &scenarios {
+            let _ = ask(scenario);
         }
-        let (length, expanded) = match &result {
-            Ok(path) => {
+    }
+    // The last round's answers, printed once it is over.
+    let answers: Vec<_> = scenarios.iter().map(&mut ask).collect();
+    let first_micros = first_micros.unwrap_or(0.0);
+    for (index, (scenario, &(answer, micros))) in scenarios.iter().zip(&answers).enumerate() {
+        let (length, expanded) = match answer {
+            Some((cost, expanded)) => {
                 solved += 1;
-                if (path.cost - scenario.optimal_length).abs() <= 0.01 {
+                if (cost - scenario.optimal_length).abs() <= 0.01 {
                     optimal += 1;
                 }
-                (format!("{:.5}", path.cost), path.stats.expanded)
+                (format!("{cost:.5}"), expanded)
             }
-            Err(_) => ("-".to_string(), 0),
+            None => ("-".to_string(), 0),
         };
         println!(
             "{index}\t{}\t{}\t{}\t{}\t{length}\t{expanded}\t{micros:.1}",

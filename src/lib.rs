@@ -86,6 +86,7 @@ pub mod path;
 #[cfg(feature = "bevy")]
 pub mod plugin;
 pub mod search;
+pub mod side_view;
 #[cfg(test)]
 mod test_rng;
 

@@ -38,6 +38,7 @@ mod real_games;
 mod seams;
 mod search_errors;
 mod search_oracle;
+mod side_view;
 mod sliced_builds;
 mod smooth;
 mod terrain_oracle;

@@ -1,0 +1,304 @@
+//! Plans fastest in time over a map's moves, and the legs a character plays.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::grid::GridPos;
+
+use super::SideViewError;
+use super::map::SideViewMap;
+use super::moves::{LegKind, Move, MoveKind, SideViewMoves};
+
+/// A flight under gravity: the body's lower left corner leaves the leg's `from` at (`vx`,
+/// `vy`) tiles a second and falls at `gravity` tiles a second squared.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy", derive(bevy::prelude::Reflect))]
+pub struct Arc {
+    /// Across, tiles a second (negative: to the left).
+    pub vx: f32,
+    /// Up at launch, tiles a second (0 for falls and drops).
+    pub vy: f32,
+    /// Tiles a second squared, downwards.
+    pub gravity: f32,
+}
+
+/// One leg of a side-view path: what it is, where the body's lower left corner goes (in
+/// tiles), when, and on what curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy", derive(bevy::prelude::Reflect))]
+pub struct Leg {
+    /// The animation it calls for.
+    pub kind: LegKind,
+    /// Where it starts: the body's lower left corner, in tiles.
+    pub from: [f32; 2],
+    /// Where it ends.
+    pub to: [f32; 2],
+    /// Seconds from the start of the path to the start of the leg.
+    pub start: f32,
+    /// Seconds it takes.
+    pub duration: f32,
+    /// The flight, for jumps, falls and drops; the others go in a straight line.
+    pub arc: Option<Arc>,
+}
+
+impl Leg {
+    /// Where the body's lower left corner is `t` seconds into the leg (clamped to the leg).
+    pub fn position_at(&self, t: f32) -> [f32; 2] {
+        let t = t.clamp(0.0, self.duration);
+        match self.arc {
+            Some(arc) => {
+                [self.from[0] + arc.vx * t, self.from[1] + arc.vy * t - 0.5 * arc.gravity * t * t]
+            }
+            None => {
+                let s = if self.duration > 0.0 { t / self.duration } else { 1.0 };
+                [
+                    self.from[0] + (self.to[0] - self.from[0]) * s,
+                    self.from[1] + (self.to[1] - self.from[1]) * s,
+                ]
+            }
+        }
+    }
+}
+
+/// A plan: legs from the start to the goal, fastest in time over the profile's moves.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy", derive(bevy::prelude::Reflect))]
+pub struct SideViewPath {
+    /// In order; each starts where the one before ends.
+    pub legs: Vec<Leg>,
+    /// The places it rests at between moves, start and goal included (the body's lower
+    /// left tile).
+    pub stops: Vec<GridPos>,
+    /// Seconds from start to goal.
+    pub duration: f32,
+    /// Places expanded by the search.
+    pub expanded: u32,
+}
+
+impl SideViewPath {
+    /// Where the body's lower left corner is `t` seconds after the start (the goal after
+    /// the end).
+    pub fn position_at(&self, t: f32) -> [f32; 2] {
+        match self.leg_at(t) {
+            Some((i, local)) => self.legs[i].position_at(local),
+            None => self.legs.last().map_or_else(
+                || self.stops.first().map_or([0.0; 2], |p| [p.x as f32, p.y as f32]),
+                |leg| leg.to,
+            ),
+        }
+    }
+
+    /// The leg played `t` seconds after the start and the seconds into it; `None` before the
+    /// start or after the end.
+    pub fn leg_at(&self, t: f32) -> Option<(usize, f32)> {
+        if t.is_nan() || t < 0.0 || t > self.duration {
+            return None;
+        }
+        let i = self.legs.partition_point(|leg| leg.start + leg.duration < t);
+        let i = i.min(self.legs.len().checked_sub(1)?);
+        Some((i, t - self.legs[i].start))
+    }
+}
+
+/// Plans on [`SideViewMoves`], keeping its memory from one plan to the next.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::GridPos;
+/// use bevy_tilemap_nav::side_view::{JumpProfile, LegKind, SideViewMap, SideViewMoves, SideViewPlanner};
+///
+/// let map = SideViewMap::from_rows(&[
+///     "......H.",
+///     "--....H.",
+///     "......H.",
+///     "###..###",
+/// ])
+/// .unwrap();
+/// let moves = SideViewMoves::new(&map, JumpProfile::new(6.0, 2.0, 40.0)).unwrap();
+/// let mut planner = SideViewPlanner::default();
+/// let path = planner.plan(&moves, &map, GridPos::new(0, 1), GridPos::new(7, 4)).unwrap();
+/// assert!(path.legs.iter().any(|leg| leg.kind == LegKind::Jump));
+/// assert!(path.legs.iter().any(|leg| leg.kind == LegKind::Climb));
+/// assert_eq!(path.stops.last(), Some(&GridPos::new(7, 4)));
+/// ```
+#[derive(Default)]
+pub struct SideViewPlanner {
+    best: Vec<f64>,
+    came_from: Vec<(u32, u32)>,
+    seen: Vec<u32>,
+    round: u32,
+    open: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+impl SideViewPlanner {
+    /// The fastest path from `start` to `goal` (the body's lower left tile at each). Errors:
+    /// moves out of step with `map`, start or goal off the map, in a solid tile, or with
+    /// nothing to stand on or hold; no moves lead there.
+    pub fn plan(
+        &mut self,
+        moves: &SideViewMoves,
+        map: &SideViewMap,
+        start: GridPos,
+        goal: GridPos,
+    ) -> Result<SideViewPath, SideViewError> {
+        check_ends(moves, map, start, goal)?;
+        let (width, height) = moves.size();
+        let cells = width as usize * height as usize;
+        if self.best.len() != cells {
+            self.best = vec![0.0; cells];
+            self.came_from = vec![(0, 0); cells];
+            self.seen = vec![0; cells];
+            self.round = 0;
+        }
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            self.seen.fill(0);
+            self.round = 1;
+        }
+        self.open.clear();
+        let to_index = |p: GridPos| (p.y * width + p.x) as usize;
+        let (from, to) = (to_index(start), to_index(goal));
+        let run = f64::from(moves.profile().run_speed);
+        let estimate = |index: usize| f64::from((index as u32 % width).abs_diff(goal.x)) / run;
+        self.best[from] = 0.0;
+        self.seen[from] = self.round;
+        self.came_from[from] = (u32::MAX, 0);
+        self.open.push(Reverse((estimate(from).to_bits(), from as u32)));
+        let mut expanded = 0;
+        while let Some(Reverse((key, node))) = self.open.pop() {
+            let node = node as usize;
+            let g = self.best[node];
+            if f64::from_bits(key) > g + estimate(node) + 1e-9 {
+                continue;
+            }
+            expanded += 1;
+            if node == to {
+                return Ok(self.path(moves, from, to, expanded));
+            }
+            for (i, m) in moves.list(node).iter().enumerate() {
+                let next = m.to as usize;
+                let cost = g + f64::from(m.time);
+                if self.seen[next] != self.round || cost < self.best[next] {
+                    self.seen[next] = self.round;
+                    self.best[next] = cost;
+                    self.came_from[next] = (node as u32, i as u32);
+                    let f = cost + estimate(next);
+                    self.open.push(Reverse((f.to_bits(), next as u32)));
+                }
+            }
+        }
+        Err(SideViewError::Unreachable { start, goal })
+    }
+
+    fn path(&self, moves: &SideViewMoves, from: usize, to: usize, expanded: u32) -> SideViewPath {
+        let mut chain = Vec::new();
+        let mut at = to;
+        while at != from {
+            let (parent, i) = self.came_from[at];
+            chain.push((parent as usize, moves.list(parent as usize)[i as usize]));
+            at = parent as usize;
+        }
+        chain.reverse();
+        let mut path = SideViewPath {
+            legs: Vec::with_capacity(chain.len() + 1),
+            stops: vec![moves.pos(from as u32)],
+            duration: 0.0,
+            expanded,
+        };
+        let gravity = moves.profile().gravity;
+        let walk = 1.0 / moves.profile().run_speed;
+        for (parent, m) in chain {
+            let a = moves.pos(parent as u32);
+            let b = moves.pos(m.to);
+            push_legs(&mut path, a, b, &m, gravity, walk);
+            path.stops.push(b);
+        }
+        path.duration = path.legs.last().map_or(0.0, |l| l.start + l.duration);
+        path
+    }
+}
+
+impl SideViewMoves {
+    /// The fastest path from `start` to `goal`, with a planner made for this one plan
+    /// ([`SideViewPlanner::plan`] keeps its memory between plans).
+    pub fn plan(
+        &self,
+        map: &SideViewMap,
+        start: GridPos,
+        goal: GridPos,
+    ) -> Result<SideViewPath, SideViewError> {
+        SideViewPlanner::default().plan(self, map, start, goal)
+    }
+}
+
+fn check_ends(
+    moves: &SideViewMoves,
+    map: &SideViewMap,
+    start: GridPos,
+    goal: GridPos,
+) -> Result<(), SideViewError> {
+    let (width, height) = moves.size();
+    if (map.width(), map.height()) != (width, height) {
+        return Err(SideViewError::OtherMap {
+            moves: (width, height),
+            map: (map.width(), map.height()),
+        });
+    }
+    if map.revision() != moves.revision() {
+        return Err(SideViewError::MovesOutOfDate { moves: moves.revision(), map: map.revision() });
+    }
+    for (pos, is_start) in [(start, true), (goal, false)] {
+        let error = if pos.x >= width || pos.y >= height {
+            SideViewError::OffMap { pos, is_start }
+        } else if !moves.fits(pos) {
+            SideViewError::InSolid { pos, is_start }
+        } else if !moves.rests(pos) {
+            SideViewError::NoFooting { pos, is_start }
+        } else {
+            continue;
+        };
+        return Err(error);
+    }
+    Ok(())
+}
+
+fn push_legs(path: &mut SideViewPath, a: GridPos, b: GridPos, m: &Move, gravity: f32, walk: f32) {
+    let corner = |x: u32, y: u32| [x as f32, y as f32];
+    let line = |path: &mut SideViewPath, kind, from, to, duration| {
+        let start = path.legs.last().map_or(0.0, |l: &Leg| l.start + l.duration);
+        path.legs.push(Leg { kind, from, to, start, duration, arc: None });
+    };
+    let (from, to) = (corner(a.x, a.y), corner(b.x, b.y));
+    match m.kind {
+        MoveKind::Walk => line(path, LegKind::Walk, from, to, walk),
+        MoveKind::Climb => line(path, LegKind::Climb, from, to, m.time),
+        MoveKind::StepUp => {
+            let mid = corner(a.x, b.y);
+            line(path, LegKind::Step, from, mid, walk * 0.5);
+            line(path, LegKind::Step, mid, to, walk * 0.5);
+        }
+        MoveKind::StepDown => {
+            let mid = corner(b.x, a.y);
+            line(path, LegKind::Step, from, mid, walk * 0.5);
+            line(path, LegKind::Step, mid, to, walk * 0.5);
+        }
+        MoveKind::Jump | MoveKind::Drop | MoveKind::Fall => {
+            let launch = if m.kind == MoveKind::Fall {
+                let edge = [from[0] + f32::from(m.dir), from[1]];
+                line(path, LegKind::Walk, from, edge, walk);
+                edge
+            } else {
+                from
+            };
+            let start = path.legs.last().map_or(0.0, |l| l.start + l.duration);
+            let flight = if m.kind == MoveKind::Fall { m.time - walk } else { m.time };
+            path.legs.push(Leg {
+                kind: m.kind.leg(),
+                from: launch,
+                to,
+                start,
+                duration: flight,
+                arc: Some(Arc { vx: m.vx, vy: m.vy, gravity }),
+            });
+        }
+    }
+}

@@ -1,0 +1,582 @@
+//! Side-view plans against an independent model of the moves (written from the rules in the
+//! `side_view` module's docs, tile by tile rather than column by column), arcs sampled
+//! finely, local regeneration against a fresh build, and bad input.
+
+use bevy_tilemap_nav::grid::GridPos;
+use bevy_tilemap_nav::side_view::{
+    JumpProfile, LegKind, SideTile, SideViewError, SideViewMap, SideViewMoves, SideViewPath,
+    SideViewPlanner,
+};
+
+use crate::support::Rng;
+
+const EPS: f64 = 1e-6;
+
+/// The rules, written out a tile at a time.
+struct Model {
+    tiles: Vec<Vec<char>>,
+    width: i64,
+    height: i64,
+    w: i64,
+    h: i64,
+    run: f64,
+    climb: f64,
+    gravity: f64,
+    heights: Vec<f64>,
+    steps: bool,
+}
+
+impl Model {
+    fn new(rows: &[String], p: &JumpProfile) -> Self {
+        let tiles: Vec<Vec<char>> = rows.iter().rev().map(|r| r.chars().collect()).collect();
+        let top = f64::from(p.jump_height);
+        let mut heights: Vec<f64> = (1..=top.floor() as i64).map(|i| i as f64).collect();
+        if heights.last().is_none_or(|&x| x < top) {
+            heights.push(top);
+        }
+        Model {
+            width: tiles[0].len() as i64,
+            height: tiles.len() as i64,
+            tiles,
+            w: i64::from(p.body_width),
+            h: i64::from(p.body_height),
+            run: f64::from(p.run_speed),
+            climb: f64::from(p.climb_speed),
+            gravity: f64::from(p.gravity),
+            heights,
+            steps: p.steps,
+        }
+    }
+
+    fn tile(&self, x: i64, y: i64) -> char {
+        if x < 0 || y < 0 || x >= self.width || y >= self.height {
+            '#'
+        } else {
+            self.tiles[y as usize][x as usize]
+        }
+    }
+
+    /// Level `k` of column `x` holds a body up.
+    fn holds(&self, x: i64, k: i64) -> bool {
+        k == 0
+            || matches!(self.tile(x, k - 1), '#' | '-')
+            || (self.tile(x, k - 1) == 'H' && self.tile(x, k) != 'H')
+    }
+
+    fn clear(&self, x: i64, y: i64) -> bool {
+        let mut ok = true;
+        for c in x..x + self.w {
+            for r in y..y + self.h {
+                ok &= self.tile(c, r) != '#';
+            }
+        }
+        ok
+    }
+
+    fn stands(&self, x: i64, y: i64) -> bool {
+        self.clear(x, y) && (x..x + self.w).any(|c| self.holds(c, y))
+    }
+
+    fn ladder(&self, x: i64, y: i64) -> bool {
+        self.clear(x, y) && (x..x + self.w).any(|c| self.tile(c, y) == 'H')
+    }
+
+    fn rests(&self, x: i64, y: i64) -> bool {
+        self.stands(x, y) || self.ladder(x, y)
+    }
+
+    fn droppable(&self, x: i64, y: i64) -> bool {
+        self.stands(x, y)
+            && y > 0
+            && (x..x + self.w).all(|c| !self.holds(c, y) || self.tile(c, y - 1) != '#')
+    }
+
+    /// The flight from `(x0, y0)` up at `vy` to the corner `(tx, ty)`, if the rules allow it:
+    /// its duration and sideways speed.
+    fn flight(
+        &self,
+        (x0, y0): (i64, i64),
+        vy: f64,
+        (tx, ty): (i64, i64),
+        pass: Option<i64>,
+    ) -> Option<f64> {
+        let g = self.gravity;
+        let disc = vy * vy - 2.0 * g * (ty - y0) as f64;
+        if disc < -EPS {
+            return None;
+        }
+        let t = (vy + disc.max(0.0).sqrt()) / g;
+        if t <= EPS {
+            return None;
+        }
+        let vx = (tx - x0) as f64 / t;
+        if vx.abs() > self.run * (1.0 + EPS) {
+            return None;
+        }
+        let x = |s: f64| x0 as f64 + vx * s;
+        let y = |s: f64| y0 as f64 + vy * s - 0.5 * g * s * s;
+        let apex = vy / g;
+        // Times the body is over column c: c - w < x(s) < c + 1.
+        let over = |c: i64| -> Option<(f64, f64)> {
+            if vx.abs() < EPS {
+                return (c >= x0 && c < x0 + self.w).then_some((0.0, t));
+            }
+            let s1 = (c as f64 - self.w as f64 - x0 as f64) / vx;
+            let s2 = (c as f64 + 1.0 - x0 as f64) / vx;
+            let (a, b) = (s1.min(s2).max(0.0), s1.max(s2).min(t));
+            ((b - a) * vx.abs() > EPS).then_some((a, b))
+        };
+        // Out of the map: the body's box leaves [0, width] x [0, height].
+        let (ylo, yhi) = {
+            let mut lo = y(0.0).min(y(t));
+            let mut hi = y(0.0).max(y(t));
+            if apex > 0.0 && apex < t {
+                lo = lo.min(y(apex));
+                hi = hi.max(y(apex));
+            }
+            (lo, hi)
+        };
+        if x0.min(tx) < 0 || x0.max(tx) + self.w > self.width {
+            return None;
+        }
+        if ylo < -EPS || yhi + self.h as f64 > self.height as f64 + EPS {
+            return None;
+        }
+        for c in 0..self.width {
+            let Some((a, b)) = over(c) else { continue };
+            for r in 0..self.height {
+                if self.tile(c, r) == '#' {
+                    let mut lo = y(a).min(y(b));
+                    let mut hi = y(a).max(y(b));
+                    if apex > a && apex < b {
+                        lo = lo.min(y(apex));
+                        hi = hi.max(y(apex));
+                    }
+                    if hi > (r - self.h) as f64 + EPS && lo < (r + 1) as f64 - EPS {
+                        return None;
+                    }
+                }
+            }
+            for k in 0..=self.height {
+                if !self.holds(c, k) || Some(k) == pass {
+                    continue;
+                }
+                // When the feet come down through level k, if they do.
+                let d = vy * vy - 2.0 * g * (k - y0) as f64;
+                if d < 0.0 {
+                    continue;
+                }
+                let s = (vy + d.sqrt()) / g;
+                let at_landing = (s - t).abs() < 1e-9 || s > t;
+                if !at_landing && s + 1e-12 >= a && s < b - 1e-12 {
+                    let xs = x(s);
+                    if xs > (c - self.w) as f64 - EPS && xs < (c + 1) as f64 + EPS {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(t)
+    }
+
+    /// Every move from the resting place `(x, y)`: landing and seconds.
+    fn moves(&self, x: i64, y: i64) -> Vec<((i64, i64), f64)> {
+        let mut out = Vec::new();
+        let walk = 1.0 / self.run;
+        for dir in [-1, 1] {
+            let q = (x + dir, y);
+            if self.clear(q.0, q.1) {
+                if self.rests(q.0, q.1) {
+                    out.push((q, walk));
+                } else {
+                    for tx in 0..self.width {
+                        if (tx - q.0) * dir < 0 {
+                            continue;
+                        }
+                        for ty in 0..y {
+                            if self.stands(tx, ty)
+                                && let Some(t) = self.flight(q, 0.0, (tx, ty), None)
+                            {
+                                out.push(((tx, ty), walk + t));
+                            }
+                        }
+                    }
+                }
+            }
+            if self.steps && self.stands(x, y) {
+                if self.stands(x + dir, y + 1) && self.clear(x, y + 1) {
+                    out.push(((x + dir, y + 1), walk));
+                }
+                if self.stands(x + dir, y - 1) && self.clear(x + dir, y) {
+                    out.push(((x + dir, y - 1), walk));
+                }
+            }
+        }
+        if self.ladder(x, y) && self.rests(x, y + 1) {
+            out.push(((x, y + 1), 1.0 / self.climb));
+        }
+        if self.ladder(x, y - 1) {
+            out.push(((x, y - 1), 1.0 / self.climb));
+        }
+        for tx in 0..self.width {
+            for ty in 0..self.height {
+                if !self.stands(tx, ty) || (tx, ty) == (x, y) {
+                    continue;
+                }
+                if self.stands(x, y) {
+                    for &j in &self.heights {
+                        let vy = (2.0 * self.gravity * j).sqrt();
+                        if let Some(t) = self.flight((x, y), vy, (tx, ty), None) {
+                            out.push(((tx, ty), t));
+                        }
+                    }
+                }
+                if self.droppable(x, y)
+                    && ty < y
+                    && let Some(t) = self.flight((x, y), 0.0, (tx, ty), Some(y))
+                {
+                    out.push(((tx, ty), t));
+                }
+            }
+        }
+        out
+    }
+
+    fn fastest(&self, start: (i64, i64), goal: (i64, i64)) -> Option<f64> {
+        let n = (self.width * self.height) as usize;
+        let index = |(x, y): (i64, i64)| (y * self.width + x) as usize;
+        let mut best = vec![f64::INFINITY; n];
+        let mut done = vec![false; n];
+        best[index(start)] = 0.0;
+        loop {
+            let (mut at, mut low) = (usize::MAX, f64::INFINITY);
+            for i in 0..n {
+                if !done[i] && best[i] < low {
+                    (at, low) = (i, best[i]);
+                }
+            }
+            if at == usize::MAX {
+                return None;
+            }
+            let p = ((at as i64) % self.width, (at as i64) / self.width);
+            if p == goal {
+                return Some(low);
+            }
+            done[at] = true;
+            for (q, t) in self.moves(p.0, p.1) {
+                let i = index(q);
+                best[i] = best[i].min(low + t);
+            }
+        }
+    }
+}
+
+/// A random side-view level: ground with gaps, floating platforms of solid or one-way tiles,
+/// ladders, and blocks.
+fn random_level(rng: &mut Rng, width: usize, height: usize) -> Vec<String> {
+    let mut t = vec![vec!['.'; width]; height];
+    for tile in &mut t[0] {
+        if !rng.chance(20) {
+            *tile = '#';
+        }
+    }
+    for _ in 0..(width * height / 14) {
+        let (x, y) = (rng.below(width as u32) as usize, 1 + rng.below(height as u32 - 2) as usize);
+        let len = 1 + rng.below(4) as usize;
+        let kind = match rng.below(10) {
+            0..=4 => '#',
+            5..=7 => '-',
+            _ => 'H',
+        };
+        for i in 0..len {
+            if kind == 'H' {
+                if y + i < height {
+                    t[y + i][x] = 'H';
+                }
+            } else if x + i < width {
+                t[y][x + i] = kind;
+            }
+        }
+    }
+    t.into_iter().rev().map(|r| r.into_iter().collect()).collect()
+}
+
+fn random_profile(rng: &mut Rng) -> JumpProfile {
+    let run = [3.0, 5.0, 8.0][rng.below(3) as usize];
+    let jump = [1.0, 2.0, 2.5, 3.0][rng.below(4) as usize];
+    let gravity = [20.0, 45.0][rng.below(2) as usize];
+    let tall = rng.chance(30);
+    JumpProfile::new(run, jump, gravity)
+        .with_body(1, if tall { 2 } else { 1 })
+        .with_steps(rng.chance(50))
+        .with_climb_speed([2.0, 4.0][rng.below(2) as usize])
+}
+
+fn map_of(rows: &[String]) -> SideViewMap {
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    SideViewMap::from_rows(&rows).unwrap()
+}
+
+fn rest_places(model: &Model) -> Vec<(i64, i64)> {
+    let mut places = Vec::new();
+    for y in 0..model.height {
+        for x in 0..model.width {
+            if model.rests(x, y) {
+                places.push((x, y));
+            }
+        }
+    }
+    places
+}
+
+/// The body's box at `[x, y]` overlaps a solid tile (or leaves the map) by more than `slack`.
+fn inside_solid(map: &SideViewMap, p: &JumpProfile, [x, y]: [f32; 2], slack: f32) -> bool {
+    let (w, h) = (p.body_width as f32, p.body_height as f32);
+    if x < -slack
+        || y < -slack
+        || x + w > map.width() as f32 + slack
+        || y + h > map.height() as f32 + slack
+    {
+        return true;
+    }
+    let (c0, c1) = ((x + slack).floor() as i64, (x + w - slack).ceil() as i64 - 1);
+    let (r0, r1) = ((y + slack).floor() as i64, (y + h - slack).ceil() as i64 - 1);
+    (c0..=c1).any(|c| {
+        (r0..=r1).any(|r| {
+            c >= 0 && r >= 0 && map.tile(GridPos::new(c as u32, r as u32)) == SideTile::Solid
+        })
+    })
+}
+
+/// Every leg starts where the one before ended, sampled finely no leg puts the body in a
+/// solid tile, every stop is a resting place, and the last leg ends at the goal.
+fn check_path(map: &SideViewMap, moves: &SideViewMoves, path: &SideViewPath, goal: GridPos) {
+    let p = moves.profile();
+    let mut at = [path.stops[0].x as f32, path.stops[0].y as f32];
+    let mut clock = 0.0f32;
+    for leg in &path.legs {
+        assert!((leg.from[0] - at[0]).abs() < 1e-3 && (leg.from[1] - at[1]).abs() < 1e-3);
+        assert!((leg.start - clock).abs() < 1e-3, "{leg:?} starts at {clock}");
+        for i in 0..=400 {
+            let q = leg.position_at(leg.duration * i as f32 / 400.0);
+            assert!(!inside_solid(map, p, q, 2e-3), "{leg:?} at {q:?} is in a solid tile\n{map:?}");
+        }
+        let end = leg.position_at(leg.duration);
+        assert!((end[0] - leg.to[0]).abs() < 1e-3 && (end[1] - leg.to[1]).abs() < 1e-3, "{leg:?}");
+        if leg.arc.is_some() {
+            let landing = GridPos::new(leg.to[0].round() as u32, leg.to[1].round() as u32);
+            assert!(moves.stands(landing), "{leg:?} lands where nothing holds the body");
+        }
+        at = leg.to;
+        clock = leg.start + leg.duration;
+    }
+    assert_eq!(path.stops.last(), Some(&goal));
+    assert!((at[0] - goal.x as f32).abs() < 1e-3 && (at[1] - goal.y as f32).abs() < 1e-3);
+    assert!((clock - path.duration).abs() < 1e-3);
+    assert!(path.stops.iter().all(|&s| moves.rests(s)));
+}
+
+#[test]
+fn side_view_plans_are_the_fastest_the_rules_allow() {
+    let mut rng = Rng(0x51DE_0001);
+    let mut planner = SideViewPlanner::default();
+    let (mut compared, mut reached, mut kinds) = (0, 0, std::collections::HashSet::new());
+    for round in 0..40 {
+        let (width, height) = (8 + rng.below(9) as usize, 6 + rng.below(6) as usize);
+        let rows = random_level(&mut rng, width, height);
+        let profile = random_profile(&mut rng);
+        let map = map_of(&rows);
+        let moves = SideViewMoves::new(&map, profile).unwrap();
+        let model = Model::new(&rows, &profile);
+        let places = rest_places(&model);
+        if places.len() < 2 {
+            continue;
+        }
+        for _ in 0..6 {
+            let a = places[rng.below(places.len() as u32) as usize];
+            let b = places[rng.below(places.len() as u32) as usize];
+            let (start, goal) =
+                (GridPos::new(a.0 as u32, a.1 as u32), GridPos::new(b.0 as u32, b.1 as u32));
+            let expected = model.fastest(a, b);
+            let got = planner.plan(&moves, &map, start, goal);
+            compared += 1;
+            match (expected, &got) {
+                (Some(t), Ok(path)) => {
+                    assert!(
+                        (f64::from(path.duration) - t).abs() < 1e-3 * t.max(1.0),
+                        "round {round}: {a:?} -> {b:?}: planned {} s, the model's fastest {t} s\n{profile:?}\n{}",
+                        path.duration,
+                        rows.join("\n")
+                    );
+                    check_path(&map, &moves, path, goal);
+                    kinds.extend(path.legs.iter().map(|l| l.kind));
+                    reached += 1;
+                }
+                (None, Err(SideViewError::Unreachable { .. })) => {}
+                _ => panic!(
+                    "round {round}: {a:?} -> {b:?}: model {expected:?}, planner {got:?}\n{profile:?}\n{}",
+                    rows.join("\n")
+                ),
+            }
+        }
+    }
+    // The maps exercise the rules: most pairs compared, many reached, every kind of leg used.
+    assert!(compared > 150 && reached > 60, "{compared} compared, {reached} reached");
+    for kind in
+        [LegKind::Walk, LegKind::Step, LegKind::Climb, LegKind::Jump, LegKind::Fall, LegKind::Drop]
+    {
+        assert!(kinds.contains(&kind), "no {kind:?} leg in any plan: {kinds:?}");
+    }
+}
+
+#[test]
+fn a_lower_jumper_takes_the_long_way_round() {
+    let mut map = SideViewMap::from_rows(&[
+        "............",
+        "............",
+        "......H.....",
+        "......H#....",
+        "......H#....",
+        "......H#....",
+        "......H#....",
+        "############",
+    ])
+    .unwrap();
+    let (start, goal) = (GridPos::new(0, 1), GridPos::new(10, 1));
+    let high = SideViewMoves::new(&map, JumpProfile::new(6.0, 6.0, 40.0)).unwrap();
+    let mut low = SideViewMoves::new(&map, JumpProfile::new(6.0, 1.0, 40.0)).unwrap();
+    let over = high.plan(&map, start, goal).unwrap();
+    let round = low.plan(&map, start, goal).unwrap();
+    // The high jumper clears the wall; the low one climbs the ladder beside it.
+    assert!(!over.legs.iter().any(|l| l.kind == LegKind::Climb), "{over:?}");
+    assert!(over.legs.iter().any(|l| l.kind == LegKind::Jump), "{over:?}");
+    assert!(round.legs.iter().any(|l| l.kind == LegKind::Climb), "{round:?}");
+    assert!(round.duration > over.duration);
+    check_path(&map, &high, &over, goal);
+    check_path(&map, &low, &round, goal);
+    // Without the ladder the low jumper cannot get over: no path, said so.
+    let ladder: Vec<GridPos> = (1..=5).map(|y| GridPos::new(6, y)).collect();
+    for &pos in &ladder {
+        map.set(pos, SideTile::Empty).unwrap();
+    }
+    low.retile(&map, &ladder).unwrap();
+    assert_eq!(low.plan(&map, start, goal), Err(SideViewError::Unreachable { start, goal }));
+}
+
+#[test]
+fn moves_made_again_near_changed_tiles_equal_a_fresh_build() {
+    let mut rng = Rng(0x51DE_0002);
+    for _ in 0..12 {
+        let (width, height) = (20 + rng.below(20) as usize, 10 + rng.below(10) as usize);
+        let rows = random_level(&mut rng, width, height);
+        let profile = random_profile(&mut rng);
+        let mut map = map_of(&rows);
+        let mut moves = SideViewMoves::new(&map, profile).unwrap();
+        for _ in 0..6 {
+            let changed: Vec<GridPos> = (0..1 + rng.below(3))
+                .map(|_| GridPos::new(rng.below(width as u32), rng.below(height as u32)))
+                .collect();
+            for &pos in &changed {
+                let tile = [SideTile::Empty, SideTile::Solid, SideTile::Ladder, SideTile::OneWay]
+                    [rng.below(4) as usize];
+                map.set(pos, tile).unwrap();
+            }
+            assert!(
+                matches!(
+                    moves.plan(&map, GridPos::new(0, 0), GridPos::new(0, 0)),
+                    Err(SideViewError::MovesOutOfDate { .. }) | Err(SideViewError::InSolid { .. })
+                ) || map.revision() == moves.revision()
+            );
+            moves.retile(&map, &changed).unwrap();
+            let fresh = SideViewMoves::new(&map, profile).unwrap();
+            for y in 0..height as u32 {
+                for x in 0..width as u32 {
+                    let pos = GridPos::new(x, y);
+                    let (a, b): (Vec<_>, Vec<_>) =
+                        (moves.moves_from(pos).collect(), fresh.moves_from(pos).collect());
+                    assert_eq!(a, b, "moves from {pos:?} after {changed:?}\n{map:?}");
+                    assert_eq!(moves.rests(pos), fresh.rests(pos));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn side_view_bad_input_is_refused_with_a_reason() {
+    let map = SideViewMap::from_rows(&["....", "....", "..#.", "####"]).unwrap();
+    let bad_numbers = [
+        JumpProfile::new(6.0, 0.0, 40.0),
+        JumpProfile::new(6.0, -1.0, 40.0),
+        JumpProfile::new(6.0, f32::NAN, 40.0),
+        JumpProfile::new(6.0, 1e9, 40.0),
+        JumpProfile::new(6.0, f32::INFINITY, 40.0),
+        JumpProfile::new(6.0, 2.0, 0.0),
+        JumpProfile::new(6.0, 2.0, f32::NAN),
+        JumpProfile::new(f32::NAN, 2.0, 40.0),
+        JumpProfile::new(0.0, 2.0, 40.0),
+        JumpProfile::new(6.0, 2.0, 40.0).with_climb_speed(-1.0),
+        JumpProfile::new(6.0, 2.0, 40.0).with_body(0, 1),
+        JumpProfile::from_jump_speed(6.0, f32::NAN, 40.0),
+    ];
+    for profile in bad_numbers {
+        let error = SideViewMoves::new(&map, profile).unwrap_err();
+        assert!(matches!(error, SideViewError::InvalidProfile { .. }), "{profile:?}: {error:?}");
+        assert!(!error.to_string().is_empty());
+    }
+    let giant = JumpProfile::new(6.0, 2.0, 40.0).with_body(5, 1);
+    assert_eq!(
+        SideViewMoves::new(&map, giant).unwrap_err(),
+        SideViewError::BodyTooLarge { body: (5, 1), map: (4, 4) }
+    );
+    let moves = SideViewMoves::new(&map, JumpProfile::new(6.0, 2.0, 40.0)).unwrap();
+    let (floor, wall, air, off) =
+        (GridPos::new(0, 1), GridPos::new(2, 1), GridPos::new(1, 2), GridPos::new(9, 0));
+    assert_eq!(
+        moves.plan(&map, off, floor),
+        Err(SideViewError::OffMap { pos: off, is_start: true })
+    );
+    assert_eq!(
+        moves.plan(&map, floor, off),
+        Err(SideViewError::OffMap { pos: off, is_start: false })
+    );
+    assert_eq!(
+        moves.plan(&map, wall, floor),
+        Err(SideViewError::InSolid { pos: wall, is_start: true })
+    );
+    assert_eq!(
+        moves.plan(&map, floor, air),
+        Err(SideViewError::NoFooting { pos: air, is_start: false })
+    );
+    assert!(moves.plan(&map, floor, GridPos::new(3, 1)).is_ok());
+    // The map changed and the moves were not told: refused, and fine once retiled.
+    let mut changed = map.clone();
+    changed.set(GridPos::new(2, 1), SideTile::Empty).unwrap();
+    assert!(matches!(
+        moves.plan(&changed, floor, GridPos::new(3, 1)),
+        Err(SideViewError::MovesOutOfDate { .. })
+    ));
+    let mut moves = moves;
+    moves.retile(&changed, &[GridPos::new(2, 1)]).unwrap();
+    assert!(moves.plan(&changed, floor, GridPos::new(2, 1)).is_ok());
+    assert!(matches!(moves.retile(&changed, &[off]), Err(SideViewError::OutOfBounds { .. })));
+    let other = SideViewMap::new(5, 4).unwrap();
+    assert!(matches!(moves.plan(&other, floor, floor), Err(SideViewError::OtherMap { .. })));
+    // Malformed maps.
+    assert_eq!(
+        SideViewMap::from_rows(&[]).unwrap_err(),
+        SideViewError::BadSize { width: 0, height: 0 }
+    );
+    assert_eq!(
+        SideViewMap::from_rows(&["..", "..."]).unwrap_err(),
+        SideViewError::BadRow { line: 1 }
+    );
+    assert_eq!(
+        SideViewMap::from_rows(&["..", ".x"]).unwrap_err(),
+        SideViewError::BadChar { line: 1, column: 1, c: 'x' }
+    );
+    assert!(matches!(SideViewMap::new(100_000, 100_000), Err(SideViewError::BadSize { .. })));
+    // A huge jump on a small map is planned (jumps are capped by the map), without panicking.
+    let flea = SideViewMoves::new(&map, JumpProfile::new(1000.0, 256.0, 10000.0)).unwrap();
+    assert!(flea.plan(&map, floor, GridPos::new(3, 1)).is_ok());
+}

@@ -13,6 +13,21 @@ use super::map::{SideTile, SideViewMap};
 /// inside it.
 pub(crate) const EPS: f64 = 1e-6;
 
+/// `x` rounded down, without a call into the maths library (the baseline x86-64 has no
+/// rounding instruction). For the small finite numbers of flights only.
+#[inline]
+pub(crate) fn floor(x: f64) -> i64 {
+    let t = x as i64;
+    t - i64::from((t as f64) > x)
+}
+
+/// `x` rounded up (as [`floor`]).
+#[inline]
+pub(crate) fn ceil(x: f64) -> i64 {
+    let t = x as i64;
+    t + i64::from((t as f64) < x)
+}
+
 /// Per column: how many solid tiles lie below each row, and how many levels that hold a body
 /// up lie below each level (a level is the top of a row: level `k` is where feet rest on
 /// row `k - 1`).
@@ -23,6 +38,12 @@ pub(crate) struct Columns {
     solid: Vec<u32>,
     /// `(height + 2)` counts a column: supporting levels `< k`.
     support: Vec<u32>,
+    /// Per column, the most levels from one that holds a body up to the next (the map's top
+    /// counted as one): feet that come down more than this while over the column pass one.
+    most_air: Vec<u32>,
+    /// `(height + 1)` a column: from level `k` up to the next level that holds a body up
+    /// (the map's top counted as one).
+    air_above: Vec<u32>,
 }
 
 impl Columns {
@@ -33,6 +54,8 @@ impl Columns {
             width,
             solid: vec![0; (width * (height + 1)) as usize],
             support: vec![0; (width * (height + 2)) as usize],
+            most_air: vec![0; width as usize],
+            air_above: vec![0; (width * (height + 1)) as usize],
         };
         for c in 0..width {
             columns.recount(map, c);
@@ -49,9 +72,34 @@ impl Columns {
                 solid[r as usize] + u32::from(map.tile_at(c, r) == SideTile::Solid);
         }
         let support = &mut self.support[(c * (h + 2)) as usize..((c + 1) * (h + 2)) as usize];
+        let (mut last, mut most) = (0, 0);
         for k in 0..=h {
-            support[k as usize + 1] = support[k as usize] + u32::from(map.supports(c, k));
+            let holds = map.supports(c, k);
+            support[k as usize + 1] = support[k as usize] + u32::from(holds);
+            if holds || k == h {
+                most = most.max(k - last);
+                last = k;
+            }
         }
+        self.most_air[c as usize] = most as u32;
+        let above = &mut self.air_above[(c * (h + 1)) as usize..((c + 1) * (h + 1)) as usize];
+        let mut next = h;
+        for k in (0..=h).rev() {
+            above[k as usize] = (next - k).max(0) as u32;
+            if k < h && support[k as usize + 1] > support[k as usize] {
+                next = k;
+            }
+        }
+    }
+
+    /// From level `k` (on the map) of column `c` up to the next level that holds a body up.
+    pub fn air_above(&self, c: i64, k: i64) -> f64 {
+        f64::from(self.air_above[(c * (self.height + 1) + k) as usize])
+    }
+
+    /// The most levels between two that hold a body up in column `c` (see `most_air`).
+    pub fn most_air(&self, c: i64) -> f64 {
+        f64::from(self.most_air[c as usize])
     }
 
     /// A solid tile (or the outside of the map) in column `c`, rows `lo..=hi`.
@@ -78,6 +126,42 @@ impl Columns {
         let base = (c * (self.height + 2)) as usize;
         self.support[base + hi as usize + 1] > self.support[base + lo as usize]
     }
+}
+
+impl Columns {
+    /// The highest level at or below `at_most` that holds a body up in column `c` (on the
+    /// map), `skip` aside.
+    pub fn highest_support(&self, c: i64, at_most: i64, skip: Option<i64>) -> Option<i64> {
+        if c < 0 || c >= self.width || at_most < 0 {
+            return None;
+        }
+        let base = (c * (self.height + 2)) as usize;
+        let counts = &self.support[base..base + (at_most.min(self.height) + 2) as usize];
+        let mut below = *counts.last()?;
+        loop {
+            if below == 0 {
+                return None;
+            }
+            // The first level whose count of levels below it reaches `below` is one above it.
+            let level = counts.partition_point(|&n| n < below) as i64 - 1;
+            if Some(level) != skip {
+                return Some(level);
+            }
+            below -= 1;
+        }
+    }
+}
+
+/// What a flight meets ([`Flight::clearance`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Clearance {
+    /// Nothing: it lands where it ends.
+    Clear,
+    /// A solid tile, or something that holds it up before the end.
+    Blocked,
+    /// Blocked, and so is every flight from the same launch across the same columns to a
+    /// lower landing.
+    BlockedLower,
 }
 
 /// One flight: from `(x0, y0)` (a body's lower left corner, in tiles) for `duration` seconds.
@@ -119,14 +203,21 @@ impl Flight {
     /// passes over on the way down. `pass_level`: a level the feet pass through without
     /// landing (a drop through the platform it starts on). Columns are checked from the
     /// landing back, where most flights that fail, fail.
-    pub fn is_clear(&self, columns: &Columns, w: i64, h: i64, pass_level: Option<i64>) -> bool {
+    pub fn clearance(
+        &self,
+        columns: &Columns,
+        w: i64,
+        h: i64,
+        pass_level: Option<i64>,
+    ) -> Clearance {
         let x1 = self.x0 + self.vx * self.duration;
         let (first, last) = if self.vx.abs() < EPS {
-            (self.x0.round() as i64, self.x0.round() as i64 + w - 1)
+            let x = floor(self.x0 + 0.5);
+            (x, x + w - 1)
         } else {
             let (l, r) = (self.x0.min(x1), self.x0.max(x1));
             // Columns the open body overlaps at some time: c + 1 > left, c - w < right.
-            ((l - EPS).floor() as i64, (r + w as f64 + EPS).ceil() as i64 - 1)
+            (floor(l - EPS), ceil(r + w as f64 + EPS) - 1)
         };
         let apex = self.apex_time();
         for i in 0..=(last - first) {
@@ -135,33 +226,46 @@ impl Flight {
                 continue;
             };
             let (lo, hi) = self.heights(ta, tb);
-            let rows = ((lo + EPS).floor() as i64, (hi + h as f64 - EPS).ceil() as i64 - 1);
-            if columns.any_solid(c, rows.0, rows.1) {
-                return false;
+            if columns.any_solid(c, floor(lo + EPS), ceil(hi + h as f64 - EPS) - 1) {
+                return Clearance::Blocked;
             }
             let down_from = ta.max(apex);
-            if down_from < tb {
-                let (top, bottom) = (self.y(down_from), self.y(tb));
-                let levels = ((bottom + EPS).floor() as i64 + 1, (top + EPS).floor() as i64);
-                let held = match pass_level {
-                    Some(k) if (levels.0..=levels.1).contains(&k) => {
-                        columns.any_support(c, levels.0, k - 1)
-                            || columns.any_support(c, k + 1, levels.1)
-                    }
-                    _ => columns.any_support(c, levels.0, levels.1),
-                };
-                if held {
-                    return false;
+            if down_from >= tb {
+                continue;
+            }
+            let (top, bottom) = (self.y(down_from), self.y(tb));
+            let levels = (floor(bottom + EPS) + 1, floor(top + EPS));
+            let passes = pass_level.filter(|k| (levels.0..=levels.1).contains(k));
+            // All the way down over this column, through more levels than it has between two
+            // that hold a body up: a lower landing (a longer flight at this column's share of
+            // it) comes down through more.
+            if ta >= apex && passes.is_none() && top - bottom > columns.most_air(c) + EPS {
+                return Clearance::BlockedLower;
+            }
+            let held = match passes {
+                Some(k) => {
+                    columns.any_support(c, levels.0, k - 1)
+                        || columns.any_support(c, k + 1, levels.1)
                 }
+                None => columns.any_support(c, levels.0, levels.1),
+            };
+            if held {
+                return Clearance::Blocked;
             }
         }
-        true
+        Clearance::Clear
+    }
+
+    /// [`clearance`](Self::clearance) is [`Clearance::Clear`].
+    #[cfg(test)]
+    fn is_clear(&self, columns: &Columns, w: i64, h: i64, pass_level: Option<i64>) -> bool {
+        self.clearance(columns, w, h, pass_level) == Clearance::Clear
     }
 
     /// The times in `[0, duration]` when a `w`-wide body overlaps column `c`, if any.
     fn window(&self, c: i64, w: i64) -> Option<(f64, f64)> {
         if self.vx.abs() < EPS {
-            let x = self.x0.round() as i64;
+            let x = floor(self.x0 + 0.5);
             return (c >= x && c < x + w).then_some((0.0, self.duration));
         }
         let a = (c as f64 - w as f64 - self.x0) / self.vx;

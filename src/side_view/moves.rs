@@ -4,7 +4,7 @@
 use crate::grid::GridPos;
 
 use super::SideViewError;
-use super::arc::{Columns, EPS, Flight};
+use super::arc::{Clearance, Columns, EPS, Flight, ceil, floor};
 use super::map::{Footprint, SideViewMap};
 use super::profile::JumpProfile;
 
@@ -133,7 +133,7 @@ impl SideViewMoves {
         let (g, run) = (f64::from(profile.gravity), f64::from(profile.run_speed));
         let v0 = (2.0 * g * f64::from(profile.jump_height)).sqrt();
         let longest = (v0 + (v0 * v0 + 2.0 * g * f64::from(map.height())).sqrt()) / g;
-        let reach = ((run * longest + EPS).ceil() as i64).clamp(1, i64::from(map.width()));
+        let reach = ceil(run * longest + EPS).clamp(1, i64::from(map.width()));
         let cells = map.width() as usize * map.height() as usize;
         let mut moves = Self {
             profile,
@@ -145,7 +145,7 @@ impl SideViewMoves {
             standing_rows: vec![Vec::new(); map.width() as usize],
             moves: vec![Vec::new(); cells],
             reach,
-            rise: (f64::from(profile.jump_height).min(f64::from(map.height())) + EPS).ceil() as i64,
+            rise: ceil(f64::from(profile.jump_height).min(f64::from(map.height())) + EPS),
             heights: profile.jump_heights(f64::from(map.height() - profile.body_height)),
         };
         moves.find_places(map, 0, i64::from(map.width()) - 1, 0, i64::from(map.height()) - 1);
@@ -382,6 +382,11 @@ impl SideViewMoves {
         let rise = |t: f64| vy * t - 0.5 * g * t * t;
         let highest = vy * vy / (2.0 * g);
         let first = if dir == 1 || before > 0.0 { 0 } else { 1 };
+        // The first thing under the column the body leaves first: a flight still over that
+        // column when its feet come down past it lands there, and so does every flight to a
+        // lower landing in the same column (slower across, lower when it leaves).
+        let behind = if dir == 1 { x0 } else { x0 + w - 1 };
+        let ground = self.columns.highest_support(behind, y0, pass_level);
         for dx in first..=self.reach {
             let tx = x0 + i64::from(dir) * dx;
             if tx < 0 || tx + w > i64::from(self.width) {
@@ -393,7 +398,10 @@ impl SideViewMoves {
             if y0 as f64 + top < -EPS {
                 break;
             }
-            let top_row = y0 + (top + EPS).floor() as i64;
+            let top_row = y0 + floor(top + EPS);
+            // The column the body comes into last, for the final 1 / dx of the flight.
+            let last = if dir == 1 { tx + w - 1 } else { tx };
+            let most_air = self.columns.most_air(last);
             let rows = &self.standing_rows[tx as usize];
             let upto = rows.partition_point(|&r| i64::from(r) <= top_row);
             for &ty in rows[..upto].iter().rev() {
@@ -409,21 +417,45 @@ impl SideViewMoves {
                 if t <= EPS {
                     continue;
                 }
+                // A quick look at that last column first: coming down into the landing, the
+                // feet must not pass the next thing above it that would hold them.
+                // Lower landings come down further there (the drop grows with the flight's
+                // length), so past the column's most air between two such things, none is
+                // reached.
+                if dx > 0 && pass_level.is_none() {
+                    let comes_in = t * (1.0 - 1.0 / dx as f64);
+                    let drop = rise(comes_in) - dy;
+                    if comes_in >= apex && drop > self.columns.air_above(last, i64::from(ty)) + EPS
+                    {
+                        if drop > most_air + EPS {
+                            break;
+                        }
+                        continue;
+                    }
+                }
+                let leaves = if dx == 0 { t } else { t / dx as f64 };
+                if ground
+                    .is_some_and(|k| leaves >= apex && y0 as f64 + rise(leaves) < k as f64 - EPS)
+                {
+                    break;
+                }
                 let vx = f64::from(dir) * dx as f64 / t;
                 if vx.abs() > run * (1.0 + EPS) {
                     continue;
                 }
                 let flight =
                     Flight { x0: x0 as f64, y0: y0 as f64, vx, vy, gravity: g, duration: t };
-                if flight.is_clear(&self.columns, w, h, pass_level) {
-                    out.push(Move {
+                match flight.clearance(&self.columns, w, h, pass_level) {
+                    Clearance::Clear => out.push(Move {
                         to: self.index(tx, i64::from(ty)) as u32,
                         time: before + t as f32,
                         kind,
                         dir,
                         vx: vx as f32,
                         vy: vy as f32,
-                    });
+                    }),
+                    Clearance::Blocked => {}
+                    Clearance::BlockedLower => break,
                 }
             }
         }

@@ -37,7 +37,7 @@ const HEIGHT: u32 = 256;
 
 fn level(rng: &mut Rng) -> SideViewMap {
     let mut map = SideViewMap::new(WIDTH, HEIGHT).unwrap();
-    let mut set = |map: &mut SideViewMap, x: u32, y: u32, tile| {
+    let set = |map: &mut SideViewMap, x: u32, y: u32, tile| {
         if x < WIDTH && y < HEIGHT {
             map.set(GridPos::new(x, y), tile).unwrap();
         }

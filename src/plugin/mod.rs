@@ -39,6 +39,7 @@ mod pursuit;
 mod request;
 mod seams;
 mod settings;
+mod side_view;
 mod work;
 
 use bevy::app::PluginGroupBuilder;
@@ -69,6 +70,7 @@ pub use settings::{
     AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorkBudget,
     WorkShares, WorldSearch,
 };
+pub use side_view::{NavSideViewPlugin, SideViewAgent, SideViewLevel, SideViewRoute};
 
 /// Renamed [`NavPath`]: it shadowed `std::path::Path`.
 #[deprecated(note = "renamed NavPath (it shadowed std::path::Path)")]
@@ -165,6 +167,7 @@ impl PluginGroup for TilemapNavPlugin {
             .add(NavAgentGridsPlugin { schedule })
             .add(NavPrecomputePlugin { schedule })
             .add(NavDebugPlugin { schedule })
+            .add(NavSideViewPlugin { schedule })
     }
 }
 

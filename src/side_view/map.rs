@@ -132,6 +132,23 @@ impl SideViewMap {
         Ok(())
     }
 
+    /// Whether a body `body` tiles large (across, up) with its lower left corner at `corner`
+    /// (in tiles) is inside a solid tile, or out of the map, by more than a thousandth of a
+    /// tile.
+    pub fn overlaps_solid(&self, corner: [f32; 2], body: (u32, u32)) -> bool {
+        const SLACK: f32 = 1e-3;
+        let [x, y] = corner;
+        if !(x.is_finite() && y.is_finite()) {
+            return true;
+        }
+        let (w, h) = (body.0 as f32, body.1 as f32);
+        let c0 = (x + SLACK).floor() as i64;
+        let c1 = (x + w - SLACK).ceil() as i64 - 1;
+        let r0 = (y + SLACK).floor() as i64;
+        let r1 = (y + h - SLACK).ceil() as i64 - 1;
+        (c0..=c1).any(|c| (r0..=r1).any(|r| self.tile_at(c, r) == SideTile::Solid))
+    }
+
     /// Counts the changes made with [`set`](Self::set): moves know which revision they were made for.
     pub fn revision(&self) -> u64 {
         self.revision

@@ -148,6 +148,14 @@ pub enum SideViewError {
         /// The start (true) or the goal.
         is_start: bool,
     },
+    /// (In an app.) No side-view level lies under the character, or the one it names is gone.
+    NoLevel,
+    /// (In an app.) A kind of goal side-view levels do not serve (only tiles, world positions,
+    /// entities and tiles of the character's own level are).
+    GoalKind {
+        /// Which.
+        kind: &'static str,
+    },
     /// No moves of this profile lead from start to goal (it may jump too low, or be too big).
     Unreachable {
         /// The start asked for.
@@ -206,6 +214,8 @@ impl fmt::Display for SideViewError {
                 pos.x,
                 pos.y
             ),
+            Self::NoLevel => write!(f, "no side-view level under the character"),
+            Self::GoalKind { kind } => write!(f, "side-view levels do not serve {kind} goals"),
             Self::Unreachable { start, goal } => write!(
                 f,
                 "no moves lead from ({}, {}) to ({}, {})",

@@ -222,6 +222,58 @@ impl SideViewMoves {
         self.place(i64::from(pos.x), i64::from(pos.y)) & CLEAR != 0
     }
 
+    /// Where a body put at `pos` comes to rest: the first place at or above `pos` in its
+    /// column where it fits (a tile set on top of it pushes it up), then straight down to the
+    /// first place it stands or holds a ladder. `None` when nothing in the column will do.
+    pub fn landing_below(&self, pos: GridPos) -> Option<GridPos> {
+        let x = i64::from(pos.x.min(self.width - 1));
+        let mut y = i64::from(pos.y.min(self.height - 1));
+        while self.place(x, y) & CLEAR == 0 {
+            y += 1;
+            if y >= i64::from(self.height) {
+                return None;
+            }
+        }
+        while self.place(x, y) & (STANDS | LADDER) == 0 {
+            y -= 1;
+            if y < 0 || self.place(x, y) & CLEAR == 0 {
+                return None;
+            }
+        }
+        Some(GridPos::new(x as u32, y as u32))
+    }
+
+    /// Where a body caught at `pos` by a tile set on it goes: [`landing_below`](Self::landing_below)
+    /// if its column has room above it, else the nearest place (by rings of tiles round
+    /// `pos`) where it fits, and the ground under that. The place it fits and the landing;
+    /// `None` when the body fits nowhere on the map.
+    pub fn way_out(&self, pos: GridPos) -> Option<(GridPos, GridPos)> {
+        let (x0, y0) = (i64::from(pos.x), i64::from(pos.y));
+        let (width, height) = (i64::from(self.width), i64::from(self.height));
+        let ring = width.max(height);
+        for d in 0..=ring {
+            for y in [y0 + d, y0 - d].into_iter().chain((y0 - d + 1)..(y0 + d)) {
+                let xs: Vec<i64> = if y == y0 + d || y == y0 - d {
+                    ((x0 - d)..=(x0 + d)).collect()
+                } else {
+                    vec![x0 - d, x0 + d]
+                };
+                for x in xs {
+                    if self.place(x, y) & CLEAR != 0 {
+                        let fit = GridPos::new(x as u32, y as u32);
+                        if let Some(landing) = self.landing_below(fit) {
+                            return Some((fit, landing));
+                        }
+                    }
+                }
+                if d == 0 {
+                    break;
+                }
+            }
+        }
+        None
+    }
+
     /// The moves that start at `pos`.
     pub fn moves_from(&self, pos: GridPos) -> impl Iterator<Item = SideMove> + '_ {
         let list = match pos.x < self.width && pos.y < self.height {

@@ -69,6 +69,8 @@ pub struct SideViewPath {
     /// The places it rests at between moves, start and goal included (the body's lower
     /// left tile).
     pub stops: Vec<GridPos>,
+    /// Seconds from the start to each of `stops` (0 for the start).
+    pub arrivals: Vec<f32>,
     /// Seconds from start to goal.
     pub duration: f32,
     /// Places expanded by the search.
@@ -86,6 +88,66 @@ impl SideViewPath {
                 |leg| leg.to,
             ),
         }
+    }
+
+    /// Whether every move from stop `from` on is still one the profile can make: the same
+    /// landing in the same time, after the moves were retiled.
+    pub fn still_walkable(&self, moves: &SideViewMoves, from: usize) -> bool {
+        (from..self.stops.len().saturating_sub(1)).all(|i| {
+            let (a, b) = (self.stops[i], self.stops[i + 1]);
+            let time = self.arrivals[i + 1] - self.arrivals[i];
+            moves.moves_from(a).any(|m| m.to == b && (m.time - time).abs() <= 1e-4 * time.max(1.0))
+        })
+    }
+
+    /// The first stop reached at or after `t` seconds (the last when `t` is past the end).
+    pub fn next_stop(&self, t: f32) -> usize {
+        self.arrivals.partition_point(|&a| a < t).min(self.stops.len().saturating_sub(1))
+    }
+
+    /// The path as far as stop `n`.
+    pub fn until(&self, n: usize) -> SideViewPath {
+        let n = n.min(self.stops.len().saturating_sub(1));
+        let end = self.arrivals.get(n).copied().unwrap_or(0.0);
+        SideViewPath {
+            legs: self.legs.iter().filter(|l| l.start < end - 1e-6).copied().collect(),
+            stops: self.stops[..=n.min(self.stops.len().saturating_sub(1))].to_vec(),
+            arrivals: self.arrivals[..=n.min(self.arrivals.len().saturating_sub(1))].to_vec(),
+            duration: end,
+            expanded: self.expanded,
+        }
+    }
+
+    /// The path from stop `k` on, its times counted from there.
+    pub fn after(&self, k: usize) -> SideViewPath {
+        let k = k.min(self.stops.len().saturating_sub(1));
+        let begin = self.arrivals.get(k).copied().unwrap_or(0.0);
+        SideViewPath {
+            legs: self
+                .legs
+                .iter()
+                .filter(|l| l.start >= begin - 1e-6)
+                .map(|l| Leg { start: (l.start - begin).max(0.0), ..*l })
+                .collect(),
+            stops: self.stops[k..].to_vec(),
+            arrivals: self.arrivals[k..].iter().map(|a| a - begin).collect(),
+            duration: (self.duration - begin).max(0.0),
+            expanded: self.expanded,
+        }
+    }
+
+    /// This path, then `rest` (which starts where this one ends).
+    pub fn then(mut self, rest: SideViewPath) -> SideViewPath {
+        let offset = self.duration;
+        self.legs.extend(rest.legs.into_iter().map(|mut leg| {
+            leg.start += offset;
+            leg
+        }));
+        self.stops.extend(rest.stops.into_iter().skip(1));
+        self.arrivals.extend(rest.arrivals.into_iter().skip(1).map(|a| a + offset));
+        self.duration += rest.duration;
+        self.expanded += rest.expanded;
+        self
     }
 
     /// The leg played `t` seconds after the start and the seconds into it; `None` before the
@@ -201,6 +263,7 @@ impl SideViewPlanner {
         let mut path = SideViewPath {
             legs: Vec::with_capacity(chain.len() + 1),
             stops: vec![moves.pos(from as u32)],
+            arrivals: vec![0.0],
             duration: 0.0,
             expanded,
         };
@@ -211,6 +274,7 @@ impl SideViewPlanner {
             let b = moves.pos(m.to);
             push_legs(&mut path, a, b, &m, gravity, walk);
             path.stops.push(b);
+            path.arrivals.push(path.legs.last().map_or(0.0, |l| l.start + l.duration));
         }
         path.duration = path.legs.last().map_or(0.0, |l| l.start + l.duration);
         path

@@ -580,3 +580,201 @@ fn side_view_bad_input_is_refused_with_a_reason() {
     let flea = SideViewMoves::new(&map, JumpProfile::new(1000.0, 256.0, 10000.0)).unwrap();
     assert!(flea.plan(&map, floor, GridPos::new(3, 1)).is_ok());
 }
+
+mod in_an_app {
+    use bevy::prelude::*;
+    use bevy_tilemap_nav::grid::GridPos;
+    use bevy_tilemap_nav::plugin::{
+        Arrived, PathFailed, PathRequest, SideViewAgent, SideViewLevel, SideViewRoute,
+    };
+    use bevy_tilemap_nav::side_view::{JumpProfile, SideTile, SideViewMoves};
+
+    use super::{map_of, random_level, random_profile};
+    use crate::support::Rng;
+    use crate::tilemap::{DT, WALL, messages, nav_app};
+
+    const TILE: f32 = 16.0;
+
+    fn spawn(app: &mut App, rows: &[String]) -> Entity {
+        let level = SideViewLevel::new(map_of(rows), Vec2::splat(TILE));
+        app.world_mut().spawn((level, Transform::default())).id()
+    }
+
+    fn corner(app: &App, level: Entity, agent: Entity) -> Vec2 {
+        let profile = app.world().get::<SideViewAgent>(agent).unwrap().profile;
+        let body = UVec2::new(profile.body_width, profile.body_height);
+        let at = app.world().get::<Transform>(agent).unwrap().translation.truncate();
+        app.world().get::<SideViewLevel>(level).unwrap().world_to_corner(Vec2::ZERO, at, body)
+    }
+
+    fn place(app: &mut App, level: Entity, profile: JumpProfile, at: GridPos) -> Entity {
+        let body = UVec2::new(profile.body_width, profile.body_height);
+        let world = app.world().get::<SideViewLevel>(level).unwrap().corner_to_world(
+            Vec2::ZERO,
+            [at.x as f32, at.y as f32],
+            body,
+        );
+        app.world_mut()
+            .spawn((SideViewAgent::new(profile), Transform::from_translation(world.extend(1.0))))
+            .id()
+    }
+
+    fn inside_solid(app: &App, level: Entity, agent: Entity) -> bool {
+        let profile = app.world().get::<SideViewAgent>(agent).unwrap().profile;
+        let c = corner(app, level, agent);
+        let map = app.world().get::<SideViewLevel>(level).unwrap().map();
+        map.overlaps_solid([c.x, c.y], (profile.body_width, profile.body_height))
+    }
+
+    /// Random levels and characters: goals sent one after another (each reachable one is
+    /// arrived at, exactly), then a long session of goals re-sent at any moment (mid-jump
+    /// too), some every frame, and tiles set and cleared under and around the characters.
+    /// Every frame, no character is inside a solid tile; at the end, with the tiles still, a
+    /// last goal is reached.
+    #[test]
+    fn side_view_characters_arrive_and_never_enter_a_solid_tile() {
+        let mut rng = Rng(0x51DE_0003);
+        let (mut arrivals, mut failures, mut recoveries, mut cuts) = (0, 0, 0, 0);
+        for _ in 0..5 {
+            let mut app = nav_app(DT, WALL);
+            let rows = random_level(&mut rng, 22, 12);
+            let level = spawn(&mut app, &rows);
+            let profile = random_profile(&mut rng);
+            let map = map_of(&rows);
+            let moves = SideViewMoves::new(&map, profile).unwrap();
+            let rests: Vec<GridPos> = (0..12)
+                .flat_map(|y| (0..22).map(move |x| GridPos::new(x, y)))
+                .filter(|&p| moves.rests(p))
+                .collect();
+            let start = rests[rng.below(rests.len() as u32) as usize];
+            let agent = place(&mut app, level, profile, start);
+            app.update();
+            let mut at = start;
+            // Goals one after another.
+            for _ in 0..6 {
+                let goal = rests[rng.below(rests.len() as u32) as usize];
+                let reachable = moves.plan(&map, at, goal).is_ok();
+                app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+                let mut told = None;
+                for _ in 0..2000 {
+                    app.update();
+                    assert!(!inside_solid(&app, level, agent));
+                    if messages::<Arrived>(&app).iter().any(|a| a.entity == agent) {
+                        told = Some(true);
+                        break;
+                    }
+                    if messages::<PathFailed>(&app).iter().any(|f| f.entity == agent) {
+                        told = Some(false);
+                        break;
+                    }
+                }
+                assert_eq!(told, Some(reachable), "{at:?} -> {goal:?}\n{}", rows.join("\n"));
+                if reachable {
+                    let c = corner(&app, level, agent);
+                    assert!(
+                        (c - Vec2::new(goal.x as f32, goal.y as f32)).length() < 1e-3,
+                        "{c:?} {goal:?}"
+                    );
+                    at = goal;
+                    arrivals += 1;
+                } else {
+                    failures += 1;
+                }
+            }
+            // Goals at any moment, tiles changing.
+            let mut tiles = app.world().get::<SideViewLevel>(level).unwrap().map().clone();
+            for frame in 0..1500 {
+                if rng.chance(3) || (frame % 300 < 40) {
+                    let goal = rests[rng.below(rests.len() as u32) as usize];
+                    app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+                }
+                // A tile set right in the way of the move under way, now and then.
+                let route = app.world().get::<SideViewRoute>(agent).filter(|_| rng.chance(2));
+                let ahead = route.and_then(|r| {
+                    let (leg, t) = r.leg_now()?;
+                    Some(leg.position_at(t + 0.1f32.min((leg.duration - t) * 0.7)))
+                });
+                let ahead = ahead.map(|p| {
+                    GridPos::new(
+                        (p[0].round().max(0.0) as u32).min(21),
+                        (p[1].round().max(1.0) as u32).min(11),
+                    )
+                });
+                // And now and then on the character itself (standing or not): it is pushed out.
+                if rng.chance(1) {
+                    let c = corner(&app, level, agent).round();
+                    let pos =
+                        GridPos::new((c.x.max(0.0) as u32).min(21), (c.y.max(1.0) as u32).min(11));
+                    recoveries += usize::from(tiles.tile(pos) != SideTile::Solid);
+                    tiles.set(pos, SideTile::Solid).unwrap();
+                    app.world_mut()
+                        .get_mut::<SideViewLevel>(level)
+                        .unwrap()
+                        .set(pos, SideTile::Solid)
+                        .unwrap();
+                }
+                if let Some(pos) = ahead {
+                    cuts += usize::from(tiles.tile(pos) != SideTile::Solid);
+                    tiles.set(pos, SideTile::Solid).unwrap();
+                    app.world_mut()
+                        .get_mut::<SideViewLevel>(level)
+                        .unwrap()
+                        .set(pos, SideTile::Solid)
+                        .unwrap();
+                }
+                if rng.chance(2) {
+                    let pos = GridPos::new(rng.below(22), 1 + rng.below(11));
+                    let tile = if tiles.tile(pos) == SideTile::Solid {
+                        SideTile::Empty
+                    } else {
+                        SideTile::Solid
+                    };
+                    tiles.set(pos, tile).unwrap();
+                    app.world_mut()
+                        .get_mut::<SideViewLevel>(level)
+                        .unwrap()
+                        .set(pos, tile)
+                        .unwrap();
+                }
+                app.update();
+                if inside_solid(&app, level, agent) {
+                    let route = app.world().get::<SideViewRoute>(agent);
+                    panic!(
+                        "frame {frame}: inside a solid tile at {:?}, leg {:?}\n{:?}\n{:?}",
+                        corner(&app, level, agent),
+                        route.and_then(|r| r.leg_now()),
+                        route.map(|r| (&r.path.stops, r.clock)),
+                        app.world().get::<SideViewLevel>(level).unwrap().map()
+                    );
+                }
+                let c = corner(&app, level, agent);
+                assert!(c.x.is_finite() && c.y.is_finite());
+            }
+            // Still tiles: one more goal it can reach from where it ends up.
+            for _ in 0..200 {
+                app.update();
+            }
+            let moves = SideViewMoves::new(&tiles, profile).unwrap();
+            let c = corner(&app, level, agent).round();
+            let here = GridPos::new(c.x as u32, c.y as u32);
+            if app.world().get::<SideViewRoute>(agent).is_none() && moves.rests(here) {
+                let goal = rests
+                    .iter()
+                    .copied()
+                    .find(|&g| g != here && moves.plan(&tiles, here, g).is_ok());
+                if let Some(goal) = goal {
+                    app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+                    let arrived = (0..2000).any(|_| {
+                        app.update();
+                        messages::<Arrived>(&app).iter().any(|a| a.entity == agent)
+                    });
+                    assert!(arrived, "{here:?} -> {goal:?}");
+                }
+            }
+        }
+        assert!(
+            arrivals >= 10 && recoveries >= 3 && cuts >= 20,
+            "{arrivals} arrivals, {failures} failures, {recoveries} tiles set on a character, {cuts} moves cut"
+        );
+    }
+}

@@ -430,6 +430,9 @@ pub enum NavError {
         /// The agent's kind.
         agent: AgentKind,
     },
+    /// A side-view character's request ([`SideViewAgent`](super::super::SideViewAgent)):
+    /// the level, its profile, or its start or goal would not do.
+    SideView(crate::side_view::SideViewError),
     /// The agent's [`NavPath`] (made or changed by hand) cannot be walked: it has no cells, its
     /// cells and points differ in number, a point is not finite, or one of its legs is so.
     MalformedPath,
@@ -452,6 +455,7 @@ impl fmt::Display for NavError {
         match self {
             NavError::Search(e) => write!(f, "{e}"),
             NavError::NoGrid => write!(f, "no navigation grid: mark a tilemap with NavTilemap"),
+            NavError::SideView(e) => write!(f, "{e}"),
             NavError::MapGone { map } => write!(f, "map {map} is gone"),
             NavError::NoTransform => write!(f, "the entity has no Transform to start from"),
             NavError::Start(e) => write!(f, "start: {e}"),

@@ -113,7 +113,7 @@ pub(crate) struct RequestQueue {
 /// Queues new and replaced requests in arrival order.
 /// A request that replaces one still waiting keeps its place: under a steady load an agent that
 /// renews its request is not sent to the back each time.
-fn queue_requests(queue: &mut RequestQueue, requests: &Query<Entity, Changed<PathRequest>>) {
+fn queue_requests(queue: &mut RequestQueue, requests: &NewRequests) {
     for entity in requests {
         if !queue.waiting.contains(&entity) {
             queue.waiting.push_back(entity);
@@ -147,9 +147,14 @@ pub(crate) struct Answering<'w, 's> {
 /// spent. A search that would overrun it pauses and goes on next frame (before any other), so
 /// no frame waits on a long search; if a grid changes meanwhile, its answer is checked against
 /// the new grid or the search begins again.
+/// Requests made or changed since the last frame; side-view characters' are answered by their
+/// own plugin.
+type NewRequests<'w, 's> =
+    Query<'w, 's, Entity, (Changed<PathRequest>, Without<crate::plugin::SideViewAgent>)>;
+
 pub(crate) fn answer_requests(
     mut nav: Answering,
-    new_requests: Query<Entity, Changed<PathRequest>>,
+    new_requests: NewRequests,
     obstacle_agents: Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
     links: Query<(Entity, &NavLink), Without<NavSeam>>,
     (changed_links, mut removed_links): LinksMoved,

@@ -1,0 +1,589 @@
+//! Side-view requests answered, and the routes played leg by leg: re-planned at the next stop
+//! when a tile change cuts the way ahead, and a character whose own move was cut dropped to
+//! the ground under it.
+
+use bevy::prelude::*;
+
+use super::SideViewAgent;
+use super::level::SideViewLevel;
+use crate::grid::GridPos;
+use crate::plugin::{Arrival, Arrived, NavError, PathFailed, PathGoal, PathRequest};
+use crate::side_view::{
+    Arc, Leg, LegKind, SideViewError, SideViewMap, SideViewMoves, SideViewPath, SideViewPlanner,
+};
+
+/// The plan a [`SideViewAgent`] walks: put on it when its [`PathRequest`] is answered, taken
+/// off when it arrives. `path`'s legs say what to animate ([`leg_now`](Self::leg_now)).
+#[derive(Component, Clone, Debug)]
+pub struct SideViewRoute {
+    /// The level walked.
+    pub level: Entity,
+    /// The plan, its times counted from `clock`'s 0.
+    pub path: SideViewPath,
+    /// Seconds into `path`.
+    pub clock: f32,
+    /// Where it is going (the body's lower left tile).
+    pub goal: GridPos,
+    seen: u64,
+    replan_at: Option<usize>,
+    /// It failed on the way and walks to the end of what is left, then stops.
+    stops_short: bool,
+}
+
+impl SideViewRoute {
+    /// The leg being played now and the seconds into it.
+    pub fn leg_now(&self) -> Option<(&Leg, f32)> {
+        self.path.leg_at(self.clock).map(|(i, t)| (&self.path.legs[i], t))
+    }
+}
+
+#[derive(Resource, Default)]
+pub(crate) struct Planner(SideViewPlanner);
+
+/// What a frame of a route came to.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Step {
+    Moving,
+    Arrived,
+    /// It stopped at the end of what was left.
+    Stopped,
+}
+
+/// One frame of a route: a change of tiles since it last looked is checked against the way
+/// ahead (the move under way and the moves after it); the clock moves on by `dt`, and at a
+/// stop where it must plan again, it does. A failure is returned for the game to be told; the
+/// route then ends where what is left of it ends.
+pub(crate) fn advance(
+    route: &mut SideViewRoute,
+    moves: &SideViewMoves,
+    map: &SideViewMap,
+    changes: u64,
+    planner: &mut SideViewPlanner,
+    dt: f32,
+) -> (Step, Option<SideViewError>) {
+    let mut failure = None;
+    if changes != route.seen {
+        route.seen = changes;
+        failure = look_ahead(route, moves, map, planner);
+    }
+    route.clock += dt.max(0.0);
+    if let Some(n) = route.replan_at
+        && route.clock >= route.path.arrivals[n]
+    {
+        route.replan_at = None;
+        let over = route.clock - route.path.arrivals[n];
+        match planner.plan(moves, map, route.path.stops[n], route.goal) {
+            Ok(rest) => {
+                route.path = rest;
+                route.clock = over;
+            }
+            Err(e) => {
+                route.path = route.path.until(n);
+                route.stops_short = true;
+                failure = Some(e);
+            }
+        }
+    }
+    if route.clock >= route.path.duration {
+        route.clock = route.path.duration;
+        let step = if route.stops_short { Step::Stopped } else { Step::Arrived };
+        return (step, failure);
+    }
+    (Step::Moving, failure)
+}
+
+/// After a change of tiles: if the move under way now meets a solid tile (or its landing lost
+/// its footing), the character drops from where it is to the ground under it and plans from
+/// there; else, if a move after it changed, it plans again when it reaches the next stop.
+fn look_ahead(
+    route: &mut SideViewRoute,
+    moves: &SideViewMoves,
+    map: &SideViewMap,
+    planner: &mut SideViewPlanner,
+) -> Option<SideViewError> {
+    let path = &route.path;
+    let n = path.next_stop(route.clock);
+    let profile = moves.profile();
+    let body = (profile.body_width, profile.body_height);
+    let until = path.arrivals[n];
+    let samples = 48;
+    let cut = !moves.rests(path.stops[n])
+        || (0..=samples).any(|i| {
+            let t = route.clock + (until - route.clock) * i as f32 / samples as f32;
+            map.overlaps_solid(path.position_at(t), body)
+        });
+    if !cut {
+        if !path.still_walkable(moves, n) {
+            route.replan_at = Some(n);
+        }
+        return None;
+    }
+    let here = path.position_at(route.clock);
+    let (width, height) = (map.width(), map.height());
+    let pos = GridPos::new(
+        (here[0].round().max(0.0) as u32).min(width - 1),
+        (here[1].round().max(0.0) as u32).min(height - 1),
+    );
+    route.replan_at = None;
+    let Some((fit, landing)) = moves.way_out(pos) else {
+        // Nowhere on the level for the body: it stays where it is.
+        route.path = resting_at(pos);
+        route.clock = 0.0;
+        route.stops_short = true;
+        return Some(SideViewError::NoFooting { pos, is_start: true });
+    };
+    let fall = fall_to(fit, landing, profile.gravity);
+    route.clock = 0.0;
+    match planner.plan(moves, map, landing, route.goal) {
+        Ok(rest) => {
+            route.path = fall.then(rest);
+            None
+        }
+        Err(e) => {
+            route.path = fall;
+            route.stops_short = true;
+            Some(e)
+        }
+    }
+}
+
+/// A path that stays at `pos`.
+fn resting_at(pos: GridPos) -> SideViewPath {
+    SideViewPath {
+        legs: Vec::new(),
+        stops: vec![pos],
+        arrivals: vec![0.0],
+        duration: 0.0,
+        expanded: 0,
+    }
+}
+
+/// Straight down from `fit` (a place the body fits) to `landing` under it.
+fn fall_to(fit: GridPos, landing: GridPos, gravity: f32) -> SideViewPath {
+    let drop = fit.y.saturating_sub(landing.y) as f32;
+    let mut path = resting_at(fit);
+    if drop > 0.0 {
+        let duration = (2.0 * drop / gravity).sqrt();
+        path.legs.push(Leg {
+            kind: LegKind::Fall,
+            from: [fit.x as f32, fit.y as f32],
+            to: [landing.x as f32, landing.y as f32],
+            start: 0.0,
+            duration,
+            arc: Some(Arc { vx: 0.0, vy: 0.0, gravity }),
+        });
+        path.stops.push(landing);
+        path.arrivals.push(duration);
+        path.duration = duration;
+    }
+    path
+}
+
+/// The body's lower left tile for a character whose centre is at `world`.
+fn corner_tile(level: &SideViewLevel, at: Vec2, world: Vec2, body: UVec2) -> Option<GridPos> {
+    let corner = level.world_to_corner(at, world, body).round();
+    let on = corner.x >= 0.0
+        && corner.y >= 0.0
+        && corner.x < level.map().width() as f32
+        && corner.y < level.map().height() as f32;
+    on.then(|| GridPos::new(corner.x as u32, corner.y as u32))
+}
+
+type Requests<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static PathRequest,
+        &'static SideViewAgent,
+        Option<&'static Transform>,
+        Option<&'static SideViewRoute>,
+    ),
+    Changed<PathRequest>,
+>;
+
+/// Answers the [`PathRequest`]s of [`SideViewAgent`]s.
+pub(crate) fn answer_requests(
+    mut commands: Commands,
+    requests: Requests,
+    targets: Query<&Transform>,
+    mut levels: Query<(Entity, &mut SideViewLevel)>,
+    mut planner: ResMut<Planner>,
+    mut failed: MessageWriter<PathFailed>,
+) {
+    for (entity, request, agent, transform, route) in &requests {
+        let answer =
+            answer(request, agent, transform, route, &targets, &mut levels, &mut planner.0);
+        let mut entity_commands = commands.entity(entity);
+        entity_commands.remove::<PathRequest>();
+        match answer {
+            Ok(route) => {
+                entity_commands.remove::<PathFailed>().insert(route);
+            }
+            Err(error) => {
+                let error = NavError::SideView(error);
+                entity_commands.insert(PathFailed { entity, error: error.clone() });
+                failed.write(PathFailed { entity, error });
+            }
+        }
+    }
+}
+
+fn answer(
+    request: &PathRequest,
+    agent: &SideViewAgent,
+    transform: Option<&Transform>,
+    route: Option<&SideViewRoute>,
+    targets: &Query<&Transform>,
+    levels: &mut Query<(Entity, &mut SideViewLevel)>,
+    planner: &mut SideViewPlanner,
+) -> Result<SideViewRoute, SideViewError> {
+    let here = transform.map(|t| t.translation.truncate()).ok_or(SideViewError::NoLevel)?;
+    let place = |e: Entity| targets.get(e).map_or(Vec2::ZERO, |t| t.translation.truncate());
+    let level_entity = match agent.level {
+        Some(level) => level,
+        None => levels
+            .iter()
+            .find(|(e, level)| level.world_to_tile(place(*e), here).is_some())
+            .map(|(e, _)| e)
+            .ok_or(SideViewError::NoLevel)?,
+    };
+    let at = place(level_entity);
+    let (_, mut level) = levels.get_mut(level_entity).map_err(|_| SideViewError::NoLevel)?;
+    let profile = agent.profile;
+    let body = UVec2::new(profile.body_width, profile.body_height);
+    // Carry on with the move under way: the new plan starts where it lands.
+    // (A change of tiles the old route has not looked at yet is looked at on the new one: the
+    // move under way may be cut.)
+    let carried = route.filter(|r| r.level == level_entity && !r.path.stops.is_empty());
+    let (base, clock, seen) = match carried {
+        Some(r) => {
+            let n = r.path.next_stop(r.clock);
+            let k = if r.path.arrivals[n] > r.clock { n.saturating_sub(1) } else { n };
+            (Some(r.path.until(n).after(k)), r.clock - r.path.arrivals[k], Some(r.seen))
+        }
+        None => (None, 0.0, None),
+    };
+    let level_ref = &*level;
+    let off = |is_start| SideViewError::OffMap { pos: GridPos::new(u32::MAX, u32::MAX), is_start };
+    let start = match (&base, request.start) {
+        (Some(b), _) => *b.stops.last().unwrap_or(&GridPos::new(0, 0)),
+        (None, Some(start)) => start,
+        (None, None) => corner_tile(level_ref, at, here, body).ok_or(off(true))?,
+    };
+    let world_goal = |world: Vec2, level: &mut SideViewLevel| -> Result<GridPos, SideViewError> {
+        let tile = corner_tile(level, at, world, body).ok_or(off(false))?;
+        let moves = level.moves_for(&profile)?;
+        moves.landing_below(tile).ok_or(SideViewError::NoFooting { pos: tile, is_start: false })
+    };
+    let goal = match &request.goal {
+        PathGoal::Tile(tile) => *tile,
+        PathGoal::OnMap { map, cell } if *map == level_entity => *cell,
+        PathGoal::OnMap { .. } => return Err(SideViewError::GoalKind { kind: "other maps'" }),
+        PathGoal::World(world) => world_goal(*world, &mut level)?,
+        PathGoal::Entity(target) => {
+            let world = targets
+                .get(*target)
+                .map_err(|_| SideViewError::GoalKind { kind: "gone entities'" })?;
+            world_goal(world.translation.truncate(), &mut level)?
+        }
+        PathGoal::Nearest(_) => return Err(SideViewError::GoalKind { kind: "nearest-of" }),
+        PathGoal::AwayFrom { .. } => return Err(SideViewError::GoalKind { kind: "flee" }),
+        PathGoal::Wander { .. } => return Err(SideViewError::GoalKind { kind: "wander" }),
+    };
+    level.bring_in_step();
+    let changes = level.changes();
+    let (moves, map) = level.in_step(&profile)?;
+    let plan = planner.plan(moves, map, start, goal)?;
+    let path = match base {
+        Some(b) => b.then(plan),
+        None => plan,
+    };
+    Ok(SideViewRoute {
+        level: level_entity,
+        path,
+        clock,
+        goal,
+        seen: seen.unwrap_or(changes),
+        replan_at: None,
+        stops_short: false,
+    })
+}
+
+/// Where a character standing still at `corner` (in tiles) goes after the tiles changed: a
+/// fall to the ground under it when a tile was set on it or the ground under it went; `None`
+/// when it stands as it was.
+pub(crate) fn settle(
+    moves: &SideViewMoves,
+    map: &SideViewMap,
+    corner: Vec2,
+) -> Option<SideViewPath> {
+    let profile = moves.profile();
+    let here = corner.round().max(Vec2::ZERO);
+    let pos =
+        GridPos::new((here.x as u32).min(map.width() - 1), (here.y as u32).min(map.height() - 1));
+    let fine = moves.rests(pos)
+        && !map.overlaps_solid([corner.x, corner.y], (profile.body_width, profile.body_height));
+    if fine {
+        return None;
+    }
+    let (fit, landing) = moves.way_out(pos)?;
+    Some(fall_to(fit, landing, profile.gravity))
+}
+
+type Standing<'w, 's> = Query<
+    'w,
+    's,
+    (Entity, &'static mut Transform, &'static SideViewAgent),
+    (Without<SideViewRoute>, Without<SideViewLevel>),
+>;
+
+type Levels<'w, 's> = Query<
+    'w,
+    's,
+    (Entity, &'static mut SideViewLevel, Option<&'static Transform>),
+    (Without<SideViewRoute>, Without<SideViewAgent>),
+>;
+
+/// Characters standing still on a level whose tiles changed: one a tile was set on, or whose
+/// ground went, falls to the ground under it (a route that ends there).
+fn settle_standing(commands: &mut Commands, standing: &mut Standing, levels: &mut Levels) {
+    let changed: Vec<Entity> =
+        levels.iter().filter(|(_, l, _)| l.changes() != l.settled).map(|(e, ..)| e).collect();
+    if changed.is_empty() {
+        return;
+    }
+    for (entity, mut transform, agent) in standing.iter_mut() {
+        let here = transform.translation.truncate();
+        let body = UVec2::new(agent.profile.body_width, agent.profile.body_height);
+        let on = |e: &Entity, l: &SideViewLevel, t: Option<&Transform>| {
+            agent.level.map_or_else(
+                || {
+                    l.world_to_tile(t.map_or(Vec2::ZERO, |t| t.translation.truncate()), here)
+                        .is_some()
+                },
+                |want| want == *e,
+            )
+        };
+        let Some((level_entity, mut level, at)) =
+            levels.iter_mut().find(|(e, l, t)| changed.contains(e) && on(e, l, *t))
+        else {
+            continue;
+        };
+        let at = at.map_or(Vec2::ZERO, |t| t.translation.truncate());
+        let corner = level.world_to_corner(at, here, body);
+        let changes = level.changes();
+        let Ok((moves, map)) = level.in_step(&agent.profile) else {
+            continue;
+        };
+        if let Some(fall) = settle(moves, map, corner) {
+            let goal = *fall.stops.last().unwrap_or(&GridPos::new(0, 0));
+            let start = fall.position_at(0.0);
+            let world = level.corner_to_world(at, start, body);
+            transform.translation.x = world.x;
+            transform.translation.y = world.y;
+            let route = SideViewRoute {
+                level: level_entity,
+                path: fall,
+                clock: 0.0,
+                goal,
+                seen: changes,
+                replan_at: None,
+                stops_short: true,
+            };
+            commands.entity(entity).insert(route);
+        }
+    }
+    for (_, mut level, _) in levels.iter_mut() {
+        if level.settled != level.changes() {
+            level.settled = level.changes();
+        }
+    }
+}
+
+/// Plays the routes: each character's `Transform` follows its path; arrivals and failures on
+/// the way are told. Characters standing still are moved when the tiles change under them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn walk_routes(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut walkers: Query<(Entity, &mut Transform, &mut SideViewRoute, &SideViewAgent)>,
+    mut standing: Standing,
+    mut levels: Levels,
+    mut planner: ResMut<Planner>,
+    mut arrived: MessageWriter<Arrived>,
+    mut failed: MessageWriter<PathFailed>,
+) {
+    for (_, mut level, _) in levels.iter_mut() {
+        if level.has_pending() {
+            level.bring_in_step();
+        }
+    }
+    settle_standing(&mut commands, &mut standing, &mut levels);
+    let dt = time.delta_secs();
+    for (entity, mut transform, mut route, agent) in &mut walkers {
+        let Ok((_, mut level, level_transform)) = levels.get_mut(route.level) else {
+            commands.entity(entity).remove::<SideViewRoute>();
+            let error = NavError::MapGone { map: route.level };
+            failed.write(PathFailed { entity, error });
+            continue;
+        };
+        let at = level_transform.map_or(Vec2::ZERO, |t| t.translation.truncate());
+        let changes = level.changes();
+        let (step, failure) = match level.in_step(&agent.profile) {
+            Ok((moves, map)) => advance(&mut route, moves, map, changes, &mut planner.0, dt),
+            Err(e) => (Step::Stopped, Some(e)),
+        };
+        let body = UVec2::new(agent.profile.body_width, agent.profile.body_height);
+        let corner = route.path.position_at(route.clock);
+        let world = level.corner_to_world(at, corner, body);
+        transform.translation.x = world.x;
+        transform.translation.y = world.y;
+        if let Some(e) = failure {
+            let error = NavError::SideView(e);
+            commands.entity(entity).insert(PathFailed { entity, error: error.clone() });
+            failed.write(PathFailed { entity, error });
+        }
+        match step {
+            Step::Moving => {}
+            Step::Arrived => {
+                commands.entity(entity).remove::<SideViewRoute>();
+                let cell = *route.path.stops.last().unwrap_or(&route.goal);
+                arrived.write(Arrived { entity, cell, reached_goal: true, by: Arrival::AtGoal });
+            }
+            Step::Stopped => {
+                commands.entity(entity).remove::<SideViewRoute>();
+            }
+        }
+    }
+}
+
+/// Draws each route's way ahead: runs and climbs in white, jumps yellow, falls and drops
+/// blue, the arcs as curves.
+pub(crate) fn draw_routes(
+    mut gizmos: Gizmos,
+    walkers: Query<(&SideViewRoute, &SideViewAgent)>,
+    levels: Query<(&SideViewLevel, Option<&Transform>)>,
+) {
+    for (route, agent) in &walkers {
+        let Ok((level, transform)) = levels.get(route.level) else {
+            continue;
+        };
+        let at = transform.map_or(Vec2::ZERO, |t| t.translation.truncate());
+        let body = UVec2::new(agent.profile.body_width, agent.profile.body_height);
+        for leg in route.path.legs.iter().filter(|l| l.start + l.duration >= route.clock) {
+            let color = match leg.kind {
+                LegKind::Walk | LegKind::Step | LegKind::Climb => Color::srgb(0.95, 0.95, 0.95),
+                LegKind::Jump => Color::srgb(1.0, 0.85, 0.2),
+                LegKind::Fall | LegKind::Drop => Color::srgb(0.3, 0.6, 1.0),
+            };
+            let samples = if leg.arc.is_some() { 16 } else { 1 };
+            let points = (0..=samples).map(|i| {
+                let corner = leg.position_at(leg.duration * i as f32 / samples as f32);
+                level.corner_to_world(at, corner, body)
+            });
+            gizmos.linestrip_2d(points, color);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::side_view::{JumpProfile, SideTile};
+
+    fn route_on(
+        moves: &SideViewMoves,
+        map: &SideViewMap,
+        from: GridPos,
+        to: GridPos,
+    ) -> SideViewRoute {
+        SideViewRoute {
+            level: Entity::PLACEHOLDER,
+            path: moves.plan(map, from, to).unwrap(),
+            clock: 0.0,
+            goal: to,
+            seen: 0,
+            replan_at: None,
+            stops_short: false,
+        }
+    }
+
+    /// Plays `route` to its end, frame by frame, checking the body every frame.
+    fn play(
+        route: &mut SideViewRoute,
+        moves: &SideViewMoves,
+        map: &SideViewMap,
+        changes: u64,
+    ) -> Step {
+        let mut planner = SideViewPlanner::default();
+        let body = (moves.profile().body_width, moves.profile().body_height);
+        for _ in 0..2000 {
+            let (step, _) = advance(route, moves, map, changes, &mut planner, 1.0 / 60.0);
+            let at = route.path.position_at(route.clock);
+            assert!(!map.overlaps_solid(at, body), "inside a solid tile at {at:?}: {route:?}");
+            if step != Step::Moving {
+                return step;
+            }
+        }
+        panic!("never ended: {route:?}");
+    }
+
+    #[test]
+    fn a_tile_set_in_a_jump_s_way_drops_the_jumper_and_it_plans_on() {
+        let mut map = SideViewMap::from_rows(&[
+            "..........",
+            "..........",
+            "..........",
+            "###....###",
+            "###.......",
+            "##########",
+        ])
+        .unwrap();
+        let profile = JumpProfile::new(6.0, 3.0, 40.0);
+        let mut moves = SideViewMoves::new(&map, profile).unwrap();
+        let (from, to) = (GridPos::new(1, 3), GridPos::new(8, 3));
+        let mut route = route_on(&moves, &map, from, to);
+        let jump = route.path.legs.iter().find(|l| l.kind == LegKind::Jump).copied().unwrap();
+        // Halfway through the jump, a block appears just ahead on its arc.
+        route.clock = jump.start + jump.duration * 0.5;
+        let ahead = jump.position_at(jump.duration * 0.6);
+        let block = GridPos::new(ahead[0].round() as u32, ahead[1].round() as u32);
+        map.set(block, SideTile::Solid).unwrap();
+        moves.retile(&map, &[block]).unwrap();
+        let mut planner = SideViewPlanner::default();
+        let (step, failure) = advance(&mut route, &moves, &map, 1, &mut planner, 1.0 / 60.0);
+        assert_eq!((step, failure), (Step::Moving, None));
+        // It comes down first, then goes on to the goal.
+        assert_eq!(route.path.legs[0].kind, LegKind::Fall, "{route:?}");
+        assert_eq!(play(&mut route, &moves, &map, 1), Step::Arrived);
+        assert_eq!(route.path.stops.last(), Some(&to));
+    }
+
+    #[test]
+    fn a_tile_set_on_the_way_ahead_is_planned_round_at_the_next_stop() {
+        let mut map = SideViewMap::from_rows(&[
+            "............",
+            "............",
+            "............",
+            "............",
+            "############",
+        ])
+        .unwrap();
+        let profile = JumpProfile::new(6.0, 2.0, 40.0);
+        let mut moves = SideViewMoves::new(&map, profile).unwrap();
+        let (from, to) = (GridPos::new(0, 1), GridPos::new(11, 1));
+        let mut route = route_on(&moves, &map, from, to);
+        let before = route.path.duration;
+        route.clock = 0.05;
+        // A one-tile wall halfway: walked round by a jump, planned at the next stop.
+        let wall = GridPos::new(6, 1);
+        map.set(wall, SideTile::Solid).unwrap();
+        moves.retile(&map, &[wall]).unwrap();
+        assert_eq!(play(&mut route, &moves, &map, 1), Step::Arrived);
+        assert_eq!(route.path.stops.last(), Some(&to));
+        assert!(route.path.legs.iter().any(|l| l.kind == LegKind::Jump));
+        // Without the look ahead it would have walked into the wall: the plan changed.
+        assert!(route.path.duration != before);
+    }
+}

@@ -19,6 +19,7 @@
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod common;
 #[path = "../tests/support/mod.rs"]
 mod shared;
 
@@ -30,6 +31,7 @@ use bevy_tilemap_nav::grid::GridPos;
 use bevy_tilemap_nav::side_view::{
     JumpProfile, SideTile, SideViewMap, SideViewMoves, SideViewPlanner,
 };
+use common::best;
 use shared::Rng;
 
 const WIDTH: u32 = 512;
@@ -80,18 +82,6 @@ fn level(rng: &mut Rng) -> SideViewMap {
     map
 }
 
-fn best<T>(rounds: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut fastest = Duration::MAX;
-    let mut out = None;
-    for _ in 0..rounds {
-        let start = Instant::now();
-        let value = f();
-        fastest = fastest.min(start.elapsed());
-        out = Some(value);
-    }
-    (fastest, out.unwrap())
-}
-
 /// Seconds from `start` to `goal` over `lists` (place index -> (place, seconds)).
 fn plain_dijkstra(lists: &[Vec<(u32, f32)>], start: usize, goal: usize) -> Option<f64> {
     let mut best = vec![f64::INFINITY; lists.len()];
@@ -121,7 +111,7 @@ fn main() {
     let mut rng = Rng(0x5EED_0055);
     let mut map = level(&mut rng);
     let hero = JumpProfile::new(8.0, 3.0, 40.0).with_body(1, 2).with_steps(true);
-    let (built, moves) = best(3, || SideViewMoves::new(&map, hero).unwrap());
+    let (built, moves) = best(|| SideViewMoves::new(&map, hero).unwrap());
     let index = |p: GridPos| (p.y * WIDTH + p.x) as usize;
     let places: Vec<GridPos> = (0..HEIGHT)
         .flat_map(|y| (0..WIDTH).map(move |x| GridPos::new(x, y)))
@@ -200,7 +190,7 @@ fn main() {
             moves.retile(&map, &[pos]).unwrap();
         }
     }
-    let (rebuilt, fresh) = best(3, || SideViewMoves::new(&map, hero).unwrap());
+    let (rebuilt, fresh) = best(|| SideViewMoves::new(&map, hero).unwrap());
     assert_eq!(fresh.len(), moves.len(), "retiled moves differ from a fresh build");
     let retile = retiles.as_secs_f64() / f64::from(toggles);
     println!(

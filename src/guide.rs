@@ -11,12 +11,13 @@
 //! 6. [Crowds: characters that do not walk through each other](crowds)
 //! 7. [Behaviours: chase, stop in range, flee, wander, teams](behaviours)
 //! 8. [Kinds of agents: who may go where, how big they are, how far they can move](kinds_of_agents)
-//! 9. [Levels from Tiled](tiled)
-//! 10. [Levels from LDtk](ldtk)
-//! 11. [The core, without Bevy](without_bevy)
-//! 12. [Features, side by side](comparison)
-//! 13. [Speed](speed)
-//! 14. [Platforms](platforms)
+//! 9. [Side view: platformers](side_view)
+//! 10. [Levels from Tiled](tiled)
+//! 11. [Levels from LDtk](ldtk)
+//! 12. [The core, without Bevy](without_bevy)
+//! 13. [Features, side by side](comparison)
+//! 14. [Speed](speed)
+//! 15. [Platforms](platforms)
 
 #[doc = include_str!("../docs/guide/marking_tiles.md")]
 pub mod marking_tiles {}
@@ -41,6 +42,9 @@ pub mod behaviours {}
 
 #[doc = include_str!("../docs/guide/kinds_of_agents.md")]
 pub mod kinds_of_agents {}
+
+#[doc = include_str!("../docs/guide/side_view.md")]
+pub mod side_view {}
 
 #[doc = include_str!("../docs/guide/tiled.md")]
 pub mod tiled {}

@@ -70,7 +70,9 @@ pub use settings::{
     AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorkBudget,
     WorkShares, WorldSearch,
 };
-pub use side_view::{NavSideViewPlugin, SideViewAgent, SideViewLevel, SideViewRoute};
+pub use side_view::{
+    NavSideViewPlugin, SideViewAgent, SideViewLevel, SideViewRoute, SideViewRules, SideViewTilemap,
+};
 
 /// Renamed [`NavPath`]: it shadowed `std::path::Path`.
 #[deprecated(note = "renamed NavPath (it shadowed std::path::Path)")]

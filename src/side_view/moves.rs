@@ -93,6 +93,8 @@ const DROPS: u8 = 8;
 ///
 /// let map = SideViewMap::from_rows(&[
 ///     "......",
+///     "......",
+///     "......",
 ///     "##..##",
 /// ])
 /// .unwrap();

@@ -169,6 +169,7 @@ impl SideViewPath {
 /// use bevy_tilemap_nav::side_view::{JumpProfile, LegKind, SideViewMap, SideViewMoves, SideViewPlanner};
 ///
 /// let map = SideViewMap::from_rows(&[
+///     "........",
 ///     "......H.",
 ///     "--....H.",
 ///     "......H.",
@@ -177,10 +178,11 @@ impl SideViewPath {
 /// .unwrap();
 /// let moves = SideViewMoves::new(&map, JumpProfile::new(6.0, 2.0, 40.0)).unwrap();
 /// let mut planner = SideViewPlanner::default();
-/// let path = planner.plan(&moves, &map, GridPos::new(0, 1), GridPos::new(7, 4)).unwrap();
+/// // Over the gap, up the ladder to the tile above its top.
+/// let path = planner.plan(&moves, &map, GridPos::new(0, 1), GridPos::new(6, 4)).unwrap();
 /// assert!(path.legs.iter().any(|leg| leg.kind == LegKind::Jump));
 /// assert!(path.legs.iter().any(|leg| leg.kind == LegKind::Climb));
-/// assert_eq!(path.stops.last(), Some(&GridPos::new(7, 4)));
+/// assert_eq!(path.stops.last(), Some(&GridPos::new(6, 4)));
 /// ```
 #[derive(Default)]
 pub struct SideViewPlanner {

@@ -532,22 +532,15 @@ fn side_view_bad_input_is_refused_with_a_reason() {
     let moves = SideViewMoves::new(&map, JumpProfile::new(6.0, 2.0, 40.0)).unwrap();
     let (floor, wall, air, off) =
         (GridPos::new(0, 1), GridPos::new(2, 1), GridPos::new(1, 2), GridPos::new(9, 0));
-    assert_eq!(
-        moves.plan(&map, off, floor),
-        Err(SideViewError::OffMap { pos: off, is_start: true })
-    );
-    assert_eq!(
-        moves.plan(&map, floor, off),
-        Err(SideViewError::OffMap { pos: off, is_start: false })
-    );
-    assert_eq!(
-        moves.plan(&map, wall, floor),
-        Err(SideViewError::InSolid { pos: wall, is_start: true })
-    );
-    assert_eq!(
-        moves.plan(&map, floor, air),
-        Err(SideViewError::NoFooting { pos: air, is_start: false })
-    );
+    let refused = [
+        (off, floor, SideViewError::OffMap { pos: off, is_start: true }),
+        (floor, off, SideViewError::OffMap { pos: off, is_start: false }),
+        (wall, floor, SideViewError::InSolid { pos: wall, is_start: true }),
+        (floor, air, SideViewError::NoFooting { pos: air, is_start: false }),
+    ];
+    for (start, goal, error) in refused {
+        assert_eq!(moves.plan(&map, start, goal), Err(error));
+    }
     assert!(moves.plan(&map, floor, GridPos::new(3, 1)).is_ok());
     // The map changed and the moves were not told: refused, and fine once retiled.
     let mut changed = map.clone();
@@ -776,5 +769,71 @@ mod in_an_app {
             arrivals >= 10 && recoveries >= 3 && cuts >= 20,
             "{arrivals} arrivals, {failures} failures, {recoveries} tiles set on a character, {cuts} moves cut"
         );
+    }
+}
+
+mod on_a_tilemap {
+    use bevy::prelude::*;
+    use bevy_ecs_tilemap::prelude::*;
+    use bevy_tilemap_nav::grid::GridPos;
+    use bevy_tilemap_nav::plugin::{
+        Arrived, NavTilemap, PathRequest, SideViewAgent, SideViewLevel, SideViewRules,
+        SideViewTilemap,
+    };
+    use bevy_tilemap_nav::side_view::{JumpProfile, SideTile};
+
+    use crate::tilemap::{DT, WALL, messages, nav_app, spawn_text_tilemap};
+
+    const LADDER: u32 = 7;
+
+    /// A tilemap marked `SideViewTilemap` becomes a level with its textures' tiles (where it
+    /// lies, anchor and all), follows a texture change, and a character walks it.
+    #[test]
+    fn a_side_view_tilemap_is_a_level_that_follows_its_textures() {
+        let mut app = nav_app(DT, WALL);
+        app.insert_resource(
+            SideViewRules::default().with(WALL, SideTile::Solid).with(LADDER, SideTile::Ladder),
+        );
+        let rows = ["........", "......H.", "..#...H.", "########"];
+        let texture = |c| match c {
+            '#' => Some(WALL),
+            'H' => Some(LADDER),
+            _ => None,
+        };
+        let at = Vec2::new(100.0, -50.0);
+        let tilemap = spawn_text_tilemap(&mut app, &rows, 16.0, at, texture);
+        app.world_mut().entity_mut(tilemap).remove::<NavTilemap>().insert(SideViewTilemap);
+        app.update();
+        let level = app.world().get::<SideViewLevel>(tilemap).expect("a level on the tilemap");
+        assert_eq!(level.map().tile(GridPos::new(2, 1)), SideTile::Solid);
+        assert_eq!(level.map().tile(GridPos::new(6, 2)), SideTile::Ladder);
+        assert_eq!(level.map().tile(GridPos::new(3, 1)), SideTile::Empty);
+        // Tile (0, 0)'s centre is where bevy_ecs_tilemap draws it.
+        let centre = level.corner_to_world(at, [0.0, 0.0], UVec2::ONE);
+        assert!((centre - at).length() < 1e-3, "{centre:?}");
+        // A texture change: the block at (2, 1) goes.
+        let block =
+            app.world().get::<TileStorage>(tilemap).unwrap().get(&TilePos { x: 2, y: 1 }).unwrap();
+        app.world_mut().entity_mut(block).insert(TileTextureIndex(0));
+        app.update();
+        let level = app.world().get::<SideViewLevel>(tilemap).unwrap();
+        assert_eq!(level.map().tile(GridPos::new(2, 1)), SideTile::Empty);
+        // A character walks to the top of the ladder.
+        let world = level.corner_to_world(at, [0.0, 1.0], UVec2::ONE);
+        let agent = app
+            .world_mut()
+            .spawn((
+                SideViewAgent::new(JumpProfile::new(6.0, 1.0, 40.0)),
+                Transform::from_translation(world.extend(1.0)),
+                PathRequest::to(GridPos::new(6, 3)),
+            ))
+            .id();
+        let arrived = (0..600).any(|_| {
+            app.update();
+            messages::<Arrived>(&app)
+                .iter()
+                .any(|a| a.entity == agent && a.cell == GridPos::new(6, 3))
+        });
+        assert!(arrived);
     }
 }

@@ -1,8 +1,9 @@
-//! Side-view levels in an app: [`SideViewLevel`] on a map entity, [`SideViewAgent`] on the
-//! characters that walk, jump and climb it, answered [`PathRequest`]s as [`SideViewRoute`]s
+//! Side-view levels in an app: [`SideViewLevel`] on a map entity (or [`SideViewTilemap`] on a
+//! bevy_ecs_tilemap tilemap), [`SideViewAgent`] on the characters that walk, jump and climb it, answered [`PathRequest`]s as [`SideViewRoute`]s
 //! that the walk system plays leg by leg.
 
 mod level;
+mod tilemap;
 mod walk;
 
 use bevy::ecs::intern::Interned;
@@ -10,6 +11,7 @@ use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
 pub use level::SideViewLevel;
+pub use tilemap::{SideViewRules, SideViewTilemap};
 pub use walk::SideViewRoute;
 
 use super::NavSet;
@@ -55,16 +57,20 @@ pub struct NavSideViewPlugin {
 impl Plugin for NavSideViewPlugin {
     fn build(&self, app: &mut App) {
         let gizmos = resource_exists::<bevy::gizmos::config::GizmoConfigStore>;
-        app.init_resource::<walk::Planner>().register_type::<SideViewAgent>().add_systems(
-            self.schedule,
-            (
-                level::keep_levels.in_set(NavSet::SyncGrid),
-                walk::answer_requests.in_set(NavSet::Pathfind),
-                walk::walk_routes.in_set(NavSet::Move),
-                walk::draw_routes
-                    .in_set(NavSet::Debug)
-                    .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.debug)),
-            ),
-        );
+        app.init_resource::<walk::Planner>()
+            .init_resource::<SideViewRules>()
+            .register_type::<SideViewAgent>()
+            .register_type::<SideViewTilemap>()
+            .add_systems(
+                self.schedule,
+                (
+                    (tilemap::sync_tilemaps, level::keep_levels).chain().in_set(NavSet::SyncGrid),
+                    walk::answer_requests.in_set(NavSet::Pathfind),
+                    walk::walk_routes.in_set(NavSet::Move),
+                    walk::draw_routes
+                        .in_set(NavSet::Debug)
+                        .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.debug)),
+                ),
+            );
     }
 }

@@ -25,7 +25,6 @@ pub struct SideViewRoute {
     /// Where it is going (the body's lower left tile).
     pub goal: GridPos,
     seen: u64,
-    replan_at: Option<usize>,
     /// It failed on the way and walks to the end of what is left, then stops.
     stops_short: bool,
 }
@@ -50,9 +49,9 @@ pub(crate) enum Step {
 }
 
 /// One frame of a route: a change of tiles since it last looked is checked against the way
-/// ahead (the move under way and the moves after it); the clock moves on by `dt`, and at a
-/// stop where it must plan again, it does. A failure is returned for the game to be told; the
-/// route then ends where what is left of it ends.
+/// ahead (the move under way and the moves after it, planned again if need be), and the clock
+/// moves on by `dt`. A failure is returned for the game to be told; the route then ends where
+/// what is left of it ends.
 pub(crate) fn advance(
     route: &mut SideViewRoute,
     moves: &SideViewMoves,
@@ -67,23 +66,6 @@ pub(crate) fn advance(
         failure = look_ahead(route, moves, map, planner);
     }
     route.clock += dt.max(0.0);
-    if let Some(n) = route.replan_at
-        && route.clock >= route.path.arrivals[n]
-    {
-        route.replan_at = None;
-        let over = route.clock - route.path.arrivals[n];
-        match planner.plan(moves, map, route.path.stops[n], route.goal) {
-            Ok(rest) => {
-                route.path = rest;
-                route.clock = over;
-            }
-            Err(e) => {
-                route.path = route.path.until(n);
-                route.stops_short = true;
-                failure = Some(e);
-            }
-        }
-    }
     if route.clock >= route.path.duration {
         route.clock = route.path.duration;
         let step = if route.stops_short { Step::Stopped } else { Step::Arrived };
@@ -92,9 +74,18 @@ pub(crate) fn advance(
     (Step::Moving, failure)
 }
 
+/// The move under way of a path `clock` seconds in, alone (from the stop before to the next),
+/// and the seconds into it.
+pub(crate) fn move_under_way(path: &SideViewPath, clock: f32) -> (SideViewPath, f32) {
+    let n = path.next_stop(clock);
+    let k = if path.arrivals[n] > clock { n.saturating_sub(1) } else { n };
+    (path.until(n).after(k), clock - path.arrivals[k])
+}
+
 /// After a change of tiles: if the move under way now meets a solid tile (or its landing lost
 /// its footing), the character drops from where it is to the ground under it and plans from
-/// there; else, if a move after it changed, it plans again when it reaches the next stop.
+/// there; else, if a move after it changed, it plans again from where the move under way
+/// lands (and finishes that move first).
 fn look_ahead(
     route: &mut SideViewRoute,
     moves: &SideViewMoves,
@@ -113,10 +104,23 @@ fn look_ahead(
             map.overlaps_solid(path.position_at(t), body)
         });
     if !cut {
-        if !path.still_walkable(moves, n) {
-            route.replan_at = Some(n);
+        if path.still_walkable(moves, n) {
+            return None;
         }
-        return None;
+        let (base, clock) = move_under_way(path, route.clock);
+        let from = *base.stops.last().unwrap_or(&path.stops[n]);
+        route.clock = clock;
+        return match planner.plan(moves, map, from, route.goal) {
+            Ok(rest) => {
+                route.path = base.then(rest);
+                None
+            }
+            Err(e) => {
+                route.path = base;
+                route.stops_short = true;
+                Some(e)
+            }
+        };
     }
     let here = path.position_at(route.clock);
     let (width, height) = (map.width(), map.height());
@@ -124,7 +128,6 @@ fn look_ahead(
         (here[0].round().max(0.0) as u32).min(width - 1),
         (here[1].round().max(0.0) as u32).min(height - 1),
     );
-    route.replan_at = None;
     let Some((fit, landing)) = moves.way_out(pos) else {
         // Nowhere on the level for the body: it stays where it is.
         route.path = resting_at(pos);
@@ -258,9 +261,8 @@ fn answer(
     let carried = route.filter(|r| r.level == level_entity && !r.path.stops.is_empty());
     let (base, clock, seen) = match carried {
         Some(r) => {
-            let n = r.path.next_stop(r.clock);
-            let k = if r.path.arrivals[n] > r.clock { n.saturating_sub(1) } else { n };
-            (Some(r.path.until(n).after(k)), r.clock - r.path.arrivals[k], Some(r.seen))
+            let (base, clock) = move_under_way(&r.path, r.clock);
+            (Some(base), clock, Some(r.seen))
         }
         None => (None, 0.0, None),
     };
@@ -305,7 +307,6 @@ fn answer(
         clock,
         goal,
         seen: seen.unwrap_or(changes),
-        replan_at: None,
         stops_short: false,
     })
 }
@@ -388,7 +389,6 @@ fn settle_standing(commands: &mut Commands, standing: &mut Standing, levels: &mu
                 clock: 0.0,
                 goal,
                 seen: changes,
-                replan_at: None,
                 stops_short: true,
             };
             commands.entity(entity).insert(route);
@@ -504,7 +504,6 @@ mod tests {
             clock: 0.0,
             goal: to,
             seen: 0,
-            replan_at: None,
             stops_short: false,
         }
     }

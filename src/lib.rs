@@ -12,6 +12,8 @@
 //!   searches through links and over chunked worlds, precomputed help, and searches spread over
 //!   frames within a budget (`search::schedule`, crate-private);
 //! - [`path`]: shaping found paths (smoothing, costs);
+//! - [`side_view`]: side-view levels (platformers): moves under gravity generated from the tiles
+//!   for each jump profile, and plans fastest in time over them;
 //! - [`io`]: file formats (MovingAI maps and scenarios, baked grids, Tiled and LDtk levels read
 //!   into grids);
 //! - [`plugin`]: the Bevy layer (tilemaps to navigation maps, links between them, requests,

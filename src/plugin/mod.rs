@@ -70,9 +70,7 @@ pub use settings::{
     AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorkBudget,
     WorkShares, WorldSearch,
 };
-pub use side_view::{
-    NavSideViewPlugin, SideViewAgent, SideViewLevel, SideViewRoute, SideViewRules, SideViewTilemap,
-};
+pub use side_view::{SideViewAgent, SideViewLevel, SideViewRoute, SideViewRules, SideViewTilemap};
 
 /// Renamed [`NavPath`]: it shadowed `std::path::Path`.
 #[deprecated(note = "renamed NavPath (it shadowed std::path::Path)")]
@@ -298,6 +296,37 @@ impl Plugin for NavPrecomputePlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<TableBuilds>()
             .add_systems(self.schedule, keep_path_tables.in_set(PathfindStep::Precompute));
+    }
+}
+
+/// Part of [`TilemapNavPlugin`]: side-view levels, their
+/// characters' requests, and their walks. Left out, [`SideViewAgent`]s' requests are not
+/// answered (the rest of the plugin leaves them alone).
+pub struct NavSideViewPlugin {
+    /// The schedule the core runs in.
+    pub schedule: Interned<dyn ScheduleLabel>,
+}
+
+impl Plugin for NavSideViewPlugin {
+    fn build(&self, app: &mut App) {
+        let gizmos = resource_exists::<bevy::gizmos::config::GizmoConfigStore>;
+        app.init_resource::<side_view::walk::Planner>()
+            .init_resource::<SideViewRules>()
+            .register_type::<SideViewAgent>()
+            .register_type::<SideViewTilemap>()
+            .add_systems(
+                self.schedule,
+                (
+                    (side_view::tilemap::sync_tilemaps, side_view::level::keep_levels)
+                        .chain()
+                        .in_set(NavSet::SyncGrid),
+                    side_view::walk::answer_requests.in_set(NavSet::Pathfind),
+                    side_view::walk::walk_routes.in_set(NavSet::Move),
+                    side_view::walk::draw_routes
+                        .in_set(NavSet::Debug)
+                        .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.debug)),
+                ),
+            );
     }
 }
 

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::grid::GridPos;
 
-use super::SideViewError;
+use super::error::SideViewError;
 
 /// What one tile of a side-view level is to a character.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

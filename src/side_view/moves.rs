@@ -3,8 +3,8 @@
 
 use crate::grid::GridPos;
 
-use super::SideViewError;
 use super::arc::{Clearance, Columns, EPS, Flight, ceil, floor};
+use super::error::SideViewError;
 use super::map::{Footprint, SideViewMap};
 use super::profile::JumpProfile;
 

@@ -5,7 +5,7 @@ use std::collections::BinaryHeap;
 
 use crate::grid::GridPos;
 
-use super::SideViewError;
+use super::error::SideViewError;
 use super::map::SideViewMap;
 use super::moves::{LegKind, Move, MoveKind, SideViewMoves};
 
@@ -88,6 +88,26 @@ impl SideViewPath {
                 |leg| leg.to,
             ),
         }
+    }
+
+    /// As the planner makes them: at least one stop, a time for each, every time and leg
+    /// finite (a path changed by hand may not be).
+    pub fn is_well_formed(&self) -> bool {
+        let finite = |p: [f32; 2]| p[0].is_finite() && p[1].is_finite();
+        !self.stops.is_empty()
+            && self.arrivals.len() == self.stops.len()
+            && self.duration.is_finite()
+            && self.arrivals.iter().all(|a| a.is_finite())
+            && self.legs.iter().all(|l| {
+                finite(l.from)
+                    && finite(l.to)
+                    && l.start.is_finite()
+                    && l.duration.is_finite()
+                    && l.duration >= 0.0
+                    && l.arc.is_none_or(|a| {
+                        a.vx.is_finite() && a.vy.is_finite() && a.gravity.is_finite()
+                    })
+            })
     }
 
     /// Whether every move from stop `from` on is still one the profile can make: the same

@@ -1,6 +1,6 @@
 //! How a character moves in a side view: speeds, jump, gravity and body.
 
-use super::SideViewError;
+use super::error::SideViewError;
 
 /// A side-view character's movement: run and climb speeds in tiles a second, how high it
 /// jumps in tiles, gravity in tiles a second squared, and its body in tiles.

@@ -772,6 +772,62 @@ mod in_an_app {
     }
 }
 
+/// A route edited by hand into one that cannot be walked, and tiles set off the level: told,
+/// nothing panics.
+#[test]
+fn hand_made_side_view_routes_and_tiles_off_the_level_are_refused() {
+    use bevy::prelude::*;
+    use bevy_tilemap_nav::plugin::{
+        NavError, PathFailed, PathRequest, SideViewAgent, SideViewLevel, SideViewRoute,
+    };
+
+    use crate::tilemap::{DT, WALL, messages, nav_app};
+
+    let mut app = nav_app(DT, WALL);
+    let map = SideViewMap::from_rows(&["........", "........", "########"]).unwrap();
+    let level = app
+        .world_mut()
+        .spawn((SideViewLevel::new(map, Vec2::splat(16.0)), Transform::default()))
+        .id();
+    let agent = app
+        .world_mut()
+        .spawn((
+            SideViewAgent::new(JumpProfile::new(6.0, 1.0, 40.0)),
+            Transform::from_xyz(0.0, 16.0, 1.0),
+            PathRequest::to(GridPos::new(7, 1)),
+        ))
+        .id();
+    for _ in 0..5 {
+        app.update();
+    }
+    for edit in 0..3 {
+        let failed = app.world().get::<PathFailed>(agent).cloned();
+        let mut route = app
+            .world_mut()
+            .get_mut::<SideViewRoute>(agent)
+            .unwrap_or_else(|| panic!("walking at edit {edit}: {failed:?}"));
+        match edit {
+            0 => route.path.arrivals.clear(),
+            1 => route.path.stops.clear(),
+            _ => route.path.legs[0].duration = f32::NAN,
+        }
+        app.update();
+        let told = messages::<PathFailed>(&app);
+        assert!(
+            told.iter().any(|f| f.entity == agent && f.error == NavError::MalformedPath),
+            "{told:?}"
+        );
+        assert!(app.world().get::<SideViewRoute>(agent).is_none());
+        app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(7, 1)));
+        app.update();
+    }
+    let mut level = app.world_mut().get_mut::<SideViewLevel>(level).unwrap();
+    assert!(matches!(
+        level.set(GridPos::new(8, 0), SideTile::Solid),
+        Err(SideViewError::OutOfBounds { .. })
+    ));
+}
+
 mod on_a_tilemap {
     use bevy::prelude::*;
     use bevy_ecs_tilemap::prelude::*;

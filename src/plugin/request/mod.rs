@@ -150,7 +150,7 @@ pub(crate) struct Answering<'w, 's> {
 /// Requests made or changed since the last frame; side-view characters' are answered by their
 /// own plugin.
 type NewRequests<'w, 's> =
-    Query<'w, 's, Entity, (Changed<PathRequest>, Without<crate::plugin::SideViewAgent>)>;
+    Query<'w, 's, Entity, (Changed<PathRequest>, Without<crate::plugin::side_view::SideViewAgent>)>;
 
 pub(crate) fn answer_requests(
     mut nav: Answering,

@@ -57,6 +57,10 @@ impl SideViewLevel {
 
     /// Sets a tile. Errors: off the map.
     pub fn set(&mut self, pos: GridPos, tile: SideTile) -> Result<(), SideViewError> {
+        let (width, height) = (self.map.width(), self.map.height());
+        if pos.x >= width || pos.y >= height {
+            return Err(SideViewError::OutOfBounds { pos, width, height });
+        }
         if self.map.tile(pos) != tile {
             self.map.set(pos, tile)?;
             self.pending.push(pos);

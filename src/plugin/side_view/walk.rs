@@ -4,10 +4,10 @@
 
 use bevy::prelude::*;
 
-use super::SideViewAgent;
+use super::agent::SideViewAgent;
 use super::level::SideViewLevel;
 use crate::grid::GridPos;
-use crate::plugin::{Arrival, Arrived, NavError, PathFailed, PathGoal, PathRequest};
+use crate::plugin::agent::{Arrival, Arrived, NavError, PathFailed, PathGoal, PathRequest};
 use crate::side_view::{
     Arc, Leg, LegKind, SideViewError, SideViewMap, SideViewMoves, SideViewPath, SideViewPlanner,
 };
@@ -97,7 +97,20 @@ fn look_ahead(
     let profile = moves.profile();
     let body = (profile.body_width, profile.body_height);
     let until = path.arrivals[n];
-    let samples = 48;
+    // Samples no more than 1/32 of a tile apart along the rest of the move.
+    let fastest = path
+        .legs
+        .iter()
+        .filter(|l| l.start + l.duration >= route.clock && l.start <= until)
+        .map(|l| match l.arc {
+            Some(a) => a.vx.abs() + a.vy.abs() + a.gravity * l.duration,
+            None => {
+                let d = (l.to[0] - l.from[0]).abs() + (l.to[1] - l.from[1]).abs();
+                d / l.duration.max(1e-6)
+            }
+        })
+        .fold(0.0f32, f32::max);
+    let samples = ((until - route.clock) * fastest * 32.0).ceil().clamp(8.0, 65536.0) as usize;
     let cut = !moves.rests(path.stops[n])
         || (0..=samples).any(|i| {
             let t = route.clock + (until - route.clock) * i as f32 / samples as f32;
@@ -428,6 +441,11 @@ pub(crate) fn walk_routes(
             failed.write(PathFailed { entity, error });
             continue;
         };
+        if !route.path.is_well_formed() || !route.clock.is_finite() {
+            commands.entity(entity).remove::<SideViewRoute>();
+            failed.write(PathFailed { entity, error: NavError::MalformedPath });
+            continue;
+        }
         let at = level_transform.map_or(Vec2::ZERO, |t| t.translation.truncate());
         let changes = level.changes();
         let (step, failure) = match level.in_step(&agent.profile) {

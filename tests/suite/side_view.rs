@@ -778,7 +778,7 @@ mod in_an_app {
 fn hand_made_side_view_routes_and_tiles_off_the_level_are_refused() {
     use bevy::prelude::*;
     use bevy_tilemap_nav::plugin::{
-        NavError, PathFailed, PathRequest, SideViewAgent, SideViewLevel, SideViewRoute,
+        NavError, PathFailed, PathGoal, PathRequest, SideViewAgent, SideViewLevel, SideViewRoute,
     };
 
     use crate::tilemap::{DT, WALL, messages, nav_app};
@@ -820,6 +820,23 @@ fn hand_made_side_view_routes_and_tiles_off_the_level_are_refused() {
         assert!(app.world().get::<SideViewRoute>(agent).is_none());
         app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(7, 1)));
         app.update();
+    }
+    // A character at NaN, one sent to NaN, one with no Transform: told why, no panic.
+    let lost = [
+        (Some(Vec3::NAN), PathRequest::to(GridPos::new(7, 1))),
+        (Some(Vec3::new(0.0, 16.0, 1.0)), PathRequest::to(PathGoal::World(Vec2::NAN))),
+        (None, PathRequest::to(GridPos::new(7, 1))),
+    ];
+    for (at, request) in lost {
+        let mut spawned =
+            app.world_mut().spawn((SideViewAgent::new(JumpProfile::new(6.0, 1.0, 40.0)), request));
+        if let Some(at) = at {
+            spawned.insert(Transform::from_translation(at));
+        }
+        let entity = spawned.id();
+        app.update();
+        let told = messages::<PathFailed>(&app);
+        assert!(told.iter().any(|f| f.entity == entity), "{at:?}: {told:?}");
     }
     let mut level = app.world_mut().get_mut::<SideViewLevel>(level).unwrap();
     assert!(matches!(

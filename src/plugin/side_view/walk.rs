@@ -228,8 +228,14 @@ pub(crate) fn answer_requests(
     mut failed: MessageWriter<PathFailed>,
 ) {
     for (entity, request, agent, transform, route) in &requests {
-        let answer =
-            answer(request, agent, transform, route, &targets, &mut levels, &mut planner.0);
+        let answer = match transform {
+            Some(t) => {
+                let here = t.translation.truncate();
+                answer(request, agent, here, route, &targets, &mut levels, &mut planner.0)
+                    .map_err(NavError::SideView)
+            }
+            None => Err(NavError::NoTransform),
+        };
         let mut entity_commands = commands.entity(entity);
         entity_commands.remove::<PathRequest>();
         match answer {
@@ -237,7 +243,6 @@ pub(crate) fn answer_requests(
                 entity_commands.remove::<PathFailed>().insert(route);
             }
             Err(error) => {
-                let error = NavError::SideView(error);
                 entity_commands.insert(PathFailed { entity, error: error.clone() });
                 failed.write(PathFailed { entity, error });
             }
@@ -248,13 +253,12 @@ pub(crate) fn answer_requests(
 fn answer(
     request: &PathRequest,
     agent: &SideViewAgent,
-    transform: Option<&Transform>,
+    here: Vec2,
     route: Option<&SideViewRoute>,
     targets: &Query<&Transform>,
     levels: &mut Query<(Entity, &mut SideViewLevel)>,
     planner: &mut SideViewPlanner,
 ) -> Result<SideViewRoute, SideViewError> {
-    let here = transform.map(|t| t.translation.truncate()).ok_or(SideViewError::NoLevel)?;
     let place = |e: Entity| targets.get(e).map_or(Vec2::ZERO, |t| t.translation.truncate());
     let level_entity = match agent.level {
         Some(level) => level,

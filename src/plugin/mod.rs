@@ -310,23 +310,26 @@ pub struct NavSideViewPlugin {
 impl Plugin for NavSideViewPlugin {
     fn build(&self, app: &mut App) {
         let gizmos = resource_exists::<bevy::gizmos::config::GizmoConfigStore>;
-        app.init_resource::<side_view::walk::Planner>()
-            .init_resource::<SideViewRules>()
-            .register_type::<SideViewAgent>()
-            .register_type::<SideViewTilemap>()
-            .add_systems(
-                self.schedule,
-                (
-                    (side_view::tilemap::sync_tilemaps, side_view::level::keep_levels)
-                        .chain()
-                        .in_set(NavSet::SyncGrid),
-                    side_view::walk::answer_requests.in_set(NavSet::Pathfind),
-                    side_view::walk::walk_routes.in_set(NavSet::Move),
-                    side_view::walk::draw_routes
-                        .in_set(NavSet::Debug)
-                        .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.debug)),
-                ),
-            );
+        // (No resource of its own: a game without side-view levels keeps the same resources.
+        // SideViewRules is the game's to insert; without it every texture is air.)
+        app.register_type::<SideViewAgent>().register_type::<SideViewTilemap>().add_systems(
+            self.schedule,
+            (
+                // Each after the core's systems of its set, so that adding this part leaves
+                // the order of theirs (and of the commands they queue) as it was.
+                (side_view::tilemap::sync_tilemaps, side_view::level::keep_levels)
+                    .chain()
+                    .after(seams::keep_seams)
+                    .in_set(NavSet::SyncGrid),
+                side_view::walk::answer_requests
+                    .after(request::warm_world_graphs)
+                    .in_set(NavSet::Pathfind),
+                side_view::walk::walk_routes.after(fields::walk_fields).in_set(NavSet::Move),
+                side_view::walk::draw_routes
+                    .in_set(NavSet::Debug)
+                    .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.debug)),
+            ),
+        );
     }
 }
 

@@ -21,7 +21,7 @@ use crate::side_view::{SideTile, SideViewMap};
 pub struct SideViewTilemap;
 
 /// What each texture index of a [`SideViewTilemap`] is: solid, ladder, one-way platform
-/// (others are air).
+/// (others are air). A resource the game inserts; with none, every texture is air.
 ///
 /// ```
 /// use bevy_tilemap_nav::plugin::SideViewRules;
@@ -67,12 +67,14 @@ type NewTilemaps<'w, 's> = Query<
 /// Makes the levels of new side-view tilemaps, and follows their tiles' texture changes.
 pub(crate) fn sync_tilemaps(
     mut commands: Commands,
-    rules: Res<SideViewRules>,
+    rules: Option<Res<SideViewRules>>,
     new: NewTilemaps,
     textures: Query<&TileTextureIndex>,
     changed: Query<(&TilePos, &TileTextureIndex, &TilemapId), Changed<TileTextureIndex>>,
     mut levels: Query<&mut SideViewLevel, With<SideViewTilemap>>,
 ) {
+    let none = SideViewRules::default();
+    let rules = rules.as_deref().unwrap_or(&none);
     for (entity, storage, size, grid, tile_size, map_type, anchor) in &new {
         let Ok(mut map) = SideViewMap::new(size.x, size.y) else {
             continue;

@@ -36,7 +36,8 @@ impl SideViewRoute {
     }
 }
 
-#[derive(Resource, Default)]
+/// The planner's memory, one a system (a `Local`: no resource to make).
+#[derive(Default)]
 pub(crate) struct Planner(SideViewPlanner);
 
 /// What a frame of a route came to.
@@ -224,7 +225,7 @@ pub(crate) fn answer_requests(
     requests: Requests,
     targets: Query<&Transform>,
     mut levels: Query<(Entity, &mut SideViewLevel)>,
-    mut planner: ResMut<Planner>,
+    mut planner: Local<Planner>,
     mut failed: MessageWriter<PathFailed>,
 ) {
     for (entity, request, agent, transform, route) in &requests {
@@ -427,7 +428,7 @@ pub(crate) fn walk_routes(
     mut walkers: Query<(Entity, &mut Transform, &mut SideViewRoute, &SideViewAgent)>,
     mut standing: Standing,
     mut levels: Levels,
-    mut planner: ResMut<Planner>,
+    mut planner: Local<Planner>,
     mut arrived: MessageWriter<Arrived>,
     mut failed: MessageWriter<PathFailed>,
 ) {

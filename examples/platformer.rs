@@ -187,7 +187,6 @@ fn level_clicks(
     mut buttons: MessageWriter<bevy::input::mouse::MouseButtonInput>,
     mut keys: MessageWriter<bevy::input::keyboard::KeyboardInput>,
 ) {
-    let (camera, camera_transform) = *camera;
     let Ok((level, transform)) = levels.single() else {
         return;
     };
@@ -200,33 +199,16 @@ fn level_clicks(
                 };
                 let world =
                     level.corner_to_world(transform.translation.truncate(), [x, y], UVec2::ONE);
-                let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0))
-                else {
-                    continue;
-                };
-                moved.write(CursorMoved { window: *window, position, delta: None });
-                for state in [bevy::input::ButtonState::Pressed, bevy::input::ButtonState::Released]
-                {
-                    buttons.write(bevy::input::mouse::MouseButtonInput {
-                        button: MouseButton::Left,
-                        state,
-                        window: *window,
-                    });
-                }
+                click_at(world, MouseButton::Left, *window, *camera, &mut moved, &mut buttons);
             }
-            ["key", "g"] => {
-                for state in [bevy::input::ButtonState::Pressed, bevy::input::ButtonState::Released]
-                {
-                    keys.write(bevy::input::keyboard::KeyboardInput {
-                        key_code: KeyCode::KeyG,
-                        logical_key: bevy::input::keyboard::Key::Character("g".into()),
-                        state,
-                        text: None,
-                        repeat: false,
-                        window: *window,
-                    });
+            ["key", key] => match key_code(key) {
+                Some(code) => {
+                    let states =
+                        [bevy::input::ButtonState::Pressed, bevy::input::ButtonState::Released];
+                    press_key(code, key, &states, *window, &mut keys);
                 }
-            }
+                None => warn!("unknown key in CI event `{text}`"),
+            },
             _ => warn!("unknown CI event `{text}`"),
         }
     }

@@ -268,15 +268,15 @@ pub fn ci_clicks(
                     continue;
                 };
                 let world = geometry.cell_to_world(GridPos::new(x, y));
-                let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0))
-                else {
-                    continue;
-                };
-                moved.write(CursorMoved { window: *window, position, delta: None });
                 let button = if *button == "left" { MouseButton::Left } else { MouseButton::Right };
-                for state in [ButtonState::Pressed, ButtonState::Released] {
-                    buttons.write(MouseButtonInput { button, state, window: *window });
-                }
+                click_at(
+                    world,
+                    button,
+                    *window,
+                    (camera, camera_transform),
+                    &mut moved,
+                    &mut buttons,
+                );
             }
             [action @ ("key" | "press" | "release"), key] => {
                 let Some(code) = key_code(key) else {
@@ -289,16 +289,7 @@ pub fn ci_clicks(
                     "press" => &[ButtonState::Pressed],
                     _ => &[ButtonState::Released],
                 };
-                for &state in states {
-                    keys.write(bevy::input::keyboard::KeyboardInput {
-                        key_code: code,
-                        logical_key: bevy::input::keyboard::Key::Character((*key).into()),
-                        state,
-                        text: None,
-                        repeat: false,
-                        window: *window,
-                    });
-                }
+                press_key(code, key, states, *window, &mut keys);
             }
             ["wheel", lines] => {
                 let Ok(lines) = lines.parse() else {
@@ -330,7 +321,46 @@ pub fn ci_clicks(
     }
 }
 
-fn key_code(key: &str) -> Option<KeyCode> {
+/// A click at a world point, as the window backend sends one: the mouse moved there, then
+/// `button` pressed and released. Nothing when the point is off the camera's view.
+pub fn click_at(
+    world: Vec2,
+    button: MouseButton,
+    window: Entity,
+    (camera, camera_transform): (&Camera, &GlobalTransform),
+    moved: &mut MessageWriter<CursorMoved>,
+    buttons: &mut MessageWriter<MouseButtonInput>,
+) {
+    let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0)) else {
+        return;
+    };
+    moved.write(CursorMoved { window, position, delta: None });
+    for state in [ButtonState::Pressed, ButtonState::Released] {
+        buttons.write(MouseButtonInput { button, state, window });
+    }
+}
+
+/// Key `code` (named `key`) going through `states`, as the window backend sends them.
+pub fn press_key(
+    code: KeyCode,
+    key: &str,
+    states: &[ButtonState],
+    window: Entity,
+    keys: &mut MessageWriter<bevy::input::keyboard::KeyboardInput>,
+) {
+    for &state in states {
+        keys.write(bevy::input::keyboard::KeyboardInput {
+            key_code: code,
+            logical_key: bevy::input::keyboard::Key::Character(key.into()),
+            state,
+            text: None,
+            repeat: false,
+            window,
+        });
+    }
+}
+
+pub fn key_code(key: &str) -> Option<KeyCode> {
     Some(match key {
         "s" => KeyCode::KeyS,
         "d" => KeyCode::KeyD,

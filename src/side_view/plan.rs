@@ -239,7 +239,7 @@ impl SideViewPlanner {
             self.round = 1;
         }
         self.open.clear();
-        let to_index = |p: GridPos| (p.y * width + p.x) as usize;
+        let to_index = |p: GridPos| moves.index(i64::from(p.x), i64::from(p.y));
         let (from, to) = (to_index(start), to_index(goal));
         let run = f64::from(moves.profile().run_speed);
         let estimate = |index: usize| f64::from((index as u32 % width).abs_diff(goal.x)) / run;

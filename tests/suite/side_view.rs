@@ -580,7 +580,7 @@ mod in_an_app {
     use bevy_tilemap_nav::plugin::{
         Arrived, PathFailed, PathRequest, SideViewAgent, SideViewLevel, SideViewRoute,
     };
-    use bevy_tilemap_nav::side_view::{JumpProfile, SideTile, SideViewMoves};
+    use bevy_tilemap_nav::side_view::{JumpProfile, SideTile, SideViewMap, SideViewMoves};
 
     use super::{map_of, random_level, random_profile};
     use crate::support::Rng;
@@ -610,6 +610,21 @@ mod in_an_app {
         app.world_mut()
             .spawn((SideViewAgent::new(profile), Transform::from_translation(world.extend(1.0))))
             .id()
+    }
+
+    /// Sets `pos` to `tile` on the level and on the test's copy of its tiles; true when it was
+    /// another tile.
+    fn set_both(
+        app: &mut App,
+        level: Entity,
+        tiles: &mut SideViewMap,
+        pos: GridPos,
+        tile: SideTile,
+    ) -> bool {
+        let changed = tiles.tile(pos) != tile;
+        tiles.set(pos, tile).unwrap();
+        app.world_mut().get_mut::<SideViewLevel>(level).unwrap().set(pos, tile).unwrap();
+        changed
     }
 
     fn inside_solid(app: &App, level: Entity, agent: Entity) -> bool {
@@ -698,22 +713,12 @@ mod in_an_app {
                     let c = corner(&app, level, agent).round();
                     let pos =
                         GridPos::new((c.x.max(0.0) as u32).min(21), (c.y.max(1.0) as u32).min(11));
-                    recoveries += usize::from(tiles.tile(pos) != SideTile::Solid);
-                    tiles.set(pos, SideTile::Solid).unwrap();
-                    app.world_mut()
-                        .get_mut::<SideViewLevel>(level)
-                        .unwrap()
-                        .set(pos, SideTile::Solid)
-                        .unwrap();
+                    recoveries +=
+                        usize::from(set_both(&mut app, level, &mut tiles, pos, SideTile::Solid));
                 }
                 if let Some(pos) = ahead {
-                    cuts += usize::from(tiles.tile(pos) != SideTile::Solid);
-                    tiles.set(pos, SideTile::Solid).unwrap();
-                    app.world_mut()
-                        .get_mut::<SideViewLevel>(level)
-                        .unwrap()
-                        .set(pos, SideTile::Solid)
-                        .unwrap();
+                    cuts +=
+                        usize::from(set_both(&mut app, level, &mut tiles, pos, SideTile::Solid));
                 }
                 if rng.chance(2) {
                     let pos = GridPos::new(rng.below(22), 1 + rng.below(11));
@@ -722,12 +727,7 @@ mod in_an_app {
                     } else {
                         SideTile::Solid
                     };
-                    tiles.set(pos, tile).unwrap();
-                    app.world_mut()
-                        .get_mut::<SideViewLevel>(level)
-                        .unwrap()
-                        .set(pos, tile)
-                        .unwrap();
+                    set_both(&mut app, level, &mut tiles, pos, tile);
                 }
                 app.update();
                 if inside_solid(&app, level, agent) {

@@ -136,12 +136,7 @@ fn look_ahead(
             }
         };
     }
-    let here = path.position_at(route.clock);
-    let (width, height) = (map.width(), map.height());
-    let pos = GridPos::new(
-        (here[0].round().max(0.0) as u32).min(width - 1),
-        (here[1].round().max(0.0) as u32).min(height - 1),
-    );
+    let pos = nearest_tile(map, path.position_at(route.clock));
     let Some((fit, landing)) = moves.way_out(pos) else {
         // Nowhere on the level for the body: it stays where it is.
         route.path = resting_at(pos);
@@ -162,6 +157,12 @@ fn look_ahead(
             Some(e)
         }
     }
+}
+
+/// The tile of `map` nearest a body corner (in tiles), clamped onto the map.
+fn nearest_tile(map: &SideViewMap, corner: [f32; 2]) -> GridPos {
+    let on = |v: f32, size: u32| (v.round().max(0.0) as u32).min(size - 1);
+    GridPos::new(on(corner[0], map.width()), on(corner[1], map.height()))
 }
 
 /// A path that stays at `pos`.
@@ -338,9 +339,7 @@ pub(crate) fn settle(
     corner: Vec2,
 ) -> Option<SideViewPath> {
     let profile = moves.profile();
-    let here = corner.round().max(Vec2::ZERO);
-    let pos =
-        GridPos::new((here.x as u32).min(map.width() - 1), (here.y as u32).min(map.height() - 1));
+    let pos = nearest_tile(map, [corner.x, corner.y]);
     let fine = moves.rests(pos)
         && !map.overlaps_solid([corner.x, corner.y], (profile.body_width, profile.body_height));
     if fine {

@@ -321,7 +321,7 @@ impl Plugin for NavSideViewPlugin {
                     .chain()
                     .after(seams::keep_seams)
                     .in_set(NavSet::SyncGrid),
-                side_view::walk::answer_requests
+                side_view::request::answer_requests
                     .after(request::warm_world_graphs)
                     .in_set(NavSet::Pathfind),
                 side_view::walk::walk_routes.after(fields::walk_fields).in_set(NavSet::Move),

@@ -97,6 +97,21 @@ pub enum SideViewError {
         /// Which.
         kind: &'static str,
     },
+    /// A number of a [`SideViewAim`](crate::side_view::SideViewAim) that is NaN or out of range.
+    InvalidAim {
+        /// Which ("within", "weight", ...).
+        what: &'static str,
+        /// The number given.
+        value: f64,
+        /// The numbers taken, in words.
+        range: &'static str,
+    },
+    /// The search reached its cap of expansions
+    /// ([`SideViewAim::max_expansions`](crate::side_view::SideViewAim::max_expansions)) first.
+    LimitReached {
+        /// Places expanded.
+        expanded: u32,
+    },
     /// No moves of this profile lead from start to goal (it may jump too low, or be too big).
     Unreachable {
         /// The start asked for.
@@ -157,6 +172,12 @@ impl fmt::Display for SideViewError {
             ),
             Self::NoLevel => write!(f, "no side-view level under the character"),
             Self::GoalKind { kind } => write!(f, "side-view levels do not serve {kind} goals"),
+            Self::InvalidAim { what, value, range } => {
+                write!(f, "aim {what} {value} is not in {range}")
+            }
+            Self::LimitReached { expanded } => {
+                write!(f, "the search stopped at its cap, {expanded} places expanded")
+            }
             Self::Unreachable { start, goal } => write!(
                 f,
                 "no moves lead from ({}, {}) to ({}, {})",

@@ -33,6 +33,47 @@ impl SideTile {
             _ => None,
         }
     }
+
+    /// The tile a map editor's property names (any case, `-` or space for `_`): `"solid"`,
+    /// `"ladder"`, `"one_way"` (or `"oneway"`, `"platform"`), `"empty"` (or `"air"`). `None`
+    /// for anything else.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::side_view::SideTile;
+    ///
+    /// assert_eq!(SideTile::parse("One-Way"), Some(SideTile::OneWay));
+    /// assert_eq!(SideTile::parse(" ladder "), Some(SideTile::Ladder));
+    /// assert_eq!(SideTile::parse("lava"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        let name = text.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+        match name.as_str() {
+            "solid" => Some(Self::Solid),
+            "ladder" => Some(Self::Ladder),
+            "one_way" | "oneway" | "platform" => Some(Self::OneWay),
+            "empty" | "air" => Some(Self::Empty),
+            _ => None,
+        }
+    }
+
+    /// What a place is where `self` and `above` (a layer drawn over it) lie on one another:
+    /// the stronger of the two, solid over ladder over one-way platform over air.
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::side_view::SideTile;
+    ///
+    /// assert_eq!(SideTile::Ladder.stacked(SideTile::Solid), SideTile::Solid);
+    /// assert_eq!(SideTile::OneWay.stacked(SideTile::Empty), SideTile::OneWay);
+    /// ```
+    pub fn stacked(self, above: Self) -> Self {
+        let rank = |t: Self| match t {
+            Self::Empty => 0,
+            Self::OneWay => 1,
+            Self::Ladder => 2,
+            Self::Solid => 3,
+        };
+        if rank(above) > rank(self) { above } else { self }
+    }
 }
 
 /// A side-view level: `width` x `height` tiles, row 0 at the bottom, gravity along -y.

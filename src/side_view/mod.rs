@@ -58,5 +58,5 @@ mod profile;
 pub use error::SideViewError;
 pub use map::{MAX_SIDE_VIEW_TILES, SideTile, SideViewMap};
 pub use moves::{LegKind, SideMove, SideViewMoves};
-pub use plan::{Arc, Leg, SideViewPath, SideViewPlanner};
+pub use plan::{Arc, Leg, SideViewAim, SideViewPath, SideViewPlanner};
 pub use profile::{JumpProfile, MAX_BODY, MAX_JUMP_HEIGHT};

@@ -6,7 +6,7 @@ use std::collections::BinaryHeap;
 use crate::grid::GridPos;
 
 use super::error::SideViewError;
-use super::map::SideViewMap;
+use super::map::{SideTile, SideViewMap};
 use super::moves::{LegKind, Move, MoveKind, SideViewMoves};
 
 /// A flight under gravity: the body's lower left corner leaves the leg's `from` at (`vx`,
@@ -75,6 +75,9 @@ pub struct SideViewPath {
     pub duration: f32,
     /// Places expanded by the search.
     pub expanded: u32,
+    /// False when the goal could not be reached and the path ends at the reachable place
+    /// nearest it instead ([`SideViewAim::partial`]).
+    pub complete: bool,
 }
 
 impl SideViewPath {
@@ -135,6 +138,7 @@ impl SideViewPath {
             arrivals: self.arrivals[..=n.min(self.arrivals.len().saturating_sub(1))].to_vec(),
             duration: end,
             expanded: self.expanded,
+            complete: self.complete,
         }
     }
 
@@ -153,6 +157,7 @@ impl SideViewPath {
             arrivals: self.arrivals[k..].iter().map(|a| a - begin).collect(),
             duration: (self.duration - begin).max(0.0),
             expanded: self.expanded,
+            complete: self.complete,
         }
     }
 
@@ -167,6 +172,7 @@ impl SideViewPath {
         self.arrivals.extend(rest.arrivals.into_iter().skip(1).map(|a| a + offset));
         self.duration += rest.duration;
         self.expanded += rest.expanded;
+        self.complete = rest.complete;
         self
     }
 
@@ -180,6 +186,97 @@ impl SideViewPath {
         let i = i.min(self.legs.len().checked_sub(1)?);
         Some((i, t - self.legs[i].start))
     }
+}
+
+/// What a plan settles for besides its goal, and the caps on its search
+/// ([`SideViewPlanner::plan_aimed`]). The default: the goal itself, no caps, optimal.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::GridPos;
+/// use bevy_tilemap_nav::side_view::{JumpProfile, SideViewAim, SideViewMap, SideViewMoves, SideViewPlanner};
+///
+/// let map = SideViewMap::from_rows(&["..........", "##########"]).unwrap();
+/// let moves = SideViewMoves::new(&map, JumpProfile::new(5.0, 2.0, 40.0)).unwrap();
+/// let mut planner = SideViewPlanner::default();
+/// let aim = SideViewAim { within: 3.0, ..Default::default() };
+/// let path = planner.plan_aimed(&moves, &map, GridPos::new(0, 1), GridPos::new(9, 1), &aim).unwrap();
+/// // Stops three tiles short of the goal.
+/// assert_eq!(path.stops.last(), Some(&GridPos::new(6, 1)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SideViewAim {
+    /// Stop at the first place (fastest reached) whose lower left tile is at most this many
+    /// tiles from the goal's (straight line, tile to tile). 0: at the goal.
+    pub within: f32,
+    /// And from which no solid tile lies on the straight line to the goal (tile centres).
+    pub in_sight: bool,
+    /// Expand at most this many places.
+    pub max_expansions: Option<u32>,
+    /// Leave out every way slower than this (seconds).
+    pub max_seconds: Option<f64>,
+    /// When the goal cannot be reached (or a cap is hit): the path to the reachable place
+    /// nearest the goal, instead of an error.
+    pub partial: bool,
+    /// Weighted search: the estimate times this (at least 1): paths at most this many times
+    /// the fastest, after fewer expansions. 1: the fastest.
+    pub weight: f64,
+}
+
+impl Default for SideViewAim {
+    fn default() -> Self {
+        Self {
+            within: 0.0,
+            in_sight: false,
+            max_expansions: None,
+            max_seconds: None,
+            partial: false,
+            weight: 1.0,
+        }
+    }
+}
+
+impl SideViewAim {
+    /// Numbers out of range: `within` NaN or negative, `weight` NaN or below 1, `max_seconds`
+    /// NaN.
+    fn check(&self) -> Result<(), SideViewError> {
+        let bad = |what, value: f64, range| Err(SideViewError::InvalidAim { what, value, range });
+        if self.within.is_nan() || self.within < 0.0 {
+            return bad("within", f64::from(self.within), "0 or more tiles");
+        }
+        if self.weight.is_nan() || self.weight < 1.0 || self.weight.is_infinite() {
+            return bad("weight", self.weight, "1 or more, finite");
+        }
+        if self.max_seconds.is_some_and(f64::is_nan) {
+            return bad("max_seconds", f64::NAN, "a number of seconds");
+        }
+        Ok(())
+    }
+
+    /// Whether the plan may end short of its goal.
+    fn stops_short(&self) -> bool {
+        self.within > 0.0 || self.partial
+    }
+
+    /// Whether a plan may end at `pos` for `goal`.
+    fn reaches(&self, map: &SideViewMap, pos: GridPos, goal: GridPos) -> bool {
+        if pos == goal {
+            return true;
+        }
+        let (dx, dy) = (pos.x.abs_diff(goal.x) as f32, pos.y.abs_diff(goal.y) as f32);
+        dx * dx + dy * dy <= self.within * self.within && (!self.in_sight || sight(map, pos, goal))
+    }
+}
+
+/// No solid tile on the straight line between the centres of tiles `a` and `b` (sampled a
+/// quarter of a tile apart; the ends are not looked at).
+fn sight(map: &SideViewMap, a: GridPos, b: GridPos) -> bool {
+    let (ax, ay, bx, by) = (a.x as f32, a.y as f32, b.x as f32, b.y as f32);
+    let steps = ((bx - ax).abs().max((by - ay).abs()) * 4.0).ceil().max(1.0) as u32;
+    (1..steps).all(|i| {
+        let t = i as f32 / steps as f32;
+        let (x, y) = ((ax + (bx - ax) * t).round(), (ay + (by - ay) * t).round());
+        map.tile(GridPos::new(x as u32, y as u32)) != SideTile::Solid
+    })
 }
 
 /// Plans on [`SideViewMoves`], keeping its memory from one plan to the next.
@@ -224,9 +321,91 @@ impl SideViewPlanner {
         start: GridPos,
         goal: GridPos,
     ) -> Result<SideViewPath, SideViewError> {
-        check_ends(moves, map, start, goal)?;
+        self.plan_aimed(moves, map, start, goal, &SideViewAim::default())
+    }
+
+    /// The fastest path from `start` to a place `aim` settles for near `goal` (the goal
+    /// itself with the default aim), within its caps. Errors: as [`plan`](Self::plan) (a
+    /// goal that may be stopped short of need only be on the map), an aim whose numbers are
+    /// out of range ([`SideViewError::InvalidAim`]), a cap reached
+    /// ([`SideViewError::LimitReached`]); with [`partial`](SideViewAim::partial) an
+    /// unreachable goal or a cap reached gives the path to the reachable place nearest the
+    /// goal instead ([`SideViewPath::complete`] false).
+    pub fn plan_aimed(
+        &mut self,
+        moves: &SideViewMoves,
+        map: &SideViewMap,
+        start: GridPos,
+        goal: GridPos,
+        aim: &SideViewAim,
+    ) -> Result<SideViewPath, SideViewError> {
+        aim.check()?;
+        check_ends(moves, map, start, goal, aim.stops_short())?;
         let (width, height) = moves.size();
-        let cells = width as usize * height as usize;
+        self.new_round(width as usize * height as usize);
+        let to_index = |p: GridPos| moves.index(i64::from(p.x), i64::from(p.y));
+        let from = to_index(start);
+        let run = f64::from(moves.profile().run_speed);
+        let within = f64::from(aim.within);
+        let estimate = |index: usize| {
+            let dx = f64::from((index as u32 % width).abs_diff(goal.x));
+            (dx - within).max(0.0) / run * aim.weight
+        };
+        let pos = |index: usize| moves.pos(index as u32);
+        let reaches = |index: usize| aim.reaches(map, pos(index), goal);
+        self.best[from] = 0.0;
+        self.seen[from] = self.round;
+        self.came_from[from] = (u32::MAX, 0);
+        self.open.push(Reverse((estimate(from).to_bits(), from as u32)));
+        let mut expanded = 0;
+        // The expanded place nearest the goal (squared tiles, then seconds), for a partial path.
+        let mut nearest = (u64::MAX, 0, from);
+        let mut capped = false;
+        while let Some(Reverse((key, node))) = self.open.pop() {
+            let node = node as usize;
+            let g = self.best[node];
+            if f64::from_bits(key) > g + estimate(node) + 1e-9 {
+                continue;
+            }
+            if aim.max_expansions.is_some_and(|cap| expanded >= cap) {
+                capped = true;
+                break;
+            }
+            expanded += 1;
+            if reaches(node) {
+                return Ok(self.path(moves, from, node, expanded));
+            }
+            let p = pos(node);
+            let (dx, dy) = (u64::from(p.x.abs_diff(goal.x)), u64::from(p.y.abs_diff(goal.y)));
+            nearest = nearest.min((dx * dx + dy * dy, g.to_bits(), node));
+            for (i, m) in moves.list(node).iter().enumerate() {
+                let next = m.to as usize;
+                let cost = g + f64::from(m.time);
+                if aim.max_seconds.is_some_and(|most| cost > most) {
+                    continue;
+                }
+                if self.seen[next] != self.round || cost < self.best[next] {
+                    self.seen[next] = self.round;
+                    self.best[next] = cost;
+                    self.came_from[next] = (node as u32, i as u32);
+                    let f = cost + estimate(next);
+                    self.open.push(Reverse((f.to_bits(), next as u32)));
+                }
+            }
+        }
+        if aim.partial {
+            let mut path = self.path(moves, from, nearest.2, expanded);
+            path.complete = false;
+            return Ok(path);
+        }
+        Err(match capped {
+            true => SideViewError::LimitReached { expanded },
+            false => SideViewError::Unreachable { start, goal },
+        })
+    }
+
+    /// Memory for a map of `cells` places, every place unseen.
+    fn new_round(&mut self, cells: usize) {
         if self.best.len() != cells {
             self.best = vec![0.0; cells];
             self.came_from = vec![(0, 0); cells];
@@ -239,38 +418,6 @@ impl SideViewPlanner {
             self.round = 1;
         }
         self.open.clear();
-        let to_index = |p: GridPos| moves.index(i64::from(p.x), i64::from(p.y));
-        let (from, to) = (to_index(start), to_index(goal));
-        let run = f64::from(moves.profile().run_speed);
-        let estimate = |index: usize| f64::from((index as u32 % width).abs_diff(goal.x)) / run;
-        self.best[from] = 0.0;
-        self.seen[from] = self.round;
-        self.came_from[from] = (u32::MAX, 0);
-        self.open.push(Reverse((estimate(from).to_bits(), from as u32)));
-        let mut expanded = 0;
-        while let Some(Reverse((key, node))) = self.open.pop() {
-            let node = node as usize;
-            let g = self.best[node];
-            if f64::from_bits(key) > g + estimate(node) + 1e-9 {
-                continue;
-            }
-            expanded += 1;
-            if node == to {
-                return Ok(self.path(moves, from, to, expanded));
-            }
-            for (i, m) in moves.list(node).iter().enumerate() {
-                let next = m.to as usize;
-                let cost = g + f64::from(m.time);
-                if self.seen[next] != self.round || cost < self.best[next] {
-                    self.seen[next] = self.round;
-                    self.best[next] = cost;
-                    self.came_from[next] = (node as u32, i as u32);
-                    let f = cost + estimate(next);
-                    self.open.push(Reverse((f.to_bits(), next as u32)));
-                }
-            }
-        }
-        Err(SideViewError::Unreachable { start, goal })
     }
 
     fn path(&self, moves: &SideViewMoves, from: usize, to: usize, expanded: u32) -> SideViewPath {
@@ -288,6 +435,7 @@ impl SideViewPlanner {
             arrivals: vec![0.0],
             duration: 0.0,
             expanded,
+            complete: true,
         };
         let gravity = moves.profile().gravity;
         let walk = 1.0 / moves.profile().run_speed;
@@ -316,11 +464,14 @@ impl SideViewMoves {
     }
 }
 
+/// The start must be a place the body rests at; so must the goal, unless `goal_near` (a plan
+/// that may stop short of it: then it need only be on the map).
 fn check_ends(
     moves: &SideViewMoves,
     map: &SideViewMap,
     start: GridPos,
     goal: GridPos,
+    goal_near: bool,
 ) -> Result<(), SideViewError> {
     let (width, height) = moves.size();
     if (map.width(), map.height()) != (width, height) {
@@ -335,6 +486,8 @@ fn check_ends(
     for (pos, is_start) in [(start, true), (goal, false)] {
         let error = if pos.x >= width || pos.y >= height {
             SideViewError::OffMap { pos, is_start }
+        } else if goal_near && !is_start {
+            continue;
         } else if !moves.fits(pos) {
             SideViewError::InSolid { pos, is_start }
         } else if !moves.rests(pos) {

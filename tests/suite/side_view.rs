@@ -4,8 +4,8 @@
 
 use bevy_tilemap_nav::grid::GridPos;
 use bevy_tilemap_nav::side_view::{
-    JumpProfile, LegKind, SideTile, SideViewError, SideViewMap, SideViewMoves, SideViewPath,
-    SideViewPlanner,
+    JumpProfile, LegKind, SideTile, SideViewAim, SideViewError, SideViewMap, SideViewMoves,
+    SideViewPath, SideViewPlanner,
 };
 
 use crate::support::Rng;
@@ -243,6 +243,12 @@ impl Model {
     }
 
     fn fastest(&self, start: (i64, i64), goal: (i64, i64)) -> Option<f64> {
+        self.times_from(start, Some(goal))[(goal.1 * self.width + goal.0) as usize]
+    }
+
+    /// The fastest time from `start` to every place (`None`: not reached), Dijkstra over
+    /// the model's moves; stopping once `goal` is settled.
+    fn times_from(&self, start: (i64, i64), goal: Option<(i64, i64)>) -> Vec<Option<f64>> {
         let n = (self.width * self.height) as usize;
         let index = |(x, y): (i64, i64)| (y * self.width + x) as usize;
         let mut best = vec![f64::INFINITY; n];
@@ -256,18 +262,19 @@ impl Model {
                 }
             }
             if at == usize::MAX {
-                return None;
-            }
-            let p = ((at as i64) % self.width, (at as i64) / self.width);
-            if p == goal {
-                return Some(low);
+                break;
             }
             done[at] = true;
+            let p = ((at as i64) % self.width, (at as i64) / self.width);
+            if Some(p) == goal {
+                break;
+            }
             for (q, t) in self.moves(p.0, p.1) {
                 let i = index(q);
                 best[i] = best[i].min(low + t);
             }
         }
+        (0..n).map(|i| done[i].then_some(best[i])).collect()
     }
 }
 
@@ -426,6 +433,131 @@ fn side_view_plans_are_the_fastest_the_rules_allow() {
         [LegKind::Walk, LegKind::Step, LegKind::Climb, LegKind::Jump, LegKind::Fall, LegKind::Drop]
     {
         assert!(kinds.contains(&kind), "no {kind:?} leg in any plan: {kinds:?}");
+    }
+}
+
+/// Plans that may stop short (within a distance, partial paths, caps on time and work,
+/// weighted) against the model: each ends where the model's fastest way allows.
+#[test]
+fn aimed_side_view_plans_settle_for_what_they_allow() {
+    let mut rng = Rng(0x51DE_0005);
+    let mut planner = SideViewPlanner::default();
+    let (mut within, mut partial, mut capped) = (0, 0, 0);
+    for round in 0..30 {
+        let (width, height) = (8 + rng.below(9) as usize, 6 + rng.below(6) as usize);
+        let rows = random_level(&mut rng, width, height);
+        let profile = random_profile(&mut rng);
+        let (map, model) = (map_of(&rows), Model::new(&rows, &profile));
+        let moves = SideViewMoves::new(&map, profile).unwrap();
+        let places = rest_places(&model);
+        if places.is_empty() {
+            continue;
+        }
+        let context =
+            |what: &str| format!("round {round}: {what}\n{profile:?}\n{}", rows.join("\n"));
+        for _ in 0..6 {
+            let a = places[rng.below(places.len() as u32) as usize];
+            // Any tile of the map as the goal: a plan that stops short needs no footing there.
+            let b = (rng.below(width as u32) as i64, rng.below(height as u32) as i64);
+            let (start, goal) =
+                (GridPos::new(a.0 as u32, a.1 as u32), GridPos::new(b.0 as u32, b.1 as u32));
+            let times = model.times_from(a, None);
+            let at = |i: usize| ((i as i64) % model.width, (i as i64) / model.width);
+            let d2 = |p: (i64, i64)| (p.0 - b.0).pow(2) + (p.1 - b.1).pow(2);
+            let reached = || times.iter().enumerate().filter_map(|(i, t)| Some((at(i), (*t)?)));
+            // Within a distance: the fastest place within it.
+            let w = [1.0f32, 2.5][rng.below(2) as usize];
+            let aim = SideViewAim { within: w, ..Default::default() };
+            let best = reached()
+                .filter(|&(p, _)| d2(p) as f32 <= w * w)
+                .map(|(_, t)| t)
+                .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))));
+            match (best, planner.plan_aimed(&moves, &map, start, goal, &aim)) {
+                (Some(t), Ok(path)) => {
+                    let end = *path.stops.last().unwrap();
+                    let end = (i64::from(end.x), i64::from(end.y));
+                    assert!(
+                        (f64::from(path.duration) - t).abs() < 1e-3 * t.max(1.0),
+                        "{}",
+                        context(&format!(
+                            "{a:?} within {w} of {b:?}: {} s, model {t} s",
+                            path.duration
+                        ))
+                    );
+                    assert!(d2(end) as f32 <= w * w && path.complete);
+                    within += 1;
+                }
+                (None, Err(SideViewError::Unreachable { .. })) => {}
+                (best, got) => panic!(
+                    "{}",
+                    context(&format!("{a:?} within {w} of {b:?}: model {best:?}, planner {got:?}"))
+                ),
+            }
+            // Partial: the reachable place nearest the goal, the fastest of those.
+            let aim = SideViewAim { partial: true, ..Default::default() };
+            let path = planner.plan_aimed(&moves, &map, start, goal, &aim).unwrap();
+            let nearest = reached().map(|(p, _)| d2(p)).min().unwrap();
+            let fastest = reached()
+                .filter(|&(p, _)| d2(p) == nearest)
+                .map(|(_, t)| t)
+                .fold(f64::INFINITY, f64::min);
+            let end = *path.stops.last().unwrap();
+            assert_eq!(d2((i64::from(end.x), i64::from(end.y))), nearest, "{}", context("partial"));
+            assert!(
+                (f64::from(path.duration) - fastest).abs() < 1e-3 * fastest.max(1.0),
+                "{}",
+                context("partial time")
+            );
+            assert_eq!(path.complete, nearest == 0);
+            partial += usize::from(!path.complete);
+            // Caps: on time, and on the work (a partial path then still comes back).
+            if let Some(t) = times[(b.1 * model.width + b.0) as usize].filter(|&t| t > 0.2) {
+                let aim = SideViewAim { max_seconds: Some(t * 0.9), ..Default::default() };
+                let got = planner.plan_aimed(&moves, &map, start, goal, &aim);
+                assert!(
+                    matches!(got, Err(SideViewError::Unreachable { .. })),
+                    "{}",
+                    context(&format!("{got:?}"))
+                );
+                let aim = SideViewAim { max_seconds: Some(t * 1.001), ..Default::default() };
+                assert!(planner.plan_aimed(&moves, &map, start, goal, &aim).is_ok());
+                let aim = SideViewAim { max_expansions: Some(1), ..Default::default() };
+                let got = planner.plan_aimed(&moves, &map, start, goal, &aim);
+                assert_eq!(
+                    got,
+                    Err(SideViewError::LimitReached { expanded: 1 }),
+                    "{}",
+                    context("cap")
+                );
+                let aim =
+                    SideViewAim { max_expansions: Some(1), partial: true, ..Default::default() };
+                let got = planner.plan_aimed(&moves, &map, start, goal, &aim).unwrap();
+                assert!(!got.complete && got.expanded == 1);
+                // Weighted: never more than the weight times the fastest.
+                let aim = SideViewAim { weight: 2.0, ..Default::default() };
+                let got = planner.plan_aimed(&moves, &map, start, goal, &aim).unwrap();
+                assert!(f64::from(got.duration) <= 2.0 * t + 1e-3, "{}", context("weighted"));
+                capped += 1;
+            }
+        }
+    }
+    assert!(
+        within > 40 && partial > 20 && capped > 20,
+        "{within} within, {partial} partial, {capped} capped"
+    );
+    // Aims out of range are refused.
+    let map = SideViewMap::from_rows(&["....", "####"]).unwrap();
+    let moves = SideViewMoves::new(&map, JumpProfile::new(5.0, 1.0, 30.0)).unwrap();
+    let (a, b) = (GridPos::new(0, 1), GridPos::new(3, 1));
+    for aim in [
+        SideViewAim { within: f32::NAN, ..Default::default() },
+        SideViewAim { within: -1.0, ..Default::default() },
+        SideViewAim { weight: 0.5, ..Default::default() },
+        SideViewAim { weight: f64::NAN, ..Default::default() },
+        SideViewAim { max_seconds: Some(f64::NAN), ..Default::default() },
+    ] {
+        let got = planner.plan_aimed(&moves, &map, a, b, &aim);
+        assert!(matches!(got, Err(SideViewError::InvalidAim { .. })), "{aim:?}: {got:?}");
     }
 }
 
@@ -769,6 +901,123 @@ mod in_an_app {
             arrivals >= 10 && recoveries >= 3 && cuts >= 20,
             "{arrivals} arrivals, {failures} failures, {recoveries} tiles set on a character, {cuts} moves cut"
         );
+    }
+
+    /// Frames until `agent` is told something (arrived or failed), at most `frames`.
+    fn until_told(app: &mut App, agent: Entity, frames: usize) -> (Vec<Arrived>, Vec<PathFailed>) {
+        let (mut arrived, mut failed) = (Vec::new(), Vec::new());
+        for _ in 0..frames {
+            app.update();
+            arrived.extend(messages::<Arrived>(app).into_iter().filter(|a| a.entity == agent));
+            failed.extend(messages::<PathFailed>(app).into_iter().filter(|f| f.entity == agent));
+            if !arrived.is_empty() || !failed.is_empty() {
+                break;
+            }
+        }
+        (arrived, failed)
+    }
+
+    /// A request's arrival, search options and waiting work on a side-view level as on
+    /// others: stopping within a distance or in sight, a partial path to the nearest place,
+    /// failing, and waiting (told once) behind a wall until it opens; the plugin's own re-plan
+    /// waits too when a wall shuts mid-walk.
+    #[test]
+    fn side_view_requests_read_arrival_options_and_waiting() {
+        use bevy_tilemap_nav::plugin::{Arrival, NavError};
+        use bevy_tilemap_nav::search::SearchOptions;
+        use bevy_tilemap_nav::side_view::SideViewError;
+        let rows: Vec<String> = [
+            "..............",
+            "..............",
+            ".......#......",
+            ".......#......",
+            ".......#......",
+            ".......#......",
+            "##############",
+        ]
+        .map(String::from)
+        .into();
+        let mut app = nav_app(DT, WALL);
+        let level = spawn(&mut app, &rows);
+        let profile = JumpProfile::new(6.0, 2.0, 40.0);
+        let agent = place(&mut app, level, profile, GridPos::new(1, 1));
+        let tile_at = |app: &App| {
+            let c = corner(app, level, agent).round();
+            GridPos::new(c.x as u32, c.y as u32)
+        };
+        // Within two tiles of (6, 1): stops at (4, 1).
+        let near = PathRequest::to(GridPos::new(6, 1)).with_arrival(Arrival::Within(2.0 * TILE));
+        app.world_mut().entity_mut(agent).insert(near);
+        let (arrived, _) = until_told(&mut app, agent, 300);
+        assert_eq!(arrived.len(), 1);
+        assert_eq!((arrived[0].cell, arrived[0].reached_goal), (GridPos::new(4, 1), true));
+        assert_eq!(arrived[0].by, Arrival::Within(2.0 * TILE));
+        assert_eq!(tile_at(&app), GridPos::new(4, 1));
+        // In sight of (10, 1), within 5 tiles: the places this side that near it have the wall
+        // across their line, and the far side is out of reach: it fails.
+        let sight = PathRequest::to(GridPos::new(10, 1))
+            .with_arrival(Arrival::InSight { distance: 5.0 * TILE });
+        app.world_mut().entity_mut(agent).insert(sight);
+        let (arrived, failed) = until_told(&mut app, agent, 300);
+        assert!(arrived.is_empty());
+        assert!(
+            matches!(failed[0].error, NavError::SideView(SideViewError::Unreachable { .. })),
+            "{failed:?}"
+        );
+        assert!(app.world().get::<PathRequest>(agent).is_none());
+        // Partial: to the place nearest the goal behind the wall, (6, 1).
+        let options = SearchOptions { partial: true, ..Default::default() };
+        let partial =
+            PathRequest { options: Some(options), ..PathRequest::to(GridPos::new(12, 1)) };
+        app.world_mut().entity_mut(agent).insert(partial);
+        let (arrived, _) = until_told(&mut app, agent, 300);
+        assert_eq!((arrived[0].cell, arrived[0].reached_goal), (GridPos::new(6, 1), false));
+        // Waiting for a way: told once, the request kept; the wall opens and it goes.
+        app.world_mut()
+            .entity_mut(agent)
+            .insert(PathRequest::to(GridPos::new(12, 1)).waiting_for_a_way());
+        let mut told = 0;
+        for _ in 0..120 {
+            app.update();
+            told += messages::<PathFailed>(&app).iter().filter(|f| f.entity == agent).count();
+        }
+        assert_eq!(told, 1);
+        assert!(app.world().get::<PathRequest>(agent).is_some());
+        assert!(app.world().get::<PathFailed>(agent).is_some());
+        let mut tiles = map_of(&rows);
+        for y in 1..=4 {
+            set_both(&mut app, level, &mut tiles, GridPos::new(7, y), SideTile::Empty);
+        }
+        let (arrived, failed) = until_told(&mut app, agent, 600);
+        assert!(failed.is_empty(), "{failed:?}");
+        assert_eq!(arrived[0].cell, GridPos::new(12, 1));
+        assert!(app.world().get::<PathFailed>(agent).is_none());
+        assert!(app.world().get::<PathRequest>(agent).is_none());
+        // Back the other way; the wall shuts before it gets there: it stops, told, and waits;
+        // the wall opens again and it walks on to the goal.
+        app.world_mut().entity_mut(agent).insert(PathRequest::to(GridPos::new(1, 1)));
+        for _ in 0..10 {
+            app.update();
+        }
+        assert!(tile_at(&app).x > 8, "{:?}", tile_at(&app));
+        for y in 1..=4 {
+            set_both(&mut app, level, &mut tiles, GridPos::new(7, y), SideTile::Solid);
+        }
+        let (arrived, failed) = until_told(&mut app, agent, 300);
+        assert!(arrived.is_empty() && failed.len() == 1, "{arrived:?} {failed:?}");
+        for _ in 0..60 {
+            app.update();
+            assert!(
+                messages::<PathFailed>(&app).is_empty() && messages::<Arrived>(&app).is_empty()
+            );
+        }
+        assert!(tile_at(&app).x >= 8);
+        for y in 1..=4 {
+            set_both(&mut app, level, &mut tiles, GridPos::new(7, y), SideTile::Empty);
+        }
+        let (arrived, failed) = until_told(&mut app, agent, 600);
+        assert!(failed.is_empty(), "{failed:?}");
+        assert_eq!(arrived[0].cell, GridPos::new(1, 1));
     }
 }
 

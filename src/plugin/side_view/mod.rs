@@ -6,6 +6,7 @@
 
 mod agent;
 pub(crate) mod level;
+pub(crate) mod request;
 pub(crate) mod tilemap;
 pub(crate) mod walk;
 

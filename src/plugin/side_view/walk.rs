@@ -6,10 +6,14 @@ use bevy::prelude::*;
 
 use super::agent::SideViewAgent;
 use super::level::SideViewLevel;
+use super::request::plan_for;
 use crate::grid::GridPos;
-use crate::plugin::agent::{Arrival, Arrived, NavError, PathFailed, PathGoal, PathRequest};
+use crate::plugin::agent::{
+    Arrival, Arrived, NavError, PathFailed, PathRequest, WAIT_RETRY_SECONDS,
+};
 use crate::side_view::{
-    Arc, Leg, LegKind, SideViewError, SideViewMap, SideViewMoves, SideViewPath, SideViewPlanner,
+    Arc, Leg, LegKind, SideViewAim, SideViewError, SideViewMap, SideViewMoves, SideViewPath,
+    SideViewPlanner,
 };
 
 /// The plan a [`SideViewAgent`] walks: put on it when its [`PathRequest`] is answered, taken
@@ -27,9 +31,49 @@ pub struct SideViewRoute {
     seen: u64,
     /// It failed on the way and walks to the end of what is left, then stops.
     stops_short: bool,
+    /// The request it answers (re-plans settle for what it asks).
+    request: PathRequest,
+    aim: SideViewAim,
+    /// Its way was cut and no other found: it waits at the end for the tiles to change.
+    waits: bool,
+    /// Seconds waited since it last planned.
+    waited: f32,
+    /// The tiles changed since it last planned.
+    stale: bool,
 }
 
 impl SideViewRoute {
+    /// A route walking `path` on `level` to `goal` for `request`, in step with the level's
+    /// `seen` changes.
+    pub(crate) fn new(
+        level: Entity,
+        path: SideViewPath,
+        goal: GridPos,
+        request: PathRequest,
+        aim: SideViewAim,
+        seen: u64,
+    ) -> Self {
+        let (clock, stops_short, waits, waited, stale) = (0.0, false, false, 0.0, false);
+        Self { level, path, clock, goal, seen, stops_short, request, aim, waits, waited, stale }
+    }
+
+    /// The same, `clock` seconds in.
+    pub(crate) fn at(mut self, clock: f32) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The changes of its level it is in step with.
+    pub(crate) fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// The same route cut to the move under way: it finishes it and stands.
+    pub(crate) fn stopping_short(&self) -> Self {
+        let (path, clock) = move_under_way(&self.path, self.clock);
+        Self { path, clock, stops_short: true, waits: false, ..self.clone() }
+    }
+
     /// The leg being played now and the seconds into it.
     pub fn leg_now(&self) -> Option<(&Leg, f32)> {
         self.path.leg_at(self.clock).map(|(i, t)| (&self.path.legs[i], t))
@@ -38,7 +82,7 @@ impl SideViewRoute {
 
 /// The planner's memory, one a system (a `Local`: no resource to make).
 #[derive(Default)]
-pub(crate) struct Planner(SideViewPlanner);
+pub(crate) struct Planner(pub(crate) SideViewPlanner);
 
 /// What a frame of a route came to.
 #[derive(Debug, PartialEq)]
@@ -47,6 +91,10 @@ pub(crate) enum Step {
     Arrived,
     /// It stopped at the end of what was left.
     Stopped,
+    /// It stands at the end of what was left, waiting for a way to open.
+    Waiting,
+    /// A way opened while it waited: it walks on.
+    Resumed,
 }
 
 /// One frame of a route: a change of tiles since it last looked is checked against the way
@@ -62,17 +110,56 @@ pub(crate) fn advance(
     dt: f32,
 ) -> (Step, Option<SideViewError>) {
     let mut failure = None;
-    if changes != route.seen {
+    let mut changed = changes != route.seen;
+    if changed {
         route.seen = changes;
         failure = look_ahead(route, moves, map, planner);
+        let no_way = matches!(
+            failure,
+            Some(SideViewError::Unreachable { .. } | SideViewError::LimitReached { .. })
+        );
+        if no_way {
+            // It waits at the end of what is left for the tiles to change again.
+            (route.waits, route.waited, route.stale) = (true, 0.0, false);
+            changed = false;
+        }
     }
     route.clock += dt.max(0.0);
-    if route.clock >= route.path.duration {
-        route.clock = route.path.duration;
-        let step = if route.stops_short { Step::Stopped } else { Step::Arrived };
-        return (step, failure);
+    if route.clock < route.path.duration {
+        return (Step::Moving, failure);
     }
-    (Step::Moving, failure)
+    route.clock = route.path.duration;
+    if route.waits {
+        route.waited += dt.max(0.0);
+        return (try_again(route, moves, map, changed, planner), failure);
+    }
+    let step = if route.stops_short { Step::Stopped } else { Step::Arrived };
+    (step, failure)
+}
+
+/// A route waiting at its end: once the tiles changed since it last planned and
+/// [`WAIT_RETRY_SECONDS`] have passed, it plans again from where it stands.
+fn try_again(
+    route: &mut SideViewRoute,
+    moves: &SideViewMoves,
+    map: &SideViewMap,
+    changed: bool,
+    planner: &mut SideViewPlanner,
+) -> Step {
+    route.stale |= changed;
+    if !route.stale || route.waited < WAIT_RETRY_SECONDS {
+        return Step::Waiting;
+    }
+    (route.waited, route.stale) = (0.0, false);
+    let from = *route.path.stops.last().unwrap_or(&route.goal);
+    match plan_for(planner, moves, map, (from, route.goal), &route.request, &route.aim) {
+        Ok(rest) => {
+            route.path = std::mem::replace(&mut route.path, resting_at(from)).then(rest);
+            (route.stops_short, route.waits) = (false, false);
+            Step::Resumed
+        }
+        Err(_) => Step::Waiting,
+    }
 }
 
 /// The move under way of a path `clock` seconds in, alone (from the stop before to the next),
@@ -124,7 +211,7 @@ fn look_ahead(
         let (base, clock) = move_under_way(path, route.clock);
         let from = *base.stops.last().unwrap_or(&path.stops[n]);
         route.clock = clock;
-        return match planner.plan(moves, map, from, route.goal) {
+        return match plan_for(planner, moves, map, (from, route.goal), &route.request, &route.aim) {
             Ok(rest) => {
                 route.path = base.then(rest);
                 None
@@ -146,7 +233,7 @@ fn look_ahead(
     };
     let fall = fall_to(fit, landing, profile.gravity);
     route.clock = 0.0;
-    match planner.plan(moves, map, landing, route.goal) {
+    match plan_for(planner, moves, map, (landing, route.goal), &route.request, &route.aim) {
         Ok(rest) => {
             route.path = fall.then(rest);
             None
@@ -173,6 +260,7 @@ fn resting_at(pos: GridPos) -> SideViewPath {
         arrivals: vec![0.0],
         duration: 0.0,
         expanded: 0,
+        complete: true,
     }
 }
 
@@ -195,139 +283,6 @@ fn fall_to(fit: GridPos, landing: GridPos, gravity: f32) -> SideViewPath {
         path.duration = duration;
     }
     path
-}
-
-/// The body's lower left tile for a character whose centre is at `world`.
-fn corner_tile(level: &SideViewLevel, at: Vec2, world: Vec2, body: UVec2) -> Option<GridPos> {
-    let corner = level.world_to_corner(at, world, body).round();
-    let on = corner.x >= 0.0
-        && corner.y >= 0.0
-        && corner.x < level.map().width() as f32
-        && corner.y < level.map().height() as f32;
-    on.then(|| GridPos::new(corner.x as u32, corner.y as u32))
-}
-
-type Requests<'w, 's> = Query<
-    'w,
-    's,
-    (
-        Entity,
-        &'static PathRequest,
-        &'static SideViewAgent,
-        Option<&'static Transform>,
-        Option<&'static SideViewRoute>,
-    ),
-    Changed<PathRequest>,
->;
-
-/// Answers the [`PathRequest`]s of [`SideViewAgent`]s.
-pub(crate) fn answer_requests(
-    mut commands: Commands,
-    requests: Requests,
-    targets: Query<&Transform>,
-    mut levels: Query<(Entity, &mut SideViewLevel)>,
-    mut planner: Local<Planner>,
-    mut failed: MessageWriter<PathFailed>,
-) {
-    for (entity, request, agent, transform, route) in &requests {
-        let answer = match transform {
-            Some(t) => {
-                let here = t.translation.truncate();
-                answer(request, agent, here, route, &targets, &mut levels, &mut planner.0)
-                    .map_err(NavError::SideView)
-            }
-            None => Err(NavError::NoTransform),
-        };
-        let mut entity_commands = commands.entity(entity);
-        entity_commands.remove::<PathRequest>();
-        match answer {
-            Ok(route) => {
-                entity_commands.remove::<PathFailed>().insert(route);
-            }
-            Err(error) => {
-                entity_commands.insert(PathFailed { entity, error: error.clone() });
-                failed.write(PathFailed { entity, error });
-            }
-        }
-    }
-}
-
-fn answer(
-    request: &PathRequest,
-    agent: &SideViewAgent,
-    here: Vec2,
-    route: Option<&SideViewRoute>,
-    targets: &Query<&Transform>,
-    levels: &mut Query<(Entity, &mut SideViewLevel)>,
-    planner: &mut SideViewPlanner,
-) -> Result<SideViewRoute, SideViewError> {
-    let place = |e: Entity| targets.get(e).map_or(Vec2::ZERO, |t| t.translation.truncate());
-    let level_entity = match agent.level {
-        Some(level) => level,
-        None => levels
-            .iter()
-            .find(|(e, level)| level.world_to_tile(place(*e), here).is_some())
-            .map(|(e, _)| e)
-            .ok_or(SideViewError::NoLevel)?,
-    };
-    let at = place(level_entity);
-    let (_, mut level) = levels.get_mut(level_entity).map_err(|_| SideViewError::NoLevel)?;
-    let profile = agent.profile;
-    let body = UVec2::new(profile.body_width, profile.body_height);
-    // Carry on with the move under way: the new plan starts where it lands.
-    // (A change of tiles the old route has not looked at yet is looked at on the new one: the
-    // move under way may be cut.)
-    let carried = route.filter(|r| r.level == level_entity && !r.path.stops.is_empty());
-    let (base, clock, seen) = match carried {
-        Some(r) => {
-            let (base, clock) = move_under_way(&r.path, r.clock);
-            (Some(base), clock, Some(r.seen))
-        }
-        None => (None, 0.0, None),
-    };
-    let level_ref = &*level;
-    let off = |is_start| SideViewError::OffMap { pos: GridPos::new(u32::MAX, u32::MAX), is_start };
-    let start = match (&base, request.start) {
-        (Some(b), _) => *b.stops.last().unwrap_or(&GridPos::new(0, 0)),
-        (None, Some(start)) => start,
-        (None, None) => corner_tile(level_ref, at, here, body).ok_or(off(true))?,
-    };
-    let world_goal = |world: Vec2, level: &mut SideViewLevel| -> Result<GridPos, SideViewError> {
-        let tile = corner_tile(level, at, world, body).ok_or(off(false))?;
-        let moves = level.moves_for(&profile)?;
-        moves.landing_below(tile).ok_or(SideViewError::NoFooting { pos: tile, is_start: false })
-    };
-    let goal = match &request.goal {
-        PathGoal::Tile(tile) => *tile,
-        PathGoal::OnMap { map, cell } if *map == level_entity => *cell,
-        PathGoal::OnMap { .. } => return Err(SideViewError::GoalKind { kind: "other maps'" }),
-        PathGoal::World(world) => world_goal(*world, &mut level)?,
-        PathGoal::Entity(target) => {
-            let world = targets
-                .get(*target)
-                .map_err(|_| SideViewError::GoalKind { kind: "gone entities'" })?;
-            world_goal(world.translation.truncate(), &mut level)?
-        }
-        PathGoal::Nearest(_) => return Err(SideViewError::GoalKind { kind: "nearest-of" }),
-        PathGoal::AwayFrom { .. } => return Err(SideViewError::GoalKind { kind: "flee" }),
-        PathGoal::Wander { .. } => return Err(SideViewError::GoalKind { kind: "wander" }),
-    };
-    level.bring_in_step();
-    let changes = level.changes();
-    let (moves, map) = level.in_step(&profile)?;
-    let plan = planner.plan(moves, map, start, goal)?;
-    let path = match base {
-        Some(b) => b.then(plan),
-        None => plan,
-    };
-    Ok(SideViewRoute {
-        level: level_entity,
-        path,
-        clock,
-        goal,
-        seen: seen.unwrap_or(changes),
-        stops_short: false,
-    })
 }
 
 /// Where a character standing still at `corner` (in tiles) goes after the tiles changed: a
@@ -400,14 +355,10 @@ fn settle_standing(commands: &mut Commands, standing: &mut Standing, levels: &mu
             let world = level.corner_to_world(at, start, body);
             transform.translation.x = world.x;
             transform.translation.y = world.y;
-            let route = SideViewRoute {
-                level: level_entity,
-                path: fall,
-                clock: 0.0,
-                goal,
-                seen: changes,
-                stops_short: true,
-            };
+            let request = PathRequest::to(goal);
+            let aim = SideViewAim::default();
+            let mut route = SideViewRoute::new(level_entity, fall, goal, request, aim, changes);
+            route.stops_short = true;
             commands.entity(entity).insert(route);
         }
     }
@@ -467,11 +418,17 @@ pub(crate) fn walk_routes(
             failed.write(PathFailed { entity, error });
         }
         match step {
-            Step::Moving => {}
+            Step::Moving | Step::Waiting => {}
+            Step::Resumed => {
+                commands.entity(entity).remove::<PathFailed>();
+            }
             Step::Arrived => {
                 commands.entity(entity).remove::<SideViewRoute>();
                 let cell = *route.path.stops.last().unwrap_or(&route.goal);
-                arrived.write(Arrived { entity, cell, reached_goal: true, by: Arrival::AtGoal });
+                let reached_goal = route.path.complete;
+                let short = reached_goal && cell != route.goal;
+                let by = if short { route.request.arrive } else { Arrival::AtGoal };
+                arrived.write(Arrived { entity, cell, reached_goal, by });
             }
             Step::Stopped => {
                 commands.entity(entity).remove::<SideViewRoute>();
@@ -520,14 +477,9 @@ mod tests {
         from: GridPos,
         to: GridPos,
     ) -> SideViewRoute {
-        SideViewRoute {
-            level: Entity::PLACEHOLDER,
-            path: moves.plan(map, from, to).unwrap(),
-            clock: 0.0,
-            goal: to,
-            seen: 0,
-            stops_short: false,
-        }
+        let path = moves.plan(map, from, to).unwrap();
+        let (request, aim) = (PathRequest::to(to), SideViewAim::default());
+        SideViewRoute::new(Entity::PLACEHOLDER, path, to, request, aim, 0)
     }
 
     /// Plays `route` to its end, frame by frame, checking the body every frame.

@@ -6,7 +6,6 @@ use bevy::prelude::*;
 
 use super::agent::SideViewAgent;
 use super::level::SideViewLevel;
-use super::request::plan_for;
 use crate::grid::GridPos;
 use crate::plugin::agent::{
     Arrival, Arrived, NavError, PathFailed, PathRequest, WAIT_RETRY_SECONDS,
@@ -159,6 +158,35 @@ fn try_again(
             Step::Resumed
         }
         Err(_) => Step::Waiting,
+    }
+}
+
+/// The plan `request` asks for from `start` to `goal`: planned with its [`aim_of`], then, for
+/// [`Arrival::WithinCost`] (seconds on a side-view level), ending at the first stop from which
+/// the rest takes at most that long.
+pub(crate) fn plan_for(
+    planner: &mut SideViewPlanner,
+    moves: &SideViewMoves,
+    map: &SideViewMap,
+    (start, goal): (GridPos, GridPos),
+    request: &PathRequest,
+    aim: &SideViewAim,
+) -> Result<SideViewPath, SideViewError> {
+    let path = planner.plan_aimed(moves, map, start, goal, aim)?;
+    match request.arrive {
+        Arrival::WithinCost(seconds) if seconds.is_nan() || seconds < 0.0 => {
+            Err(SideViewError::InvalidAim {
+                what: "within cost",
+                value: seconds,
+                range: "0 or more seconds",
+            })
+        }
+        Arrival::WithinCost(seconds) if path.complete => {
+            let rest = |i: usize| f64::from(path.duration - path.arrivals[i]);
+            let n = (0..path.stops.len()).find(|&i| rest(i) <= seconds).unwrap_or(0);
+            Ok(path.until(n))
+        }
+        _ => Ok(path),
     }
 }
 

@@ -51,9 +51,10 @@ use bevy_ecs_tiled::prelude::*;
 
 use crate::grid::{Cell, Edge, GridPos, Sides, Terrain};
 pub use crate::io::tiled::TiledNavRules;
-use crate::io::tiled::inside;
+use crate::io::tiled::{inside, read_side_view};
 use crate::plugin::{
-    NavLayerOf, NavMapLoading, NavMaps, NavSet, NavTilemap, TileEdges, TileNav, TileTerrain,
+    NavLayerOf, NavMapLoading, NavMaps, NavSet, NavTilemap, SideViewLevel, TileEdges, TileNav,
+    TileTerrain,
 };
 
 /// Adds the wiring of Tiled maps to the navigation (see the [module](self)).
@@ -67,6 +68,7 @@ impl Plugin for TiledNavPlugin {
             (
                 (hold_new_maps, wire_tilemaps).before(NavSet::SyncGrid),
                 block_objects.after(NavSet::SyncGrid).before(NavSet::Pathfind),
+                side_view_maps.before(NavSet::SyncGrid),
             ),
         );
     }
@@ -94,8 +96,14 @@ fn wire_tilemaps(
     references: Query<&TiledMapReference>,
     new_tiles: NewTiles,
 ) {
+    let side_view = |map: Entity| {
+        let asset = maps.get(map).ok().and_then(|handle| assets.get(&handle.0));
+        asset.is_some_and(|asset| rules.is_side_view(&asset.map))
+    };
     for (tilemap, map) in &new_tilemaps {
-        commands.entity(tilemap).insert((NavTilemap, NavLayerOf(map.0)));
+        if !side_view(map.0) {
+            commands.entity(tilemap).insert((NavTilemap, NavLayerOf(map.0)));
+        }
     }
     for (tile, tileset_id, tile_id, tilemap) in &new_tiles {
         let Some(asset) = references
@@ -106,6 +114,9 @@ fn wire_tilemaps(
         else {
             continue;
         };
+        if rules.is_side_view(&asset.map) {
+            continue; // read whole by `side_view_maps`
+        }
         let map = &asset.map;
         let tileset = map.tilesets().get(tileset_id.0 as usize);
         let data = tileset.and_then(|tileset| Some((tileset, tileset.get_tile(tile_id.0)?)));
@@ -128,6 +139,64 @@ fn wire_tilemaps(
         if terrain != Terrain::DEFAULT {
             commands.entity(tile).insert(TileTerrain(terrain));
         }
+    }
+}
+
+type NewSideTilemaps<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static TiledMapReference,
+        &'static TilemapSize,
+        &'static TilemapGridSize,
+        &'static TilemapTileSize,
+        &'static TilemapType,
+        Option<&'static TilemapAnchor>,
+    ),
+    Added<TiledTilemap>,
+>;
+
+/// Makes a [`SideViewLevel`] on each Tiled map that is a side-view level (a map property
+/// `nav_side_view` true: [`TiledNavRules::side_view`]) when its tilemaps spawn: its tiles
+/// read from the whole map by [`read_side_view`] (tiles by [`TiledNavRules::side_tile`],
+/// layers stacked, blocking objects solid), tile (0, 0) where bevy_ecs_tiled draws it.
+fn side_view_maps(
+    mut commands: Commands,
+    rules: Res<TiledNavRules>,
+    assets: Res<Assets<TiledMapAsset>>,
+    maps: Query<&TiledMap>,
+    new_tilemaps: NewSideTilemaps,
+    placed: Query<(&Transform, Option<&ChildOf>)>,
+) {
+    let mut made: Vec<Entity> = Vec::new();
+    for (tilemap, map, size, grid, tile_size, map_type, anchor) in &new_tilemaps {
+        let Some(asset) = maps.get(map.0).ok().and_then(|handle| assets.get(&handle.0)) else {
+            continue;
+        };
+        if made.contains(&map.0) || !rules.is_side_view(&asset.map) {
+            continue;
+        }
+        made.push(map.0);
+        let Ok(read) = read_side_view(&asset.map, &rules) else {
+            continue; // a map type or size no side-view level takes: nothing navigates
+        };
+        // Tile (0, 0)'s centre from the map entity: the tilemap's own offset, and its
+        // parents' up to the map.
+        let mut offset = Vec2::ZERO;
+        let mut at = tilemap;
+        while at != map.0 {
+            let Ok((transform, parent)) = placed.get(at) else { break };
+            offset += transform.translation.truncate();
+            let Some(parent) = parent else { break };
+            at = parent.parent();
+        }
+        let anchor = anchor.copied().unwrap_or_default();
+        let centre =
+            TilePos { x: 0, y: 0 }.center_in_world(size, grid, tile_size, map_type, &anchor);
+        let mut level = SideViewLevel::new(read.map, read.tile_size);
+        level.origin = offset + centre;
+        commands.entity(map.0).insert(level);
     }
 }
 

@@ -31,6 +31,7 @@ use bevy_ecs_tilemap::map::{HexCoordSystem, IsoCoordSystem, TilemapType};
 use tiled::{ObjectShape, Properties, PropertyValue};
 
 use crate::grid::{Cell, Edge, GridPos, NavGrid, Sides, Terrain};
+use crate::side_view::{SideTile, SideViewError, SideViewMap};
 
 /// Which Tiled properties and rules say what a tile is (see the [module](self)). Shared by the
 /// bevy_ecs_tiled integration ([`crate::integrations::tiled`], feature `tiled`) and the file
@@ -72,6 +73,13 @@ pub struct TiledNavRules {
     /// make those edges one way: steps cross them only towards the side named (`"south"`: a
     /// ledge to drop down southwards). Default: `nav_drop`.
     pub drop_lines: Vec<String>,
+    /// Bool properties of a map that make it a side-view level (a platformer's: see
+    /// [`read_side_view`]) when true. Default: `nav_side_view`.
+    pub side_view: Vec<String>,
+    /// String properties of a tile that say what it is on a side-view level, as
+    /// [`SideTile::parse`] reads them (`"solid"`, `"ladder"`, `"one_way"`, `"empty"`).
+    /// Default: `nav_side`.
+    pub side: Vec<String>,
 }
 
 impl Default for TiledNavRules {
@@ -91,6 +99,8 @@ impl Default for TiledNavRules {
             drops: vec!["nav_drops".into()],
             wall_lines: vec!["nav_wall".into()],
             drop_lines: vec!["nav_drop".into()],
+            side_view: vec!["nav_side_view".into()],
+            side: vec!["nav_side".into()],
         }
     }
 }
@@ -276,7 +286,14 @@ impl TiledNavRules {
         tile_id: u32,
         data: &tiled::TileData,
     ) -> (Cell, Terrain) {
-        let collides = self.colliders && {
+        let collides = self.collides(map, tileset, data);
+        self.tile(&tileset.name, tile_id, &data.properties, &data.user_type, collides)
+    }
+
+    /// With [`colliders`](Self::colliders) on, whether a tile's collision shapes cover the
+    /// centre of the cell it is drawn on.
+    fn collides(&self, map: &tiled::Map, tileset: &tiled::Tileset, data: &tiled::TileData) -> bool {
+        self.colliders && {
             let image = match &data.image {
                 Some(image) => Vec2::new(image.width as f32, image.height as f32),
                 None => Vec2::new(tileset.tile_width as f32, tileset.tile_height as f32),
@@ -284,8 +301,50 @@ impl TiledNavRules {
             let cell = Vec2::new(map.tile_width as f32, map.tile_height as f32);
             let isometric = map.orientation == tiled::Orientation::Isometric;
             tile_collides(data, image, cell, isometric)
+        }
+    }
+
+    /// What a tile whose properties are `properties` and class `class` is on a side-view
+    /// level: what a [`side`](Self::side) property names; else solid where a
+    /// [`blocked`](Self::blocked) property is true (air where it is false); else what its
+    /// class names (a class `Ladder`, `OneWay`...); else solid where `collides` (its collision
+    /// shapes cover its cell's centre, with [`colliders`](Self::colliders) on); else air (a
+    /// tile drawn for looks).
+    pub fn side_tile(&self, properties: &Properties, class: &str, collides: bool) -> SideTile {
+        let named = self.side.iter().find_map(|name| match find(properties, name) {
+            Some(PropertyValue::StringValue(text)) => SideTile::parse(text),
+            _ => None,
+        });
+        let blocked = || {
+            self.says_blocked(properties).map(|b| if b { SideTile::Solid } else { SideTile::Empty })
         };
-        self.tile(&tileset.name, tile_id, &data.properties, &data.user_type, collides)
+        let collider = || (collides && self.colliders).then_some(SideTile::Solid);
+        named
+            .or_else(blocked)
+            .or_else(|| SideTile::parse(class))
+            .or_else(collider)
+            .unwrap_or_default()
+    }
+
+    /// Whether `map` is a side-view level: one of the [`side_view`](Self::side_view)
+    /// properties is true on it.
+    pub fn is_side_view(&self, map: &tiled::Map) -> bool {
+        self.side_view
+            .iter()
+            .any(|name| matches!(find(&map.properties, name), Some(PropertyValue::BoolValue(true))))
+    }
+
+    /// Whether an object on a layer whose properties are `layer_properties` and name
+    /// `layer_name` blocks: its [`blocked`](Self::blocked) property, else its layer's, else
+    /// whether the layer is a [collider layer](Self::collider_layers).
+    pub(crate) fn object_blocks(
+        &self,
+        object: &Properties,
+        layer_properties: &Properties,
+        layer_name: &str,
+    ) -> bool {
+        let says = self.says_blocked(object).or_else(|| self.says_blocked(layer_properties));
+        says.unwrap_or_else(|| self.collider_layer(layer_name))
     }
 }
 
@@ -408,6 +467,8 @@ pub enum TiledFileError {
     Unsupported(String),
     /// No grid for its size (0 or too many cells).
     Grid(crate::grid::GridError),
+    /// No side-view map for its size.
+    SideView(SideViewError),
 }
 
 impl fmt::Display for TiledFileError {
@@ -419,6 +480,7 @@ impl fmt::Display for TiledFileError {
             }
             TiledFileError::Unsupported(what) => write!(f, "a {what} Tiled map is not read"),
             TiledFileError::Grid(e) => write!(f, "{e}"),
+            TiledFileError::SideView(e) => write!(f, "{e}"),
         }
     }
 }
@@ -476,15 +538,8 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
     let mut blocked_objects: Vec<Vec<Vec2>> = Vec::new();
     // In the file's order (a group's layers in its place), as the integration's layers are
     // oldest first: the newest layer's terrain class wins.
-    let mut layers: Vec<tiled::Layer> = map.layers().collect();
-    layers.reverse();
-    while let Some(layer) = layers.pop() {
+    for layer in layers_in_order(map) {
         match layer.layer_type() {
-            tiled::LayerType::Group(group) => {
-                let mut inner: Vec<tiled::Layer> = group.layers().collect();
-                inner.reverse();
-                layers.extend(inner);
-            }
             tiled::LayerType::Tiles(tiled::TileLayer::Finite(tiles)) => {
                 for row in 0..height {
                     for x in 0..width {
@@ -515,15 +570,12 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
                 }
             }
             tiled::LayerType::Objects(objects) => {
-                let layer_says = rules.says_blocked(&layer.properties);
-                let collider = rules.collider_layer(&layer.name);
                 for object in objects.objects() {
                     if map.orientation == tiled::Orientation::Orthogonal {
                         let found = rules.line_edges(&object, &layer.properties, cell_px, height);
                         line_edges.extend(found);
                     }
-                    let says = rules.says_blocked(&object.properties).or(layer_says);
-                    if !says.unwrap_or(collider) {
+                    if !rules.object_blocks(&object.properties, &layer.properties, &layer.name) {
                         continue;
                     }
                     match (map.orientation, object_ring(&object)) {
@@ -536,18 +588,9 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
             _ => {}
         }
     }
-    // Objects on an orthogonal map block the cells whose centres (in the file's pixels, y
-    // down) they cover.
-    for ring in &blocked_objects {
-        for row in 0..height {
-            for x in 0..width {
-                let centre =
-                    Vec2::new((x as f32 + 0.5) * cell_px.x, (row as f32 + 0.5) * cell_px.y);
-                if inside(ring, centre) {
-                    cells[((height - 1 - row) * width + x) as usize].0 = Cell::Blocked;
-                }
-            }
-        }
+    // Objects on an orthogonal map block the cells whose centres they cover.
+    for pos in covered_cells(&blocked_objects, width, height, cell_px) {
+        cells[(pos.y * width + pos.x) as usize].0 = Cell::Blocked;
     }
     let positions = (0..height).flat_map(|y| (0..width).map(move |x| GridPos::new(x, y)));
     let all: Vec<(GridPos, (Cell, Terrain))> = positions.zip(cells).collect();
@@ -563,6 +606,116 @@ pub fn read_map(map: &tiled::Map, rules: &TiledNavRules) -> Result<TiledLevel, T
     // Every edge is between two cells of the grid: these cannot fail.
     let _ = grid.set_edges(line_edges);
     Ok(TiledLevel { grid, tile_size: cell_px, map_type, objects_left_out })
+}
+
+/// The layers of `map` in the file's order, a group's layers in its place.
+fn layers_in_order(map: &tiled::Map) -> Vec<tiled::Layer<'_>> {
+    let mut stack: Vec<tiled::Layer> = map.layers().collect();
+    stack.reverse();
+    let mut out = Vec::new();
+    while let Some(layer) = stack.pop() {
+        match layer.layer_type() {
+            tiled::LayerType::Group(group) => {
+                let mut inner: Vec<tiled::Layer> = group.layers().collect();
+                inner.reverse();
+                stack.extend(inner);
+            }
+            _ => out.push(layer),
+        }
+    }
+    out
+}
+
+/// The cells (rows counted up) of an orthogonal map `width` x `height` cells of `cell_px`
+/// pixels whose centres (in the file's pixels, y down) lie inside one of `rings`.
+fn covered_cells(
+    rings: &[Vec<Vec2>],
+    width: u32,
+    height: u32,
+    cell_px: Vec2,
+) -> impl Iterator<Item = GridPos> + '_ {
+    (0..height).flat_map(move |row| {
+        (0..width).filter_map(move |x| {
+            let centre = Vec2::new((x as f32 + 0.5) * cell_px.x, (row as f32 + 0.5) * cell_px.y);
+            rings.iter().any(|ring| inside(ring, centre)).then(|| GridPos::new(x, height - 1 - row))
+        })
+    })
+}
+
+/// A Tiled map read as a side-view level (a platformer's): its tiles and their size.
+/// `SideViewLevel::new(level.map, level.tile_size)` spawned with the map's `Transform` lies as
+/// bevy_ecs_tiled lays the map (`TilemapAnchor::None`).
+#[derive(Clone, Debug)]
+pub struct TiledSideView {
+    /// The tiles.
+    pub map: SideViewMap,
+    /// A tile's size in the world (pixels).
+    pub tile_size: Vec2,
+}
+
+/// Reads the Tiled map at `path` as a side-view level (see [`read_side_view`]).
+pub fn read_tiled_side_view(
+    path: impl AsRef<Path>,
+    rules: &TiledNavRules,
+) -> Result<TiledSideView, TiledFileError> {
+    let map = tiled::Loader::new().load_tmx_map(path).map_err(TiledFileError::Read)?;
+    read_side_view(&map, rules)
+}
+
+/// A loaded orthogonal Tiled map as a side-view level: each tile as
+/// [`TiledNavRules::side_tile`] reads it, the layers stacked (solid over ladder over one-way
+/// platform over air: [`SideTile::stacked`]), and the cells whose centres blocking objects
+/// cover solid (as on top-down maps: `nav_blocked` objects, collider layers). Errors: an
+/// infinite map, a map type other than orthogonal, a size no side-view map takes.
+pub fn read_side_view(
+    map: &tiled::Map,
+    rules: &TiledNavRules,
+) -> Result<TiledSideView, TiledFileError> {
+    if map.infinite() {
+        return Err(TiledFileError::Infinite);
+    }
+    if map.orientation != tiled::Orientation::Orthogonal {
+        let kind = format!("{:?}", map.orientation).to_lowercase();
+        return Err(TiledFileError::Unsupported(format!("{kind} side-view")));
+    }
+    let (width, height) = (map.width, map.height);
+    let mut side = SideViewMap::new(width, height).map_err(TiledFileError::SideView)?;
+    let cell_px = Vec2::new(map.tile_width as f32, map.tile_height as f32);
+    let mut known: HashMap<(usize, u32), SideTile> = HashMap::new();
+    let mut blocked_objects: Vec<Vec<Vec2>> = Vec::new();
+    let mut stack = |pos: GridPos, tile: SideTile| {
+        // On the map: x and y are within its size.
+        let _ = side.set(pos, side.tile(pos).stacked(tile));
+    };
+    for layer in layers_in_order(map) {
+        match layer.layer_type() {
+            tiled::LayerType::Tiles(tiled::TileLayer::Finite(tiles)) => {
+                for (row, x) in (0..height).flat_map(|row| (0..width).map(move |x| (row, x))) {
+                    let Some(tile) = tiles.get_tile(x as i32, row as i32) else { continue };
+                    let key = (tile.tileset_index(), tile.id());
+                    let kind = *known.entry(key).or_insert_with(|| match tile.get_tile() {
+                        Some(data) => {
+                            let collides = rules.collides(map, tile.get_tileset(), &data);
+                            rules.side_tile(&data.properties, &data.user_type, collides)
+                        }
+                        None => SideTile::Empty,
+                    });
+                    stack(GridPos::new(x, height - 1 - row), kind);
+                }
+            }
+            tiled::LayerType::Objects(objects) => {
+                let blocking = objects
+                    .objects()
+                    .filter(|o| rules.object_blocks(&o.properties, &layer.properties, &layer.name));
+                blocked_objects.extend(blocking.filter_map(|o| object_ring(&o)));
+            }
+            _ => {}
+        }
+    }
+    for pos in covered_cells(&blocked_objects, width, height, cell_px) {
+        stack(pos, SideTile::Solid);
+    }
+    Ok(TiledSideView { map: side, tile_size: cell_px })
 }
 
 /// An object's shape as a polygon in its layer's pixels (y down): rectangles, ellipses (as

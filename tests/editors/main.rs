@@ -5,4 +5,5 @@
 mod editor;
 
 mod ldtk_world;
+mod side_views;
 mod tiled_maps;

@@ -19,6 +19,10 @@
 //! assert_eq!(rules.cell(0), Cell::GROUND);
 //! ```
 //!
+//! With [`LdtkNavRules::as_side_view`], levels are side-view levels instead (a
+//! platformer's): a [`SideViewLevel`] on each level's entity, each IntGrid value's tile by
+//! [`LdtkNavRules::side_tile`] (solid unless [`LdtkNavRules::with_side`] says otherwise).
+//!
 //! A level's entity (the one with `LevelIid`) is its map's entity ([`NavMaps::get`](
 //! crate::plugin::NavMaps::get)). Levels that `bevy_ecs_ldtk` spawns and despawns (a
 //! `LevelSelection` changed, a `LevelSet`) join and leave the navigation with them; agents on a

@@ -38,6 +38,11 @@
 //!   "Collision" ([`TiledNavRules::collider_layers`], any case) blocks, unless it or its layer
 //!   sets `nav_blocked` to false.
 //!
+//! A map with the bool map property `nav_side_view` ([`TiledNavRules::side_view`]) is a
+//! side-view level instead (a platformer's): a [`SideViewLevel`] on the map's entity, each
+//! tile by [`TiledNavRules::side_tile`] (`nav_side`, `nav_blocked`, its class, its collision
+//! shapes), layers stacked, blocking objects solid ([`read_side_view`]).
+//!
 //! A map is served once it is complete: from when its `TiledMap` is spawned (or respawned)
 //! until its objects are laid on the grid it has [`NavMapLoading`]; requests that need it wait,
 //! and a [`NavMapReady`](crate::plugin::NavMapReady) message says when it is served.

@@ -11,6 +11,8 @@
 //! [`TiledLevel::objects_left_out`]), infinite maps (an error), staggered isometric maps (an
 //! error).
 //!
+//! A side-view level (a platformer's) is read with [`read_tiled_side_view`] instead.
+//!
 //! ```no_run
 //! use bevy::prelude::*;
 //! use bevy_tilemap_nav::io::tiled::{TiledNavRules, read_tiled_level};

@@ -1,13 +1,17 @@
 //! Shaping paths the search found: smoothing them with line of sight, and what walking a list
 //! of cells costs; reachable areas (movement ranges); where to run from threats and where to
-//! wander. Plain Rust, above the grid and the search.
+//! wander; goals for a group in formation. Plain Rust, above the grid and the search.
 
 mod flee;
+mod formation;
 mod reach;
 mod smooth;
 mod wander;
 
 pub use flee::{FleeOptions, flee, flee_avoiding};
+pub use formation::{
+    ESTIMATED_LIMIT, EXACT_LIMIT, Formation, FormationError, best_assignment, group_goals,
+};
 pub use reach::{
     Reach, ReachSearch, ReachedCell, reachable, reachable_avoiding, reachable_from_any,
 };

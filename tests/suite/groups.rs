@@ -1,0 +1,194 @@
+//! Group orders (issue 56, the core): goals in formation round a point, on cells connected to
+//! it, each member given the slot that makes the group's walk least, checked against a brute
+//! force over every assignment with the independent oracle's walking costs.
+
+use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+use bevy_tilemap_nav::path::{Formation, FormationError, best_assignment, group_goals};
+use bevy_tilemap_nav::search::PathError;
+
+use crate::support::{GridShape, Model, Rng};
+
+/// Every permutation of `0..n`.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for rest in permutations(n - 1) {
+        for at in 0..=rest.len() {
+            let mut p = rest.clone();
+            p.insert(at, n - 1);
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn cost_of(model: &Model, a: GridPos, b: GridPos) -> Option<f64> {
+    model.dijkstra((a.x.into(), a.y.into()), (b.x.into(), b.y.into()))
+}
+
+#[test]
+fn the_best_assignment_equals_a_brute_force() {
+    let mut rng = Rng(0x6_0001);
+    for n in 1..=7 {
+        for _ in 0..20 {
+            let costs: Vec<f64> = (0..n * n).map(|_| f64::from(rng.below(50))).collect();
+            let got = best_assignment(&costs, n);
+            let total = |p: &[usize]| (0..n).map(|i| costs[i * n + p[i]]).sum::<f64>();
+            let best = permutations(n).iter().map(|p| total(p)).fold(f64::INFINITY, f64::min);
+            let mut seen = got.clone();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "not a permutation: {got:?}");
+            assert_eq!(total(&got), best, "{n} members: {costs:?}");
+        }
+    }
+}
+
+#[test]
+fn group_goals_are_distinct_reachable_and_the_least_walk_on_random_maps() {
+    let mut rng = Rng(0x6_0002);
+    let shape = GridShape { min_side: 8, spread: 10, walls: 30, eight: 50, cut: 0 };
+    let (mut checked, mut moved) = (0, 0);
+    for round in 0..60 {
+        let (grid, model) = crate::support::random_grid(&mut rng, &shape);
+        let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        if open.len() < 12 {
+            continue;
+        }
+        let goal = open[rng.below(open.len() as u32) as usize];
+        // Members that can walk to the goal.
+        let mut starts: Vec<GridPos> = Vec::new();
+        let n = 1 + rng.below(8) as usize;
+        for _ in 0..200 {
+            let s = open[rng.below(open.len() as u32) as usize];
+            if starts.len() < n && !starts.contains(&s) && cost_of(&model, s, goal).is_some() {
+                starts.push(s);
+            }
+        }
+        let formation = match rng.below(4) {
+            0 => Formation::Packed,
+            1 => Formation::Line { facing: (1, 0) },
+            2 => Formation::Box,
+            _ => Formation::Offsets(vec![(0, 0), (2, 0), (-2, 0), (0, -2)]),
+        };
+        let spacing = 1 + rng.below(2);
+        let goals = match group_goals(&grid, &starts, goal, &formation, spacing) {
+            Ok(goals) => goals,
+            Err(FormationError::NotEnoughRoom { .. }) => continue,
+            Err(e) => panic!("round {round}: {e}"),
+        };
+        assert_eq!(goals.len(), starts.len());
+        let mut distinct = goals.clone();
+        distinct.sort_unstable_by_key(|p| (p.y, p.x));
+        distinct.dedup();
+        assert_eq!(distinct.len(), goals.len(), "round {round}: shared goals {goals:?}");
+        // Every goal open and walkable to by its member; the total walk the least of every
+        // way of handing the same slots out.
+        let walk = |i: usize, g: GridPos| cost_of(&model, starts[i], g);
+        for (i, &g) in goals.iter().enumerate() {
+            assert!(grid.is_passable(g) && walk(i, g).is_some(), "round {round}: {g:?}");
+        }
+        let total: f64 = goals.iter().enumerate().map(|(i, &g)| walk(i, g).unwrap()).sum();
+        let best = permutations(goals.len())
+            .iter()
+            .map(|p| (0..p.len()).map(|i| walk(i, goals[p[i]]).unwrap()).sum::<f64>())
+            .fold(f64::INFINITY, f64::min);
+        assert!((total - best).abs() < 1e-6, "round {round}: walk {total}, the least {best}");
+        let ideal = formation.offsets(goals.len(), spacing);
+        moved += ideal
+            .iter()
+            .filter(|&&(dx, dy)| {
+                let at = (i64::from(goal.x) + dx, i64::from(goal.y) + dy);
+                !goals.iter().any(|g| (i64::from(g.x), i64::from(g.y)) == at)
+            })
+            .count();
+        checked += 1;
+    }
+    // Many orders checked, and walls moved some slots off their places.
+    assert!(checked > 30 && moved > 10, "{checked} orders, {moved} slots moved");
+}
+
+#[test]
+fn formations_keep_their_shape_on_open_ground() {
+    let grid = NavGrid::new(40, 40).unwrap();
+    let goal = GridPos::new(20, 20);
+    let starts: Vec<GridPos> = (0..9).map(|i| GridPos::new(2 + i, 2)).collect();
+    let set = |goals: &[GridPos]| {
+        let mut v: Vec<(i64, i64)> =
+            goals.iter().map(|g| (i64::from(g.x) - 20, i64::from(g.y) - 20)).collect();
+        v.sort_unstable();
+        v
+    };
+    // Packed and box: the 3 x 3 block round the goal; spaced 2 apart, every other cell.
+    let block: Vec<(i64, i64)> = (-1..=1).flat_map(|x| (-1..=1).map(move |y| (x, y))).collect();
+    for formation in [Formation::Packed, Formation::Box] {
+        let goals = group_goals(&grid, &starts, goal, &formation, 1).unwrap();
+        assert_eq!(set(&goals), block, "{formation:?}");
+        let goals = group_goals(&grid, &starts, goal, &formation, 2).unwrap();
+        let spaced: Vec<(i64, i64)> = block.iter().map(|&(x, y)| (x * 2, y * 2)).collect();
+        assert_eq!(set(&goals), spaced, "{formation:?} spaced");
+    }
+    // A line facing north runs east-west, members in their order across.
+    let goals = group_goals(&grid, &starts[..5], goal, &Formation::Line { facing: (0, 1) }, 1);
+    let xs: Vec<u32> = goals.unwrap().iter().map(|g| g.x).collect();
+    assert_eq!(xs, vec![18, 19, 20, 21, 22]);
+    // A game's own slots, exactly.
+    let mine = vec![(0, 0), (3, 0), (0, 3), (-3, -3)];
+    let goals = group_goals(&grid, &starts[..4], goal, &Formation::Offsets(mine.clone()), 1);
+    let mut want: Vec<(i64, i64)> = mine.iter().map(|&(x, y)| (i64::from(x), i64::from(y))).collect();
+    want.sort_unstable();
+    assert_eq!(set(&goals.unwrap()), want);
+}
+
+#[test]
+fn large_groups_and_bad_orders() {
+    // Hundreds (estimated costs) and thousands (ranks) of members: distinct open goals.
+    let mut grid = NavGrid::new(200, 200).unwrap();
+    grid.fill_rect(
+        GridPos::new(90, 0),
+        GridPos::new(92, 150),
+        bevy_tilemap_nav::grid::Cell::Blocked,
+    )
+    .unwrap();
+    for n in [200usize, 10_000] {
+        let starts: Vec<GridPos> =
+            (0..n as u32).map(|i| GridPos::new(i % 80, 10 + i / 80)).collect();
+        let goals =
+            group_goals(&grid, &starts, GridPos::new(150, 100), &Formation::Packed, 1).unwrap();
+        let mut distinct = goals.clone();
+        distinct.sort_unstable_by_key(|p| (p.y, p.x));
+        distinct.dedup();
+        assert_eq!(distinct.len(), n);
+        assert!(goals.iter().all(|&g| grid.is_passable(g)));
+    }
+    // Bad orders: told why.
+    let small = NavGrid::new(4, 4).unwrap();
+    let one = [GridPos::new(0, 0)];
+    assert_eq!(
+        group_goals(&small, &[], GridPos::new(1, 1), &Formation::Packed, 1),
+        Err(FormationError::EmptyGroup)
+    );
+    assert_eq!(
+        group_goals(&small, &one, GridPos::new(1, 1), &Formation::Packed, 0),
+        Err(FormationError::NoSpacing)
+    );
+    let off = group_goals(&small, &one, GridPos::new(9, 1), &Formation::Packed, 1);
+    assert!(
+        matches!(off, Err(FormationError::Goal(PathError::StartOutOfBounds { .. }))),
+        "{off:?}"
+    );
+    let mut walled = small.clone();
+    walled.set(GridPos::new(1, 1), bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    let blocked = group_goals(&walled, &one, GridPos::new(1, 1), &Formation::Packed, 1);
+    assert!(matches!(blocked, Err(FormationError::Goal(_))), "{blocked:?}");
+    let many: Vec<GridPos> = (0..17).map(|i| GridPos::new(i % 4, i / 4 % 4)).collect();
+    assert_eq!(
+        group_goals(&small, &many, GridPos::new(1, 1), &Formation::Packed, 1),
+        Err(FormationError::NotEnoughRoom { members: 17, room: 16 })
+    );
+    // Members standing in walls or off the map still get goals (they walk if they can).
+    let strays = [GridPos::new(1, 1), GridPos::new(50, 50)];
+    let goals = group_goals(&walled, &strays, GridPos::new(2, 2), &Formation::Packed, 1).unwrap();
+    assert_ne!(goals[0], goals[1]);
+}

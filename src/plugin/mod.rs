@@ -29,6 +29,7 @@ mod clock;
 mod debug;
 mod diagnostics;
 mod fields;
+mod groups;
 mod link;
 mod map;
 mod movement;
@@ -54,6 +55,7 @@ pub use agent::{
 };
 pub use diagnostics::NavDiagnostics;
 pub use fields::{FollowField, NavField};
+pub use groups::{GroupOrder, GroupOrderFailed};
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use map::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
@@ -264,6 +266,8 @@ impl Plugin for NavCorePlugin {
                         .chain()
                         .in_set(PathfindStep::Answer),
                     (follow_paths, fields::walk_fields).chain().in_set(NavSet::Move),
+                    // After the maps are in step; its requests are answered this frame.
+                    groups::give_group_orders.after(seams::keep_seams).in_set(NavSet::SyncGrid),
                 ),
             );
     }

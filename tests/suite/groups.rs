@@ -136,7 +136,8 @@ fn formations_keep_their_shape_on_open_ground() {
     // A game's own slots, exactly.
     let mine = vec![(0, 0), (3, 0), (0, 3), (-3, -3)];
     let goals = group_goals(&grid, &starts[..4], goal, &Formation::Offsets(mine.clone()), 1);
-    let mut want: Vec<(i64, i64)> = mine.iter().map(|&(x, y)| (i64::from(x), i64::from(y))).collect();
+    let mut want: Vec<(i64, i64)> =
+        mine.iter().map(|&(x, y)| (i64::from(x), i64::from(y))).collect();
     want.sort_unstable();
     assert_eq!(set(&goals.unwrap()), want);
 }
@@ -191,4 +192,73 @@ fn large_groups_and_bad_orders() {
     let strays = [GridPos::new(1, 1), GridPos::new(50, 50)];
     let goals = group_goals(&walled, &strays, GridPos::new(2, 2), &Formation::Packed, 1).unwrap();
     assert_ne!(goals[0], goals[1]);
+}
+
+mod in_an_app {
+    use bevy::prelude::*;
+    use bevy_tilemap_nav::grid::GridPos;
+    use bevy_tilemap_nav::path::{Formation, FormationError};
+    use bevy_tilemap_nav::plugin::{GroupOrder, GroupOrderFailed};
+    use bevy_tilemap_nav::prelude::*;
+
+    use crate::tilemap::{DT, TILE, WALL, messages, nav_app, spawn_text_tilemap};
+
+    /// A room with a wall across it and a gap: six agents ordered to a point beyond, one of
+    /// them despawned as the order is given, each arrives at a cell of its own; orders that
+    /// cannot be given say why.
+    #[test]
+    fn a_group_order_sends_each_member_to_a_cell_of_its_own() {
+        let rows = [
+            "................",
+            "................",
+            "................",
+            "########..######",
+            "................",
+            "................",
+            "................",
+        ];
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let at = |x: u32, y: u32| Vec2::new(x as f32 * TILE, y as f32 * TILE);
+        let members: Vec<Entity> = (0..6)
+            .map(|i| {
+                let place = Transform::from_translation(at(2 + i * 2, 1).extend(1.0));
+                app.world_mut().spawn((place, PathFollower::new(120.0))).id()
+            })
+            .collect();
+        let goal = at(8, 5);
+        app.world_mut().spawn(GroupOrder::new(members.clone(), goal, Formation::Box));
+        app.world_mut().despawn(members[5]);
+        let mut arrived: Vec<(Entity, GridPos)> = Vec::new();
+        for _ in 0..600 {
+            app.update();
+            arrived.extend(messages::<Arrived>(&app).iter().map(|a| (a.entity, a.cell)));
+            assert!(messages::<PathFailed>(&app).is_empty());
+        }
+        arrived.sort();
+        let cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
+        assert_eq!(arrived.len(), 5, "{arrived:?}");
+        let mut distinct = cells.clone();
+        distinct.sort_unstable_by_key(|p| (p.y, p.x));
+        distinct.dedup();
+        assert_eq!(distinct.len(), 5);
+        // Round the goal, beyond the wall: a 3 x 3 box's first five slots.
+        assert!(cells.iter().all(|c| c.x.abs_diff(8) <= 1 && c.y.abs_diff(5) <= 1), "{cells:?}");
+        // The order entity is gone once given.
+        let mut orders = app.world_mut().query::<&GroupOrder>();
+        assert_eq!(orders.iter(app.world()).count(), 0);
+        // Orders that cannot be given: off every map; into the wall; no members left.
+        let bad = [
+            GroupOrder::new(members[..2].to_vec(), Vec2::splat(-500.0), Formation::Packed),
+            GroupOrder::new(members[..2].to_vec(), at(0, 3), Formation::Packed),
+            GroupOrder::new(vec![members[5]], goal, Formation::Packed),
+        ];
+        let ids: Vec<Entity> = bad.into_iter().map(|o| app.world_mut().spawn(o).id()).collect();
+        app.update();
+        let why = |e: Entity| app.world().get::<GroupOrderFailed>(e).cloned();
+        assert_eq!(why(ids[0]), Some(GroupOrderFailed::NoMap));
+        assert!(matches!(why(ids[1]), Some(GroupOrderFailed::Formation(FormationError::Goal(_)))));
+        assert_eq!(why(ids[2]), Some(GroupOrderFailed::Formation(FormationError::EmptyGroup)));
+    }
 }

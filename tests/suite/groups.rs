@@ -1,10 +1,11 @@
-//! Group orders (issue 56, the core): goals in formation round a point, on cells connected to
-//! it, each member given the slot that makes the group's walk least, checked against a brute
-//! force over every assignment with the independent oracle's walking costs.
+//! Group orders (issue 56): goals in formation round a point, on cells connected to it, each
+//! member given the slot that makes the group's walk least, checked against a brute force over
+//! every assignment with the independent oracle's walking costs; cooperative plans for units
+//! on cells, checked tick by tick.
 
 use bevy_tilemap_nav::grid::{GridPos, NavGrid};
 use bevy_tilemap_nav::path::{Formation, FormationError, best_assignment, group_goals};
-use bevy_tilemap_nav::search::PathError;
+use bevy_tilemap_nav::search::{CooperativeError, PathError, plan_together};
 
 use crate::support::{GridShape, Model, Rng};
 
@@ -192,6 +193,154 @@ fn large_groups_and_bad_orders() {
     let strays = [GridPos::new(1, 1), GridPos::new(50, 50)];
     let goals = group_goals(&walled, &strays, GridPos::new(2, 2), &Formation::Packed, 1).unwrap();
     assert_ne!(goals[0], goals[1]);
+}
+
+/// Plans of units on cells checked tick by tick: each starts at its start, ends at its goal,
+/// every step a move the grid allows or a wait, no two units in one cell at any tick, none
+/// swapping cells between two ticks. Returns the longest plan's ticks.
+fn check_together(grid: &NavGrid, units: &[(GridPos, GridPos)], plans: &[Vec<GridPos>]) -> usize {
+    let at = |u: usize, t: usize| plans[u][t.min(plans[u].len() - 1)];
+    let makespan = plans.iter().map(|p| p.len()).max().unwrap_or(0);
+    for (u, plan) in plans.iter().enumerate() {
+        assert_eq!((plan[0], *plan.last().unwrap()), units[u], "unit {u}'s ends");
+        for w in plan.windows(2) {
+            assert!(
+                w[0] == w[1] || grid.can_step(w[0], w[1]),
+                "unit {u}: {:?} -> {:?}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+    for t in 0..=makespan {
+        let mut cells = std::collections::HashMap::new();
+        for u in 0..plans.len() {
+            if let Some(other) = cells.insert(at(u, t), u) {
+                panic!("tick {t}: units {other} and {u} both in {:?}", at(u, t));
+            }
+        }
+        for u in 0..plans.len() {
+            for v in u + 1..plans.len() {
+                let swapped = at(u, t) == at(v, t + 1) && at(v, t) == at(u, t + 1);
+                assert!(!swapped || at(u, t) == at(u, t + 1), "tick {t}: units {u} and {v} swap");
+            }
+        }
+    }
+    makespan
+}
+
+#[test]
+fn units_on_cells_swap_ends_of_a_corridor_with_one_pocket() {
+    // One cell wide, the pocket off it away from the middle, so whoever goes first matters.
+    let mut grid = NavGrid::new(11, 2).unwrap();
+    for x in (0..11).filter(|&x| x != 7) {
+        grid.set(GridPos::new(x, 1), bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    }
+    let (west, east) = (GridPos::new(0, 0), GridPos::new(10, 0));
+    for units in [[(west, east), (east, west)], [(east, west), (west, east)]] {
+        let plans = plan_together(&grid, &units, 200).unwrap();
+        let makespan = check_together(&grid, &units, &plans);
+        assert!(plans.iter().any(|p| p.contains(&GridPos::new(7, 1))), "nobody stepped aside");
+        // Ten steps each way and a few ticks to let the other by.
+        assert!(makespan <= 20, "{makespan} ticks");
+    }
+}
+
+#[test]
+fn two_hundred_units_shuffled_on_a_tactics_map_all_arrive_and_never_meet() {
+    let mut rng = Rng(0x6_0003);
+    let mut grid = NavGrid::new(32, 32).unwrap();
+    for _ in 0..90 {
+        let p = GridPos::new(rng.below(32), rng.below(32));
+        grid.set(p, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    }
+    // Units on the open cells connected to the middle; goals a shuffle of their cells and
+    // others.
+    let region = bevy_tilemap_nav::path::reachable(&grid, GridPos::new(16, 16), f64::INFINITY);
+    let mut open: Vec<GridPos> = region.unwrap().cells().iter().map(|c| c.pos).collect();
+    for i in (1..open.len()).rev() {
+        open.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    let starts = &open[..200];
+    let mut goals: Vec<GridPos> = open[100..300].to_vec();
+    for i in (1..goals.len()).rev() {
+        goals.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    let units: Vec<(GridPos, GridPos)> = starts.iter().copied().zip(goals).collect();
+    let plans = plan_together(&grid, &units, 512).unwrap();
+    let makespan = check_together(&grid, &units, &plans);
+    // Against each unit's own shortest walk in steps (alone on the map).
+    // Fewest steps alone, by a breadth-first walk of its own.
+    let steps = |(a, b): (GridPos, GridPos)| {
+        let mut seen = std::collections::HashMap::from([(a, 0usize)]);
+        let mut queue = std::collections::VecDeque::from([a]);
+        while let Some(p) = queue.pop_front() {
+            let d = seen[&p];
+            if p == b {
+                return d;
+            }
+            for (dx, dy) in
+                [(-1i64, -1i64), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)]
+            {
+                let (x, y) = (i64::from(p.x) + dx, i64::from(p.y) + dy);
+                if x < 0 || y < 0 {
+                    continue;
+                }
+                let q = GridPos::new(x as u32, y as u32);
+                if grid.in_bounds(q) && grid.can_step(p, q) && !seen.contains_key(&q) {
+                    seen.insert(q, d + 1);
+                    queue.push_back(q);
+                }
+            }
+        }
+        panic!("no way from {a:?} to {b:?}");
+    };
+    let alone: Vec<usize> = units.iter().map(|&u| steps(u)).collect();
+    let bound = alone.iter().max().unwrap() + 1;
+    let late = (0..units.len()).map(|u| plans[u].len() - 1 - alone[u]).max().unwrap();
+    println!(
+        "200 units: makespan {makespan} ticks, the longest walk alone {bound}, most ticks lost by one unit {late}"
+    );
+    // The bound stated in the docs: no unit loses more than 64 ticks to the others.
+    assert!(late <= 64, "a unit lost {late} ticks");
+}
+
+#[test]
+fn cooperative_plans_refuse_bad_units() {
+    let mut grid = NavGrid::new(5, 5).unwrap();
+    grid.set(GridPos::new(2, 2), bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    let (a, b, c) = (GridPos::new(0, 0), GridPos::new(4, 4), GridPos::new(0, 4));
+    assert_eq!(plan_together(&grid, &[], 10), Ok(Vec::new()));
+    assert_eq!(
+        plan_together(&grid, &[(a, GridPos::new(2, 2))], 10),
+        Err(CooperativeError::BadCell { unit: 0, pos: GridPos::new(2, 2) })
+    );
+    assert_eq!(
+        plan_together(&grid, &[(a, GridPos::new(9, 9))], 10),
+        Err(CooperativeError::BadCell { unit: 0, pos: GridPos::new(9, 9) })
+    );
+    assert_eq!(
+        plan_together(&grid, &[(a, b), (a, c)], 10),
+        Err(CooperativeError::Shared { first: 0, second: 1 })
+    );
+    assert_eq!(
+        plan_together(&grid, &[(a, b), (c, b)], 10),
+        Err(CooperativeError::Shared { first: 0, second: 1 })
+    );
+    // A horizon too short for the walk.
+    assert!(matches!(
+        plan_together(&grid, &[(a, b)], 3),
+        Err(CooperativeError::NoPlan { unit: 0 })
+    ));
+    // A goal walled off.
+    let mut walled = NavGrid::new(5, 5).unwrap();
+    for p in [GridPos::new(3, 4), GridPos::new(4, 3), GridPos::new(3, 3)] {
+        walled.set(p, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    }
+    assert_eq!(
+        plan_together(&walled, &[(a, b)], 50),
+        Err(CooperativeError::Unreachable { unit: 0 })
+    );
 }
 
 mod in_an_app {

@@ -1,0 +1,270 @@
+//! Cooperative plans for units that hold whole cells: each unit's moves planned in space and
+//! time, one step a tick, so that no two ever share a cell or swap through each other
+//! ([`plan_together`]).
+//!
+//! Units are planned one after another (prioritised planning, as in Silver's cooperative A*):
+//! each plans a fastest space-time path (moves to a neighbour or waits) through the cells and
+//! moves the ones before it reserved, and ends on a goal nobody passes after it arrives. A unit
+//! that finds no such path goes first and all are planned again (as many times as there are
+//! units); then the units before it wait a tick longer on their starts before they move, to
+//! let it by (up to 16 times).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::fmt;
+
+use crate::grid::{GridPos, NavGrid};
+
+/// Why units could not be planned together.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CooperativeError {
+    /// A unit's start or goal is off the grid or blocked.
+    BadCell {
+        /// The unit (its index).
+        unit: usize,
+        /// The cell.
+        pos: GridPos,
+    },
+    /// Two units start, or end, on one cell.
+    Shared {
+        /// The first unit.
+        first: usize,
+        /// The second.
+        second: usize,
+    },
+    /// A unit's goal cannot be walked to from its start, whoever is in the way.
+    Unreachable {
+        /// The unit.
+        unit: usize,
+    },
+    /// No plan for this unit within the horizon, whichever went first.
+    NoPlan {
+        /// The unit.
+        unit: usize,
+    },
+}
+
+impl fmt::Display for CooperativeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::BadCell { unit, pos } => {
+                write!(f, "unit {unit}: cell ({}, {}) is off the grid or blocked", pos.x, pos.y)
+            }
+            Self::Shared { first, second } => {
+                write!(f, "units {first} and {second} start or end on one cell")
+            }
+            Self::Unreachable { unit } => write!(f, "unit {unit}: no way to its goal"),
+            Self::NoPlan { unit } => write!(f, "unit {unit}: no plan within the horizon"),
+        }
+    }
+}
+
+impl std::error::Error for CooperativeError {}
+
+/// Cells taken in space and time by the units planned so far.
+#[derive(Default)]
+struct Reservations {
+    /// (cell, tick) -> held.
+    cells: HashSet<(u32, u32)>,
+    /// (from, to, tick): a move from `from` at `tick` to `to` at `tick + 1`.
+    moves: HashSet<(u32, u32, u32)>,
+    /// Cell -> the last tick anyone is in it.
+    last: HashMap<u32, u32>,
+    /// Cell -> the tick from which a unit parked on it stays for good.
+    parked: HashMap<u32, u32>,
+}
+
+impl Reservations {
+    fn free(&self, cell: u32, tick: u32) -> bool {
+        !self.cells.contains(&(cell, tick)) && self.parked.get(&cell).is_none_or(|&p| tick < p)
+    }
+
+    /// Whether a move from `a` at `tick` to `b` crosses a move the other way.
+    fn crosses(&self, a: u32, b: u32, tick: u32) -> bool {
+        a != b && self.moves.contains(&(b, a, tick))
+    }
+
+    fn hold(&mut self, path: &[u32]) {
+        for (tick, &cell) in path.iter().enumerate() {
+            self.cells.insert((cell, tick as u32));
+            let last = self.last.entry(cell).or_insert(0);
+            *last = (*last).max(tick as u32);
+        }
+        for (tick, pair) in path.windows(2).enumerate() {
+            self.moves.insert((pair[0], pair[1], tick as u32));
+        }
+        if let Some(&end) = path.last() {
+            self.parked.insert(end, path.len() as u32 - 1);
+        }
+    }
+}
+
+/// Plans `units` (start, goal) together on `grid`: `result[i]` is unit `i`'s cell at each
+/// tick from 0 (its start) until it reaches its goal, where it then stays; at every tick no two
+/// units are in one cell, and no two swap cells between ticks. Each step is one move to a
+/// neighbour the grid allows (or a wait), taking one tick. `horizon`: the most ticks a plan
+/// may take. Errors: a start or goal off the grid or blocked, shared starts or goals, a goal
+/// with no way to it, no plan within the horizon.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{Cell, GridPos, NavGrid};
+/// use bevy_tilemap_nav::search::plan_together;
+///
+/// // A corridor one cell wide with a pocket off its middle: two units swap ends.
+/// let mut grid = NavGrid::new(7, 2).unwrap();
+/// for x in [0, 1, 2, 4, 5, 6] {
+///     grid.set(GridPos::new(x, 1), Cell::Blocked).unwrap();
+/// }
+/// let (west, east) = (GridPos::new(0, 0), GridPos::new(6, 0));
+/// let plans = plan_together(&grid, &[(west, east), (east, west)], 64).unwrap();
+/// assert_eq!(plans[0].last(), Some(&east));
+/// assert_eq!(plans[1].last(), Some(&west));
+/// // One of them stepped into the pocket to let the other by.
+/// assert!(plans.iter().any(|p| p.contains(&GridPos::new(3, 1))));
+/// ```
+pub fn plan_together(
+    grid: &NavGrid,
+    units: &[(GridPos, GridPos)],
+    horizon: u32,
+) -> Result<Vec<Vec<GridPos>>, CooperativeError> {
+    check_units(grid, units)?;
+    let width = grid.width();
+    let index = |p: GridPos| p.y * width + p.x;
+    let pos = |i: u32| GridPos::new(i % width, i / width);
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    let distances: Vec<Vec<u32>> = units
+        .iter()
+        .enumerate()
+        .map(|(unit, &(start, goal))| {
+            let d = steps_to(grid, goal);
+            match d[index(start) as usize] {
+                u32::MAX => Err(CooperativeError::Unreachable { unit }),
+                _ => Ok(d),
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    // Ticks each unit waits on its start before it moves.
+    let mut delays = vec![0u32; units.len()];
+    let (mut reorders, mut waits) = (0, 0);
+    'again: loop {
+        let mut taken = Reservations::default();
+        let mut plans: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
+        for (k, &unit) in order.iter().enumerate() {
+            let ends = units[unit];
+            let plan = space_time_path(grid, &taken, ends, &distances[unit], delays[unit], horizon);
+            let Some(path) = plan else {
+                if reorders < units.len() {
+                    // It goes first.
+                    reorders += 1;
+                    order.retain(|&u| u != unit);
+                    order.insert(0, unit);
+                } else if waits < MAX_WAIT_ROUNDS {
+                    // Those before it let it by: each waits a tick longer before it moves.
+                    waits += 1;
+                    for &before in &order[..k] {
+                        delays[before] += 1;
+                    }
+                } else {
+                    return Err(CooperativeError::NoPlan { unit });
+                }
+                continue 'again;
+            };
+            taken.hold(&path);
+            plans[unit] = path;
+        }
+        return Ok(plans.into_iter().map(|p| p.into_iter().map(pos).collect()).collect());
+    }
+}
+
+/// How many times the units before one that found no plan are made to wait a tick longer
+/// before it is given up.
+const MAX_WAIT_ROUNDS: u32 = 16;
+
+fn check_units(grid: &NavGrid, units: &[(GridPos, GridPos)]) -> Result<(), CooperativeError> {
+    let mut starts: HashMap<GridPos, usize> = HashMap::new();
+    let mut goals: HashMap<GridPos, usize> = HashMap::new();
+    for (unit, &(start, goal)) in units.iter().enumerate() {
+        for pos in [start, goal] {
+            if !grid.is_passable(pos) {
+                return Err(CooperativeError::BadCell { unit, pos });
+            }
+        }
+        for (seen, pos) in [(&mut starts, start), (&mut goals, goal)] {
+            if let Some(&first) = seen.get(&pos) {
+                return Err(CooperativeError::Shared { first, second: unit });
+            }
+            seen.insert(pos, unit);
+        }
+    }
+    Ok(())
+}
+
+/// Steps from every cell to `goal` (`u32::MAX`: none), by moves the grid allows.
+fn steps_to(grid: &NavGrid, goal: GridPos) -> Vec<u32> {
+    let width = grid.width();
+    let mut d = vec![u32::MAX; grid.len()];
+    let mut queue = VecDeque::from([goal]);
+    d[(goal.y * width + goal.x) as usize] = 0;
+    while let Some(at) = queue.pop_front() {
+        let here = d[(at.y * width + at.x) as usize];
+        // Cells a step leads from into `at`: its neighbours that may step to it.
+        for (next, _) in grid.neighbors(at) {
+            let i = (next.y * width + next.x) as usize;
+            if d[i] == u32::MAX && grid.can_step(next, at) {
+                d[i] = here + 1;
+                queue.push_back(next);
+            }
+        }
+    }
+    d
+}
+
+/// The fastest space-time path for one unit through what `taken` holds, ending at its goal at
+/// a tick after which nobody passes there.
+fn space_time_path(
+    grid: &NavGrid,
+    taken: &Reservations,
+    (start, goal): (GridPos, GridPos),
+    distance: &[u32],
+    delay: u32,
+    horizon: u32,
+) -> Option<Vec<u32>> {
+    let width = grid.width();
+    let index = |p: GridPos| p.y * width + p.x;
+    let (from, to) = (index(start), index(goal));
+    let after_everyone = taken.last.get(&to).map_or(0, |&t| t + 1);
+    let mut open = BinaryHeap::new();
+    let mut came: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
+    open.push(Reverse((distance[from as usize], 0u32, from)));
+    came.insert((from, 0), (u32::MAX, 0));
+    while let Some(Reverse((_, tick, cell))) = open.pop() {
+        if cell == to && tick >= after_everyone {
+            let mut path = vec![cell];
+            let mut at = (cell, tick);
+            while let Some(&(c, t)) = came.get(&at).filter(|p| p.0 != u32::MAX) {
+                path.push(c);
+                at = (c, t);
+            }
+            path.reverse();
+            return Some(path);
+        }
+        if tick >= horizon {
+            continue;
+        }
+        let here = GridPos::new(cell % width, cell / width);
+        let stay = std::iter::once(here);
+        // Before its delay is up it only waits.
+        let steps = grid.neighbors(here).map(|(n, _)| n).filter(|_| tick >= delay);
+        for next in stay.chain(steps) {
+            let n = index(next);
+            let t = tick + 1;
+            let blocked = !taken.free(n, t) || taken.crosses(cell, n, tick);
+            if blocked || distance[n as usize] == u32::MAX || came.contains_key(&(n, t)) {
+                continue;
+            }
+            came.insert((n, t), (cell, tick));
+            open.push(Reverse((t + distance[n as usize], t, n)));
+        }
+    }
+    None
+}

@@ -242,8 +242,9 @@ pub fn hovered_tile(cursor: &CursorWorld, geometry: Option<&NavGeometry>) -> Opt
 /// coordinates, on the oldest map; `"left X Y M"` on the map M-th oldest, from 0) become real
 /// window input: the same `CursorMoved` and `MouseButtonInput` messages the window backend sends
 /// when a person clicks there. `"key K"` presses and releases a key the same way, `"press K"` and
-/// `"release K"` hold one in between; `"wheel N"` turns the mouse wheel N lines, `"point X Y"`
-/// moves the mouse to a window position.
+/// `"release K"` hold one in between; `"down X Y"` and `"up X Y"` press and release the left
+/// button at a cell (a drag, over frames); `"wheel N"` turns the mouse wheel N lines,
+/// `"point X Y"` moves the mouse to a window position.
 #[allow(clippy::too_many_arguments)]
 pub fn ci_clicks(
     mut custom: MessageReader<ScriptInput>,
@@ -277,6 +278,28 @@ pub fn ci_clicks(
                     &mut moved,
                     &mut buttons,
                 );
+            }
+            [edge @ ("down" | "up"), x, y] => {
+                // The mouse to cell (x, y) of the oldest map, and the left button pressed
+                // ("down") or released ("up") there: a drag is a "down" and a later "up".
+                let geometry = maps.iter().next().map(|m| &m.geometry);
+                let (Ok(x), Ok(y), Some(geometry)) = (x.parse(), y.parse(), geometry) else {
+                    warn!("bad CI drag `{text}`");
+                    continue;
+                };
+                let world = geometry.cell_to_world(GridPos::new(x, y));
+                let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0))
+                else {
+                    continue;
+                };
+                moved.write(CursorMoved { window: *window, position, delta: None });
+                let state =
+                    if *edge == "down" { ButtonState::Pressed } else { ButtonState::Released };
+                buttons.write(MouseButtonInput {
+                    button: MouseButton::Left,
+                    state,
+                    window: *window,
+                });
             }
             [action @ ("key" | "press" | "release"), key] => {
                 let Some(code) = key_code(key) else {
@@ -371,6 +394,8 @@ pub fn key_code(key: &str) -> Option<KeyCode> {
         "m" => KeyCode::KeyM,
         "e" => KeyCode::KeyE,
         "g" => KeyCode::KeyG,
+        "f" => KeyCode::KeyF,
+        "a" => KeyCode::KeyA,
         "left" => KeyCode::ArrowLeft,
         "right" => KeyCode::ArrowRight,
         "up" => KeyCode::ArrowUp,

@@ -71,9 +71,10 @@ impl Formation {
         };
         if out.len() < n {
             // The rest packed: rings outwards, nearest first, skipping offsets taken.
-            let mut ring: Vec<(i64, i64)> = packed(n * 2 + 8).into_iter().map(scaled).collect();
-            ring.retain(|p| !out.contains(p));
-            out.extend(ring.into_iter().take(n - out.len()));
+            let taken: std::collections::HashSet<(i64, i64)> = out.iter().copied().collect();
+            let ring = packed(n * 2 + 8).into_iter().map(scaled).filter(|p| !taken.contains(p));
+            let missing = n - out.len();
+            out.extend(ring.take(missing));
         }
         out
     }
@@ -223,13 +224,18 @@ fn estimated_costs(starts: &[GridPos], slots: &[GridPos]) -> Vec<f64> {
 }
 
 /// The assignment of `n` members to `n` slots of least total cost (`costs[i * n + s]`):
-/// `result[i]` is member `i`'s slot. The Hungarian method with potentials, O(n³).
+/// `result[i]` is member `i`'s slot. The Hungarian method with potentials, O(n³). A cost
+/// that is NaN or infinite counts as "no way there" (a very large cost); with fewer than
+/// `n * n` costs, members keep their own index.
 pub fn best_assignment(costs: &[f64], n: usize) -> Vec<usize> {
     if n == 0 || costs.len() < n * n {
         return (0..n).collect();
     }
     // Rows are members, columns slots; index 0 stands for "none" (1-based below).
-    let cost = |i: usize, j: usize| costs[(i - 1) * n + (j - 1)];
+    let cost = |i: usize, j: usize| {
+        let c = costs[(i - 1) * n + (j - 1)];
+        if c.is_finite() { c.clamp(-NO_WAY, NO_WAY) } else { NO_WAY }
+    };
     let (mut u, mut v) = (vec![0.0f64; n + 1], vec![0.0f64; n + 1]);
     let mut owner = vec![0usize; n + 1]; // owner[j]: the member holding slot j
     let mut way = vec![0usize; n + 1];

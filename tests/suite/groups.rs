@@ -44,6 +44,17 @@ fn the_best_assignment_equals_a_brute_force() {
             assert_eq!(total(&got), best, "{n} members: {costs:?}");
         }
     }
+    // Costs that are not numbers, or not finite, are "no way there": still a permutation,
+    // and the finite ones are taken where they can be.
+    let costs = [f64::NAN, 1.0, f64::INFINITY, f64::NAN];
+    assert_eq!(best_assignment(&costs, 2), vec![1, 0]);
+    assert_eq!(best_assignment(&[f64::NAN; 9], 3).len(), 3);
+    // A line of many: every member a slot of its own.
+    let line = Formation::Line { facing: (1, 1) }.offsets(5000, 1);
+    let mut distinct = line.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 5000);
 }
 
 #[test]

@@ -44,12 +44,17 @@ const MAP: [&str; 18] = [
     "..............................",
 ];
 
-/// The formations F goes through.
-const FORMATIONS: [(&str, fn() -> Formation); 3] = [
-    ("box", || Formation::Box),
-    ("line", || Formation::Line { facing: (0, 1) }),
-    ("packed", || Formation::Packed),
-];
+/// How many formations F goes through.
+const FORMATIONS: usize = 3;
+
+/// The `i`-th formation F goes through, and its name.
+fn formation(i: usize) -> (&'static str, Formation) {
+    match i % FORMATIONS {
+        0 => ("box", Formation::Box),
+        1 => ("line", Formation::Line { facing: (0, 1) }),
+        _ => ("packed", Formation::Packed),
+    }
+}
 
 fn main() {
     game_app("bevy_tilemap_nav: rts")
@@ -169,7 +174,7 @@ fn order(
     failed: Query<(Entity, &GroupOrderFailed)>,
 ) {
     if keys.just_pressed(KeyCode::KeyF) {
-        orders.formation = (orders.formation + 1) % FORMATIONS.len();
+        orders.formation = (orders.formation + 1) % FORMATIONS;
     }
     for (entity, why) in &failed {
         orders.message = format!("Order not given: {why:?}");
@@ -183,10 +188,10 @@ fn order(
         orders.message = "Nothing selected: drag a box round some units first.".into();
         return;
     }
-    let (name, formation) = FORMATIONS[orders.formation];
+    let (name, shape) = formation(orders.formation);
     orders.message = format!("{} units sent in a {name}.", members.len());
     // Two cells apart: room for their bodies to steer round each other as they settle.
-    commands.spawn(GroupOrder { spacing: 2, ..GroupOrder::new(members, goal, formation()) });
+    commands.spawn(GroupOrder { spacing: 2, ..GroupOrder::new(members, goal, shape) });
 }
 
 /// The selection box while dragging, and a ring under each selected unit.
@@ -211,7 +216,7 @@ fn show_status(
     selected: Query<(), With<Selected>>,
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
-    let (name, _) = FORMATIONS[orders.formation];
+    let (name, _) = formation(orders.formation);
     text.0 = format!(
         "Left drag: select   Right click: send them   A: all   F: formation ({name})\nBlue soldiers walk, yellow scouts run; {} selected. {}",
         selected.iter().count(),

@@ -161,9 +161,9 @@ fn try_again(
     }
 }
 
-/// The plan `request` asks for from `start` to `goal`: planned with its [`aim_of`], then, for
-/// [`Arrival::WithinCost`] (seconds on a side-view level), ending at the first stop from which
-/// the rest takes at most that long.
+/// The plan `request` asks for from `start` to `goal`: planned with `aim` (what
+/// `request::aim_of` makes of it), then, for [`Arrival::WithinCost`] (seconds on a side-view
+/// level), ending at the first stop from which the rest takes at most that long.
 pub(crate) fn plan_for(
     planner: &mut SideViewPlanner,
     moves: &SideViewMoves,

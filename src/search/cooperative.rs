@@ -6,8 +6,9 @@
 //! each plans a fastest space-time path (moves to a neighbour or waits) through the cells and
 //! moves the ones before it reserved, and ends on a goal nobody passes after it arrives. A unit
 //! that finds no such path goes first and all are planned again (as many times as there are
-//! units); then the units before it wait a tick longer on their starts before they move, to
-//! let it by (up to 16 times).
+//! units, at most 32); then the units before it wait a tick longer on their starts before they
+//! move, to let it by (up to 16 times). Each unit's plan is a search of cells x ticks up to
+//! the horizon: for hundreds of units on a tactics-sized map, not thousands on a big one.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
@@ -132,17 +133,16 @@ pub fn plan_together(
     let index = |p: GridPos| p.y * width + p.x;
     let pos = |i: u32| GridPos::new(i % width, i / width);
     let mut order: Vec<usize> = (0..units.len()).collect();
-    let distances: Vec<Vec<u32>> = units
-        .iter()
-        .enumerate()
-        .map(|(unit, &(start, goal))| {
-            let d = steps_to(grid, goal);
-            match d[index(start) as usize] {
-                u32::MAX => Err(CooperativeError::Unreachable { unit }),
-                _ => Ok(d),
-            }
-        })
-        .collect::<Result<_, _>>()?;
+    // Each unit's steps to its goal from every cell, worked out once a unit (and not kept for
+    // all of them at once: units x cells would be too much memory for a big group on a big
+    // map); the first pass checks that every goal can be walked to.
+    let distance = |&(start, goal): &(GridPos, GridPos)| {
+        let d = steps_to(grid, goal);
+        (d[index(start) as usize] != u32::MAX).then_some(d)
+    };
+    if let Some(unit) = units.iter().position(|u| distance(u).is_none()) {
+        return Err(CooperativeError::Unreachable { unit });
+    }
     // Ticks each unit waits on its start before it moves.
     let mut delays = vec![0u32; units.len()];
     let (mut reorders, mut waits) = (0, 0);
@@ -151,9 +151,10 @@ pub fn plan_together(
         let mut plans: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
         for (k, &unit) in order.iter().enumerate() {
             let ends = units[unit];
-            let plan = space_time_path(grid, &taken, ends, &distances[unit], delays[unit], horizon);
+            let steps = distance(&ends).unwrap_or_default();
+            let plan = space_time_path(grid, &taken, ends, &steps, delays[unit], horizon);
             let Some(path) = plan else {
-                if reorders < units.len() {
+                if reorders < units.len().min(MAX_REORDERS) {
                     // It goes first.
                     reorders += 1;
                     order.retain(|&u| u != unit);
@@ -179,6 +180,10 @@ pub fn plan_together(
 /// How many times the units before one that found no plan are made to wait a tick longer
 /// before it is given up.
 const MAX_WAIT_ROUNDS: u32 = 16;
+
+/// How many times at most a unit that found no plan is put first and all are planned again
+/// (each time costs a plan of every unit).
+const MAX_REORDERS: usize = 32;
 
 fn check_units(grid: &NavGrid, units: &[(GridPos, GridPos)]) -> Result<(), CooperativeError> {
     let mut starts: HashMap<GridPos, usize> = HashMap::new();

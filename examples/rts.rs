@@ -227,10 +227,7 @@ fn show_status(
 fn terrain_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
     let n = i32::from(noise(x, y, tile)) / 16 - 8;
     Some(match tile {
-        WATER => {
-            let wave = (x + 2 * (y / 6)).is_multiple_of(11) && y % 6 == 2;
-            if wave { [170, 210, 235] } else { shade([50, 100, 170], n / 2) }
-        }
+        WATER => water_pixel(x, y, n),
         BRIDGE => {
             let rail = !(2..=29).contains(&x);
             let plank = y.is_multiple_of(8);
@@ -242,6 +239,6 @@ fn terrain_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
                 shade([150, 105, 60], n / 2)
             }
         }
-        _ => shade([96, 152, 66], n + if (x * y).is_multiple_of(23) { 12 } else { 0 }),
+        _ => grass_pixel(x, y, n),
     })
 }

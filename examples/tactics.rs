@@ -321,10 +321,7 @@ fn terrain_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
                 .any(|&(cx, cy)| (x as i32 - cx).pow(2) + (y as i32 - cy).pow(2) < 40);
             if crown { shade([34, 92, 40], n) } else { shade([88, 140, 60], n) }
         }
-        WATER => {
-            let wave = (x + 2 * (y / 6)).is_multiple_of(11) && y % 6 == 2;
-            if wave { [170, 210, 235] } else { shade([50, 100, 170], n / 2) }
-        }
+        WATER => water_pixel(x, y, n),
         BRIDGE => {
             let rail = !(3..=28).contains(&y);
             let gap = x.is_multiple_of(8);
@@ -340,6 +337,6 @@ fn terrain_pixel(tile: u32, x: u32, y: u32) -> Option<[u8; 3]> {
             let crack = (x + y).is_multiple_of(13) || (x + 2 * y).is_multiple_of(17);
             if crack { [60, 60, 66] } else { shade([120, 118, 125], n) }
         }
-        _ => shade([96, 152, 66], n + if (x * y).is_multiple_of(23) { 12 } else { 0 }),
+        _ => grass_pixel(x, y, n),
     })
 }

@@ -115,6 +115,17 @@ pub fn shade(base: [u8; 3], amount: i32) -> [u8; 3] {
     base.map(|c| (i32::from(c) + amount).clamp(0, 255) as u8)
 }
 
+/// A pixel of open water (waves every few rows), `n` the tile's noise.
+pub fn water_pixel(x: u32, y: u32, n: i32) -> [u8; 3] {
+    let wave = (x + 2 * (y / 6)).is_multiple_of(11) && y % 6 == 2;
+    if wave { [170, 210, 235] } else { shade([50, 100, 170], n / 2) }
+}
+
+/// A pixel of grass, `n` the tile's noise.
+pub fn grass_pixel(x: u32, y: u32, n: i32) -> [u8; 3] {
+    shade([96, 152, 66], n + if (x * y).is_multiple_of(23) { 12 } else { 0 })
+}
+
 fn tile_pixel(tile: u32, x: u32, y: u32, size: u32) -> [u8; 3] {
     let n = i32::from(noise(x, y, tile)) / 16 - 8;
     let edge = x == 0 || y == 0 || x == size - 1 || y == size - 1;
@@ -262,13 +273,10 @@ pub fn ci_clicks(
         match words.as_slice() {
             [button @ ("left" | "right"), x, y, map @ ..] => {
                 // An optional fourth word: the map, by its place among the maps (0: oldest).
-                let map = map.first().map_or(Some(0), |m| m.parse::<usize>().ok());
-                let geometry = map.and_then(|m| maps.iter().nth(m)).map(|m| &m.geometry);
-                let (Ok(x), Ok(y), Some(geometry)) = (x.parse(), y.parse(), geometry) else {
+                let Some(world) = cell_word_to_world(&maps, x, y, map.first().copied()) else {
                     warn!("bad CI click `{text}`");
                     continue;
                 };
-                let world = geometry.cell_to_world(GridPos::new(x, y));
                 let button = if *button == "left" { MouseButton::Left } else { MouseButton::Right };
                 click_at(
                     world,
@@ -282,24 +290,16 @@ pub fn ci_clicks(
             [edge @ ("down" | "up"), x, y] => {
                 // The mouse to cell (x, y) of the oldest map, and the left button pressed
                 // ("down") or released ("up") there: a drag is a "down" and a later "up".
-                let geometry = maps.iter().next().map(|m| &m.geometry);
-                let (Ok(x), Ok(y), Some(geometry)) = (x.parse(), y.parse(), geometry) else {
+                let Some(world) = cell_word_to_world(&maps, x, y, None) else {
                     warn!("bad CI drag `{text}`");
                     continue;
                 };
-                let world = geometry.cell_to_world(GridPos::new(x, y));
-                let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0))
-                else {
-                    continue;
-                };
-                moved.write(CursorMoved { window: *window, position, delta: None });
-                let state =
-                    if *edge == "down" { ButtonState::Pressed } else { ButtonState::Released };
-                buttons.write(MouseButtonInput {
-                    button: MouseButton::Left,
-                    state,
-                    window: *window,
-                });
+                if point_at(world, *window, (camera, camera_transform), &mut moved) {
+                    let state =
+                        if *edge == "down" { ButtonState::Pressed } else { ButtonState::Released };
+                    let button = MouseButton::Left;
+                    buttons.write(MouseButtonInput { button, state, window: *window });
+                }
             }
             [action @ ("key" | "press" | "release"), key] => {
                 let Some(code) = key_code(key) else {
@@ -344,22 +344,43 @@ pub fn ci_clicks(
     }
 }
 
+/// The world point of the cell a CI event names (`x`, `y` words; `map`: the map by its place
+/// among the maps, 0 the oldest, which it is without one).
+fn cell_word_to_world(maps: &NavMaps, x: &str, y: &str, map: Option<&str>) -> Option<Vec2> {
+    let map = map.map_or(Some(0), |m| m.parse::<usize>().ok())?;
+    let geometry = &maps.iter().nth(map)?.geometry;
+    Some(geometry.cell_to_world(GridPos::new(x.parse().ok()?, y.parse().ok()?)))
+}
+
+/// The mouse moved to a world point, as the window backend sends it. False (nothing sent)
+/// when the point is off the camera's view.
+fn point_at(
+    world: Vec2,
+    window: Entity,
+    (camera, camera_transform): (&Camera, &GlobalTransform),
+    moved: &mut MessageWriter<CursorMoved>,
+) -> bool {
+    let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0)) else {
+        return false;
+    };
+    moved.write(CursorMoved { window, position, delta: None });
+    true
+}
+
 /// A click at a world point, as the window backend sends one: the mouse moved there, then
 /// `button` pressed and released. Nothing when the point is off the camera's view.
 pub fn click_at(
     world: Vec2,
     button: MouseButton,
     window: Entity,
-    (camera, camera_transform): (&Camera, &GlobalTransform),
+    view: (&Camera, &GlobalTransform),
     moved: &mut MessageWriter<CursorMoved>,
     buttons: &mut MessageWriter<MouseButtonInput>,
 ) {
-    let Ok(position) = camera.world_to_viewport(camera_transform, world.extend(0.0)) else {
-        return;
-    };
-    moved.write(CursorMoved { window, position, delta: None });
-    for state in [ButtonState::Pressed, ButtonState::Released] {
-        buttons.write(MouseButtonInput { button, state, window });
+    if point_at(world, window, view, moved) {
+        for state in [ButtonState::Pressed, ButtonState::Released] {
+            buttons.write(MouseButtonInput { button, state, window });
+        }
     }
 }
 

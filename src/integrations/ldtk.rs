@@ -67,7 +67,7 @@ fn wire_int_grids(
     cells: Query<&IntGridCell>,
 ) {
     for (layer, metadata, storage, level) in &new_layers {
-        let wanted = rules.layers.is_empty() || rules.layers.contains(&metadata.identifier);
+        let wanted = rules.navigates(&metadata.identifier);
         if metadata.layer_instance_type != Type::IntGrid || !wanted || rules.side_view {
             continue;
         }
@@ -121,7 +121,7 @@ fn side_view_levels(
     for (metadata, storage, level, transform, size, grid, tile_size, map_type, anchor) in
         &new_layers
     {
-        let wanted = rules.layers.is_empty() || rules.layers.contains(&metadata.identifier);
+        let wanted = rules.navigates(&metadata.identifier);
         if metadata.layer_instance_type != Type::IntGrid || !wanted {
             continue;
         }

@@ -102,8 +102,7 @@ fn wire_tilemaps(
     new_tiles: NewTiles,
 ) {
     let side_view = |map: Entity| {
-        let asset = maps.get(map).ok().and_then(|handle| assets.get(&handle.0));
-        asset.is_some_and(|asset| rules.is_side_view(&asset.map))
+        map_asset(&maps, &assets, map).is_some_and(|asset| rules.is_side_view(&asset.map))
     };
     for (tilemap, map) in &new_tilemaps {
         if !side_view(map.0) {
@@ -111,11 +110,8 @@ fn wire_tilemaps(
         }
     }
     for (tile, tileset_id, tile_id, tilemap) in &new_tiles {
-        let Some(asset) = references
-            .get(tilemap.0)
-            .ok()
-            .and_then(|map| maps.get(map.0).ok())
-            .and_then(|handle| assets.get(&handle.0))
+        let Some(asset) =
+            references.get(tilemap.0).ok().and_then(|m| map_asset(&maps, &assets, m.0))
         else {
             continue;
         };
@@ -176,7 +172,7 @@ fn side_view_maps(
 ) {
     let mut made: Vec<Entity> = Vec::new();
     for (tilemap, map, size, grid, tile_size, map_type, anchor) in &new_tilemaps {
-        let Some(asset) = maps.get(map.0).ok().and_then(|handle| assets.get(&handle.0)) else {
+        let Some(asset) = map_asset(&maps, &assets, map.0) else {
             continue;
         };
         if made.contains(&map.0) || !rules.is_side_view(&asset.map) {
@@ -314,7 +310,7 @@ fn block_objects(
     let waiting = std::mem::take(&mut loads.0);
     for mut load in waiting {
         let map_entity = load.map;
-        let asset = maps.get(map_entity).ok().and_then(|handle| assets.get(&handle.0));
+        let asset = map_asset(&maps, &assets, map_entity);
         let nav_map = nav_maps.get(map_entity).or_else(|| nav_maps.loading_map(map_entity));
         if load.wait > 0 || asset.is_none() {
             if maps.contains(map_entity) {
@@ -438,6 +434,15 @@ fn block_objects(
             ChildOf(map_entity),
         ));
     }
+}
+
+/// The loaded asset of the Tiled map whose `TiledMap` entity is `map`.
+fn map_asset<'a>(
+    maps: &Query<&TiledMap>,
+    assets: &'a Assets<TiledMapAsset>,
+    map: Entity,
+) -> Option<&'a TiledMapAsset> {
+    maps.get(map).ok().and_then(|handle| assets.get(&handle.0))
 }
 
 /// The side of square cell `from` that its neighbour `to` lies across.

@@ -58,6 +58,11 @@ impl LdtkNavRules {
         self
     }
 
+    /// Whether the IntGrid layer named `identifier` navigates ([`layers`](Self::layers)).
+    pub fn navigates(&self, identifier: &str) -> bool {
+        self.layers.is_empty() || self.layers.iter().any(|name| name == identifier)
+    }
+
     /// Makes the levels side-view levels ([`side_view`](Self::side_view)).
     pub fn as_side_view(mut self) -> Self {
         self.side_view = true;
@@ -280,10 +285,7 @@ fn read_raw_levels(text: &str, rules: &LdtkNavRules) -> Result<Vec<RawLevel>, Ld
             .iter()
             .rev()
             .filter(|l| l["__type"] == "IntGrid")
-            .filter(|l| {
-                let name = l["__identifier"].as_str().unwrap_or_default();
-                rules.layers.is_empty() || rules.layers.iter().any(|n| n == name)
-            })
+            .filter(|l| rules.navigates(l["__identifier"].as_str().unwrap_or_default()))
             .collect();
         let number = |v: &Value, key: &str| v[key].as_u64().ok_or_else(|| bad(key));
         let (width, height, grid_size) = match int_grids.first() {

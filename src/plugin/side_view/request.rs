@@ -186,11 +186,10 @@ fn answer(
     // move under way may be cut.)
     let carried = asked.route.filter(|r| r.level == level_entity && !r.path.stops.is_empty());
     let base = carried.map(|r| (move_under_way(&r.path, r.clock), r.seen()));
-    let off = |is_start| SideViewError::OffMap { pos: GridPos::new(u32::MAX, u32::MAX), is_start };
     let start = match (&base, asked.request.start) {
         (Some(((b, _), _)), _) => *b.stops.last().unwrap_or(&GridPos::new(0, 0)),
         (None, Some(start)) => start,
-        (None, None) => corner_tile(&level, at, asked.here, body).ok_or(fail(off(true)))?,
+        (None, None) => corner_tile(&level, at, asked.here, body, true).map_err(fail)?,
     };
     let goal = goal_tile(&asked.request.goal, level_entity, at, &profile, &mut level, targets)
         .map_err(fail)?;
@@ -208,8 +207,8 @@ fn answer(
     })
 }
 
-/// The tile a goal names on the level `level_entity` (placed at `at`) for `profile`'s body: a tile as
-/// given, a world point or an entity's position as the ground at or under it.
+/// The tile a goal names on the level `level_entity` (placed at `at`) for `profile`'s body: a
+/// tile as given, a world point or an entity's position as the ground at or under it.
 fn goal_tile(
     goal: &PathGoal,
     level_entity: Entity,
@@ -232,24 +231,26 @@ fn goal_tile(
         PathGoal::AwayFrom { .. } => return Err(SideViewError::GoalKind { kind: "flee" }),
         PathGoal::Wander { .. } => return Err(SideViewError::GoalKind { kind: "wander" }),
     };
-    let off = SideViewError::OffMap { pos: GridPos::new(u32::MAX, u32::MAX), is_start: false };
     let body = UVec2::new(profile.body_width, profile.body_height);
-    let tile = corner_tile(level, at, world, body).ok_or(off)?;
+    let tile = corner_tile(level, at, world, body, false)?;
     let moves = level.moves_for(profile)?;
     moves.landing_below(tile).ok_or(SideViewError::NoFooting { pos: tile, is_start: false })
 }
 
-/// The body's lower left tile for a character whose centre is at `world`.
-pub(crate) fn corner_tile(
+/// The body's lower left tile for a character whose centre is at `world`; off the level, the
+/// start's (`is_start`) or the goal's [`SideViewError::OffMap`].
+fn corner_tile(
     level: &SideViewLevel,
     at: Vec2,
     world: Vec2,
     body: UVec2,
-) -> Option<GridPos> {
+    is_start: bool,
+) -> Result<GridPos, SideViewError> {
     let corner = level.world_to_corner(at, world, body).round();
     let on = corner.x >= 0.0
         && corner.y >= 0.0
         && corner.x < level.map().width() as f32
         && corner.y < level.map().height() as f32;
-    on.then(|| GridPos::new(corner.x as u32, corner.y as u32))
+    let off = SideViewError::OffMap { pos: GridPos::new(u32::MAX, u32::MAX), is_start };
+    on.then(|| GridPos::new(corner.x as u32, corner.y as u32)).ok_or(off)
 }

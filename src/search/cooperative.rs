@@ -1,6 +1,7 @@
 //! Cooperative plans for units that hold whole cells: each unit's moves planned in space and
 //! time, one step a tick, so that no two ever share a cell or swap through each other
-//! ([`plan_together`]).
+//! ([`plan_together`]), and the order in which the units take each cell, so that units
+//! walking such plans at any speeds keep to them ([`CellTurns`]).
 //!
 //! Units are planned one after another (prioritised planning, as in Silver's cooperative A*):
 //! each plans a fastest space-time path (moves to a neighbour or waits) through the cells and
@@ -62,13 +63,14 @@ impl fmt::Display for CooperativeError {
 
 impl std::error::Error for CooperativeError {}
 
-/// Cells taken in space and time by the units planned so far.
+/// Cells taken in space and time: by the units planned so far, and by the starts of those
+/// not planned yet (at tick 0).
 #[derive(Default)]
 struct Reservations {
-    /// (cell, tick) -> held.
+    /// (cell, tick) -> held by a unit planned so far.
     cells: HashSet<(u32, u32)>,
-    /// (from, to, tick): a move from `from` at `tick` to `to` at `tick + 1`.
-    moves: HashSet<(u32, u32, u32)>,
+    /// Cell -> the unit not planned yet that starts on it.
+    starts: HashMap<u32, usize>,
     /// Cell -> the last tick anyone is in it.
     last: HashMap<u32, u32>,
     /// Cell -> the tick from which a unit parked on it stays for good.
@@ -76,23 +78,27 @@ struct Reservations {
 }
 
 impl Reservations {
-    fn free(&self, cell: u32, tick: u32) -> bool {
-        !self.cells.contains(&(cell, tick)) && self.parked.get(&cell).is_none_or(|&p| tick < p)
+    /// Whether someone other than `me` is in `cell` at `tick`.
+    fn held(&self, cell: u32, tick: u32, me: usize) -> bool {
+        self.cells.contains(&(cell, tick))
+            || self.parked.get(&cell).is_some_and(|&p| tick >= p)
+            || (tick == 0 && self.starts.get(&cell).is_some_and(|&u| u != me))
     }
 
-    /// Whether a move from `a` at `tick` to `b` crosses a move the other way.
-    fn crosses(&self, a: u32, b: u32, tick: u32) -> bool {
-        a != b && self.moves.contains(&(b, a, tick))
+    /// Whether `me` may be in `cell` at `tick`: nobody else is there then, nor a tick before
+    /// or after. The tick between two units in one cell is what lets them walk the plan at any
+    /// speeds ([`CellTurns`]): nobody steps into a cell as its last holder steps out.
+    fn free(&self, cell: u32, tick: u32, me: usize) -> bool {
+        let before = tick.checked_sub(1).is_some_and(|t| self.held(cell, t, me));
+        !before && !self.held(cell, tick, me) && !self.held(cell, tick + 1, me)
     }
 
-    fn hold(&mut self, path: &[u32]) {
+    fn hold(&mut self, unit: usize, path: &[u32]) {
+        self.starts.retain(|_, u| *u != unit);
         for (tick, &cell) in path.iter().enumerate() {
             self.cells.insert((cell, tick as u32));
             let last = self.last.entry(cell).or_insert(0);
             *last = (*last).max(tick as u32);
-        }
-        for (tick, pair) in path.windows(2).enumerate() {
-            self.moves.insert((pair[0], pair[1], tick as u32));
         }
         if let Some(&end) = path.last() {
             self.parked.insert(end, path.len() as u32 - 1);
@@ -101,8 +107,10 @@ impl Reservations {
 }
 
 /// Plans `units` (start, goal) together on `grid`: `result[i]` is unit `i`'s cell at each
-/// tick from 0 (its start) until it reaches its goal, where it then stays; at every tick no two
-/// units are in one cell, and no two swap cells between ticks. Each step is one move to a
+/// tick from 0 (its start) until it reaches its goal, where it then stays; no two units are in
+/// one cell at one tick, nor at two ticks in a row (a unit steps into a cell a tick after the
+/// last one left it: so none follows another nose to tail, no ring of units turns, and no two
+/// swap cells). Each step is one move to a
 /// neighbour the grid allows (or a wait), taking one tick. `horizon`: the most ticks a plan
 /// may take. Errors: a start or goal off the grid or blocked, shared starts or goals, a goal
 /// with no way to it, no plan within the horizon.
@@ -148,11 +156,12 @@ pub fn plan_together(
     let (mut reorders, mut waits) = (0, 0);
     'again: loop {
         let mut taken = Reservations::default();
+        taken.starts = units.iter().enumerate().map(|(u, &(s, _))| (index(s), u)).collect();
         let mut plans: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
         for (k, &unit) in order.iter().enumerate() {
             let ends = units[unit];
             let steps = distance(&ends).unwrap_or_default();
-            let plan = space_time_path(grid, &taken, ends, &steps, delays[unit], horizon);
+            let plan = space_time_path(grid, &taken, (unit, ends), &steps, delays[unit], horizon);
             let Some(path) = plan else {
                 if reorders < units.len().min(MAX_REORDERS) {
                     // It goes first.
@@ -170,7 +179,7 @@ pub fn plan_together(
                 }
                 continue 'again;
             };
-            taken.hold(&path);
+            taken.hold(unit, &path);
             plans[unit] = path;
         }
         return Ok(plans.into_iter().map(|p| p.into_iter().map(pos).collect()).collect());
@@ -229,7 +238,7 @@ fn steps_to(grid: &NavGrid, goal: GridPos) -> Vec<u32> {
 fn space_time_path(
     grid: &NavGrid,
     taken: &Reservations,
-    (start, goal): (GridPos, GridPos),
+    (me, (start, goal)): (usize, (GridPos, GridPos)),
     distance: &[u32],
     delay: u32,
     horizon: u32,
@@ -237,7 +246,10 @@ fn space_time_path(
     let width = grid.width();
     let index = |p: GridPos| p.y * width + p.x;
     let (from, to) = (index(start), index(goal));
-    let after_everyone = taken.last.get(&to).map_or(0, |&t| t + 1);
+    // Nobody else in the goal from a tick before it arrives (a start there counts at 0).
+    let others_start = taken.starts.get(&to).is_some_and(|&u| u != me);
+    let last = taken.last.get(&to).copied().or(others_start.then_some(0));
+    let after_everyone = last.map_or(0, |t| t + 2);
     let mut open = BinaryHeap::new();
     let mut came: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
     open.push(Reverse((distance[from as usize], 0u32, from)));
@@ -263,8 +275,10 @@ fn space_time_path(
         for next in stay.chain(steps) {
             let n = index(next);
             let t = tick + 1;
-            let blocked = !taken.free(n, t) || taken.crosses(cell, n, tick);
-            if blocked || distance[n as usize] == u32::MAX || came.contains_key(&(n, t)) {
+            if !taken.free(n, t, me)
+                || distance[n as usize] == u32::MAX
+                || came.contains_key(&(n, t))
+            {
                 continue;
             }
             came.insert((n, t), (cell, tick));
@@ -272,4 +286,77 @@ fn space_time_path(
         }
     }
     None
+}
+
+/// Whose turn it is in each cell, for units walking [`plan_together`]'s plans at speeds of
+/// their own (some slower, some held up, none keeping to the ticks): a unit may step into a
+/// cell only once every unit planned to be there before it has left. Walked so, plans from
+/// `plan_together` never bring two units into one cell and never deadlock, whatever the speeds
+/// (each wait is for a move planned at an earlier tick, so the waits never form a ring, as in
+/// Hönig et al.'s action dependency graphs).
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::search::{CellTurns, plan_together};
+///
+/// let grid = NavGrid::new(3, 1).unwrap();
+/// let (a, b, c) = (GridPos::new(0, 0), GridPos::new(1, 0), GridPos::new(2, 0));
+/// // A corridor: unit 0 steps on from b to c, unit 1 follows from a to b.
+/// let plans = plan_together(&grid, &[(b, c), (a, b)], 16).unwrap();
+/// let mut turns = CellTurns::new(&plans);
+/// // Unit 1 waits for unit 0 to leave b before it steps in.
+/// assert!(turns.may_enter(0, c));
+/// assert!(!turns.may_enter(1, b));
+/// turns.left(0, b);
+/// assert!(turns.may_enter(1, b));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellTurns {
+    /// Cell -> the units that are to be in it, in the order of the plans.
+    queues: HashMap<GridPos, VecDeque<usize>>,
+}
+
+impl CellTurns {
+    /// The turns of `plans` (each a unit's cell at each tick, as [`plan_together`] gives them).
+    pub fn new(plans: &[Vec<GridPos>]) -> Self {
+        let mut visits: Vec<(u32, usize, GridPos)> = Vec::new();
+        for (unit, plan) in plans.iter().enumerate() {
+            for (tick, &cell) in plan.iter().enumerate() {
+                if tick == 0 || plan[tick - 1] != cell {
+                    visits.push((tick as u32, unit, cell));
+                }
+            }
+        }
+        visits.sort_unstable();
+        let mut queues: HashMap<GridPos, VecDeque<usize>> = HashMap::new();
+        for (_, unit, cell) in visits {
+            queues.entry(cell).or_default().push_back(unit);
+        }
+        Self { queues }
+    }
+
+    /// Whether it is `unit`'s turn in `cell`: everyone planned there before it has left (true
+    /// too for a cell no plan passes, or a unit it has no plan for).
+    pub fn may_enter(&self, unit: usize, cell: GridPos) -> bool {
+        self.queues
+            .get(&cell)
+            .is_none_or(|queue| queue.front() == Some(&unit) || !queue.contains(&unit))
+    }
+
+    /// `unit` has left `cell` (it stands wholly in the next one): the next unit's turn there.
+    pub fn left(&mut self, unit: usize, cell: GridPos) {
+        if let Some(queue) = self.queues.get_mut(&cell)
+            && queue.front() == Some(&unit)
+        {
+            queue.pop_front();
+        }
+    }
+
+    /// `unit` walks these plans no more (gone, or sent elsewhere): its turns go, and those
+    /// after it move up.
+    pub fn forget(&mut self, unit: usize) {
+        for queue in self.queues.values_mut() {
+            queue.retain(|&u| u != unit);
+        }
+    }
 }

@@ -5,7 +5,7 @@
 
 use bevy_tilemap_nav::grid::{GridPos, NavGrid};
 use bevy_tilemap_nav::path::{Formation, FormationError, best_assignment, group_goals};
-use bevy_tilemap_nav::search::{CooperativeError, PathError, plan_together};
+use bevy_tilemap_nav::search::{CellTurns, CooperativeError, PathError, plan_together};
 
 use crate::support::{GridShape, Model, Rng};
 
@@ -231,13 +231,106 @@ fn check_together(grid: &NavGrid, units: &[(GridPos, GridPos)], plans: &[Vec<Gri
             }
         }
         for u in 0..plans.len() {
-            for v in u + 1..plans.len() {
-                let swapped = at(u, t) == at(v, t + 1) && at(v, t) == at(u, t + 1);
-                assert!(!swapped || at(u, t) == at(u, t + 1), "tick {t}: units {u} and {v} swap");
+            for v in (0..plans.len()).filter(|&v| v != u) {
+                // Nobody steps into a cell as another steps out (so none swap, none turn in a
+                // ring): a tick between two units in one cell.
+                assert_ne!(at(u, t), at(v, t + 1), "tick {t}: unit {v} steps in as {u} leaves");
             }
         }
     }
     makespan
+}
+
+/// Walks `plans` as units with speeds of their own would: each steps into its next cell only
+/// when [`CellTurns`] says it is its turn and nobody holds the cell, holds both cells while it
+/// steps (taking 1 to 6 rounds, drawn afresh each step; some units stop a while now and then).
+/// Checks every round that no cell is held twice; returns the rounds until all arrived, or
+/// panics when no unit moves for 200 rounds while some have not arrived (a deadlock).
+fn walk_at_any_speeds(plans: &[Vec<GridPos>], rng: &mut Rng) -> usize {
+    let cells: Vec<Vec<GridPos>> = plans
+        .iter()
+        .map(|p| {
+            let mut c = p.clone();
+            c.dedup();
+            c
+        })
+        .collect();
+    let mut turns = CellTurns::new(plans);
+    let mut held: std::collections::HashMap<GridPos, usize> =
+        cells.iter().enumerate().map(|(u, c)| (c[0], u)).collect();
+    // Per unit: the index of its cell, and the rounds left of the step under way.
+    let mut at = vec![0usize; plans.len()];
+    let mut stepping: Vec<Option<u32>> = vec![None; plans.len()];
+    let (mut round, mut idle) = (0, 0);
+    while (0..plans.len()).any(|u| at[u] + 1 < cells[u].len()) {
+        round += 1;
+        let mut moved = false;
+        for u in 0..plans.len() {
+            match stepping[u] {
+                Some(0) => {
+                    let here = cells[u][at[u]];
+                    assert_eq!(held.remove(&here), Some(u));
+                    turns.left(u, here);
+                    at[u] += 1;
+                    stepping[u] = None;
+                    moved = true;
+                }
+                Some(left) => stepping[u] = Some(left - 1),
+                None if at[u] + 1 < cells[u].len() && !rng.chance(10) => {
+                    let next = cells[u][at[u] + 1];
+                    if turns.may_enter(u, next) && !held.contains_key(&next) {
+                        held.insert(next, u);
+                        stepping[u] = Some(rng.below(6));
+                        moved = true;
+                    }
+                }
+                None => {}
+            }
+        }
+        idle = if moved { 0 } else { idle + 1 };
+        assert!(idle < 200, "round {round}: deadlocked");
+    }
+    round
+}
+
+#[test]
+fn cooperative_plans_walked_at_any_speeds_never_meet_nor_deadlock() {
+    let mut rng = Rng(0x6_0004);
+    for trial in 0..12 {
+        let mut grid = NavGrid::new(20, 20).unwrap();
+        for _ in 0..60 {
+            let p = GridPos::new(rng.below(20), rng.below(20));
+            grid.set(p, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+        }
+        let centre = GridPos::new(10, 10);
+        grid.set(centre, bevy_tilemap_nav::grid::Cell::Passable { cost: 1 }).unwrap();
+        let region = bevy_tilemap_nav::path::reachable(&grid, centre, f64::INFINITY).unwrap();
+        let mut open: Vec<GridPos> = region.cells().iter().map(|c| c.pos).collect();
+        for i in (1..open.len()).rev() {
+            open.swap(i, rng.below(i as u32 + 1) as usize);
+        }
+        // Up to a third of the open cells taken.
+        let n = (20 + 8 * trial).min(open.len() / 3);
+        let units: Vec<(GridPos, GridPos)> =
+            open[..n].iter().copied().zip(open[n..2 * n].iter().copied()).collect();
+        let plans = plan_together(&grid, &units, 512)
+            .unwrap_or_else(|e| panic!("trial {trial}, {n} units of {}: {e}", open.len()));
+        check_together(&grid, &units, &plans);
+        for _ in 0..3 {
+            walk_at_any_speeds(&plans, &mut rng);
+        }
+    }
+    // The corridor swap, walked so: the faster unit cannot take the pocket's turn.
+    let mut grid = NavGrid::new(11, 2).unwrap();
+    for x in (0..11).filter(|&x| x != 7) {
+        grid.set(GridPos::new(x, 1), bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    }
+    let units =
+        [(GridPos::new(0, 0), GridPos::new(10, 0)), (GridPos::new(10, 0), GridPos::new(0, 0))];
+    let plans = plan_together(&grid, &units, 200).unwrap();
+    for _ in 0..20 {
+        walk_at_any_speeds(&plans, &mut rng);
+    }
 }
 
 #[test]

@@ -155,8 +155,8 @@ pub fn plan_together(
     let mut delays = vec![0u32; units.len()];
     let (mut reorders, mut waits) = (0, 0);
     'again: loop {
-        let mut taken = Reservations::default();
-        taken.starts = units.iter().enumerate().map(|(u, &(s, _))| (index(s), u)).collect();
+        let starts = units.iter().enumerate().map(|(u, &(s, _))| (index(s), u)).collect();
+        let mut taken = Reservations { starts, ..Default::default() };
         let mut plans: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
         for (k, &unit) in order.iter().enumerate() {
             let ends = units[unit];

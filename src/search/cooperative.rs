@@ -93,8 +93,11 @@ impl Reservations {
         !before && !self.held(cell, tick, me) && !self.held(cell, tick + 1, me)
     }
 
-    fn hold(&mut self, unit: usize, path: &[u32]) {
-        self.starts.retain(|_, u| *u != unit);
+    /// Holds a planned unit's `path` (its start is `path[0]`, no longer held as a start).
+    fn hold(&mut self, path: &[u32]) {
+        if let Some(start) = path.first() {
+            self.starts.remove(start);
+        }
         for (tick, &cell) in path.iter().enumerate() {
             self.cells.insert((cell, tick as u32));
             let last = self.last.entry(cell).or_insert(0);
@@ -110,9 +113,8 @@ impl Reservations {
 /// tick from 0 (its start) until it reaches its goal, where it then stays; no two units are in
 /// one cell at one tick, nor at two ticks in a row (a unit steps into a cell a tick after the
 /// last one left it: so none follows another nose to tail, no ring of units turns, and no two
-/// swap cells). Each step is one move to a
-/// neighbour the grid allows (or a wait), taking one tick. `horizon`: the most ticks a plan
-/// may take. Errors: a start or goal off the grid or blocked, shared starts or goals, a goal
+/// swap cells). Each step is one move to a neighbour the grid allows (or a wait), taking one
+/// tick. `horizon`: the most ticks a plan may take. Errors: a start or goal off the grid or blocked, shared starts or goals, a goal
 /// with no way to it, no plan within the horizon.
 ///
 /// ```
@@ -179,7 +181,7 @@ pub fn plan_together(
                 }
                 continue 'again;
             };
-            taken.hold(unit, &path);
+            taken.hold(&path);
             plans[unit] = path;
         }
         return Ok(plans.into_iter().map(|p| p.into_iter().map(pos).collect()).collect());

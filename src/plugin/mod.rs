@@ -62,7 +62,7 @@ pub use map::{
     NavMapReady, NavMaps, NavTilemap, NavTopology, TileEdges, TileNav, TileRules, TileTerrain,
     TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
 };
-pub use movement::{Avoidance, GridLocked};
+pub use movement::{Avoidance, Cooperative, GridLocked, MAX_COOPERATIVE};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{AgentKind, NavProfiles, ProfileId, ProfilesFull};
@@ -206,6 +206,7 @@ impl Plugin for NavCorePlugin {
             .init_resource::<RangeQueue>()
             .init_resource::<ObstacleCells>()
             .init_resource::<PathIndexes>()
+            .init_resource::<movement::CooperativePlans>()
             .init_resource::<NavDiagnostics>()
             .init_resource::<fields::FieldsToExtend>()
             .init_resource::<diagnostics::LastMove>()
@@ -234,6 +235,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<NavTeam>()
             .register_type::<Avoidance>()
             .register_type::<GridLocked>()
+            .register_type::<Cooperative>()
             .register_type::<NavLink>()
             .register_type::<NavSeam>()
             .register_type::<OnNavMap>()
@@ -265,7 +267,9 @@ impl Plugin for NavCorePlugin {
                     )
                         .chain()
                         .in_set(PathfindStep::Answer),
-                    (follow_paths, fields::walk_fields).chain().in_set(NavSet::Move),
+                    (movement::plan_cooperative, follow_paths, fields::walk_fields)
+                        .chain()
+                        .in_set(NavSet::Move),
                     // After the maps are in step; its requests are answered this frame.
                     groups::give_group_orders.after(seams::keep_seams).in_set(NavSet::SyncGrid),
                 ),

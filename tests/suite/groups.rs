@@ -7,7 +7,7 @@ use bevy_tilemap_nav::grid::{GridPos, NavGrid};
 use bevy_tilemap_nav::path::{Formation, FormationError, best_assignment, group_goals};
 use bevy_tilemap_nav::search::{CellTurns, CooperativeError, PathError, plan_together};
 
-use crate::support::{GridShape, Model, Rng};
+use crate::support::{GridShape, Model, Rng, steps_alone};
 
 /// Every permutation of `0..n`.
 fn permutations(n: usize) -> Vec<Vec<usize>> {
@@ -374,32 +374,7 @@ fn two_hundred_units_shuffled_on_a_tactics_map_all_arrive_and_never_meet() {
     let plans = plan_together(&grid, &units, 512).unwrap();
     let makespan = check_together(&grid, &units, &plans);
     // Against each unit's own shortest walk in steps (alone on the map).
-    // Fewest steps alone, by a breadth-first walk of its own.
-    let steps = |(a, b): (GridPos, GridPos)| {
-        let mut seen = std::collections::HashMap::from([(a, 0usize)]);
-        let mut queue = std::collections::VecDeque::from([a]);
-        while let Some(p) = queue.pop_front() {
-            let d = seen[&p];
-            if p == b {
-                return d;
-            }
-            for (dx, dy) in
-                [(-1i64, -1i64), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)]
-            {
-                let (x, y) = (i64::from(p.x) + dx, i64::from(p.y) + dy);
-                if x < 0 || y < 0 {
-                    continue;
-                }
-                let q = GridPos::new(x as u32, y as u32);
-                if grid.in_bounds(q) && grid.can_step(p, q) && !seen.contains_key(&q) {
-                    seen.insert(q, d + 1);
-                    queue.push_back(q);
-                }
-            }
-        }
-        panic!("no way from {a:?} to {b:?}");
-    };
-    let alone: Vec<usize> = units.iter().map(|&u| steps(u)).collect();
+    let alone: Vec<usize> = units.iter().map(|&(a, b)| steps_alone(&grid, a, b)).collect();
     let bound = alone.iter().max().unwrap() + 1;
     let late = (0..units.len()).map(|u| plans[u].len() - 1 - alone[u]).max().unwrap();
     println!(
@@ -513,5 +488,279 @@ mod in_an_app {
         assert_eq!(why(ids[0]), Some(GroupOrderFailed::NoMap));
         assert!(matches!(why(ids[1]), Some(GroupOrderFailed::Formation(FormationError::Goal(_)))));
         assert_eq!(why(ids[2]), Some(GroupOrderFailed::Formation(FormationError::EmptyGroup)));
+    }
+
+    /// Cooperative agents in an app: spawned grid-locked at `cells` of the first map, each
+    /// with its speed.
+    fn spawn_cooperative(app: &mut App, cells: &[GridPos], speeds: &[f32]) -> Vec<Entity> {
+        use bevy_tilemap_nav::plugin::Cooperative;
+        cells
+            .iter()
+            .zip(speeds)
+            .map(|(&cell, &speed)| {
+                let at = crate::tilemap::centre(app, cell).extend(1.0);
+                let body = (Transform::from_translation(at), Cooperative, PathFollower::new(speed));
+                app.world_mut().spawn(body).id()
+            })
+            .collect()
+    }
+
+    /// Every cell held by one agent at most (the cell it holds and the one it is entering):
+    /// panics naming the two that share one.
+    fn check_one_per_cell(app: &App, agents: &[Entity], when: &str) {
+        let mut held: std::collections::HashMap<GridPos, Entity> = Default::default();
+        for &agent in agents {
+            let Some(lock) = app.world().get::<GridLocked>(agent) else {
+                continue;
+            };
+            let Some((_, here)) = lock.holds else {
+                continue;
+            };
+            for cell in std::iter::once(here).chain(lock.entering) {
+                if let Some(other) = held.insert(cell, agent) {
+                    panic!("{when}: {agent} and {other} both hold {cell}");
+                }
+            }
+        }
+    }
+
+    /// The cell each agent holds.
+    fn holds(app: &App, agent: Entity) -> Option<GridPos> {
+        app.world().get::<GridLocked>(agent)?.holds.map(|h| h.1)
+    }
+
+    /// Two cooperative units swap the ends of a one-wide corridor with one pocket off its
+    /// middle, at different speeds: both arrive, one having stepped into the pocket, and never
+    /// in one cell. Plain grid-locked units there wait for each other until one gives way.
+    #[test]
+    fn cooperative_units_swap_ends_of_a_corridor_with_one_pocket() {
+        let rows = ["####.####", "........."];
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let (west, east, pocket) = (GridPos::new(0, 0), GridPos::new(8, 0), GridPos::new(4, 1));
+        for speeds in [[40.0, 130.0], [130.0, 40.0], [80.0, 80.0]] {
+            let units = spawn_cooperative(&mut app, &[west, east], &speeds);
+            app.update();
+            app.world_mut().entity_mut(units[0]).insert(PathRequest::to(east));
+            app.world_mut().entity_mut(units[1]).insert(PathRequest::to(west));
+            let mut arrived: Vec<(Entity, GridPos, bool)> = Vec::new();
+            let mut pocketed = false;
+            for frame in 0..400 {
+                app.update();
+                check_one_per_cell(&app, &units, &format!("speeds {speeds:?} frame {frame}"));
+                pocketed |= units.iter().any(|&u| holds(&app, u) == Some(pocket));
+                let got = messages::<Arrived>(&app);
+                arrived.extend(got.iter().map(|a| (a.entity, a.cell, a.reached_goal)));
+                if arrived.len() == 2 {
+                    break;
+                }
+            }
+            arrived.sort();
+            let mut want = vec![(units[0], east, true), (units[1], west, true)];
+            want.sort();
+            assert_eq!(arrived, want, "{speeds:?}");
+            assert!(pocketed, "{speeds:?}: nobody stepped aside");
+            for unit in units {
+                app.world_mut().despawn(unit);
+            }
+        }
+    }
+
+    /// Moves `units` to `goals` (a request each), checking every frame that no cell is held
+    /// twice; returns the frames until all arrived (panics past `frames`), the arrivals, and
+    /// the longest any unit stood still (frames) before it arrived.
+    fn walk_all(
+        app: &mut App,
+        units: &[Entity],
+        goals: &[GridPos],
+        frames: usize,
+    ) -> (usize, Vec<(Entity, GridPos, bool)>, usize) {
+        for (&unit, &goal) in units.iter().zip(goals) {
+            app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+        }
+        let mut arrived: Vec<(Entity, GridPos, bool)> = Vec::new();
+        let position = |app: &App, u: Entity| app.world().get::<Transform>(u).unwrap().translation;
+        let mut last: Vec<Vec3> = units.iter().map(|&u| position(app, u)).collect();
+        let mut still = vec![0usize; units.len()];
+        let mut longest = 0;
+        for frame in 0..frames {
+            app.update();
+            check_one_per_cell(app, units, &format!("frame {frame}"));
+            let got = messages::<Arrived>(app);
+            arrived.extend(got.iter().map(|a| (a.entity, a.cell, a.reached_goal)));
+            for (i, &unit) in units.iter().enumerate() {
+                let now = position(app, unit);
+                let done = arrived.iter().any(|a| a.0 == unit);
+                still[i] = if now == last[i] && !done { still[i] + 1 } else { 0 };
+                longest = longest.max(still[i]);
+                last[i] = now;
+            }
+            if arrived.len() == units.len() {
+                return (frame + 1, arrived, longest);
+            }
+        }
+        let left: Vec<Entity> =
+            units.iter().copied().filter(|u| !arrived.iter().any(|a| a.0 == *u)).collect();
+        for &u in &left {
+            let w = app.world();
+            eprintln!(
+                "{u}: {:?} path {:?} request {} follower {:?} coop {}",
+                w.get::<GridLocked>(u),
+                w.get::<NavPath>(u).map(|p| (p.cells.clone(), p.goal)),
+                w.get::<PathRequest>(u).is_some(),
+                w.get::<PathFollower>(u),
+                w.get::<bevy_tilemap_nav::plugin::Cooperative>(u).is_some()
+            );
+        }
+        panic!("{} of {} arrived in {frames} frames; left: {left:?}", arrived.len(), units.len());
+    }
+
+    /// 200 cooperative units on a 32 x 32 map, each sent to another's cell (a shuffle), at
+    /// speeds from 50 to 150 (3 to 9 tiles a second): all arrive at their own goals, no two
+    /// ever hold one cell (checked every frame), and none stands still longer than the bound:
+    /// the time the slowest unit takes to walk 64 steps (the most ticks one unit of such a
+    /// shuffle loses to the others in its plan, asserted in
+    /// `two_hundred_units_shuffled_on_a_tactics_map_all_arrive_and_never_meet`): each wait is
+    /// for a move planned before it, walked at worst at the slowest pace.
+    #[test]
+    fn two_hundred_cooperative_units_shuffled_all_arrive_never_sharing_a_cell() {
+        let rows = crate::support::tactics_rows();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+        let (starts, goals, speeds) = crate::support::shuffle(&grid, 200);
+        let units = spawn_cooperative(&mut app, &starts, &speeds);
+        app.update();
+        let (frames, mut arrived, still) = walk_all(&mut app, &units, &goals, 3000);
+        arrived.sort();
+        let mut want: Vec<(Entity, GridPos, bool)> =
+            units.iter().zip(&goals).map(|(&u, &g)| (u, g, true)).collect();
+        want.sort();
+        assert_eq!(arrived, want);
+        // Against the lower bound: the longest walk of one unit alone, at its own speed.
+        let alone = (0..200)
+            .map(|i| {
+                crate::support::steps_alone(&grid, starts[i], goals[i]) as f32 * TILE / speeds[i]
+            })
+            .fold(0.0, f32::max);
+        let dt = DT.as_secs_f32();
+        println!(
+            "200-unit shuffle in an app: all arrived in {frames} frames ({:.1} s; the longest walk \
+             alone {alone:.1} s), longest standing still {still} frames",
+            frames as f32 * dt
+        );
+        let slowest = speeds.iter().copied().fold(f32::INFINITY, f32::min);
+        let bound = 64.0 * TILE / slowest / dt;
+        assert!((still as f32) <= bound, "a unit stood still {still} frames (bound {bound})");
+    }
+
+    /// A long random session of cooperative units on a map with walls: units re-targeted at
+    /// any moment (mid-step included), some asking for the same goal every frame, some sent
+    /// to one cell together, despawned, slowed to 0 or NaN and sped up again, and plain
+    /// grid-locked units walking among them. Every frame: no cell held twice, no unit in a
+    /// wall. At the end every unit left is sent somewhere and all arrive: nobody waits for
+    /// ever.
+    #[test]
+    fn cooperative_units_re_targeted_despawned_and_stopped_at_random() {
+        for seed in [0x6_0202, 0x6_0208] {
+            random_session(seed);
+        }
+    }
+
+    /// One random session of [`cooperative_units_re_targeted_despawned_and_stopped_at_random`].
+    fn random_session(seed: u64) {
+        let rows = crate::support::tactics_rows();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+        let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        let mut rng = crate::support::Rng(seed);
+        let pick = |rng: &mut crate::support::Rng| open[rng.below(open.len() as u32) as usize];
+        let mut starts: Vec<GridPos> = Vec::new();
+        while starts.len() < 70 {
+            let cell = pick(&mut rng);
+            if !starts.contains(&cell) {
+                starts.push(cell);
+            }
+        }
+        let speeds: Vec<f32> = (0..70).map(|_| 40.0 + rng.below(120) as f32).collect();
+        let mut units = spawn_cooperative(&mut app, &starts[..60], &speeds[..60]);
+        // Ten plain grid-locked units among them.
+        for (&cell, &speed) in starts[60..].iter().zip(&speeds[60..]) {
+            let at = crate::tilemap::centre(&app, cell).extend(1.0);
+            let body = (Transform::from_translation(at), GridLocked::default());
+            units.push(app.world_mut().spawn((body, PathFollower::new(speed))).id());
+        }
+        app.update();
+        let mut stubborn: Vec<(Entity, GridPos)> = Vec::new();
+        let mut despawned = 0;
+        for frame in 0..2500 {
+            for (i, &unit) in units.iter().enumerate() {
+                if app.world().get_entity(unit).is_err() {
+                    continue;
+                }
+                match rng.below(600) {
+                    0..=3 => {
+                        let goal = pick(&mut rng);
+                        app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+                    }
+                    // Asks for one goal every frame from now on.
+                    4 if stubborn.len() < 6 => stubborn.push((unit, pick(&mut rng))),
+                    5 => {
+                        let speed = [0.0, f32::NAN, speeds[i]][rng.below(3) as usize];
+                        app.world_mut().get_mut::<PathFollower>(unit).unwrap().speed = speed;
+                    }
+                    6 if despawned < 8 => {
+                        app.world_mut().despawn(unit);
+                        stubborn.retain(|s| s.0 != unit);
+                        despawned += 1;
+                    }
+                    // Three sent to one cell together.
+                    7 => {
+                        let goal = pick(&mut rng);
+                        for &other in units.iter().skip(i).take(3) {
+                            if let Ok(mut e) = app.world_mut().get_entity_mut(other) {
+                                e.insert(PathRequest::to(goal));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for &(unit, goal) in &stubborn {
+                app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+            }
+            app.update();
+            let alive: Vec<Entity> =
+                units.iter().copied().filter(|&u| app.world().get_entity(u).is_ok()).collect();
+            check_one_per_cell(&app, &alive, &format!("seed {seed} frame {frame}"));
+            for &unit in &alive {
+                let at = app.world().get::<Transform>(unit).unwrap().translation.truncate();
+                let map = app.world().resource::<NavMaps>().first().unwrap();
+                let cell = map.geometry.world_to_cell(at).expect("on the map");
+                assert!(grid.is_passable(cell), "seed {seed} frame {frame}: {unit} in a wall");
+            }
+        }
+        // The end: everyone left, at its own speed, sent to a cell of its own.
+        let alive: Vec<Entity> =
+            units.into_iter().filter(|&u| app.world().get_entity(u).is_ok()).collect();
+        for (&unit, &speed) in alive.iter().zip(&speeds) {
+            app.world_mut().get_mut::<PathFollower>(unit).unwrap().speed = speed.max(40.0);
+        }
+        let mut goals: Vec<GridPos> = Vec::new();
+        while goals.len() < alive.len() {
+            let cell = pick(&mut rng);
+            if !goals.contains(&cell) {
+                goals.push(cell);
+            }
+        }
+        let (frames, arrived, _) = walk_all(&mut app, &alive, &goals, 4000);
+        println!("session {seed}: {} units left, all arrived in {frames} frames", alive.len());
+        assert!(arrived.iter().all(|a| a.2), "{arrived:?}");
     }
 }

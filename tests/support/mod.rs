@@ -450,3 +450,55 @@ pub fn open_cell(rng: &mut Rng, grid: &NavGrid, tries: u32) -> Option<GridPos> {
 pub fn xy(p: GridPos) -> (i64, i64) {
     (i64::from(p.x), i64::from(p.y))
 }
+
+/// The tactics-sized map of the cooperative shuffle (tests and the `groups` benchmark): 32 x 32
+/// text rows, walls in short runs across every fifth row, gaps every sixth column.
+pub fn tactics_rows() -> Vec<String> {
+    let mut rng = Rng(0x6_0200);
+    (0..32)
+        .map(|y| {
+            (0..32)
+                .map(|x| {
+                    let wall = y % 5 == 2 && x % 6 != 0 && rng.chance(40);
+                    if wall { '#' } else { '.' }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The cooperative shuffle on `grid`: `units` starts on distinct open cells, their goals the
+/// same cells shuffled, and a speed each from 50 to 150.
+pub fn shuffle(grid: &NavGrid, units: usize) -> (Vec<GridPos>, Vec<GridPos>, Vec<f32>) {
+    let mut rng = Rng(0x6_0201);
+    let mut open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    for i in (1..open.len()).rev() {
+        open.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    let starts = open[..units].to_vec();
+    let speeds: Vec<f32> = (0..units).map(|_| 50.0 + rng.below(100) as f32).collect();
+    let mut goals = starts.clone();
+    for i in (1..goals.len()).rev() {
+        goals.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    (starts, goals, speeds)
+}
+
+/// Fewest steps from `a` to `b` on `grid`, alone (breadth first).
+pub fn steps_alone(grid: &NavGrid, a: GridPos, b: GridPos) -> usize {
+    let mut seen = std::collections::HashMap::from([(a, 0usize)]);
+    let mut queue = std::collections::VecDeque::from([a]);
+    while let Some(p) = queue.pop_front() {
+        if p == b {
+            return seen[&p];
+        }
+        let d = seen[&p];
+        for (n, _) in grid.neighbors(p) {
+            if grid.can_step(p, n) && !seen.contains_key(&n) {
+                seen.insert(n, d + 1);
+                queue.push_back(n);
+            }
+        }
+    }
+    panic!("no way from {a:?} to {b:?}");
+}

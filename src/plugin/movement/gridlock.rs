@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
+use super::cooperative::CooperativePlans;
 use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
 use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{
@@ -106,7 +107,7 @@ impl Occupancy {
         dt: f32,
         follower: &mut PathFollower,
         path: &NavPath,
-        map: &NavMap,
+        (map, plans): (&NavMap, &mut CooperativePlans),
         patience: f32,
     ) -> Vec2 {
         let mut budget = speed * dt;
@@ -144,6 +145,25 @@ impl Occupancy {
                         }
                     }
                 }
+                // Walking a cooperative plan: its turn in that cell has not come yet, or another
+                // planned agent is finishing its step there. (Each wait is for a move planned
+                // before; one that lasts, as something outside the plan holds the agents up,
+                // has the map planned again.)
+                (None, Some(want))
+                    if !plans.may_enter(map.entity, entity, want)
+                        || self.held.get(&(map.entity, want)).is_some_and(|&holder| {
+                            holder != entity
+                                && plans.planned(map.entity, entity)
+                                && plans.planned(map.entity, holder)
+                        }) =>
+                {
+                    lock.waited += dt;
+                    if lock.waited > PLANNED_PATIENCE * patience {
+                        lock.waited = 0.0;
+                        plans.plan_again(map.entity);
+                    }
+                    return at;
+                }
                 (None, Some(want)) => match self.held.get(&(map.entity, want)) {
                     Some(&holder) if holder != entity => {
                         lock.waited += dt;
@@ -180,6 +200,7 @@ impl Occupancy {
                     self.held.remove(&(map.entity, here));
                 }
                 lock.holds = Some((map.entity, target));
+                plans.left(map.entity, entity, here);
             }
             if path.cells.get(follower.next) == Some(&target) {
                 follower.next += 1;
@@ -212,6 +233,10 @@ impl Occupancy {
         true
     }
 }
+
+/// How many times its patience an agent walking a cooperative plan waits for its turn before
+/// the map is planned again.
+const PLANNED_PATIENCE: f32 = 4.0;
 
 /// True when a grid-locked agent may step from `here` to `want`: a legal step, or, out of a
 /// cell that has become a wall, to an open cell next to it (the way out; diagonally only with

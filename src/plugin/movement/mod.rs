@@ -1,7 +1,8 @@
 //! Walking agents along their [`NavPath`]s, and planning again when the world changes under them:
 //! the movement system (here), what walking agents carry (`walkers`), agents steering round each
 //! other (`avoidance`, over `orca`'s maths and a `spatial_hash`), agents holding whole cells
-//! (`gridlock`), and which paths pass near which cells (`index`). Each file imports only those
+//! (`gridlock`, over `cooperative`'s plans for agents that move together), and which paths pass
+//! near which cells (`index`). Each file imports only those
 //! listed before it.
 
 use std::collections::HashMap;
@@ -9,12 +10,15 @@ use std::collections::HashMap;
 use bevy::prelude::*;
 
 mod avoidance;
+mod cooperative;
 mod gridlock;
 mod index;
 mod orca;
 mod spatial_hash;
 mod walkers;
 
+pub use cooperative::{Cooperative, MAX_COOPERATIVE};
+pub(crate) use cooperative::{CooperativePlans, plan_cooperative};
 pub(crate) use walkers::Yielding;
 pub use walkers::{Avoidance, GridLocked};
 
@@ -147,7 +151,11 @@ pub(crate) fn follow_paths(
     mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Walkers,
     (standing, mut waiting): (Standing, Waiting),
-    (mut occupancy, mut locked_standing): (Local<Occupancy>, LockedStanding),
+    (mut occupancy, mut locked_standing, mut plans): (
+        Local<Occupancy>,
+        LockedStanding,
+        ResMut<CooperativePlans>,
+    ),
     ((links, mut stir), obstacles, teams): (
         (Query<(&'static NavLink, Has<NavSeam>)>, LinksStirred),
         Res<ObstacleCells>,
@@ -220,7 +228,8 @@ pub(crate) fn follow_paths(
         if let Some(lock) = lock.as_deref_mut() {
             let patience = settings.avoidance.stall_time;
             let (follower, path) = (&mut *follower, &*path);
-            at = occupancy.step(entity, lock, position, speed, dt, follower, path, map, patience);
+            let on = (map, &mut *plans);
+            at = occupancy.step(entity, lock, position, speed, dt, follower, path, on, patience);
         } else {
             match avoidance.as_deref_mut().filter(|_| avoiding && dt > 0.0) {
                 Some(body) => {

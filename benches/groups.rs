@@ -1,0 +1,145 @@
+//! Cooperative moves of grid-locked units, in an app, in the same run:
+//!
+//! ```text
+//! cargo bench --bench groups
+//! ```
+//!
+//! The 200-unit shuffle of the tests (a 32 x 32 map with walls, 200 units at speeds from 50 to
+//! 150 world units a second, tiles 16 wide, each sent to another's cell), in a headless app
+//! with the plugin's default settings and frames of 16 ms of game time:
+//! - with `Cooperative`: the game time until all arrived (the makespan) against the lower
+//!   bound, the longest walk of one unit alone at its speed; the wall time of each frame's
+//!   update (median, p99, worst: the worst is the frame the plan is made in);
+//! - the plan alone, `search::plan_together` on the same starts and goals (best of three);
+//! - the same shuffle with plain `GridLocked` units, as many frames: how many arrived, and the
+//!   frames' wall times, the cost of walking without a plan.
+
+// Timed natively only: the web rule of clippy.toml does not apply here.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+mod common;
+#[path = "../tests/support/mod.rs"]
+mod shared;
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_tilemap_nav::plugin::Cooperative;
+use bevy_tilemap_nav::prelude::*;
+use bevy_tilemap_nav::search::plan_together;
+use common::best;
+
+const TILE: f32 = 16.0;
+const FRAME: Duration = Duration::from_millis(16);
+const UNITS: usize = 200;
+
+/// The map of the shuffle.
+fn tactics_grid() -> NavGrid {
+    let rows = shared::tactics_rows();
+    let mut grid = NavGrid::new(rows[0].len() as u32, rows.len() as u32).expect("a grid");
+    for (row, line) in rows.iter().enumerate() {
+        for (x, c) in line.chars().enumerate() {
+            if c == '#' {
+                let y = (rows.len() - 1 - row) as u32;
+                grid.set(GridPos::new(x as u32, y), Cell::Blocked).expect("on the grid");
+            }
+        }
+    }
+    grid
+}
+
+/// What one run of the shuffle gave.
+struct Run {
+    /// Frames until every unit arrived (or all frames run).
+    frames: usize,
+    arrived: usize,
+    /// Each frame's update, in wall time.
+    updates: Vec<Duration>,
+}
+
+/// Runs the shuffle in an app, cooperative or plain, for at most `frames` frames.
+fn run(grid: &NavGrid, cooperative: bool, frames: usize) -> Run {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::default())
+        .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME));
+    app.world_mut().spawn(NavGridMap::square(grid.clone(), Vec2::splat(TILE)));
+    app.update();
+    let (starts, goals, speeds) = shared::shuffle(grid, UNITS);
+    let map = app.world().resource::<NavMaps>().first().expect("the map").clone();
+    let units: Vec<Entity> = starts
+        .iter()
+        .zip(&speeds)
+        .map(|(&cell, &speed)| {
+            let at = Transform::from_translation(map.geometry.cell_to_world(cell).extend(1.0));
+            let mut unit =
+                app.world_mut().spawn((at, GridLocked::default(), PathFollower::new(speed)));
+            if cooperative {
+                unit.insert(Cooperative);
+            }
+            unit.id()
+        })
+        .collect();
+    app.update();
+    for (&unit, &goal) in units.iter().zip(&goals) {
+        app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+    }
+    let mut arrived = 0;
+    let mut updates = Vec::new();
+    for frame in 0..frames {
+        let started = Instant::now();
+        app.update();
+        updates.push(started.elapsed());
+        let messages = app.world().resource::<Messages<Arrived>>();
+        arrived += messages.iter_current_update_messages().filter(|a| a.reached_goal).count();
+        if arrived == units.len() {
+            return Run { frames: frame + 1, arrived, updates };
+        }
+    }
+    Run { frames, arrived, updates }
+}
+
+/// Median, p99 and worst of `times`, in milliseconds.
+fn spread(times: &[Duration]) -> (f64, f64, f64) {
+    let mut ms: Vec<f64> = times.iter().map(|t| t.as_secs_f64() * 1e3).collect();
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.99), at(1.0))
+}
+
+fn main() {
+    let grid = tactics_grid();
+    let (starts, goals, speeds) = shared::shuffle(&grid, UNITS);
+    let alone = (0..UNITS)
+        .map(|i| shared::steps_alone(&grid, starts[i], goals[i]) as f32 * TILE / speeds[i])
+        .fold(0.0, f32::max);
+    let dt = FRAME.as_secs_f32();
+    let together = run(&grid, true, 4000);
+    let (median, p99, worst) = spread(&together.updates);
+    println!(
+        "cooperative: {} of {UNITS} arrived in {:.2} s of game time ({} frames); the longest walk \
+         alone {alone:.2} s: {:.2}x",
+        together.arrived,
+        together.frames as f32 * dt,
+        together.frames,
+        together.frames as f32 * dt / alone
+    );
+    println!("  frame update: median {median:.3} ms, p99 {p99:.3} ms, worst {worst:.3} ms");
+    let pairs: Vec<(GridPos, GridPos)> =
+        starts.iter().copied().zip(goals.iter().copied()).collect();
+    let (planned, plans) = best(|| plan_together(&grid, &pairs, 512));
+    let ticks = plans.map_or(0, |p| p.iter().map(Vec::len).max().unwrap_or(1) - 1);
+    println!(
+        "  the plan alone (plan_together, {UNITS} units, best of 3): {:.3} ms, makespan {ticks} \
+         ticks",
+        planned.as_secs_f64() * 1e3
+    );
+    let plain = run(&grid, false, together.frames);
+    let (median, p99, worst) = spread(&plain.updates);
+    println!(
+        "plain GridLocked, the same {} frames: {} of {UNITS} arrived; frame update: median \
+         {median:.3} ms, p99 {p99:.3} ms, worst {worst:.3} ms",
+        together.frames, plain.arrived
+    );
+}

@@ -1,0 +1,426 @@
+//! Cooperative moves for grid-locked agents ([`Cooperative`]): when one of a map's cooperative
+//! agents gets a new path, the plugin plans all of them that are walking on that map together
+//! in space and time ([`plan_together`]), writes each plan into its agent's `NavPath`, and
+//! keeps the order in which they take each cell ([`CellTurns`]) for the grid-locked walk to
+//! ask before it steps ([`CooperativePlans::may_enter`]). Below `gridlock`, over `walkers`.
+
+use std::collections::{HashMap, VecDeque};
+
+use bevy::prelude::*;
+
+use super::walkers::{GridLocked, Yielding};
+use crate::grid::{Cell, GridPos, NavGrid};
+use crate::plugin::AgentKind;
+use crate::plugin::agent::{NavPath, PathFollower, PathRequest, Replanning};
+use crate::plugin::map::{NavMap, NavMaps};
+use crate::search::{CellTurns, CooperativeError, plan_together};
+
+/// Put on a [`GridLocked`] agent (it brings one) to have it plan its moves together with the
+/// map's other cooperative agents: when any of them gets a new path, every cooperative agent
+/// walking on that map (a plain, one-tile agent with a path on the map it stands on, no links)
+/// is planned again, cell by cell in time, so that none waits on another for ever. Two meeting
+/// in a one-wide corridor pass where there is a pocket, agents swapping places or converging
+/// on one room file past each other, and they never share a cell (the grid-locked walk still
+/// checks that).
+///
+/// What the plan does, and what it leaves:
+/// - Each agent walks its own plan at its own speed: one may be faster, another held up; it
+///   steps into a cell only when its turn there has come (everyone planned there before it has
+///   left), so the plans are kept whatever the speeds.
+/// - Grid-locked agents standing (no path and no request, or a speed of 0 or not a number)
+///   are cells to plan round. Agents walking outside the plan (waiting for an answer, without `Cooperative`, of
+///   another kind: a profile or a size above one) are not: they move on, the grid-locked walk
+///   keeps everyone apart, and a planned agent they hold up for long plans again.
+/// - Two agents sent to one cell: the later (by entity; one stepping aside to let another by
+///   after every other) is given the nearest free cell instead
+///   (its [`Arrived`](crate::plugin::Arrived) says it did not reach its goal). An agent the
+///   plan cannot take (no way to its goal round the others, or someone standing on its goal)
+///   walks its own path plainly, waiting as a grid-locked agent does.
+/// - The plan covers up to [`MAX_COOPERATIVE`] agents a map, planned one after another; a plan
+///   of `n` agents costs about `n` searches of cells x time on the map: a tactics-sized map
+///   with hundreds of units, not a big world with thousands.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component)]
+#[require(GridLocked)]
+pub struct Cooperative;
+
+/// The most agents of one map planned together; the rest walk plainly.
+pub const MAX_COOPERATIVE: usize = 512;
+
+/// The cooperative plans in play, a map each.
+#[derive(Resource, Default)]
+pub(crate) struct CooperativePlans {
+    maps: HashMap<Entity, MapPlan>,
+    /// Maps to plan again, and the frames each has waited for its agents' answers.
+    due: HashMap<Entity, u32>,
+}
+
+/// One map's plan: its units, the cells each walks, and whose turn it is in each cell.
+#[derive(Default)]
+struct MapPlan {
+    turns: CellTurns,
+    units: HashMap<Entity, Unit>,
+}
+
+/// One agent's part of a plan.
+struct Unit {
+    /// Its index in the turns.
+    index: usize,
+    /// The cells it walks, one step each (its start first): its `NavPath`'s.
+    cells: Vec<GridPos>,
+}
+
+impl CooperativePlans {
+    fn unit(&self, map: Entity, entity: Entity) -> Option<(&MapPlan, &Unit)> {
+        let plan = self.maps.get(&map)?;
+        Some((plan, plan.units.get(&entity)?))
+    }
+
+    /// Whether `entity` walks a plan on `map`.
+    pub(crate) fn planned(&self, map: Entity, entity: Entity) -> bool {
+        self.unit(map, entity).is_some()
+    }
+
+    /// Whether `entity` may step into `cell` of `map`: it walks no plan there, or its turn in
+    /// that cell has come.
+    pub(crate) fn may_enter(&self, map: Entity, entity: Entity, cell: GridPos) -> bool {
+        self.unit(map, entity).is_none_or(|(plan, unit)| plan.turns.may_enter(unit.index, cell))
+    }
+
+    /// `entity` stepped out of `from` (wholly into the next cell): the next unit's turn there.
+    pub(crate) fn left(&mut self, map: Entity, entity: Entity, from: GridPos) {
+        if let Some(plan) = self.maps.get_mut(&map)
+            && let Some(unit) = plan.units.get(&entity)
+        {
+            plan.turns.left(unit.index, from);
+        }
+    }
+
+    /// Has `map` planned again (once its agents' answers are in).
+    pub(crate) fn plan_again(&mut self, map: Entity) {
+        self.due.entry(map).or_insert(0);
+    }
+
+    /// Takes `entity` out of its map's plan: its turns go, those after it move up.
+    fn forget(&mut self, map: Entity, entity: Entity) {
+        if let Some(plan) = self.maps.get_mut(&map)
+            && let Some(unit) = plan.units.remove(&entity)
+        {
+            plan.turns.forget(unit.index);
+        }
+    }
+}
+
+/// What the planner reads of a cooperative agent.
+type CooperativeAgent<'a> = (
+    Entity,
+    &'a GridLocked,
+    Option<Mut<'a, NavPath>>,
+    Option<Mut<'a, PathFollower>>,
+    bool,
+    bool,
+    bool,
+);
+
+/// The cooperative agents.
+pub(crate) type CooperativeAgents<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static GridLocked,
+        Option<&'static mut NavPath>,
+        Option<&'static mut PathFollower>,
+        Has<PathRequest>,
+        Has<Replanning>,
+        Has<Yielding>,
+    ),
+    With<Cooperative>,
+>;
+
+/// The grid-locked agents without [`Cooperative`] standing with no path nor request.
+type OthersStanding<'w, 's> = Query<
+    'w,
+    's,
+    &'static GridLocked,
+    (Without<Cooperative>, Without<NavPath>, Without<PathRequest>),
+>;
+
+/// One agent as the planner sees it this frame.
+#[derive(Clone, Debug)]
+struct Seen {
+    entity: Entity,
+    /// The map and cell it holds, and the one it is entering.
+    holds: Option<(Entity, GridPos)>,
+    entering: Option<GridPos>,
+    /// Its path's cells, and whether the path is new this frame (or changed by someone other
+    /// than the planner).
+    path: Option<(Vec<GridPos>, bool)>,
+    /// It walks a path it may be planned on: plain, on the map it holds, no links, a speed.
+    fit: bool,
+    /// A request for it waits to be answered (or it waits for a plan of its own).
+    pending: bool,
+    /// It stands: no path and no request, or no speed to walk one.
+    stopped: bool,
+    /// It steps aside to let another by (its goal is any free cell off the way).
+    yielding: bool,
+}
+
+impl Seen {
+    fn read(item: &CooperativeAgent) -> Self {
+        let (entity, lock, path, follower, requested, replanning, yielding) = item;
+        let holds = lock.holds;
+        let moving = follower.as_ref().is_some_and(|f| f.speed.is_finite() && f.speed > 0.0);
+        let fit = path.as_ref().is_some_and(|path| {
+            path.agent == AgentKind::PLAIN
+                && path.legs.is_empty()
+                && path.goal_map == path.map
+                && holds.is_some_and(|(m, _)| m == path.map)
+        }) && moving;
+        let pending = *requested || *replanning;
+        let stopped = (path.is_none() && !pending) || !moving;
+        let path = path.as_ref().map(|p| (p.cells.clone(), p.is_changed()));
+        let yielding = *yielding;
+        Self {
+            entity: *entity,
+            holds,
+            entering: lock.entering,
+            path,
+            fit,
+            pending,
+            stopped,
+            yielding,
+        }
+    }
+
+    /// It may be planned now: it walks a path it may be planned on, and waits for no answer.
+    fn walker(&self) -> Option<&[GridPos]> {
+        self.path.as_ref().filter(|_| self.fit && !self.pending).map(|(cells, _)| &cells[..])
+    }
+
+    /// The map it holds a cell of.
+    fn map(&self) -> Option<Entity> {
+        self.holds.map(|(m, _)| m)
+    }
+
+    /// The cell its plan starts from: the one it is stepping into, else the one it holds.
+    fn start(&self) -> Option<GridPos> {
+        self.holds.map(|(_, cell)| self.entering.unwrap_or(cell))
+    }
+}
+
+/// How many frames a map due to be planned waits for the answers to its cooperative agents'
+/// requests still in the queue (a group's requests answered over a few frames are planned
+/// once, together).
+const MAX_BATCH_FRAMES: u32 = 8;
+
+/// Plans the cooperative agents of each map together when one of them has a new path: gathers
+/// them, keeps the plans in play up to date ([`keep_plans`]), plans the maps that need it
+/// ([`plan_map`]) once their agents' requests are answered, and writes the plans into the
+/// agents' paths.
+pub(crate) fn plan_cooperative(
+    maps: Res<NavMaps>,
+    mut plans: ResMut<CooperativePlans>,
+    mut agents: CooperativeAgents,
+    others: OthersStanding,
+) {
+    let seen: Vec<Seen> = agents.iter_mut().map(|item| Seen::read(&item)).collect();
+    if seen.is_empty() && plans.maps.is_empty() {
+        return;
+    }
+    for map in keep_plans(&mut plans, &seen) {
+        plans.due.entry(map).or_insert(0);
+    }
+    let mut ready: Vec<Entity> = Vec::new();
+    for (&map, waited) in plans.due.iter_mut() {
+        let pending = seen.iter().any(|s| s.pending && s.map() == Some(map));
+        *waited += 1;
+        if !pending || *waited > MAX_BATCH_FRAMES {
+            ready.push(map);
+        }
+    }
+    ready.sort_unstable();
+    for map_entity in ready {
+        plans.due.remove(&map_entity);
+        let Some(map) = maps.get(map_entity) else {
+            plans.maps.remove(&map_entity);
+            continue;
+        };
+        let standing = others.iter().map(|l| (l.holds, l.entering));
+        let (plan, written) = plan_map(map, &seen, standing);
+        for (entity, cells) in written {
+            if let Ok((_, _, Some(mut path), Some(mut follower), ..)) = agents.get_mut(entity) {
+                write_path(map, &mut path, &cells);
+                follower.next = 0;
+            }
+        }
+        plans.maps.insert(map_entity, plan);
+    }
+}
+
+/// Brings the plans in play up to date with what the agents are doing: a planned agent gone,
+/// stopped, slowed to a standstill, or given another path leaves its plan. (A request asked
+/// again for the same goal, as a game may every frame, is answered by the path being walked:
+/// the plan goes on.) Returns the maps to plan again: where a cooperative agent walks a path
+/// the plan has not seen.
+fn keep_plans(plans: &mut CooperativePlans, seen: &[Seen]) -> Vec<Entity> {
+    let by_entity: HashMap<Entity, &Seen> = seen.iter().map(|s| (s.entity, s)).collect();
+    let mut gone = Vec::new();
+    for (&map, plan) in plans.maps.iter() {
+        for (&entity, unit) in plan.units.iter() {
+            let agent = by_entity.get(&entity).filter(|a| a.fit && a.map() == Some(map));
+            // Still walking its plan (an answer on its way or not)?
+            let walking = agent.and_then(|a| a.path.as_ref());
+            if walking.is_none_or(|(cells, _)| *cells != unit.cells) {
+                gone.push((map, entity));
+            }
+        }
+    }
+    for (map, entity) in gone {
+        plans.forget(map, entity);
+    }
+    plans.maps.retain(|_, plan| !plan.units.is_empty());
+    seen.iter()
+        .filter(|s| s.walker().is_some() && s.path.as_ref().is_some_and(|p| p.1))
+        .filter_map(|s| s.map().filter(|&m| !plans.planned(m, s.entity)))
+        .collect()
+}
+
+/// Plans `map`'s cooperative walkers together round the agents standing (those `seen` with no
+/// path or no speed, and the grid-locked `standing` without `Cooperative`; not those about to
+/// be given a path). Agents walking without a plan
+/// (an answer on its way, or not cooperative) are not planned round: they move on, and the
+/// grid-locked walk keeps them apart. Returns the plan and the path cells of each agent
+/// planned.
+fn plan_map(
+    map: &NavMap,
+    seen: &[Seen],
+    standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
+) -> (MapPlan, Vec<(Entity, Vec<GridPos>)>) {
+    let on_map = |holds: Option<(Entity, GridPos)>| holds.filter(|(m, _)| *m == map.entity);
+    let mut walkers: Vec<&Seen> =
+        seen.iter().filter(|s| on_map(s.holds).is_some() && s.walker().is_some()).collect();
+    // Goals are claimed in this order (one stepping aside after the others: its goal is any
+    // free cell), and the plan takes them in it.
+    walkers.sort_by_key(|s| (s.yielding, s.entity));
+    walkers.truncate(MAX_COOPERATIVE);
+    // Everyone else on the map is a cell to plan around.
+    let mut grid = map.grid.clone();
+    let others = seen.iter().filter(|s| s.stopped);
+    let others = others.map(|s| (s.holds, s.entering)).chain(standing);
+    for (holds, entering) in others {
+        if let Some((_, cell)) = on_map(holds) {
+            for c in std::iter::once(cell).chain(entering) {
+                let _ = grid.set(c, Cell::Blocked);
+            }
+        }
+    }
+    let mut units: Vec<(&Seen, GridPos, GridPos)> = Vec::new();
+    let mut goals: Vec<GridPos> = Vec::new();
+    for walker in walkers {
+        let (Some(start), Some(&asked)) = (walker.start(), walker.walker().and_then(|w| w.last()))
+        else {
+            continue;
+        };
+        // Its cell became a wall, or someone stands on its goal (and may leave: a unit
+        // stepping aside waits there a moment): it walks plainly, waiting as grid-locked
+        // agents do.
+        if !grid.is_passable(start) || !grid.is_passable(asked) {
+            continue;
+        }
+        if let Some(goal) = free_goal(&grid, asked, &goals) {
+            goals.push(goal);
+            units.push((walker, start, goal));
+        }
+    }
+    let pairs = |units: &[(&Seen, GridPos, GridPos)]| -> Vec<(GridPos, GridPos)> {
+        units.iter().map(|&(_, s, g)| (s, g)).collect()
+    };
+    let mut result = plan_together(&grid, &pairs(&units), horizon(&grid, units.len()));
+    // A unit the plan cannot take walks plainly; the rest are planned again without it.
+    for _ in 0..MAX_DROPPED {
+        let unit = match &result {
+            Err(
+                CooperativeError::BadCell { unit, .. }
+                | CooperativeError::Unreachable { unit }
+                | CooperativeError::NoPlan { unit },
+            ) => *unit,
+            _ => break,
+        };
+        units.remove(unit);
+        result = plan_together(&grid, &pairs(&units), horizon(&grid, units.len()));
+    }
+    let Ok(plans) = result else {
+        return (MapPlan::default(), Vec::new());
+    };
+    let turns = CellTurns::new(&plans);
+    let mut plan = MapPlan { turns, units: HashMap::new() };
+    let mut written = Vec::new();
+    for (index, ((seen, ..), steps)) in units.iter().zip(plans).enumerate() {
+        let mut cells = steps;
+        cells.dedup();
+        written.push((seen.entity, cells.clone()));
+        plan.units.insert(seen.entity, Unit { index, cells });
+    }
+    (plan, written)
+}
+
+/// How many units a map's plan drops (each one the plan could not take) before it gives up.
+const MAX_DROPPED: usize = 4;
+
+/// The most ticks a plan may take: enough to cross the map twice, and to wait for every unit.
+fn horizon(grid: &NavGrid, units: usize) -> u32 {
+    let across = 2 * (grid.width() + grid.height());
+    (across + 2 * units as u32).min(4096)
+}
+
+/// `asked` if it is open and nobody else's goal, else the nearest open cell that is (at most
+/// 256 cells searched, by steps the grid allows).
+fn free_goal(grid: &NavGrid, asked: GridPos, taken: &[GridPos]) -> Option<GridPos> {
+    let free = |c: GridPos| grid.is_passable(c) && !taken.contains(&c);
+    let mut seen = vec![asked];
+    let mut queue = VecDeque::from([asked]);
+    while let Some(cell) = queue.pop_front() {
+        if free(cell) {
+            return Some(cell);
+        }
+        if seen.len() > 256 {
+            break;
+        }
+        for (next, _) in grid.neighbors(cell) {
+            if grid.is_passable(next) && !seen.contains(&next) {
+                seen.push(next);
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// Makes `path` the walk through `cells` (one step each, its start first) on `map`.
+fn write_path(map: &NavMap, path: &mut NavPath, cells: &[GridPos]) {
+    path.points = cells.iter().map(|&c| map.geometry.cell_to_world(c)).collect();
+    path.cost = cells.windows(2).filter_map(|w| map.grid.step_cost(w[0], w[1])).sum();
+    path.complete = cells.last() == Some(&path.goal);
+    path.cells = cells.to_vec();
+    path.corners.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_or_blocked_goal_becomes_the_nearest_free_cell() {
+        let mut grid = NavGrid::new(5, 1).unwrap();
+        grid.set(GridPos::new(2, 0), Cell::Blocked).unwrap();
+        let goal = GridPos::new(1, 0);
+        assert_eq!(free_goal(&grid, goal, &[]), Some(goal));
+        assert_eq!(free_goal(&grid, goal, &[goal]), Some(GridPos::new(0, 0)));
+        // Walled off from the rest: none left on its side.
+        assert_eq!(free_goal(&grid, goal, &[goal, GridPos::new(0, 0)]), None);
+        // A goal in a wall: the nearest open cell next to it.
+        let found = free_goal(&grid, GridPos::new(2, 0), &[]);
+        assert!(matches!(found, Some(c) if c.x == 1 || c.x == 3), "{found:?}");
+    }
+}

@@ -55,7 +55,7 @@ pub use agent::{
 };
 pub use diagnostics::NavDiagnostics;
 pub use fields::{FollowField, NavField};
-pub use groups::{GroupOrder, GroupOrderFailed};
+pub use groups::{GroupOrder, GroupOrderFailed, GroupPace};
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use map::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
@@ -236,6 +236,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<Avoidance>()
             .register_type::<GridLocked>()
             .register_type::<Cooperative>()
+            .register_type::<GroupPace>()
             .register_type::<NavLink>()
             .register_type::<NavSeam>()
             .register_type::<OnNavMap>()
@@ -271,7 +272,10 @@ impl Plugin for NavCorePlugin {
                         .chain()
                         .in_set(NavSet::Move),
                     // After the maps are in step; its requests are answered this frame.
-                    groups::give_group_orders.after(seams::keep_seams).in_set(NavSet::SyncGrid),
+                    (groups::give_group_orders, groups::end_group_paces)
+                        .chain()
+                        .after(seams::keep_seams)
+                        .in_set(NavSet::SyncGrid),
                 ),
             );
     }

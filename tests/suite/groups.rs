@@ -490,6 +490,69 @@ mod in_an_app {
         assert_eq!(why(ids[2]), Some(GroupOrderFailed::Formation(FormationError::EmptyGroup)));
     }
 
+    /// A group ordered at the same pace: members at speeds 40, 80 and 160 all walk at 40 on the
+    /// way (no step of a frame longer than 40 x dt), and arrive within a few frames of one
+    /// another; once there the pace is off, and the fast one walks its next path at its own
+    /// speed. The same order without `same_pace`: the fast one walks faster.
+    #[test]
+    fn a_group_order_at_the_same_pace_walks_at_the_slowest_members_speed() {
+        use bevy_tilemap_nav::plugin::GroupPace;
+        let rows = ["....................", "....................", "...................."];
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let at = |x: u32, y: u32| Vec2::new(x as f32 * TILE, y as f32 * TILE);
+        let speeds = [40.0, 80.0, 160.0];
+        let members: Vec<Entity> = (0..3u32)
+            .map(|i| {
+                let place = Transform::from_translation(at(1, i).extend(1.0));
+                app.world_mut().spawn((place, PathFollower::new(speeds[i as usize]))).id()
+            })
+            .collect();
+        let dt = DT.as_secs_f32();
+        let position = |app: &App, e: Entity| app.world().get::<Transform>(e).unwrap().translation;
+        for same_pace in [true, false] {
+            let goal = if same_pace { at(16, 1) } else { at(2, 1) };
+            let order = GroupOrder::new(members.clone(), goal, Formation::Line { facing: (1, 0) });
+            let order = if same_pace { order.at_same_pace() } else { order };
+            app.world_mut().spawn(order);
+            let mut arrivals: Vec<(Entity, usize)> = Vec::new();
+            let mut fastest_step = 0.0f32;
+            for frame in 0..600 {
+                let before: Vec<Vec3> = members.iter().map(|&m| position(&app, m)).collect();
+                app.update();
+                for (i, &m) in members.iter().enumerate() {
+                    let step = position(&app, m).distance(before[i]);
+                    if i == 2 {
+                        fastest_step = fastest_step.max(step);
+                    }
+                    if same_pace {
+                        assert!(step <= 40.0 * dt + 1e-3, "frame {frame}: member {i} {step}");
+                    }
+                }
+                let got = messages::<Arrived>(&app);
+                arrivals.extend(got.iter().map(|a| (a.entity, frame)));
+                if arrivals.len() == 3 {
+                    break;
+                }
+            }
+            assert_eq!(arrivals.len(), 3, "same pace {same_pace}: {arrivals:?}");
+            if same_pace {
+                let (first, last) = (arrivals[0].1, arrivals[2].1);
+                // Slots a cell or so apart in the line: at 40 a second a cell is 24 frames.
+                assert!(last - first <= 30, "{arrivals:?}");
+            } else {
+                assert!(
+                    fastest_step > 40.0 * dt * 2.0,
+                    "the fast one kept the pace: {fastest_step}"
+                );
+            }
+            app.update();
+            // The pace is off once they are there.
+            assert!(members.iter().all(|&m| app.world().get::<GroupPace>(m).is_none()));
+        }
+    }
+
     /// Cooperative agents in an app: spawned grid-locked at `cells` of the first map, each
     /// with its speed.
     fn spawn_cooperative(app: &mut App, cells: &[GridPos], speeds: &[f32]) -> Vec<Entity> {

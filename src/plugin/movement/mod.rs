@@ -38,6 +38,7 @@ use crate::plugin::agent::{
 use crate::plugin::agent::{Arrived, PathFailed};
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
+use crate::plugin::groups::GroupPace;
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
 use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
 use crate::plugin::seams::NavSeam;
@@ -164,6 +165,7 @@ pub(crate) fn follow_paths(
     (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
     mut tell: Tell,
     mut crossed: MessageWriter<LinkCrossed>,
+    paces: Query<&'static GroupPace>,
 ) {
     let (began, avoiding, dt) = (Moment::now(), settings.avoidance.enabled, time.delta_secs());
     if avoiding {
@@ -224,6 +226,8 @@ pub(crate) fn follow_paths(
         keep_walkable(out, &scene, agent, (&mut follower, added, locked), &mut path, &mut plan);
 
         let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+        // A member of a group walking at the slowest one's pace.
+        let speed = paces.get(entity).map_or(speed, |pace| speed.min(pace.speed).max(0.0));
         let mut at = position;
         if let Some(lock) = lock.as_deref_mut() {
             let patience = settings.avoidance.stall_time;

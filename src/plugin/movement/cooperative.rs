@@ -4,7 +4,7 @@
 //! keeps the order in which they take each cell ([`CellTurns`]) for the grid-locked walk to
 //! ask before it steps ([`CooperativePlans::may_enter`]). Below `gridlock`, over `walkers`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use bevy::prelude::*;
 
@@ -153,9 +153,9 @@ struct Seen {
     /// The map and cell it holds, and the one it is entering.
     holds: Option<(Entity, GridPos)>,
     entering: Option<GridPos>,
-    /// Its path's cells, and whether the path is new this frame (or changed by someone other
-    /// than the planner).
-    path: Option<(Vec<GridPos>, bool)>,
+    /// Its path's last cell (the goal it asked for), whether the path is new this frame (or
+    /// changed by someone other than the planner), and whether it is the plan it was given.
+    path: Option<SeenPath>,
     /// It walks a path it may be planned on: plain, on the map it holds, no links, a speed.
     fit: bool,
     /// A request for it waits to be answered (or it waits for a plan of its own).
@@ -166,8 +166,19 @@ struct Seen {
     yielding: bool,
 }
 
+/// What the planner reads of a cooperative agent's path.
+#[derive(Clone, Copy, Debug)]
+struct SeenPath {
+    last: GridPos,
+    changed: bool,
+    /// It is the plan the agent walks (false: not planned, or given another path).
+    on_plan: bool,
+}
+
 impl Seen {
-    fn read(item: &CooperativeAgent) -> Self {
+    /// Reads an agent; `plans` says whether its path is the plan it was given (its cells are
+    /// compared only when the path changed since last frame).
+    fn read(item: &CooperativeAgent, plans: &CooperativePlans) -> Self {
         let (entity, lock, path, follower, requested, replanning, yielding) = item;
         let holds = lock.holds;
         let moving = follower.as_ref().is_some_and(|f| f.speed.is_finite() && f.speed > 0.0);
@@ -179,7 +190,12 @@ impl Seen {
         }) && moving;
         let pending = *requested || *replanning;
         let stopped = (path.is_none() && !pending) || !moving;
-        let path = path.as_ref().map(|p| (p.cells.clone(), p.is_changed()));
+        let path = path.as_ref().and_then(|p| {
+            let planned = holds.and_then(|(map, _)| plans.unit(map, *entity)).map(|(_, u)| u);
+            let changed = p.is_changed();
+            let on_plan = planned.is_some_and(|u| !changed || u.cells == p.cells);
+            Some(SeenPath { last: *p.cells.last()?, changed, on_plan })
+        });
         let yielding = *yielding;
         Self {
             entity: *entity,
@@ -194,8 +210,8 @@ impl Seen {
     }
 
     /// It may be planned now: it walks a path it may be planned on, and waits for no answer.
-    fn walker(&self) -> Option<&[GridPos]> {
-        self.path.as_ref().filter(|_| self.fit && !self.pending).map(|(cells, _)| &cells[..])
+    fn walker(&self) -> Option<SeenPath> {
+        self.path.filter(|_| self.fit && !self.pending)
     }
 
     /// The map it holds a cell of.
@@ -224,7 +240,7 @@ pub(crate) fn plan_cooperative(
     mut agents: CooperativeAgents,
     others: OthersStanding,
 ) {
-    let seen: Vec<Seen> = agents.iter_mut().map(|item| Seen::read(&item)).collect();
+    let seen: Vec<Seen> = agents.iter_mut().map(|item| Seen::read(&item, &plans)).collect();
     if seen.is_empty() && plans.maps.is_empty() {
         return;
     }
@@ -267,11 +283,10 @@ fn keep_plans(plans: &mut CooperativePlans, seen: &[Seen]) -> Vec<Entity> {
     let by_entity: HashMap<Entity, &Seen> = seen.iter().map(|s| (s.entity, s)).collect();
     let mut gone = Vec::new();
     for (&map, plan) in plans.maps.iter() {
-        for (&entity, unit) in plan.units.iter() {
+        for &entity in plan.units.keys() {
             let agent = by_entity.get(&entity).filter(|a| a.fit && a.map() == Some(map));
             // Still walking its plan (an answer on its way or not)?
-            let walking = agent.and_then(|a| a.path.as_ref());
-            if walking.is_none_or(|(cells, _)| *cells != unit.cells) {
+            if !agent.and_then(|a| a.path).is_some_and(|p| p.on_plan) {
                 gone.push((map, entity));
             }
         }
@@ -281,7 +296,7 @@ fn keep_plans(plans: &mut CooperativePlans, seen: &[Seen]) -> Vec<Entity> {
     }
     plans.maps.retain(|_, plan| !plan.units.is_empty());
     seen.iter()
-        .filter(|s| s.walker().is_some() && s.path.as_ref().is_some_and(|p| p.1))
+        .filter(|s| s.walker().is_some_and(|p| p.changed))
         .filter_map(|s| s.map().filter(|&m| !plans.planned(m, s.entity)))
         .collect()
 }
@@ -316,10 +331,9 @@ fn plan_map(
         }
     }
     let mut units: Vec<(&Seen, GridPos, GridPos)> = Vec::new();
-    let mut goals: Vec<GridPos> = Vec::new();
+    let mut goals: HashSet<GridPos> = HashSet::new();
     for walker in walkers {
-        let (Some(start), Some(&asked)) = (walker.start(), walker.walker().and_then(|w| w.last()))
-        else {
+        let (Some(start), Some(asked)) = (walker.start(), walker.walker().map(|w| w.last)) else {
             continue;
         };
         // Its cell became a wall, or someone stands on its goal (and may leave: a unit
@@ -329,7 +343,7 @@ fn plan_map(
             continue;
         }
         if let Some(goal) = free_goal(&grid, asked, &goals) {
-            goals.push(goal);
+            goals.insert(goal);
             units.push((walker, start, goal));
         }
     }
@@ -376,7 +390,7 @@ fn horizon(grid: &NavGrid, units: usize) -> u32 {
 
 /// `asked` if it is open and nobody else's goal, else the nearest open cell that is (at most
 /// 256 cells searched, by steps the grid allows).
-fn free_goal(grid: &NavGrid, asked: GridPos, taken: &[GridPos]) -> Option<GridPos> {
+fn free_goal(grid: &NavGrid, asked: GridPos, taken: &HashSet<GridPos>) -> Option<GridPos> {
     let free = |c: GridPos| grid.is_passable(c) && !taken.contains(&c);
     let mut seen = vec![asked];
     let mut queue = VecDeque::from([asked]);
@@ -415,12 +429,13 @@ mod tests {
         let mut grid = NavGrid::new(5, 1).unwrap();
         grid.set(GridPos::new(2, 0), Cell::Blocked).unwrap();
         let goal = GridPos::new(1, 0);
-        assert_eq!(free_goal(&grid, goal, &[]), Some(goal));
-        assert_eq!(free_goal(&grid, goal, &[goal]), Some(GridPos::new(0, 0)));
+        let taken = |cells: &[GridPos]| cells.iter().copied().collect::<HashSet<GridPos>>();
+        assert_eq!(free_goal(&grid, goal, &taken(&[])), Some(goal));
+        assert_eq!(free_goal(&grid, goal, &taken(&[goal])), Some(GridPos::new(0, 0)));
         // Walled off from the rest: none left on its side.
-        assert_eq!(free_goal(&grid, goal, &[goal, GridPos::new(0, 0)]), None);
+        assert_eq!(free_goal(&grid, goal, &taken(&[goal, GridPos::new(0, 0)])), None);
         // A goal in a wall: the nearest open cell next to it.
-        let found = free_goal(&grid, GridPos::new(2, 0), &[]);
+        let found = free_goal(&grid, GridPos::new(2, 0), &taken(&[]));
         assert!(matches!(found, Some(c) if c.x == 1 || c.x == 3), "{found:?}");
     }
 }

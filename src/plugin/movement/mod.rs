@@ -151,12 +151,8 @@ pub(crate) fn follow_paths(
     mut removed: RemovedComponents<NavPath>,
     mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Walkers,
-    (standing, mut waiting): (Standing, Waiting),
-    (mut occupancy, mut locked_standing, mut plans): (
-        Local<Occupancy>,
-        LockedStanding,
-        ResMut<CooperativePlans>,
-    ),
+    (standing, mut waiting, paces): (Standing, Waiting, Query<&'static GroupPace>),
+    (mut occupancy, mut locked_standing, mut plans): Locked,
     ((links, mut stir), obstacles, teams): (
         (Query<(&'static NavLink, Has<NavSeam>)>, LinksStirred),
         Res<ObstacleCells>,
@@ -165,7 +161,6 @@ pub(crate) fn follow_paths(
     (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
     mut tell: Tell,
     mut crossed: MessageWriter<LinkCrossed>,
-    paces: Query<&'static GroupPace>,
 ) {
     let (began, avoiding, dt) = (Moment::now(), settings.avoidance.enabled, time.delta_secs());
     if avoiding {
@@ -225,9 +220,7 @@ pub(crate) fn follow_paths(
         let agent = (entity, map, index, position);
         keep_walkable(out, &scene, agent, (&mut follower, added, locked), &mut path, &mut plan);
 
-        let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
-        // A member of a group walking at the slowest one's pace.
-        let speed = paces.get(entity).map_or(speed, |pace| speed.min(pace.speed).max(0.0));
+        let speed = speed_of(&follower, paces.get(entity).ok());
         let mut at = position;
         if let Some(lock) = lock.as_deref_mut() {
             let patience = settings.avoidance.stall_time;
@@ -299,6 +292,17 @@ pub(crate) fn follow_paths(
     }
     diagnostics.move_time = began.elapsed();
     last_move.0 = diagnostics.move_time;
+}
+
+/// What the movement system holds of grid-locked agents: the cells held, the agents standing,
+/// the cooperative plans.
+type Locked<'w, 's> = (Local<'s, Occupancy>, LockedStanding<'w, 's>, ResMut<'w, CooperativePlans>);
+
+/// How fast an agent walks this frame: its follower's speed (0 if below 0 or not a number), no
+/// more than its group's pace (a `GroupPace` that is not a number is no limit).
+fn speed_of(follower: &PathFollower, pace: Option<&GroupPace>) -> f32 {
+    let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+    pace.map_or(speed, |pace| speed.min(pace.speed).max(0.0))
 }
 
 /// Whether an agent can walk its path from `position` this frame, and the map the path is on

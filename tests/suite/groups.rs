@@ -553,6 +553,56 @@ mod in_an_app {
         }
     }
 
+    /// One order of 10,000 members on a 200 x 200 map: given in the frame it is spawned (every
+    /// member has its request, each to a cell of its own), the requests answered over the
+    /// frames that follow within the search budget (not all at once), none failing.
+    #[test]
+    fn an_order_of_ten_thousand_is_given_at_once_and_answered_over_frames() {
+        use bevy_tilemap_nav::plugin::NavGridMap;
+        let mut app = nav_app(DT, WALL);
+        let mut grid = NavGrid::new(200, 200).unwrap();
+        grid.fill_rect(GridPos::new(90, 0), GridPos::new(92, 150), Cell::Blocked).unwrap();
+        app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE)));
+        app.update();
+        let at = |x: u32, y: u32| Vec2::new(x as f32 * TILE, y as f32 * TILE);
+        let members: Vec<Entity> = (0..10_000u32)
+            .map(|i| {
+                let place = Transform::from_translation(at(i % 80, 10 + i / 80).extend(1.0));
+                app.world_mut().spawn((place, PathFollower::new(100.0))).id()
+            })
+            .collect();
+        app.world_mut().spawn(GroupOrder::new(members.clone(), at(150, 100), Formation::Packed));
+        app.update();
+        let mut goals: Vec<GridPos> = members
+            .iter()
+            .map(|&m| {
+                let request = app.world().get::<PathRequest>(m);
+                let path = app.world().get::<NavPath>(m);
+                match (request.map(|r| &r.goal), path) {
+                    (Some(PathGoal::OnMap { cell, .. }), _) => *cell,
+                    (None, Some(path)) => path.goal,
+                    other => panic!("{m}: no request: {other:?}"),
+                }
+            })
+            .collect();
+        goals.sort_unstable_by_key(|p| (p.y, p.x));
+        goals.dedup();
+        assert_eq!(goals.len(), 10_000, "goals shared");
+        let answered = |app: &App| {
+            members.iter().filter(|&&m| app.world().get::<NavPath>(m).is_some()).count()
+        };
+        let first = answered(&app);
+        for _ in 0..10 {
+            app.update();
+            assert!(messages::<PathFailed>(&app).is_empty());
+        }
+        let later = answered(&app);
+        println!(
+            "10,000-member order: {first} answered in the frame it was given, {later} ten frames on"
+        );
+        assert!(first < 10_000 && later > first, "answered {first}, then {later}");
+    }
+
     /// Cooperative agents in an app: spawned grid-locked at `cells` of the first map, each
     /// with its speed.
     fn spawn_cooperative(app: &mut App, cells: &[GridPos], speeds: &[f32]) -> Vec<Entity> {

@@ -72,11 +72,11 @@ pub(crate) fn slowest(speeds: impl Iterator<Item = f32>) -> Option<f32> {
 }
 
 /// Takes [`GroupPace`] off the members that arrived, stopped, or walk to another goal.
-pub(crate) fn end_group_paces(
-    mut commands: Commands,
-    paced: Query<(Entity, &GroupPace, Option<&NavPath>, Has<PathRequest>)>,
+fn end_group_paces(
+    commands: &mut Commands,
+    paced: &Query<(Entity, &GroupPace, Option<&NavPath>, Has<PathRequest>)>,
 ) {
-    for (entity, pace, path, requested) in &paced {
+    for (entity, pace, path, requested) in paced {
         let walking_there = path.is_some_and(|p| (p.goal_map, p.goal) == pace.goal);
         if !requested && !walking_there {
             commands.entity(entity).remove::<GroupPace>();
@@ -106,13 +106,16 @@ pub(crate) fn order_goals(
 }
 
 /// Gives new group orders: gathers the members' cells, places the formation, and puts each
-/// member's request on it.
+/// member's request on it (and its pace); takes the paces of earlier orders off where they
+/// are done ([`end_group_paces`]).
 pub(crate) fn give_group_orders(
     mut commands: Commands,
     orders: Query<(Entity, &GroupOrder), Added<GroupOrder>>,
     members: Query<(&Transform, Option<&PathFollower>)>,
     maps: Res<NavMaps>,
+    paced: Query<(Entity, &GroupPace, Option<&NavPath>, Has<PathRequest>)>,
 ) {
+    end_group_paces(&mut commands, &paced);
     for (order_entity, order) in &orders {
         let present: Vec<(Entity, Vec2)> = order
             .members

@@ -206,7 +206,6 @@ impl Plugin for NavCorePlugin {
             .init_resource::<RangeQueue>()
             .init_resource::<ObstacleCells>()
             .init_resource::<PathIndexes>()
-            .init_resource::<movement::CooperativePlans>()
             .init_resource::<NavDiagnostics>()
             .init_resource::<fields::FieldsToExtend>()
             .init_resource::<diagnostics::LastMove>()
@@ -272,10 +271,7 @@ impl Plugin for NavCorePlugin {
                         .chain()
                         .in_set(NavSet::Move),
                     // After the maps are in step; its requests are answered this frame.
-                    (groups::give_group_orders, groups::end_group_paces)
-                        .chain()
-                        .after(seams::keep_seams)
-                        .in_set(NavSet::SyncGrid),
+                    groups::give_group_orders.after(seams::keep_seams).in_set(NavSet::SyncGrid),
                 ),
             );
     }

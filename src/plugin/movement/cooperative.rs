@@ -47,8 +47,8 @@ pub struct Cooperative;
 /// The most agents of one map planned together; the rest walk plainly.
 pub const MAX_COOPERATIVE: usize = 512;
 
-/// The cooperative plans in play, a map each.
-#[derive(Resource, Default)]
+/// The cooperative plans in play, a map each (kept in the `PathIndexes` resource).
+#[derive(Default)]
 pub(crate) struct CooperativePlans {
     maps: HashMap<Entity, MapPlan>,
     /// Maps to plan again, and the frames each has waited for its agents' answers.
@@ -139,7 +139,7 @@ pub(crate) type CooperativeAgents<'w, 's> = Query<
 >;
 
 /// The grid-locked agents without [`Cooperative`] standing with no path nor request.
-type OthersStanding<'w, 's> = Query<
+pub(crate) type OthersStanding<'w, 's> = Query<
     'w,
     's,
     &'static GridLocked,
@@ -234,17 +234,17 @@ const MAX_BATCH_FRAMES: u32 = 8;
 /// them, keeps the plans in play up to date ([`keep_plans`]), plans the maps that need it
 /// ([`plan_map`]) once their agents' requests are answered, and writes the plans into the
 /// agents' paths.
-pub(crate) fn plan_cooperative(
-    maps: Res<NavMaps>,
-    mut plans: ResMut<CooperativePlans>,
-    mut agents: CooperativeAgents,
-    others: OthersStanding,
+pub(crate) fn plan_together_in_play(
+    maps: &NavMaps,
+    plans: &mut CooperativePlans,
+    agents: &mut CooperativeAgents,
+    others: &OthersStanding,
 ) {
-    let seen: Vec<Seen> = agents.iter_mut().map(|item| Seen::read(&item, &plans)).collect();
+    let seen: Vec<Seen> = agents.iter_mut().map(|item| Seen::read(&item, plans)).collect();
     if seen.is_empty() && plans.maps.is_empty() {
         return;
     }
-    for map in keep_plans(&mut plans, &seen) {
+    for map in keep_plans(plans, &seen) {
         plans.due.entry(map).or_insert(0);
     }
     let mut ready: Vec<Entity> = Vec::new();

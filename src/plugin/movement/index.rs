@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use bevy::prelude::*;
 
+use super::cooperative::CooperativePlans;
 use super::walkers::Walkers;
 use crate::grid::{GridPos, GridStamp};
 use crate::plugin::agent::NavPath;
@@ -14,9 +15,11 @@ use crate::plugin::map::{NavGeometry, NavMaps};
 /// Side of the square blocks of cells that [`PathIndex`] files paths under.
 const BLOCK: u32 = 16;
 
-/// Each map's [`PathIndex`], by map entity.
+/// Each map's [`PathIndex`], by map entity; and the cooperative plans in play. (One resource
+/// for both: in Bevy 0.19 a resource is an entity, and one more would renumber every entity a
+/// game spawns after the plugin, which changed how a seeded session plays.)
 #[derive(Resource, Default)]
-pub(crate) struct PathIndexes(pub(super) HashMap<Entity, PathIndex>);
+pub(crate) struct PathIndexes(pub(super) HashMap<Entity, PathIndex>, pub(super) CooperativePlans);
 
 /// Which agents' paths pass through each block of cells of one map, so that a grid change
 /// checks only the paths that pass near it: walking agents elsewhere pay nothing.

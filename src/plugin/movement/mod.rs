@@ -18,7 +18,7 @@ mod spatial_hash;
 mod walkers;
 
 pub use cooperative::{Cooperative, MAX_COOPERATIVE};
-pub(crate) use cooperative::{CooperativePlans, plan_cooperative};
+use cooperative::{CooperativeAgents, OthersStanding, plan_together_in_play};
 pub(crate) use walkers::Yielding;
 pub use walkers::{Avoidance, GridLocked};
 
@@ -152,7 +152,7 @@ pub(crate) fn follow_paths(
     mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Walkers,
     (standing, mut waiting, paces): (Standing, Waiting, Query<&'static GroupPace>),
-    (mut occupancy, mut locked_standing, mut plans): Locked,
+    (mut occupancy, mut locked_standing): Locked,
     ((links, mut stir), obstacles, teams): (
         (Query<(&'static NavLink, Has<NavSeam>)>, LinksStirred),
         Res<ObstacleCells>,
@@ -168,7 +168,7 @@ pub(crate) fn follow_paths(
     }
     tick_yielding(&mut commands, &mut waiting, dt);
     occupancy.gather(&maps, &mut agents, &mut locked_standing);
-    let indexes = &mut indexes.0;
+    let PathIndexes(indexes, plans) = &mut *indexes;
     let (check_all, moved) = update_indexes(indexes, &maps, removed.read(), &mut agents);
     let scene = Scene {
         maps: &maps,
@@ -294,9 +294,19 @@ pub(crate) fn follow_paths(
     last_move.0 = diagnostics.move_time;
 }
 
-/// What the movement system holds of grid-locked agents: the cells held, the agents standing,
-/// the cooperative plans.
-type Locked<'w, 's> = (Local<'s, Occupancy>, LockedStanding<'w, 's>, ResMut<'w, CooperativePlans>);
+/// Plans the cooperative agents of each map together when one of them has a new path (see
+/// [`Cooperative`]; the plans are kept in [`PathIndexes`]).
+pub(crate) fn plan_cooperative(
+    maps: Res<NavMaps>,
+    mut indexes: ResMut<PathIndexes>,
+    mut agents: CooperativeAgents,
+    others: OthersStanding,
+) {
+    plan_together_in_play(&maps, &mut indexes.1, &mut agents, &others);
+}
+
+/// What the movement system holds of grid-locked agents: the cells held, the agents standing.
+type Locked<'w, 's> = (Local<'s, Occupancy>, LockedStanding<'w, 's>);
 
 /// How fast an agent walks this frame: its follower's speed (0 if below 0 or not a number), no
 /// more than its group's pace (a `GroupPace` that is not a number is no limit).

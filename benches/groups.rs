@@ -15,7 +15,11 @@
 //!   frames' wall times, the cost of walking without a plan;
 //! - a group order of 10,000 members on a 200 x 200 map (`path::group_goals`, the slots a
 //!   `GroupOrder` gives in the frame it is spawned; best of three), against one search across
-//!   the same map (default options).
+//!   the same map (default options);
+//! - a marching group order (`GroupOrder::marching`) of 144 members (a 12 x 12 box, speeds 60
+//!   to 120) across a 96 x 64 map and a river with a bridge two tiles wide, against the same
+//!   order loose (each member its own path at its own speed, no avoidance), as many frames:
+//!   game time until all arrived, and the frames' wall times.
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -29,7 +33,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilemap_nav::path::{Formation, group_goals};
-use bevy_tilemap_nav::plugin::Cooperative;
+use bevy_tilemap_nav::plugin::{Cooperative, GroupOrder};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::plan_together;
 use common::best;
@@ -134,7 +138,59 @@ fn ten_thousand() {
     );
 }
 
+/// A group order of 144 over a river's bridge, marching or loose: frames until all arrived,
+/// how many did, and the frames' wall times.
+fn march(marching: bool) -> Run {
+    let mut grid = NavGrid::new(96, 64).expect("a grid");
+    grid.fill_rect(GridPos::new(0, 30), GridPos::new(95, 33), Cell::Blocked).expect("on it");
+    for x in [47, 48] {
+        grid.fill_rect(GridPos::new(x, 30), GridPos::new(x, 33), Cell::Passable { cost: 1 })
+            .expect("on it");
+    }
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(TilemapNavPlugin::default())
+        .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME));
+    app.world_mut().spawn(NavGridMap::square(grid, Vec2::splat(TILE)));
+    app.update();
+    let map = app.world().resource::<NavMaps>().first().expect("the map").clone();
+    let members: Vec<Entity> = (0..144u32)
+        .map(|i| {
+            let cell = GridPos::new(20 + (i % 12) * 2, 2 + (i / 12) * 2);
+            let at = Transform::from_translation(map.geometry.cell_to_world(cell).extend(1.0));
+            let speed = 60.0 + (i % 7) as f32 * 10.0;
+            app.world_mut().spawn((at, PathFollower::new(speed))).id()
+        })
+        .collect();
+    let goal = map.geometry.cell_to_world(GridPos::new(70, 50));
+    let order = GroupOrder { spacing: 2, ..GroupOrder::new(members.clone(), goal, Formation::Box) };
+    app.world_mut().spawn(if marching { order.marching() } else { order });
+    let (mut arrived, mut updates) = (0, Vec::new());
+    for frame in 0..12_000 {
+        let started = Instant::now();
+        app.update();
+        updates.push(started.elapsed());
+        let messages = app.world().resource::<Messages<Arrived>>();
+        arrived += messages.iter_current_update_messages().count();
+        if arrived == members.len() {
+            return Run { frames: frame + 1, arrived, updates };
+        }
+    }
+    Run { frames: 12_000, arrived, updates }
+}
+
 fn main() {
+    for marching in [true, false] {
+        let run = march(marching);
+        let (median, p99, worst) = spread(&run.updates);
+        println!(
+            "group order of 144 over a bridge, {}: {} arrived in {:.2} s of game time; frame \
+             update: median {median:.3} ms, p99 {p99:.3} ms, worst {worst:.3} ms",
+            if marching { "marching" } else { "loose" },
+            run.arrived,
+            run.frames as f32 * FRAME.as_secs_f32()
+        );
+    }
     let grid = tactics_grid();
     let (starts, goals, speeds) = shared::shuffle(&grid, UNITS);
     let alone = (0..UNITS)

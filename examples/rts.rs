@@ -1,13 +1,16 @@
 //! A strategy-game order: select units with a box, right click, and they go there as a group,
-//! each to its own cell of a formation round the point (`GroupOrder`), crossing the river by a
-//! narrow bridge. Soldiers walk slowly, scouts run.
+//! each to its own cell of a formation round the point (`GroupOrder`), marching in formation at
+//! the slowest one's pace, filing over the river's narrow bridge and forming again beyond it
+//! (`GroupOrder::marching`). Soldiers walk slowly, scouts run; M lets them go loose, each at
+//! its own speed by its own way.
 //!
 //! ```text
 //! cargo run --example rts
 //! ```
 //!
 //! Left drag: select the units inside the box (a click: one unit, or none). Right click: send
-//! the selection there. F: the next formation (box, line, packed). A: select every unit.
+//! the selection there. F: the next formation (box, line, packed). M: march in formation or
+//! go loose. A: select every unit.
 
 mod common;
 
@@ -84,6 +87,8 @@ struct Orders {
     /// Where a left drag began (world).
     drag_from: Option<Vec2>,
     formation: usize,
+    /// Orders go loose (each member its own way) rather than marching.
+    loose: bool,
     message: String,
 }
 
@@ -176,6 +181,9 @@ fn order(
     if keys.just_pressed(KeyCode::KeyF) {
         orders.formation = (orders.formation + 1) % FORMATIONS;
     }
+    if keys.just_pressed(KeyCode::KeyM) {
+        orders.loose = !orders.loose;
+    }
     for (entity, why) in &failed {
         orders.message = format!("Order not given: {why:?}");
         commands.entity(entity).despawn();
@@ -189,9 +197,11 @@ fn order(
         return;
     }
     let (name, shape) = formation(orders.formation);
-    orders.message = format!("{} units sent in a {name}.", members.len());
+    let how = if orders.loose { "loose" } else { "marching" };
+    orders.message = format!("{} units sent in a {name}, {how}.", members.len());
     // Two cells apart: room for their bodies to steer round each other as they settle.
-    commands.spawn(GroupOrder { spacing: 2, ..GroupOrder::new(members, goal, shape) });
+    let order = GroupOrder { spacing: 2, ..GroupOrder::new(members, goal, shape) };
+    commands.spawn(if orders.loose { order } else { order.marching() });
 }
 
 /// The selection box while dragging, and a ring under each selected unit.
@@ -217,8 +227,9 @@ fn show_status(
     mut text: Single<&mut Text, With<StatusText>>,
 ) {
     let (name, _) = formation(orders.formation);
+    let how = if orders.loose { "loose" } else { "marching" };
     text.0 = format!(
-        "Left drag: select   Right click: send them   A: all   F: formation ({name})\nBlue soldiers walk, yellow scouts run; {} selected. {}",
+        "Left drag: select   Right click: send them   A: all   F: formation ({name})   M: {how}\nBlue soldiers walk, yellow scouts run; {} selected. {}",
         selected.iter().count(),
         orders.message
     );

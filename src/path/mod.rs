@@ -4,6 +4,7 @@
 
 mod flee;
 mod formation;
+mod march;
 mod reach;
 mod smooth;
 mod wander;
@@ -12,6 +13,7 @@ pub use flee::{FleeOptions, flee, flee_avoiding};
 pub use formation::{
     ESTIMATED_LIMIT, EXACT_LIMIT, Formation, FormationError, best_assignment, group_goals,
 };
+pub use march::{March, Place, step_towards};
 pub use reach::{
     Reach, ReachSearch, ReachedCell, reachable, reachable_avoiding, reachable_from_any,
 };

@@ -5,8 +5,13 @@ use bevy::prelude::*;
 
 use crate::grid::GridPos;
 use crate::path::{Formation, FormationError, group_goals};
-use crate::plugin::agent::{NavPath, PathFollower, PathGoal, PathRequest};
-use crate::plugin::map::NavMaps;
+use crate::plugin::agent::{GroupPace, NavPath, PathFollower, PathGoal, PathRequest};
+use crate::plugin::map::{NavMap, NavMaps};
+#[cfg(doc)]
+use crate::plugin::march::MAX_MARCHING;
+use crate::plugin::march::{GroupMarch, Marcher, Marching, join_march, plan_march};
+use crate::plugin::movement::GridLocked;
+use crate::plugin::profiles::AgentKind;
 
 /// Spawn one to send `members` to `goal` (a world point) as a group: each member gets a
 /// [`PathRequest`] to its own cell of the `formation` round the goal, `spacing` cells apart,
@@ -39,12 +44,23 @@ pub struct GroupOrder {
     pub spacing: u32,
     /// Every member walks at the slowest member's speed until it arrives.
     pub same_pace: bool,
+    /// The group walks in formation: its members keep their slots round one anchor on the
+    /// way, file through what is too narrow and form again after it ([`GroupMarch`]).
+    pub marching: bool,
 }
 
 impl GroupOrder {
     /// `members` to `goal` in `formation`, side by side, each at its own speed.
     pub fn new(members: Vec<Entity>, goal: Vec2, formation: Formation) -> Self {
-        Self { members, goal, formation, spacing: 1, same_pace: false }
+        Self { members, goal, formation, spacing: 1, same_pace: false, marching: false }
+    }
+
+    /// The order walked in formation (see [`GroupMarch`]): members that are plain one-tile
+    /// walkers, not grid-locked, standing on the goal's map, at most [`MAX_MARCHING`], march
+    /// at the slowest one's speed; the rest (or all, when fewer than two can) walk as
+    /// without it.
+    pub fn marching(self) -> Self {
+        Self { marching: true, ..self }
     }
 
     /// The order with every member at the slowest member's speed.
@@ -53,32 +69,21 @@ impl GroupOrder {
     }
 }
 
-/// On a member of a [`GroupOrder`] given with `same_pace`: it walks no faster than `speed`
-/// (the slowest member's [`PathFollower::speed`]) while it walks to `goal`. The plugin takes
-/// it off when the member arrives, stops, or walks to another goal (a new request answered);
-/// a game may put one on any walker to slow it.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
-#[reflect(Component)]
-pub struct GroupPace {
-    /// The most it walks, in world units a second.
-    pub speed: f32,
-    /// The goal it walks to at this pace: its map and cell.
-    pub goal: (Entity, GridPos),
-}
-
 /// The slowest of `speeds` that is a number above 0 (none: `None`).
 pub(crate) fn slowest(speeds: impl Iterator<Item = f32>) -> Option<f32> {
     speeds.filter(|s| s.is_finite() && *s > 0.0).reduce(f32::min)
 }
 
+/// What a group pace's end is read from: the walker's path and whether it has a request or
+/// marches.
+type Paced =
+    (Entity, &'static GroupPace, Option<&'static NavPath>, Has<PathRequest>, Has<Marching>);
+
 /// Takes [`GroupPace`] off the members that arrived, stopped, or walk to another goal.
-fn end_group_paces(
-    commands: &mut Commands,
-    paced: &Query<(Entity, &GroupPace, Option<&NavPath>, Has<PathRequest>)>,
-) {
-    for (entity, pace, path, requested) in paced {
+fn end_group_paces(commands: &mut Commands, paced: &Query<Paced>) {
+    for (entity, pace, path, requested, marching) in paced {
         let walking_there = path.is_some_and(|p| (p.goal_map, p.goal) == pace.goal);
-        if !requested && !walking_there {
+        if !requested && !walking_there && !marching {
             commands.entity(entity).remove::<GroupPace>();
         }
     }
@@ -105,54 +110,104 @@ pub(crate) fn order_goals(
     group_goals(grid, &starts, goal, &order.formation, order.spacing)
 }
 
+/// What an order reads of a member: where it stands, its speed, whether it may march.
+type MemberData = (
+    &'static Transform,
+    Option<&'static PathFollower>,
+    Has<GridLocked>,
+    Option<&'static AgentKind>,
+);
+
+/// A member present for an order: its entity, where it stands, its speed, whether it is of a
+/// kind that marches (a plain one-tile walker, not grid-locked).
+type Present = (Entity, Vec2, Option<f32>, bool);
+
 /// Gives new group orders: gathers the members' cells, places the formation, and puts each
-/// member's request on it (and its pace); takes the paces of earlier orders off where they
-/// are done ([`end_group_paces`]).
+/// member's request on it (and its pace), or starts its march; takes the paces of earlier
+/// orders off where they are done ([`end_group_paces`]).
 pub(crate) fn give_group_orders(
     mut commands: Commands,
     orders: Query<(Entity, &GroupOrder), Added<GroupOrder>>,
-    members: Query<(&Transform, Option<&PathFollower>)>,
+    members: Query<MemberData>,
     maps: Res<NavMaps>,
-    paced: Query<(Entity, &GroupPace, Option<&NavPath>, Has<PathRequest>)>,
+    paced: Query<Paced>,
 ) {
     end_group_paces(&mut commands, &paced);
     for (order_entity, order) in &orders {
-        let present: Vec<(Entity, Vec2)> = order
+        let present: Vec<Present> = order
             .members
             .iter()
-            .filter_map(|&m| Some((m, members.get(m).ok()?.0.translation.truncate())))
+            .filter_map(|&m| {
+                let (place, follower, locked, kind) = members.get(m).ok()?;
+                let plain = !locked && kind.is_none_or(|k| *k == AgentKind::PLAIN);
+                Some((m, place.translation.truncate(), follower.map(|f| f.speed), plain))
+            })
             .collect();
-        let speeds = present.iter().filter_map(|(m, _)| Some(members.get(*m).ok()?.1?.speed));
-        let pace = slowest(speeds).filter(|_| order.same_pace);
-        let Some(map) = maps.at_world(order.goal) else {
-            commands.entity(order_entity).insert(GroupOrderFailed::NoMap);
-            continue;
-        };
-        let goal = match map.geometry.world_to_cell(order.goal) {
-            Ok(cell) => cell,
-            Err(_) => {
-                commands.entity(order_entity).insert(GroupOrderFailed::NoMap);
-                continue;
-            }
-        };
-        let starts: Vec<Option<GridPos>> =
-            present.iter().map(|(_, at)| map.geometry.world_to_cell(*at).ok()).collect();
-        match order_goals(&map.grid, &starts, goal, order) {
-            Ok(goals) => {
-                for ((member, _), cell) in present.iter().zip(goals) {
-                    let request = PathRequest::to(PathGoal::OnMap { map: map.entity, cell });
-                    let mut member = commands.entity(*member);
-                    member.insert(request);
-                    match pace {
-                        Some(speed) => member.insert(GroupPace { speed, goal: (map.entity, cell) }),
-                        None => member.remove::<GroupPace>(),
-                    };
-                }
-                commands.entity(order_entity).despawn();
-            }
-            Err(e) => {
-                commands.entity(order_entity).insert(GroupOrderFailed::Formation(e));
+        match give(&mut commands, order_entity, order, &present, &maps) {
+            Ok(true) => {}
+            Ok(false) => commands.entity(order_entity).despawn(),
+            Err(why) => {
+                commands.entity(order_entity).insert(why);
             }
         }
     }
+}
+
+/// Gives one order to the members `present`: `Ok(true)` when some of them march (the order
+/// entity then carries the [`GroupMarch`]).
+fn give(
+    commands: &mut Commands,
+    order_entity: Entity,
+    order: &GroupOrder,
+    present: &[Present],
+    maps: &NavMaps,
+) -> Result<bool, GroupOrderFailed> {
+    let pace = slowest(present.iter().filter_map(|p| p.2)).filter(|_| order.same_pace);
+    let map = maps.at_world(order.goal).ok_or(GroupOrderFailed::NoMap)?;
+    let goal = map.geometry.world_to_cell(order.goal).map_err(|_| GroupOrderFailed::NoMap)?;
+    let starts: Vec<Option<GridPos>> =
+        present.iter().map(|p| map.geometry.world_to_cell(p.1).ok()).collect();
+    let goals =
+        order_goals(&map.grid, &starts, goal, order).map_err(GroupOrderFailed::Formation)?;
+    let march = order.marching.then(|| march_of(map, present, &starts, &goals, order)).flatten();
+    for ((member, ..), &cell) in present.iter().zip(&goals) {
+        let marching_to = march.as_ref().and_then(|m| m.goal_of(*member));
+        let cell = marching_to.unwrap_or(cell);
+        if marching_to.is_some() {
+            join_march(commands, *member, order_entity);
+        } else {
+            let request = PathRequest::to(PathGoal::OnMap { map: map.entity, cell });
+            commands.entity(*member).insert(request);
+        }
+        match pace {
+            Some(speed) => {
+                commands.entity(*member).insert(GroupPace { speed, goal: (map.entity, cell) })
+            }
+            None => commands.entity(*member).remove::<GroupPace>(),
+        };
+    }
+    let Some(march) = march else { return Ok(false) };
+    commands.entity(order_entity).insert(march);
+    Ok(true)
+}
+
+/// The march of the members of `present` that may march (of a plain kind, with a speed,
+/// standing on `map`), to their `goals`.
+fn march_of(
+    map: &NavMap,
+    present: &[Present],
+    starts: &[Option<GridPos>],
+    goals: &[GridPos],
+    order: &GroupOrder,
+) -> Option<GroupMarch> {
+    let marchers: Vec<Marcher> = present
+        .iter()
+        .zip(starts)
+        .zip(goals)
+        .filter_map(|(((entity, at, speed, plain), start), &goal)| {
+            let speed = speed.filter(|s| s.is_finite() && *s > 0.0 && *plain && start.is_some())?;
+            Some(Marcher { entity: *entity, at: *at, speed, goal })
+        })
+        .collect();
+    plan_march(map, &marchers, map.geometry.world_to_cell(order.goal).ok()?)
 }

@@ -32,6 +32,7 @@ mod fields;
 mod groups;
 mod link;
 mod map;
+mod march;
 mod movement;
 mod per_agent;
 mod precompute;
@@ -48,6 +49,7 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
+pub use agent::GroupPace;
 pub use agent::{
     Arrival, Arrived, Blocks, NavError, NavObstacle, NavPath, NavTeam, OnNavMap, PathFailed,
     PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, TraceSearch, TracedSearch,
@@ -55,13 +57,14 @@ pub use agent::{
 };
 pub use diagnostics::NavDiagnostics;
 pub use fields::{FollowField, NavField};
-pub use groups::{GroupOrder, GroupOrderFailed, GroupPace};
+pub use groups::{GroupOrder, GroupOrderFailed};
 pub use link::{LinkCrossed, LinkEnd, NavLink};
 pub use map::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
     NavMapReady, NavMaps, NavTilemap, NavTopology, TileEdges, TileNav, TileRules, TileTerrain,
     TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
 };
+pub use march::{GroupMarch, LOST_AFTER, MAX_MARCHING, Marching};
 pub use movement::{Avoidance, Cooperative, GridLocked, MAX_COOPERATIVE};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
@@ -236,6 +239,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<GridLocked>()
             .register_type::<Cooperative>()
             .register_type::<GroupPace>()
+            .register_type::<Marching>()
             .register_type::<NavLink>()
             .register_type::<NavSeam>()
             .register_type::<OnNavMap>()
@@ -267,7 +271,12 @@ impl Plugin for NavCorePlugin {
                     )
                         .chain()
                         .in_set(PathfindStep::Answer),
-                    (movement::plan_cooperative, follow_paths, fields::walk_fields)
+                    (
+                        movement::plan_cooperative,
+                        follow_paths,
+                        fields::walk_fields,
+                        march::march_groups,
+                    )
                         .chain()
                         .in_set(NavSet::Move),
                     // After the maps are in step; its requests are answered this frame.

@@ -12,9 +12,10 @@
 //! the horizon: for hundreds of units on a tactics-sized map, not thousands on a big one.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
 
+use super::linked::{MixMap, MixSet};
 use crate::grid::{GridPos, NavGrid};
 
 /// Why units could not be planned together.
@@ -68,13 +69,13 @@ impl std::error::Error for CooperativeError {}
 #[derive(Default)]
 struct Reservations {
     /// (cell, tick) -> held by a unit planned so far.
-    cells: HashSet<(u32, u32)>,
+    cells: MixSet<(u32, u32)>,
     /// Cell -> the unit not planned yet that starts on it.
-    starts: HashMap<u32, usize>,
+    starts: MixMap<u32, usize>,
     /// Cell -> the last tick anyone is in it.
-    last: HashMap<u32, u32>,
+    last: MixMap<u32, u32>,
     /// Cell -> the tick from which a unit parked on it stays for good.
-    parked: HashMap<u32, u32>,
+    parked: MixMap<u32, u32>,
 }
 
 impl Reservations {
@@ -252,11 +253,14 @@ fn space_time_path(
     let others_start = taken.starts.get(&to).is_some_and(|&u| u != me);
     let last = taken.last.get(&to).copied().or(others_start.then_some(0));
     let after_everyone = last.map_or(0, |t| t + 2);
+    // Open states by their estimate, the later tick first among equal estimates (deeper
+    // first: far fewer states than breadth among the many ties waiting makes).
     let mut open = BinaryHeap::new();
-    let mut came: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
-    open.push(Reverse((distance[from as usize], 0u32, from)));
+    let mut came: MixMap<(u32, u32), (u32, u32)> = MixMap::default();
+    open.push(Reverse((distance[from as usize], u32::MAX, from)));
     came.insert((from, 0), (u32::MAX, 0));
-    while let Some(Reverse((_, tick, cell))) = open.pop() {
+    while let Some(Reverse((_, later, cell))) = open.pop() {
+        let tick = u32::MAX - later;
         if cell == to && tick >= after_everyone {
             let mut path = vec![cell];
             let mut at = (cell, tick);
@@ -284,7 +288,7 @@ fn space_time_path(
                 continue;
             }
             came.insert((n, t), (cell, tick));
-            open.push(Reverse((t + distance[n as usize], t, n)));
+            open.push(Reverse((t + distance[n as usize], u32::MAX - t, n)));
         }
     }
     None

@@ -553,9 +553,349 @@ mod in_an_app {
         }
     }
 
+    /// A marching group in an app: `members` spawned at `cells` with `speeds`, ordered to `goal`
+    /// in a box (`marching` or not); returns the members and the order entity.
+    fn order_box(
+        app: &mut App,
+        cells: &[GridPos],
+        speeds: &[f32],
+        goal: GridPos,
+        marching: bool,
+    ) -> (Vec<Entity>, Entity) {
+        let members: Vec<Entity> = cells
+            .iter()
+            .zip(speeds)
+            .map(|(&cell, &speed)| {
+                let place =
+                    Transform::from_translation(crate::tilemap::centre(app, cell).extend(1.0));
+                app.world_mut().spawn((place, PathFollower::new(speed))).id()
+            })
+            .collect();
+        let order =
+            GroupOrder::new(members.clone(), crate::tilemap::centre(app, goal), Formation::Box);
+        let order = if marching { order.marching() } else { order };
+        let order = app.world_mut().spawn(order).id();
+        (members, order)
+    }
+
+    /// The most any member strays from its slot, the shape measured against the first
+    /// member (member `i`'s place less member 0's, against slot `i` less slot 0), in tiles.
+    fn shape_error(app: &App, members: &[Entity], slots: &[Vec2]) -> f32 {
+        let at = |m: Entity| app.world().get::<Transform>(m).unwrap().translation.truncate();
+        let first = at(members[0]);
+        (1..members.len())
+            .map(|i| ((at(members[i]) - first) - (slots[i] - slots[0])).length() / TILE)
+            .fold(0.0, f32::max)
+    }
+
+    /// Nine members in a box, two speeds (60 and 150), marching across open ground: from the
+    /// moment they have formed until the anchor is at the goal, every member's place measured
+    /// from the first's is its slot's within half a tile; all arrive at cells of their own.
+    /// The same order not marching strays by more than a tile (the fast ones run ahead).
+    #[test]
+    fn a_marching_group_keeps_its_shape_on_open_ground() {
+        use bevy_tilemap_nav::plugin::{GroupMarch, Marching};
+        let rows = vec!["........................................"; 16];
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let starts: Vec<GridPos> = (0..9).map(|i| GridPos::new(3 + i % 3, 7 + i / 3)).collect();
+        let speeds: Vec<f32> = (0..9).map(|i| if i % 2 == 0 { 60.0 } else { 150.0 }).collect();
+        let goal = GridPos::new(32, 8);
+        for marching in [true, false] {
+            let (members, order) = order_box(&mut app, &starts, &speeds, goal, marching);
+            app.update();
+            let slots: Vec<Vec2> = match app.world().get::<GroupMarch>(order) {
+                Some(group) => group.march().slots().to_vec(),
+                None => {
+                    assert!(!marching, "the order marches");
+                    // The slots the plain order gave: its goal cells less the goal's.
+                    let cells: Vec<GridPos> = members
+                        .iter()
+                        .map(|&m| app.world().get::<NavPath>(m).expect("answered at once").goal)
+                        .collect();
+                    let centre = crate::tilemap::centre(&app, goal);
+                    cells.iter().map(|&c| crate::tilemap::centre(&app, c) - centre).collect()
+                }
+            };
+            assert_eq!(members.iter().all(|&m| app.world().get::<Marching>(m).is_some()), marching);
+            let (mut worst, mut arrived) = (0.0f32, Vec::new());
+            for frame in 0..900 {
+                app.update();
+                arrived.extend(messages::<Arrived>(&app).iter().map(|a| (a.entity, a.cell)));
+                assert!(messages::<PathFailed>(&app).is_empty());
+                let on_the_way = app.world().get::<GroupMarch>(order).map(|g| {
+                    let m = g.march();
+                    m.travelled() > 3.0 * TILE && !m.is_done()
+                });
+                // Not marching: the way from the start's first second to the first arrival.
+                let measured = on_the_way.unwrap_or(!marching && frame > 60 && arrived.is_empty());
+                if measured {
+                    worst = worst.max(shape_error(&app, &members, &slots));
+                }
+                if arrived.len() == members.len() {
+                    break;
+                }
+            }
+            assert_eq!(arrived.len(), 9, "marching {marching}: {arrived:?}");
+            let mut cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
+            cells.sort_unstable_by_key(|p| (p.y, p.x));
+            cells.dedup();
+            assert_eq!(cells.len(), 9);
+            if marching {
+                assert!(worst <= 0.5, "strayed {worst} tiles from the shape");
+                assert!(app.world().get_entity(order).is_err(), "the order is despawned");
+            } else {
+                assert!(worst > 1.0, "not marching kept the shape: {worst}");
+            }
+            for m in members {
+                app.world_mut().despawn(m);
+            }
+        }
+    }
+
+    /// Six members march across a river by a one-tile bridge: on the bridge they go in file
+    /// (never two within half a tile of each other there, every frame), some file while others
+    /// keep their slots, and beyond it they form again and arrive at cells of their own round
+    /// the goal.
+    #[test]
+    fn a_marching_group_files_over_a_bridge_and_forms_again() {
+        use bevy_tilemap_nav::plugin::GroupMarch;
+        let mut rows = vec!["..............................."; 20];
+        for row in rows.iter_mut().take(11).skip(8) {
+            *row = "###############.###############";
+        }
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let starts: Vec<GridPos> = (0..6).map(|i| GridPos::new(13 + i % 3, 2 + i / 3)).collect();
+        let speeds = [80.0, 120.0, 80.0, 120.0, 80.0, 120.0];
+        let goal = GridPos::new(15, 16);
+        let on_bridge = |p: Vec2| (8.5 * TILE..=11.5 * TILE).contains(&p.y);
+        {
+            let marching = true;
+            let (members, order) = order_box(&mut app, &starts, &speeds, goal, marching);
+            let (mut closest, mut filed, mut arrived) = (f32::INFINITY, false, Vec::new());
+            for _ in 0..1500 {
+                app.update();
+                arrived.extend(messages::<Arrived>(&app).iter().map(|a| (a.entity, a.cell)));
+                assert!(messages::<PathFailed>(&app).is_empty());
+                let at: Vec<Vec2> = members
+                    .iter()
+                    .map(|&m| app.world().get::<Transform>(m).unwrap().translation.truncate())
+                    .collect();
+                let bridge: Vec<Vec2> = at.iter().copied().filter(|&p| on_bridge(p)).collect();
+                for (i, a) in bridge.iter().enumerate() {
+                    for b in &bridge[i + 1..] {
+                        closest = closest.min(a.distance(*b) / TILE);
+                    }
+                }
+                if let Some(group) = app.world().get::<GroupMarch>(order) {
+                    let maps = app.world().resource::<NavMaps>();
+                    let grid = &maps.first().unwrap().grid;
+                    let open = |p: Vec2| {
+                        let c =
+                            GridPos::new((p.x / TILE).round() as u32, (p.y / TILE).round() as u32);
+                        grid.is_passable(c)
+                    };
+                    // Where the formation meets the river, some slots fall in the water.
+                    let anchor = group.march().anchor();
+                    let shut = group.march().slots().iter().filter(|&&s| !open(anchor + s)).count();
+                    filed |= shut > 0 && shut < 6;
+                }
+                if arrived.len() == members.len() {
+                    break;
+                }
+            }
+            assert_eq!(arrived.len(), 6, "{arrived:?}");
+            {
+                assert!(filed, "the formation never met the bridge");
+                assert!(closest >= 0.5, "two on the bridge {closest} tiles apart");
+                let mut cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
+                assert!(cells.iter().all(|c| c.y >= 14 && c.x.abs_diff(15) <= 1), "{cells:?}");
+                cells.sort_unstable_by_key(|p| (p.y, p.x));
+                cells.dedup();
+                assert_eq!(cells.len(), 6);
+            }
+        }
+    }
+
+    /// A march played at: a member despawned, one given a speed of 0, one sent elsewhere by a
+    /// request, two re-ordered with a newcomer into a second march, one moved to NaN. Nobody is
+    /// lost: those still marching, the re-ordered and the one sent elsewhere arrive, the one
+    /// at NaN is told its request failed, both orders are gone once done, and nothing panics.
+    #[test]
+    fn a_march_survives_its_members_leaving_joining_and_being_re_ordered() {
+        use bevy_tilemap_nav::plugin::{GroupMarch, Marching};
+        let rows = vec!["........................................"; 24];
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let starts: Vec<GridPos> = (0..8).map(|i| GridPos::new(3 + i % 3, 3 + i / 3)).collect();
+        let (members, first) =
+            order_box(&mut app, &starts, &[100.0; 8], GridPos::new(34, 20), true);
+        for _ in 0..40 {
+            app.update();
+        }
+        assert!(app.world().get::<GroupMarch>(first).is_some());
+        app.world_mut().despawn(members[0]);
+        app.world_mut().get_mut::<PathFollower>(members[1]).unwrap().speed = 0.0;
+        let elsewhere = PathGoal::Tile(GridPos::new(2, 20));
+        app.world_mut().entity_mut(members[2]).insert(PathRequest::to(elsewhere));
+        let newcomer = app
+            .world_mut()
+            .spawn((Transform::from_xyz(8.0 * TILE, 12.0 * TILE, 1.0), PathFollower::new(90.0)))
+            .id();
+        let goal = crate::tilemap::centre(&app, GridPos::new(20, 3));
+        let again = vec![members[3], members[4], newcomer];
+        let second = app
+            .world_mut()
+            .spawn(GroupOrder::new(again.clone(), goal, Formation::Packed).marching())
+            .id();
+        app.world_mut().get_mut::<Transform>(members[5]).unwrap().translation.x = f32::NAN;
+        let (mut arrived, mut failed) = (Vec::new(), Vec::new());
+        for _ in 0..1500 {
+            app.update();
+            arrived.extend(messages::<Arrived>(&app).iter().map(|a| a.entity));
+            failed.extend(messages::<PathFailed>(&app).iter().map(|f| f.entity));
+        }
+        for m in [members[2], members[3], members[4], newcomer, members[6], members[7]] {
+            assert!(
+                arrived.contains(&m),
+                "{m} did not arrive: {arrived:?}, failed {failed:?}, members {members:?} {newcomer}"
+            );
+        }
+        assert!(failed.contains(&members[5]), "{failed:?}");
+        assert!(app.world().get_entity(first).is_err() && app.world().get_entity(second).is_err());
+        let marching = |m: Entity| app.world().get::<Marching>(m).is_some();
+        assert!(!members[1..].iter().any(|&m| marching(m)) && !marching(newcomer));
+        let cell_of = |m: Entity| {
+            let p = app.world().get::<Transform>(m).unwrap().translation;
+            GridPos::new((p.x / TILE).round() as u32, (p.y / TILE).round() as u32)
+        };
+        assert_eq!(cell_of(members[2]), GridPos::new(2, 20));
+        assert!(
+            again.iter().all(|&m| cell_of(m).x.abs_diff(20) <= 1 && cell_of(m).y.abs_diff(3) <= 1)
+        );
+    }
+
+    /// A long random session of marching orders over a river with two bridges: every 40 frames
+    /// a random selection (two to twelve, some already marching) is sent marching to a random
+    /// point, or a member is despawned (and another spawned), sent elsewhere by a request, or
+    /// given a speed of 0, NaN or its own again. Every frame: each member marked `Marching`
+    /// is one of the members of the order it names, and no marching member stands in the
+    /// water. At the end, with no more orders, every march ends: nobody marches, no order
+    /// entity is left, and every member with a speed stands on dry land.
+    #[test]
+    fn random_marching_sessions_keep_their_marks_and_stay_on_land() {
+        use bevy_tilemap_nav::plugin::{GroupMarch, Marching};
+        let mut rows = vec!["........................................"; 30];
+        for row in rows.iter_mut().take(16).skip(13) {
+            *row = "########.#####################..########";
+        }
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let dry = |p: Vec2| {
+            let (x, y) = ((p.x / TILE).round() as i64, (p.y / TILE).round() as i64);
+            let row = 29 - y;
+            (0..40).contains(&x)
+                && (0..30).contains(&row)
+                && rows[row as usize].as_bytes()[x as usize] == b'.'
+        };
+        let mut rng = crate::support::Rng(0x6_0301);
+        let spawn = |app: &mut App, rng: &mut crate::support::Rng| loop {
+            let (x, y) = (rng.below(40), rng.below(30));
+            let at = Vec2::new(x as f32 * TILE, y as f32 * TILE);
+            if dry(at) {
+                let speed = 40.0 + rng.below(120) as f32;
+                break app
+                    .world_mut()
+                    .spawn((Transform::from_translation(at.extend(1.0)), PathFollower::new(speed)))
+                    .id();
+            }
+        };
+        let mut members: Vec<Entity> = (0..24).map(|_| spawn(&mut app, &mut rng)).collect();
+        let check = |app: &mut App, frame: usize| {
+            let mut marching = app.world_mut().query::<(Entity, &Marching, &Transform)>();
+            let marks: Vec<(Entity, Entity, Vec2)> = marching
+                .iter(app.world())
+                .map(|(e, m, t)| (e, m.order, t.translation.truncate()))
+                .collect();
+            for (member, order, at) in marks {
+                let group = app.world().get::<GroupMarch>(order);
+                let listed = group.is_some_and(|g| g.members().any(|m| m == member));
+                assert!(listed, "frame {frame}: {member} marks {order}, which does not list it");
+                assert!(
+                    !at.is_finite() || dry(at),
+                    "frame {frame}: {member} marching in the water at {at}"
+                );
+            }
+        };
+        for frame in 0..3000 {
+            if frame % 40 == 0 && frame < 2400 {
+                let pick = |rng: &mut crate::support::Rng, members: &[Entity]| {
+                    members[rng.below(members.len() as u32) as usize]
+                };
+                match rng.below(6) {
+                    0..=2 => {
+                        let n = 2 + rng.below(11) as usize;
+                        let mut chosen: Vec<Entity> =
+                            (0..n).map(|_| pick(&mut rng, &members)).collect();
+                        chosen.sort();
+                        chosen.dedup();
+                        let goal =
+                            Vec2::new(rng.below(40) as f32 * TILE, rng.below(30) as f32 * TILE);
+                        let shape =
+                            [Formation::Box, Formation::Packed, Formation::Line { facing: (0, 1) }]
+                                [rng.below(3) as usize]
+                                .clone();
+                        app.world_mut().spawn(GroupOrder::new(chosen, goal, shape).marching());
+                    }
+                    3 => {
+                        let i = rng.below(members.len() as u32) as usize;
+                        app.world_mut().despawn(members[i]);
+                        members[i] = spawn(&mut app, &mut rng);
+                    }
+                    4 => {
+                        let to = GridPos::new(rng.below(40), rng.below(30));
+                        app.world_mut()
+                            .entity_mut(pick(&mut rng, &members))
+                            .insert(PathRequest::to(PathGoal::Tile(to)));
+                    }
+                    _ => {
+                        let speed = [0.0, f32::NAN, 90.0][rng.below(3) as usize];
+                        app.world_mut()
+                            .get_mut::<PathFollower>(pick(&mut rng, &members))
+                            .unwrap()
+                            .speed = speed;
+                    }
+                }
+            }
+            app.update();
+            // Orders that could not be given (a goal in the water, off the map) are the game's
+            // to despawn.
+            let mut failed = app.world_mut().query_filtered::<Entity, With<GroupOrderFailed>>();
+            let failed: Vec<Entity> = failed.iter(app.world()).collect();
+            for order in failed {
+                app.world_mut().despawn(order);
+            }
+            check(&mut app, frame);
+        }
+        let mut marching = app.world_mut().query::<&Marching>();
+        assert_eq!(marching.iter(app.world()).count(), 0, "still marching at the end");
+        let mut orders = app.world_mut().query::<&GroupOrder>();
+        assert_eq!(orders.iter(app.world()).count(), 0, "orders left at the end");
+        for &m in &members {
+            let at = app.world().get::<Transform>(m).unwrap().translation.truncate();
+            assert!(dry(at), "{m} ended in the water at {at}");
+        }
+    }
+
     /// One order of 10,000 members on a 200 x 200 map: given in the frame it is spawned (every
     /// member has its request, each to a cell of its own), the requests answered over the
-    /// frames that follow within the search budget (not all at once), none failing.
+    /// frames that follow within the search budget (not all at once), none failing. Asked to
+    /// march, an order this large walks loose.
     #[test]
     fn an_order_of_ten_thousand_is_given_at_once_and_answered_over_frames() {
         use bevy_tilemap_nav::plugin::NavGridMap;
@@ -571,8 +911,14 @@ mod in_an_app {
                 app.world_mut().spawn((place, PathFollower::new(100.0))).id()
             })
             .collect();
-        app.world_mut().spawn(GroupOrder::new(members.clone(), at(150, 100), Formation::Packed));
+        // Asked to march: more than `MAX_MARCHING`, so they walk loose (each its request).
+        let order = GroupOrder::new(members.clone(), at(150, 100), Formation::Packed).marching();
+        app.world_mut().spawn(order);
         app.update();
+        let marching = bevy_tilemap_nav::plugin::MAX_MARCHING;
+        assert!(members.len() > marching);
+        let mut marchers = app.world_mut().query::<&bevy_tilemap_nav::plugin::Marching>();
+        assert_eq!(marchers.iter(app.world()).count(), 0);
         let mut goals: Vec<GridPos> = members
             .iter()
             .map(|&m| {

@@ -578,3 +578,16 @@ pub(crate) struct PlannedOn(pub(crate) GridStamp);
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct Replanning;
+
+/// On a member of a [`GroupOrder`](crate::plugin::GroupOrder) given with `same_pace`: it walks no faster than `speed`
+/// (the slowest member's [`PathFollower::speed`]) while it walks to `goal`. The plugin takes
+/// it off when the member arrives, stops, or walks to another goal (a new request answered);
+/// a game may put one on any walker to slow it.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct GroupPace {
+    /// The most it walks, in world units a second.
+    pub speed: f32,
+    /// The goal it walks to at this pace: its map and cell.
+    pub goal: (Entity, GridPos),
+}

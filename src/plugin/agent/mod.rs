@@ -9,8 +9,9 @@ mod targets;
 mod tell;
 
 pub use components::{
-    Arrival, Arrived, NavError, NavPath, OnNavMap, PathFailed, PathFollower, PathGoal, PathLeg,
-    PathRequest, Replanning, TraceSearch, TracedSearch, WAIT_RETRY_SECONDS, WhenUnreachable,
+    Arrival, Arrived, GroupPace, NavError, NavPath, OnNavMap, PathFailed, PathFollower, PathGoal,
+    PathLeg, PathRequest, Replanning, TraceSearch, TracedSearch, WAIT_RETRY_SECONDS,
+    WhenUnreachable,
 };
 pub(crate) use components::{PlannedOn, agent_map};
 pub use obstacles::{Blocks, NavObstacle, NavTeam, TeamSet};

@@ -30,15 +30,15 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 
 use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{
-    Arrival, NavError, NavPath, NavTeam, ObstacleCells, PathFollower, PathGoal, PathRequest,
-    Replanning, Tell, WhenUnreachable, agent_start, blocks_agent, corner_indices, join_within,
-    rederive_points, stand_in, stands_on,
+    Arrival, GroupPace, NavError, NavPath, NavTeam, ObstacleCells, PathFollower, PathGoal,
+    PathRequest, Replanning, Tell, WhenUnreachable, agent_start, blocks_agent, corner_indices,
+    join_within, rederive_points, stand_in, stands_on,
 };
 #[cfg(doc)]
 use crate::plugin::agent::{Arrived, PathFailed};
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
-use crate::plugin::groups::GroupPace;
+
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
 use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
 use crate::plugin::seams::NavSeam;

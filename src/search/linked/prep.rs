@@ -22,7 +22,7 @@ use crate::grid::{CellIndex, GridPos, GridStamp, NavGrid};
 /// multiply-rotate mix per word. Not for keys an adversary picks (std's SipHash is, and costs
 /// several times more per lookup, which the search makes once per cell it expands).
 #[derive(Default, Clone, Copy)]
-pub(super) struct Mix(u64);
+pub(crate) struct Mix(u64);
 
 impl Hasher for Mix {
     fn finish(&self) -> u64 {
@@ -44,8 +44,8 @@ impl Hasher for Mix {
     }
 }
 
-pub(super) type MixMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
-pub(super) type MixSet<K> = HashSet<K, BuildHasherDefault<Mix>>;
+pub(crate) type MixMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
+pub(crate) type MixSet<K> = HashSet<K, BuildHasherDefault<Mix>>;
 
 /// The cells of `cells` on grid `map`.
 pub(super) fn on_map(cells: &[MapPos], map: usize) -> Vec<GridPos> {

@@ -12,6 +12,7 @@ use crate::plugin::march::MAX_MARCHING;
 use crate::plugin::march::{GroupMarch, Marcher, Marching, join_march, plan_march};
 use crate::plugin::movement::GridLocked;
 use crate::plugin::profiles::AgentKind;
+use crate::plugin::pursuit::Pursuit;
 
 /// Spawn one to send `members` to `goal` (a world point) as a group: each member gets a
 /// [`PathRequest`] to its own cell of the `formation` round the goal, `spacing` cells apart,
@@ -176,8 +177,10 @@ fn give(
         if marching_to.is_some() {
             join_march(commands, *member, order_entity);
         } else {
+            // Sent elsewhere: a chase or a flight it was on ends (a request for a cell of a
+            // map is what the plugin's own re-plans ask, and would keep it).
             let request = PathRequest::to(PathGoal::OnMap { map: map.entity, cell });
-            commands.entity(*member).insert(request);
+            commands.entity(*member).remove::<Pursuit>().insert(request);
         }
         match pace {
             Some(speed) => {

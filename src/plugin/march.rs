@@ -9,6 +9,7 @@ use crate::grid::GridPos;
 use crate::path::{March, Place, best_assignment, smooth_path, step_towards};
 use crate::plugin::agent::{NavPath, PathFollower, PathGoal, PathRequest, Replanning};
 use crate::plugin::map::{NavMap, NavMaps};
+use crate::plugin::pursuit::Pursuit;
 use crate::search::{PathQuery, Pathfinder};
 
 /// The most members an order marches; a larger order's members walk to their cells each by
@@ -35,14 +36,26 @@ pub struct Marching {
 #[derive(Component, Clone, Debug)]
 pub struct GroupMarch {
     march: March,
-    /// Each slot's member (`None`: it left the march), its goal cell, how long it has had no
-    /// straight way to its place, and how long it has waited for others to make room.
-    members: Vec<(Option<Entity>, GridPos, f32, f32)>,
+    /// Each slot's member.
+    members: Vec<Member>,
     map: Entity,
     /// The anchor's most speed: the slowest member's.
     pace: f32,
     /// A cell's width in the world (how close counts as in place).
     tile: f32,
+}
+
+/// A slot of a march and who walks it.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    /// `None`: it left the march.
+    entity: Option<Entity>,
+    /// The cell it walks onto at the end.
+    goal: GridPos,
+    /// How long it has had no straight way to its place or the route, in seconds.
+    unseen: f32,
+    /// How long it has waited for others to make room, in seconds.
+    waited: f32,
 }
 
 impl GroupMarch {
@@ -53,12 +66,12 @@ impl GroupMarch {
 
     /// The members still marching.
     pub fn members(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.members.iter().filter_map(|m| m.0)
+        self.members.iter().filter_map(|m| m.entity)
     }
 
     /// The goal cell `member` marches to.
     pub fn goal_of(&self, member: Entity) -> Option<GridPos> {
-        self.members.iter().find(|m| m.0 == Some(member)).map(|m| m.1)
+        self.members.iter().find(|m| m.entity == Some(member)).map(|m| m.goal)
     }
 
     /// The map it marches on.
@@ -118,7 +131,11 @@ pub(crate) fn plan_march(map: &NavMap, marchers: &[Marcher], goal: GridPos) -> O
     // In file one cell apart, whatever the formation's spacing.
     let march = March::new(route, slots, tile)?;
     let pace = marchers.iter().map(|m| m.speed).fold(f32::INFINITY, f32::min);
-    let members = marchers.iter().zip(goals).map(|(m, g)| (Some(m.entity), g, 0.0, 0.0)).collect();
+    let members = marchers
+        .iter()
+        .zip(goals)
+        .map(|(m, g)| Member { entity: Some(m.entity), goal: g, unseen: 0.0, waited: 0.0 })
+        .collect();
     (pace.is_finite() && pace > 0.0 && tile > 0.0).then_some(GroupMarch {
         march,
         members,
@@ -178,10 +195,9 @@ pub(crate) enum Stride {
 
 impl GroupMarch {
     /// One frame of `dt` seconds: each member (`at[i]`: where it stands and its speed, `None`
-    /// gone) steps towards its place, in file order, never closer than half a cell to a member
-    /// before it in the file than it was (it waits, and after [`LOST_AFTER`] seconds of
-    /// waiting walks on);
-    /// one with no straight way to its place walks the route towards the anchor, as far
+    /// gone) steps towards its place, in file order (straight, else turned round whoever is in
+    /// the way), never closer than half a cell to another member than it was (else it waits,
+    /// and after [`LOST_AFTER`] seconds of waiting walks on); one with no straight way to its place walks the route towards the anchor, as far
     /// along as it sees. The anchor walks on at the pace while the formation keeps up (slower
     /// as the member in formation furthest from its slot falls behind, standing while it is
     /// two cells off; members in file, or with no straight way to their slots, do not hold it).
@@ -207,8 +223,8 @@ impl GroupMarch {
         };
         for i in self.march.file_order() {
             let member = &mut self.members[i];
-            let Some((pos, speed)) = at[i].filter(|_| member.0.is_some()) else {
-                member.0 = None;
+            let Some((pos, speed)) = at[i].filter(|_| member.entity.is_some()) else {
+                member.entity = None;
                 now[i] = None;
                 continue;
             };
@@ -218,10 +234,11 @@ impl GroupMarch {
             } else {
                 along_route(&self.march, map, pos)
             };
-            member.2 = if target.is_some() { 0.0 } else { member.2 + dt };
+            member.unseen = if target.is_some() { 0.0 } else { member.unseen + dt };
             // Lost, on no number, or with no speed to keep up (the march would wait for it).
-            if !pos.is_finite() || member.2 > LOST_AFTER || !(speed.is_finite() && speed > 0.0) {
-                member.0 = None;
+            if !pos.is_finite() || member.unseen > LOST_AFTER || !(speed.is_finite() && speed > 0.0)
+            {
+                member.entity = None;
                 now[i] = None;
                 continue;
             }
@@ -236,15 +253,15 @@ impl GroupMarch {
             });
             let next = match step {
                 Some(p) => {
-                    member.3 = 0.0;
+                    member.waited = 0.0;
                     p
                 }
-                None if member.3 > LOST_AFTER => {
-                    member.3 = 0.0;
+                None if member.waited > LOST_AFTER => {
+                    member.waited = 0.0;
                     step_towards(pos, aim, speed * dt, |p| open(map, p))
                 }
                 None => {
-                    member.3 += dt;
+                    member.waited += dt;
                     pos
                 }
             };
@@ -268,7 +285,7 @@ impl GroupMarch {
         let places = self.march.targets(|a, b| clear(map, a, b));
         self.march.is_done()
             && places.iter().zip(at).zip(&self.members).all(|((place, now), member)| {
-                member.0.is_none()
+                member.entity.is_none()
                     || now.is_none_or(|p| p.distance(place.point()) <= self.tile * 0.25)
             })
     }
@@ -281,10 +298,11 @@ fn walk_on(commands: &mut Commands, member: Entity, map: Entity, cell: GridPos) 
     }
 }
 
-/// Starts a member marching under `order`: it leaves the path it walks.
+/// Starts a member marching under `order`: it leaves the path it walks (and a chase or a
+/// flight it was on).
 pub(crate) fn join_march(commands: &mut Commands, member: Entity, order: Entity) {
     let mut member = commands.entity(member);
-    member.remove::<(NavPath, PathRequest, Replanning)>().insert(Marching { order });
+    member.remove::<(NavPath, PathRequest, Replanning, Pursuit)>().insert(Marching { order });
 }
 
 /// A member's part in one frame: where it stands, its speed, and whether it still marches
@@ -316,12 +334,12 @@ pub(crate) fn march_groups(
             .members
             .iter()
             .map(|m| {
-                let (place, follower, marching, asked, walks) = members.get(m.0?).ok()?;
+                let (place, follower, marching, asked, walks) = members.get(m.entity?).ok()?;
                 (marching.order == order && !asked && !walks)
                     .then(|| (place.translation.truncate(), follower.speed))
             })
             .collect();
-        let was: Vec<Option<Entity>> = group.members.iter().map(|m| m.0).collect();
+        let was: Vec<Option<Entity>> = group.members.iter().map(|m| m.entity).collect();
         let strides = group.stride(map, &now, dt);
         for ((stride, entity), then) in strides.iter().zip(&was).zip(&now) {
             let Some(entity) = *entity else { continue };
@@ -336,7 +354,7 @@ pub(crate) fn march_groups(
                 // despawned, is left as it is).
                 Stride::Left if then.is_some() => {
                     let goal = group.members.iter().zip(&was).find(|(_, w)| **w == Some(entity));
-                    if let Some(((_, cell, ..), _)) = goal {
+                    if let Some((Member { goal: cell, .. }, _)) = goal {
                         walk_on(&mut commands, entity, group.map, *cell);
                     }
                 }
@@ -352,9 +370,9 @@ pub(crate) fn march_groups(
         let at: Vec<Option<Vec2>> = group
             .members
             .iter()
-            .map(|m| Some(members.get(m.0?).ok()?.0.translation.truncate()))
+            .map(|m| Some(members.get(m.entity?).ok()?.0.translation.truncate()))
             .collect();
-        if group.members.iter().all(|m| m.0.is_none()) || group.arrived(&at, map) {
+        if group.members.iter().all(|m| m.entity.is_none()) || group.arrived(&at, map) {
             end_march(&mut commands, order, &group);
         }
     }
@@ -362,7 +380,7 @@ pub(crate) fn march_groups(
 
 /// Ends a march: its members still in it walk onto their cells; the order entity goes.
 fn end_march(commands: &mut Commands, order: Entity, group: &GroupMarch) {
-    for (member, cell, ..) in &group.members {
+    for Member { entity: member, goal: cell, .. } in &group.members {
         if let Some(member) = member {
             walk_on(commands, *member, group.map, *cell);
         }

@@ -779,6 +779,58 @@ mod in_an_app {
         );
     }
 
+    /// A member chasing another, and the one it chases, ordered with a third: marching, the
+    /// chase ends and all three arrive at cells of their own; loose, the same.
+    #[test]
+    fn a_member_chasing_another_is_ordered_off_the_chase() {
+        use bevy_tilemap_nav::plugin::Pursuit;
+        let rows = vec!["........................"; 12];
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        for marching in [true, false] {
+            let starts = [GridPos::new(2, 2), GridPos::new(6, 3), GridPos::new(3, 8)];
+            let members: Vec<Entity> = starts
+                .iter()
+                .zip([90.0, 60.0, 70.0])
+                .map(|(&cell, speed)| {
+                    let at = crate::tilemap::centre(&app, cell).extend(1.0);
+                    let body = (Transform::from_translation(at), PathFollower::new(speed));
+                    app.world_mut().spawn(body).id()
+                })
+                .collect();
+            app.world_mut().entity_mut(members[0]).insert(PathRequest::chase(members[1]));
+            for _ in 0..30 {
+                app.update();
+            }
+            assert!(app.world().get::<Pursuit>(members[0]).is_some(), "it chases");
+            let goal = crate::tilemap::centre(&app, GridPos::new(18, 6));
+            let order = GroupOrder::new(members.clone(), goal, Formation::Packed);
+            app.world_mut().spawn(if marching { order.marching() } else { order });
+            let mut arrived: Vec<(Entity, GridPos)> = Vec::new();
+            for _ in 0..900 {
+                app.update();
+                let got = messages::<Arrived>(&app);
+                arrived.extend(got.iter().filter(|a| a.cell.x > 10).map(|a| (a.entity, a.cell)));
+                if arrived.len() == 3 {
+                    break;
+                }
+            }
+            assert_eq!(arrived.len(), 3, "marching {marching}: {arrived:?}");
+            assert!(
+                app.world().get::<Pursuit>(members[0]).is_none(),
+                "marching {marching}: still chasing"
+            );
+            let mut cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
+            cells.sort_unstable_by_key(|p| (p.y, p.x));
+            cells.dedup();
+            assert_eq!(cells.len(), 3);
+            for m in members {
+                app.world_mut().despawn(m);
+            }
+        }
+    }
+
     /// A long random session of marching orders over a river with two bridges: every 40 frames
     /// a random selection (two to twelve, some already marching) is sent marching to a random
     /// point, or a member is despawned (and another spawned), sent elsewhere by a request, or

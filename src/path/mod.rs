@@ -4,6 +4,8 @@
 
 mod flee;
 mod formation;
+// Marching works in world points (Bevy's `Vec2`): with the Bevy layer only.
+#[cfg(feature = "bevy")]
 mod march;
 mod reach;
 mod smooth;
@@ -13,6 +15,7 @@ pub use flee::{FleeOptions, flee, flee_avoiding};
 pub use formation::{
     ESTIMATED_LIMIT, EXACT_LIMIT, Formation, FormationError, best_assignment, group_goals,
 };
+#[cfg(feature = "bevy")]
 pub use march::{March, Place, step_towards};
 pub use reach::{
     Reach, ReachSearch, ReachedCell, reachable, reachable_avoiding, reachable_from_any,

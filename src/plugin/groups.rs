@@ -170,7 +170,7 @@ fn give(
         present.iter().map(|p| map.geometry.world_to_cell(p.1).ok()).collect();
     let goals =
         order_goals(&map.grid, &starts, goal, order).map_err(GroupOrderFailed::Formation)?;
-    let march = order.marching.then(|| march_of(map, present, &starts, &goals, order)).flatten();
+    let march = order.marching.then(|| march_of(map, present, &starts, &goals, goal)).flatten();
     for ((member, ..), &cell) in present.iter().zip(&goals) {
         let marching_to = march.as_ref().and_then(|m| m.goal_of(*member));
         let cell = marching_to.unwrap_or(cell);
@@ -195,13 +195,13 @@ fn give(
 }
 
 /// The march of the members of `present` that may march (of a plain kind, with a speed,
-/// standing on `map`), to their `goals`.
+/// standing on `map`), to their `goals` round `goal`.
 fn march_of(
     map: &NavMap,
     present: &[Present],
     starts: &[Option<GridPos>],
     goals: &[GridPos],
-    order: &GroupOrder,
+    goal: GridPos,
 ) -> Option<GroupMarch> {
     let marchers: Vec<Marcher> = present
         .iter()
@@ -212,5 +212,5 @@ fn march_of(
             Some(Marcher { entity: *entity, at: *at, speed, goal })
         })
         .collect();
-    plan_march(map, &marchers, map.geometry.world_to_cell(order.goal).ok()?)
+    plan_march(map, &marchers, goal)
 }

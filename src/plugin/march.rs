@@ -122,11 +122,11 @@ pub(crate) fn plan_march(map: &NavMap, marchers: &[Marcher], goal: GridPos) -> O
     };
     // The path pulled tight, where its straight lines are open in the world too (on a hex
     // map a line between cells in the grid need not be one between their centres).
+    let ground = Ground::of(map);
     let tight = world(&smooth_path(&map.grid, &cells));
-    let open_line = |w: &[Vec2]| clear_within(map, w[0], w[1], u32::MAX);
+    let open_line = |w: &[Vec2]| ground.clear_within(w[0], w[1], u32::MAX);
     let route = if tight.windows(2).all(open_line) { tight } else { world(&cells) };
-    let beside = GridPos::new(goal.x.checked_add(1).unwrap_or(goal.x - 1), goal.y);
-    let tile = map.geometry.cell_to_world(beside).distance(centre);
+    let tile = ground.tile;
     let slots = goals.iter().map(|&g| map.geometry.cell_to_world(g) - centre).collect();
     // In file one cell apart, whatever the formation's spacing.
     let march = March::new(route, slots, tile)?;
@@ -145,43 +145,52 @@ pub(crate) fn plan_march(map: &NavMap, marchers: &[Marcher], goal: GridPos) -> O
     })
 }
 
-/// True when `at` is on an open cell of `map`.
-fn open(map: &NavMap, at: Vec2) -> bool {
-    map.geometry.world_to_cell(at).is_ok_and(|c| map.grid.is_passable(c))
+/// A map as a march reads it: which points are open, which straight ways clear, and a
+/// cell's width in the world (worked out once a frame, not once a look).
+struct Ground<'a> {
+    map: &'a NavMap,
+    tile: f32,
 }
 
-/// True when the straight way from `a` to `b` crosses only open cells (looked at every
-/// quarter of a cell; a way longer than 64 cells is not counted as straight: a member's
-/// place is near).
-fn clear(map: &NavMap, a: Vec2, b: Vec2) -> bool {
-    clear_within(map, a, b, 256)
-}
-
-/// [`clear`], looking at no more than `most` points.
-fn clear_within(map: &NavMap, a: Vec2, b: Vec2, most: u32) -> bool {
-    let tile = map.geometry.cell_to_world(GridPos::new(1, 0));
-    let tile = tile.distance(map.geometry.cell_to_world(GridPos::new(0, 0)));
-    let steps = (a.distance(b) / (tile.max(1e-3) * 0.25)).ceil();
-    if !steps.is_finite() || steps > most as f32 {
-        return false;
+impl<'a> Ground<'a> {
+    fn of(map: &'a NavMap) -> Self {
+        let (a, b) = (GridPos::new(0, 0), GridPos::new(1, 0));
+        let tile = map.geometry.cell_to_world(b).distance(map.geometry.cell_to_world(a));
+        Self { map, tile }
     }
-    let steps = (steps as u32).max(1);
-    (0..=steps).all(|i| open(map, a.lerp(b, i as f32 / steps as f32)))
-}
 
-/// The point of `march`'s route nearest its anchor that `pos` has a straight way to, looking
-/// back from the anchor half a cell at a time as far as the file may reach, 32 cells at most
-/// (`None`: none).
-fn along_route(march: &March, map: &NavMap, pos: Vec2) -> Option<Vec2> {
-    let tile = map
-        .geometry
-        .cell_to_world(GridPos::new(1, 0))
-        .distance(map.geometry.cell_to_world(GridPos::new(0, 0)));
-    let step = (tile * 0.5).max(1e-3);
-    let looks = ((march.file_length() / step).ceil() as usize).min(64);
-    (0..=looks)
-        .map(|k| march.point_at(march.travelled() - k as f32 * step))
-        .find(|&p| clear(map, pos, p))
+    /// True when `at` is on an open cell.
+    fn open(&self, at: Vec2) -> bool {
+        self.map.geometry.world_to_cell(at).is_ok_and(|c| self.map.grid.is_passable(c))
+    }
+
+    /// True when the straight way from `a` to `b` crosses only open cells (looked at every
+    /// quarter of a cell; a way longer than 64 cells is not counted as straight: a member's
+    /// place is near).
+    fn clear(&self, a: Vec2, b: Vec2) -> bool {
+        self.clear_within(a, b, 256)
+    }
+
+    /// [`clear`](Self::clear), looking at no more than `most` points.
+    fn clear_within(&self, a: Vec2, b: Vec2, most: u32) -> bool {
+        let steps = (a.distance(b) / (self.tile.max(1e-3) * 0.25)).ceil();
+        if !steps.is_finite() || steps > most as f32 {
+            return false;
+        }
+        let steps = (steps as u32).max(1);
+        (0..=steps).all(|i| self.open(a.lerp(b, i as f32 / steps as f32)))
+    }
+
+    /// The point of `march`'s route nearest its anchor that `pos` has a straight way to,
+    /// looking back from the anchor half a cell at a time as far as the file may reach, 32
+    /// cells at most (`None`: none).
+    fn along_route(&self, march: &March, pos: Vec2) -> Option<Vec2> {
+        let step = (self.tile * 0.5).max(1e-3);
+        let looks = ((march.file_length() / step).ceil() as usize).min(64);
+        (0..=looks)
+            .map(|k| march.point_at(march.travelled() - k as f32 * step))
+            .find(|&p| self.clear(pos, p))
+    }
 }
 
 /// What one frame of a march did with a member.
@@ -197,19 +206,24 @@ impl GroupMarch {
     /// One frame of `dt` seconds: each member (`at[i]`: where it stands and its speed, `None`
     /// gone) steps towards its place, in file order (straight, else turned round whoever is in
     /// the way), never closer than half a cell to another member than it was (else it waits,
-    /// and after [`LOST_AFTER`] seconds of waiting walks on); one with no straight way to its place walks the route towards the anchor, as far
-    /// along as it sees. The anchor walks on at the pace while the formation keeps up (slower
+    /// and after [`LOST_AFTER`] seconds of waiting walks on); one with no straight way to its
+    /// place walks the route towards the anchor, as far along as it sees. The anchor walks on at the pace while the formation keeps up (slower
     /// as the member in formation furthest from its slot falls behind, standing while it is
     /// two cells off; members in file, or with no straight way to their slots, do not hold it).
     /// Members with no straight way to their place or the route for [`LOST_AFTER`] seconds,
-    /// standing on no number, or with no speed, leave.
+    /// standing on no number, or with no speed, leave. Returns each member's stride, and
+    /// whether the march arrived: the anchor was at the goal and every member still marching
+    /// is within a quarter of a cell of its place.
     pub(crate) fn stride(
         &mut self,
         map: &NavMap,
         at: &[Option<(Vec2, f32)>],
         dt: f32,
-    ) -> Vec<Stride> {
-        let places = self.march.targets(|a, b| clear(map, a, b));
+    ) -> (Vec<Stride>, bool) {
+        let ground = Ground::of(map);
+        let places = self.march.targets(|a, b| ground.clear(a, b));
+        // Arrived: the anchor at the goal, and every member still marching in place.
+        let mut arrived = self.march.is_done();
         let mut strides = vec![Stride::Left; at.len()];
         let mut now: Vec<Option<Vec2>> = at.iter().map(|a| a.map(|(p, _)| p)).collect();
         let mut furthest: f32 = 0.0;
@@ -229,10 +243,10 @@ impl GroupMarch {
                 continue;
             };
             let place = places[i].point();
-            let target = if clear(map, pos, place) {
+            let target = if ground.clear(pos, place) {
                 Some(place)
             } else {
-                along_route(&self.march, map, pos)
+                ground.along_route(&self.march, pos)
             };
             member.unseen = if target.is_some() { 0.0 } else { member.unseen + dt };
             // Lost, on no number, or with no speed to keep up (the march would wait for it).
@@ -248,7 +262,7 @@ impl GroupMarch {
             let turns = [0.0f32, 0.785, -0.785, 1.571, -1.571];
             let step = turns.iter().find_map(|&turn| {
                 let towards = pos + Vec2::from_angle(turn).rotate(aim - pos);
-                let p = step_towards(pos, towards, speed * dt, |p| open(map, p));
+                let p = step_towards(pos, towards, speed * dt, |p| ground.open(p));
                 (p != pos && room(p)).then_some(p)
             });
             let next = match step {
@@ -258,7 +272,7 @@ impl GroupMarch {
                 }
                 None if member.waited > LOST_AFTER => {
                     member.waited = 0.0;
-                    step_towards(pos, aim, speed * dt, |p| open(map, p))
+                    step_towards(pos, aim, speed * dt, |p| ground.open(p))
                 }
                 None => {
                     member.waited += dt;
@@ -271,23 +285,13 @@ impl GroupMarch {
             if matches!(places[i], Place::InFormation(_)) && target == Some(place) {
                 furthest = furthest.max(next.distance(place));
             }
+            arrived &= next.distance(place) <= self.tile * 0.25;
             strides[i] = Stride::To(next);
         }
         let slack = self.tile;
         let keep_up = ((2.0 * slack - furthest) / slack).clamp(0.0, 1.0);
         self.march.advance(self.pace * keep_up * dt);
-        strides
-    }
-
-    /// True when the anchor is at the goal and every member still marching is within a
-    /// quarter of a cell of its place.
-    pub(crate) fn arrived(&self, at: &[Option<Vec2>], map: &NavMap) -> bool {
-        let places = self.march.targets(|a, b| clear(map, a, b));
-        self.march.is_done()
-            && places.iter().zip(at).zip(&self.members).all(|((place, now), member)| {
-                member.entity.is_none()
-                    || now.is_none_or(|p| p.distance(place.point()) <= self.tile * 0.25)
-            })
+        (strides, arrived)
     }
 }
 
@@ -340,9 +344,9 @@ pub(crate) fn march_groups(
             })
             .collect();
         let was: Vec<Option<Entity>> = group.members.iter().map(|m| m.entity).collect();
-        let strides = group.stride(map, &now, dt);
-        for ((stride, entity), then) in strides.iter().zip(&was).zip(&now) {
-            let Some(entity) = *entity else { continue };
+        let (strides, arrived) = group.stride(map, &now, dt);
+        for (i, stride) in strides.iter().enumerate() {
+            let Some(entity) = was[i] else { continue };
             match stride {
                 Stride::To(p) => {
                     if let Ok((mut place, ..)) = members.get_mut(entity) {
@@ -352,11 +356,8 @@ pub(crate) fn march_groups(
                 }
                 // Lost on the way: it walks on alone (one given another order or request, or
                 // despawned, is left as it is).
-                Stride::Left if then.is_some() => {
-                    let goal = group.members.iter().zip(&was).find(|(_, w)| **w == Some(entity));
-                    if let Some((Member { goal: cell, .. }, _)) = goal {
-                        walk_on(&mut commands, entity, group.map, *cell);
-                    }
+                Stride::Left if now[i].is_some() => {
+                    walk_on(&mut commands, entity, group.map, group.members[i].goal);
                 }
                 // Given a request or despawned: it is no longer ours.
                 Stride::Left => {
@@ -367,12 +368,7 @@ pub(crate) fn march_groups(
                 }
             }
         }
-        let at: Vec<Option<Vec2>> = group
-            .members
-            .iter()
-            .map(|m| Some(members.get(m.entity?).ok()?.0.translation.truncate()))
-            .collect();
-        if group.members.iter().all(|m| m.entity.is_none()) || group.arrived(&at, map) {
+        if group.members.iter().all(|m| m.entity.is_none()) || arrived {
             end_march(&mut commands, order, &group);
         }
     }

@@ -562,7 +562,17 @@ mod in_an_app {
         goal: GridPos,
         marching: bool,
     ) -> (Vec<Entity>, Entity) {
-        let members: Vec<Entity> = cells
+        let members = spawn_walkers(app, cells, speeds);
+        let order =
+            GroupOrder::new(members.clone(), crate::tilemap::centre(app, goal), Formation::Box);
+        let order = if marching { order.marching() } else { order };
+        let order = app.world_mut().spawn(order).id();
+        (members, order)
+    }
+
+    /// Walkers spawned at `cells` of the first map, each with its speed.
+    fn spawn_walkers(app: &mut App, cells: &[GridPos], speeds: &[f32]) -> Vec<Entity> {
+        cells
             .iter()
             .zip(speeds)
             .map(|(&cell, &speed)| {
@@ -570,12 +580,15 @@ mod in_an_app {
                     Transform::from_translation(crate::tilemap::centre(app, cell).extend(1.0));
                 app.world_mut().spawn((place, PathFollower::new(speed))).id()
             })
-            .collect();
-        let order =
-            GroupOrder::new(members.clone(), crate::tilemap::centre(app, goal), Formation::Box);
-        let order = if marching { order.marching() } else { order };
-        let order = app.world_mut().spawn(order).id();
-        (members, order)
+            .collect()
+    }
+
+    /// Asserts that the `arrived` cells are `n` cells, none shared.
+    fn assert_distinct(arrived: &[(Entity, GridPos)], n: usize) {
+        let mut cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
+        cells.sort_unstable_by_key(|p| (p.y, p.x));
+        cells.dedup();
+        assert_eq!(cells.len(), n, "{arrived:?}");
     }
 
     /// The most any member strays from its slot, the shape measured against the first
@@ -638,10 +651,7 @@ mod in_an_app {
                 }
             }
             assert_eq!(arrived.len(), 9, "marching {marching}: {arrived:?}");
-            let mut cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
-            cells.sort_unstable_by_key(|p| (p.y, p.x));
-            cells.dedup();
-            assert_eq!(cells.len(), 9);
+            assert_distinct(&arrived, 9);
             if marching {
                 assert!(worst <= 0.5, "strayed {worst} tiles from the shape");
                 assert!(app.world().get_entity(order).is_err(), "the order is despawned");
@@ -711,11 +721,9 @@ mod in_an_app {
             {
                 assert!(filed, "the formation never met the bridge");
                 assert!(closest >= 0.5, "two on the bridge {closest} tiles apart");
-                let mut cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
-                assert!(cells.iter().all(|c| c.y >= 14 && c.x.abs_diff(15) <= 1), "{cells:?}");
-                cells.sort_unstable_by_key(|p| (p.y, p.x));
-                cells.dedup();
-                assert_eq!(cells.len(), 6);
+                let round_goal = |c: &GridPos| c.y >= 14 && c.x.abs_diff(15) <= 1;
+                assert!(arrived.iter().all(|a| round_goal(&a.1)), "{arrived:?}");
+                assert_distinct(&arrived, 6);
             }
         }
     }
@@ -790,15 +798,7 @@ mod in_an_app {
         app.update();
         for marching in [true, false] {
             let starts = [GridPos::new(2, 2), GridPos::new(6, 3), GridPos::new(3, 8)];
-            let members: Vec<Entity> = starts
-                .iter()
-                .zip([90.0, 60.0, 70.0])
-                .map(|(&cell, speed)| {
-                    let at = crate::tilemap::centre(&app, cell).extend(1.0);
-                    let body = (Transform::from_translation(at), PathFollower::new(speed));
-                    app.world_mut().spawn(body).id()
-                })
-                .collect();
+            let members = spawn_walkers(&mut app, &starts, &[90.0, 60.0, 70.0]);
             app.world_mut().entity_mut(members[0]).insert(PathRequest::chase(members[1]));
             for _ in 0..30 {
                 app.update();
@@ -821,10 +821,7 @@ mod in_an_app {
                 app.world().get::<Pursuit>(members[0]).is_none(),
                 "marching {marching}: still chasing"
             );
-            let mut cells: Vec<GridPos> = arrived.iter().map(|a| a.1).collect();
-            cells.sort_unstable_by_key(|p| (p.y, p.x));
-            cells.dedup();
-            assert_eq!(cells.len(), 3);
+            assert_distinct(&arrived, 3);
             for m in members {
                 app.world_mut().despawn(m);
             }

@@ -8,14 +8,17 @@
 //! moves the ones before it reserved, and ends on a goal nobody passes after it arrives. A unit
 //! that finds no such path goes first and all are planned again (as many times as there are
 //! units, at most 32); then the units before it wait a tick longer on their starts before they
-//! move, to let it by (up to 16 times). Each unit's plan is a search of cells x ticks up to
-//! the horizon: for hundreds of units on a tactics-sized map, not thousands on a big one.
+//! move, to let it by (up to 16 times). A unit not planned yet holds its start for the first
+//! ticks. Each unit's plan is a search of cells x ticks until the latest arrival of those
+//! planned before it (after that nothing moves, and the rest of its way is a plain walk round
+//! the parked units), over one bit per cell and tick: for hundreds of units on a
+//! tactics-sized map, not thousands on a big one.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
 
-use super::linked::{MixMap, MixSet};
+use super::linked::MixMap;
 use crate::grid::{GridPos, NavGrid};
 
 /// Why units could not be planned together.
@@ -65,47 +68,89 @@ impl fmt::Display for CooperativeError {
 impl std::error::Error for CooperativeError {}
 
 /// Cells taken in space and time: by the units planned so far, and by the starts of those
-/// not planned yet (at tick 0).
-#[derive(Default)]
+/// not planned yet (for the first ticks: a unit planned later may wait a moment before it
+/// steps off, and those planned before it do not step in at once). Looked at for every step a
+/// search tries: one bit a cell and tick, until the latest arrival.
 struct Reservations {
-    /// (cell, tick) -> held by a unit planned so far.
-    cells: MixSet<(u32, u32)>,
-    /// Cell -> the unit not planned yet that starts on it.
-    starts: MixMap<u32, usize>,
-    /// Cell -> the last tick anyone is in it.
-    last: MixMap<u32, u32>,
-    /// Cell -> the tick from which a unit parked on it stays for good.
-    parked: MixMap<u32, u32>,
+    cells: usize,
+    /// Bit `tick * cells + cell`: a unit planned so far is in `cell` at `tick` (its parked
+    /// ticks from its arrival are in `parked`).
+    held: Vec<u64>,
+    /// Cell -> the tick from which a unit is parked on it for good (`u32::MAX`: none).
+    parked: Vec<u32>,
+    /// Cell -> the last tick a unit planned so far is in it (`u32::MAX`: none).
+    last: Vec<u32>,
+    /// Cell -> the unit not planned yet that starts on it (`usize::MAX`: none).
+    start: Vec<usize>,
+    /// The last tick anyone planned so far moves (the latest arrival).
+    latest: u32,
 }
 
+/// How many ticks from the first a unit not planned yet holds its start.
+const START_HELD: u32 = 1;
+
 impl Reservations {
-    /// Whether someone other than `me` is in `cell` at `tick`.
-    fn held(&self, cell: u32, tick: u32, me: usize) -> bool {
-        self.cells.contains(&(cell, tick))
-            || self.parked.get(&cell).is_some_and(|&p| tick >= p)
-            || (tick == 0 && self.starts.get(&cell).is_some_and(|&u| u != me))
+    /// Nobody in any of `cells` but the `units`' starts (by cell index).
+    fn starts(cells: usize, units: impl Iterator<Item = (u32, usize)>) -> Self {
+        let mut start = vec![usize::MAX; cells];
+        for (cell, unit) in units {
+            start[cell as usize] = unit;
+        }
+        let none = vec![u32::MAX; cells];
+        Self { cells, held: Vec::new(), parked: none.clone(), last: none, start, latest: 0 }
+    }
+
+    /// A unit planned so far is in `cell` at `tick` (not counting parked units).
+    fn walked(&self, cell: u32, tick: u32) -> bool {
+        let bit = tick as usize * self.cells + cell as usize;
+        self.held.get(bit / 64).is_some_and(|w| w & (1 << (bit % 64)) != 0)
     }
 
     /// Whether `me` may be in `cell` at `tick`: nobody else is there then, nor a tick before
     /// or after. The tick between two units in one cell is what lets them walk the plan at any
     /// speeds ([`CellTurns`]): nobody steps into a cell as its last holder steps out.
     fn free(&self, cell: u32, tick: u32, me: usize) -> bool {
-        let before = tick.checked_sub(1).is_some_and(|t| self.held(cell, t, me));
-        !before && !self.held(cell, tick, me) && !self.held(cell, tick + 1, me)
+        let i = cell as usize;
+        let starter = self.start[i] != usize::MAX && self.start[i] != me;
+        !(tick.saturating_sub(1)..=tick + 1).any(|t| self.walked(cell, t))
+            && self.parked[i] > tick + 1
+            && !(starter && tick <= START_HELD + 1)
     }
 
-    /// Holds a planned unit's `path` (its start is `path[0]`, no longer held as a start).
-    fn hold(&mut self, path: &[u32]) {
-        if let Some(start) = path.first() {
-            self.starts.remove(start);
+    /// The last tick someone other than `me` is in `cell` (`None`: nobody ever).
+    fn last(&self, cell: u32, me: usize) -> Option<u32> {
+        let i = cell as usize;
+        let starter = self.start[i] != usize::MAX && self.start[i] != me;
+        let walked = (self.last[i] != u32::MAX).then_some(self.last[i]);
+        walked.max(starter.then_some(START_HELD))
+    }
+
+    /// Whether a unit is parked on `cell` for good.
+    fn parked(&self, cell: u32) -> bool {
+        self.parked[cell as usize] != u32::MAX
+    }
+
+    /// Holds `unit`'s planned `path` (its start is `path[0]`, no longer held as a start).
+    fn hold(&mut self, unit: usize, path: &[u32]) {
+        if let Some(&start) = path.first()
+            && self.start[start as usize] == unit
+        {
+            self.start[start as usize] = usize::MAX;
+        }
+        let words = (path.len() * self.cells).div_ceil(64);
+        if self.held.len() < words {
+            self.held.resize(words, 0);
         }
         for (tick, &cell) in path.iter().enumerate() {
-            self.cells.insert((cell, tick as u32));
-            let last = self.last.entry(cell).or_insert(0);
-            *last = (*last).max(tick as u32);
+            let bit = tick * self.cells + cell as usize;
+            self.held[bit / 64] |= 1 << (bit % 64);
+            let last = &mut self.last[cell as usize];
+            *last = if *last == u32::MAX { tick as u32 } else { (*last).max(tick as u32) };
         }
         if let Some(&end) = path.last() {
-            self.parked.insert(end, path.len() as u32 - 1);
+            let arrival = path.len() as u32 - 1;
+            self.parked[end as usize] = arrival;
+            self.latest = self.latest.max(arrival);
         }
     }
 }
@@ -144,27 +189,36 @@ pub fn plan_together(
     let index = |p: GridPos| p.y * width + p.x;
     let pos = |i: u32| GridPos::new(i % width, i / width);
     let mut order: Vec<usize> = (0..units.len()).collect();
-    // Each unit's steps to its goal from every cell, worked out once a unit (and not kept for
-    // all of them at once: units x cells would be too much memory for a big group on a big
-    // map); the first pass checks that every goal can be walked to.
-    let distance = |&(start, goal): &(GridPos, GridPos)| {
+    // Each unit's steps to its goal from every cell: kept for every unit when that is at most
+    // `KEPT_STEPS` numbers, else worked out again for each plan of the unit (units x cells
+    // would be too much memory for a big group on a big map). The first pass checks that every
+    // goal can be walked to.
+    let keep = units.len().saturating_mul(grid.len()) <= KEPT_STEPS;
+    let mut kept: Vec<Vec<u32>> = Vec::new();
+    for (unit, &(start, goal)) in units.iter().enumerate() {
         let d = steps_to(grid, goal);
-        (d[index(start) as usize] != u32::MAX).then_some(d)
-    };
-    if let Some(unit) = units.iter().position(|u| distance(u).is_none()) {
-        return Err(CooperativeError::Unreachable { unit });
+        if d[index(start) as usize] == u32::MAX {
+            return Err(CooperativeError::Unreachable { unit });
+        }
+        if keep {
+            kept.push(d);
+        }
     }
+    let distance = |unit: usize| match kept.get(unit) {
+        Some(d) => std::borrow::Cow::Borrowed(d.as_slice()),
+        None => std::borrow::Cow::Owned(steps_to(grid, units[unit].1)),
+    };
     // Ticks each unit waits on its start before it moves.
     let mut delays = vec![0u32; units.len()];
     let (mut reorders, mut waits) = (0, 0);
     'again: loop {
-        let starts = units.iter().enumerate().map(|(u, &(s, _))| (index(s), u)).collect();
-        let mut taken = Reservations { starts, ..Default::default() };
+        let starts = units.iter().enumerate().map(|(u, &(s, _))| (index(s), u));
+        let mut taken = Reservations::starts(grid.len(), starts);
         let mut plans: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
         for (k, &unit) in order.iter().enumerate() {
-            let ends = units[unit];
-            let steps = distance(&ends).unwrap_or_default();
-            let plan = space_time_path(grid, &taken, (unit, ends), &steps, delays[unit], horizon);
+            let steps = distance(unit);
+            let plan =
+                space_time_path(grid, &taken, (unit, units[unit]), &steps, delays[unit], horizon);
             let Some(path) = plan else {
                 if reorders < units.len().min(MAX_REORDERS) {
                     // It goes first.
@@ -182,12 +236,15 @@ pub fn plan_together(
                 }
                 continue 'again;
             };
-            taken.hold(&path);
+            taken.hold(unit, &path);
             plans[unit] = path;
         }
         return Ok(plans.into_iter().map(|p| p.into_iter().map(pos).collect()).collect());
     }
 }
+
+/// The most steps-to-goal numbers (a unit's for every cell) kept through a plan (16 MB).
+const KEPT_STEPS: usize = 1 << 22;
 
 /// How many times the units before one that found no plan are made to wait a tick longer
 /// before it is given up.
@@ -218,6 +275,12 @@ fn check_units(grid: &NavGrid, units: &[(GridPos, GridPos)]) -> Result<(), Coope
 
 /// Steps from every cell to `goal` (`u32::MAX`: none), by moves the grid allows.
 fn steps_to(grid: &NavGrid, goal: GridPos) -> Vec<u32> {
+    steps_to_avoiding(grid, goal, |_| false)
+}
+
+/// Steps from every cell to `goal` (`u32::MAX`: none), by moves the grid allows, through no
+/// cell (by index) that is `taken`.
+fn steps_to_avoiding(grid: &NavGrid, goal: GridPos, taken: impl Fn(u32) -> bool) -> Vec<u32> {
     let width = grid.width();
     let mut d = vec![u32::MAX; grid.len()];
     let mut queue = VecDeque::from([goal]);
@@ -226,9 +289,9 @@ fn steps_to(grid: &NavGrid, goal: GridPos) -> Vec<u32> {
         let here = d[(at.y * width + at.x) as usize];
         // Cells a step leads from into `at`: its neighbours that may step to it.
         for (next, _) in grid.neighbors(at) {
-            let i = (next.y * width + next.x) as usize;
-            if d[i] == u32::MAX && grid.can_step(next, at) {
-                d[i] = here + 1;
+            let i = next.y * width + next.x;
+            if d[i as usize] == u32::MAX && !taken(i) && grid.can_step(next, at) {
+                d[i as usize] = here + 1;
                 queue.push_back(next);
             }
         }
@@ -238,6 +301,13 @@ fn steps_to(grid: &NavGrid, goal: GridPos) -> Vec<u32> {
 
 /// The fastest space-time path for one unit through what `taken` holds, ending at its goal at
 /// a tick after which nobody passes there.
+///
+/// From the tick on which the last unit planned so far has arrived (and this one's delay is
+/// up) nothing moves any more: only the cells of parked units are taken. A state of that tick
+/// is not searched on in time: the rest of its way is the fewest steps to the goal round the
+/// parked units, worked out once ([`steps_to_avoiding`]). So a search covers cells x the ticks
+/// until everyone planned has arrived, not cells x the horizon, and a unit that can never
+/// reach its goal (parked units wall it in) is known at that tick.
 fn space_time_path(
     grid: &NavGrid,
     taken: &Reservations,
@@ -250,18 +320,22 @@ fn space_time_path(
     let index = |p: GridPos| p.y * width + p.x;
     let (from, to) = (index(start), index(goal));
     // Nobody else in the goal from a tick before it arrives (a start there counts at 0).
-    let others_start = taken.starts.get(&to).is_some_and(|&u| u != me);
-    let last = taken.last.get(&to).copied().or(others_start.then_some(0));
-    let after_everyone = last.map_or(0, |t| t + 2);
+    let after_everyone = taken.last(to, me).map_or(0, |t| t.saturating_add(2));
+    // From this tick on, a cell is free if nobody is parked on it (nobody held anything a
+    // tick before), the unit may move, and its goal is left to it.
+    let settled = (taken.latest.max(START_HELD) + 2).max(delay).max(after_everyone);
+    let mut still: Option<Vec<u32>> = None;
     // Open states by their estimate, the later tick first among equal estimates (deeper
-    // first: far fewer states than breadth among the many ties waiting makes).
+    // first: far fewer states than breadth among the many ties waiting makes); a state of the
+    // settled tick comes back as a finish (the later tick: its arrival), whose estimate is
+    // exact.
     let mut open = BinaryHeap::new();
     let mut came: MixMap<(u32, u32), (u32, u32)> = MixMap::default();
-    open.push(Reverse((distance[from as usize], u32::MAX, from)));
+    open.push(Reverse((distance[from as usize], u32::MAX, from, false)));
     came.insert((from, 0), (u32::MAX, 0));
-    while let Some(Reverse((_, later, cell))) = open.pop() {
-        let tick = u32::MAX - later;
-        if cell == to && tick >= after_everyone {
+    while let Some(Reverse((estimate, later, cell, finish))) = open.pop() {
+        let tick = if finish { settled } else { u32::MAX - later };
+        if finish || (cell == to && tick >= after_everyone) {
             let mut path = vec![cell];
             let mut at = (cell, tick);
             while let Some(&(c, t)) = came.get(&at).filter(|p| p.0 != u32::MAX) {
@@ -269,9 +343,22 @@ fn space_time_path(
                 at = (c, t);
             }
             path.reverse();
+            if finish {
+                let steps = still.as_deref().unwrap_or_default();
+                walk_down(grid, steps, &mut path, estimate);
+            }
             return Some(path);
         }
         if tick >= horizon {
+            continue;
+        }
+        if tick == settled {
+            let steps =
+                still.get_or_insert_with(|| steps_to_avoiding(grid, goal, |c| taken.parked(c)));
+            let rest = steps[cell as usize];
+            if rest != u32::MAX && tick + rest <= horizon {
+                open.push(Reverse((tick + rest, u32::MAX - (tick + rest), cell, true)));
+            }
             continue;
         }
         let here = GridPos::new(cell % width, cell / width);
@@ -288,10 +375,31 @@ fn space_time_path(
                 continue;
             }
             came.insert((n, t), (cell, tick));
-            open.push(Reverse((t + distance[n as usize], u32::MAX - t, n)));
+            open.push(Reverse((t + distance[n as usize], u32::MAX - t, n, false)));
         }
     }
     None
+}
+
+/// Walks `path` (which ends on a cell `steps` says is that many steps from the goal) down
+/// `steps` to the goal, one step a tick, until it is `arrival` ticks long.
+fn walk_down(grid: &NavGrid, steps: &[u32], path: &mut Vec<u32>, arrival: u32) {
+    let width = grid.width();
+    while let Some(&cell) = path.last() {
+        let here = steps[cell as usize];
+        if here == 0 || path.len() as u32 > arrival {
+            break;
+        }
+        let at = GridPos::new(cell % width, cell / width);
+        let next = grid.neighbors(at).map(|(n, _)| n).find(|&n| {
+            let i = (n.y * width + n.x) as usize;
+            steps[i] == here - 1 && grid.can_step(at, n)
+        });
+        match next {
+            Some(n) => path.push(n.y * width + n.x),
+            None => break,
+        }
+    }
 }
 
 /// Whose turn it is in each cell, for units walking [`plan_together`]'s plans at speeds of
@@ -364,5 +472,46 @@ impl CellTurns {
         for queue in self.queues.values_mut() {
             queue.retain(|&u| u != unit);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Cell;
+
+    /// A dead end one cell wide: unit 0's goal at its mouth, unit 1's at its far end. Planned
+    /// in that order, unit 0 parks in the mouth and walls unit 1 out for good, which its
+    /// search sees once everyone planned has arrived, not at the horizon (here none): unit 1
+    /// then goes first and both arrive.
+    #[test]
+    fn a_unit_walled_out_by_a_parked_one_is_found_out_without_a_horizon() {
+        let mut grid = NavGrid::new(8, 3).unwrap();
+        for x in 3..8 {
+            grid.set(GridPos::new(x, 0), Cell::Blocked).unwrap();
+            grid.set(GridPos::new(x, 2), Cell::Blocked).unwrap();
+        }
+        let (mouth, end) = (GridPos::new(3, 1), GridPos::new(7, 1));
+        let units = [(GridPos::new(2, 1), mouth), (GridPos::new(0, 2), end)];
+        let plans = plan_together(&grid, &units, u32::MAX).unwrap();
+        assert_eq!(plans[0].last(), Some(&mouth));
+        assert_eq!(plans[1].last(), Some(&end));
+        // Unit 1 passed the mouth before unit 0 stepped into it.
+        let passed = plans[1].iter().position(|&c| c == mouth).unwrap();
+        let parked = plans[0].iter().position(|&c| c == mouth).unwrap();
+        assert!(passed + 1 < parked, "{passed} {parked}");
+    }
+
+    /// A unit not planned yet keeps its start for the first ticks; one planned before it
+    /// passes there only after them.
+    #[test]
+    fn a_start_is_held_for_the_first_ticks() {
+        let starts = Reservations::starts(4, [(2, 1)].into_iter());
+        for tick in 0..=START_HELD + 1 {
+            assert!(!starts.free(2, tick, 0), "tick {tick}");
+            assert!(starts.free(2, tick, 1), "its own start, tick {tick}");
+        }
+        assert!(starts.free(2, START_HELD + 2, 0));
+        assert_eq!(starts.last(2, 0), Some(START_HELD));
     }
 }

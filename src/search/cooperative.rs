@@ -18,7 +18,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
 
-use super::linked::MixMap;
+use super::linked::{MixMap, MixSet};
 use crate::grid::{GridPos, NavGrid};
 
 /// Why units could not be planned together.
@@ -70,12 +70,13 @@ impl std::error::Error for CooperativeError {}
 /// Cells taken in space and time: by the units planned so far, and by the starts of those
 /// not planned yet (for the first ticks: a unit planned later may wait a moment before it
 /// steps off, and those planned before it do not step in at once). Looked at for every step a
-/// search tries: one bit a cell and tick, until the latest arrival.
+/// search tries: one bit a cell and tick, until the latest arrival (on a map too big for a
+/// table of cells x the horizon, a set of the cells and ticks held).
 struct Reservations {
     cells: usize,
-    /// Bit `tick * cells + cell`: a unit planned so far is in `cell` at `tick` (its parked
-    /// ticks from its arrival are in `parked`).
-    held: Vec<u64>,
+    /// A unit planned so far is in a cell at a tick (its parked ticks from its arrival are in
+    /// `parked`).
+    held: Held,
     /// Cell -> the tick from which a unit is parked on it for good (`u32::MAX`: none).
     parked: Vec<u32>,
     /// Cell -> the last tick a unit planned so far is in it (`u32::MAX`: none).
@@ -86,24 +87,43 @@ struct Reservations {
     latest: u32,
 }
 
+/// Cells and ticks held by units planned so far.
+enum Held {
+    /// Bit `tick * cells + cell`.
+    Table(Vec<u64>),
+    /// (cell, tick).
+    Set(MixSet<(u32, u32)>),
+}
+
+/// The most bits of a table of the cells held at each tick (8 MB); beyond, a set.
+const TABLE_BITS: usize = 1 << 26;
+
 /// How many ticks from the first a unit not planned yet holds its start.
 const START_HELD: u32 = 1;
 
 impl Reservations {
-    /// Nobody in any of `cells` but the `units`' starts (by cell index).
-    fn starts(cells: usize, units: impl Iterator<Item = (u32, usize)>) -> Self {
+    /// Nobody in any of `cells` but the `units`' starts (by cell index), for plans up to
+    /// `horizon` ticks.
+    fn starts(cells: usize, horizon: u32, units: impl Iterator<Item = (u32, usize)>) -> Self {
         let mut start = vec![usize::MAX; cells];
         for (cell, unit) in units {
             start[cell as usize] = unit;
         }
         let none = vec![u32::MAX; cells];
-        Self { cells, held: Vec::new(), parked: none.clone(), last: none, start, latest: 0 }
+        let table = cells.saturating_mul((horizon as usize).saturating_add(1)) <= TABLE_BITS;
+        let held = if table { Held::Table(Vec::new()) } else { Held::Set(MixSet::default()) };
+        Self { cells, held, parked: none.clone(), last: none, start, latest: 0 }
     }
 
     /// A unit planned so far is in `cell` at `tick` (not counting parked units).
     fn walked(&self, cell: u32, tick: u32) -> bool {
-        let bit = tick as usize * self.cells + cell as usize;
-        self.held.get(bit / 64).is_some_and(|w| w & (1 << (bit % 64)) != 0)
+        match &self.held {
+            Held::Table(bits) => {
+                let bit = tick as usize * self.cells + cell as usize;
+                bits.get(bit / 64).is_some_and(|w| w & (1 << (bit % 64)) != 0)
+            }
+            Held::Set(set) => set.contains(&(cell, tick)),
+        }
     }
 
     /// Whether `me` may be in `cell` at `tick`: nobody else is there then, nor a tick before
@@ -137,13 +157,22 @@ impl Reservations {
         {
             self.start[start as usize] = usize::MAX;
         }
-        let words = (path.len() * self.cells).div_ceil(64);
-        if self.held.len() < words {
-            self.held.resize(words, 0);
+        if let Held::Table(bits) = &mut self.held {
+            let words = (path.len() * self.cells).div_ceil(64);
+            if bits.len() < words {
+                bits.resize(words, 0);
+            }
         }
         for (tick, &cell) in path.iter().enumerate() {
-            let bit = tick * self.cells + cell as usize;
-            self.held[bit / 64] |= 1 << (bit % 64);
+            match &mut self.held {
+                Held::Table(bits) => {
+                    let bit = tick * self.cells + cell as usize;
+                    bits[bit / 64] |= 1 << (bit % 64);
+                }
+                Held::Set(set) => {
+                    set.insert((cell, tick as u32));
+                }
+            }
             let last = &mut self.last[cell as usize];
             *last = if *last == u32::MAX { tick as u32 } else { (*last).max(tick as u32) };
         }
@@ -213,7 +242,7 @@ pub fn plan_together(
     let (mut reorders, mut waits) = (0, 0);
     'again: loop {
         let starts = units.iter().enumerate().map(|(u, &(s, _))| (index(s), u));
-        let mut taken = Reservations::starts(grid.len(), starts);
+        let mut taken = Reservations::starts(grid.len(), horizon, starts);
         let mut plans: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
         for (k, &unit) in order.iter().enumerate() {
             let steps = distance(unit);
@@ -502,11 +531,30 @@ mod tests {
         assert!(passed + 1 < parked, "{passed} {parked}");
     }
 
+    /// A horizon too long for a table of cells x ticks holds them in a set: the same plans.
+    #[test]
+    fn held_cells_in_a_table_or_a_set_plan_alike() {
+        let mut grid = NavGrid::new(12, 12).unwrap();
+        for y in [3, 7] {
+            for x in (0..12).filter(|x| x % 4 != 1) {
+                grid.set(GridPos::new(x, y), Cell::Blocked).unwrap();
+            }
+        }
+        let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        // 30 units, each to the cell 37 places on in the list (across the walls).
+        let units: Vec<(GridPos, GridPos)> =
+            (0..30).map(|i| (open[i * 3], open[(i * 3 + 37) % open.len()])).collect();
+        let table = plan_together(&grid, &units, 200).unwrap();
+        assert!(grid.len() * 201 <= TABLE_BITS);
+        let set = plan_together(&grid, &units, (TABLE_BITS / grid.len()) as u32 + 1).unwrap();
+        assert_eq!(table, set);
+    }
+
     /// A unit not planned yet keeps its start for the first ticks; one planned before it
     /// passes there only after them.
     #[test]
     fn a_start_is_held_for_the_first_ticks() {
-        let starts = Reservations::starts(4, [(2, 1)].into_iter());
+        let starts = Reservations::starts(4, 16, [(2, 1)].into_iter());
         for tick in 0..=START_HELD + 1 {
             assert!(!starts.free(2, tick, 0), "tick {tick}");
             assert!(starts.free(2, tick, 1), "its own start, tick {tick}");

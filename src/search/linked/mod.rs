@@ -37,5 +37,5 @@ pub(in crate::search) use lattice::Lattice;
 pub(in crate::search) use maps::apart;
 pub use maps::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub(crate) use prep::LinkedPrep;
-pub(crate) use prep::MixMap;
+pub(crate) use prep::{MixMap, MixSet};
 pub(crate) use search::{LinkedSearch, Nodes as LinkedNodes};

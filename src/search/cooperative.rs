@@ -79,8 +79,8 @@ struct Reservations {
     held: Held,
     /// Cell -> the tick from which a unit is parked on it for good (`u32::MAX`: none).
     parked: Vec<u32>,
-    /// Cell -> the last tick a unit planned so far is in it (`u32::MAX`: none).
-    last: Vec<u32>,
+    /// Cell -> the last tick a unit planned so far is in it.
+    last: Vec<Option<u32>>,
     /// Cell -> the unit not planned yet that starts on it (`usize::MAX`: none).
     start: Vec<usize>,
     /// The last tick anyone planned so far moves (the latest arrival).
@@ -109,10 +109,10 @@ impl Reservations {
         for (cell, unit) in units {
             start[cell as usize] = unit;
         }
-        let none = vec![u32::MAX; cells];
         let table = cells.saturating_mul((horizon as usize).saturating_add(1)) <= TABLE_BITS;
         let held = if table { Held::Table(Vec::new()) } else { Held::Set(MixSet::default()) };
-        Self { cells, held, parked: none.clone(), last: none, start, latest: 0 }
+        let (parked, last) = (vec![u32::MAX; cells], vec![None; cells]);
+        Self { cells, held, parked, last, start, latest: 0 }
     }
 
     /// A unit planned so far is in `cell` at `tick` (not counting parked units).
@@ -130,19 +130,20 @@ impl Reservations {
     /// or after. The tick between two units in one cell is what lets them walk the plan at any
     /// speeds ([`CellTurns`]): nobody steps into a cell as its last holder steps out.
     fn free(&self, cell: u32, tick: u32, me: usize) -> bool {
-        let i = cell as usize;
-        let starter = self.start[i] != usize::MAX && self.start[i] != me;
         !(tick.saturating_sub(1)..=tick + 1).any(|t| self.walked(cell, t))
-            && self.parked[i] > tick + 1
-            && !(starter && tick <= START_HELD + 1)
+            && self.parked[cell as usize] > tick + 1
+            && !(self.others_start(cell, me) && tick <= START_HELD + 1)
+    }
+
+    /// A unit other than `me`, not planned yet, starts on `cell`.
+    fn others_start(&self, cell: u32, me: usize) -> bool {
+        let unit = self.start[cell as usize];
+        unit != usize::MAX && unit != me
     }
 
     /// The last tick someone other than `me` is in `cell` (`None`: nobody ever).
     fn last(&self, cell: u32, me: usize) -> Option<u32> {
-        let i = cell as usize;
-        let starter = self.start[i] != usize::MAX && self.start[i] != me;
-        let walked = (self.last[i] != u32::MAX).then_some(self.last[i]);
-        walked.max(starter.then_some(START_HELD))
+        self.last[cell as usize].max(self.others_start(cell, me).then_some(START_HELD))
     }
 
     /// Whether a unit is parked on `cell` for good.
@@ -174,7 +175,7 @@ impl Reservations {
                 }
             }
             let last = &mut self.last[cell as usize];
-            *last = if *last == u32::MAX { tick as u32 } else { (*last).max(tick as u32) };
+            *last = (*last).max(Some(tick as u32));
         }
         if let Some(&end) = path.last() {
             let arrival = path.len() as u32 - 1;
@@ -352,7 +353,7 @@ fn space_time_path(
     let after_everyone = taken.last(to, me).map_or(0, |t| t.saturating_add(2));
     // From this tick on, a cell is free if nobody is parked on it (nobody held anything a
     // tick before), the unit may move, and its goal is left to it.
-    let settled = (taken.latest.max(START_HELD) + 2).max(delay).max(after_everyone);
+    let settled = taken.latest.max(START_HELD).saturating_add(2).max(delay).max(after_everyone);
     let mut still: Option<Vec<u32>> = None;
     // Open states by their estimate, the later tick first among equal estimates (deeper
     // first: far fewer states than breadth among the many ties waiting makes); a state of the
@@ -362,7 +363,7 @@ fn space_time_path(
     let mut came: MixMap<(u32, u32), (u32, u32)> = MixMap::default();
     open.push(Reverse((distance[from as usize], u32::MAX, from, false)));
     came.insert((from, 0), (u32::MAX, 0));
-    while let Some(Reverse((estimate, later, cell, finish))) = open.pop() {
+    while let Some(Reverse((_, later, cell, finish))) = open.pop() {
         let tick = if finish { settled } else { u32::MAX - later };
         if finish || (cell == to && tick >= after_everyone) {
             let mut path = vec![cell];
@@ -374,7 +375,7 @@ fn space_time_path(
             path.reverse();
             if finish {
                 let steps = still.as_deref().unwrap_or_default();
-                walk_down(grid, steps, &mut path, estimate);
+                walk_down(grid, steps, &mut path);
             }
             return Some(path);
         }
@@ -385,8 +386,9 @@ fn space_time_path(
             let steps =
                 still.get_or_insert_with(|| steps_to_avoiding(grid, goal, |c| taken.parked(c)));
             let rest = steps[cell as usize];
-            if rest != u32::MAX && tick + rest <= horizon {
-                open.push(Reverse((tick + rest, u32::MAX - (tick + rest), cell, true)));
+            let arrival = tick.saturating_add(rest);
+            if rest != u32::MAX && arrival <= horizon {
+                open.push(Reverse((arrival, u32::MAX - arrival, cell, true)));
             }
             continue;
         }
@@ -411,12 +413,13 @@ fn space_time_path(
 }
 
 /// Walks `path` (which ends on a cell `steps` says is that many steps from the goal) down
-/// `steps` to the goal, one step a tick, until it is `arrival` ticks long.
-fn walk_down(grid: &NavGrid, steps: &[u32], path: &mut Vec<u32>, arrival: u32) {
+/// `steps` to the goal, one step a tick (each cell a step from the goal has a neighbour a step
+/// nearer, which `steps_to_avoiding` came to it from).
+fn walk_down(grid: &NavGrid, steps: &[u32], path: &mut Vec<u32>) {
     let width = grid.width();
     while let Some(&cell) = path.last() {
         let here = steps[cell as usize];
-        if here == 0 || path.len() as u32 > arrival {
+        if here == 0 {
             break;
         }
         let at = GridPos::new(cell % width, cell / width);

@@ -214,62 +214,182 @@ pub fn plan_together(
     units: &[(GridPos, GridPos)],
     horizon: u32,
 ) -> Result<Vec<Vec<GridPos>>, CooperativeError> {
-    check_units(grid, units)?;
-    let width = grid.width();
-    let index = |p: GridPos| p.y * width + p.x;
-    let pos = |i: u32| GridPos::new(i % width, i / width);
-    let mut order: Vec<usize> = (0..units.len()).collect();
-    // Each unit's steps to its goal from every cell: kept for every unit when that is at most
-    // `KEPT_STEPS` numbers, else worked out again for each plan of the unit (units x cells
-    // would be too much memory for a big group on a big map). The first pass checks that every
-    // goal can be walked to.
-    let keep = units.len().saturating_mul(grid.len()) <= KEPT_STEPS;
-    let mut kept: Vec<Vec<u32>> = Vec::new();
-    for (unit, &(start, goal)) in units.iter().enumerate() {
-        let d = steps_to(grid, goal);
-        if d[index(start) as usize] == u32::MAX {
-            return Err(CooperativeError::Unreachable { unit });
-        }
-        if keep {
-            kept.push(d);
+    let mut planner = PlanTogether::new(grid.clone(), units, horizon)?;
+    loop {
+        if let Some(done) = planner.step(u64::MAX, || false) {
+            return done;
         }
     }
-    let distance = |unit: usize| match kept.get(unit) {
-        Some(d) => std::borrow::Cow::Borrowed(d.as_slice()),
-        None => std::borrow::Cow::Owned(steps_to(grid, units[unit].1)),
-    };
-    // Ticks each unit waits on its start before it moves.
-    let mut delays = vec![0u32; units.len()];
-    let (mut reorders, mut waits) = (0, 0);
-    'again: loop {
-        let starts = units.iter().enumerate().map(|(u, &(s, _))| (index(s), u));
-        let mut taken = Reservations::starts(grid.len(), horizon, starts);
-        let mut plans: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
-        for (k, &unit) in order.iter().enumerate() {
-            let steps = distance(unit);
-            let plan =
-                space_time_path(grid, &taken, (unit, units[unit]), &steps, delays[unit], horizon);
-            let Some(path) = plan else {
-                if reorders < units.len().min(MAX_REORDERS) {
-                    // It goes first.
-                    reorders += 1;
-                    order.retain(|&u| u != unit);
-                    order.insert(0, unit);
-                } else if waits < MAX_WAIT_ROUNDS {
-                    // Those before it let it by: each waits a tick longer before it moves.
-                    waits += 1;
-                    for &before in &order[..k] {
-                        delays[before] += 1;
-                    }
-                } else {
-                    return Err(CooperativeError::NoPlan { unit });
-                }
-                continue 'again;
-            };
-            taken.hold(unit, &path);
-            plans[unit] = path;
+}
+
+/// [`plan_together`] a slice at a time, for a game that cannot wait a frame for hundreds of
+/// units: [`step`](Self::step) goes on where the last call stopped, for about as many cells as
+/// it is given, and gives the plans once they are all made (the same plans as
+/// `plan_together`'s, however it is sliced). The units must stand on their starts until then.
+///
+/// ```
+/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+/// use bevy_tilemap_nav::search::{PlanTogether, plan_together};
+///
+/// let grid = NavGrid::new(8, 8).unwrap();
+/// let units = [(GridPos::new(0, 0), GridPos::new(7, 7)), (GridPos::new(7, 7), GridPos::new(0, 0))];
+/// let mut planner = PlanTogether::new(grid.clone(), &units, 64).unwrap();
+/// // A few cells a call: it takes many calls, and gives the same plans.
+/// let mut calls = 1;
+/// let plans = loop {
+///     match planner.step(10, || false) {
+///         Some(done) => break done.unwrap(),
+///         None => calls += 1,
+///     }
+/// };
+/// assert!(calls > 1);
+/// assert_eq!(plans, plan_together(&grid, &units, 64).unwrap());
+/// ```
+pub struct PlanTogether {
+    grid: NavGrid,
+    units: Vec<(GridPos, GridPos)>,
+    horizon: u32,
+    /// Each unit's steps to its goal from every cell, once worked out (kept for every unit when
+    /// that is at most `KEPT_STEPS` numbers, else worked out again for each plan of the unit:
+    /// units x cells would be too much memory for a big group on a big map).
+    kept: Vec<Vec<u32>>,
+    /// Units whose goal has been checked to be walkable to (the first stage, a unit a slice).
+    checked: usize,
+    /// The order units are planned in, and the next to plan in it.
+    order: Vec<usize>,
+    next: usize,
+    /// Ticks each unit waits on its start before it moves.
+    delays: Vec<u32>,
+    reorders: usize,
+    waits: u32,
+    taken: Reservations,
+    plans: Vec<Vec<u32>>,
+    /// Cells looked at so far (states searched, cells of the walks to goals).
+    work: u64,
+    done: Option<Result<Vec<Vec<GridPos>>, CooperativeError>>,
+}
+
+impl PlanTogether {
+    /// A planner of `units` (start, goal) on `grid` within `horizon` ticks (see
+    /// [`plan_together`]). Errors at once: a start or goal off the grid or blocked, shared
+    /// starts or goals; the rest come from [`step`](Self::step).
+    pub fn new(
+        grid: NavGrid,
+        units: &[(GridPos, GridPos)],
+        horizon: u32,
+    ) -> Result<Self, CooperativeError> {
+        check_units(&grid, units)?;
+        let taken = Self::fresh(&grid, units, horizon);
+        Ok(Self {
+            units: units.to_vec(),
+            horizon,
+            kept: Vec::new(),
+            checked: 0,
+            order: (0..units.len()).collect(),
+            next: 0,
+            delays: vec![0; units.len()],
+            reorders: 0,
+            waits: 0,
+            taken,
+            plans: vec![Vec::new(); units.len()],
+            work: 0,
+            done: None,
+            grid,
+        })
+    }
+
+    /// The reservations of nobody planned yet: only the starts.
+    fn fresh(grid: &NavGrid, units: &[(GridPos, GridPos)], horizon: u32) -> Reservations {
+        let starts = units.iter().enumerate().map(|(u, &(s, _))| (s.y * grid.width() + s.x, u));
+        Reservations::starts(grid.len(), horizon, starts)
+    }
+
+    /// Goes on planning until about `cells` more cells are looked at or `out_of_time` says so
+    /// (at least one unit's search a call, so that it always goes on). `Some`: done, the plans
+    /// (as [`plan_together`] gives them) or why there are none; `None`: call again.
+    pub fn step(
+        &mut self,
+        cells: u64,
+        out_of_time: impl Fn() -> bool,
+    ) -> Option<Result<Vec<Vec<GridPos>>, CooperativeError>> {
+        let began = self.work;
+        while self.done.is_none() {
+            self.done = self.one_unit();
+            if self.work - began >= cells || out_of_time() {
+                break;
+            }
         }
-        return Ok(plans.into_iter().map(|p| p.into_iter().map(pos).collect()).collect());
+        self.done.clone()
+    }
+
+    /// Cells looked at so far, all calls together.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// The grid it plans on.
+    pub fn grid(&self) -> &NavGrid {
+        &self.grid
+    }
+
+    /// One unit's part: its goal checked, or its plan made (`Some`: the planning is over).
+    fn one_unit(&mut self) -> Option<Result<Vec<Vec<GridPos>>, CooperativeError>> {
+        let grid = &self.grid;
+        let index = |p: GridPos| p.y * grid.width() + p.x;
+        if self.checked < self.units.len() {
+            let unit = self.checked;
+            let (start, goal) = self.units[unit];
+            let d = steps_to(grid, goal);
+            self.work += grid.len() as u64;
+            if d[index(start) as usize] == u32::MAX {
+                return Some(Err(CooperativeError::Unreachable { unit }));
+            }
+            if self.units.len().saturating_mul(grid.len()) <= KEPT_STEPS {
+                self.kept.push(d);
+            }
+            self.checked += 1;
+            return None;
+        }
+        let Some(&unit) = self.order.get(self.next) else {
+            let pos = |i: u32| GridPos::new(i % grid.width(), i / grid.width());
+            let plans = std::mem::take(&mut self.plans);
+            return Some(Ok(plans.into_iter().map(|p| p.into_iter().map(pos).collect()).collect()));
+        };
+        let steps = match self.kept.get(unit) {
+            Some(d) => std::borrow::Cow::Borrowed(d.as_slice()),
+            None => {
+                self.work += grid.len() as u64;
+                std::borrow::Cow::Owned(steps_to(grid, self.units[unit].1))
+            }
+        };
+        let me = (unit, self.units[unit]);
+        let (delay, horizon) = (self.delays[unit], self.horizon);
+        let plan = space_time_path(grid, &self.taken, me, &steps, delay, horizon, &mut self.work);
+        if let Some(path) = plan {
+            self.taken.hold(unit, &path);
+            self.plans[unit] = path;
+            self.next += 1;
+            return None;
+        }
+        if self.reorders < self.units.len().min(MAX_REORDERS) {
+            // It goes first.
+            self.reorders += 1;
+            self.order.retain(|&u| u != unit);
+            self.order.insert(0, unit);
+        } else if self.waits < MAX_WAIT_ROUNDS {
+            // Those before it let it by: each waits a tick longer before it moves.
+            self.waits += 1;
+            for &before in &self.order[..self.next] {
+                self.delays[before] += 1;
+            }
+        } else {
+            return Some(Err(CooperativeError::NoPlan { unit }));
+        }
+        // All are planned again.
+        self.taken = Self::fresh(grid, &self.units, horizon);
+        self.plans = vec![Vec::new(); self.units.len()];
+        self.next = 0;
+        None
     }
 }
 
@@ -345,6 +465,7 @@ fn space_time_path(
     distance: &[u32],
     delay: u32,
     horizon: u32,
+    work: &mut u64,
 ) -> Option<Vec<u32>> {
     let width = grid.width();
     let index = |p: GridPos| p.y * width + p.x;
@@ -364,6 +485,7 @@ fn space_time_path(
     open.push(Reverse((distance[from as usize], u32::MAX, from, false)));
     came.insert((from, 0), (u32::MAX, 0));
     while let Some(Reverse((_, later, cell, finish))) = open.pop() {
+        *work += 1;
         let tick = if finish { settled } else { u32::MAX - later };
         if finish || (cell == to && tick >= after_everyone) {
             let mut path = vec![cell];
@@ -383,8 +505,10 @@ fn space_time_path(
             continue;
         }
         if tick == settled {
-            let steps =
-                still.get_or_insert_with(|| steps_to_avoiding(grid, goal, |c| taken.parked(c)));
+            let steps = still.get_or_insert_with(|| {
+                *work += grid.len() as u64;
+                steps_to_avoiding(grid, goal, |c| taken.parked(c))
+            });
             let rest = steps[cell as usize];
             let arrival = tick.saturating_add(rest);
             if rest != u32::MAX && arrival <= horizon {
@@ -537,6 +661,76 @@ mod tests {
     /// A horizon too long for a table of cells x ticks holds them in a set: the same plans.
     #[test]
     fn held_cells_in_a_table_or_a_set_plan_alike() {
+        let (grid, units) = walled_rows();
+        let table = plan_together(&grid, &units, 200).unwrap();
+        assert!(grid.len() * 201 <= TABLE_BITS);
+        let set = plan_together(&grid, &units, (TABLE_BITS / grid.len()) as u32 + 1).unwrap();
+        assert_eq!(table, set);
+    }
+
+    /// Planned a slice at a time (down to a cell a call), the plans are the same as in one
+    /// call, re-orders and all; the work is counted, and a slice stops at its cells.
+    #[test]
+    fn plans_made_in_slices_are_the_plans_made_at_once() {
+        let (grid, units) = walled_rows();
+        let whole = plan_together(&grid, &units, 200).unwrap();
+        for slice in [1, 50, 2_000] {
+            let mut planner = PlanTogether::new(grid.clone(), &units, 200).unwrap();
+            let mut calls = 0u64;
+            let plans = loop {
+                let before = planner.work();
+                calls += 1;
+                match planner.step(slice, || false) {
+                    Some(done) => break done.unwrap(),
+                    // A slice ends once its cells are used, within one unit's search.
+                    None => assert!(planner.work() - before >= slice),
+                }
+            };
+            assert_eq!(plans, whole, "slices of {slice}");
+            assert!(calls > 1 && calls <= planner.work() / slice + 1, "{calls} calls");
+            // Asked again once done, it says the same.
+            assert_eq!(planner.step(1, || false), Some(Ok(whole.clone())));
+        }
+        // The walled-out unit (planned again, first) in slices of one cell.
+        let mut grid = NavGrid::new(8, 3).unwrap();
+        for x in 3..8 {
+            grid.set(GridPos::new(x, 0), Cell::Blocked).unwrap();
+            grid.set(GridPos::new(x, 2), Cell::Blocked).unwrap();
+        }
+        let units =
+            [(GridPos::new(2, 1), GridPos::new(3, 1)), (GridPos::new(0, 2), GridPos::new(7, 1))];
+        let mut planner = PlanTogether::new(grid.clone(), &units, 64).unwrap();
+        let sliced = loop {
+            if let Some(done) = planner.step(1, || false) {
+                break done;
+            }
+        };
+        assert_eq!(sliced, plan_together(&grid, &units, 64));
+        // Out of time: one unit a call, whatever the cells.
+        let mut planner = PlanTogether::new(grid, &units, 64).unwrap();
+        assert_eq!(planner.step(u64::MAX, || true), None);
+    }
+
+    /// Errors come in slices too: an unreachable goal from `step`, a shared start at once.
+    #[test]
+    fn a_sliced_plan_says_what_plan_together_says() {
+        let mut grid = NavGrid::new(5, 1).unwrap();
+        grid.set(GridPos::new(2, 0), Cell::Blocked).unwrap();
+        let (a, b, e) = (GridPos::new(0, 0), GridPos::new(1, 0), GridPos::new(4, 0));
+        let units = [(a, b), (b, e)];
+        let mut planner = PlanTogether::new(grid.clone(), &units, 16).unwrap();
+        assert_eq!(planner.step(1, || false), None, "the first unit's goal checked");
+        assert_eq!(planner.step(1, || false), Some(Err(CooperativeError::Unreachable { unit: 1 })));
+        assert_eq!(
+            plan_together(&grid, &units, 16),
+            Err(CooperativeError::Unreachable { unit: 1 })
+        );
+        let shared = PlanTogether::new(grid, &[(a, b), (a, GridPos::new(3, 0))], 16);
+        assert_eq!(shared.err(), Some(CooperativeError::Shared { first: 0, second: 1 }));
+    }
+
+    /// A 12 x 12 grid with two walls of doors, and 30 units each sent across them.
+    fn walled_rows() -> (NavGrid, Vec<(GridPos, GridPos)>) {
         let mut grid = NavGrid::new(12, 12).unwrap();
         for y in [3, 7] {
             for x in (0..12).filter(|x| x % 4 != 1) {
@@ -544,13 +738,9 @@ mod tests {
             }
         }
         let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
-        // 30 units, each to the cell 37 places on in the list (across the walls).
-        let units: Vec<(GridPos, GridPos)> =
-            (0..30).map(|i| (open[i * 3], open[(i * 3 + 37) % open.len()])).collect();
-        let table = plan_together(&grid, &units, 200).unwrap();
-        assert!(grid.len() * 201 <= TABLE_BITS);
-        let set = plan_together(&grid, &units, (TABLE_BITS / grid.len()) as u32 + 1).unwrap();
-        assert_eq!(table, set);
+        // Each to the cell 37 places on in the list (across the walls).
+        let units = (0..30).map(|i| (open[i * 3], open[(i * 3 + 37) % open.len()])).collect();
+        (grid, units)
     }
 
     /// A unit not planned yet keeps its start for the first ticks; one planned before it

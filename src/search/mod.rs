@@ -50,7 +50,7 @@ mod warmup;
 mod world;
 
 pub use agent_grid::{AgentGrid, AgentGridBuild};
-pub use cooperative::{CellTurns, CooperativeError, plan_together};
+pub use cooperative::{CellTurns, CooperativeError, PlanTogether, plan_together};
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};

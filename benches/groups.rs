@@ -9,7 +9,9 @@
 //! with the plugin's default settings and frames of 16 ms of game time:
 //! - with `Cooperative`: the game time until all arrived (the makespan) against the lower
 //!   bound, the longest walk of one unit alone at its speed; the wall time of each frame's
-//!   update (median, p99, worst: the worst is the frame the plan is made in);
+//!   update (median, p99, worst), and of the frames the plan is made in (the default search
+//!   budget spreads it over frames); then the same with a search budget so big that the plan
+//!   is made in one frame, the stall it was before plans were spread;
 //! - the plan alone, `search::plan_together` on the same starts and goals (best of three);
 //! - the same shuffle with plain `GridLocked` units, as many frames: how many arrived, and the
 //!   frames' wall times, the cost of walking without a plan;
@@ -33,7 +35,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_tilemap_nav::path::{Formation, group_goals};
-use bevy_tilemap_nav::plugin::{Cooperative, GroupOrder};
+use bevy_tilemap_nav::plugin::{Cooperative, GroupOrder, NavDiagnostics};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::plan_together;
 use common::best;
@@ -64,13 +66,23 @@ struct Run {
     arrived: usize,
     /// Each frame's update, in wall time.
     updates: Vec<Duration>,
+    /// The frames in which cooperative plans were made (`NavDiagnostics::cooperative_work`).
+    planning: Vec<Duration>,
 }
 
-/// Runs the shuffle in an app, cooperative or plain, for at most `frames` frames.
-fn run(grid: &NavGrid, cooperative: bool, frames: usize) -> Run {
+/// Runs the shuffle in an app, cooperative or plain, for at most `frames` frames; `whole`: with
+/// a search budget so big that the plan is made in one frame (the plugin's default spreads it
+/// over frames).
+fn run(grid: &NavGrid, cooperative: bool, frames: usize, whole: bool) -> Run {
+    let mut settings = NavSettings::default();
+    if whole {
+        settings.work.time = None;
+        settings.work.shares.searches = u64::MAX;
+        settings.work.units = u64::MAX;
+    }
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
-        .add_plugins(TilemapNavPlugin::default())
+        .add_plugins(TilemapNavPlugin::with_settings(settings))
         .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME));
     app.world_mut().spawn(NavGridMap::square(grid.clone(), Vec2::splat(TILE)));
     app.update();
@@ -94,23 +106,29 @@ fn run(grid: &NavGrid, cooperative: bool, frames: usize) -> Run {
         app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
     }
     let mut arrived = 0;
-    let mut updates = Vec::new();
+    let (mut updates, mut planning) = (Vec::new(), Vec::new());
     for frame in 0..frames {
         let started = Instant::now();
         app.update();
         updates.push(started.elapsed());
+        if app.world().resource::<NavDiagnostics>().cooperative_work > 0 {
+            planning.push(started.elapsed());
+        }
         let messages = app.world().resource::<Messages<Arrived>>();
         arrived += messages.iter_current_update_messages().filter(|a| a.reached_goal).count();
         if arrived == units.len() {
-            return Run { frames: frame + 1, arrived, updates };
+            return Run { frames: frame + 1, arrived, updates, planning };
         }
     }
-    Run { frames, arrived, updates }
+    Run { frames, arrived, updates, planning }
 }
 
 /// Median, p99 and worst of `times`, in milliseconds.
 fn spread(times: &[Duration]) -> (f64, f64, f64) {
     let mut ms: Vec<f64> = times.iter().map(|t| t.as_secs_f64() * 1e3).collect();
+    if ms.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
     ms.sort_by(f64::total_cmp);
     let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
     (at(0.5), at(0.99), at(1.0))
@@ -173,10 +191,10 @@ fn march(marching: bool) -> Run {
         let messages = app.world().resource::<Messages<Arrived>>();
         arrived += messages.iter_current_update_messages().count();
         if arrived == members.len() {
-            return Run { frames: frame + 1, arrived, updates };
+            return Run { frames: frame + 1, arrived, updates, planning: Vec::new() };
         }
     }
-    Run { frames: 12_000, arrived, updates }
+    Run { frames: 12_000, arrived, updates, planning: Vec::new() }
 }
 
 fn main() {
@@ -197,17 +215,30 @@ fn main() {
         .map(|i| shared::steps_alone(&grid, starts[i], goals[i]) as f32 * TILE / speeds[i])
         .fold(0.0, f32::max);
     let dt = FRAME.as_secs_f32();
-    let together = run(&grid, true, 4000);
-    let (median, p99, worst) = spread(&together.updates);
-    println!(
-        "cooperative: {} of {UNITS} arrived in {:.2} s of game time ({} frames); the longest walk \
-         alone {alone:.2} s: {:.2}x",
-        together.arrived,
-        together.frames as f32 * dt,
-        together.frames,
-        together.frames as f32 * dt / alone
-    );
-    println!("  frame update: median {median:.3} ms, p99 {p99:.3} ms, worst {worst:.3} ms");
+    let mut frames = 0;
+    for whole in [false, true] {
+        let together = run(&grid, true, 4000, whole);
+        let (median, p99, worst) = spread(&together.updates);
+        let how = if whole { "made in one frame (an unbounded search budget)" } else { "default" };
+        println!(
+            "cooperative, {how}: {} of {UNITS} arrived in {:.2} s of game time ({} frames); the \
+             longest walk alone {alone:.2} s: {:.2}x",
+            together.arrived,
+            together.frames as f32 * dt,
+            together.frames,
+            together.frames as f32 * dt / alone
+        );
+        println!("  frame update: median {median:.3} ms, p99 {p99:.3} ms, worst {worst:.3} ms");
+        let (_, _, worst) = spread(&together.planning);
+        println!(
+            "  plans made over {} frames ({:.2} s of game time), the worst of them {worst:.3} ms",
+            together.planning.len(),
+            together.planning.len() as f32 * dt
+        );
+        if !whole {
+            frames = together.frames;
+        }
+    }
     let pairs: Vec<(GridPos, GridPos)> =
         starts.iter().copied().zip(goals.iter().copied()).collect();
     let (planned, plans) = best(|| plan_together(&grid, &pairs, 512));
@@ -217,12 +248,12 @@ fn main() {
          ticks",
         planned.as_secs_f64() * 1e3
     );
-    let plain = run(&grid, false, together.frames);
+    let plain = run(&grid, false, frames, false);
     let (median, p99, worst) = spread(&plain.updates);
     println!(
         "plain GridLocked, the same {} frames: {} of {UNITS} arrived; frame update: median \
          {median:.3} ms, p99 {p99:.3} ms, worst {worst:.3} ms",
-        together.frames, plain.arrived
+        frames, plain.arrived
     );
     ten_thousand();
 }

@@ -23,6 +23,10 @@ pub struct NavDiagnostics {
     pub range_expansions: u64,
     /// Cells expanded by this frame's searches.
     pub expansions: u64,
+    /// Work done this frame planning [`Cooperative`](super::Cooperative) agents together, in
+    /// [`WorkBudget`](super::WorkBudget)'s units (a plan draws on the searches' share; one
+    /// that needs more goes on next frame).
+    pub cooperative_work: u64,
     /// True when a search used up the frame's budget and goes on next frame.
     pub search_paused: bool,
     /// Requests asked again for the goal the agent's path already leads to, on a grid

@@ -424,9 +424,9 @@ fn cooperative_plans_refuse_bad_units() {
 
 mod in_an_app {
     use bevy::prelude::*;
-    use bevy_tilemap_nav::grid::GridPos;
+    use bevy_tilemap_nav::grid::{GridPos, NavGrid};
     use bevy_tilemap_nav::path::{Formation, FormationError};
-    use bevy_tilemap_nav::plugin::{GroupOrder, GroupOrderFailed};
+    use bevy_tilemap_nav::plugin::{GroupOrder, GroupOrderFailed, NavDiagnostics};
     use bevy_tilemap_nav::prelude::*;
 
     use crate::tilemap::{DT, TILE, WALL, messages, nav_app, spawn_text_tilemap};
@@ -1163,6 +1163,151 @@ mod in_an_app {
         let slowest = speeds.iter().copied().fold(f32::INFINITY, f32::min);
         let bound = 64.0 * TILE / slowest / dt;
         assert!((still as f32) <= bound, "a unit stood still {still} frames (bound {bound})");
+    }
+
+    /// The 200-unit shuffle's plan is made over frames, each frame's part within the search
+    /// budget plus one unit's search (the most one unit's search of the same plan takes,
+    /// measured with `PlanTogether` a unit a call); meanwhile no unit begins a step; and the
+    /// paths it writes are the plans `plan_together` makes of the same units in one go.
+    #[test]
+    fn a_plan_of_two_hundred_is_made_over_frames_within_the_budget_its_units_standing() {
+        use bevy_tilemap_nav::grid::Cell;
+        use bevy_tilemap_nav::search::{CELL_WORK, PlanTogether, plan_together};
+        let (mut app, grid, units, goals) = shuffle_app();
+        for (&unit, &goal) in units.iter().zip(&goals) {
+            app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+        }
+        let lock = |app: &App, u: Entity| app.world().get::<GridLocked>(u).copied().unwrap();
+        let mut frames: Vec<u64> = Vec::new();
+        // Each unit's cells after each frame of the plan.
+        let mut locks: Vec<Vec<GridLocked>> = Vec::new();
+        for _ in 0..600 {
+            app.update();
+            let work = app.world().resource::<NavDiagnostics>().cooperative_work;
+            if work == 0 && !frames.is_empty() {
+                break;
+            }
+            if work > 0 {
+                frames.push(work);
+                locks.push(units.iter().map(|&u| lock(&app, u)).collect());
+            }
+        }
+        let first = locks[0].clone();
+        // Standing, but in the frame the plan is made (they walk it at once): each only
+        // finishes the step it was in when the plan began.
+        for (frame, now) in locks[..locks.len() - 1].iter().enumerate() {
+            for (i, (was, now)) in first.iter().zip(now).enumerate() {
+                let start = was.entering.or(was.holds.map(|h| h.1));
+                let here = now.holds.map(|h| h.1);
+                let standing = (now.entering.is_none() || now.entering == was.entering)
+                    && (here == was.holds.map(|h| h.1) || here == start);
+                assert!(standing, "frame {frame} of the plan: unit {i} {was:?} -> {now:?}");
+            }
+        }
+        println!("the 200-unit plan in an app: {} frames, work {frames:?}", frames.len());
+        assert!(frames.len() > 1, "made in one frame: {frames:?}");
+        // The same plan in one go: the walkers (those with a path) from where the plan began,
+        // in entity order, round those standing.
+        let mut planned_on = grid.clone();
+        let mut walking = Vec::new();
+        for (i, &u) in units.iter().enumerate() {
+            let start = first[i].entering.or(first[i].holds.map(|h| h.1)).unwrap();
+            match app.world().get::<NavPath>(u) {
+                Some(_) => walking.push((u, (start, goals[i]))),
+                None => {
+                    planned_on.set(start, Cell::Blocked).unwrap();
+                }
+            }
+        }
+        walking.sort_by_key(|w| w.0);
+        let (walkers, pairs): (Vec<Entity>, Vec<(GridPos, GridPos)>) = walking.into_iter().unzip();
+        let horizon = (2 * (grid.width() + grid.height()) + 2 * pairs.len() as u32).min(4096);
+        let whole = plan_together(&planned_on, &pairs, horizon).unwrap();
+        for ((&u, plan), &(start, _)) in walkers.iter().zip(&whole).zip(&pairs) {
+            let mut cells = plan.clone();
+            cells.dedup();
+            let path = app.world().get::<NavPath>(u).unwrap();
+            assert_eq!(path.cells, cells, "{u} from {start}");
+        }
+        // One unit's search at most past the share, each frame.
+        let mut planner = PlanTogether::new(planned_on, &pairs, horizon).unwrap();
+        let mut most = 0;
+        loop {
+            let before = planner.work();
+            let done = planner.step(1, || false);
+            most = most.max(planner.work() - before);
+            if done.is_some() {
+                break;
+            }
+        }
+        let share = NavSettings::default().work.shares.searches;
+        let bound = share + most * CELL_WORK;
+        assert!(frames.iter().all(|&w| w <= bound), "{frames:?} against {bound}");
+    }
+
+    /// Agents leave a plan while it is made over frames: one despawned, one sent elsewhere,
+    /// one stopped a while: the plan is made without them, and everyone arrives (the one sent
+    /// elsewhere at its new goal), no cell ever held twice.
+    #[test]
+    fn agents_leaving_a_plan_while_it_is_made_are_left_out() {
+        let (mut app, _, units, goals) = shuffle_app();
+        for (&unit, &goal) in units.iter().zip(&goals) {
+            app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+        }
+        let mut planning = 0;
+        while planning < 3 {
+            app.update();
+            if app.world().resource::<NavDiagnostics>().cooperative_work > 0 {
+                planning += 1;
+            }
+            check_one_per_cell(&app, &units, "before");
+        }
+        // Despawned: its goal is free, and the one sent elsewhere goes there.
+        let gone = units.iter().position(|&u| app.world().get::<NavPath>(u).is_some()).unwrap();
+        app.world_mut().despawn(units[gone]);
+        let elsewhere = (gone + 1..units.len())
+            .find(|&i| app.world().get::<NavPath>(units[i]).is_some())
+            .unwrap();
+        let stopped = (elsewhere + 1..units.len())
+            .find(|&i| app.world().get::<NavPath>(units[i]).is_some())
+            .unwrap();
+        app.world_mut().entity_mut(units[elsewhere]).insert(PathRequest::to(goals[gone]));
+        let speed = app.world().get::<PathFollower>(units[stopped]).unwrap().speed;
+        app.world_mut().get_mut::<PathFollower>(units[stopped]).unwrap().speed = 0.0;
+        for _ in 0..5 {
+            app.update();
+            check_one_per_cell(&app, &units, "stopped");
+        }
+        app.world_mut().get_mut::<PathFollower>(units[stopped]).unwrap().speed = speed;
+        let mut left: Vec<Entity> = units.clone();
+        let mut goals = goals.clone();
+        goals[elsewhere] = goals[gone];
+        left.remove(gone);
+        goals.remove(gone);
+        // They walk on, the one sent elsewhere to its new goal (requests asked again for the
+        // goals they have: answered by the paths they walk).
+        let (frames, mut arrived, _) = walk_all(&mut app, &left, &goals, 4000);
+        arrived.sort();
+        let mut want: Vec<(Entity, GridPos, bool)> =
+            left.iter().zip(&goals).map(|(&u, &g)| (u, g, true)).collect();
+        want.sort();
+        assert_eq!(arrived, want);
+        println!("leaving a plan under way: all arrived in {frames} frames");
+    }
+
+    /// The tactics map with 200 cooperative units of the shuffle on it (not yet sent): the
+    /// app, the map's grid, the units and their goals.
+    fn shuffle_app() -> (App, NavGrid, Vec<Entity>, Vec<GridPos>) {
+        let rows = crate::support::tactics_rows();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+        let (starts, goals, speeds) = crate::support::shuffle(&grid, 200);
+        let units = spawn_cooperative(&mut app, &starts, &speeds);
+        app.update();
+        (app, grid, units, goals)
     }
 
     /// A long random session of cooperative units on a map with walls: units re-targeted at

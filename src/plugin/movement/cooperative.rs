@@ -13,7 +13,7 @@ use crate::grid::{Cell, GridPos, NavGrid};
 use crate::plugin::AgentKind;
 use crate::plugin::agent::{NavPath, PathFollower, PathRequest, Replanning};
 use crate::plugin::map::{NavMap, NavMaps};
-use crate::search::{CellTurns, CooperativeError, plan_together};
+use crate::search::{CellTurns, CooperativeError, PlanTogether};
 
 /// Put on a [`GridLocked`] agent (it brings one) to have it plan its moves together with the
 /// map's other cooperative agents: when any of them gets a new path, every cooperative agent
@@ -53,6 +53,8 @@ pub(crate) struct CooperativePlans {
     maps: HashMap<Entity, MapPlan>,
     /// Maps to plan again, and the frames each has waited for its agents' answers.
     due: HashMap<Entity, u32>,
+    /// Maps being planned, a slice a frame: their agents in the plan stand meanwhile.
+    planning: HashMap<Entity, Planning>,
 }
 
 /// One map's plan: its units, the cells each walks, and whose turn it is in each cell.
@@ -85,6 +87,12 @@ impl CooperativePlans {
     /// that cell has come.
     pub(crate) fn may_enter(&self, map: Entity, entity: Entity, cell: GridPos) -> bool {
         self.unit(map, entity).is_none_or(|(plan, unit)| plan.turns.may_enter(unit.index, cell))
+    }
+
+    /// Whether `entity` stands on `map` while a plan it is in is made (it finishes the step it
+    /// is in, and then waits).
+    pub(crate) fn being_planned(&self, map: Entity, entity: Entity) -> bool {
+        self.planning.get(&map).is_some_and(|p| p.standing.contains(&entity))
     }
 
     /// `entity` stepped out of `from` (wholly into the next cell): the next unit's turn there.
@@ -231,39 +239,60 @@ impl Seen {
 const MAX_BATCH_FRAMES: u32 = 8;
 
 /// Plans the cooperative agents of each map together when one of them has a new path: gathers
-/// them, keeps the plans in play up to date ([`keep_plans`]), plans the maps that need it
-/// ([`plan_map`]) once their agents' requests are answered, and writes the plans into the
-/// agents' paths.
+/// them, keeps the plans in play up to date ([`keep_plans`]), begins a plan of the maps that
+/// need it ([`Planning::begin`]) once their agents' requests are answered, goes on with the
+/// plans under way for about `cells` cells (or until `out_of_time`; at least a unit's search
+/// each), and writes the plans made into the agents' paths. Returns the cells looked at.
 pub(crate) fn plan_together_in_play(
     maps: &NavMaps,
     plans: &mut CooperativePlans,
-    agents: &mut CooperativeAgents,
-    others: &OthersStanding,
-) {
+    (agents, others): (&mut CooperativeAgents, &OthersStanding),
+    cells: u64,
+    out_of_time: &dyn Fn() -> bool,
+) -> u64 {
     let seen: Vec<Seen> = agents.iter_mut().map(|item| Seen::read(&item, plans)).collect();
-    if seen.is_empty() && plans.maps.is_empty() {
-        return;
+    if seen.is_empty() && plans.maps.is_empty() && plans.planning.is_empty() {
+        return 0;
     }
     for map in keep_plans(plans, &seen) {
         plans.due.entry(map).or_insert(0);
+    }
+    for planning in plans.planning.values_mut() {
+        planning.let_go(&seen);
     }
     let mut ready: Vec<Entity> = Vec::new();
     for (&map, waited) in plans.due.iter_mut() {
         let pending = seen.iter().any(|s| s.pending && s.map() == Some(map));
         *waited += 1;
-        if !pending || *waited > MAX_BATCH_FRAMES {
+        // A map being planned is planned again once that plan is made.
+        if (!pending || *waited > MAX_BATCH_FRAMES) && !plans.planning.contains_key(&map) {
             ready.push(map);
         }
     }
-    ready.sort_unstable();
     for map_entity in ready {
         plans.due.remove(&map_entity);
+        // Its plan in play goes: those in the new one stand until it is made, the rest walk
+        // plainly.
+        plans.maps.remove(&map_entity);
+        if let Some(map) = maps.get(map_entity) {
+            let standing = others.iter().map(|l| (l.holds, l.entering));
+            plans.planning.insert(map_entity, Planning::begin(map, &seen, standing));
+        }
+    }
+    let mut under_way: Vec<Entity> = plans.planning.keys().copied().collect();
+    under_way.sort_unstable();
+    let mut looked = 0;
+    for map_entity in under_way {
         let Some(map) = maps.get(map_entity) else {
-            plans.maps.remove(&map_entity);
+            plans.planning.remove(&map_entity);
             continue;
         };
-        let standing = others.iter().map(|l| (l.holds, l.entering));
-        let (plan, written) = plan_map(map, &seen, standing);
+        let Some(planning) = plans.planning.get_mut(&map_entity) else { continue };
+        let before = planning.work();
+        let made = planning.step(cells.saturating_sub(looked), out_of_time);
+        looked += planning.work() - before;
+        let Some((plan, written)) = made else { continue };
+        plans.planning.remove(&map_entity);
         for (entity, cells) in written {
             if let Ok((_, _, Some(mut path), Some(mut follower), ..)) = agents.get_mut(entity) {
                 write_path(map, &mut path, &cells);
@@ -272,6 +301,7 @@ pub(crate) fn plan_together_in_play(
         }
         plans.maps.insert(map_entity, plan);
     }
+    looked
 }
 
 /// Brings the plans in play up to date with what the agents are doing: a planned agent gone,
@@ -295,88 +325,190 @@ fn keep_plans(plans: &mut CooperativePlans, seen: &[Seen]) -> Vec<Entity> {
         plans.forget(map, entity);
     }
     plans.maps.retain(|_, plan| !plan.units.is_empty());
+    let planning = |m: Entity, e: Entity| plans.being_planned(m, e);
     seen.iter()
         .filter(|s| s.walker().is_some_and(|p| p.changed))
-        .filter_map(|s| s.map().filter(|&m| !plans.planned(m, s.entity)))
+        .filter_map(|s| s.map().filter(|&m| !plans.planned(m, s.entity) && !planning(m, s.entity)))
         .collect()
 }
 
-/// Plans `map`'s cooperative walkers together round the agents standing (those `seen` with no
-/// path or no speed, and the grid-locked `standing` without `Cooperative`; not those about to
-/// be given a path). Agents walking without a plan
-/// (an answer on its way, or not cooperative) are not planned round: they move on, and the
-/// grid-locked walk keeps them apart. Returns the plan and the path cells of each agent
-/// planned.
-fn plan_map(
-    map: &NavMap,
-    seen: &[Seen],
-    standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
-) -> (MapPlan, Vec<(Entity, Vec<GridPos>)>) {
-    let on_map = |holds: Option<(Entity, GridPos)>| holds.filter(|(m, _)| *m == map.entity);
-    let mut walkers: Vec<&Seen> =
-        seen.iter().filter(|s| on_map(s.holds).is_some() && s.walker().is_some()).collect();
-    // Goals are claimed in this order (one stepping aside after the others: its goal is any
-    // free cell), and the plan takes them in it.
-    walkers.sort_by_key(|s| (s.yielding, s.entity));
-    walkers.truncate(MAX_COOPERATIVE);
-    // Everyone else on the map is a cell to plan around.
-    let mut grid = map.grid.clone();
-    let others = seen.iter().filter(|s| s.stopped);
-    let others = others.map(|s| (s.holds, s.entering)).chain(standing);
-    for (holds, entering) in others {
-        if let Some((_, cell)) = on_map(holds) {
-            for c in std::iter::once(cell).chain(entering) {
-                let _ = grid.set(c, Cell::Blocked);
+/// A plan of one map's cooperative walkers under way, made a slice a frame. They stand on
+/// their starts meanwhile; one that leaves (despawned, stopped, moved, sent elsewhere) is left
+/// out of the plan when it is made.
+struct Planning {
+    /// The grid planned on: the map's, with everyone the plan goes round blocked.
+    grid: NavGrid,
+    /// The units in the plan: each agent, its start, the goal it asked for and the goal it
+    /// is given (the nearest free cell when another has the one it asked for).
+    units: Vec<PlannedUnit>,
+    /// The agents in the plan that still stand for it.
+    standing: HashSet<Entity>,
+    /// The plan being made (`None`: given up: the agents walk plainly).
+    planner: Option<PlanTogether>,
+    /// Units dropped so far (each one the plan could not take), and the cells looked at by the
+    /// planners before this one.
+    dropped: usize,
+    work: u64,
+}
+
+/// A map's plan once made, and the path cells it gives each of its agents.
+type Made = (MapPlan, Vec<(Entity, Vec<GridPos>)>);
+
+/// One agent in a plan under way.
+#[derive(Clone, Copy, Debug)]
+struct PlannedUnit {
+    entity: Entity,
+    start: GridPos,
+    asked: GridPos,
+    goal: GridPos,
+}
+
+impl Planning {
+    /// A plan of `map`'s cooperative walkers together round the agents standing (those `seen`
+    /// with no path or no speed, and the grid-locked `standing` without `Cooperative`; not
+    /// those about to be given a path). Agents walking without a plan (an answer on its way,
+    /// or not cooperative) are not planned round: they move on, and the grid-locked walk keeps
+    /// them apart.
+    fn begin(
+        map: &NavMap,
+        seen: &[Seen],
+        standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
+    ) -> Self {
+        let on_map = |holds: Option<(Entity, GridPos)>| holds.filter(|(m, _)| *m == map.entity);
+        let mut walkers: Vec<&Seen> =
+            seen.iter().filter(|s| on_map(s.holds).is_some() && s.walker().is_some()).collect();
+        // Goals are claimed in this order (one stepping aside after the others: its goal is
+        // any free cell), and the plan takes them in it.
+        walkers.sort_by_key(|s| (s.yielding, s.entity));
+        walkers.truncate(MAX_COOPERATIVE);
+        // Everyone else on the map is a cell to plan around.
+        let mut grid = map.grid.clone();
+        let others = seen.iter().filter(|s| s.stopped);
+        let others = others.map(|s| (s.holds, s.entering)).chain(standing);
+        for (holds, entering) in others {
+            if let Some((_, cell)) = on_map(holds) {
+                for c in std::iter::once(cell).chain(entering) {
+                    let _ = grid.set(c, Cell::Blocked);
+                }
+            }
+        }
+        let mut units: Vec<PlannedUnit> = Vec::new();
+        let mut goals: HashSet<GridPos> = HashSet::new();
+        for walker in walkers {
+            let (Some(start), Some(asked)) = (walker.start(), walker.walker().map(|w| w.last))
+            else {
+                continue;
+            };
+            // Its cell became a wall, or someone stands on its goal (and may leave: a unit
+            // stepping aside waits there a moment): it walks plainly, waiting as grid-locked
+            // agents do.
+            if !grid.is_passable(start) || !grid.is_passable(asked) {
+                continue;
+            }
+            if let Some(goal) = free_goal(&grid, asked, &goals) {
+                goals.insert(goal);
+                units.push(PlannedUnit { entity: walker.entity, start, asked, goal });
+            }
+        }
+        let standing = units.iter().map(|u| u.entity).collect();
+        let mut planning = Self { grid, units, standing, planner: None, dropped: 0, work: 0 };
+        planning.planner = planning.new_planner();
+        planning
+    }
+
+    /// A planner of the units (those it cannot take at once dropped, up to [`MAX_DROPPED`]).
+    fn new_planner(&mut self) -> Option<PlanTogether> {
+        loop {
+            let pairs: Vec<(GridPos, GridPos)> =
+                self.units.iter().map(|u| (u.start, u.goal)).collect();
+            let horizon = horizon(&self.grid, pairs.len());
+            match PlanTogether::new(self.grid.clone(), &pairs, horizon) {
+                Ok(planner) => return Some(planner),
+                Err(CooperativeError::BadCell { unit, .. }) if self.dropped < MAX_DROPPED => {
+                    self.drop_unit(unit);
+                }
+                Err(_) => return None,
             }
         }
     }
-    let mut units: Vec<(&Seen, GridPos, GridPos)> = Vec::new();
-    let mut goals: HashSet<GridPos> = HashSet::new();
-    for walker in walkers {
-        let (Some(start), Some(asked)) = (walker.start(), walker.walker().map(|w| w.last)) else {
-            continue;
-        };
-        // Its cell became a wall, or someone stands on its goal (and may leave: a unit
-        // stepping aside waits there a moment): it walks plainly, waiting as grid-locked
-        // agents do.
-        if !grid.is_passable(start) || !grid.is_passable(asked) {
-            continue;
+
+    /// Unit `unit` walks plainly: it stands for the plan no more.
+    fn drop_unit(&mut self, unit: usize) {
+        let gone = self.units.remove(unit);
+        self.standing.remove(&gone.entity);
+        self.dropped += 1;
+    }
+
+    /// Cells looked at so far.
+    fn work(&self) -> u64 {
+        self.work + self.planner.as_ref().map_or(0, PlanTogether::work)
+    }
+
+    /// Agents that left lately stand for the plan no more: gone, stopped, on another path
+    /// (one to another goal: a path asked again for the same goal keeps it in), or not on
+    /// their start.
+    fn let_go(&mut self, seen: &[Seen]) {
+        let by_entity: HashMap<Entity, &Seen> = seen.iter().map(|s| (s.entity, s)).collect();
+        for unit in &self.units {
+            let stays = by_entity.get(&unit.entity).is_some_and(|s| {
+                s.fit
+                    && s.start() == Some(unit.start)
+                    && s.path.is_some_and(|p| p.last == unit.asked)
+            });
+            if !stays {
+                self.standing.remove(&unit.entity);
+            }
         }
-        if let Some(goal) = free_goal(&grid, asked, &goals) {
-            goals.insert(goal);
-            units.push((walker, start, goal));
+    }
+
+    /// Goes on with the plan for about `cells` cells (or until `out_of_time`); once it is
+    /// made, returns it and the path cells of each agent in it that still stands for it (a
+    /// plan that could not be made: none, and they walk plainly).
+    fn step(&mut self, cells: u64, out_of_time: &dyn Fn() -> bool) -> Option<Made> {
+        let began = self.work();
+        loop {
+            let left = cells.saturating_sub(self.work() - began);
+            let Some(planner) = self.planner.as_mut() else {
+                return Some((MapPlan::default(), Vec::new()));
+            };
+            let result = planner.step(left, out_of_time)?;
+            let unit = match result {
+                Ok(plans) => return Some(self.made(plans)),
+                Err(
+                    CooperativeError::BadCell { unit, .. }
+                    | CooperativeError::Unreachable { unit }
+                    | CooperativeError::NoPlan { unit },
+                ) if self.dropped < MAX_DROPPED => unit,
+                Err(_) => return Some((MapPlan::default(), Vec::new())),
+            };
+            // A unit the plan cannot take walks plainly; the rest are planned again without
+            // it.
+            self.work += planner.work();
+            self.drop_unit(unit);
+            self.planner = self.new_planner();
+            if out_of_time() {
+                return None;
+            }
         }
     }
-    let pairs = |units: &[(&Seen, GridPos, GridPos)]| -> Vec<(GridPos, GridPos)> {
-        units.iter().map(|&(_, s, g)| (s, g)).collect()
-    };
-    let mut result = plan_together(&grid, &pairs(&units), horizon(&grid, units.len()));
-    // A unit the plan cannot take walks plainly; the rest are planned again without it.
-    for _ in 0..MAX_DROPPED {
-        let unit = match &result {
-            Err(
-                CooperativeError::BadCell { unit, .. }
-                | CooperativeError::Unreachable { unit }
-                | CooperativeError::NoPlan { unit },
-            ) => *unit,
-            _ => break,
-        };
-        units.remove(unit);
-        result = plan_together(&grid, &pairs(&units), horizon(&grid, units.len()));
+
+    /// The map's plan from the planner's `plans`, and the path cells of each agent that
+    /// still stands for it (those that left have no turns).
+    fn made(&self, plans: Vec<Vec<GridPos>>) -> Made {
+        let mut plan = MapPlan { turns: CellTurns::new(&plans), units: HashMap::new() };
+        let mut written = Vec::new();
+        for (index, (unit, steps)) in self.units.iter().zip(plans).enumerate() {
+            if !self.standing.contains(&unit.entity) {
+                plan.turns.forget(index);
+                continue;
+            }
+            let mut cells = steps;
+            cells.dedup();
+            written.push((unit.entity, cells.clone()));
+            plan.units.insert(unit.entity, Unit { index, cells });
+        }
+        (plan, written)
     }
-    let Ok(plans) = result else {
-        return (MapPlan::default(), Vec::new());
-    };
-    let turns = CellTurns::new(&plans);
-    let mut plan = MapPlan { turns, units: HashMap::new() };
-    let mut written = Vec::new();
-    for (index, ((seen, ..), steps)) in units.iter().zip(plans).enumerate() {
-        let mut cells = steps;
-        cells.dedup();
-        written.push((seen.entity, cells.clone()));
-        plan.units.insert(seen.entity, Unit { index, cells });
-    }
-    (plan, written)
 }
 
 /// How many units a map's plan drops (each one the plan could not take) before it gives up.

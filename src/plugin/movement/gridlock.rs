@@ -145,6 +145,8 @@ impl Occupancy {
                         }
                     }
                 }
+                // A plan it is in is being made: it stands on its start until then.
+                (None, Some(_)) if plans.being_planned(map.entity, entity) => return at,
                 // Walking a cooperative plan: its turn in that cell has not come yet, or another
                 // planned agent is finishing its step there. (Each wait is for a move planned
                 // before; one that lasts, as something outside the plan holds the agents up,

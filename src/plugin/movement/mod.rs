@@ -38,6 +38,8 @@ use crate::plugin::agent::{
 use crate::plugin::agent::{Arrived, PathFailed};
 use crate::plugin::clock::Moment;
 use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
+use crate::plugin::work::{FrameWork, WorkKind};
+use crate::search::CELL_WORK;
 
 use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
 use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
@@ -296,13 +298,22 @@ pub(crate) fn follow_paths(
 
 /// Plans the cooperative agents of each map together when one of them has a new path (see
 /// [`Cooperative`]; the plans are kept in [`PathIndexes`]).
+/// The plans are searches: they draw on the frame's search budget, and a plan that needs more
+/// goes on next frame (its agents standing meanwhile).
 pub(crate) fn plan_cooperative(
     maps: Res<NavMaps>,
     mut indexes: ResMut<PathIndexes>,
-    mut agents: CooperativeAgents,
-    others: OthersStanding,
+    (mut agents, others): (CooperativeAgents, OthersStanding),
+    mut work: FrameWork,
 ) {
-    plan_together_in_play(&maps, &mut indexes.1, &mut agents, &others);
+    let began = Moment::now();
+    let allowance = work.allowance(WorkKind::Searches);
+    let past = || allowance.out_of_time();
+    let cells = allowance.units / CELL_WORK;
+    let plans = &mut indexes.1;
+    let looked = plan_together_in_play(&maps, plans, (&mut agents, &others), cells, &past);
+    work.diagnostics.cooperative_work += looked * CELL_WORK;
+    work.spend(WorkKind::Searches, looked * CELL_WORK, began.elapsed());
 }
 
 /// What the movement system holds of grid-locked agents: the cells held, the agents standing.

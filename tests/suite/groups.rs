@@ -1133,21 +1133,9 @@ mod in_an_app {
     /// for a move planned before it, walked at worst at the slowest pace.
     #[test]
     fn two_hundred_cooperative_units_shuffled_all_arrive_never_sharing_a_cell() {
-        let rows = crate::support::tactics_rows();
-        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let mut app = nav_app(DT, WALL);
-        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
-        app.update();
-        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
-        let (starts, goals, speeds) = crate::support::shuffle(&grid, 200);
-        let units = spawn_cooperative(&mut app, &starts, &speeds);
-        app.update();
-        let (frames, mut arrived, still) = walk_all(&mut app, &units, &goals, 3000);
-        arrived.sort();
-        let mut want: Vec<(Entity, GridPos, bool)> =
-            units.iter().zip(&goals).map(|(&u, &g)| (u, g, true)).collect();
-        want.sort();
-        assert_eq!(arrived, want);
+        let Shuffle { mut app, grid, units, starts, goals, speeds } = shuffle_app();
+        let (frames, arrived, still) = walk_all(&mut app, &units, &goals, 3000);
+        assert_arrived_at(arrived, &units, &goals);
         // Against the lower bound: the longest walk of one unit alone, at its own speed.
         let alone = (0..200)
             .map(|i| {
@@ -1173,7 +1161,7 @@ mod in_an_app {
     fn a_plan_of_two_hundred_is_made_over_frames_within_the_budget_its_units_standing() {
         use bevy_tilemap_nav::grid::Cell;
         use bevy_tilemap_nav::search::{CELL_WORK, PlanTogether, plan_together};
-        let (mut app, grid, units, goals) = shuffle_app();
+        let Shuffle { mut app, grid, units, goals, .. } = shuffle_app();
         for (&unit, &goal) in units.iter().zip(&goals) {
             app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
         }
@@ -1250,7 +1238,7 @@ mod in_an_app {
     /// elsewhere at its new goal), no cell ever held twice.
     #[test]
     fn agents_leaving_a_plan_while_it_is_made_are_left_out() {
-        let (mut app, _, units, goals) = shuffle_app();
+        let Shuffle { mut app, units, goals, .. } = shuffle_app();
         for (&unit, &goal) in units.iter().zip(&goals) {
             app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
         }
@@ -1286,28 +1274,53 @@ mod in_an_app {
         goals.remove(gone);
         // They walk on, the one sent elsewhere to its new goal (requests asked again for the
         // goals they have: answered by the paths they walk).
-        let (frames, mut arrived, _) = walk_all(&mut app, &left, &goals, 4000);
-        arrived.sort();
-        let mut want: Vec<(Entity, GridPos, bool)> =
-            left.iter().zip(&goals).map(|(&u, &g)| (u, g, true)).collect();
-        want.sort();
-        assert_eq!(arrived, want);
+        let (frames, arrived, _) = walk_all(&mut app, &left, &goals, 4000);
+        assert_arrived_at(arrived, &left, &goals);
         println!("leaving a plan under way: all arrived in {frames} frames");
     }
 
-    /// The tactics map with 200 cooperative units of the shuffle on it (not yet sent): the
-    /// app, the map's grid, the units and their goals.
-    fn shuffle_app() -> (App, NavGrid, Vec<Entity>, Vec<GridPos>) {
+    /// The arrivals are each of `units` at its goal, and no more.
+    fn assert_arrived_at(
+        mut arrived: Vec<(Entity, GridPos, bool)>,
+        units: &[Entity],
+        goals: &[GridPos],
+    ) {
+        arrived.sort();
+        let mut want: Vec<(Entity, GridPos, bool)> =
+            units.iter().zip(goals).map(|(&u, &g)| (u, g, true)).collect();
+        want.sort();
+        assert_eq!(arrived, want);
+    }
+
+    /// The 200-unit shuffle in an app, not yet sent.
+    struct Shuffle {
+        app: App,
+        /// The map's grid.
+        grid: NavGrid,
+        units: Vec<Entity>,
+        starts: Vec<GridPos>,
+        goals: Vec<GridPos>,
+        speeds: Vec<f32>,
+    }
+
+    /// An app with the tactics map, and the map's grid.
+    fn tactics_app() -> (App, NavGrid) {
         let rows = crate::support::tactics_rows();
         let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
         let mut app = nav_app(DT, WALL);
         spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
         app.update();
         let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+        (app, grid)
+    }
+
+    /// The tactics map with 200 cooperative units of the shuffle on it (not yet sent).
+    fn shuffle_app() -> Shuffle {
+        let (mut app, grid) = tactics_app();
         let (starts, goals, speeds) = crate::support::shuffle(&grid, 200);
         let units = spawn_cooperative(&mut app, &starts, &speeds);
         app.update();
-        (app, grid, units, goals)
+        Shuffle { app, grid, units, starts, goals, speeds }
     }
 
     /// A long random session of cooperative units on a map with walls: units re-targeted at
@@ -1325,12 +1338,7 @@ mod in_an_app {
 
     /// One random session of [`cooperative_units_re_targeted_despawned_and_stopped_at_random`].
     fn random_session(seed: u64) {
-        let rows = crate::support::tactics_rows();
-        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let mut app = nav_app(DT, WALL);
-        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
-        app.update();
-        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+        let (mut app, grid) = tactics_app();
         let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
         let mut rng = crate::support::Rng(seed);
         let pick = |rng: &mut crate::support::Rng| open[rng.below(open.len() as u32) as usize];

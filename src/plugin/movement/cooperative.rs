@@ -1,6 +1,7 @@
 //! Cooperative moves for grid-locked agents ([`Cooperative`]): when one of a map's cooperative
 //! agents gets a new path, the plugin plans all of them that are walking on that map together
-//! in space and time ([`plan_together`]), writes each plan into its agent's `NavPath`, and
+//! in space and time ([`PlanTogether`], over frames within the search budget, the agents
+//! standing meanwhile), writes each plan into its agent's `NavPath`, and
 //! keeps the order in which they take each cell ([`CellTurns`]) for the grid-locked walk to
 //! ask before it steps ([`CooperativePlans::may_enter`]). Below `gridlock`, over `walkers`.
 
@@ -39,6 +40,12 @@ use crate::search::{CellTurns, CooperativeError, PlanTogether};
 /// - The plan covers up to [`MAX_COOPERATIVE`] agents a map, planned one after another; a plan
 ///   of `n` agents costs about `n` searches of cells x time on the map: a tactics-sized map
 ///   with hundreds of units, not a big world with thousands.
+/// - A plan is made over as many frames as it needs within the frame's search budget
+///   ([`WorkShares::searches`](crate::plugin::WorkShares::searches), shared with the path
+///   searches; a frame does at least one agent's search). Meanwhile its agents stand: each
+///   finishes the step it is in, then waits on that cell. One that leaves meanwhile
+///   (despawned, stopped, sent to another goal) is left out of the plan; one given a path
+///   meanwhile walks plainly until the plan is made, and the map is then planned again.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
 #[require(GridLocked)]

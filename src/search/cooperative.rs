@@ -327,11 +327,6 @@ impl PlanTogether {
         self.work
     }
 
-    /// The grid it plans on.
-    pub fn grid(&self) -> &NavGrid {
-        &self.grid
-    }
-
     /// One unit's part: its goal checked, or its plan made (`Some`: the planning is over).
     fn one_unit(&mut self) -> Option<Result<Vec<Vec<GridPos>>, CooperativeError>> {
         let grid = &self.grid;

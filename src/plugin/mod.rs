@@ -65,7 +65,7 @@ pub use map::{
     TilemapNavError, TilemapNavWarning, WorldToCellError, hex_coords, neighborhood_for,
 };
 pub use march::{GroupMarch, LOST_AFTER, MAX_MARCHING, Marching};
-pub use movement::{Avoidance, Cooperative, GridLocked, MAX_COOPERATIVE};
+pub use movement::{Avoidance, Cooperative, GridLocked, MAX_COOPERATIVE, SIZED_RADIUS};
 pub use per_agent::{MoveRange, RangeFailed, RangeRequest};
 pub use precompute::{BakedPaths, PLUGIN_LANDMARKS, PrecomputePaths};
 pub use profiles::{AgentKind, NavProfiles, ProfileId, ProfilesFull};
@@ -272,6 +272,7 @@ impl Plugin for NavCorePlugin {
                         .chain()
                         .in_set(PathfindStep::Answer),
                     (
+                        movement::size_bodies,
                         movement::plan_cooperative,
                         follow_paths,
                         fields::walk_fields,

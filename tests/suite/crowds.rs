@@ -192,6 +192,55 @@ fn agents_cross_on_hex_and_isometric_maps_too() {
     }
 }
 
+/// `Avoidance::sized` (the default) gives a body four tenths of a cell's width for each tile
+/// along the agent's side, follows a change of size, and is the game's to turn off; a radius the
+/// game set stays whatever the size. Two size-2 bodies crossing head on keep apart by their
+/// sized radii (twice a one-tile body's) and arrive.
+#[test]
+fn sized_bodies_follow_the_agents_size() {
+    let mut app = app();
+    spawn_room(&mut app, &OPEN_ROOM);
+    let geometry = app.world().resource::<NavMaps>().first().unwrap().geometry;
+    let spawn = |app: &mut App, at: GridPos, size: u32, body: Avoidance| {
+        let position = geometry.cell_to_world(at) + geometry.body_offset(size);
+        let at = Transform::from_translation(position.extend(1.0));
+        let kind = AgentKind::sized(size);
+        app.world_mut().spawn((at, PathFollower::new(4.0 * TILE), kind, body)).id()
+    };
+    let close = |a: f32, b: f32| (a - b).abs() <= 1e-4 * b.abs().max(1.0);
+    // Standing, one tile: 0.4 of a tile; grown to 3 tiles: 1.2; its radius its own: kept.
+    let one = spawn(&mut app, GridPos::new(1, 7), 1, Avoidance::default());
+    let set = spawn(&mut app, GridPos::new(12, 7), 2, Avoidance::new(7.0));
+    app.update();
+    assert!(close(radius(&app, one), 0.4 * TILE), "{}", radius(&app, one));
+    assert_eq!(radius(&app, set), 7.0);
+    app.world_mut().entity_mut(one).insert(AgentKind::sized(3));
+    app.update();
+    assert!(close(radius(&app, one), 1.2 * TILE), "{}", radius(&app, one));
+    app.world_mut().get_mut::<Avoidance>(one).unwrap().sized = false;
+    app.world_mut().get_mut::<Avoidance>(one).unwrap().radius = 5.0;
+    app.update();
+    assert_eq!(radius(&app, one), 5.0);
+    for entity in [one, set] {
+        app.world_mut().despawn(entity);
+    }
+    // Two bodies two tiles wide cross head on.
+    let (a, b) = (GridPos::new(1, 3), GridPos::new(11, 3));
+    let agents = [
+        (spawn(&mut app, a, 2, Avoidance::sized()), b),
+        (spawn(&mut app, b, 2, Avoidance::sized()), a),
+    ];
+    for &(agent, goal) in &agents {
+        app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+    }
+    let (frames, closest) = run_until_all_arrive(&mut app, &agents, 900);
+    for &(agent, _) in &agents {
+        assert!(close(radius(&app, agent), 0.8 * TILE), "{}", radius(&app, agent));
+    }
+    assert!(closest >= 1.0 - OVERLAP, "bodies came to {closest} of their radii");
+    eprintln!("two size-2 bodies crossing: {frames} frames, closest {closest}");
+}
+
 fn spawn_locked(app: &mut App, at: GridPos, goal: GridPos) -> Entity {
     let map = app.world().resource::<NavMaps>().first().unwrap();
     let position = map.geometry.cell_to_world(at);

@@ -1159,7 +1159,6 @@ mod in_an_app {
     /// paths it writes are the plans `plan_together` makes of the same units in one go.
     #[test]
     fn a_plan_of_two_hundred_is_made_over_frames_within_the_budget_its_units_standing() {
-        use bevy_tilemap_nav::grid::Cell;
         use bevy_tilemap_nav::search::{CELL_WORK, PlanTogether, plan_together};
         let Shuffle { mut app, grid, units, goals, .. } = shuffle_app();
         for (&unit, &goal) in units.iter().zip(&goals) {
@@ -1194,22 +1193,8 @@ mod in_an_app {
         }
         println!("the 200-unit plan in an app: {} frames, work {frames:?}", frames.len());
         assert!(frames.len() > 1, "made in one frame: {frames:?}");
-        // The same plan in one go: the walkers (those with a path) from where the plan began,
-        // in entity order, round those standing.
-        let mut planned_on = grid.clone();
-        let mut walking = Vec::new();
-        for (i, &u) in units.iter().enumerate() {
-            let start = first[i].entering.or(first[i].holds.map(|h| h.1)).unwrap();
-            match app.world().get::<NavPath>(u) {
-                Some(_) => walking.push((u, (start, goals[i]))),
-                None => {
-                    planned_on.set(start, Cell::Blocked).unwrap();
-                }
-            }
-        }
-        walking.sort_by_key(|w| w.0);
-        let (walkers, pairs): (Vec<Entity>, Vec<(GridPos, GridPos)>) = walking.into_iter().unzip();
-        let horizon = (2 * (grid.width() + grid.height()) + 2 * pairs.len() as u32).min(4096);
+        let OneGo { walkers, pairs, planned_on, horizon } =
+            OneGo::of(&app, &grid, &units, &goals, &first);
         let whole = plan_together(&planned_on, &pairs, horizon).unwrap();
         for ((&u, plan), &(start, _)) in walkers.iter().zip(&whole).zip(&pairs) {
             let mut cells = plan.clone();
@@ -1231,6 +1216,128 @@ mod in_an_app {
         let share = NavSettings::default().work.shares.searches;
         let bound = share + most * CELL_WORK;
         assert!(frames.iter().all(|&w| w <= bound), "{frames:?} against {bound}");
+    }
+
+    /// A map's plan as `plan_together` makes it in one go: of the units with a path (in entity
+    /// order, from the cells they held or were entering when the plan began, `first`), round
+    /// those standing.
+    struct OneGo {
+        walkers: Vec<Entity>,
+        pairs: Vec<(GridPos, GridPos)>,
+        planned_on: NavGrid,
+        horizon: u32,
+    }
+
+    impl OneGo {
+        fn of(
+            app: &App,
+            grid: &NavGrid,
+            units: &[Entity],
+            goals: &[GridPos],
+            first: &[GridLocked],
+        ) -> Self {
+            use bevy_tilemap_nav::grid::Cell;
+            let mut planned_on = grid.clone();
+            let mut walking = Vec::new();
+            for (i, &u) in units.iter().enumerate() {
+                let start = first[i].entering.or(first[i].holds.map(|h| h.1)).unwrap();
+                match app.world().get::<NavPath>(u) {
+                    Some(_) => walking.push((u, (start, goals[i]))),
+                    None => {
+                        planned_on.set(start, Cell::Blocked).unwrap();
+                    }
+                }
+            }
+            walking.sort_by_key(|w| w.0);
+            let (walkers, pairs): (Vec<Entity>, Vec<_>) = walking.into_iter().unzip();
+            let horizon = (2 * (grid.width() + grid.height()) + 2 * pairs.len() as u32).min(4096);
+            Self { walkers, pairs, planned_on, horizon }
+        }
+    }
+
+    /// A wall built across the plan's way while it is made over frames (on the cell its paths
+    /// would cross most): the plan is begun again on the grid as it is now, so that no path it
+    /// writes crosses the wall; then everyone arrives, no cell ever held twice, nobody ever on
+    /// the wall.
+    #[test]
+    fn a_wall_built_while_a_plan_is_made_is_planned_round() {
+        use bevy_ecs_tilemap::prelude::{TilePos, TileStorage, TileTextureIndex};
+        use bevy_tilemap_nav::search::plan_together;
+        let Shuffle { mut app, grid, units, goals, .. } = shuffle_app();
+        for (&unit, &goal) in units.iter().zip(&goals) {
+            app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+        }
+        let planning = |app: &App| app.world().resource::<NavDiagnostics>().cooperative_work > 0;
+        let mut frames = 0;
+        while !planning(&app) {
+            app.update();
+            frames += 1;
+            assert!(frames < 60, "no plan begun");
+        }
+        let first: Vec<GridLocked> =
+            units.iter().map(|&u| *app.world().get::<GridLocked>(u).unwrap()).collect();
+        // The plan being made, as it would be made in one go on the grid it began on.
+        let OneGo { pairs, planned_on, horizon, .. } =
+            OneGo::of(&app, &grid, &units, &goals, &first);
+        let whole = plan_together(&planned_on, &pairs, horizon).unwrap();
+        let ends: Vec<GridPos> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let held: Vec<GridPos> = first.iter().filter_map(|l| l.holds.map(|h| h.1)).collect();
+        let free =
+            |c: &GridPos| !ends.contains(c) && !held.contains(c) && planned_on.is_passable(*c);
+        let mut crossed: std::collections::HashMap<GridPos, usize> = Default::default();
+        for plan in &whole {
+            for &cell in plan.iter().filter(|c| free(c)) {
+                *crossed.entry(cell).or_default() += 1;
+            }
+        }
+        // The cell crossed most whose wall leaves every goal reachable from every start.
+        let mut cells: Vec<(usize, GridPos)> = crossed.into_iter().map(|(c, n)| (n, c)).collect();
+        cells.sort_unstable_by(|a, b| b.cmp(a));
+        let connected = |wall: GridPos| {
+            let mut walled = planned_on.clone();
+            walled.set(wall, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+            let mut seen = std::collections::HashSet::from([ends[0]]);
+            let mut queue = vec![ends[0]];
+            while let Some(cell) = queue.pop() {
+                for (next, _) in walled.neighbors(cell) {
+                    if seen.insert(next) {
+                        queue.push(next);
+                    }
+                }
+            }
+            ends.iter().all(|e| seen.contains(e))
+        };
+        let (crossings, wall) = cells.into_iter().find(|&(_, c)| connected(c)).unwrap();
+        println!("the wall goes on {wall}, crossed by {crossings} of the plan's paths");
+        let mut storages = app.world_mut().query::<&TileStorage>();
+        let tile = storages.single(app.world()).unwrap().get(&TilePos::new(wall.x, wall.y));
+        app.world_mut().entity_mut(tile.unwrap()).insert(TileTextureIndex(WALL));
+        // The plan is made: nobody's path crosses the wall.
+        frames = 0;
+        while planning(&app) {
+            app.update();
+            frames += 1;
+            assert!(frames < 600, "the plan is not made");
+            check_one_per_cell(&app, &units, "planning");
+        }
+        for &unit in &units {
+            if let Some(path) = app.world().get::<NavPath>(unit) {
+                assert!(!path.cells.contains(&wall), "{unit} crosses the new wall {wall}");
+            }
+        }
+        // Everyone arrives, never on the wall.
+        let mut arrived: Vec<(Entity, GridPos, bool)> = Vec::new();
+        for frame in 0..3000 {
+            app.update();
+            check_one_per_cell(&app, &units, &format!("walking, frame {frame}"));
+            assert!(units.iter().all(|&u| holds(&app, u) != Some(wall)), "frame {frame}");
+            let got = messages::<Arrived>(&app);
+            arrived.extend(got.iter().map(|a| (a.entity, a.cell, a.reached_goal)));
+            if arrived.len() == units.len() {
+                break;
+            }
+        }
+        assert_arrived_at(arrived, &units, &goals);
     }
 
     /// Agents leave a plan while it is made over frames: one despawned, one sent elsewhere,

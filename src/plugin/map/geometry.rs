@@ -230,6 +230,19 @@ impl NavGeometry {
         }
     }
 
+    /// How wide a cell is, in world units: the shorter of the steps between neighbouring
+    /// cells' centres along the map's two axes (on hex maps, the shorter side of the grid
+    /// size, scaled as the map is).
+    pub fn cell_width(&self) -> f32 {
+        match self.affine {
+            Some([_, across, up]) => across.length().min(up.length()),
+            None => {
+                let scale = self.transform.scale.truncate().abs();
+                (self.grid_size.x * scale.x).min(self.grid_size.y * scale.y)
+            }
+        }
+    }
+
     /// Where the centre of an agent `size` tiles across lies from the centre of the cell
     /// where its lowest corner stands (an [`AgentGrid`]'s cell): half a body diagonally up the
     /// map's axes. Zero for size 1, and on hex maps (which take size 1 only).

@@ -261,11 +261,12 @@ pub(crate) fn plan_together_in_play(
     if seen.is_empty() && plans.maps.is_empty() && plans.planning.is_empty() {
         return 0;
     }
-    for map in keep_plans(plans, &seen) {
+    let by_entity: HashMap<Entity, &Seen> = seen.iter().map(|s| (s.entity, s)).collect();
+    for map in keep_plans(plans, &seen, &by_entity) {
         plans.due.entry(map).or_insert(0);
     }
     for planning in plans.planning.values_mut() {
-        planning.let_go(&seen);
+        planning.let_go(&by_entity);
     }
     let mut ready: Vec<Entity> = Vec::new();
     for (&map, waited) in plans.due.iter_mut() {
@@ -299,6 +300,15 @@ pub(crate) fn plan_together_in_play(
         let made = planning.step(cells.saturating_sub(looked), out_of_time);
         looked += planning.work() - before;
         let Some((plan, written)) = made else { continue };
+        // The grid changed under it, and a path of it crosses a new wall: begun again on the
+        // grid as it is now (a few times at most: a door that opens and shuts for ever does
+        // not keep the agents standing; past that, the walk plans round a wall it meets).
+        if planning.restarts < MAX_RESTARTS && planning.crosses_a_change(map, &written) {
+            let standing = others.iter().map(|l| (l.holds, l.entering));
+            let again = planning.again(map, &seen, standing);
+            *planning = again;
+            continue;
+        }
         plans.planning.remove(&map_entity);
         for (entity, cells) in written {
             if let Ok((_, _, Some(mut path), Some(mut follower), ..)) = agents.get_mut(entity) {
@@ -316,8 +326,11 @@ pub(crate) fn plan_together_in_play(
 /// again for the same goal, as a game may every frame, is answered by the path being walked:
 /// the plan goes on.) Returns the maps to plan again: where a cooperative agent walks a path
 /// the plan has not seen.
-fn keep_plans(plans: &mut CooperativePlans, seen: &[Seen]) -> Vec<Entity> {
-    let by_entity: HashMap<Entity, &Seen> = seen.iter().map(|s| (s.entity, s)).collect();
+fn keep_plans(
+    plans: &mut CooperativePlans,
+    seen: &[Seen],
+    by_entity: &HashMap<Entity, &Seen>,
+) -> Vec<Entity> {
     let mut gone = Vec::new();
     for (&map, plan) in plans.maps.iter() {
         for &entity in plan.units.keys() {
@@ -356,7 +369,14 @@ struct Planning {
     /// planners before this one.
     dropped: usize,
     work: u64,
+    /// The map's grid's revision when the plan began, and how many times it was begun again
+    /// because the grid changed under it.
+    revision: u64,
+    restarts: u32,
 }
+
+/// How many times a plan is begun again because the grid changed under it while it was made.
+const MAX_RESTARTS: u32 = 3;
 
 /// A map's plan once made, and the path cells it gives each of its agents.
 type Made = (MapPlan, Vec<(Entity, Vec<GridPos>)>);
@@ -381,9 +401,35 @@ impl Planning {
         seen: &[Seen],
         standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
     ) -> Self {
+        let walkers = seen.iter().filter(|s| s.walker().is_some()).collect();
+        Self::of(map, walkers, seen, standing)
+    }
+
+    /// This plan begun again on `map`'s grid as it is now, of its agents that still stand for
+    /// it (an answer on its way for one, as when the change cut its path, keeps it in: its goal
+    /// is the same).
+    fn again(
+        &self,
+        map: &NavMap,
+        seen: &[Seen],
+        standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
+    ) -> Self {
+        let walkers = seen.iter().filter(|s| self.standing.contains(&s.entity)).collect();
+        let mut again = Self::of(map, walkers, seen, standing);
+        again.restarts = self.restarts + 1;
+        again
+    }
+
+    /// A plan of `walkers` (those on `map` that walk a path it may plan) round the agents
+    /// standing (see [`begin`](Self::begin)).
+    fn of(
+        map: &NavMap,
+        mut walkers: Vec<&Seen>,
+        seen: &[Seen],
+        standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
+    ) -> Self {
         let on_map = |holds: Option<(Entity, GridPos)>| holds.filter(|(m, _)| *m == map.entity);
-        let mut walkers: Vec<&Seen> =
-            seen.iter().filter(|s| on_map(s.holds).is_some() && s.walker().is_some()).collect();
+        walkers.retain(|s| on_map(s.holds).is_some() && s.fit && s.path.is_some());
         // Goals are claimed in this order (one stepping aside after the others: its goal is
         // any free cell), and the plan takes them in it.
         walkers.sort_by_key(|s| (s.yielding, s.entity));
@@ -402,8 +448,7 @@ impl Planning {
         let mut units: Vec<PlannedUnit> = Vec::new();
         let mut goals: HashSet<GridPos> = HashSet::new();
         for walker in walkers {
-            let (Some(start), Some(asked)) = (walker.start(), walker.walker().map(|w| w.last))
-            else {
+            let (Some(start), Some(asked)) = (walker.start(), walker.path.map(|w| w.last)) else {
                 continue;
             };
             // Its cell became a wall, or someone stands on its goal (and may leave: a unit
@@ -418,9 +463,30 @@ impl Planning {
             }
         }
         let standing = units.iter().map(|u| u.entity).collect();
-        let mut planning = Self { grid, units, standing, planner: None, dropped: 0, work: 0 };
+        let revision = map.grid.revision();
+        let mut planning = Self {
+            grid,
+            units,
+            standing,
+            planner: None,
+            dropped: 0,
+            work: 0,
+            revision,
+            restarts: 0,
+        };
         planning.planner = planning.new_planner();
         planning
+    }
+
+    /// Whether the map's grid changed since the plan began and a path of `written` now
+    /// crosses a wall (or a step the grid no longer allows).
+    fn crosses_a_change(&self, map: &NavMap, written: &[(Entity, Vec<GridPos>)]) -> bool {
+        let grid = &map.grid;
+        grid.revision() != self.revision
+            && written.iter().any(|(_, cells)| {
+                cells.first().is_some_and(|&c| !grid.is_passable(c))
+                    || cells.windows(2).any(|w| grid.step_cost(w[0], w[1]).is_none())
+            })
     }
 
     /// A planner of the units (those it cannot take at once dropped, up to [`MAX_DROPPED`]).
@@ -454,8 +520,7 @@ impl Planning {
     /// Agents that left lately stand for the plan no more: gone, stopped, on another path
     /// (one to another goal: a path asked again for the same goal keeps it in), or not on
     /// their start.
-    fn let_go(&mut self, seen: &[Seen]) {
-        let by_entity: HashMap<Entity, &Seen> = seen.iter().map(|s| (s.entity, s)).collect();
+    fn let_go(&mut self, by_entity: &HashMap<Entity, &Seen>) {
         for unit in &self.units {
             let stays = by_entity.get(&unit.entity).is_some_and(|s| {
                 s.fit

@@ -20,7 +20,8 @@ mod walkers;
 pub use cooperative::{Cooperative, MAX_COOPERATIVE};
 use cooperative::{CooperativeAgents, OthersStanding, plan_together_in_play};
 pub(crate) use walkers::Yielding;
-pub use walkers::{Avoidance, GridLocked};
+pub(crate) use walkers::size_bodies;
+pub use walkers::{Avoidance, GridLocked, SIZED_RADIUS};
 
 use avoidance::{Crowd, Stall, get_on_alone, resolve_stall};
 use gridlock::{LockedStanding, Occupancy, resolve_waits};

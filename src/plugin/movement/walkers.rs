@@ -7,18 +7,20 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 
-use crate::grid::GridPos;
+use crate::grid::{GridPos, MAX_AGENT_SIZE};
+use crate::plugin::AgentKind;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
 use crate::plugin::agent::{
-    Arrival, NavPath, PathFollower, PathGoal, PathRequest, WhenUnreachable, walks_out,
+    Arrival, NavPath, OnNavMap, PathFollower, PathGoal, PathRequest, WhenUnreachable, walks_out,
 };
-use crate::plugin::map::NavMap;
+use crate::plugin::map::{NavMap, NavMaps};
 use crate::search::SearchOptions;
 
 /// Opt-in local avoidance for an agent: with it, a walking agent steers around the other agents
 /// that have it (walking or standing), then rejoins its path. `radius` is the body's radius in
-/// world units; the plugin keeps the other fields up to date.
+/// world units, set by the game ([`Avoidance::new`]) or, by default ([`Avoidance::sized`]),
+/// from the agent's size; the plugin keeps the other fields up to date.
 ///
 /// No standoff lasts: after [`AvoidanceSettings::stall_time`] of little headway (its average
 /// speed towards its path's next point under a tenth of its speed), an agent
@@ -32,8 +34,14 @@ use crate::search::SearchOptions;
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct Avoidance {
-    /// The character's radius, in world units: others keep this far plus their own.
+    /// The character's radius, in world units: others keep this far plus their own. The
+    /// plugin sets it while `sized` is on.
     pub radius: f32,
+    /// The radius follows the agent's size: [`SIZED_RADIUS`] of a cell's width on the map it
+    /// is on for each tile along its side (its [`AgentKind`]'s size; without one, the size its
+    /// path was planned for; else 1), set before it moves each frame, so that it follows a
+    /// change of size or a walk onto a map of other tiles. Off for [`Avoidance::new`].
+    pub sized: bool,
     /// Last frame's velocity.
     pub velocity: Vec2,
     /// Headway: how fast it has been closing on its path's next point, in world units a second,
@@ -48,17 +56,36 @@ pub struct Avoidance {
     pub passing_through: f32,
 }
 
+/// A sized body's radius for each tile along its side, as a share of a cell's width
+/// ([`Avoidance::sized`]): four tenths, so that two one-tile bodies pass in a corridor two cells
+/// wide and a body of `n` tiles is four fifths of its `n` x `n` tiles' width across.
+pub const SIZED_RADIUS: f32 = 0.4;
+
+impl Default for Avoidance {
+    /// [`Avoidance::sized`].
+    fn default() -> Self {
+        Self::sized()
+    }
+}
+
 impl Avoidance {
     /// Avoidance for a character of this radius, standing still.
     pub fn new(radius: f32) -> Self {
         Self {
             radius,
+            sized: false,
             velocity: Vec2::ZERO,
             headway: 0.0,
             stalled: 0.0,
             stalls: 0,
             passing_through: 0.0,
         }
+    }
+
+    /// Avoidance for a character whose radius follows its size (see [`sized`](Self::sized)),
+    /// standing still. Its radius is 0 until the plugin first sets it.
+    pub fn sized() -> Self {
+        Self { sized: true, ..Self::new(0.0) }
     }
 
     /// The radius the avoidance works with: `radius` if it is a number from 0 to
@@ -72,6 +99,42 @@ impl Avoidance {
 /// The largest body radius avoidance works with, in world units: a larger (or infinite)
 /// [`Avoidance::radius`] is read as this. Its square and sums stay far inside `f32`'s range.
 pub const MAX_RADIUS: f32 = 1.0e6;
+
+/// The radius of a sized body `size` tiles along a side (read as 1 to [`MAX_AGENT_SIZE`]) on a
+/// map whose cells are `cell` world units wide.
+pub(crate) fn sized_radius(cell: f32, size: u32) -> f32 {
+    SIZED_RADIUS * cell * size.clamp(1, MAX_AGENT_SIZE) as f32
+}
+
+/// What sizes a body: its avoidance, where it is, its kind, its path and its map.
+type SizedBody<'a> = (
+    &'a mut Avoidance,
+    &'a Transform,
+    Option<&'a AgentKind>,
+    Option<&'a NavPath>,
+    Option<&'a OnNavMap>,
+);
+
+/// Sets the radius of every [`Avoidance::sized`] body from its size and the cells of the map it
+/// is on (the map it names, else its path's, else the one under it; on none, it keeps the
+/// radius it has). A radius that stays is not written (no change is signalled).
+pub(crate) fn size_bodies(maps: Res<NavMaps>, mut bodies: Query<SizedBody>) {
+    for (mut body, transform, kind, path, on) in &mut bodies {
+        if !body.sized {
+            continue;
+        }
+        let size = kind.map(|k| k.size).or(path.map(|p| p.agent.size)).unwrap_or(1);
+        let map = on
+            .and_then(|m| maps.get(m.0))
+            .or_else(|| path.and_then(|p| maps.get(p.map)))
+            .or_else(|| maps.at_world(transform.translation.truncate()));
+        let Some(map) = map else { continue };
+        let radius = sized_radius(map.geometry.cell_width(), size);
+        if body.radius != radius {
+            body.radius = radius;
+        }
+    }
+}
 
 /// Grid-locked movement, for games whose characters occupy whole tiles (turn-based games,
 /// roguelikes, tile puzzles): at most one agent per cell, an agent steps into the next cell of

@@ -185,6 +185,9 @@ struct Seen {
 #[derive(Clone, Copy, Debug)]
 struct SeenPath {
     last: GridPos,
+    /// The goal it was asked for (its last cell may be short of it; a path standing for a
+    /// re-plan keeps it).
+    goal: GridPos,
     changed: bool,
     /// It is the plan the agent walks (false: not planned, or given another path).
     on_plan: bool,
@@ -209,7 +212,7 @@ impl Seen {
             let planned = holds.and_then(|(map, _)| plans.unit(map, *entity)).map(|(_, u)| u);
             let changed = p.is_changed();
             let on_plan = planned.is_some_and(|u| !changed || u.cells == p.cells);
-            Some(SeenPath { last: *p.cells.last()?, changed, on_plan })
+            Some(SeenPath { last: *p.cells.last()?, goal: p.goal, changed, on_plan })
         });
         let yielding = *yielding;
         Self {
@@ -305,7 +308,7 @@ pub(crate) fn plan_together_in_play(
         // not keep the agents standing; past that, the walk plans round a wall it meets).
         if planning.restarts < MAX_RESTARTS && planning.crosses_a_change(map, &written) {
             let standing = others.iter().map(|l| (l.holds, l.entering));
-            let again = planning.again(map, &seen, standing);
+            let again = planning.again(map, (&seen, &by_entity), standing);
             *planning = again;
             continue;
         }
@@ -386,7 +389,16 @@ type Made = (MapPlan, Vec<(Entity, Vec<GridPos>)>);
 struct PlannedUnit {
     entity: Entity,
     start: GridPos,
-    asked: GridPos,
+    asked: Asked,
+    goal: GridPos,
+}
+
+/// What an agent in a plan asked for: the last cell of the path it was given (the cell the
+/// plan takes it to, or the nearest free one), and the goal it was asked for (a path asked
+/// again for it keeps the agent in the plan).
+#[derive(Clone, Copy, Debug)]
+struct Asked {
+    cell: GridPos,
     goal: GridPos,
 }
 
@@ -401,38 +413,42 @@ impl Planning {
         seen: &[Seen],
         standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
     ) -> Self {
-        let walkers = seen.iter().filter(|s| s.walker().is_some()).collect();
-        Self::of(map, walkers, seen, standing)
+        let walkers = seen
+            .iter()
+            .filter_map(|s| Some((s, s.walker()?)))
+            .map(|(s, p)| (s, Asked { cell: p.last, goal: p.goal }));
+        Self::of(map, walkers.collect(), seen, standing)
     }
 
     /// This plan begun again on `map`'s grid as it is now, of its agents that still stand for
-    /// it (an answer on its way for one, as when the change cut its path, keeps it in: its goal
-    /// is the same).
+    /// it, each for the cell it was planned for (an answer on its way, as when the change cut
+    /// its path, keeps one in: its goal is the same).
     fn again(
         &self,
         map: &NavMap,
-        seen: &[Seen],
+        (seen, by_entity): (&[Seen], &HashMap<Entity, &Seen>),
         standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
     ) -> Self {
-        let walkers = seen.iter().filter(|s| self.standing.contains(&s.entity)).collect();
-        let mut again = Self::of(map, walkers, seen, standing);
+        let still = self.units.iter().filter(|u| self.standing.contains(&u.entity));
+        let walkers = still.filter_map(|u| Some((*by_entity.get(&u.entity)?, u.asked)));
+        let mut again = Self::of(map, walkers.collect(), seen, standing);
         again.restarts = self.restarts + 1;
         again
     }
 
-    /// A plan of `walkers` (those on `map` that walk a path it may plan) round the agents
-    /// standing (see [`begin`](Self::begin)).
+    /// A plan of `walkers` (those on `map` that walk a path it may plan), each for the cell it
+    /// asks for, round the agents standing (see [`begin`](Self::begin)).
     fn of(
         map: &NavMap,
-        mut walkers: Vec<&Seen>,
+        mut walkers: Vec<(&Seen, Asked)>,
         seen: &[Seen],
         standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
     ) -> Self {
         let on_map = |holds: Option<(Entity, GridPos)>| holds.filter(|(m, _)| *m == map.entity);
-        walkers.retain(|s| on_map(s.holds).is_some() && s.fit && s.path.is_some());
+        walkers.retain(|(s, _)| on_map(s.holds).is_some() && s.fit);
         // Goals are claimed in this order (one stepping aside after the others: its goal is
         // any free cell), and the plan takes them in it.
-        walkers.sort_by_key(|s| (s.yielding, s.entity));
+        walkers.sort_by_key(|(s, _)| (s.yielding, s.entity));
         walkers.truncate(MAX_COOPERATIVE);
         // Everyone else on the map is a cell to plan around.
         let mut grid = map.grid.clone();
@@ -447,17 +463,17 @@ impl Planning {
         }
         let mut units: Vec<PlannedUnit> = Vec::new();
         let mut goals: HashSet<GridPos> = HashSet::new();
-        for walker in walkers {
-            let (Some(start), Some(asked)) = (walker.start(), walker.path.map(|w| w.last)) else {
+        for (walker, asked) in walkers {
+            let Some(start) = walker.start() else {
                 continue;
             };
             // Its cell became a wall, or someone stands on its goal (and may leave: a unit
             // stepping aside waits there a moment): it walks plainly, waiting as grid-locked
             // agents do.
-            if !grid.is_passable(start) || !grid.is_passable(asked) {
+            if !grid.is_passable(start) || !grid.is_passable(asked.cell) {
                 continue;
             }
-            if let Some(goal) = free_goal(&grid, asked, &goals) {
+            if let Some(goal) = free_goal(&grid, asked.cell, &goals) {
                 goals.insert(goal);
                 units.push(PlannedUnit { entity: walker.entity, start, asked, goal });
             }
@@ -525,7 +541,7 @@ impl Planning {
             let stays = by_entity.get(&unit.entity).is_some_and(|s| {
                 s.fit
                     && s.start() == Some(unit.start)
-                    && s.path.is_some_and(|p| p.last == unit.asked)
+                    && s.path.is_some_and(|p| p.goal == unit.asked.goal)
             });
             if !stays {
                 self.standing.remove(&unit.entity);

@@ -1108,6 +1108,13 @@ mod in_an_app {
                 return (frame + 1, arrived, longest);
             }
         }
+        let left = tell_left(app, units, &arrived);
+        panic!("{} of {} arrived in {frames} frames; left: {left:?}", arrived.len(), units.len());
+    }
+
+    /// The `units` not among the `arrived`, each printed with its cells, path, request and
+    /// follower (to see why it did not arrive).
+    fn tell_left(app: &App, units: &[Entity], arrived: &[(Entity, GridPos, bool)]) -> Vec<Entity> {
         let left: Vec<Entity> =
             units.iter().copied().filter(|u| !arrived.iter().any(|a| a.0 == *u)).collect();
         for &u in &left {
@@ -1121,7 +1128,7 @@ mod in_an_app {
                 w.get::<bevy_tilemap_nav::plugin::Cooperative>(u).is_some()
             );
         }
-        panic!("{} of {} arrived in {frames} frames; left: {left:?}", arrived.len(), units.len());
+        left
     }
 
     /// 200 cooperative units on a 32 x 32 map, each sent to another's cell (a shuffle), at
@@ -1356,18 +1363,7 @@ mod in_an_app {
                 break;
             }
         }
-        for (&u, &goal) in units.iter().zip(&goals) {
-            if !arrived.iter().any(|a| a.0 == u) {
-                let w = app.world();
-                eprintln!(
-                    "{u} for {goal}: {:?} path {:?} request {} follower {:?}",
-                    w.get::<GridLocked>(u),
-                    w.get::<NavPath>(u).map(|p| (p.cells.clone(), p.goal)),
-                    w.get::<PathRequest>(u).is_some(),
-                    w.get::<PathFollower>(u),
-                );
-            }
-        }
+        tell_left(&app, &units, &arrived);
         assert_arrived_at(arrived, &units, &goals);
     }
 

@@ -1,23 +1,30 @@
 //! Three floors of a dungeon, each its own map (a tilemap of its own, drawn side by side),
-//! joined by stairs and a trapdoor ([`NavLink`]s): click anywhere on any floor and the hero
-//! walks there, up and down the stairs as needed.
+//! joined by stairs, a ladder and a trapdoor ([`NavLink`]s): click anywhere on any floor and the
+//! hero walks there, up and down as needed. Links the game controls: the ladder takes time to
+//! climb ([`LinkCrossing::Takes`]), the top floor's door opens with an animation before the
+//! hero is carried through ([`LinkCrossing::Carried`], [`CarryAcross`]), and the ground floor's
+//! gate lets the guard by but not the hero ([`LinkOpenTo`]).
 //!
 //! ```text
 //! cargo run --example dungeon
 //! ```
 //!
 //! Left click: walk there (as near as it gets). Right click: wall / floor on that tile (the
-//! hero plans again at once if its way is cut, taking other stairs if it must).
+//! hero plans again at once if its way is cut, taking other stairs if it must). L: lock or
+//! unlock the door (locked, the game gives up carrying the hero, who goes round).
 
 mod common;
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
+use bevy_tilemap_nav::plugin::{
+    CarryAcross, LinkCrossing, LinkOpenTo, LinkReached, NavTeam, WaitingAtLink,
+};
 use bevy_tilemap_nav::prelude::*;
 use common::*;
 
-/// The floors, top row first: `#` wall, `.` floor, `=` stairs, `~` the trapdoor (a drop from
-/// the top floor to the cellar, one way), `m` mud.
+/// The floors, top row first: `#` wall, `.` floor, `=` stairs or ladder, `~` the trapdoor (a
+/// drop from the top floor to the cellar, one way), `m` mud, `D` the door, `G` the gate.
 const FLOORS: [[&str; 9]; 3] = [
     [
         "#########",
@@ -35,7 +42,7 @@ const FLOORS: [[&str; 9]; 3] = [
         "#=..#...#",
         "#...#...#",
         "#...#...#",
-        "#.#####.#",
+        "#.#G###.#",
         "#.......#",
         "#...#...#",
         "#=..#..=#",
@@ -48,7 +55,7 @@ const FLOORS: [[&str; 9]; 3] = [
         "#.#...#.#",
         "#.#.~.#.#",
         "#.#...#.#",
-        "#...#...#",
+        "#...D...#",
         "#=..#...#",
         "#########",
     ],
@@ -60,23 +67,61 @@ const SPACING: f32 = 9.0 * TILE + 28.0;
 /// A tile of a floor: (floor, x, y), y up.
 type FloorTile = (usize, u32, u32);
 
-/// The links, as (from, to, cost, two-way).
-const LINKS: [(FloorTile, FloorTile, f64, bool); 4] = [
+/// What a link is, for the panel and its drawing.
+#[derive(Component, Clone, Copy, PartialEq, Eq, Debug)]
+enum Way {
+    Stairs,
+    Ladder,
+    Trapdoor,
+    Door,
+    Gate,
+}
+
+/// The links, as (what, from, to, cost, two-way).
+const LINKS: [(Way, FloorTile, FloorTile, f64, bool); 6] = [
     // Stairs: cellar (right, top) <-> ground floor (left, top).
-    ((0, 7, 7), (1, 1, 7), 3.0, true),
+    (Way::Stairs, (0, 7, 7), (1, 1, 7), 3.0, true),
     // Stairs: cellar (right, bottom) <-> ground floor (left, bottom).
-    ((0, 7, 1), (1, 1, 1), 3.0, true),
-    // Stairs: ground floor (right, bottom) <-> top floor (left, bottom).
-    ((1, 7, 1), (2, 1, 1), 3.0, true),
+    (Way::Stairs, (0, 7, 1), (1, 1, 1), 3.0, true),
+    // A ladder: ground floor (right, bottom) <-> top floor (left, bottom), 1.2 s to climb.
+    (Way::Ladder, (1, 7, 1), (2, 1, 1), 3.0, true),
     // The trapdoor in the top floor's middle room drops to the cellar: one way.
-    ((2, 4, 4), (0, 1, 1), 1.0, false),
+    (Way::Trapdoor, (2, 4, 4), (0, 1, 1), 1.0, false),
+    // The top floor's door, through the wall between its two bottom rooms.
+    (Way::Door, (2, 3, 2), (2, 5, 2), 2.0, true),
+    // The ground floor's gate, through the wall under its top-left room: guards only.
+    (Way::Gate, (1, 3, 5), (1, 3, 3), 2.0, true),
 ];
+
+/// How long the ladder takes to climb, in seconds.
+const LADDER_SECONDS: f32 = 1.2;
+/// How long the door takes to swing open (and shut).
+const DOOR_SECONDS: f32 = 0.6;
+/// The guards' team: the gate lets them by.
+const GUARDS: NavTeam = NavTeam(1);
+/// The guard's rounds on the ground floor: through the gate and back.
+const ROUNDS: [(u32, u32); 2] = [(3, 7), (3, 2)];
+
+/// The guard.
+#[derive(Component)]
+struct Guard {
+    next: usize,
+}
+
+/// The door's state: how open it is (0 shut, 1 open), whom it opens for, and whether it is
+/// locked.
+#[derive(Resource, Default)]
+struct Door {
+    open: f32,
+    opening_for: Option<Entity>,
+    locked: bool,
+}
 
 fn main() {
     game_app("bevy_tilemap_nav: dungeon (three floors, stairs)")
-        .insert_resource(RightClickToggle { on: WALL, off: FLOOR, fixed: vec![ROAD, DOOR_OPEN] })
+        .insert_resource(RightClickToggle { on: WALL, off: FLOOR, fixed: vec![ROAD, DOOR_OPEN, DOOR_CLOSED] })
         .insert_resource(PathStatus {
-            help: "Left click on any floor: walk there   Right click: wall / floor",
+            help: "Left click on any floor: walk there   Right click: wall / floor   L: lock the door",
             describe: |path| {
                 let floors = path.legs.len() + 1;
                 let tiles =
@@ -93,7 +138,9 @@ fn main() {
             last: String::new(),
         })
         .add_plugins(ClickToMovePlugin)
+        .init_resource::<Door>()
         .add_systems(Startup, setup)
+        .add_systems(Update, (swing_door, lock_door, patrol).before(NavSet::Pathfind))
         .add_systems(Update, (draw_links, report_crossings).after(NavSet::Move))
         .run();
 }
@@ -104,6 +151,7 @@ fn tile_for(c: char) -> u32 {
         '=' => ROAD,
         '~' => DOOR_OPEN,
         'm' => MUD,
+        'D' | 'G' => DOOR_CLOSED,
         other => texture_for(other),
     }
 }
@@ -129,7 +177,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         })
         .collect();
     // Each tilemap is a map of its own (they are drawn apart): the map entity is the tilemap.
-    for ((fa, xa, ya), (fb, xb, yb), cost, two_way) in LINKS {
+    for (way, (fa, xa, ya), (fb, xb, yb), cost, two_way) in LINKS {
         let (from, to) = (
             LinkEnd::new(floors[fa], GridPos::new(xa, ya)),
             LinkEnd::new(floors[fb], GridPos::new(xb, yb)),
@@ -139,8 +187,35 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         } else {
             NavLink::one_way(from, to, cost)
         };
-        commands.spawn(link);
+        let mut link = commands.spawn((link, way));
+        match way {
+            Way::Ladder => link.insert(LinkCrossing::Takes { seconds: LADDER_SECONDS }),
+            Way::Door => link.insert(LinkCrossing::Carried),
+            Way::Gate => link.insert(LinkOpenTo::teams(&[GUARDS])),
+            Way::Stairs | Way::Trapdoor => &mut link,
+        };
     }
+    // The guard walks its rounds on the ground floor, through the gate.
+    let ground = floors[1];
+    let (x, y) = ROUNDS[0];
+    let at = TilePos::new(x, y).center_in_world(
+        &TilemapSize { x: 9, y: 9 },
+        &look.grid_size,
+        &tile_size,
+        &TilemapType::Square,
+        &TilemapAnchor::Center,
+    );
+    commands.spawn((
+        Guard { next: 1 },
+        GUARDS,
+        Figure::new(Color::srgb(0.9, 0.3, 0.25), TILE * 0.95),
+        Transform::from_translation(at.extend(4.0)),
+        PathFollower::smoothed(TILE * 3.0),
+        PathRequest::to(PathGoal::OnMap {
+            map: ground,
+            cell: GridPos::new(ROUNDS[1].0, ROUNDS[1].1),
+        }),
+    ));
     // The hero starts in the cellar's top-left room.
     let at = TilePos::new(1, 6).center_in_world(
         &TilemapSize { x: 9, y: 9 },
@@ -157,39 +232,144 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     ));
 }
 
-/// Each link as a dashed line between its two ends: gold for stairs, red for the one-way drop.
-fn draw_links(mut gizmos: Gizmos, maps: Res<NavMaps>, links: Query<&NavLink>) {
-    for link in &links {
+/// Each link as a dashed line between its two ends: gold for stairs, orange for the ladder,
+/// red for the one-way drop, blue for the gate; the door as its leaf, swinging open.
+fn draw_links(
+    mut gizmos: Gizmos,
+    maps: Res<NavMaps>,
+    links: Query<(&NavLink, &Way)>,
+    door: Res<Door>,
+) {
+    for (link, way) in &links {
         let end = |e: LinkEnd| maps.get(e.map).map(|m| m.geometry.cell_to_world(e.cell));
-        if let (Some(a), Some(b)) = (end(link.from), end(link.to)) {
-            let color = if link.two_way {
-                Color::srgb(1.0, 0.85, 0.3)
+        let (Some(a), Some(b)) = (end(link.from), end(link.to)) else {
+            continue;
+        };
+        let color = match way {
+            Way::Stairs => Color::srgb(1.0, 0.85, 0.3),
+            Way::Ladder => Color::srgb(1.0, 0.55, 0.15),
+            Way::Trapdoor => Color::srgb(1.0, 0.35, 0.3),
+            Way::Gate => Color::srgb(0.4, 0.6, 1.0),
+            Way::Door => {
+                // The leaf, hinged at the doorway's bottom, swinging up and open.
+                let (mid, half) = ((a + b) / 2.0, TILE * 0.5);
+                let hinge = mid - Vec2::Y * half;
+                let angle = door.open * std::f32::consts::FRAC_PI_2;
+                let tip = hinge + Vec2::new(angle.sin(), angle.cos()) * TILE;
+                let wood = if door.locked {
+                    Color::srgb(0.5, 0.2, 0.2)
+                } else {
+                    Color::srgb(0.75, 0.5, 0.2)
+                };
+                for offset in [-2.0, 0.0, 2.0] {
+                    let side = Vec2::new(offset, 0.0);
+                    gizmos.line_2d(hinge + side, tip + side, wood);
+                }
+                continue;
+            }
+        };
+        dashed_line(&mut gizmos, a, b, color.with_alpha(0.6));
+        gizmos.circle_2d(Isometry2d::from_translation(a), TILE * 0.35, color);
+        gizmos.circle_2d(Isometry2d::from_translation(b), TILE * 0.35, color);
+    }
+}
+
+/// The door: when the hero waits at it ([`LinkReached`]), it swings open over
+/// [`DOOR_SECONDS`], then the game carries the hero through ([`CarryAcross`]) and it swings
+/// shut. Locked, the game gives up at once and the hero goes round.
+fn swing_door(
+    mut reached: MessageReader<LinkReached>,
+    mut carries: MessageWriter<CarryAcross>,
+    mut door: ResMut<Door>,
+    links: Query<&Way>,
+    waiting: Query<&WaitingAtLink>,
+    time: Res<Time>,
+    mut status: ResMut<PathStatus>,
+) {
+    for reach in reached.read() {
+        if links.get(reach.link) == Ok(&Way::Ladder) {
+            status.last = format!("Climbing the ladder ({:.1} s)...", reach.seconds);
+        }
+        if links.get(reach.link) == Ok(&Way::Door) {
+            if door.locked {
+                carries.write(CarryAcross::give_up(reach.entity));
+                status.last = "The door is locked: going round.".into();
             } else {
-                Color::srgb(1.0, 0.35, 0.3)
-            };
-            dashed_line(&mut gizmos, a, b, color.with_alpha(0.6));
-            gizmos.circle_2d(Isometry2d::from_translation(a), TILE * 0.35, color);
-            gizmos.circle_2d(Isometry2d::from_translation(b), TILE * 0.35, color);
+                door.opening_for = Some(reach.entity);
+            }
+        }
+    }
+    let step = time.delta_secs() / DOOR_SECONDS;
+    match door.opening_for {
+        // Sent elsewhere while the door opened: it shuts.
+        Some(agent) if waiting.get(agent).is_err() => door.opening_for = None,
+        Some(agent) => {
+            door.open = (door.open + step).min(1.0);
+            if door.open >= 1.0 {
+                carries.write(CarryAcross::across(agent));
+                door.opening_for = None;
+            }
+        }
+        None => door.open = (door.open - step).max(0.0),
+    }
+}
+
+/// L locks or unlocks the door.
+fn lock_door(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut door: ResMut<Door>,
+    mut status: ResMut<PathStatus>,
+) {
+    if keys.just_pressed(KeyCode::KeyL) {
+        door.locked = !door.locked;
+        status.last =
+            if door.locked { "The door is locked." } else { "The door is unlocked." }.into();
+    }
+}
+
+/// The guard walks between the ends of its rounds, through the gate.
+fn patrol(
+    mut arrived: MessageReader<Arrived>,
+    mut guards: Query<&mut Guard>,
+    maps: Res<NavMaps>,
+    mut commands: Commands,
+) {
+    let Some(ground) = maps.iter().nth(1).map(|m| m.entity) else {
+        return;
+    };
+    for arrival in arrived.read() {
+        if let Ok(mut guard) = guards.get_mut(arrival.entity) {
+            let (x, y) = ROUNDS[guard.next];
+            guard.next = 1 - guard.next;
+            let goal = PathGoal::OnMap { map: ground, cell: GridPos::new(x, y) };
+            commands.entity(arrival.entity).insert(PathRequest::to(goal));
         }
     }
 }
 
-/// Says on the panel when the hero takes stairs or drops through the trapdoor.
+/// Says on the panel when the hero takes stairs, the ladder, the door or the trapdoor, and
+/// when the guard takes the gate.
 fn report_crossings(
     mut crossed: MessageReader<LinkCrossed>,
     maps: Res<NavMaps>,
-    links: Query<&NavLink>,
+    links: Query<&Way>,
+    guards: Query<(), With<Guard>>,
     mut status: ResMut<PathStatus>,
 ) {
     for crossing in crossed.read() {
         let floor = |map: Entity| maps.iter().position(|m| m.entity == map).unwrap_or(0);
         let names = ["cellar", "ground floor", "top floor"];
-        let stairs = links.get(crossing.link).is_ok_and(|l| l.two_way);
-        status.last = format!(
-            "Took the {} from the {} to the {}.",
-            if stairs { "stairs" } else { "trapdoor" },
-            names[floor(crossing.from.map).min(2)],
-            names[floor(crossing.to.map).min(2)],
-        );
+        let who = if guards.contains(crossing.entity) { "The guard" } else { "The hero" };
+        let way = links.get(crossing.link).copied().unwrap_or(Way::Stairs);
+        let (from, to) =
+            (names[floor(crossing.from.map).min(2)], names[floor(crossing.to.map).min(2)]);
+        status.last = match way {
+            Way::Door => format!("{who} went through the {to}'s door."),
+            Way::Gate => format!("{who} passed the gate (guards only)."),
+            _ => format!(
+                "{who} took the {} from the {from} to the {to}.",
+                format!("{way:?}").to_lowercase()
+            ),
+        };
     }
 }

@@ -58,7 +58,10 @@ pub use agent::{
 pub use diagnostics::NavDiagnostics;
 pub use fields::{FollowField, NavField};
 pub use groups::{GroupOrder, GroupOrderFailed};
-pub use link::{LinkCrossed, LinkEnd, NavLink};
+pub use link::{
+    AvoidLinks, CarryAcross, CarryOutcome, CrossingLink, LinkCrossed, LinkCrossing, LinkEnd,
+    LinkOpenTo, LinkReached, MAX_CROSSING_SECONDS, NavLink, WaitingAtLink,
+};
 pub use map::{
     BakedNavGrid, NavGeometry, NavGridChanged, NavGridMap, NavLayerOf, NavMap, NavMapLoading,
     NavMapReady, NavMaps, NavTilemap, NavTopology, TileEdges, TileNav, TileRules, TileTerrain,
@@ -219,6 +222,8 @@ impl Plugin for NavCorePlugin {
             .add_message::<PathFailed>()
             .add_message::<Arrived>()
             .add_message::<LinkCrossed>()
+            .add_message::<LinkReached>()
+            .add_message::<CarryAcross>()
             .add_message::<RangeFailed>()
             .register_type::<NavTilemap>()
             .register_type::<NavLayerOf>()
@@ -241,6 +246,11 @@ impl Plugin for NavCorePlugin {
             .register_type::<GroupPace>()
             .register_type::<Marching>()
             .register_type::<NavLink>()
+            .register_type::<LinkCrossing>()
+            .register_type::<LinkOpenTo>()
+            .register_type::<AvoidLinks>()
+            .register_type::<CrossingLink>()
+            .register_type::<WaitingAtLink>()
             .register_type::<NavSeam>()
             .register_type::<OnNavMap>()
             .register_type::<NavDiagnostics>()
@@ -274,6 +284,7 @@ impl Plugin for NavCorePlugin {
                     (
                         movement::size_bodies,
                         movement::plan_cooperative,
+                        movement::move_on_links,
                         follow_paths,
                         fields::walk_fields,
                         march::march_groups,

@@ -27,6 +27,7 @@ mod groups;
 mod hand_made_bakes;
 mod hordes;
 mod landmarks;
+mod link_control;
 mod links_oracle;
 mod map_types;
 mod maps_and_links;

@@ -3,7 +3,7 @@
 //! and movement systems, which both import it from here.
 
 mod components;
-mod obstacles;
+pub(crate) mod obstacles;
 mod start;
 mod targets;
 mod tell;

@@ -3,20 +3,25 @@
 
 use bevy::prelude::*;
 
+use super::super::link::CrossingLink;
 use super::super::map::{NavGeometry, NavMaps};
 use super::{Arrival, NavError, NavPath, OnNavMap, agent_map, body_point};
 use crate::grid::{GridPos, NavGrid};
 
 /// What the plugin reads of entities named as goals or threats: where they are and their map.
-pub(crate) type Targets<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static OnNavMap>)>;
+pub(crate) type Targets<'w, 's> =
+    Query<'w, 's, (&'static Transform, Option<&'static OnNavMap>, Option<&'static CrossingLink>)>;
 
 /// Where `target` is: its [`OnNavMap`] and world position, or [`NavError::TargetGone`].
 pub(crate) fn target_place(
     targets: &Targets,
     target: Entity,
 ) -> Result<(Option<OnNavMap>, Vec2), NavError> {
-    let (transform, on) = targets.get(target).map_err(|_| NavError::TargetGone { target })?;
-    Ok((on.copied(), transform.translation.truncate()))
+    let (transform, on, riding) =
+        targets.get(target).map_err(|_| NavError::TargetGone { target })?;
+    // Crossing a link over time: where it lands (it may be between maps now).
+    let at = riding.map_or(transform.translation.truncate(), |r| r.to_point);
+    Ok((on.copied(), at))
 }
 
 /// The threats `agent` runs from ([`PathGoal::AwayFrom`](super::PathGoal::AwayFrom)): every one

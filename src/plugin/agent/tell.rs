@@ -8,6 +8,7 @@ use bevy::prelude::*;
 
 use super::components::{Arrival, Arrived, NavError, OnNavMap, PathFailed};
 use crate::grid::GridPos;
+use crate::plugin::link::AvoidLinks;
 
 /// The messages an agent's outcome is told by ([`Arrived`], [`PathFailed`]).
 #[derive(SystemParam)]
@@ -21,7 +22,8 @@ impl Tell<'_> {
     /// until it is sent elsewhere or finds a way) and sent as a message.
     pub(crate) fn failed(&mut self, agent: &mut EntityCommands, error: NavError) {
         let failed = PathFailed { entity: agent.id(), error };
-        agent.insert(failed.clone());
+        // (The links it avoided are open to it again: see `AvoidLinks`.)
+        agent.insert(failed.clone()).remove::<AvoidLinks>();
         self.failed.write(failed);
     }
 

@@ -9,7 +9,7 @@ use super::cooperative::CooperativePlans;
 use super::walkers::Walkers;
 use crate::grid::{GridPos, GridStamp};
 use crate::plugin::agent::NavPath;
-use crate::plugin::link::NavLink;
+use crate::plugin::link::{AvoidLinks, LinkCrossing, LinkOpenTo, NavLink};
 use crate::plugin::map::{NavGeometry, NavMaps};
 
 /// Side of the square blocks of cells that [`PathIndex`] files paths under.
@@ -221,8 +221,13 @@ pub(super) fn refile(indexes: &mut HashMap<Entity, PathIndex>, entity: Entity, p
 /// maps and the number of links it saw then (the count catches a removal it was not told of,
 /// in a fixed-step schedule that skipped frames).
 pub(super) type LinksStirred<'w, 's> = (
-    Query<'w, 's, (), Changed<NavLink>>,
-    RemovedComponents<'w, 's, NavLink>,
+    Query<
+        'w,
+        's,
+        (),
+        Or<(Changed<NavLink>, Changed<LinkCrossing>, Changed<LinkOpenTo>, Changed<AvoidLinks>)>,
+    >,
+    (RemovedComponents<'w, 's, NavLink>, RemovedComponents<'w, 's, LinkOpenTo>),
     Local<'s, (Vec<Entity>, usize)>,
 );
 
@@ -238,7 +243,8 @@ pub(super) fn stirred(
 ) -> bool {
     let (seen, seen_links) = &mut **seen;
     let counted = std::mem::replace(seen_links, links) != links;
-    let links_moved = !changed.is_empty() || removed.read().count() > 0 || counted;
+    let removed = removed.0.read().count() + removed.1.read().count();
+    let links_moved = !changed.is_empty() || removed > 0 || counted;
     let cells_changed = !check_all.is_empty() || indexes.values().any(|i| !i.changed.is_empty());
     let maps_changed = !maps.iter().map(|m| m.entity).eq(seen.iter().copied());
     if maps_changed {

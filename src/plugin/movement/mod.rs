@@ -11,6 +11,7 @@ use bevy::prelude::*;
 
 mod avoidance;
 mod cooperative;
+mod crossing;
 mod gridlock;
 mod index;
 mod orca;
@@ -19,6 +20,8 @@ mod walkers;
 
 pub use cooperative::{Cooperative, MAX_COOPERATIVE};
 use cooperative::{CooperativeAgents, OthersStanding, plan_together_in_play};
+pub(crate) use crossing::move_on_links;
+use crossing::{OnLinks, crossing_of};
 pub(crate) use walkers::Yielding;
 pub(crate) use walkers::size_bodies;
 pub use walkers::{Avoidance, GridLocked, SIZED_RADIUS};
@@ -42,7 +45,10 @@ use crate::plugin::diagnostics::{LastMove, NavDiagnostics};
 use crate::plugin::work::{FrameWork, WorkKind};
 use crate::search::CELL_WORK;
 
-use crate::plugin::link::{LinkCrossed, LinkEnd, NavLink, usable};
+use crate::plugin::link::{
+    AvoidLinks, CarryOutcome, CrossingLink, LinkCrossed, LinkCrossing, LinkEnd, LinkOpenTo,
+    LinkReached, NavLink, WaitingAtLink, admitted, usable,
+};
 use crate::plugin::map::{NavMap, NavMaps, WorldToCellError};
 use crate::plugin::seams::NavSeam;
 use crate::plugin::settings::NavSettings;
@@ -117,12 +123,21 @@ struct Plan {
     requested: bool,
 }
 
+/// Every link (seams too), with how it is crossed and who may take it.
+type LinkRows<'w, 's> = Query<
+    'w,
+    's,
+    (&'static NavLink, Has<NavSeam>, Option<&'static LinkCrossing>, Option<&'static LinkOpenTo>),
+>;
+
 /// What the movement system reads of the frame's world for every agent.
 struct Scene<'a, 'w, 's> {
     maps: &'a NavMaps,
-    links: &'a Query<'w, 's, (&'static NavLink, Has<NavSeam>)>,
+    links: &'a LinkRows<'w, 's>,
     obstacles: &'a ObstacleCells,
     teams: &'a Query<'w, 's, &'static NavTeam>,
+    /// The links each agent avoids.
+    avoided: &'a Query<'w, 's, &'static AvoidLinks>,
     /// Maps on which every path is checked this frame.
     check_all: &'a [Entity],
     /// Maps whose geometry changed (tile size, anchor, transform) this frame.
@@ -156,14 +171,14 @@ pub(crate) fn follow_paths(
     mut agents: Walkers,
     (standing, mut waiting, paces): (Standing, Waiting, Query<&'static GroupPace>),
     (mut occupancy, mut locked_standing): Locked,
-    ((links, mut stir), obstacles, teams): (
-        (Query<(&'static NavLink, Has<NavSeam>)>, LinksStirred),
+    ((links, mut stir), obstacles, (teams, avoided)): (
+        (LinkRows, LinksStirred),
         Res<ObstacleCells>,
-        Query<&'static NavTeam>,
+        (Query<&'static NavTeam>, Query<&'static AvoidLinks>),
     ),
     (settings, mut crowd, mut last_move): (Res<NavSettings>, Local<Crowd>, ResMut<LastMove>),
     mut tell: Tell,
-    mut crossed: MessageWriter<LinkCrossed>,
+    mut on_links: OnLinks,
 ) {
     let (began, avoiding, dt) = (Moment::now(), settings.avoidance.enabled, time.delta_secs());
     if avoiding {
@@ -178,6 +193,7 @@ pub(crate) fn follow_paths(
         links: &links,
         obstacles: &obstacles,
         teams: &teams,
+        avoided: &avoided,
         check_all: &check_all,
         moved: &moved,
         links_stirred: stirred(indexes, &check_all, (&maps, links.count()), &mut stir),
@@ -201,7 +217,12 @@ pub(crate) fn follow_paths(
     {
         let mut plan = Plan { replanning, requested };
         let position = transform.translation.truncate();
-        let added = follower.is_added();
+        // On a link over time: moved by `move_on_links`; once across, it walks on from there,
+        // its walk checked as a follower put back on (it was not while it rode).
+        let Some(landed) = on_links.landed(&mut commands, entity) else {
+            continue;
+        };
+        let added = follower.is_added() || landed;
         let fresh = added || path.is_changed(); // (its shape is checked then: `walk_from`)
         let (map, index) = match walk_from(&maps, indexes, &mut last, (&path, fresh), position) {
             Ok(found) => found,
@@ -247,25 +268,18 @@ pub(crate) fn follow_paths(
                 None => at = walk_points(at, speed * dt, &mut follower, &path),
             }
         }
-        // At a link: carried across to the next walk, which begins where the link arrives (a
+        // At a link: it takes it, to the next walk, which begins where the link arrives (a
         // grid-locked agent once no other holds that cell: it waits at the link meanwhile).
         let at_link =
             follower.next >= path.points.len() && !plan.replanning && !path.legs.is_empty();
-        let arrival = path.legs.first().map(|leg| (leg.map, leg.cells[0]));
-        if let Some((to_map, to_cell)) = arrival.filter(|_| at_link)
-            && lock.as_deref_mut().is_none_or(|l| occupancy.cross(entity, l, to_map, to_cell))
-        {
-            let out = (&mut commands, &mut *diagnostics);
-            at = cross_link(
-                out,
-                &mut crossed,
-                &scene,
-                (entity, at),
-                &mut follower,
-                &mut path,
-                &mut plan,
-            );
-            moved_on.push(entity);
+        leave_waits(&mut commands, &on_links, entity, &path, at_link);
+        if at_link {
+            let out = (&mut commands, &mut *diagnostics, &mut on_links);
+            let walker = (&mut *follower, &mut path, &mut plan);
+            let locked = lock.as_deref_mut().map(|l| (&mut *occupancy, l));
+            let went_on;
+            (at, went_on) = take_link(out, &scene, (entity, map, at), walker, locked);
+            moved_on.extend(went_on.then_some(entity));
         }
         if !at.is_finite() {
             // Never written into a `Transform`: a map's geometry or a path point gave a
@@ -438,13 +452,20 @@ fn keep_walkable(
             follower.next = 0;
         }
     }
+    let team = scene.teams.get(entity).ok().copied();
+    let shunned = scene.avoided.get(entity).ok();
+    // A link on its way that cannot be taken now, or not by this agent.
     let links_gone = || {
         path.legs.iter().any(|leg| {
             let to = LinkEnd::new(leg.map, leg.cells.first().copied().unwrap_or_default());
-            !scene.links.get(leg.link).is_ok_and(|(link, _)| usable(scene.maps, link, leg.from, to))
+            let open = |(link, _, crossing, open_to): (&NavLink, bool, _, _)| {
+                usable(scene.maps, (link, crossing), leg.from, to)
+                    && admitted(open_to, team, path.agent.profile)
+                    && shunned.is_none_or(|s| !s.0.contains(&leg.link))
+            };
+            !scene.links.get(leg.link).is_ok_and(open)
         })
     };
-    let team = scene.teams.get(entity).ok().copied();
     // (Its links are read again when they or the grids changed, or the path is new.)
     let links_read = scene.links_stirred || added || path.is_changed();
     let cut = !plan.replanning
@@ -499,42 +520,137 @@ fn walk_points(mut at: Vec2, mut budget: f32, follower: &mut PathFollower, path:
     at
 }
 
-/// Carries an agent at the end of a walk across the link that follows it: its path goes on
-/// with the next walk. Across a seam (maps that touch) it walks on from where it stands to the
-/// first cell; across any other link it is put at the link's far end ([`LinkCrossed`]). If the
-/// next walk was cut meanwhile, it plans again from there. Returns where it stands.
-fn cross_link(
-    (commands, diagnostics): (&mut Commands, &mut NavDiagnostics),
-    crossed: &mut MessageWriter<LinkCrossed>,
-    scene: &Scene,
-    (entity, mut at): (Entity, Vec2),
-    follower: &mut PathFollower,
-    path: &mut Mut<NavPath>,
-    plan: &mut Plan,
-) -> Vec2 {
-    let leg = path.legs.remove(0);
-    let from = leg.from;
-    let to = LinkEnd::new(leg.map, leg.cells[0]);
-    let seam = scene.links.get(leg.link).is_ok_and(|(_, seam)| seam);
-    if !seam {
-        crossed.write(LinkCrossed { entity, link: leg.link, from, to });
-        at = leg.points[0];
+/// An agent waiting at a carried link's entrance that is not there any more (a new path, the
+/// link gone, planning again) waits no longer.
+fn leave_waits(
+    commands: &mut Commands,
+    on_links: &OnLinks,
+    entity: Entity,
+    path: &NavPath,
+    at_link: bool,
+) {
+    if let Ok(wait) = on_links.waiting.get(entity)
+        && !(at_link && path.legs.first().is_some_and(|leg| leg.link == wait.link))
+    {
+        commands.entity(entity).remove::<WaitingAtLink>();
     }
+}
+
+/// An agent at the end of a walk followed by a link takes it, as the link is crossed
+/// ([`LinkCrossing`]): at once ([`cross_link`]), setting off across it over time (a
+/// [`CrossingLink`]), or, carried by the game, waiting at the entrance ([`WaitingAtLink`])
+/// until the game carries it (at once) or gives up (it plans again without the link). A
+/// grid-locked agent (`locked`) sets off once no other holds the far end's cell, and waits at
+/// the link meanwhile. Returns where it stands, and whether its path went on to the next map.
+fn take_link(
+    (commands, diagnostics, on_links): (&mut Commands, &mut NavDiagnostics, &mut OnLinks),
+    scene: &Scene,
+    (entity, map, at): (Entity, &NavMap, Vec2),
+    (follower, path, plan): (&mut PathFollower, &mut Mut<NavPath>, &mut Plan),
+    locked: Option<(&mut Occupancy, &mut GridLocked)>,
+) -> (Vec2, bool) {
+    let leg = &path.legs[0];
+    let (link, from, to) = (leg.link, leg.from, LinkEnd::new(leg.map, leg.cells[0]));
+    let row = scene.links.get(link).ok();
+    let seam = row.is_some_and(|(_, seam, ..)| seam);
+    let crossing = crossing_of(row.map(|(link, _, crossing, _)| (link, crossing)));
+    if crossing == LinkCrossing::Carried && !seam {
+        let answer = on_links.waiting.get(entity).ok().filter(|w| w.link == link).map(|w| w.answer);
+        match answer {
+            None => {
+                let wait = WaitingAtLink { link, from, to, answer: None };
+                commands.entity(entity).insert(wait);
+                let seconds = 0.0;
+                on_links.reached.write(LinkReached { entity, link, from, to, crossing, seconds });
+                return (at, false);
+            }
+            Some(None) => return (at, false),
+            Some(Some(CarryOutcome::GiveUp)) => {
+                let mut shunned = scene.avoided.get(entity).cloned().unwrap_or_default();
+                shunned.0.push(link);
+                commands.entity(entity).remove::<WaitingAtLink>().insert(shunned);
+                diagnostics.replans += 1;
+                replan(commands, entity, map, at, follower, path);
+                *plan = Plan { replanning: true, requested: true };
+                return (at, false);
+            }
+            Some(Some(CarryOutcome::Across)) => {}
+        }
+    }
+    if let Some((occupancy, lock)) = locked
+        && !occupancy.cross(entity, lock, to.map, to.cell)
+    {
+        return (at, false);
+    }
+    commands.entity(entity).remove::<WaitingAtLink>();
+    let landing = leg.points[0];
+    match crossing.seconds(at.distance(landing)) {
+        Some(seconds) if seconds > 0.0 && !seam => {
+            next_leg(commands, scene, entity, follower, path);
+            let (from_point, to_point, elapsed) = (at, landing, 0.0);
+            let ride = CrossingLink { link, from, to, from_point, to_point, seconds, elapsed };
+            commands.entity(entity).insert(ride);
+            on_links.reached.write(LinkReached { entity, link, from, to, crossing, seconds });
+            (at, true)
+        }
+        _ => {
+            let out = (commands, diagnostics, &mut on_links.crossed);
+            (cross_link(out, scene, (entity, at, seam), follower, path, plan), true)
+        }
+    }
+}
+
+/// An agent's path goes on with the walk after its first link: on that walk's map (where it
+/// stands now: [`OnNavMap`](crate::plugin::OnNavMap)), from its first cell (across a seam: from
+/// where it stands, to the first cell). Returns the link's entity, its ends as taken, and
+/// where the walk begins.
+fn next_leg(
+    commands: &mut Commands,
+    scene: &Scene,
+    entity: Entity,
+    follower: &mut PathFollower,
+    path: &mut NavPath,
+) -> (Entity, LinkEnd, LinkEnd, Vec2) {
+    let leg = path.legs.remove(0);
+    let seam = scene.links.get(leg.link).is_ok_and(|(_, seam, ..)| seam);
+    let taken = (leg.link, leg.from, LinkEnd::new(leg.map, leg.cells[0]), leg.points[0]);
     path.map = leg.map;
     path.cells = leg.cells;
     path.points = leg.points;
     follower.next = if seam { 0 } else { path.cells.len().min(1) };
     stands_on(&mut commands.entity(entity), leg.map);
-    if let Some(next_map) = scene.maps.get(leg.map) {
-        let grid = next_map.grid_for(path.agent);
-        path.corners = match grid {
-            Some(grid) if follower.smooth && path.agent.size == 1 => {
-                corner_indices(grid, &path.cells)
-            }
-            _ => Vec::new(),
-        };
+    let grid = scene.maps.get(leg.map).and_then(|m| m.grid_for(path.agent));
+    path.corners = match grid {
+        Some(grid) if follower.smooth && path.agent.size == 1 => corner_indices(grid, &path.cells),
+        _ => Vec::new(),
+    };
+    taken
+}
+
+/// Carries an agent at the end of a walk across the link that follows it at once: its path
+/// goes on with the next walk ([`next_leg`]). Across a seam (maps that touch) it walks on from
+/// where it stands; across any other link it is put at the link's far end ([`LinkCrossed`]).
+/// If the next walk was cut meanwhile, it plans again from there. Returns where it stands.
+fn cross_link(
+    (commands, diagnostics, crossed): (
+        &mut Commands,
+        &mut NavDiagnostics,
+        &mut MessageWriter<LinkCrossed>,
+    ),
+    scene: &Scene,
+    (entity, mut at, seam): (Entity, Vec2, bool),
+    follower: &mut PathFollower,
+    path: &mut Mut<NavPath>,
+    plan: &mut Plan,
+) -> Vec2 {
+    let (link, from, to, landing) = next_leg(commands, scene, entity, follower, path);
+    if !seam {
+        crossed.write(LinkCrossed { entity, link, from, to });
+        at = landing;
+    }
+    if let Some(next_map) = scene.maps.get(to.map) {
         // Changed since it was planned: plan again from here.
-        if path_cut(grid, path, 0) {
+        if path_cut(next_map.grid_for(path.agent), path, 0) {
             diagnostics.replans += 1;
             replan(commands, entity, next_map, at, follower, path);
             *plan = Plan { replanning: true, requested: true };
@@ -584,6 +700,8 @@ fn finish_walk(
             let by = if by_condition { path.arrival } else { Arrival::AtGoal };
             let reached_goal = at_goal || by_condition;
             tell.arrived(entity, cell, reached_goal, by);
+            // (The links it avoided on the way are open to it again.)
+            commands.entity(entity).remove::<AvoidLinks>();
         }
         // The new plan failed (a PathFailed says why): the agent stops here.
         None if !plan.requested => {

@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 
 use super::super::agent::{NavError, NavPath, ObstacleCells, PathLeg, body_point};
-use super::super::link::{FrameLinks, LinkEnd};
+use super::super::link::{FrameLinks, LinkEnd, admitted};
 use super::super::map::NavMaps;
 use super::super::profiles::AgentKind;
 use super::super::seams::{Seams, WorldGraphs};
@@ -62,12 +62,13 @@ pub(super) fn agent_grids(maps: &NavMaps, agent: AgentKind) -> Vec<&NavGrid> {
 pub(super) type Across<'a> = (&'a NavMaps, &'a FrameLinks, &'a ObstacleCells);
 
 /// Begins a search across the maps and links, from `query`'s start to its goal, for `entity`
-/// (walling the obstacles in its way and the cells `around`), no dearer than `max_cost`.
-/// `None` when the start's or the goal's map is not served ([`map_gone`] says which).
+/// (walling the obstacles in its way and the cells `around`, over the links it may take but
+/// those it `shuns`), no dearer than `max_cost`. `None` when the start's or the goal's map is
+/// not served ([`map_gone`] says which).
 pub(super) fn begin_linked(
     (maps, frame_links, obstacles): Across,
     entity: Entity,
-    around: &[GridPos],
+    (around, shuns): (&[GridPos], &[Entity]),
     query: Plan,
     max_cost: Option<f64>,
 ) -> Option<LinkedSearch> {
@@ -82,11 +83,20 @@ pub(super) fn begin_linked(
     let served: Vec<Option<&NavGrid>> = maps.iter().map(|m| m.grid_for(query.agent)).collect();
     let walkable =
         |at: MapPos| served.get(at.map).copied().flatten().is_some_and(|g| g.in_bounds(at.cell));
-    let links = frame_links.only(|link| walkable(link.from) && walkable(link.to));
+    // Those this agent may take ([`LinkOpenTo`](super::super::link::LinkOpenTo)) and does not
+    // avoid.
+    let closed = std::cell::Cell::new(false);
+    let links = frame_links.only(|link, entity, open_to| {
+        let may = admitted(open_to, query.team, query.agent.profile) && !shuns.contains(&entity);
+        closed.set(closed.get() || !may);
+        may && walkable(link.from) && walkable(link.to)
+    });
     // Over the world's graph: when asked for, for a plain walk (no cells to walk round, not
-    // any-angle) that starts or ends in a world.
+    // any-angle) that starts or ends in a world, and takes every link (the graph is kept for
+    // all of them: one closed to this agent is searched exactly).
     let placed = |at: MapPos| links.places.get(at.map).is_some_and(Option::is_some);
     let hierarchical = frame_links.over_graph([start.map, goal.map])
+        && !closed.get()
         && avoid.is_empty()
         && query.options.algorithm != Algorithm::ThetaStar
         && (placed(start) || placed(goal));
@@ -126,7 +136,7 @@ pub(super) fn map_gone(maps: &NavMaps, query: &Plan) -> NavError {
 pub(super) fn then_links(
     across: Across,
     entity: Entity,
-    around: &[GridPos],
+    around: (&[GridPos], &[Entity]),
     query: Plan,
     direct: &Result<PathResult, PathError>,
 ) -> Option<LinkedSearch> {

@@ -28,11 +28,11 @@ use super::agent::{
     Targets, collect_obstacles, target_cell, threats_of, waits_for_map,
 };
 use super::clock::Moment;
-use super::link::{FrameLinks, NavLink};
+use super::link::{FrameLinks, LinkRows, LinksMoved};
 use super::map::{NavMap, NavMaps};
 use super::precompute::table_answer;
 use super::profiles::{AgentKind, NavProfiles};
-use super::seams::{NavSeam, Seams, WorldGraphs};
+use super::seams::{Seams, WorldGraphs};
 use super::settings::WorldSearch;
 use super::work::{FrameWork, WorkKind};
 use crate::grid::{GridPos, NavGrid};
@@ -47,7 +47,7 @@ use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error
 use linked::{make_linked_path, then_links};
 use plan::walks_the_answer;
 use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
-use plan::{asks_a_table, avoid_for};
+use plan::{asks_a_table, avoid_for, left_out};
 pub(crate) use wait::retry_unreachable;
 pub(crate) use warm::warm_grids;
 
@@ -121,11 +121,6 @@ fn queue_requests(queue: &mut RequestQueue, requests: &NewRequests) {
     }
 }
 
-/// Whether a link came, changed or went since the request system last ran (seams included:
-/// they come and go with the maps' places, which are compared too).
-type LinksMoved<'w, 's> =
-    (Query<'w, 's, (), (Changed<NavLink>, Without<NavSeam>)>, RemovedComponents<'w, 's, NavLink>);
-
 /// What the request system reads and writes.
 #[derive(SystemParam)]
 pub(crate) struct Answering<'w, 's> {
@@ -156,15 +151,14 @@ pub(crate) fn answer_requests(
     mut nav: Answering,
     new_requests: NewRequests,
     obstacle_agents: Query<(Entity, &Transform, Option<&OnNavMap>, &NavObstacle)>,
-    links: Query<(Entity, &NavLink), Without<NavSeam>>,
-    (changed_links, mut removed_links): LinksMoved,
+    (links, mut links_moved): (LinkRows, LinksMoved),
 ) {
     // One system rather than three: each system costs the scheduler a wake-up.
     let frame_began = Moment::now();
     collect_obstacles(&nav.maps, &obstacle_agents, &mut nav.obstacles);
     queue_requests(&mut nav.queue, &new_requests);
     let nav = &mut nav;
-    let links_moved = !changed_links.is_empty() || removed_links.read().count() > 0;
+    let links_moved = links_moved.read();
     nav.queue.links.gather(&nav.maps, &links, &nav.seams.places, links_moved);
     nav.queue.links.world_search = nav.work.settings.world_search;
     let allowance = nav.work.allowance(WorkKind::Searches);
@@ -339,8 +333,7 @@ impl Frame<'_, '_, '_> {
         micros: f32,
     ) -> Step {
         let nav = &mut *self.nav;
-        let around = nav.requests.get(entity).ok().and_then(|r| r.5);
-        let around = around.map_or(&[][..], |a| &a.0[..]);
+        let around = left_out(&nav.requests, entity);
         let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
         if let Some(search) = then_links(across, entity, around, query, &result) {
             let run =
@@ -377,8 +370,7 @@ impl Frame<'_, '_, '_> {
         while step == SearchStep::Done(Err(PathError::GridChanged)) {
             run.redone += 1;
             nav.work.diagnostics.searches_redone += 1;
-            let around = nav.requests.get(run.entity).ok().and_then(|r| r.5);
-            let around = around.map_or(&[][..], |a| &a.0[..]);
+            let around = left_out(&nav.requests, run.entity);
             let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
             let Some(again) = begin_linked(across, run.entity, around, run.query, None) else {
                 nav.work.diagnostics.searches_finished += 1;
@@ -543,7 +535,7 @@ impl Frame<'_, '_, '_> {
             return self.search_on_map(entity, query);
         }
         // A search over the maps and their links, spread over frames like any other.
-        let around = asker.5.map_or(&[][..], |a| &a.0[..]);
+        let around = left_out(&nav.requests, entity);
         let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
         match begin_linked(across, entity, around, query, None) {
             Some(search) => {

@@ -12,6 +12,7 @@ use super::super::agent::{
     open_near, request_start, target_place,
 };
 use super::super::link::FrameLinks;
+use super::super::link::{AvoidLinks, CrossingLink};
 use super::super::map::{NavGeometry, NavMap, NavMaps, WorldToCellError};
 use super::super::movement::GridLocked;
 use super::super::profiles::{AgentKind, NavProfiles};
@@ -49,11 +50,26 @@ type AskerData = (
         Option<&'static PlannedOn>,
         Option<&'static GridLocked>,
         Option<&'static Pursuit>,
+        Option<&'static AvoidLinks>,
+        Option<&'static CrossingLink>,
     ),
 );
 
 /// The requests, with what the request system reads of their agents.
 pub(super) type Requests<'w, 's> = Query<'w, 's, AskerData>;
+
+/// What `entity`'s searches leave out: the cells it plans round (characters in its way,
+/// [`PlanAround`]) and the links it avoids ([`AvoidLinks`]).
+pub(super) fn left_out<'a>(
+    requests: &'a Requests,
+    entity: Entity,
+) -> (&'a [GridPos], &'a [Entity]) {
+    let Ok(asker) = requests.get(entity) else {
+        return (&[], &[]);
+    };
+    let around = asker.5.map_or(&[][..], |a| &a.0[..]);
+    (around, asker.8.4.map_or(&[][..], |a| &a.0[..]))
+}
 
 /// A request and what the request system reads of its agent (an item of [`Requests`]).
 pub(super) type Asker<'a> = QueryItem<'a, 'a, AskerData>;
@@ -120,8 +136,9 @@ pub(super) fn prepare(
     asker: Asker,
 ) -> Result<Plan, NavError> {
     let agent = agent_of(&asker);
-    let (request, transform, follower, old_path, on_map, .., (_, _, locked, _)) = asker;
-    let position = transform.map(|t| t.translation.truncate());
+    let (request, transform, follower, old_path, on_map, .., (_, _, locked, _, _, riding)) = asker;
+    // Crossing a link over time: planned from where it lands (and walked once across).
+    let position = riding.map(|r| r.to_point).or(transform.map(|t| t.translation.truncate()));
     let following = follower.zip(old_path);
     let locked = locked.filter(|_| agent.size == 1);
     let start = request.start.or_else(|| locked_start(maps, on_map, position, locked));
@@ -177,7 +194,7 @@ pub(super) fn prepare(
 /// the path being walked is the answer (a game may ask every frame).
 pub(super) fn walks_the_answer(asker: &Asker, query: &Plan, grid: &NavGrid) -> bool {
     let (request, _, follower, old_path, _, around, watched, _, more) = *asker;
-    let (replanning, planned, _, pursuit) = more;
+    let (replanning, planned, _, pursuit, ..) = more;
     old_path.is_some_and(|old| {
         request.start.is_none()
             && around.is_none()

@@ -388,19 +388,14 @@ pub(crate) type LinkRows<'w, 's> = Query<
     Without<super::NavSeam>,
 >;
 
+/// A link's [`NavLink`], [`LinkCrossing`] or [`LinkOpenTo`] came or changed.
+pub(crate) type LinkChanged = Or<(Changed<NavLink>, Changed<LinkCrossing>, Changed<LinkOpenTo>)>;
+
 /// Whether a link came, changed or went (its [`LinkCrossing`] or [`LinkOpenTo`] as well), seams
 /// left out, since the system that holds it last ran.
 #[derive(bevy::ecs::system::SystemParam)]
 pub(crate) struct LinksMoved<'w, 's> {
-    changed: Query<
-        'w,
-        's,
-        (),
-        (
-            Or<(Changed<NavLink>, Changed<LinkCrossing>, Changed<LinkOpenTo>)>,
-            Without<super::NavSeam>,
-        ),
-    >,
+    changed: Query<'w, 's, (), (LinkChanged, Without<super::NavSeam>)>,
     removed: RemovedComponents<'w, 's, NavLink>,
     removed_crossing: RemovedComponents<'w, 's, LinkCrossing>,
     removed_open: RemovedComponents<'w, 's, LinkOpenTo>,

@@ -347,8 +347,8 @@ fn patrol(
     }
 }
 
-/// Says on the panel when the hero takes stairs, the ladder, the door or the trapdoor, and
-/// when the guard takes the gate.
+/// Says on the panel when the hero takes stairs, the ladder, the door or the trapdoor (the
+/// guard's crossings of the gate are seen, not told).
 fn report_crossings(
     mut crossed: MessageReader<LinkCrossed>,
     maps: Res<NavMaps>,
@@ -357,19 +357,20 @@ fn report_crossings(
     mut status: ResMut<PathStatus>,
 ) {
     for crossing in crossed.read() {
+        if guards.contains(crossing.entity) {
+            continue;
+        }
         let floor = |map: Entity| maps.iter().position(|m| m.entity == map).unwrap_or(0);
         let names = ["cellar", "ground floor", "top floor"];
-        let who = if guards.contains(crossing.entity) { "The guard" } else { "The hero" };
         let way = links.get(crossing.link).copied().unwrap_or(Way::Stairs);
         let (from, to) =
             (names[floor(crossing.from.map).min(2)], names[floor(crossing.to.map).min(2)]);
         status.last = match way {
-            Way::Door => format!("{who} went through the {to}'s door."),
-            Way::Gate => format!("{who} passed the gate (guards only)."),
-            _ => format!(
-                "{who} took the {} from the {from} to the {to}.",
-                format!("{way:?}").to_lowercase()
-            ),
+            Way::Door => "The hero went through the door.".to_string(),
+            _ => {
+                let way = format!("{way:?}").to_lowercase();
+                format!("The hero took the {way} from the {from} to the {to}.")
+            }
         };
     }
 }

@@ -417,6 +417,7 @@ pub fn key_code(key: &str) -> Option<KeyCode> {
         "g" => KeyCode::KeyG,
         "f" => KeyCode::KeyF,
         "a" => KeyCode::KeyA,
+        "l" => KeyCode::KeyL,
         "left" => KeyCode::ArrowLeft,
         "right" => KeyCode::ArrowRight,
         "up" => KeyCode::ArrowUp,

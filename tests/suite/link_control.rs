@@ -420,3 +420,39 @@ fn a_gate_closed_to_a_walker_on_its_way_sends_it_round() {
     }
     panic!("the guard did not go round");
 }
+
+#[test]
+fn a_grid_locked_agent_climbs_once_the_far_cell_is_free_and_holds_it_meanwhile() {
+    let mut app = app();
+    let (a, b) = two_levels(&mut app);
+    let ladder = link(&mut app, (a, 7, 2), (b, 0, 2), 4.0);
+    app.world_mut().entity_mut(ladder).insert(LinkCrossing::Takes { seconds: 0.5 });
+    // Someone stands on the ladder's top for a second, then walks off.
+    let sitter = walker(&mut app, b, GridPos::new(0, 2), on_b(b, 0, 2));
+    app.world_mut().entity_mut(sitter).insert(GridLocked::default());
+    let climber = walker(&mut app, a, GridPos::new(5, 2), on_b(b, 0, 3));
+    app.world_mut().entity_mut(climber).insert(GridLocked::default());
+    let mut set_off = None;
+    for frame in 0..600 {
+        if frame == 60 {
+            app.world_mut().entity_mut(sitter).insert(PathRequest::to(on_b(b, 4, 0)));
+        }
+        app.update();
+        if messages::<LinkReached>(&app).iter().any(|r| r.entity == climber) {
+            set_off = Some(frame);
+        }
+        let sitter_cell = app.world().get::<GridLocked>(sitter).and_then(|l| l.holds);
+        if app.world().get::<CrossingLink>(climber).is_some() {
+            // While it climbs it holds the top, and nobody else stands there.
+            let holds = app.world().get::<GridLocked>(climber).and_then(|l| l.holds);
+            assert_eq!(holds, Some((b, GridPos::new(0, 2))), "frame {frame}");
+            assert_ne!(sitter_cell, holds, "frame {frame}: both on the ladder's top");
+        }
+        if arrived(&app, climber).is_some() {
+            let set_off = set_off.expect("climbed");
+            assert!(set_off >= 60, "set off at frame {set_off}, before the top was free");
+            return;
+        }
+    }
+    panic!("the grid-locked climber did not arrive");
+}

@@ -55,6 +55,7 @@ pub use agent::{
     PathFollower, PathGoal, PathLeg, PathRequest, Replanning, TeamSet, TraceSearch, TracedSearch,
     WAIT_RETRY_SECONDS, WhenUnreachable,
 };
+pub use agent::{GroundSpeed, PathTimes};
 pub use diagnostics::NavDiagnostics;
 pub use fields::{FollowField, NavField};
 pub use groups::{GroupOrder, GroupOrderFailed};
@@ -245,6 +246,7 @@ impl Plugin for NavCorePlugin {
             .register_type::<Cooperative>()
             .register_type::<GroupPace>()
             .register_type::<Marching>()
+            .register_type::<GroundSpeed>()
             .register_type::<NavLink>()
             .register_type::<LinkCrossing>()
             .register_type::<LinkOpenTo>()

@@ -23,6 +23,7 @@ mod first_moves;
 mod flee_wander;
 mod grid_maps;
 mod gridlock_soak;
+mod ground_speed;
 mod groups;
 mod hand_made_bakes;
 mod hordes;

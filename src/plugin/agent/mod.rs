@@ -3,6 +3,7 @@
 //! and movement systems, which both import it from here.
 
 mod components;
+mod ground;
 pub(crate) mod obstacles;
 mod start;
 mod targets;
@@ -14,6 +15,8 @@ pub use components::{
     WhenUnreachable,
 };
 pub(crate) use components::{PlannedOn, agent_map};
+pub(crate) use ground::slowness;
+pub use ground::{GroundSpeed, PathTimes};
 pub use obstacles::{Blocks, NavObstacle, NavTeam, TeamSet};
 pub(crate) use obstacles::{ObstacleCells, PlanAround, blocks_agent, collect_obstacles};
 pub(crate) use start::{

@@ -34,9 +34,9 @@ use walkers::{Standing, Waiting, Walkers, tick_yielding};
 
 use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{
-    Arrival, GroupPace, NavError, NavPath, NavTeam, ObstacleCells, PathFollower, PathGoal,
-    PathRequest, Replanning, Tell, WhenUnreachable, agent_start, blocks_agent, corner_indices,
-    join_within, rederive_points, stand_in, stands_on,
+    Arrival, GroundSpeed, GroupPace, NavError, NavPath, NavTeam, ObstacleCells, PathFollower,
+    PathGoal, PathRequest, Replanning, Tell, WhenUnreachable, agent_start, blocks_agent,
+    corner_indices, join_within, rederive_points, slowness, stand_in, stands_on,
 };
 #[cfg(doc)]
 use crate::plugin::agent::{Arrived, PathFailed};
@@ -169,7 +169,7 @@ pub(crate) fn follow_paths(
     mut removed: RemovedComponents<NavPath>,
     mut diagnostics: ResMut<NavDiagnostics>,
     mut agents: Walkers,
-    (standing, mut waiting, paces): (Standing, Waiting, Query<&'static GroupPace>),
+    (standing, mut waiting, paces): (Standing, Waiting, Paces),
     (mut occupancy, mut locked_standing): Locked,
     ((links, mut stir), obstacles, (teams, avoided)): (
         (LinkRows, LinksStirred),
@@ -244,19 +244,20 @@ pub(crate) fn follow_paths(
         let agent = (entity, map, index, position);
         keep_walkable(out, &scene, agent, (&mut follower, added, locked), &mut path, &mut plan);
 
-        let speed = speed_of(&follower, paces.get(entity).ok());
+        let (speed, ground) = speed_of(&follower, paces.get(entity).ok(), map, &path);
+        // (Walking round others or cell by cell: at the pace of the stretch it is on.)
+        let paced = speed / ground.map_or(1.0, |g| stretch_slowness(g, &path, follower.next));
         let mut at = position;
         if let Some(lock) = lock.as_deref_mut() {
+            let (follower, path, on) = (&mut *follower, &*path, (map, &mut *plans));
             let patience = settings.avoidance.stall_time;
-            let (follower, path) = (&mut *follower, &*path);
-            let on = (map, &mut *plans);
-            at = occupancy.step(entity, lock, position, speed, dt, follower, path, on, patience);
+            at = occupancy.step(entity, lock, position, paced, dt, follower, path, on, patience);
         } else {
             match avoidance.as_deref_mut().filter(|_| avoiding && dt > 0.0) {
                 Some(body) => {
                     let (follower, path) = (&mut *follower, &*path);
                     at = crowd
-                        .steer(entity, body, position, speed, dt, follower, path, map, &settings);
+                        .steer(entity, body, position, paced, dt, follower, path, map, &settings);
                     let patience = settings.avoidance.stall_time;
                     if body.stalled > patience && (plan.replanning || plan.requested) {
                         get_on_alone(body, follower, path, map, at);
@@ -265,7 +266,7 @@ pub(crate) fn follow_paths(
                         stalls.extend(stalled(body, Stall { entity, at, map: map.entity, radius }));
                     }
                 }
-                None => at = walk_points(at, speed * dt, &mut follower, &path),
+                None => at = walk_points(at, (speed, dt), &mut follower, &path, ground),
             }
         }
         // At a link: it takes it, to the next walk, which begins where the link arrives (a
@@ -334,11 +335,30 @@ pub(crate) fn plan_cooperative(
 /// What the movement system holds of grid-locked agents: the cells held, the agents standing.
 type Locked<'w, 's> = (Local<'s, Occupancy>, LockedStanding<'w, 's>);
 
+/// What sets an agent's pace: its group's ([`GroupPace`]), and whether it walks slower on dear
+/// ground ([`GroundSpeed`]).
+type Paces<'w, 's> = Query<'w, 's, (Option<&'static GroupPace>, Has<GroundSpeed>)>;
+
 /// How fast an agent walks this frame: its follower's speed (0 if below 0 or not a number), no
-/// more than its group's pace (a `GroupPace` that is not a number is no limit).
-fn speed_of(follower: &PathFollower, pace: Option<&GroupPace>) -> f32 {
+/// more than its group's pace (a `GroupPace` that is not a number is no limit); and, if it
+/// walks slower on dear ground, the grid of its path's map that says how dear.
+fn speed_of<'m>(
+    follower: &PathFollower,
+    pace: Option<(Option<&GroupPace>, bool)>,
+    map: &'m NavMap,
+    path: &NavPath,
+) -> (f32, Option<&'m NavGrid>) {
+    let (pace, grounded) = pace.unwrap_or_default();
     let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
-    pace.map_or(speed, |pace| speed.min(pace.speed).max(0.0))
+    let speed = pace.map_or(speed, |pace| speed.min(pace.speed).max(0.0));
+    (speed, map.grid_for(path.agent).filter(|_| grounded))
+}
+
+/// How many times slower an agent with [`GroundSpeed`] walks the stretch of `path` it is on,
+/// towards point `next`.
+fn stretch_slowness(grid: &NavGrid, path: &NavPath, next: usize) -> f32 {
+    let from = if next == 0 { 0 } else { path.previous_target(next) };
+    slowness(grid, &path.cells, from, next)
 }
 
 /// Whether an agent can walk its path from `position` this frame, and the map the path is on
@@ -500,21 +520,30 @@ fn stalled(body: &mut Avoidance, stall: Stall) -> Option<Stall> {
     Some(stall)
 }
 
-/// Walks from `at` along the path's points for `budget` (a distance), passing the points it
-/// reaches; returns where it ends.
-fn walk_points(mut at: Vec2, mut budget: f32, follower: &mut PathFollower, path: &NavPath) -> Vec2 {
+/// Walks from `at` along the path's points at `speed` for `dt` seconds, passing the points it
+/// reaches; with `ground` (it has [`GroundSpeed`]), each stretch at its pace on that grid.
+/// Returns where it ends.
+fn walk_points(
+    mut at: Vec2,
+    (speed, mut dt): (f32, f32),
+    follower: &mut PathFollower,
+    path: &NavPath,
+    ground: Option<&NavGrid>,
+) -> Vec2 {
     while follower.next < path.points.len() {
+        let pace = speed / ground.map_or(1.0, |g| stretch_slowness(g, path, follower.next));
+        let budget = pace * dt;
         let target = path.points[follower.next];
         let to = target - at;
         let distance = to.length();
-        if distance > budget {
+        if distance > budget || pace <= 0.0 {
             if budget > 0.0 {
                 at += to / distance * budget;
             }
             break;
         }
         at = target;
-        budget -= distance;
+        dt -= distance / pace;
         follower.next = path.next_target_after(follower.next);
     }
     at

@@ -208,6 +208,8 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     commands.spawn((
         Guard { next: 1 },
         GUARDS,
+        // It holds the cells it walks (5 shows them), and takes the gate when its cell is free.
+        GridLocked::default(),
         Figure::new(Color::srgb(0.9, 0.3, 0.25), TILE * 0.95),
         Transform::from_translation(at.extend(4.0)),
         PathFollower::smoothed(TILE * 3.0),

@@ -418,6 +418,11 @@ pub fn key_code(key: &str) -> Option<KeyCode> {
         "f" => KeyCode::KeyF,
         "a" => KeyCode::KeyA,
         "l" => KeyCode::KeyL,
+        "1" => KeyCode::Digit1,
+        "2" => KeyCode::Digit2,
+        "3" => KeyCode::Digit3,
+        "4" => KeyCode::Digit4,
+        "5" => KeyCode::Digit5,
         "left" => KeyCode::ArrowLeft,
         "right" => KeyCode::ArrowRight,
         "up" => KeyCode::ArrowUp,
@@ -732,8 +737,31 @@ impl Plugin for GameLookPlugin {
         app.init_resource::<CameraHome>()
             .add_systems(PreStartup, make_figure_sheets)
             .add_systems(Startup, spawn_camera_hint)
-            .add_systems(Update, (camera_controls.before(track_cursor), dress_figures))
+            .add_systems(Update, (camera_controls.before(track_cursor), dress_figures, view_keys))
             .add_systems(PostUpdate, animate_figures);
+    }
+}
+
+/// Digits 1 to 5 turn navigation's views on and off ([`NavSettings::views`]): 1 the terrain's
+/// costs, 2 the fields' ways down, 3 the world graph, 4 avoidance bodies and velocities, 5 the
+/// cells grid-locked agents hold.
+fn view_keys(keys: Res<ButtonInput<KeyCode>>, mut settings: ResMut<NavSettings>) {
+    const KEYS: [KeyCode; 5] =
+        [KeyCode::Digit1, KeyCode::Digit2, KeyCode::Digit3, KeyCode::Digit4, KeyCode::Digit5];
+    for (k, key) in KEYS.into_iter().enumerate() {
+        if keys.just_pressed(key) {
+            let views = &mut settings.views;
+            let view = [
+                &mut views.terrain,
+                &mut views.fields,
+                &mut views.world_graph,
+                &mut views.bodies,
+                &mut views.holds,
+            ];
+            if let Some(on) = view.into_iter().nth(k) {
+                *on = !*on;
+            }
+        }
     }
 }
 
@@ -748,7 +776,10 @@ const ZOOM_RANGE: (f32, f32) = (0.2, 8.0);
 
 fn spawn_camera_hint(mut commands: Commands) {
     commands.spawn((
-        Text::new("Wheel: zoom   Arrows or middle drag: pan   Home: reset view"),
+        Text::new(
+            "Wheel: zoom   Arrows or middle drag: pan   Home: reset view\n1 terrain  2 fields  \
+             3 world graph  4 bodies  5 holds: navigation's views",
+        ),
         TextFont { font_size: FontSize::Px(12.0), ..Default::default() },
         TextColor(Color::srgba(0.95, 0.93, 0.85, 0.7)),
         Node {

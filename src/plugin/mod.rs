@@ -42,6 +42,7 @@ mod request;
 mod seams;
 mod settings;
 mod side_view;
+mod views;
 mod work;
 
 use bevy::app::PluginGroupBuilder;
@@ -76,10 +77,11 @@ pub use profiles::{AgentKind, NavProfiles, ProfileId, ProfilesFull};
 pub use pursuit::Pursuit;
 pub use seams::NavSeam;
 pub use settings::{
-    AvoidanceSettings, NavSettings, PrecomputeBuilds, PrecomputeSettings, RepathPolicy, WorkBudget,
-    WorkShares, WorldSearch,
+    AvoidanceSettings, NavSettings, NavViews, PrecomputeBuilds, PrecomputeSettings, RepathPolicy,
+    WorkBudget, WorkShares, WorldSearch,
 };
 pub use side_view::{SideViewAgent, SideViewLevel, SideViewRoute, SideViewRules, SideViewTilemap};
+pub use views::{ViewLine, ViewMark, heat_color};
 
 /// Renamed [`NavPath`]: it shadowed `std::path::Path`.
 #[deprecated(note = "renamed NavPath (it shadowed std::path::Path)")]
@@ -379,6 +381,9 @@ impl Plugin for NavDebugPlugin {
             self.schedule,
             (
                 debug::draw_watched_search.in_set(NavSet::Debug).run_if(gizmos),
+                views::draw_views
+                    .in_set(NavSet::Debug)
+                    .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.views.any())),
                 debug::draw_debug
                     .in_set(NavSet::Debug)
                     .run_if(gizmos.and_then(|settings: Res<NavSettings>| settings.debug)),

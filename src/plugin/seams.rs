@@ -286,6 +286,11 @@ fn places(number: usize, world: &[Member]) -> Vec<Option<Placement>> {
 pub(crate) struct WorldGraphs(HashMap<AgentKind, WorldGraph>);
 
 impl WorldGraphs {
+    /// The graph kept for `agent`, if one was made.
+    pub(crate) fn get(&self, agent: AgentKind) -> Option<&WorldGraph> {
+        self.0.get(&agent)
+    }
+
     /// Works out `agent`'s graph for the chunks that need it, a chunk at a time, until none is
     /// left, `work` units are spent or `stop` says so (one chunk at least). Returns the work
     /// done.

@@ -56,6 +56,45 @@ pub struct NavSettings {
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).
     pub debug: bool,
+    /// The debug overlay's other views, each turned on by itself ([`NavViews`]).
+    pub views: NavViews,
+}
+
+/// What navigation sees, drawn with gizmos in [`NavSet::Debug`](super::NavSet::Debug), each view
+/// on its own ([`NavSettings::views`]; `NavSettings::debug` draws blocked cells and paths, and
+/// [`TraceSearch`](super::TraceSearch) on an agent its searches' expanded cells). They are drawn
+/// with Bevy's default gizmo group: a game that shows them in one camera only sets that group's
+/// render layers ([`GizmoConfigStore`](bevy::gizmos::config::GizmoConfigStore)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NavViews {
+    /// Each open cell's cost as a heat colour: cost 1 green, the map's dearest red (a cost
+    /// above 1 gets a second, inner square).
+    pub terrain: bool,
+    /// Each [`NavField`](super::NavField)'s way down: from each cell it reaches, a line to its
+    /// next step, coloured by its distance to the goals (near: white, far: blue); its goals
+    /// circled.
+    pub fields: bool,
+    /// The world graph of each world of chunks ([`WorldSearch::Hierarchical`]), as plain
+    /// agents search it: its nodes (circles) and the edges between them (walks kept within a
+    /// chunk, steps across seams and links).
+    pub world_graph: bool,
+    /// Agents' [`Avoidance`](super::Avoidance) bodies (circles of their radius) and velocities
+    /// (a line a second long).
+    pub bodies: bool,
+    /// The cells [`GridLocked`](super::GridLocked) agents hold (squares) and are entering
+    /// (smaller squares).
+    pub holds: bool,
+}
+
+impl NavViews {
+    /// Every view on.
+    pub const ALL: NavViews =
+        NavViews { terrain: true, fields: true, world_graph: true, bodies: true, holds: true };
+
+    /// Whether any view is on.
+    pub fn any(self) -> bool {
+        self != NavViews::default()
+    }
 }
 
 impl Default for NavSettings {
@@ -73,6 +112,7 @@ impl Default for NavSettings {
             world_search: WorldSearch::Auto,
             repath: RepathPolicy::default(),
             debug: false,
+            views: NavViews::default(),
         }
     }
 }

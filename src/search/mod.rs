@@ -71,7 +71,7 @@ pub use precomputed::slices::{CELL_WORK, SlicedBuild};
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 pub use seams::{seam_links, seam_links_near};
 pub use warmup::GridWarmup;
-pub use world::{WorldFind, WorldGraph};
+pub use world::{GraphSketch, WorldFind, WorldGraph};
 
 #[cfg(feature = "bevy")]
 pub(crate) use pathfinder::table_answers;

@@ -46,3 +46,4 @@ mod sliced_builds;
 mod smooth;
 mod terrain_oracle;
 mod topology_oracle;
+mod views;

@@ -1502,3 +1502,53 @@ fn answers_in_a_world_of_chunks(search: WorldSearch, costly: u32) -> (u32, u32) 
     }
     (answered, longest)
 }
+
+/// What the world graph view draws (`WorldGraph::sketch`): every node, on its chunk's edge and
+/// open; every edge between two nodes, those between chunks joining cells side by side in the
+/// world; walks kept inside chunks among them.
+#[test]
+fn the_world_graph_sketch_is_its_nodes_on_chunk_edges_and_the_edges_between_them() {
+    let (mut inside, mut across) = (0, 0);
+    for seed in 1..=20u64 {
+        let mut rng = Rng(seed * 104_729);
+        let world = CutWorld::new(seed, &mut rng, (20, 40));
+        if world.open.len() < 8 {
+            continue;
+        }
+        let (a, b) = (world.some_cell(&mut rng), world.some_cell(&mut rng));
+        let mut graph = WorldGraph::default();
+        let refs: Vec<&NavGrid> = world.grids.iter().collect();
+        let maps = LinkedMaps::new(&refs, &[]).with_places(&world.places);
+        let _ = graph.find(maps, world.at(a), world.at(b));
+        let (nodes, edges) = graph.sketch();
+        assert_eq!(nodes.len(), graph.node_count(), "{}", world.label);
+        let in_world = |(g, cell): (usize, GridPos)| {
+            let ((x0, _), (y0, _)) = world.chunks[g];
+            (cell.x as i64 + x0 as i64, cell.y as i64 + y0 as i64)
+        };
+        for &(g, cell) in &nodes {
+            let grid = &world.grids[g];
+            let edge = cell.x == 0
+                || cell.y == 0
+                || cell.x + 1 == grid.width()
+                || cell.y + 1 == grid.height();
+            assert!(edge && grid.is_passable(cell), "{}: node {g} {cell}", world.label);
+        }
+        for &(p, q) in &edges {
+            let (np, nq) = (nodes[p], nodes[q]);
+            assert_ne!(p, q);
+            if np.0 == nq.0 {
+                inside += 1;
+            } else {
+                let ((x1, y1), (x2, y2)) = (in_world(np), in_world(nq));
+                assert!(
+                    (x1 - x2).abs() <= 1 && (y1 - y2).abs() <= 1,
+                    "{}: {np:?} {nq:?}",
+                    world.label
+                );
+                across += 1;
+            }
+        }
+    }
+    assert!(inside > 100 && across > 100, "{inside} walks inside chunks, {across} steps across");
+}

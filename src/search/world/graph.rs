@@ -94,6 +94,9 @@ pub(super) struct Layout {
     pub(super) out: Vec<(u32, f64, Across)>,
 }
 
+/// [`WorldGraph::sketch`]: each node as its grid and cell, each edge as the nodes it joins.
+pub type GraphSketch = (Vec<(usize, GridPos)>, Vec<(usize, usize)>);
+
 /// A hierarchical search over grids joined at their seams (see [`Placement`]) and by links:
 /// paths across a world of chunks in time that grows with the chunks crossed (see the module
 /// above for how, and `BENCHMARKS.md` for how close to the cheapest its paths are).
@@ -347,6 +350,39 @@ impl WorldGraph {
     /// How many nodes the graph has (after the last query).
     pub fn node_count(&self) -> usize {
         self.layout.cells.len()
+    }
+
+    /// The graph as it stands, to draw: each node as its grid (by its place in the world's
+    /// grids) and cell, and each edge as the two nodes it joins (by their place in the list):
+    /// the walks kept within each grid (one edge for either way) and the steps between grids
+    /// (across seams and links, each way its own edge).
+    pub fn sketch(&self) -> GraphSketch {
+        let layout = &self.layout;
+        let nodes: Vec<(usize, GridPos)> =
+            layout.map_of.iter().zip(&layout.cells).map(|(&m, &c)| (m as usize, c)).collect();
+        let mut edges = Vec::new();
+        for (from, bounds) in layout.out_first.windows(2).enumerate() {
+            let steps = layout.out.get(bounds[0] as usize..bounds[1] as usize).unwrap_or(&[]);
+            edges.extend(steps.iter().map(|&(to, ..)| (from, to as usize)));
+        }
+        for (g, (stamp, _)) in self.made_from.iter().enumerate() {
+            let (Some(chunk), Some(&first)) = (self.chunks.get(&stamp.id()), layout.first.get(g))
+            else {
+                continue;
+            };
+            let (first, k) = (first as usize, chunk.nodes.len());
+            if layout.cells.get(first..first + k) != Some(&chunk.nodes[..]) {
+                continue; // (not worked out for this layout yet)
+            }
+            for i in 0..k {
+                let walked = |j: usize| {
+                    chunk.costs[i * k + j].is_finite() || chunk.costs[j * k + i].is_finite()
+                };
+                let walks = (i + 1..k).filter(|&j| walked(j));
+                edges.extend(walks.map(|j| (first + i, first + j)));
+            }
+        }
+        (nodes, edges)
     }
 
     /// Works out the nodes again if the grids, places or links changed since the last time,

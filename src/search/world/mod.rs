@@ -22,4 +22,4 @@ mod graph;
 mod jump_walks;
 
 pub use find::WorldFind;
-pub use graph::WorldGraph;
+pub use graph::{GraphSketch, WorldGraph};

@@ -536,14 +536,16 @@ fn walk_points(
         let target = path.points[follower.next];
         let to = target - at;
         let distance = to.length();
-        if distance > budget || pace <= 0.0 {
+        if distance > budget {
             if budget > 0.0 {
                 at += to / distance * budget;
             }
             break;
         }
         at = target;
-        dt -= distance / pace;
+        if pace > 0.0 {
+            dt -= distance / pace;
+        }
         follower.next = path.next_target_after(follower.next);
     }
     at

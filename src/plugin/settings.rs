@@ -82,7 +82,8 @@ pub struct NavViews {
     /// (a line a second long).
     pub bodies: bool,
     /// The cells [`GridLocked`](super::GridLocked) agents hold (squares) and are entering
-    /// (smaller squares).
+    /// (smaller squares), and the cells [`Cooperative`](super::Cooperative) plans have
+    /// reserved (a ring for each turn still to come there, up to four).
     pub holds: bool,
 }
 

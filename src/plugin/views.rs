@@ -5,7 +5,7 @@ use bevy::prelude::*;
 
 use super::fields::NavField;
 use super::map::{NavMap, NavMaps};
-use super::movement::{Avoidance, GridLocked};
+use super::movement::{Avoidance, GridLocked, PathIndexes};
 use super::profiles::AgentKind;
 use super::seams::WorldGraphs;
 use super::settings::{NavSettings, NavViews};
@@ -119,7 +119,7 @@ pub(crate) fn draw_views(
     maps: Res<NavMaps>,
     (fields, graphs): (Query<&NavField>, Res<WorldGraphs>),
     bodies: Query<(&Transform, &Avoidance)>,
-    holds: Query<&GridLocked>,
+    (holds, plans): (Query<&GridLocked>, Res<PathIndexes>),
 ) {
     let views = settings.views;
     let mut marks = Vec::new();
@@ -170,6 +170,20 @@ pub(crate) fn draw_views(
             if let Some(next) = lock.entering {
                 let (at, s, color) = square(next, 0.55, Color::srgb(1.0, 0.8, 0.2));
                 gizmos.rect_2d(at, s, color);
+            }
+        }
+        // Cooperative plans' reservations: a dot on each cell with turns still to come, one
+        // ring more for each turn that waits there.
+        for (map, cell, turns) in plans.reserved() {
+            let Some(map) = maps.get(map) else { continue };
+            let (at, width) = (map.geometry.cell_to_world(cell), map.geometry.grid_size.x);
+            for ring in 1..=turns.min(4) {
+                let radius = width * 0.08 * ring as f32;
+                gizmos.circle_2d(
+                    Isometry2d::from_translation(at),
+                    radius,
+                    Color::srgb(1.0, 0.3, 0.8),
+                );
             }
         }
     }

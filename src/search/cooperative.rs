@@ -617,6 +617,12 @@ impl CellTurns {
         }
     }
 
+    /// The cells some unit has still to enter or leave, each with how many turns wait there
+    /// (its reservations), in no set order.
+    pub fn reserved(&self) -> impl Iterator<Item = (GridPos, usize)> + '_ {
+        self.queues.iter().filter(|(_, q)| !q.is_empty()).map(|(&cell, q)| (cell, q.len()))
+    }
+
     /// `unit` walks these plans no more (gone, or sent elsewhere): its turns go, and those
     /// after it move up.
     pub fn forget(&mut self, unit: usize) {
@@ -630,6 +636,26 @@ impl CellTurns {
 mod tests {
     use super::*;
     use crate::grid::Cell;
+
+    #[test]
+    fn reservations_are_the_turns_still_to_come_in_each_cell() {
+        let cell = |x| GridPos::new(x, 0);
+        // Unit 0 walks 0 -> 1 -> 2; unit 1 waits a tick in 3, then walks 3 -> 2.
+        let plans = vec![vec![cell(0), cell(1), cell(2)], vec![cell(3), cell(3), cell(3), cell(2)]];
+        let mut turns = CellTurns::new(&plans);
+        let sorted = |t: &CellTurns| {
+            let mut r: Vec<(GridPos, usize)> = t.reserved().collect();
+            r.sort_unstable_by_key(|&(c, _)| (c.x, c.y));
+            r
+        };
+        assert_eq!(sorted(&turns), vec![(cell(0), 1), (cell(1), 1), (cell(2), 2), (cell(3), 1)]);
+        turns.left(0, cell(0));
+        turns.left(0, cell(1));
+        turns.left(0, cell(2));
+        assert_eq!(sorted(&turns), vec![(cell(2), 1), (cell(3), 1)]);
+        turns.forget(1);
+        assert_eq!(sorted(&turns), vec![]);
+    }
 
     /// A dead end one cell wide: unit 0's goal at its mouth, unit 1's at its far end. Planned
     /// in that order, unit 0 parks in the mouth and walls unit 1 out for good, which its

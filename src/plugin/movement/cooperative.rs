@@ -80,6 +80,14 @@ struct Unit {
 }
 
 impl CooperativePlans {
+    /// Each map's reserved cells: the cells its plan has turns still to come in, and how many
+    /// ([`CellTurns::reserved`](crate::search::CellTurns::reserved)).
+    pub(crate) fn reserved(&self) -> impl Iterator<Item = (Entity, GridPos, usize)> + '_ {
+        self.maps
+            .iter()
+            .flat_map(|(&map, plan)| plan.turns.reserved().map(move |(c, n)| (map, c, n)))
+    }
+
     fn unit(&self, map: Entity, entity: Entity) -> Option<(&MapPlan, &Unit)> {
         let plan = self.maps.get(&map)?;
         Some((plan, plan.units.get(&entity)?))

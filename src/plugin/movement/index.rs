@@ -21,6 +21,13 @@ const BLOCK: u32 = 16;
 #[derive(Resource, Default)]
 pub(crate) struct PathIndexes(pub(super) HashMap<Entity, PathIndex>, pub(super) CooperativePlans);
 
+impl PathIndexes {
+    /// The cells cooperative plans have reserved, on each map, with how many turns wait there.
+    pub(crate) fn reserved(&self) -> impl Iterator<Item = (Entity, GridPos, usize)> + '_ {
+        self.1.reserved()
+    }
+}
+
 /// Which agents' paths pass through each block of cells of one map, so that a grid change
 /// checks only the paths that pass near it: walking agents elsewhere pay nothing.
 #[derive(Default)]

@@ -64,7 +64,7 @@ pub struct NavSettings {
 /// on its own ([`NavSettings::views`]; `NavSettings::debug` draws blocked cells and paths, and
 /// [`TraceSearch`](super::TraceSearch) on an agent its searches' expanded cells). They are drawn
 /// with Bevy's default gizmo group: a game that shows them in one camera only sets that group's
-/// render layers ([`GizmoConfigStore`](bevy::gizmos::config::GizmoConfigStore)).
+/// render layers (Bevy's `GizmoConfigStore`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NavViews {
     /// Each open cell's cost as a heat colour: cost 1 green, the map's dearest red (a cost

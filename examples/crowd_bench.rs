@@ -40,6 +40,7 @@
 //! CROWD_SITUATION=avoidance cargo run --release --example crowd_bench  # one situation
 //! CROWD_FRAME_US=500 cargo run --release --example crowd_bench  # a 0.5 ms frame budget
 //! CROWD_THREADS=2 cargo run --release --example crowd_bench  # searches on 2 threads at once
+//! CROWD_SIZE=2 cargo run --release --example crowd_bench     # agents 2 x 2 tiles (AgentKind)
 //! CROWD_AGENTS=6000 cargo run --release --example crowd_bench # more agents (not `chunks`, hordes)
 //! ```
 
@@ -271,6 +272,12 @@ fn frame_budget() -> NavSettings {
     settings
 }
 
+/// `CROWD_SIZE=N`: the side of every agent's body in tiles (1 if unset, up to 8).
+fn body_size() -> u32 {
+    let size = std::env::var("CROWD_SIZE").ok().and_then(|s| s.parse::<u32>().ok());
+    size.unwrap_or(1).clamp(1, 8)
+}
+
 /// `CROWD_THREADS=N`: the searches on N threads of the compute task pool (1: one after another).
 fn threads() -> Option<usize> {
     std::env::var("CROWD_THREADS").ok()?.parse::<usize>().ok().filter(|&n| n > 0)
@@ -318,7 +325,19 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
 
     let map = app.world().resource::<NavMaps>().first().unwrap();
     let (geometry, map) = (map.geometry, map.entity);
-    let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    // `CROWD_SIZE=N`: agents N tiles across (`AgentKind::sized`), started and sent where their
+    // whole body fits.
+    let size = body_size();
+    let fits = |p: GridPos| {
+        (0..size).all(|dy| {
+            (0..size).all(|dx| {
+                let c = GridPos::new(p.x + dx, p.y + dy);
+                c.x < grid.width() && c.y < grid.height() && grid.is_passable(c)
+            })
+        })
+    };
+    let open: Vec<GridPos> = grid.positions().filter(|&p| fits(p)).collect();
+    let body = geometry.body_offset(size);
     let links = match situation {
         Situation::Links10 => 10,
         Situation::Links1000 => 1000,
@@ -359,9 +378,12 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             false => goal_at(goal),
         };
         let mut agent = app.world_mut().spawn((
-            Transform::from_translation(geometry.cell_to_world(at).extend(1.0)),
+            Transform::from_translation((geometry.cell_to_world(at) + body).extend(1.0)),
             PathFollower::new(speed),
         ));
+        if size > 1 {
+            agent.insert(AgentKind::sized(size));
+        }
         match field {
             Some(field) => agent.insert(FollowField(field)),
             None => agent.insert(request),
@@ -370,7 +392,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             agent.insert(NavObstacle::default());
         }
         if matches!(situation, Situation::Avoidance | Situation::FieldAvoidance) {
-            agent.insert(Avoidance::new(0.3 * TILE));
+            agent.insert(Avoidance::new(0.3 * TILE * size as f32));
         }
         agents.push(agent.id());
         // Staggered, so that the 2-second renewals do not all fall on one frame.
@@ -409,7 +431,7 @@ fn run(grid: &NavGrid, situation: Situation, frames: usize, seed: u64) -> Run {
             // Home: back to a random open cell, to walk the field again.
             for &agent in &arrived {
                 let at = open[rng.below(open.len() as u32) as usize];
-                let place = geometry.cell_to_world(at).extend(1.0);
+                let place = (geometry.cell_to_world(at) + body).extend(1.0);
                 app.world_mut().get_mut::<Transform>(agent).unwrap().translation = place;
             }
         }

@@ -11,6 +11,7 @@ use super::agent::{
     waits_for_map,
 };
 use super::clock::Moment;
+use super::fields::FollowField;
 use super::map::NavMaps;
 use super::profiles::{AgentKind, NavProfiles, ProfileId};
 use super::work::{FrameWork, WorkKind};
@@ -72,16 +73,24 @@ type Wanted<'w, 's> = Query<
     Or<(With<PathRequest>, With<RangeRequest>)>,
 >;
 
-/// Keeps, on every map, the grid of each kind of agent that has a path or asks for one (made
-/// when first needed, followed change by change, dropped when no agent of that kind is left or
-/// its profile changed), and sends agents whose kind or profile changed to plan again.
+/// Agents with paths (their kinds, the kinds their paths were planned for, whether they asked
+/// again), and field followers' kinds.
+type Walking<'w, 's> = (
+    Query<'w, 's, (Entity, &'static NavPath, Option<&'static AgentKind>, Has<PathRequest>)>,
+    Query<'w, 's, &'static AgentKind, With<FollowField>>,
+);
+
+/// Keeps, on every map, the grid of each kind of agent that has a path, asks for one or follows
+/// a field (made when first needed, followed change by change, dropped when no agent of that
+/// kind is left or its profile changed), and sends agents whose kind or profile changed to plan
+/// again.
 pub(crate) fn keep_agent_grids(
     mut commands: Commands,
     mut maps: ResMut<NavMaps>,
     profiles: Res<NavProfiles>,
     mut seen: Local<Vec<NavProfile>>,
     wanted: Wanted,
-    paths: Query<(Entity, &NavPath, Option<&AgentKind>, Has<PathRequest>)>,
+    (paths, followers): Walking,
     changed_kinds: Query<(Entity, &AgentKind, &NavPath, Has<PathRequest>), Changed<AgentKind>>,
 ) {
     let mut changed_profiles: Vec<ProfileId> = Vec::new();
@@ -123,6 +132,8 @@ pub(crate) fn keep_agent_grids(
             kinds.push(path.agent);
         }
     }
+    // Field followers of other kinds walk their kind's field, built on their kind's grid.
+    kinds.extend(AgentKind::distinct_others(followers.iter().copied()));
     for (path, range, kind) in &wanted {
         let own = kind.copied().unwrap_or_default();
         kinds.extend(path.map(|r| r.agent.unwrap_or(own)));

@@ -132,6 +132,18 @@ impl AgentKind {
         self == Self::PLAIN
     }
 
+    /// The kinds other than plain among `kinds`, each once, in the order first seen. (Many
+    /// agents, few kinds: no sort of them all.)
+    pub(crate) fn distinct_others(kinds: impl IntoIterator<Item = Self>) -> Vec<Self> {
+        let mut seen: Vec<Self> = Vec::new();
+        for kind in kinds {
+            if !kind.is_plain() && seen.last() != Some(&kind) && !seen.contains(&kind) {
+                seen.push(kind);
+            }
+        }
+        seen
+    }
+
     /// True when `profiles` has its profile (if any) and its size is one a grid can serve
     /// (hex maps take size 1 only: the map says).
     pub(crate) fn is_known(self, profiles: &NavProfiles) -> bool {

@@ -9,7 +9,7 @@ use super::movement::{Avoidance, GridLocked, PathIndexes};
 use super::profiles::AgentKind;
 use super::seams::WorldGraphs;
 use super::settings::{NavSettings, NavViews};
-use crate::search::{DistanceField, WorldGraph};
+use crate::search::{DistanceField, WorldGraph, footprint};
 
 /// A square a view draws: its centre, its size and its colour.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,10 +165,13 @@ pub(crate) fn draw_views(
             let square = |c, s: f32, color| {
                 (Isometry2d::from_translation(map.geometry.cell_to_world(c)), size * s, color)
             };
-            let (at, s, color) = square(cell, 0.9, Color::srgb(1.0, 0.5, 0.1));
-            gizmos.rect_2d(at, s, color);
-            if let Some(next) = lock.entering {
-                let (at, s, color) = square(next, 0.55, Color::srgb(1.0, 0.8, 0.2));
+            // Each cell of its body, and of the block it steps into.
+            for c in footprint(cell, lock.size) {
+                let (at, s, color) = square(c, 0.9, Color::srgb(1.0, 0.5, 0.1));
+                gizmos.rect_2d(at, s, color);
+            }
+            for c in lock.entering.into_iter().flat_map(|next| footprint(next, lock.size)) {
+                let (at, s, color) = square(c, 0.55, Color::srgb(1.0, 0.8, 0.2));
                 gizmos.rect_2d(at, s, color);
             }
         }

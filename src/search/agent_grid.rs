@@ -50,6 +50,54 @@ pub struct AgentGrid {
     seen: GridStamp,
 }
 
+/// The cells a body `size` tiles across covers when its lowest corner stands on `corner`
+/// (cells past the grid's `u32` range are left out; size 0 is read as 1).
+#[cfg_attr(not(feature = "bevy"), allow(dead_code))]
+pub(crate) fn footprint(corner: GridPos, size: u32) -> impl Iterator<Item = GridPos> {
+    let n = size.max(1);
+    (0..n).flat_map(move |dy| {
+        (0..n).filter_map(move |dx| {
+            Some(GridPos::new(corner.x.checked_add(dx)?, corner.y.checked_add(dy)?))
+        })
+    })
+}
+
+/// The corners from which a body `size` tiles across covers one of `cells`: each cell's
+/// `size` x `size` block below and left of it (those within the grid's range); sorted, each once.
+#[cfg_attr(not(feature = "bevy"), allow(dead_code))]
+pub(crate) fn corners_covering(cells: &[GridPos], size: u32) -> Vec<GridPos> {
+    let back = size.max(1) - 1;
+    let mut corners: Vec<GridPos> = cells
+        .iter()
+        .flat_map(|c| {
+            // (Near the grid's edge the block is cut short: only corners that cover `c`.)
+            let from = GridPos::new(c.x.saturating_sub(back), c.y.saturating_sub(back));
+            footprint(from, size).filter(move |&corner| covers(corner, size, *c))
+        })
+        .collect();
+    corners.sort_unstable();
+    corners.dedup();
+    corners
+}
+
+/// Whether a body `size` tiles across with its lowest corner on `corner` covers `cell`.
+#[cfg_attr(not(feature = "bevy"), allow(dead_code))]
+pub(crate) fn covers(corner: GridPos, size: u32, cell: GridPos) -> bool {
+    let n = size.max(1);
+    (corner.x..corner.x.saturating_add(n)).contains(&cell.x)
+        && (corner.y..corner.y.saturating_add(n)).contains(&cell.y)
+}
+
+/// Whether two bodies (corner and size each) cover a cell in common.
+#[cfg_attr(not(feature = "bevy"), allow(dead_code))]
+pub(crate) fn overlaps((a, m): (GridPos, u32), (b, n): (GridPos, u32)) -> bool {
+    let (m, n) = (m.max(1), n.max(1));
+    a.x < b.x.saturating_add(n)
+        && b.x < a.x.saturating_add(m)
+        && a.y < b.y.saturating_add(n)
+        && b.y < a.y.saturating_add(m)
+}
+
 impl AgentGrid {
     /// The grid `base` as an agent of `profile` and `size` sees it. Errors: a size of 0, above
     /// [`MAX_AGENT_SIZE`], or above 1 on a hex grid ([`GridError::UnsupportedSize`]); memory
@@ -528,5 +576,33 @@ mod tests {
         let want = AgentGrid::new(&base, NavProfile::default(), 2).unwrap();
         assert_eq!((got.grid().width(), got.grid().height()), (12, 40));
         assert_same(&got, &want, "resized");
+    }
+
+    /// Against brute force over small random cells and sizes (near the edge included): a
+    /// corner is listed exactly when its body covers one of the cells, and two bodies overlap
+    /// exactly when their footprints share a cell.
+    #[test]
+    fn corners_covering_and_overlaps_match_footprints() {
+        let mut rng = TestRng(7);
+        for _ in 0..300 {
+            let size = 1 + rng.below(4);
+            let cells: Vec<GridPos> =
+                (0..1 + rng.below(3)).map(|_| GridPos::new(rng.below(6), rng.below(6))).collect();
+            let want: Vec<GridPos> = (0..8)
+                .flat_map(|y| (0..8).map(move |x| GridPos::new(x, y)))
+                .filter(|&c| footprint(c, size).any(|f| cells.contains(&f)))
+                .collect();
+            let mut got = corners_covering(&cells, size);
+            got.sort_by_key(|c| (c.y, c.x));
+            assert_eq!(got, want, "{cells:?} size {size}");
+            let (a, b) = (
+                GridPos::new(rng.below(6), rng.below(6)),
+                GridPos::new(rng.below(6), rng.below(6)),
+            );
+            let n = 1 + rng.below(3);
+            let shared = footprint(a, size).any(|c| footprint(b, n).any(|d| d == c));
+            assert_eq!(overlaps((a, size), (b, n)), shared, "{a} {size} {b} {n}");
+            assert!(footprint(a, size).all(|c| covers(a, size, c)));
+        }
     }
 }

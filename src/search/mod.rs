@@ -50,6 +50,8 @@ mod warmup;
 mod world;
 
 pub use agent_grid::{AgentGrid, AgentGridBuild};
+#[cfg(feature = "bevy")]
+pub(crate) use agent_grid::{corners_covering, covers, footprint, overlaps};
 pub use cooperative::{CellTurns, CooperativeError, PlanTogether, plan_together};
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};

@@ -14,6 +14,7 @@ mod agents_oracle;
 mod baked;
 mod behaviours;
 mod benchmark_maps;
+mod big_bodies;
 mod crowds;
 mod determinism;
 mod edges_oracle;

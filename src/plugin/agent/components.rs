@@ -551,6 +551,12 @@ impl PathFollower {
     pub fn smoothed(speed: f32) -> Self {
         Self { speed, next: 0, smooth: true }
     }
+
+    /// The speed it walks at: `speed`, or 0 when the game made it odd (below 0, not a number,
+    /// infinite): it stands still.
+    pub(crate) fn walking_speed(&self) -> f32 {
+        if self.speed.is_finite() { self.speed.max(0.0) } else { 0.0 }
+    }
 }
 
 /// Message: an agent reached the end of its path.

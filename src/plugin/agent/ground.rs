@@ -74,7 +74,7 @@ impl NavPath {
         follower: &PathFollower,
         ground: bool,
     ) -> PathTimes {
-        let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+        let speed = follower.walking_speed();
         let grid = |map: Entity| maps.get(map).and_then(|m| m.grid_for(self.agent));
         let mut clock = 0.0;
         let points = walk_times(

@@ -2,13 +2,16 @@
 
 use bevy::prelude::*;
 
-use super::super::agent::{NavError, Tell};
+use super::super::agent::{NavError, Tell, agent_grid};
 use super::super::clock::Moment;
 use super::super::map::{NavGeometry, NavMap, NavMaps};
+use super::super::profiles::{AgentKind, NavProfiles};
 use super::super::work::{FrameWork, WorkKind};
 use crate::grid::GridPos;
 use crate::grid::NavGrid;
-use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SlicedBuild, check_flee_weight};
+use crate::search::{
+    DistanceField, FLEE_WEIGHT, PathError, SlicedBuild, check_flee_weight, corners_covering,
+};
 
 /// The distance field of `goals` on `map` (the cost from every cell to the nearest goal), which the
 /// plugin builds and keeps in step with the map's grid: only the cells whose way to a goal a change
@@ -16,6 +19,13 @@ use crate::search::{DistanceField, FLEE_WEIGHT, PathError, SlicedBuild, check_fl
 /// `goals` to move them all: the new field is built a slice a frame
 /// ([`WorkShares::fields`](super::super::WorkShares::fields)), the old one followed until it is
 /// ready.
+///
+/// Followers of another kind ([`AgentKind`]: a profile, or a body more than one tile across)
+/// walk a field of their own, kept beside this one for each kind in use: built on the map's grid
+/// as that kind sees it ([`NavMap::grid_for`]), so a size-2 monster's way down keeps its whole
+/// body clear of walls. Such a follower has reached a goal when its body covers a goal cell
+/// (its lowest corner stands in the `size` x `size` block below and left of the goal, on a
+/// cell where its body fits).
 #[derive(Component, Clone, Debug)]
 pub struct NavField {
     /// The map it lies on (its [`NavMap::entity`](super::super::NavMap::entity)).
@@ -37,6 +47,28 @@ pub struct NavField {
     /// Where its map sat in the world when last seen: moved or rescaled, its followers read
     /// their ways again from the cells they stand on.
     geometry: Option<NavGeometry>,
+    /// The fields of its followers of other kinds, one per kind in use (made when one first
+    /// follows, dropped when none is left).
+    kinds: Vec<KindField>,
+}
+
+/// The field of one kind of follower (not plain: a profile, or a size above one).
+#[derive(Clone, Debug)]
+struct KindField {
+    agent: AgentKind,
+    /// `None` while it is built, or when it cannot be (`error` says why).
+    field: Option<DistanceField>,
+    error: Option<NavError>,
+    revision: u64,
+}
+
+/// A field as one kind of follower reads it: the field (while there is one), why there is
+/// none, and its revision.
+#[derive(Clone, Copy)]
+pub(super) struct Layer<'a> {
+    pub(super) field: Option<&'a DistanceField>,
+    pub(super) error: Option<&'a NavError>,
+    pub(super) revision: u64,
 }
 
 /// Fields a follower stood beyond this frame (a field built only as far as its followers
@@ -92,7 +124,8 @@ impl NavField {
         let work = (0, std::time::Duration::ZERO);
         let (field, error, revision) = (None, None, 0);
         let (flee, cover_followers, geometry) = (None, false, None);
-        Self { map, goals, field, error, work, revision, flee, cover_followers, geometry }
+        let kinds = Vec::new();
+        Self { map, goals, field, error, work, revision, flee, cover_followers, geometry, kinds }
     }
 
     /// A flee field on `map`: its followers run from `threats` (cells of that map) to the
@@ -136,6 +169,33 @@ impl NavField {
         self.field.as_ref()
     }
 
+    /// The field followers of kind `agent` walk: [`field`](Self::field) for plain agents (no
+    /// profile, size 1), else the one kept for that kind (`None` until a follower of that kind
+    /// has made the plugin build it).
+    pub fn field_for(&self, agent: AgentKind) -> Option<&DistanceField> {
+        self.layer(agent).and_then(|layer| layer.field)
+    }
+
+    /// The field of kind `agent` as its followers read it; `None` for a kind it keeps no field
+    /// for yet (they wait). A field that failed as a whole (no goal, its map gone) fails for
+    /// every kind.
+    pub(super) fn layer(&self, agent: AgentKind) -> Option<Layer<'_>> {
+        let own = Layer {
+            field: self.field.as_ref(),
+            error: self.error.as_ref(),
+            revision: self.revision,
+        };
+        if agent.is_plain() || (self.field.is_none() && self.error.is_some()) {
+            return Some(own);
+        }
+        let kind = self.kinds.iter().find(|k| k.agent == agent)?;
+        Some(Layer {
+            field: kind.field.as_ref(),
+            error: kind.error.as_ref(),
+            revision: kind.revision,
+        })
+    }
+
     /// Why there is no field: no goal it can use ([`NavError::Search`] with
     /// [`PathError::NoGoals`], or the first goal's [`PathError::GoalOutOfBounds`] or
     /// [`PathError::GoalBlocked`]), or its map gone ([`NavError::MapGone`]). Each follower is
@@ -162,6 +222,7 @@ impl NavField {
         self.error = Some(error);
         self.work = (0, std::time::Duration::ZERO);
         self.revision = next_revision();
+        self.kinds.clear();
     }
 
     /// Cells settled by its last build or repair, and how long that took.
@@ -195,18 +256,18 @@ pub struct FollowField(pub Entity);
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ReadFrom(pub(super) Entity, pub(super) u64, pub(super) bool);
 
-/// What a follower of `nav` (named by `follow`), which has no field, is to be told: the state it
+/// What a follower of `layer` (its kind's field of the entity `follow`), which has no field, is to be told: the state it
 /// was told at (to put on it) and why, once for each state of the field. `None` while it has a
 /// field, is being built, or the follower was told already (by this or, the same reason, by the
 /// movement system).
 pub(super) fn no_field(
-    nav: &NavField,
+    layer: Layer,
     follow: Entity,
     read: Option<&ReadFrom>,
     failed: Option<&super::super::agent::PathFailed>,
 ) -> Option<(ReadFrom, Option<NavError>)> {
-    let error = nav.error.as_ref().filter(|_| nav.field.is_none())?;
-    let told = ReadFrom(follow, nav.revision, true);
+    let error = layer.error.filter(|_| layer.field.is_none())?;
+    let told = ReadFrom(follow, layer.revision, true);
     if read == Some(&told) {
         return None;
     }
@@ -230,22 +291,29 @@ pub(super) fn tell_no_field(
     }
 }
 
-/// A field's build under way, a slice a frame, on this map.
+/// A field's build under way, a slice a frame, on this map, for this kind of follower.
 pub(crate) struct Pending {
     map: Entity,
+    agent: AgentKind,
     build: SlicedBuild<Result<DistanceField, PathError>>,
 }
 
-/// Builds or repairs each [`NavField`] to match its map's grid and goals. A build for new goals
-/// runs in slices ([`WorkShares::fields`](super::super::WorkShares::fields)); the field it replaces
-/// stays until then. Goals off the map or walled are left out; with none left, or its map gone, it
-/// has no field and says why ([`NavField::error`]).
+/// The followers of fields, where they stand, and their kinds (none: plain).
+type Followers<'w, 's> =
+    Query<'w, 's, (&'static FollowField, &'static Transform, Option<&'static AgentKind>)>;
+
+/// Builds or repairs each [`NavField`] to match its map's grid and goals, and the field of each
+/// other kind of agent that follows it. A build for new goals runs in slices
+/// ([`WorkShares::fields`](super::super::WorkShares::fields)); the field it replaces stays until
+/// then. Goals off the map or walled are left out; with none left, or its map gone, it has no
+/// field and says why ([`NavField::error`]).
 #[allow(clippy::type_complexity)]
 pub(crate) fn keep_fields(
-    maps: Res<NavMaps>,
-    (mut fields, followers, entities): (
+    (maps, profiles): (Res<NavMaps>, Res<NavProfiles>),
+    (mut fields, followers, kinds, entities): (
         Query<(Entity, &mut NavField)>,
-        Query<(&FollowField, &Transform)>,
+        Followers,
+        Query<(&FollowField, &AgentKind)>,
         Query<()>,
     ),
     (mut pending, mut extend): (Local<Vec<(Entity, Pending)>>, ResMut<FieldsToExtend>),
@@ -255,11 +323,24 @@ pub(crate) fn keep_fields(
     let frame_began = Moment::now();
     // The builds' units this frame, all fields together (repairs are not counted: done whole).
     let mut slice = Slice { left: work.clockless(WorkKind::Fields), done: 0 };
-    // Builds of fields gone, or moved to another map or made flee fields, are dropped. One
-    // whose goals changed again goes on: goals that move every frame would otherwise never
-    // see a build end; its field is put in, and the next build starts for the goals then.
+    // The kinds of agents other than plain following each field.
+    let mut wanted: Vec<(Entity, AgentKind)> = Vec::new();
+    for (follow, &kind) in &kinds {
+        let this = (follow.0, kind);
+        if !kind.is_plain() && wanted.last() != Some(&this) && !wanted.contains(&this) {
+            wanted.push(this);
+        }
+    }
+    // Builds of fields gone, or moved to another map or made flee fields, or of a kind no
+    // longer followed, are dropped. One whose goals changed again goes on: goals that move
+    // every frame would otherwise never see a build end; its field is put in, and the next
+    // build starts for the goals then.
     pending.retain(|(entity, p)| {
-        fields.get(*entity).is_ok_and(|(_, nav)| nav.flee.is_none() && nav.map == p.map)
+        fields.get(*entity).is_ok_and(|(_, nav)| {
+            nav.flee.is_none()
+                && nav.map == p.map
+                && (p.agent.is_plain() || wanted.contains(&(*entity, p.agent)))
+        })
     });
     for (entity, mut nav) in &mut fields {
         let Some(map) = maps.get(nav.map) else {
@@ -274,13 +355,16 @@ pub(crate) fn keep_fields(
             continue;
         };
         let grid = &map.grid;
-        let began = Moment::now();
         let seen = nav.geometry;
         if seen != Some(map.geometry) {
             // (Read before writing: a field in step is not marked changed every frame.)
             nav.geometry = Some(map.geometry);
             if seen.is_some() {
-                nav.revision = next_revision(); // its followers' world points are stale
+                // Its followers' world points are stale.
+                nav.revision = next_revision();
+                for kind in &mut nav.kinds {
+                    kind.revision = next_revision();
+                }
             }
         }
         if nav.flee.is_none() && !nav.goals.iter().any(usable(grid)) {
@@ -292,74 +376,172 @@ pub(crate) fn keep_fields(
             }
             continue;
         }
-        let outcome = keep_field(
-            grid,
-            map,
-            &mut slice,
-            (entity, &mut nav),
-            &extend,
-            &followers,
-            &mut pending,
-        );
-        let settled = match outcome {
-            Some(settled) => settled,
-            None => continue, // in step, or a build under way: not marked changed
-        };
-        nav.error = None;
-        nav.work = (settled, began.elapsed());
-        nav.revision = next_revision();
+        let began = Moment::now();
+        let goals: Vec<GridPos> = nav.goals.iter().copied().filter(usable(grid)).collect();
+        let asked = Asked::of(&nav, (entity, AgentKind::PLAIN), &goals, &extend);
+        let cover = || covering(&followers, entity, map, AgentKind::PLAIN, &goals);
+        let nav = &mut *nav;
+        let on = (grid, &mut slice, &mut *pending);
+        if let Some(settled) = keep_field(on, &asked, &mut nav.field, cover) {
+            nav.error = None;
+            nav.work = (settled, began.elapsed());
+            nav.revision = next_revision();
+        }
+        let kinds = wanted.iter().filter(|(e, _)| *e == entity).map(|(_, k)| *k);
+        let kinds: Vec<AgentKind> = kinds.collect();
+        nav.kinds.retain(|k| kinds.contains(&k.agent));
+        for agent in kinds {
+            let against = (map, &*profiles, &followers, &extend[..]);
+            keep_kind(against, &mut slice, (entity, &mut *nav), agent, &mut pending);
+        }
     }
     let took = frame_began.elapsed();
     work.diagnostics.field_time += took;
     work.spend(WorkKind::Fields, slice.done, took);
 }
 
-/// What the fields' builds may still do this frame, and have done, in work units.
+/// Where the followers of field `entity` of kind `agent` stand on `map`, and `goals` (a field
+/// built only as far as its followers need covers these; with no follower yet, the goals
+/// alone: followers that come are covered as they come).
+fn covering(
+    followers: &Followers,
+    entity: Entity,
+    map: &NavMap,
+    agent: AgentKind,
+    goals: &[GridPos],
+) -> Vec<GridPos> {
+    let offset = map.geometry.body_offset(agent.size);
+    followers
+        .iter()
+        .filter(|(f, _, k)| f.0 == entity && k.copied().unwrap_or_default() == agent)
+        .filter_map(|(_, t, _)| map.geometry.world_to_cell(t.translation.truncate() - offset).ok())
+        .chain(goals.iter().copied())
+        .collect()
+}
+
+/// The field of kind `agent` (not plain) that follows field `entity`: made when first
+/// followed, kept in step with the kind's grid as the plain one is with the map's.
+fn keep_kind(
+    (map, profiles, followers, extend): (&NavMap, &NavProfiles, &Followers, &[Entity]),
+    slice: &mut Slice,
+    (entity, nav): (Entity, &mut NavField),
+    agent: AgentKind,
+    pending: &mut Vec<(Entity, Pending)>,
+) {
+    if !nav.kinds.iter().any(|k| k.agent == agent) {
+        let (field, error, revision) = (None, None, next_revision());
+        nav.kinds.push(KindField { agent, field, error, revision });
+    }
+    let grid = match agent_grid(map, agent, profiles) {
+        Ok(grid) => grid,
+        // Its grid is being made a slice a frame: its followers wait.
+        Err(NavError::NoAgentGrid { .. }) if map.builds_grid_for(agent) => return,
+        Err(error) => {
+            // A kind the map cannot serve (a size on a hex map, a profile not registered, or
+            // no grids made for kinds: `NavAgentGridsPlugin` left out).
+            if let Some(kind) = nav.kinds.iter_mut().find(|k| k.agent == agent)
+                && kind.error.as_ref() != Some(&error)
+            {
+                *kind =
+                    KindField { agent, field: None, error: Some(error), revision: next_revision() };
+            }
+            return;
+        }
+    };
+    let goals = kind_goals(grid, &nav.goals, agent.size);
+    let asked = Asked::of(nav, (entity, agent), &goals, extend);
+    let Some(kind) = nav.kinds.iter_mut().find(|k| k.agent == agent) else { return };
+    if goals.is_empty() && asked.flee.is_none() {
+        // No goal its body can cover: none for this kind until one opens.
+        pending.retain(|(e, p)| *e != entity || p.agent != agent);
+        let goal = nav.goals.first().copied().unwrap_or_default();
+        let error = NavError::Search(PathError::GoalBlocked { goal });
+        if kind.field.is_some() || kind.error.as_ref() != Some(&error) {
+            *kind = KindField { agent, field: None, error: Some(error), revision: next_revision() };
+        }
+        return;
+    }
+    let cover = || covering(followers, entity, map, agent, &goals);
+    if keep_field((grid, slice, pending), &asked, &mut kind.field, cover).is_some() {
+        kind.error = None;
+        kind.revision = next_revision();
+    }
+}
+
+/// The cells of an agent `size` tiles across (its lowest corner's, on its kind's `grid`) from
+/// which its body covers one of `goals`, and fits; sorted, each once. For size 1, the goals
+/// open on `grid`.
+pub(super) fn kind_goals(grid: &NavGrid, goals: &[GridPos], size: u32) -> Vec<GridPos> {
+    let mut cells = corners_covering(goals, size);
+    cells.retain(usable(grid));
+    cells
+}
+
+/// What the frame's builds may still do, and have done, in work units.
 struct Slice {
     left: u64,
     done: u64,
 }
 
-/// One field's frame: repaired to match its grid, and a slice of the build it needs (new goals,
-/// built farther, or none yet). Returns the cells settled when the field changed, `None` when
-/// it did not.
+/// What one field of a [`NavField`] is to be: its key among the builds under way (the entity
+/// and the kind of follower), its goals on its grid, its flee weight, whether it is built only
+/// as far as its followers need, and whether a follower asked for it farther.
+struct Asked<'a> {
+    key: (Entity, AgentKind),
+    map: Entity,
+    goals: &'a [GridPos],
+    flee: Option<f64>,
+    cover: bool,
+    farther: bool,
+}
+
+impl<'a> Asked<'a> {
+    fn of(
+        nav: &NavField,
+        key: (Entity, AgentKind),
+        goals: &'a [GridPos],
+        extend: &[Entity],
+    ) -> Self {
+        let (map, flee, cover) = (nav.map, nav.flee, nav.cover_followers);
+        let farther = cover && extend.contains(&key.0);
+        Self { key, map, goals, flee, cover, farther }
+    }
+}
+
+/// One field's frame (`slot`, on `grid`): repaired to match its grid, and a slice of the build
+/// it needs (new goals, built farther, or none yet). Returns the cells settled when the field
+/// changed, `None` when it did not.
 fn keep_field(
-    grid: &NavGrid,
-    map: &NavMap,
-    slice: &mut Slice,
-    (entity, nav): (Entity, &mut NavField),
-    extend: &[Entity],
-    followers: &Query<(&FollowField, &Transform)>,
-    pending: &mut Vec<(Entity, Pending)>,
+    (grid, slice, pending): (&NavGrid, &mut Slice, &mut Vec<(Entity, Pending)>),
+    asked: &Asked,
+    slot: &mut Option<DistanceField>,
+    cover: impl FnOnce() -> Vec<GridPos>,
 ) -> Option<usize> {
+    let (entity, agent) = asked.key;
     // A follower stood beyond a field built only as far as its followers needed.
-    let farther = nav.cover_followers
-        && extend.contains(&entity)
-        && nav.field.as_ref().is_some_and(|f| f.limit().is_finite());
-    let building = pending.iter().position(|(e, _)| *e == entity);
+    let farther = asked.farther && slot.as_ref().is_some_and(|f| f.limit().is_finite());
+    let building = pending.iter().position(|(e, p)| *e == entity && p.agent == agent);
     // The field as it is, kept in step with the grid by repair (also while a build for new
     // goals goes on: its followers never walk a way a new wall cut). A field whose changes
     // were forgotten, or whose goals' cells were walled, is built again whole (the repair
     // leaves walled goals out).
     let mut repaired = None;
-    // (Read before writing: a field in step is not marked changed every frame.)
-    let stale = nav.field.as_ref().is_some_and(|f| !f.is_current(grid));
-    if stale && let Some(field) = nav.field.as_mut() {
+    let stale = slot.as_ref().is_some_and(|f| !f.is_current(grid));
+    if stale && let Some(field) = slot.as_mut() {
         match grid.changes_since(field.stamp()) {
             Some(changes) => {
                 let cells: Vec<GridPos> = changes.map(|(cell, _)| cell).collect();
                 repaired = Some(field.update(grid, cells));
             }
-            None => nav.field = None,
+            None => *slot = None,
         }
     }
     // The goals it can use now are the field's goals (one walled is left out, one opened
     // again is taken back: a new build).
-    let same_goals = nav.field.as_ref().is_some_and(|f| {
-        f.goals().iter().eq(nav.goals.iter().filter(|g| usable(grid)(g)))
-            && f.flee_weight() == nav.flee
-    });
-    let wanted = !same_goals || farther || nav.field.is_none();
+    let same_goals = slot
+        .as_ref()
+        .is_some_and(|f| f.goals().iter().eq(asked.goals.iter()) && f.flee_weight() == asked.flee);
+    let wanted = !same_goals || farther || slot.is_none();
     if !wanted {
         // (Goals changed and changed back: a build for the others is not needed.)
         if let Some(at) = building {
@@ -367,29 +549,18 @@ fn keep_field(
         }
         return repaired;
     }
-    if let Some(weight) = nav.flee {
+    if let Some(weight) = asked.flee {
         // A flee field: built whole.
-        nav.field = Some(build_fleeing(grid, &nav.goals, weight));
+        *slot = Some(build_fleeing(grid, asked.goals, weight));
         return Some(grid.width() as usize * grid.height() as usize);
     }
     // A field of goals: a slice of its build this frame.
     let at = match building {
         Some(at) => at,
         None => {
-            let goals: Vec<GridPos> = nav.goals.iter().copied().filter(usable(grid)).collect();
-            // Covering its followers: where they stand (or, none yet, the goals alone:
-            // followers that come are covered as they come).
-            let cover: Vec<GridPos> = match nav.cover_followers {
-                true => followers
-                    .iter()
-                    .filter(|(f, _)| f.0 == entity)
-                    .filter_map(|(_, t)| map.geometry.world_to_cell(t.translation.truncate()).ok())
-                    .chain(goals.iter().copied())
-                    .collect(),
-                false => Vec::new(),
-            };
-            let build = DistanceField::build_in_slices(grid, &goals, &cover);
-            pending.push((entity, Pending { map: nav.map, build }));
+            let cover = if asked.cover { cover() } else { Vec::new() };
+            let build = DistanceField::build_in_slices(grid, asked.goals, &cover);
+            pending.push((entity, Pending { map: asked.map, agent, build }));
             pending.len() - 1
         }
     };
@@ -415,12 +586,12 @@ fn keep_field(
         };
         field.update(grid, cells);
     }
-    nav.field = Some(field);
+    *slot = Some(field);
     Some(grid.width() as usize * grid.height() as usize)
 }
 
 /// `cell` lies beyond a field that stops short (built only as far as its followers needed), on
 /// open ground: the field does not know it yet.
-pub(super) fn beyond(field: &DistanceField, map: &NavMap, cell: GridPos) -> bool {
-    field.limit().is_finite() && field.cost(cell).is_none() && map.grid.is_passable(cell)
+pub(super) fn beyond(field: &DistanceField, grid: &NavGrid, cell: GridPos) -> bool {
+    field.limit().is_finite() && field.cost(cell).is_none() && grid.is_passable(cell)
 }

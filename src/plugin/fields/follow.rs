@@ -14,6 +14,7 @@ use super::super::profiles::AgentKind;
 use super::field::{
     FieldsToExtend, FollowField, NavField, ReadFrom, beyond, no_field, tell_no_field,
 };
+use super::walk::Footing;
 use crate::search::PathError;
 
 /// Gives each [`FollowField`] agent that steers or moves tile by tile the way down its field
@@ -42,27 +43,33 @@ pub(crate) fn follow_fields(
 ) {
     let began = Moment::now();
     for (entity, follow, transform, path, follower, read, kind, failed) in &mut agents {
-        let Ok(nav) = fields.get(follow.0) else {
+        let agent = kind.copied().unwrap_or_default();
+        // (A kind whose field is not made yet waits for it.)
+        let Some((nav, layer)) =
+            fields.get(follow.0).ok().and_then(|nav| Some((nav, nav.layer(agent)?)))
+        else {
             continue;
         };
-        if let Some(telling) = no_field(nav, follow.0, read, failed) {
+        if let Some(telling) = no_field(layer, follow.0, read, failed) {
             // No field (no goal it can use, or its map gone): it stops, told why once.
             commands.entity(entity).remove::<NavPath>();
             tell_no_field(&mut commands, &mut tell, entity, telling);
             continue;
         }
-        let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
+        let footing = maps.get(nav.map).and_then(|map| Footing::of(map, agent));
+        let (Some(field), Some(on)) = (layer.field, footing) else {
             continue;
         };
-        let fresh = read.is_some_and(|r| (r.0, r.1) == (follow.0, nav.revision));
+        let map = on.map;
+        let fresh = read.is_some_and(|r| (r.0, r.1) == (follow.0, layer.revision));
         let told = fresh && read.is_some_and(|r| r.2);
         // Walking a way read from the field as it is: on it goes.
         if fresh && path.is_some() {
             continue;
         }
         let position = transform.translation.truncate();
-        let read = |told| ReadFrom(follow.0, nav.revision, told);
-        let cell = match map.geometry.world_to_cell(position) {
+        let read = |told| ReadFrom(follow.0, layer.revision, told);
+        let cell = match on.cell(position) {
             Ok(cell) => cell,
             // Off the field's map: it cannot follow the field (told once).
             Err(_) if told => continue,
@@ -77,27 +84,25 @@ pub(crate) fn follow_fields(
         if at_goal || told {
             continue; // arrived, or no way and already told
         }
-        let agent = kind.copied().unwrap_or_default();
-        if beyond(field, map, cell) {
+        if beyond(field, on.grid, cell) {
             // Beyond a field built only as far as its followers needed: it waits for more.
             extend.ask(follow.0);
             continue;
         }
-        let Some(cells) = field.path_from(cell).filter(|_| agent.is_plain()) else {
+        let Some(cells) = field.path_from(cell) else {
             commands.entity(entity).insert(read(true));
             let goal = field.goals().first().copied().unwrap_or(cell);
-            let error = match agent.is_plain() {
-                true => NavError::Search(PathError::Unreachable { start: cell, goal }),
-                false => NavError::NoAgentGrid { agent },
-            };
+            let error = NavError::Search(PathError::Unreachable { start: cell, goal });
             tell.failed(&mut commands.entity(entity), error);
             continue;
         };
         let points = cells.iter().map(|&c| body_point(&map.geometry, agent, c)).collect();
-        let corners = if follower.smooth { corner_indices(&map.grid, &cells) } else { Vec::new() };
+        // (A larger body walks cell to cell, as on a path it asked for.)
+        let smooth = follower.smooth && agent.size == 1;
+        let corners = if smooth { corner_indices(on.grid, &cells) } else { Vec::new() };
         let cost = field.cost(cell).unwrap_or(0.0);
         let way = NavPath { corners, ..NavPath::walk(map.entity, cells, points, cost, agent) };
-        let next = join_index(&way, position, &map.geometry, &map.grid);
+        let next = join_index(&way, position, &map.geometry, on.grid);
         let mut walker = commands.entity(entity);
         stands_on(&mut walker, map.entity);
         walker.remove::<PathFailed>().insert((

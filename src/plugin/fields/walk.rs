@@ -7,6 +7,7 @@ use super::super::agent::{
 };
 use super::super::clock::Moment;
 use super::super::diagnostics::NavDiagnostics;
+use super::super::map::WorldToCellError;
 use super::super::map::{NavMap, NavMaps};
 use super::super::movement::{Avoidance, GridLocked};
 use super::super::profiles::AgentKind;
@@ -51,9 +52,37 @@ const READ_AHEAD: u32 = 8;
 /// How many cells down the field a smoothed walker looks for a straight line.
 const LOOK_AHEAD: usize = 12;
 
+/// Where a kind of walker stands on a field's map: the map, the grid its field was built on (the
+/// map's own, or its kind's), and where its body's centre lies from its lowest corner cell's
+/// centre (zero for size 1).
+#[derive(Clone, Copy)]
+pub(super) struct Footing<'a> {
+    pub(super) map: &'a NavMap,
+    pub(super) grid: &'a NavGrid,
+    pub(super) offset: Vec2,
+}
+
+impl<'a> Footing<'a> {
+    /// Agents of kind `agent` on `map` (`None` until the map has that kind's grid).
+    pub(super) fn of(map: &'a NavMap, agent: AgentKind) -> Option<Self> {
+        let offset = map.geometry.body_offset(agent.size);
+        Some(Self { map, grid: map.grid_for(agent)?, offset })
+    }
+
+    /// The cell of the body's lowest corner when its centre is at `at`.
+    pub(super) fn cell(&self, at: Vec2) -> Result<GridPos, WorldToCellError> {
+        self.map.geometry.world_to_cell(at - self.offset)
+    }
+
+    /// Where the body's centre is when its lowest corner stands on `cell`'s centre.
+    pub(super) fn point(&self, cell: GridPos) -> Vec2 {
+        self.map.geometry.cell_to_world(cell) + self.offset
+    }
+}
+
 /// The next waypoint down `field` from `cell`: the next cell, or (`smooth`) the farthest of the
 /// next [`LOOK_AHEAD`] in a straight line from `cell` that costs no more than the way down to it.
-fn waypoint(map: &NavMap, field: &DistanceField, cell: GridPos, smooth: bool) -> Option<GridPos> {
+fn waypoint(grid: &NavGrid, field: &DistanceField, cell: GridPos, smooth: bool) -> Option<GridPos> {
     let mut next = field.next_step(cell)?;
     if !smooth {
         return Some(next);
@@ -64,7 +93,7 @@ fn waypoint(map: &NavMap, field: &DistanceField, cell: GridPos, smooth: bool) ->
             break;
         };
         let down = here - field.cost(after).unwrap_or(f64::INFINITY);
-        if !segment_cost(&map.grid, cell, after).is_some_and(|line| line <= down + 1e-9) {
+        if !segment_cost(grid, cell, after).is_some_and(|line| line <= down + 1e-9) {
             break;
         }
         next = after;
@@ -135,14 +164,14 @@ impl Ways {
 
 impl FieldWays {
     /// `cell` (on the grid) as a walker reads it, worked out once.
-    fn here(&mut self, map: &NavMap, field: &DistanceField, cell: GridPos, smooth: bool) -> Here {
+    fn here(&mut self, grid: &NavGrid, field: &DistanceField, cell: GridPos, smooth: bool) -> Here {
         // The codes in the table: 0 is a cell not read yet.
         const NO_WAY: u32 = 1;
         const WALL: u32 = 2;
         const END: u32 = 3;
         const WAY: u32 = 4;
-        let width = map.grid.width() as usize;
-        let cells = width * map.grid.height() as usize;
+        let width = grid.width() as usize;
+        let cells = width * grid.height() as usize;
         let table = if smooth { &mut self.smooth } else { &mut self.plain };
         if table.len() != cells {
             table.clear();
@@ -160,12 +189,12 @@ impl FieldWays {
                 return Here::Way(GridPos::new((i % width) as u32, (i / width) as u32));
             }
         }
-        let here = if !map.grid.is_passable(cell) {
+        let here = if !grid.is_passable(cell) {
             Here::Wall
         } else if field.is_end(cell) {
             Here::End
         } else {
-            waypoint(map, field, cell, smooth).map_or(Here::NoWay, Here::Way)
+            waypoint(grid, field, cell, smooth).map_or(Here::NoWay, Here::Way)
         };
         if known.is_some() {
             table[at] = match here {
@@ -198,32 +227,35 @@ pub(crate) struct Deferred {
 /// updating `state`; what else it needs done goes into `out`.
 #[allow(clippy::too_many_arguments)]
 fn step_walker(
-    (agent, smooth): (AgentKind, bool),
-    (nav, field, map, ways): (&NavField, &DistanceField, &NavMap, &mut FieldWays),
+    smooth: bool,
+    (revision, field, on, ways): (u64, &DistanceField, &Footing, &mut FieldWays),
     (follow, read_ahead): (Entity, bool),
     position: Vec2,
     mut left: f32,
     state: &mut FieldWalk,
     out: &mut Deferred,
 ) -> Vec2 {
-    if (state.field, state.revision, state.at) != (follow, nav.revision, position) {
+    let map = on.map;
+    if (state.field, state.revision, state.at) != (follow, revision, position) {
         // The field changed, or the agent was moved: its way is read again from here (one at a
-        // goal that still is one stays, without arriving again).
+        // goal that still is one stays, without arriving again; one told meanwhile that its
+        // field had none arrives again: its goals are new to it).
         let home = state.resting
             && !state.told
+            && !out.found
             && state.at == position
             && state.field == follow
-            && map.geometry.world_to_cell(position).is_ok_and(|c| field.is_end(c));
+            && on.cell(position).is_ok_and(|c| field.is_end(c));
         let moved = state.at != position || state.map != map.entity;
         state.field = follow;
         state.map = map.entity;
-        state.revision = nav.revision;
+        state.revision = revision;
         state.target = None;
         state.ahead = None;
         state.resting = home;
         if moved {
             // Its last waypoint is where it stands now (on the field's map, if it is on it).
-            state.from = map.geometry.world_to_cell(position).unwrap_or(state.from);
+            state.from = on.cell(position).unwrap_or(state.from);
         }
     }
     let mut fail = |error: NavError, state: &mut FieldWalk| {
@@ -231,9 +263,6 @@ fn step_walker(
         state.told = true;
         out.failed = Some(error);
     };
-    if !state.resting && !agent.is_plain() {
-        fail(NavError::NoAgentGrid { agent }, state);
-    }
     let mut at = position;
     // The cell whose centre it has just reached, as read off the field.
     let mut standing: Option<(GridPos, Here)> = None;
@@ -249,8 +278,8 @@ fn step_walker(
                 // its last waypoint first. Off the field's map, it cannot follow the field.
                 let (here, known) = match standing.take() {
                     Some(standing) => standing,
-                    None => match map.geometry.world_to_cell(at) {
-                        Ok(here) => (here, ways.here(map, field, here, smooth)),
+                    None => match on.cell(at) {
+                        Ok(here) => (here, ways.here(on.grid, field, here, smooth)),
                         Err(error) => {
                             if !state.told {
                                 fail(NavError::Start(error), state);
@@ -265,10 +294,10 @@ fn step_walker(
                         if state.from != here
                             && state.from.x.abs_diff(here.x) <= 1
                             && state.from.y.abs_diff(here.y) <= 1
-                            && map.grid.is_passable(state.from) =>
+                            && on.grid.is_passable(state.from) =>
                     {
                         // (Its last waypoint is next to it unless the game moved it.)
-                        state.target = Some((map.geometry.cell_to_world(state.from), state.from));
+                        state.target = Some((on.point(state.from), state.from));
                         state.ahead = None;
                         continue;
                     }
@@ -287,7 +316,7 @@ fn step_walker(
                     _ => None,
                 };
                 let Some(next) = next else {
-                    if beyond(field, map, cell) {
+                    if beyond(field, on.grid, cell) {
                         // Beyond a field built only as far as its followers needed: it waits
                         // for the field to reach it.
                         out.beyond = true;
@@ -307,11 +336,11 @@ fn step_walker(
                 // Off its cell's centre (its way was read again mid-step, or the game moved
                 // it), a line from where it stands is safe only to a straight neighbour: to
                 // anything farther, through its cell's centre first.
-                let centre = map.geometry.cell_to_world(cell);
+                let centre = on.point(cell);
                 let straight = next.x.abs_diff(cell.x) + next.y.abs_diff(cell.y) <= 1;
                 let next =
                     if at.distance_squared(centre) > 1e-6 && !straight { cell } else { next };
-                let target = (map.geometry.cell_to_world(next), next);
+                let target = (on.point(next), next);
                 state.target = Some(target);
                 state.ahead = None;
                 target
@@ -322,7 +351,7 @@ fn step_walker(
         if distance > left {
             at += gap * (left / distance);
             if read_ahead && state.ahead.is_none() {
-                state.ahead = Some(ways.here(map, field, cell, smooth));
+                state.ahead = Some(ways.here(on.grid, field, cell, smooth));
             }
             break;
         }
@@ -330,7 +359,7 @@ fn step_walker(
         left -= distance;
         state.from = cell;
         state.target = None;
-        let known = state.ahead.take().unwrap_or_else(|| ways.here(map, field, cell, smooth));
+        let known = state.ahead.take().unwrap_or_else(|| ways.here(on.grid, field, cell, smooth));
         if known == Here::End {
             state.resting = true;
             out.arrived = Some(cell);
@@ -377,28 +406,36 @@ pub(crate) fn walk_fields(
     let began = Moment::now();
     *frame = frame.wrapping_add(1);
     let dt = time.delta_secs();
-    // Most agents share a field: the last one looked up is kept.
-    let mut last: Option<(Entity, &NavField, &DistanceField, &NavMap, usize)> = None;
+    // Most agents share a field and a kind: the last one looked up is kept.
+    let mut last: Option<(Entity, AgentKind, u64, &DistanceField, Footing, usize)> = None;
     for (entity, follow, mut transform, follower, walk, kind, on, (read, failed)) in &mut agents {
-        let (nav, field, map, known) = match last {
-            Some((e, nav, field, map, known)) if e == follow.0 => (nav, field, map, known),
+        let agent = kind.copied().unwrap_or_default();
+        let (revision, field, footing, known) = match last {
+            Some((e, a, revision, field, footing, known)) if e == follow.0 && a == agent => {
+                (revision, field, footing, known)
+            }
             _ => {
-                let Ok(nav) = fields.get(follow.0) else {
+                // (A kind whose field is not made yet waits for it.)
+                let Some(layer) = fields.get(follow.0).ok().and_then(|nav| nav.layer(agent)) else {
                     continue;
                 };
-                if let Some((told, error)) = no_field(nav, follow.0, read, failed) {
+                if let Some((told, error)) = no_field(layer, follow.0, read, failed) {
                     // No field (no goal it can use, or its map gone): it stands, told once.
                     told_of.push((entity, told, error));
                     continue;
                 }
-                let (Some(field), Some(map)) = (nav.field(), maps.get(nav.map)) else {
+                let map = fields.get(follow.0).ok().and_then(|nav| maps.get(nav.map));
+                let (Some(field), Some(footing)) =
+                    (layer.field, map.and_then(|map| Footing::of(map, agent)))
+                else {
                     continue;
                 };
-                let known = ways.of(nav.revision, &map.grid);
-                last = Some((follow.0, nav, field, map, known));
-                (nav, field, map, known)
+                let known = ways.of(layer.revision, footing.grid);
+                last = Some((follow.0, agent, layer.revision, field, footing, known));
+                (layer.revision, field, footing, known)
             }
         };
+        let map = footing.map;
         let position = transform.translation.truncate();
         if !position.is_finite() {
             continue;
@@ -411,11 +448,11 @@ pub(crate) fn walk_fields(
             Some(walk) => walk.bypass_change_detection(),
             None => fresh.insert(FieldWalk {
                 field: follow.0,
-                revision: nav.revision,
+                revision,
                 map: map.entity,
                 target: None,
                 ahead: None,
-                from: map.geometry.world_to_cell(position).unwrap_or_default(),
+                from: footing.cell(position).unwrap_or_default(),
                 at: position,
                 resting: false,
                 told: false,
@@ -434,14 +471,16 @@ pub(crate) fn walk_fields(
             failed: None,
             beyond: false,
         };
-        let who = (kind.copied().unwrap_or_default(), follower.smooth);
+        // A larger body walks cell to cell: a straight line clear for its corner cell could
+        // still take it over a wall's corner.
+        let smooth = follower.smooth && agent.size == 1;
         // A speed the game made odd (negative, NaN, infinite) stands it still, as on a path.
-        let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+        let speed = follower.walking_speed();
         let left = speed * dt;
-        let on_field = (nav, field, map, &mut ways.0[known]);
+        let on_field = (revision, field, &footing, &mut ways.0[known]);
         let read_ahead = entity.index_u32() % READ_AHEAD == *frame % READ_AHEAD;
         let walking = (follow.0, read_ahead);
-        let at = step_walker(who, on_field, walking, position, left, state, &mut out);
+        let at = step_walker(smooth, on_field, walking, position, left, state, &mut out);
         if at != position {
             transform.translation = at.extend(transform.translation.z);
         }

@@ -13,7 +13,7 @@ use bevy::prelude::*;
 
 use super::orca::{Neighbour, OrcaScratch, orca_velocity};
 use super::spatial_hash::SpatialHash;
-use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, side_cell};
+use super::walkers::{Avoidance, Standing, Walkers, Yielding, clamp_step, off_way, side_cell};
 use crate::grid::GridPos;
 use crate::plugin::agent::{
     Arrival, NavPath, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable, agent_start,
@@ -346,7 +346,8 @@ pub(crate) fn resolve_stall(
         })
         .unwrap_or_default();
     // Bodies pass side by side: a cell next to the way is not enough.
-    let Some(aside) = side_cell(map, here, |c| Some(c) == blocker_cell, &their_way, 1) else {
+    let closed = |c| Some(c) == blocker_cell;
+    let Some(aside) = side_cell(&map.grid, here, closed, off_way(&their_way, 1)) else {
         replan(commands, blocker_cell.into_iter().collect());
         return;
     };

@@ -14,7 +14,7 @@ use crate::grid::{Cell, GridPos, NavGrid};
 use crate::plugin::AgentKind;
 use crate::plugin::agent::{NavPath, PathFollower, PathRequest, Replanning};
 use crate::plugin::map::{NavMap, NavMaps};
-use crate::search::{CellTurns, CooperativeError, PlanTogether};
+use crate::search::{CellTurns, CooperativeError, PlanTogether, footprint};
 
 /// Put on a [`GridLocked`] agent (it brings one) to have it plan its moves together with the
 /// map's other cooperative agents: when any of them gets a new path, every cooperative agent
@@ -161,6 +161,10 @@ pub(crate) type CooperativeAgents<'w, 's> = Query<
     With<Cooperative>,
 >;
 
+/// The cells a grid-locked agent holds, as the planner sees them: its map and the lowest corner
+/// of its body, the corner it steps into, and its size.
+type Held = (Option<(Entity, GridPos)>, Option<GridPos>, u32);
+
 /// The grid-locked agents without [`Cooperative`] standing with no path nor request.
 pub(crate) type OthersStanding<'w, 's> = Query<
     'w,
@@ -173,9 +177,11 @@ pub(crate) type OthersStanding<'w, 's> = Query<
 #[derive(Clone, Debug)]
 struct Seen {
     entity: Entity,
-    /// The map and cell it holds, and the one it is entering.
+    /// The map and cell it holds, and the one it is entering (the lowest corners of its body,
+    /// `size` across).
     holds: Option<(Entity, GridPos)>,
     entering: Option<GridPos>,
+    size: u32,
     /// Its path's last cell (the goal it asked for), whether the path is new this frame (or
     /// changed by someone other than the planner), and whether it is the plan it was given.
     path: Option<SeenPath>,
@@ -227,6 +233,7 @@ impl Seen {
             entity: *entity,
             holds,
             entering: lock.entering,
+            size: lock.size,
             path,
             fit,
             pending,
@@ -294,7 +301,7 @@ pub(crate) fn plan_together_in_play(
         // plainly.
         plans.maps.remove(&map_entity);
         if let Some(map) = maps.get(map_entity) {
-            let standing = others.iter().map(|l| (l.holds, l.entering));
+            let standing = others.iter().map(|l| (l.holds, l.entering, l.size));
             plans.planning.insert(map_entity, Planning::begin(map, &seen, standing));
         }
     }
@@ -315,7 +322,7 @@ pub(crate) fn plan_together_in_play(
         // grid as it is now (a few times at most: a door that opens and shuts for ever does
         // not keep the agents standing; past that, the walk plans round a wall it meets).
         if planning.restarts < MAX_RESTARTS && planning.crosses_a_change(map, &written) {
-            let standing = others.iter().map(|l| (l.holds, l.entering));
+            let standing = others.iter().map(|l| (l.holds, l.entering, l.size));
             let again = planning.again(map, (&seen, &by_entity), standing);
             *planning = again;
             continue;
@@ -416,11 +423,7 @@ impl Planning {
     /// those about to be given a path). Agents walking without a plan (an answer on its way,
     /// or not cooperative) are not planned round: they move on, and the grid-locked walk keeps
     /// them apart.
-    fn begin(
-        map: &NavMap,
-        seen: &[Seen],
-        standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
-    ) -> Self {
+    fn begin(map: &NavMap, seen: &[Seen], standing: impl Iterator<Item = Held>) -> Self {
         let walkers = seen
             .iter()
             .filter_map(|s| Some((s, s.walker()?)))
@@ -435,7 +438,7 @@ impl Planning {
         &self,
         map: &NavMap,
         (seen, by_entity): (&[Seen], &HashMap<Entity, &Seen>),
-        standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
+        standing: impl Iterator<Item = Held>,
     ) -> Self {
         let still = self.units.iter().filter(|u| self.standing.contains(&u.entity));
         let walkers = still.filter_map(|u| Some((*by_entity.get(&u.entity)?, u.asked)));
@@ -450,7 +453,7 @@ impl Planning {
         map: &NavMap,
         mut walkers: Vec<(&Seen, Asked)>,
         seen: &[Seen],
-        standing: impl Iterator<Item = (Option<(Entity, GridPos)>, Option<GridPos>)>,
+        standing: impl Iterator<Item = Held>,
     ) -> Self {
         let on_map = |holds: Option<(Entity, GridPos)>| holds.filter(|(m, _)| *m == map.entity);
         walkers.retain(|(s, _)| on_map(s.holds).is_some() && s.fit);
@@ -461,11 +464,13 @@ impl Planning {
         // Everyone else on the map is a cell to plan around.
         let mut grid = map.grid.clone();
         let others = seen.iter().filter(|s| s.stopped);
-        let others = others.map(|s| (s.holds, s.entering)).chain(standing);
-        for (holds, entering) in others {
+        let others = others.map(|s| (s.holds, s.entering, s.size)).chain(standing);
+        for (holds, entering, size) in others {
             if let Some((_, cell)) = on_map(holds) {
-                for c in std::iter::once(cell).chain(entering) {
-                    let _ = grid.set(c, Cell::Blocked);
+                for corner in std::iter::once(cell).chain(entering) {
+                    for c in footprint(corner, size) {
+                        let _ = grid.set(c, Cell::Blocked);
+                    }
                 }
             }
         }

@@ -2,7 +2,8 @@
 //! roguelikes, tile puzzles): at most one agent per cell, an agent steps into the next cell of
 //! its path only once that cell is free (it holds both while it moves between them), waits while
 //! it is taken, and plans again when the wait lasts. Two agents never swap through each other:
-//! each needs the other's cell free first.
+//! each needs the other's cell free first. A body `n` tiles across holds its `n` x `n` block of
+//! cells (and, while it steps, the block it steps into), every cell of it free before it steps.
 
 use std::collections::HashMap;
 
@@ -10,11 +11,13 @@ use bevy::prelude::*;
 
 use super::cooperative::CooperativePlans;
 use super::walkers::{GridLocked, Walkers, Yielding, side_cell};
-use crate::grid::{GridPos, NavGrid};
+use crate::grid::{GridPos, MAX_AGENT_SIZE, NavGrid};
 use crate::plugin::agent::{
     Arrival, NavPath, PathFollower, PathGoal, PathRequest, PlanAround, WhenUnreachable,
 };
 use crate::plugin::map::{NavMap, NavMaps};
+use crate::plugin::profiles::AgentKind;
+use crate::search::{corners_covering, covers, footprint, overlaps};
 
 /// Which agent holds each cell this frame.
 #[derive(Default)]
@@ -27,24 +30,24 @@ pub(crate) struct Occupancy {
     lost: Vec<(Entity, GridPos)>,
 }
 
-/// An agent that waited too long for `cell`, held by `holder`.
+/// An agent (a body `size` across) that waited too long for the next cell of its path, where
+/// `holder` holds the cells `taken` of that cell's block.
 pub(crate) struct Wait {
     entity: Entity,
     map: Entity,
     here: GridPos,
-    cell: GridPos,
+    size: u32,
     holder: Entity,
+    taken: Vec<GridPos>,
 }
+
+/// A grid-locked agent standing, as [`LockedStanding`] reads it.
+type Stander = (Entity, &'static Transform, &'static mut GridLocked, Option<&'static AgentKind>);
 
 /// The grid-locked agents standing: with no path, or with a path and no follower to walk it.
 pub(crate) type LockedStanding<'w, 's> = (
-    Query<'w, 's, (Entity, &'static Transform, &'static mut GridLocked), Without<NavPath>>,
-    Query<
-        'w,
-        's,
-        (Entity, &'static Transform, &'static mut GridLocked),
-        (With<NavPath>, Without<PathFollower>),
-    >,
+    Query<'w, 's, Stander, Without<NavPath>>,
+    Query<'w, 's, Stander, (With<NavPath>, Without<PathFollower>)>,
 );
 
 impl Occupancy {
@@ -59,31 +62,74 @@ impl Occupancy {
         self.waits.clear();
         self.lost.clear();
         let walking = walkers.iter_mut().filter_map(|(entity, transform, _, path, .., lock)| {
-            Some((entity, transform.translation.truncate(), Some(path.map), lock?.into_inner()))
+            let (at, size) = (transform.translation.truncate(), path.agent.size);
+            Some((entity, at, Some(path.map), size, lock?.into_inner()))
         });
         let (no_path, no_follower) = standing;
-        let standing =
-            no_path.iter_mut().chain(no_follower.iter_mut()).map(|(entity, transform, lock)| {
-                (entity, transform.translation.truncate(), None, lock.into_inner())
-            });
-        for (entity, position, on, lock) in walking.collect::<Vec<_>>().into_iter().chain(standing)
-        {
+        let standing = no_path.iter_mut().chain(no_follower.iter_mut()).map(
+            |(entity, transform, lock, kind)| {
+                let size = kind.map_or(1, |k| k.size);
+                (entity, transform.translation.truncate(), None, size, lock.into_inner())
+            },
+        );
+        let all = walking.collect::<Vec<_>>().into_iter().chain(standing);
+        for (entity, position, on, size, lock) in all {
+            let size = size.clamp(1, MAX_AGENT_SIZE);
             let map = on.or(lock.holds.map(|h| h.0));
             let Some(map) = map.and_then(|m| maps.get(m)).or_else(|| maps.at_world(position))
             else {
                 continue;
             };
-            // Placed by hand, moved to another map, or never seen: it holds the cell under it.
-            if lock.holds.is_none_or(|(m, _)| m != map.entity) {
+            // Placed by hand, moved to another map, grown or shrunk, or never seen: it holds
+            // the cells under its body.
+            if lock.holds.is_none_or(|(m, _)| m != map.entity) || lock.size != size {
                 lock.entering = None;
-                lock.holds =
-                    map.geometry.world_to_cell(position).ok().map(|cell| (map.entity, cell));
+                lock.size = size;
+                let corner = position - map.geometry.body_offset(size);
+                lock.holds = map.geometry.world_to_cell(corner).ok().map(|cell| (map.entity, cell));
             }
-            if let Some((m, cell)) = lock.holds {
-                self.held.entry((m, cell)).or_insert(entity);
-                if let Some(next) = lock.entering {
-                    self.held.entry((m, next)).or_insert(entity);
+            if let Some((m, _)) = lock.holds {
+                for cell in lock.held_cells() {
+                    self.held.entry((m, cell)).or_insert(entity);
                 }
+            }
+        }
+    }
+
+    /// Another agent than `entity` holding a cell of the block of a body `size` across whose
+    /// corner is `corner`, on `map`, and the cells of that block it holds.
+    fn holder(
+        &self,
+        (map, entity): (Entity, Entity),
+        corner: GridPos,
+        size: u32,
+    ) -> Option<(Entity, Vec<GridPos>)> {
+        let other = |c: &GridPos| self.held.get(&(map, *c)).copied().filter(|&h| h != entity);
+        let holder = footprint(corner, size).find_map(|c| other(&c))?;
+        let taken = footprint(corner, size).filter(|c| other(c) == Some(holder)).collect();
+        Some((holder, taken))
+    }
+
+    /// `entity` holds the block of `corner` on `map`.
+    fn take(&mut self, (map, entity): (Entity, Entity), corner: GridPos, size: u32) {
+        for cell in footprint(corner, size) {
+            self.held.insert((map, cell), entity);
+        }
+    }
+
+    /// `entity` lets go of the cells of `corner`'s block on `map` that the block of `keep`
+    /// (the one it stays in, if any) does not cover.
+    fn let_go(
+        &mut self,
+        (map, entity): (Entity, Entity),
+        corner: GridPos,
+        keep: Option<GridPos>,
+        size: u32,
+    ) {
+        for cell in footprint(corner, size) {
+            let kept = keep.is_some_and(|k| covers(k, size, cell));
+            if !kept && self.held.get(&(map, cell)) == Some(&entity) {
+                self.held.remove(&(map, cell));
             }
         }
     }
@@ -113,6 +159,9 @@ impl Occupancy {
         let mut budget = speed * dt;
         let mut at = position;
         let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+        let size = lock.size.max(1);
+        let offset = map.geometry.body_offset(size);
+        let me = (map.entity, entity);
         let mut joined = false;
         while let Some((_, here)) = lock.holds.filter(|(m, _)| *m == map.entity) {
             let want = path.cells.get(follower.next).copied();
@@ -121,9 +170,7 @@ impl Occupancy {
             let target = match (lock.entering, want) {
                 (Some(next), _) if !grid.is_passable(next) => {
                     // The cell it was stepping into became a wall: it steps back.
-                    if self.held.get(&(map.entity, next)) == Some(&entity) {
-                        self.held.remove(&(map.entity, next));
-                    }
+                    self.let_go(me, next, Some(here), size);
                     lock.entering = None;
                     continue;
                 }
@@ -153,10 +200,8 @@ impl Occupancy {
                 // has the map planned again.)
                 (None, Some(want))
                     if !plans.may_enter(map.entity, entity, want)
-                        || self.held.get(&(map.entity, want)).is_some_and(|&holder| {
-                            holder != entity
-                                && plans.planned(map.entity, entity)
-                                && plans.planned(map.entity, holder)
+                        || self.holder(me, want, size).is_some_and(|(holder, _)| {
+                            plans.planned(map.entity, entity) && plans.planned(map.entity, holder)
                         }) =>
                 {
                     lock.waited += dt;
@@ -166,30 +211,25 @@ impl Occupancy {
                     }
                     return at;
                 }
-                (None, Some(want)) => match self.held.get(&(map.entity, want)) {
-                    Some(&holder) if holder != entity => {
+                (None, Some(want)) => match self.holder(me, want, size) {
+                    Some((holder, taken)) => {
                         lock.waited += dt;
                         if lock.waited > patience {
                             lock.waited = 0.0;
-                            self.waits.push(Wait {
-                                entity,
-                                map: map.entity,
-                                here,
-                                cell: want,
-                                holder,
-                            });
+                            let map = map.entity;
+                            self.waits.push(Wait { entity, map, here, size, holder, taken });
                         }
                         return at;
                     }
-                    _ => {
-                        self.held.insert((map.entity, want), entity);
+                    None => {
+                        self.take(me, want, size);
                         lock.entering = Some(want);
                         lock.waited = 0.0;
                         want
                     }
                 },
             };
-            let centre = map.geometry.cell_to_world(target);
+            let centre = map.geometry.cell_to_world(target) + offset;
             let distance = at.distance(centre);
             if distance > budget {
                 return at + (centre - at) / distance * budget;
@@ -197,10 +237,8 @@ impl Occupancy {
             budget -= distance;
             at = centre;
             if lock.entering.take().is_some() {
-                // In: it lets the cell behind go.
-                if self.held.get(&(map.entity, here)) == Some(&entity) {
-                    self.held.remove(&(map.entity, here));
-                }
+                // In: it lets the cells behind go.
+                self.let_go(me, here, Some(target), size);
                 lock.holds = Some((map.entity, target));
                 plans.left(map.entity, entity, here);
             }
@@ -212,7 +250,8 @@ impl Occupancy {
     }
 
     /// Carries a grid-locked agent across a link to `cell` of `map` if no other agent holds
-    /// that cell (true), letting go of the cells it held; false: it waits at the link.
+    /// a cell of its body there (true), letting go of the cells it held; false: it waits at the
+    /// link.
     pub(crate) fn cross(
         &mut self,
         entity: Entity,
@@ -220,18 +259,17 @@ impl Occupancy {
         map: Entity,
         cell: GridPos,
     ) -> bool {
-        if self.held.get(&(map, cell)).is_some_and(|&holder| holder != entity) {
+        let size = lock.size.max(1);
+        if self.holder((map, entity), cell, size).is_some() {
             return false;
         }
         if let Some((from, here)) = lock.holds {
-            for c in std::iter::once(here).chain(lock.entering) {
-                if self.held.get(&(from, c)) == Some(&entity) {
-                    self.held.remove(&(from, c));
-                }
+            for corner in std::iter::once(here).chain(lock.entering) {
+                self.let_go((from, entity), corner, None, size);
             }
         }
-        self.held.insert((map, cell), entity);
-        *lock = GridLocked { holds: Some((map, cell)), entering: None, waited: 0.0 };
+        self.take((map, entity), cell, size);
+        *lock = GridLocked { holds: Some((map, cell)), entering: None, waited: 0.0, size };
         true
     }
 }
@@ -293,12 +331,17 @@ pub(crate) fn resolve_waits(
         let ((goal_map, goal_cell), options) =
             yielding.map_or(((path.goal_map, path.goal), path.options), |y| y.goal());
         let goal = PathGoal::OnMap { map: goal_map, cell: goal_cell };
-        // Does the holder (walking) want this agent's cell?
+        // Does the holder (walking) want this agent's cells?
         let holder = walkers.get(wait.holder).ok();
+        let their_size = holder.and_then(|h| h.8).map_or(1, |l| l.size);
         let head_on = holder.is_some_and(|(_, _, their_follower, their_path, .., lock)| {
             let entering = lock.is_some_and(|l| l.entering.is_some());
-            !entering && their_path.cells.get(their_follower.next) == Some(&wait.here)
+            let wants = their_path.cells.get(their_follower.next);
+            !entering && wants.is_some_and(|&w| overlaps((w, their_size), (wait.here, wait.size)))
         });
+        // Planning round the holder: every corner from which this body would cover a cell of
+        // it that was in the way.
+        let around = corners_covering(&wait.taken, wait.size);
         if head_on {
             if wait.entity < wait.holder {
                 continue; // the other steps aside
@@ -308,9 +351,17 @@ pub(crate) fn resolve_waits(
                     Some(p.cells.get(f.next.saturating_sub(1)..)?.to_vec())
                 })
                 .unwrap_or_default();
-            let held = |c: GridPos| occupancy.held.contains_key(&(map.entity, c));
-            // One agent per cell: any cell off the way will do.
-            if let Some(aside) = side_cell(map, wait.here, held, &their_way, 0) {
+            // A cell whose block another holds is closed; any whose block is clear of the
+            // other's way will do.
+            let closed = |c: GridPos| {
+                footprint(c, wait.size).any(|cell| {
+                    occupancy.held.get(&(map.entity, cell)).is_some_and(|&h| h != wait.entity)
+                })
+            };
+            let off_way =
+                |c: GridPos| !their_way.iter().any(|&w| overlaps((w, their_size), (c, wait.size)));
+            let grid = map.grid_for(path.agent).unwrap_or(&map.grid);
+            if let Some(aside) = side_cell(grid, wait.here, closed, off_way) {
                 let yielding = Yielding::new((goal_map, goal_cell), options, (map.entity, aside));
                 let request = PathRequest {
                     goal: yielding.side_step(),
@@ -320,11 +371,7 @@ pub(crate) fn resolve_waits(
                     arrive: Arrival::AtGoal,
                     when_unreachable: WhenUnreachable::Fail,
                 };
-                commands.entity(wait.entity).insert((
-                    yielding,
-                    request,
-                    PlanAround(vec![wait.cell]),
-                ));
+                commands.entity(wait.entity).insert((yielding, request, PlanAround(around)));
                 continue;
             }
         }
@@ -336,6 +383,6 @@ pub(crate) fn resolve_waits(
             arrive: Arrival::AtGoal,
             when_unreachable: WhenUnreachable::Wait,
         };
-        commands.entity(wait.entity).insert((request, PlanAround(vec![wait.cell])));
+        commands.entity(wait.entity).insert((request, PlanAround(around)));
     }
 }

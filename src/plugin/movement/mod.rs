@@ -349,7 +349,7 @@ fn speed_of<'m>(
     path: &NavPath,
 ) -> (f32, Option<&'m NavGrid>) {
     let (pace, grounded) = pace.unwrap_or_default();
-    let speed = if follower.speed.is_finite() { follower.speed.max(0.0) } else { 0.0 };
+    let speed = follower.walking_speed();
     let speed = pace.map_or(speed, |pace| speed.min(pace.speed).max(0.0));
     (speed, map.grid_for(path.agent).filter(|_| grounded))
 }

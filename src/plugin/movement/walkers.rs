@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 
-use crate::grid::{GridPos, MAX_AGENT_SIZE};
+use crate::grid::{GridPos, MAX_AGENT_SIZE, NavGrid};
 use crate::plugin::AgentKind;
 #[cfg(doc)]
 use crate::plugin::AvoidanceSettings;
@@ -15,7 +15,7 @@ use crate::plugin::agent::{
     Arrival, NavPath, OnNavMap, PathFollower, PathGoal, PathRequest, WhenUnreachable, walks_out,
 };
 use crate::plugin::map::{NavMap, NavMaps};
-use crate::search::SearchOptions;
+use crate::search::{SearchOptions, footprint};
 
 /// Opt-in local avoidance for an agent: with it, a walking agent steers around the other agents
 /// that have it (walking or standing), then rejoins its path. `radius` is the body's radius in
@@ -154,6 +154,20 @@ pub struct GridLocked {
     pub entering: Option<GridPos>,
     /// Seconds it has waited for the next cell.
     pub waited: f32,
+    /// How many cells along a side its body covers: its kind's size ([`AgentKind::size`]), set
+    /// by the plugin (0 until it first sees it, read as 1). A body of size `n` holds the `n` x `n`
+    /// block whose lowest corner is the cell in `holds` (and, while it steps, the block it
+    /// steps into): its centre stands half a body up and right of that cell's centre.
+    pub size: u32,
+}
+
+impl GridLocked {
+    /// Every cell its body holds on its map: the block of the cell it holds, and of the one it
+    /// is entering (a cell held twice is given twice).
+    pub fn held_cells(&self) -> impl Iterator<Item = GridPos> + '_ {
+        let corners = self.holds.map(|(_, cell)| cell).into_iter().chain(self.entering);
+        corners.flat_map(|corner| footprint(corner, self.size))
+    }
 }
 
 /// The query of walking agents, as the movement system holds it.
@@ -216,17 +230,14 @@ impl Yielding {
     }
 }
 
-/// The nearest open cell (in steps, at most 256 cells searched) farther than `margin` straight
-/// steps from every cell of `way`, reached without entering a cell `closed` says no to.
+/// The nearest open cell of `grid` (in steps, at most 256 cells searched) that `off_way` says
+/// is off the way (see [`off_way`]), reached without entering a cell `closed` says no to.
 pub(crate) fn side_cell(
-    map: &NavMap,
+    grid: &NavGrid,
     from: GridPos,
     closed: impl Fn(GridPos) -> bool,
-    way: &[GridPos],
-    margin: u32,
+    off_way: impl Fn(GridPos) -> bool,
 ) -> Option<GridPos> {
-    let grid = &map.grid;
-    let off_way = |c: GridPos| !way.iter().any(|w| w.x.abs_diff(c.x) + w.y.abs_diff(c.y) <= margin);
     let mut seen = vec![from];
     let mut queue = VecDeque::from([from]);
     while let Some(cell) = queue.pop_front() {
@@ -244,6 +255,11 @@ pub(crate) fn side_cell(
         }
     }
     None
+}
+
+/// Whether `cell` lies more than `margin` steps (straight) from every cell of `way`.
+pub(crate) fn off_way(way: &[GridPos], margin: u32) -> impl Fn(GridPos) -> bool + '_ {
+    move |c| !way.iter().any(|w| w.x.abs_diff(c.x) + w.y.abs_diff(c.y) <= margin)
 }
 
 /// Agents waiting at a side cell: when the wait is over they ask again for their own goal.

@@ -140,7 +140,6 @@ pub(super) fn prepare(
     // Crossing a link over time: planned from where it lands (and walked once across).
     let position = riding.map(|r| r.to_point).or(transform.map(|t| t.translation.truncate()));
     let following = follower.zip(old_path);
-    let locked = locked.filter(|_| agent.size == 1);
     let start = request.start.or_else(|| locked_start(maps, on_map, position, locked));
     let asked = (maps, profiles, agent);
     let (map, _, start) = request_start(asked, on_map, position, start, following)?;

@@ -474,3 +474,59 @@ fn two_size_two_grid_locked_agents_pass_head_on_in_a_corridor_four_wide() {
     want.sort();
     assert_eq!(home, want);
 }
+
+/// Field followers of kinds no grid can serve (sizes 0 and 9, a profile the game never
+/// registered) are each told why once, and stand; a plain follower of the same field walks to
+/// its goal, and the field itself has no error.
+#[test]
+fn field_followers_of_kinds_no_grid_serves_are_told_once_and_the_others_walk() {
+    let rows = ["........", "........", "........", "........"];
+    let mut app = nav_app(Duration::from_millis(20), WALL);
+    let map = map_of(&mut app, &rows);
+    let field = app.world_mut().spawn(NavField::new(map.entity, vec![GridPos::new(7, 3)])).id();
+    // A profile registered elsewhere: its id means nothing to this app's `NavProfiles`.
+    let mut elsewhere = NavProfiles::default();
+    elsewhere.insert("a", NavProfile::new()).unwrap();
+    let stranger = elsewhere.insert("b", NavProfile::new()).unwrap();
+    let at = map.geometry.cell_to_world(GridPos::new(0, 0));
+    let mut spawn = |kind: Option<AgentKind>| {
+        let mut agent = app.world_mut().spawn((
+            Transform::from_translation(at.extend(1.0)),
+            PathFollower::new(100.0),
+            FollowField(field),
+        ));
+        if let Some(kind) = kind {
+            agent.insert(kind);
+        }
+        agent.id()
+    };
+    let zero = spawn(Some(AgentKind::sized(0)));
+    let nine = spawn(Some(AgentKind::sized(9)));
+    let unknown = spawn(Some(AgentKind::with_profile(stranger)));
+    let plain = spawn(None);
+    let mut told: HashMap<Entity, Vec<NavError>> = HashMap::new();
+    let mut plain_home = false;
+    for _ in 0..200 {
+        app.update();
+        for fail in messages::<PathFailed>(&app) {
+            told.entry(fail.entity).or_default().push(fail.error);
+        }
+        plain_home |= messages::<Arrived>(&app).iter().any(|a| a.entity == plain);
+    }
+    assert!(plain_home);
+    assert!(app.world().get::<NavField>(field).unwrap().error().is_none());
+    assert!(!told.contains_key(&plain), "{told:?}");
+    for agent in [zero, nine] {
+        assert!(
+            matches!(told.get(&agent).map(Vec::as_slice), Some([NavError::Agent(_)])),
+            "{told:?}"
+        );
+    }
+    assert_eq!(
+        told.get(&unknown).map(Vec::as_slice),
+        Some(&[NavError::UnknownProfile { profile: stranger }][..])
+    );
+    for agent in [zero, nine, unknown] {
+        assert_eq!(position(&app, agent), at, "{agent} moved");
+    }
+}

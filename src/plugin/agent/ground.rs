@@ -5,7 +5,7 @@ use bevy::prelude::*;
 
 use super::super::map::NavMaps;
 use super::components::{NavPath, PathFollower};
-use super::start::corner_indices;
+use super::start::walk_corners;
 use crate::grid::line::segment_cells;
 use crate::grid::{GridPos, NavGrid};
 
@@ -88,11 +88,7 @@ impl NavPath {
             .iter()
             .map(|leg| {
                 let on = grid(leg.map);
-                let smooth = follower.smooth && self.agent.size == 1;
-                let corners = match on {
-                    Some(on) if smooth => corner_indices(on, &leg.cells),
-                    _ => Vec::new(),
-                };
+                let corners = walk_corners(follower.smooth, self.agent, on, &leg.cells);
                 let walk = (&leg.cells[..], &leg.points[..], &corners[..]);
                 walk_times(walk, on.filter(|_| ground), speed, &mut clock)
             })

@@ -21,7 +21,7 @@ pub use obstacles::{Blocks, NavObstacle, NavTeam, TeamSet};
 pub(crate) use obstacles::{ObstacleCells, PlanAround, blocks_agent, collect_obstacles};
 pub(crate) use start::{
     agent_grid, agent_start, body_point, corner_indices, join_index, join_within, rederive_points,
-    request_start, stand_in, waits_for_map, walks_out,
+    request_start, stand_in, waits_for_map, walk_corners, walks_out,
 };
 pub(crate) use targets::{
     CHASE_REACH, Targets, arrival_holds, chase_cell, cut_at_arrival, open_near, target_cell,

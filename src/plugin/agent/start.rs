@@ -160,6 +160,21 @@ pub(crate) fn body_point(geometry: &NavGeometry, agent: AgentKind, cell: GridPos
     geometry.cell_to_world(cell) + geometry.body_offset(agent.size)
 }
 
+/// The corners a follower walks between on `cells` of `grid` (indices in `cells`): the smoothed
+/// ones when it is smoothed and one tile across; none (cell to cell) for a larger body (a line
+/// clear for its corner cell could still take its body over a wall's corner) or with no grid.
+pub(crate) fn walk_corners(
+    smooth: bool,
+    agent: AgentKind,
+    grid: Option<&NavGrid>,
+    cells: &[GridPos],
+) -> Vec<usize> {
+    match grid {
+        Some(grid) if smooth && agent.size == 1 => corner_indices(grid, cells),
+        _ => Vec::new(),
+    }
+}
+
 /// The indices in `cells` of its smoothed corners ([`crate::path::smooth_path`]).
 pub(crate) fn corner_indices(grid: &NavGrid, cells: &[GridPos]) -> Vec<usize> {
     let corners = crate::path::smooth_path(grid, cells);

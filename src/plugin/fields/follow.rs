@@ -3,8 +3,8 @@
 use bevy::prelude::*;
 
 use super::super::agent::{
-    NavError, NavPath, PathFailed, PathFollower, PathRequest, Tell, body_point, corner_indices,
-    join_index, stands_on,
+    NavError, NavPath, PathFailed, PathFollower, PathRequest, Tell, body_point, join_index,
+    stands_on, walk_corners,
 };
 use super::super::clock::Moment;
 use super::super::diagnostics::NavDiagnostics;
@@ -97,9 +97,7 @@ pub(crate) fn follow_fields(
             continue;
         };
         let points = cells.iter().map(|&c| body_point(&map.geometry, agent, c)).collect();
-        // (A larger body walks cell to cell, as on a path it asked for.)
-        let smooth = follower.smooth && agent.size == 1;
-        let corners = if smooth { corner_indices(on.grid, &cells) } else { Vec::new() };
+        let corners = walk_corners(follower.smooth, agent, Some(on.grid), &cells);
         let cost = field.cost(cell).unwrap_or(0.0);
         let way = NavPath { corners, ..NavPath::walk(map.entity, cells, points, cost, agent) };
         let next = join_index(&way, position, &map.geometry, on.grid);

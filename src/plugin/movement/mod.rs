@@ -36,7 +36,7 @@ use crate::grid::{GridPos, NavGrid};
 use crate::plugin::agent::{
     Arrival, GroundSpeed, GroupPace, NavError, NavPath, NavTeam, ObstacleCells, PathFollower,
     PathGoal, PathRequest, Replanning, Tell, WhenUnreachable, agent_start, blocks_agent,
-    corner_indices, join_within, rederive_points, slowness, stand_in, stands_on,
+    join_within, rederive_points, slowness, stand_in, stands_on, walk_corners,
 };
 #[cfg(doc)]
 use crate::plugin::agent::{Arrived, PathFailed};
@@ -651,10 +651,7 @@ fn next_leg(
     follower.next = if seam { 0 } else { path.cells.len().min(1) };
     stands_on(&mut commands.entity(entity), leg.map);
     let grid = scene.maps.get(leg.map).and_then(|m| m.grid_for(path.agent));
-    path.corners = match grid {
-        Some(grid) if follower.smooth && path.agent.size == 1 => corner_indices(grid, &path.cells),
-        _ => Vec::new(),
-    };
+    path.corners = walk_corners(follower.smooth, path.agent, grid, &path.cells);
     taken
 }
 

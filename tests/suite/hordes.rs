@@ -644,6 +644,24 @@ fn followers_of_a_field_with_no_usable_goal_are_told_once_and_walk_when_one_open
     all_at(&arrived, b);
 }
 
+/// Followers standing on their goal, told their field had none (its goals taken away), and then
+/// given that goal again: each arrives again (its goal is new to it), with no failure.
+#[test]
+fn followers_home_told_of_no_field_arrive_again_when_their_goal_comes_back() {
+    let goal = GridPos::new(20, 20);
+    let (mut app, _, field, them) = open_field(vec![goal]);
+    let (arrived, _) = run_followers(&mut app, &them, 300);
+    all_at(&arrived, goal);
+    app.world_mut().get_mut::<NavField>(field).unwrap().goals = Vec::new();
+    let (arrived, failed) = run_followers(&mut app, &them, 20);
+    told_once_each(&them, &failed, &NavError::Search(PathError::NoGoals));
+    assert!(arrived.iter().all(Option::is_none), "{arrived:?}");
+    app.world_mut().get_mut::<NavField>(field).unwrap().goals = vec![goal];
+    let (arrived, failed) = run_followers(&mut app, &them, 300);
+    assert!(failed.is_empty(), "{failed:?}");
+    all_at(&arrived, goal);
+}
+
 #[test]
 fn followers_of_a_field_whose_map_goes_are_told_once() {
     let (mut app, map, field, mut them) = open_field(vec![GridPos::new(28, 28)]);

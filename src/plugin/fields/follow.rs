@@ -62,7 +62,8 @@ pub(crate) fn follow_fields(
         };
         let map = on.map;
         let fresh = read.is_some_and(|r| (r.0, r.1) == (follow.0, layer.revision));
-        let told = fresh && read.is_some_and(|r| r.2);
+        let told_before = read.is_some_and(|r| r.2);
+        let told = fresh && told_before;
         // Walking a way read from the field as it is: on it goes.
         if fresh && path.is_some() {
             continue;
@@ -80,7 +81,8 @@ pub(crate) fn follow_fields(
                 continue;
             }
         };
-        let at_goal = field.is_end(cell) && path.is_none();
+        // (One told since that it had no way is given its goal as new: it arrives again.)
+        let at_goal = field.is_end(cell) && path.is_none() && !told_before;
         if at_goal || told {
             continue; // arrived, or no way and already told
         }

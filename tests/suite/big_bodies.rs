@@ -530,3 +530,35 @@ fn field_followers_of_kinds_no_grid_serves_are_told_once_and_the_others_walk() {
         assert_eq!(position(&app, agent), at, "{agent} moved");
     }
 }
+
+/// A field in step with its map, followed by plain and size-2 agents standing home, is not
+/// marked changed frame after frame (a game watching `Changed<NavField>` sees real changes).
+#[test]
+fn a_field_in_step_is_not_marked_changed_every_frame() {
+    let rows = ["........", "........", "........", "........"];
+    let mut app = nav_app(Duration::from_millis(20), WALL);
+    let map = map_of(&mut app, &rows);
+    let field = app.world_mut().spawn(NavField::new(map.entity, vec![GridPos::new(6, 2)])).id();
+    for size in [1, 2] {
+        let at = map.geometry.cell_to_world(GridPos::new(0, 0)) + map.geometry.body_offset(size);
+        let mut agent = app.world_mut().spawn((
+            Transform::from_translation(at.extend(1.0)),
+            PathFollower::new(100.0),
+            FollowField(field),
+        ));
+        if size > 1 {
+            agent.insert(AgentKind::sized(size));
+        }
+    }
+    for _ in 0..120 {
+        app.update();
+    }
+    let changed =
+        |app: &App| app.world().entity(field).get_ref::<NavField>().unwrap().last_changed();
+    let before = changed(&app);
+    for _ in 0..30 {
+        app.update();
+    }
+    assert_eq!(changed(&app), before);
+    assert!(app.world().get::<NavField>(field).unwrap().field_for(AgentKind::sized(2)).is_some());
+}

@@ -225,6 +225,16 @@ impl NavField {
         self.kinds.clear();
     }
 
+    /// What its followers read, in brief: its own field's revision and whether it has one, and
+    /// its kinds' (how many, how many have a field, the latest revision: every change to a
+    /// kind's field or error takes a new one). Equal before and after a frame's upkeep when
+    /// nothing they read changed.
+    fn state(&self) -> (u64, bool, usize, usize, u64) {
+        let kinds_built = self.kinds.iter().filter(|k| k.field.is_some()).count();
+        let latest = self.kinds.iter().map(|k| k.revision).max().unwrap_or(0);
+        (self.revision, self.field.is_some(), self.kinds.len(), kinds_built, latest)
+    }
+
     /// Cells settled by its last build or repair, and how long that took.
     pub fn last_work(&self) -> (usize, std::time::Duration) {
         self.work
@@ -256,10 +266,10 @@ pub struct FollowField(pub Entity);
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ReadFrom(pub(super) Entity, pub(super) u64, pub(super) bool);
 
-/// What a follower of `layer` (its kind's field of the entity `follow`), which has no field, is to be told: the state it
-/// was told at (to put on it) and why, once for each state of the field. `None` while it has a
-/// field, is being built, or the follower was told already (by this or, the same reason, by the
-/// movement system).
+/// What a follower of `layer` (its kind's field of the entity `follow`), which has no field, is
+/// to be told: the state it was told at (to put on it) and why, once for each state of the
+/// field. `None` while it has a field, is being built, or the follower was told already (by
+/// this or, the same reason, by the movement system).
 pub(super) fn no_field(
     layer: Layer,
     follow: Entity,
@@ -380,19 +390,25 @@ pub(crate) fn keep_fields(
         let goals: Vec<GridPos> = nav.goals.iter().copied().filter(usable(grid)).collect();
         let asked = Asked::of(&nav, (entity, AgentKind::PLAIN), &goals, &extend);
         let cover = || covering(&followers, entity, map, AgentKind::PLAIN, &goals);
-        let nav = &mut *nav;
+        // Written unwatched, and marked changed only if it did change: a field in step is not
+        // marked changed every frame.
+        let before = nav.state();
+        let inner = nav.bypass_change_detection();
         let on = (grid, &mut slice, &mut *pending);
-        if let Some(settled) = keep_field(on, &asked, &mut nav.field, cover) {
-            nav.error = None;
-            nav.work = (settled, began.elapsed());
-            nav.revision = next_revision();
+        if let Some(settled) = keep_field(on, &asked, &mut inner.field, cover) {
+            inner.error = None;
+            inner.work = (settled, began.elapsed());
+            inner.revision = next_revision();
         }
         let kinds = wanted.iter().filter(|(e, _)| *e == entity).map(|(_, k)| *k);
         let kinds: Vec<AgentKind> = kinds.collect();
-        nav.kinds.retain(|k| kinds.contains(&k.agent));
+        inner.kinds.retain(|k| kinds.contains(&k.agent));
         for agent in kinds {
             let against = (map, &*profiles, &followers, &extend[..]);
-            keep_kind(against, &mut slice, (entity, &mut *nav), agent, &mut pending);
+            keep_kind(against, &mut slice, (entity, &mut *inner), agent, &mut pending);
+        }
+        if nav.state() != before {
+            nav.set_changed();
         }
     }
     let took = frame_began.elapsed();

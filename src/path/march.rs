@@ -1,7 +1,8 @@
 //! A group marching in formation: an anchor walks one route at the group's pace and every
 //! member keeps its slot round it, where the slot is open and in sight of the anchor; where it
-//! is not (a chokepoint, a bridge), the member files along the route behind the group, and
-//! takes its slot again once it is open ([`March`]).
+//! is not (a chokepoint, a bridge), the member files along the route behind the group (as
+//! many abreast as the way is wide there, up to the formation's width), and takes its slot
+//! again once it is open ([`March`]).
 
 use bevy::math::Vec2;
 
@@ -53,6 +54,8 @@ pub struct March {
     rank: Vec<usize>,
     /// How far behind the anchor the file begins: the depth of the formation behind it.
     back: f32,
+    /// The most members abreast in one row of the file: the formation's width in gaps.
+    across: usize,
     /// Distance between members in file.
     gap: f32,
     travelled: f32,
@@ -87,7 +90,12 @@ impl March {
             rank[i] = place;
         }
         let back = slots.iter().map(|s| -ahead(s)).fold(0.0f32, f32::max);
-        Some(Self { route, along, slots, rank, back, gap, travelled: 0.0 })
+        let side = |s: &Vec2| s.dot(way.perp());
+        let (left, right) =
+            slots.iter().map(side).fold((0.0f32, 0.0f32), |(l, r), x| (l.max(x), r.min(x)));
+        // Slots a gap apart across the way: (left - right) / gap + 1 of them abreast.
+        let across = (((left - right) / gap).round() as usize).saturating_add(1).min(slots.len());
+        Some(Self { route, along, slots, rank, back, across: across.max(1), gap, travelled: 0.0 })
     }
 
     /// The route's length.
@@ -146,11 +154,56 @@ impl March {
         }
     }
 
+    /// The way the route heads `distance` along it (a unit vector; zero for a route of one
+    /// point).
+    fn heading_at(&self, distance: f32) -> Vec2 {
+        let d = distance.clamp(0.0, self.length());
+        let i = self.along.partition_point(|&a| a <= d).clamp(1, self.route.len().max(1));
+        // The leg it is on, else the last with a length (the first for a point before it).
+        let legs = self.route.windows(2).map(|w| (w[1] - w[0]).normalize_or_zero());
+        let mut heading = Vec2::ZERO;
+        for (leg, way) in legs.enumerate() {
+            if way != Vec2::ZERO && (heading == Vec2::ZERO || leg < i) {
+                heading = way;
+            }
+        }
+        heading
+    }
+
+    /// The offsets across the way (left of it positive) of the places in the row of the file
+    /// `distance` along the route: a gap apart, as many as fit where `clear` says the way
+    /// across is open (with room for a body to either side), up to the formation's width and
+    /// `wanted`; centred on the route where they fit so, else shifted to where the way is
+    /// open. At least the route itself.
+    fn row(&self, distance: f32, wanted: usize, clear: &impl Fn(Vec2, Vec2) -> bool) -> Vec<f32> {
+        let at = self.point_at(distance);
+        let side = self.heading_at(distance).perp();
+        let most_abreast = self.across.min(wanted).max(1);
+        let most = 2 * (most_abreast as i32 - 1);
+        if side == Vec2::ZERO || most == 0 {
+            return vec![0.0];
+        }
+        // Half a gap at a time out to either side, while a body there would be on open ground.
+        let half = self.gap * 0.5;
+        let open = |k: i32| {
+            let o = k as f32 * half;
+            clear(at, at + side * (o + o.signum() * self.gap * 0.45))
+        };
+        let left = (1..=most).take_while(|&k| open(k)).last().unwrap_or(0);
+        let right = -(1..=most).take_while(|&k| open(-k)).last().unwrap_or(0);
+        let abreast = (((left - right) / 2 + 1) as usize).min(most_abreast);
+        let span = 2 * (abreast as i32 - 1);
+        let first = (-(abreast as i32 - 1)).clamp(right, left - span);
+        (0..abreast as i32).rev().map(|c| (first + 2 * c) as f32 * half).collect()
+    }
+
     /// Where each member goes this frame: its slot round the anchor when `clear(anchor, slot)`
     /// (the game's test that the straight way between two points is open), else its place in
     /// the file: behind the formation along the route, the members filing in order of how far
-    /// ahead their slots are, `gap` apart (one whose place in the file would be behind the
-    /// route's start waits at its slot round the start, or at the start).
+    /// ahead their slots are, in rows `gap` apart, each row as many abreast as the way is wide
+    /// there (up to the formation's width; in a row, those whose slots are further left stand
+    /// further left). One whose place in the file would be behind the route's start waits at
+    /// its slot round the start, or at the start.
     pub fn targets(&self, clear: impl Fn(Vec2, Vec2) -> bool) -> Vec<Place> {
         let anchor = self.anchor();
         let keeps: Vec<bool> = self.slots.iter().map(|&s| clear(anchor, anchor + s)).collect();
@@ -160,13 +213,30 @@ impl March {
         let mut places: Vec<Place> =
             self.slots.iter().map(|&s| Place::InFormation(anchor + s)).collect();
         let start = self.route[0];
-        for (n, i) in filing.into_iter().enumerate() {
-            let behind = self.travelled - self.back - self.gap * (n as f32 + 1.0);
-            // A place in the file behind the route's start: it waits at its slot round the
-            // start (or at the start) until the file reaches it.
-            let waits = start + self.slots[i];
-            let waits = if clear(start, waits) { waits } else { start };
-            places[i] = Place::InFile(if behind >= 0.0 { self.point_at(behind) } else { waits });
+        let mut rows = 0.0;
+        let mut rest = filing.as_mut_slice();
+        while !rest.is_empty() {
+            rows += 1.0;
+            let behind = self.travelled - self.back - self.gap * rows;
+            if behind < 0.0 {
+                // Places in the file behind the route's start: they wait at their slots round
+                // the start (or at the start) until the file reaches them.
+                for &mut i in rest {
+                    let waits = start + self.slots[i];
+                    places[i] = Place::InFile(if clear(start, waits) { waits } else { start });
+                }
+                break;
+            }
+            let offsets = self.row(behind, rest.len(), &clear);
+            let (row, after) = rest.split_at_mut(offsets.len());
+            // Left to right, as their slots stand across the way.
+            let side = self.heading_at(behind).perp();
+            row.sort_by(|&a, &b| side.dot(self.slots[b]).total_cmp(&side.dot(self.slots[a])));
+            let point = self.point_at(behind);
+            for (&i, offset) in row.iter().zip(offsets) {
+                places[i] = Place::InFile(point + side * offset);
+            }
+            rest = after;
         }
         places
     }
@@ -242,6 +312,54 @@ mod tests {
         // Where its slot round the start is open, it waits there.
         let open_at_start = |a: Vec2, b: Vec2| a == b || a == Vec2::ZERO;
         assert_eq!(early.targets(open_at_start)[1], Place::InFile(Vec2::new(-1.0, 0.0)));
+    }
+
+    /// Four abreast, two deep, marching east into a passage two wide (y = 0 and y = 1, from
+    /// x = 10): the two middle columns keep their slots, the outer two file behind, two
+    /// abreast where the passage holds two (shifted off the route, which runs along its
+    /// south side), the left-hand slots on the left, the front rank first.
+    #[test]
+    fn the_file_is_as_wide_as_the_way() {
+        let route = vec![Vec2::ZERO, Vec2::new(20.0, 0.0)];
+        let slots: Vec<Vec2> =
+            (0..8).map(|i| Vec2::new(-((i / 4) as f32), (i % 4) as f32 - 1.0)).collect();
+        let mut march = March::new(route, slots, 1.0).unwrap();
+        let open = |p: Vec2| p.x < 9.5 || (-0.5..1.5).contains(&p.y);
+        let clear = |a: Vec2, b: Vec2| (0..=40).all(|i| open(a.lerp(b, i as f32 / 40.0)));
+        march.advance(15.0);
+        let at = march.targets(clear);
+        for (i, place) in at.iter().enumerate() {
+            let kept = matches!(place, Place::InFormation(_));
+            assert_eq!(kept, i % 4 == 1 || i % 4 == 2, "member {i}: {place:?}");
+        }
+        // Slot y = 2 is left of slot y = -1 (facing east): it files on the passage's north side.
+        assert_eq!(at[3], Place::InFile(Vec2::new(13.0, 1.0)));
+        assert_eq!(at[0], Place::InFile(Vec2::new(13.0, 0.0)));
+        assert_eq!(at[7], Place::InFile(Vec2::new(12.0, 1.0)));
+        assert_eq!(at[4], Place::InFile(Vec2::new(12.0, 0.0)));
+        // Where the passage is one wide, so is the file.
+        let narrow = |p: Vec2| p.x < 9.5 || (-0.5..0.5).contains(&p.y);
+        let clear = |a: Vec2, b: Vec2| (0..=40).all(|i| narrow(a.lerp(b, i as f32 / 40.0)));
+        let at = march.targets(clear);
+        // The front rank files first, north to south: 3, 2, 0, then the back rank.
+        assert_eq!(at[3], Place::InFile(Vec2::new(13.0, 0.0)));
+        assert_eq!(at[2], Place::InFile(Vec2::new(12.0, 0.0)));
+        assert_eq!(at[0], Place::InFile(Vec2::new(11.0, 0.0)));
+        assert_eq!(at[7], Place::InFile(Vec2::new(10.0, 0.0)));
+        // Out of the passage, two abreast again.
+        assert_eq!(at[6], Place::InFile(Vec2::new(9.0, 0.5)));
+        assert_eq!(at[4], Place::InFile(Vec2::new(9.0, -0.5)));
+        // On open ground the rows are the formation's width, centred on the route.
+        // Every slot but the anchor's shut: seven file, four abreast then three.
+        let at = march.targets(|a, b| a == b || b.x < 13.5);
+        let row = |x: f32| {
+            let mut ys: Vec<f32> =
+                at.iter().map(|p| p.point()).filter(|p| p.x == x).map(|p| p.y).collect();
+            ys.sort_by(f32::total_cmp);
+            ys
+        };
+        assert_eq!(row(13.0), vec![-1.5, -0.5, 0.5, 1.5]);
+        assert_eq!(row(12.0), vec![-1.0, 0.0, 1.0]);
     }
 
     #[test]

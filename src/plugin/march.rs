@@ -207,9 +207,10 @@ impl GroupMarch {
     /// gone) steps towards its place, in file order (straight, else turned round whoever is in
     /// the way), never closer than half a cell to another member than it was (else it waits,
     /// and after [`LOST_AFTER`] seconds of waiting walks on); one with no straight way to its
-    /// place walks the route towards the anchor, as far along as it sees. The anchor walks on at the pace while the formation keeps up (slower
-    /// as the member in formation furthest from its slot falls behind, standing while it is
-    /// two cells off; members in file, or with no straight way to their slots, do not hold it).
+    /// place walks the route towards the anchor, as far along as it sees. The anchor walks on
+    /// at the pace while the formation keeps up (slower as the member in formation furthest
+    /// from its slot falls behind, standing while it is two cells off; members in file, with
+    /// no straight way to their slots, or held up by other members this frame do not hold it).
     /// Members with no straight way to their place or the route for [`LOST_AFTER`] seconds,
     /// standing on no number, or with no speed, leave. Returns each member's stride, and
     /// whether the march arrived: the anchor was at the goal and every member still marching
@@ -280,9 +281,13 @@ impl GroupMarch {
                 }
             };
             now[i] = Some(next);
+            // Held up: no nearer its aim (waiting, or turned aside round another member).
+            let held_up = next.distance(aim) >= pos.distance(aim) - speed * dt * 0.25;
             // The anchor waits for those in formation with a straight way to their slots; the
             // file, and those still coming through what the formation does not fit, catch up.
-            if matches!(places[i], Place::InFormation(_)) && target == Some(place) {
+            // It does not wait for one held up by other members (one walled in by the
+            // formation itself would hold it for ever): the way clears as the group walks on.
+            if matches!(places[i], Place::InFormation(_)) && target == Some(place) && !held_up {
                 furthest = furthest.max(next.distance(place));
             }
             arrived &= next.distance(place) <= self.tile * 0.25;

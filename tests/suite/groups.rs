@@ -664,67 +664,119 @@ mod in_an_app {
         }
     }
 
+    /// What a march over a river showed: the closest two members came on the bridge (tiles),
+    /// whether the formation met the river with some slots in the water and some not, whether
+    /// two members filing (not in their slots) ever stood abreast on the bridge (level within
+    /// a quarter of a tile, at least three quarters apart), and where each arrived.
+    struct Crossing {
+        closest: f32,
+        filed: bool,
+        abreast: bool,
+        arrived: Vec<(Entity, GridPos)>,
+    }
+
+    /// `starts.len()` members at `starts` (speeds 80 and 120 by turns), marching in a box to
+    /// `goal` over `rows` (`#` water; the river is rows 8 to 10 from the top).
+    fn march_over_river(rows: &[&str], starts: &[GridPos], goal: GridPos) -> Crossing {
+        use bevy_tilemap_nav::path::Place;
+        use bevy_tilemap_nav::plugin::GroupMarch;
+        let mut app = nav_app(DT, WALL);
+        spawn_text_tilemap(&mut app, rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let speeds: Vec<f32> = (0..starts.len()).map(|i| [80.0, 120.0][i % 2]).collect();
+        let height = rows.len() as f32;
+        let on_bridge = |p: Vec2| ((height - 11.5) * TILE..=(height - 8.5) * TILE).contains(&p.y);
+        let (members, order) = order_box(&mut app, starts, &speeds, goal, true);
+        let (mut closest, mut filed, mut abreast) = (f32::INFINITY, false, false);
+        let mut arrived = Vec::new();
+        for _ in 0..3000 {
+            app.update();
+            arrived.extend(messages::<Arrived>(&app).iter().map(|a| (a.entity, a.cell)));
+            assert!(messages::<PathFailed>(&app).is_empty());
+            let at: Vec<Vec2> = members
+                .iter()
+                .map(|&m| app.world().get::<Transform>(m).unwrap().translation.truncate())
+                .collect();
+            let bridge: Vec<Vec2> = at.iter().copied().filter(|&p| on_bridge(p)).collect();
+            for (i, a) in bridge.iter().enumerate() {
+                for b in &bridge[i + 1..] {
+                    closest = closest.min(a.distance(*b) / TILE);
+                }
+            }
+            if let Some(group) = app.world().get::<GroupMarch>(order) {
+                let maps = app.world().resource::<NavMaps>();
+                let grid = &maps.first().unwrap().grid;
+                let open = |p: Vec2| {
+                    let c = GridPos::new((p.x / TILE).round() as u32, (p.y / TILE).round() as u32);
+                    grid.is_passable(c)
+                };
+                // Where the formation meets the river, some slots fall in the water.
+                let anchor = group.march().anchor();
+                let shut = group.march().slots().iter().filter(|&&s| !open(anchor + s)).count();
+                filed |= shut > 0 && shut < starts.len();
+                let clear = |a: Vec2, b: Vec2| (0..=64).all(|i| open(a.lerp(b, i as f32 / 64.0)));
+                let places = group.march().targets(clear);
+                let filing: Vec<Vec2> = (0..members.len())
+                    .filter(|&i| matches!(places[i], Place::InFile(_)) && on_bridge(at[i]))
+                    .map(|i| at[i] / TILE)
+                    .collect();
+                abreast |= filing.iter().enumerate().any(|(i, a)| {
+                    filing[i + 1..]
+                        .iter()
+                        .any(|b| (a.y - b.y).abs() < 0.25 && a.distance(*b) >= 0.75)
+                });
+            }
+            if arrived.len() == members.len() {
+                break;
+            }
+        }
+        Crossing { closest, filed, abreast, arrived }
+    }
+
     /// Six members march across a river by a one-tile bridge: on the bridge they go in file
     /// (never two within half a tile of each other there, every frame), some file while others
     /// keep their slots, and beyond it they form again and arrive at cells of their own round
     /// the goal.
     #[test]
     fn a_marching_group_files_over_a_bridge_and_forms_again() {
-        use bevy_tilemap_nav::plugin::GroupMarch;
         let mut rows = vec!["..............................."; 20];
         for row in rows.iter_mut().take(11).skip(8) {
             *row = "###############.###############";
         }
-        let mut app = nav_app(DT, WALL);
-        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
-        app.update();
         let starts: Vec<GridPos> = (0..6).map(|i| GridPos::new(13 + i % 3, 2 + i / 3)).collect();
-        let speeds = [80.0, 120.0, 80.0, 120.0, 80.0, 120.0];
+        let crossing = march_over_river(&rows, &starts, GridPos::new(15, 16));
+        let arrived = crossing.arrived;
+        assert_eq!(arrived.len(), 6, "{arrived:?}");
+        assert!(crossing.filed, "the formation never met the bridge");
+        assert!(crossing.closest >= 0.5, "two on the bridge {} tiles apart", crossing.closest);
+        let round_goal = |c: &GridPos| c.y >= 14 && c.x.abs_diff(15) <= 1;
+        assert!(arrived.iter().all(|a| round_goal(&a.1)), "{arrived:?}");
+        assert_distinct(&arrived, 6);
+    }
+
+    /// Sixteen members in a box of four march over a bridge one tile wide, then over one two
+    /// tiles wide: those shut out file one abreast over the first and two abreast over the
+    /// second (seen: two members filing level on the bridge); over both, never two within
+    /// half a tile of each other on the bridge (before, a member walled in by the formation
+    /// on the bridge held the group up until it pushed through), and all arrive at cells of
+    /// their own.
+    #[test]
+    fn a_marching_group_files_as_many_abreast_as_the_bridge_is_wide() {
+        let starts: Vec<GridPos> = (0..16).map(|i| GridPos::new(13 + i % 4, 1 + i / 4)).collect();
         let goal = GridPos::new(15, 16);
-        let on_bridge = |p: Vec2| (8.5 * TILE..=11.5 * TILE).contains(&p.y);
+        for (bridge, wide) in
+            [("###############.###############", false), ("##############..###############", true)]
         {
-            let marching = true;
-            let (members, order) = order_box(&mut app, &starts, &speeds, goal, marching);
-            let (mut closest, mut filed, mut arrived) = (f32::INFINITY, false, Vec::new());
-            for _ in 0..1500 {
-                app.update();
-                arrived.extend(messages::<Arrived>(&app).iter().map(|a| (a.entity, a.cell)));
-                assert!(messages::<PathFailed>(&app).is_empty());
-                let at: Vec<Vec2> = members
-                    .iter()
-                    .map(|&m| app.world().get::<Transform>(m).unwrap().translation.truncate())
-                    .collect();
-                let bridge: Vec<Vec2> = at.iter().copied().filter(|&p| on_bridge(p)).collect();
-                for (i, a) in bridge.iter().enumerate() {
-                    for b in &bridge[i + 1..] {
-                        closest = closest.min(a.distance(*b) / TILE);
-                    }
-                }
-                if let Some(group) = app.world().get::<GroupMarch>(order) {
-                    let maps = app.world().resource::<NavMaps>();
-                    let grid = &maps.first().unwrap().grid;
-                    let open = |p: Vec2| {
-                        let c =
-                            GridPos::new((p.x / TILE).round() as u32, (p.y / TILE).round() as u32);
-                        grid.is_passable(c)
-                    };
-                    // Where the formation meets the river, some slots fall in the water.
-                    let anchor = group.march().anchor();
-                    let shut = group.march().slots().iter().filter(|&&s| !open(anchor + s)).count();
-                    filed |= shut > 0 && shut < 6;
-                }
-                if arrived.len() == members.len() {
-                    break;
-                }
+            let mut rows = vec!["..............................."; 22];
+            for row in rows.iter_mut().take(11).skip(8) {
+                *row = bridge;
             }
-            assert_eq!(arrived.len(), 6, "{arrived:?}");
-            {
-                assert!(filed, "the formation never met the bridge");
-                assert!(closest >= 0.5, "two on the bridge {closest} tiles apart");
-                let round_goal = |c: &GridPos| c.y >= 14 && c.x.abs_diff(15) <= 1;
-                assert!(arrived.iter().all(|a| round_goal(&a.1)), "{arrived:?}");
-                assert_distinct(&arrived, 6);
-            }
+            let crossing = march_over_river(&rows, &starts, goal);
+            assert_eq!(crossing.arrived.len(), 16, "{bridge}: {:?}", crossing.arrived);
+            assert_distinct(&crossing.arrived, 16);
+            assert!(crossing.filed, "{bridge}: the formation never met the bridge");
+            assert!(crossing.closest >= 0.5, "{bridge}: two {} tiles apart", crossing.closest);
+            assert_eq!(crossing.abreast, wide, "{bridge}: filing members side by side");
         }
     }
 

@@ -74,8 +74,8 @@ impl std::error::Error for CooperativeError {}
 /// table of cells x the horizon, a set of the cells and ticks held).
 struct Reservations {
     cells: usize,
-    /// A unit planned so far is in a cell at a tick (its parked ticks from its arrival are in
-    /// `parked`).
+    /// A unit planned so far is in a cell at a tick, or a tick before or after (its parked
+    /// ticks from its arrival are in `parked`): what [`free`](Self::free) asks, in one look.
     held: Held,
     /// Cell -> the tick from which a unit is parked on it for good (`u32::MAX`: none).
     parked: Vec<u32>,
@@ -87,7 +87,7 @@ struct Reservations {
     latest: u32,
 }
 
-/// Cells and ticks held by units planned so far.
+/// Cells and ticks held by units planned so far (each with the ticks either side).
 enum Held {
     /// Bit `tick * cells + cell`.
     Table(Vec<u64>),
@@ -115,8 +115,9 @@ impl Reservations {
         Self { cells, held, parked, last, start, latest: 0 }
     }
 
-    /// A unit planned so far is in `cell` at `tick` (not counting parked units).
-    fn walked(&self, cell: u32, tick: u32) -> bool {
+    /// A unit planned so far is in `cell` at `tick`, or a tick before or after (not counting
+    /// parked units).
+    fn near(&self, cell: u32, tick: u32) -> bool {
         match &self.held {
             Held::Table(bits) => {
                 let bit = tick as usize * self.cells + cell as usize;
@@ -130,7 +131,7 @@ impl Reservations {
     /// or after. The tick between two units in one cell is what lets them walk the plan at any
     /// speeds ([`CellTurns`]): nobody steps into a cell as its last holder steps out.
     fn free(&self, cell: u32, tick: u32, me: usize) -> bool {
-        !(tick.saturating_sub(1)..=tick + 1).any(|t| self.walked(cell, t))
+        !self.near(cell, tick)
             && self.parked[cell as usize] > tick + 1
             && !(self.others_start(cell, me) && tick <= START_HELD + 1)
     }
@@ -159,19 +160,21 @@ impl Reservations {
             self.start[start as usize] = usize::MAX;
         }
         if let Held::Table(bits) = &mut self.held {
-            let words = (path.len() * self.cells).div_ceil(64);
+            let words = ((path.len() + 1) * self.cells).div_ceil(64);
             if bits.len() < words {
                 bits.resize(words, 0);
             }
         }
         for (tick, &cell) in path.iter().enumerate() {
-            match &mut self.held {
-                Held::Table(bits) => {
-                    let bit = tick * self.cells + cell as usize;
-                    bits[bit / 64] |= 1 << (bit % 64);
-                }
-                Held::Set(set) => {
-                    set.insert((cell, tick as u32));
+            for near in tick.saturating_sub(1)..=tick + 1 {
+                match &mut self.held {
+                    Held::Table(bits) => {
+                        let bit = near * self.cells + cell as usize;
+                        bits[bit / 64] |= 1 << (bit % 64);
+                    }
+                    Held::Set(set) => {
+                        set.insert((cell, near as u32));
+                    }
                 }
             }
             let last = &mut self.last[cell as usize];
@@ -267,6 +270,62 @@ pub struct PlanTogether {
     /// Cells looked at so far (states searched, cells of the walks to goals).
     work: u64,
     done: Option<Result<Vec<Vec<GridPos>>, CooperativeError>>,
+    /// The space-time search's open states and where each came from, kept from one unit's
+    /// search to the next (emptied, not freed).
+    scratch: Scratch,
+    /// Each cell's moves, worked out in the first call (with the first unit's goal check).
+    moves: Option<Moves>,
+}
+
+/// Each cell's moves by cell index, worked out once a plan (the searches read them far more
+/// often than the grid could work them out): the cells a step from a cell leads to, as
+/// [`NavGrid::neighbors`] gives them (`out`), and the cells a step into a cell comes from
+/// (`into`). Four bytes a cell and a move.
+struct Moves {
+    out: Adjacency,
+    into: Adjacency,
+}
+
+/// Cell `c`'s cells are `cells[first[c]..first[c + 1]]`.
+#[derive(Default)]
+struct Adjacency {
+    first: Vec<u32>,
+    cells: Vec<u32>,
+}
+
+impl Adjacency {
+    fn of(&self, cell: u32) -> &[u32] {
+        let c = cell as usize;
+        &self.cells[self.first[c] as usize..self.first[c + 1] as usize]
+    }
+}
+
+impl Moves {
+    fn of(grid: &NavGrid) -> Self {
+        let width = grid.width();
+        let (mut out, mut into) = (Adjacency::default(), Adjacency::default());
+        for at in grid.positions() {
+            out.first.push(out.cells.len() as u32);
+            into.first.push(into.cells.len() as u32);
+            for (next, _) in grid.neighbors(at) {
+                out.cells.push(next.y * width + next.x);
+                if grid.can_step(next, at) {
+                    into.cells.push(next.y * width + next.x);
+                }
+            }
+        }
+        out.first.push(out.cells.len() as u32);
+        into.first.push(into.cells.len() as u32);
+        Self { out, into }
+    }
+}
+
+/// A space-time search's working memory: open states (estimate, `u32::MAX` - tick, cell,
+/// whether a finish) and (cell, tick) -> the state it came from.
+#[derive(Default)]
+struct Scratch {
+    open: BinaryHeap<Reverse<(u32, u32, u32, bool)>>,
+    came: MixMap<(u32, u32), (u32, u32)>,
 }
 
 impl PlanTogether {
@@ -294,6 +353,8 @@ impl PlanTogether {
             plans: vec![Vec::new(); units.len()],
             work: 0,
             done: None,
+            scratch: Scratch::default(),
+            moves: None,
             grid,
         })
     }
@@ -331,10 +392,15 @@ impl PlanTogether {
     fn one_unit(&mut self) -> Option<Result<Vec<Vec<GridPos>>, CooperativeError>> {
         let grid = &self.grid;
         let index = |p: GridPos| p.y * grid.width() + p.x;
+        if self.moves.is_none() {
+            // Worked out with the first goal's check, in the same slice.
+            self.work += grid.len() as u64;
+        }
+        let moves = &*self.moves.get_or_insert_with(|| Moves::of(grid));
         if self.checked < self.units.len() {
             let unit = self.checked;
             let (start, goal) = self.units[unit];
-            let d = steps_to(grid, goal);
+            let d = steps_to(moves, index(goal));
             self.work += grid.len() as u64;
             if d[index(start) as usize] == u32::MAX {
                 return Some(Err(CooperativeError::Unreachable { unit }));
@@ -354,12 +420,15 @@ impl PlanTogether {
             Some(d) => std::borrow::Cow::Borrowed(d.as_slice()),
             None => {
                 self.work += grid.len() as u64;
-                std::borrow::Cow::Owned(steps_to(grid, self.units[unit].1))
+                std::borrow::Cow::Owned(steps_to(moves, index(self.units[unit].1)))
             }
         };
         let me = (unit, self.units[unit]);
         let (delay, horizon) = (self.delays[unit], self.horizon);
-        let plan = space_time_path(grid, &self.taken, me, &steps, delay, horizon, &mut self.work);
+        let scratch = &mut self.scratch;
+        let limits = (delay, horizon);
+        let ground = (grid, moves);
+        let plan = space_time_path(ground, &self.taken, me, &steps, limits, scratch, &mut self.work);
         if let Some(path) = plan {
             self.taken.hold(unit, &path);
             self.plans[unit] = path;
@@ -419,25 +488,23 @@ fn check_units(grid: &NavGrid, units: &[(GridPos, GridPos)]) -> Result<(), Coope
 }
 
 /// Steps from every cell to `goal` (`u32::MAX`: none), by moves the grid allows.
-fn steps_to(grid: &NavGrid, goal: GridPos) -> Vec<u32> {
-    steps_to_avoiding(grid, goal, |_| false)
+fn steps_to(moves: &Moves, goal: u32) -> Vec<u32> {
+    steps_to_avoiding(moves, goal, |_| false)
 }
 
 /// Steps from every cell to `goal` (`u32::MAX`: none), by moves the grid allows, through no
 /// cell (by index) that is `taken`.
-fn steps_to_avoiding(grid: &NavGrid, goal: GridPos, taken: impl Fn(u32) -> bool) -> Vec<u32> {
-    let width = grid.width();
-    let mut d = vec![u32::MAX; grid.len()];
+fn steps_to_avoiding(moves: &Moves, goal: u32, taken: impl Fn(u32) -> bool) -> Vec<u32> {
+    let mut d = vec![u32::MAX; moves.out.first.len() - 1];
     let mut queue = VecDeque::from([goal]);
-    d[(goal.y * width + goal.x) as usize] = 0;
+    d[goal as usize] = 0;
     while let Some(at) = queue.pop_front() {
-        let here = d[(at.y * width + at.x) as usize];
-        // Cells a step leads from into `at`: its neighbours that may step to it.
-        for (next, _) in grid.neighbors(at) {
-            let i = next.y * width + next.x;
-            if d[i as usize] == u32::MAX && !taken(i) && grid.can_step(next, at) {
+        let here = d[at as usize];
+        // Cells a step leads from into `at`.
+        for &i in moves.into.of(at) {
+            if d[i as usize] == u32::MAX && !taken(i) {
                 d[i as usize] = here + 1;
-                queue.push_back(next);
+                queue.push_back(i);
             }
         }
     }
@@ -454,12 +521,12 @@ fn steps_to_avoiding(grid: &NavGrid, goal: GridPos, taken: impl Fn(u32) -> bool)
 /// until everyone planned has arrived, not cells x the horizon, and a unit that can never
 /// reach its goal (parked units wall it in) is known at that tick.
 fn space_time_path(
-    grid: &NavGrid,
+    (grid, moves): (&NavGrid, &Moves),
     taken: &Reservations,
     (me, (start, goal)): (usize, (GridPos, GridPos)),
     distance: &[u32],
-    delay: u32,
-    horizon: u32,
+    (delay, horizon): (u32, u32),
+    Scratch { open, came }: &mut Scratch,
     work: &mut u64,
 ) -> Option<Vec<u32>> {
     let width = grid.width();
@@ -475,8 +542,8 @@ fn space_time_path(
     // first: far fewer states than breadth among the many ties waiting makes); a state of the
     // settled tick comes back as a finish (the later tick: its arrival), whose estimate is
     // exact.
-    let mut open = BinaryHeap::new();
-    let mut came: MixMap<(u32, u32), (u32, u32)> = MixMap::default();
+    open.clear();
+    came.clear();
     open.push(Reverse((distance[from as usize], u32::MAX, from, false)));
     came.insert((from, 0), (u32::MAX, 0));
     while let Some(Reverse((_, later, cell, finish))) = open.pop() {
@@ -502,7 +569,7 @@ fn space_time_path(
         if tick == settled {
             let steps = still.get_or_insert_with(|| {
                 *work += grid.len() as u64;
-                steps_to_avoiding(grid, goal, |c| taken.parked(c))
+                steps_to_avoiding(moves, to, |c| taken.parked(c))
             });
             let rest = steps[cell as usize];
             let arrival = tick.saturating_add(rest);
@@ -511,12 +578,9 @@ fn space_time_path(
             }
             continue;
         }
-        let here = GridPos::new(cell % width, cell / width);
-        let stay = std::iter::once(here);
         // Before its delay is up it only waits.
-        let steps = grid.neighbors(here).map(|(n, _)| n).filter(|_| tick >= delay);
-        for next in stay.chain(steps) {
-            let n = index(next);
+        let steps: &[u32] = if tick >= delay { moves.out.of(cell) } else { &[] };
+        for &n in std::iter::once(&cell).chain(steps) {
             let t = tick + 1;
             if !taken.free(n, t, me)
                 || distance[n as usize] == u32::MAX

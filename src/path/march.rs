@@ -158,16 +158,12 @@ impl March {
     /// point).
     fn heading_at(&self, distance: f32) -> Vec2 {
         let d = distance.clamp(0.0, self.length());
-        let i = self.along.partition_point(|&a| a <= d).clamp(1, self.route.len().max(1));
-        // The leg it is on, else the last with a length (the first for a point before it).
-        let legs = self.route.windows(2).map(|w| (w[1] - w[0]).normalize_or_zero());
-        let mut heading = Vec2::ZERO;
-        for (leg, way) in legs.enumerate() {
-            if way != Vec2::ZERO && (heading == Vec2::ZERO || leg < i) {
-                heading = way;
-            }
-        }
-        heading
+        let legs = self.route.len().saturating_sub(1);
+        // The leg it is on (leg `on - 1` ends at point `on`), else the last with a length
+        // before it, else the first after it.
+        let on = self.along.partition_point(|&a| a <= d).clamp(1, legs.max(1)).min(legs);
+        let way = |leg: usize| (self.route[leg + 1] - self.route[leg]).normalize_or_zero();
+        (0..on).rev().chain(on..legs).map(way).find(|&w| w != Vec2::ZERO).unwrap_or(Vec2::ZERO)
     }
 
     /// The offsets across the way (left of it positive) of the places in the row of the file
@@ -360,6 +356,24 @@ mod tests {
         };
         assert_eq!(row(13.0), vec![-1.5, -0.5, 0.5, 1.5]);
         assert_eq!(row(12.0), vec![-1.0, 0.0, 1.0]);
+    }
+
+    /// The file's rows lie across the leg of the route they are on; a leg of no length (a
+    /// point given twice) takes the heading of the leg before it, or after it at the start.
+    #[test]
+    fn rows_lie_across_the_leg_they_are_on() {
+        let march = line();
+        assert_eq!(march.heading_at(5.0), Vec2::X);
+        assert_eq!(march.heading_at(15.0), Vec2::Y);
+        assert_eq!(march.heading_at(-3.0), Vec2::X);
+        assert_eq!(march.heading_at(1e30), Vec2::Y);
+        let twice = vec![Vec2::ZERO, Vec2::ZERO, Vec2::new(4.0, 0.0), Vec2::new(4.0, 0.0)];
+        let march = March::new(twice, vec![Vec2::ZERO], 1.0).unwrap();
+        assert_eq!(march.heading_at(0.0), Vec2::X);
+        assert_eq!(march.heading_at(4.0), Vec2::X);
+        let point = March::new(vec![Vec2::ONE], vec![Vec2::ZERO, Vec2::Y], 1.0).unwrap();
+        assert_eq!(point.heading_at(0.0), Vec2::ZERO);
+        assert_eq!(point.targets(|a, b| a == b)[1], Place::InFile(Vec2::ONE));
     }
 
     #[test]

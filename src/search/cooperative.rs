@@ -428,7 +428,8 @@ impl PlanTogether {
         let scratch = &mut self.scratch;
         let limits = (delay, horizon);
         let ground = (grid, moves);
-        let plan = space_time_path(ground, &self.taken, me, &steps, limits, scratch, &mut self.work);
+        let plan =
+            space_time_path(ground, &self.taken, me, &steps, limits, scratch, &mut self.work);
         if let Some(path) = plan {
             self.taken.hold(unit, &path);
             self.plans[unit] = path;

@@ -18,6 +18,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
 
+use super::cell_moves::{Moves, steps_to, steps_to_avoiding};
 use super::linked::{MixMap, MixSet};
 use crate::grid::{GridPos, NavGrid};
 
@@ -277,49 +278,6 @@ pub struct PlanTogether {
     moves: Option<Moves>,
 }
 
-/// Each cell's moves by cell index, worked out once a plan (the searches read them far more
-/// often than the grid could work them out): the cells a step from a cell leads to, as
-/// [`NavGrid::neighbors`] gives them (`out`), and the cells a step into a cell comes from
-/// (`into`). Four bytes a cell and a move.
-struct Moves {
-    out: Adjacency,
-    into: Adjacency,
-}
-
-/// Cell `c`'s cells are `cells[first[c]..first[c + 1]]`.
-#[derive(Default)]
-struct Adjacency {
-    first: Vec<u32>,
-    cells: Vec<u32>,
-}
-
-impl Adjacency {
-    fn of(&self, cell: u32) -> &[u32] {
-        let c = cell as usize;
-        &self.cells[self.first[c] as usize..self.first[c + 1] as usize]
-    }
-}
-
-impl Moves {
-    fn of(grid: &NavGrid) -> Self {
-        let width = grid.width();
-        let (mut out, mut into) = (Adjacency::default(), Adjacency::default());
-        for at in grid.positions() {
-            out.first.push(out.cells.len() as u32);
-            into.first.push(into.cells.len() as u32);
-            for (next, _) in grid.neighbors(at) {
-                out.cells.push(next.y * width + next.x);
-                if grid.can_step(next, at) {
-                    into.cells.push(next.y * width + next.x);
-                }
-            }
-        }
-        out.first.push(out.cells.len() as u32);
-        into.first.push(into.cells.len() as u32);
-        Self { out, into }
-    }
-}
-
 /// A space-time search's working memory: open states (estimate, `u32::MAX` - tick, cell,
 /// whether a finish) and (cell, tick) -> the state it came from.
 #[derive(Default)]
@@ -486,30 +444,6 @@ fn check_units(grid: &NavGrid, units: &[(GridPos, GridPos)]) -> Result<(), Coope
         }
     }
     Ok(())
-}
-
-/// Steps from every cell to `goal` (`u32::MAX`: none), by moves the grid allows.
-fn steps_to(moves: &Moves, goal: u32) -> Vec<u32> {
-    steps_to_avoiding(moves, goal, |_| false)
-}
-
-/// Steps from every cell to `goal` (`u32::MAX`: none), by moves the grid allows, through no
-/// cell (by index) that is `taken`.
-fn steps_to_avoiding(moves: &Moves, goal: u32, taken: impl Fn(u32) -> bool) -> Vec<u32> {
-    let mut d = vec![u32::MAX; moves.out.first.len() - 1];
-    let mut queue = VecDeque::from([goal]);
-    d[goal as usize] = 0;
-    while let Some(at) = queue.pop_front() {
-        let here = d[at as usize];
-        // Cells a step leads from into `at`.
-        for &i in moves.into.of(at) {
-            if d[i as usize] == u32::MAX && !taken(i) {
-                d[i as usize] = here + 1;
-                queue.push_back(i);
-            }
-        }
-    }
-    d
 }
 
 /// The fastest space-time path for one unit through what `taken` holds, ending at its goal at
@@ -795,6 +729,21 @@ mod tests {
         // Out of time: one unit a call, whatever the cells.
         let mut planner = PlanTogether::new(grid, &units, 64).unwrap();
         assert_eq!(planner.step(u64::MAX, || true), None);
+    }
+
+    /// A corridor whose only way on is a ledge (a one-way step): the unit is planned down it.
+    /// The walks to the goal count steps into each cell, the ledge among them (they were read
+    /// from the cell's own neighbours, which leave out a step that comes in one way only: the
+    /// goal was "unreachable").
+    #[test]
+    fn a_plan_takes_a_one_way_step() {
+        let mut grid = NavGrid::new(4, 1).unwrap();
+        let cell = |x| GridPos::new(x, 0);
+        grid.set_edge(cell(1), cell(2), crate::grid::Edge::OneWay).unwrap();
+        let plans = plan_together(&grid, &[(cell(0), cell(3))], 16).unwrap();
+        assert_eq!(plans[0], vec![cell(0), cell(1), cell(2), cell(3)]);
+        let back = plan_together(&grid, &[(cell(3), cell(0))], 16);
+        assert_eq!(back, Err(CooperativeError::Unreachable { unit: 0 }));
     }
 
     /// Errors come in slices too: an unreachable goal from `step`, a shared start at once.

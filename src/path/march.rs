@@ -170,14 +170,20 @@ impl March {
     /// `distance` along the route: a gap apart, as many as fit where `clear` says the way
     /// across is open (with room for a body to either side), up to the formation's width and
     /// `wanted`; centred on the route where they fit so, else shifted to where the way is
-    /// open. At least the route itself.
-    fn row(&self, distance: f32, wanted: usize, clear: &impl Fn(Vec2, Vec2) -> bool) -> Vec<f32> {
+    /// open. At least the route itself. Returns the row's point on the route and the way
+    /// across (left), with the offsets.
+    fn row(
+        &self,
+        distance: f32,
+        wanted: usize,
+        clear: &impl Fn(Vec2, Vec2) -> bool,
+    ) -> (Vec2, Vec2, Vec<f32>) {
         let at = self.point_at(distance);
         let side = self.heading_at(distance).perp();
         let most_abreast = self.across.min(wanted).max(1);
         let most = 2 * (most_abreast as i32 - 1);
         if side == Vec2::ZERO || most == 0 {
-            return vec![0.0];
+            return (at, side, vec![0.0]);
         }
         // Half a gap at a time out to either side, while a body there would be on open ground.
         let half = self.gap * 0.5;
@@ -190,7 +196,8 @@ impl March {
         let abreast = (((left - right) / 2 + 1) as usize).min(most_abreast);
         let span = 2 * (abreast as i32 - 1);
         let first = (-(abreast as i32 - 1)).clamp(right, left - span);
-        (0..abreast as i32).rev().map(|c| (first + 2 * c) as f32 * half).collect()
+        let offsets = (0..abreast as i32).rev().map(|c| (first + 2 * c) as f32 * half).collect();
+        (at, side, offsets)
     }
 
     /// Where each member goes this frame: its slot round the anchor when `clear(anchor, slot)`
@@ -223,12 +230,10 @@ impl March {
                 }
                 break;
             }
-            let offsets = self.row(behind, rest.len(), &clear);
+            let (point, side, offsets) = self.row(behind, rest.len(), &clear);
             let (row, after) = rest.split_at_mut(offsets.len());
             // Left to right, as their slots stand across the way.
-            let side = self.heading_at(behind).perp();
             row.sort_by(|&a, &b| side.dot(self.slots[b]).total_cmp(&side.dot(self.slots[a])));
-            let point = self.point_at(behind);
             for (&i, offset) in row.iter().zip(offsets) {
                 places[i] = Place::InFile(point + side * offset);
             }

@@ -689,7 +689,7 @@ mod in_an_app {
         let (members, order) = order_box(&mut app, starts, &speeds, goal, true);
         let (mut closest, mut filed, mut abreast) = (f32::INFINITY, false, false);
         let mut arrived = Vec::new();
-        for _ in 0..3000 {
+        for _ in 0..1500 {
             app.update();
             arrived.extend(messages::<Arrived>(&app).iter().map(|a| (a.entity, a.cell)));
             assert!(messages::<PathFailed>(&app).is_empty());

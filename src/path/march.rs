@@ -125,6 +125,17 @@ impl March {
         self.back + self.gap * (self.slots.len() as f32 + 1.0)
     }
 
+    /// How deep the formation reaches behind its anchor (along the way from the route's start
+    /// to its end).
+    pub fn depth(&self) -> f32 {
+        self.back
+    }
+
+    /// How far the anchor has yet to go.
+    pub fn remaining(&self) -> f32 {
+        (self.length() - self.travelled).max(0.0)
+    }
+
     /// The members' slots (offsets from the anchor).
     pub fn slots(&self) -> &[Vec2] {
         &self.slots

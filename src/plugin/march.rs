@@ -16,6 +16,11 @@ use crate::search::{PathQuery, Pathfinder};
 /// its own way (as without `marching`).
 pub const MAX_MARCHING: usize = 256;
 
+/// How far from its slot (cells) a member in formation may be before it counts as taking its
+/// slot again rather than keeping it: the anchor stands for one nearer, walks on at half the
+/// pace for one further.
+const REFORMING: f32 = 2.0;
+
 /// How long a member may have no straight way to its place before it leaves the march and
 /// walks to its goal by a path of its own, in seconds.
 pub const LOST_AFTER: f32 = 1.0;
@@ -208,9 +213,9 @@ impl GroupMarch {
     /// the way), never closer than half a cell to another member than it was (else it waits,
     /// and after [`LOST_AFTER`] seconds of waiting walks on); one with no straight way to its
     /// place walks the route towards the anchor, as far along as it sees. The anchor walks on
-    /// at the pace while the formation keeps up (slower as the member in formation furthest
-    /// from its slot falls behind, standing while it is two cells off; members in file, with
-    /// no straight way to their slots, or held up by other members this frame do not hold it).
+    /// at the pace while the formation keeps up ([`keep_up`](Self::keep_up); members in file,
+    /// with no straight way to their slots, or held up by other members this frame do not
+    /// hold it).
     /// Members with no straight way to their place or the route for [`LOST_AFTER`] seconds,
     /// standing on no number, or with no speed, leave. Returns each member's stride, and
     /// whether the march arrived: the anchor was at the goal and every member still marching
@@ -227,7 +232,7 @@ impl GroupMarch {
         let mut arrived = self.march.is_done();
         let mut strides = vec![Stride::Left; at.len()];
         let mut now: Vec<Option<Vec2>> = at.iter().map(|a| a.map(|(p, _)| p)).collect();
-        let mut furthest: f32 = 0.0;
+        let (mut furthest, mut reforming): (f32, bool) = (0.0, false);
         let keep = self.tile * 0.5;
         // A step from `from` to `to` that comes within `keep` of another at `other`, nearer
         // than it was.
@@ -288,15 +293,51 @@ impl GroupMarch {
             // It does not wait for one held up by other members (one walled in by the
             // formation itself would hold it for ever): the way clears as the group walks on.
             if matches!(places[i], Place::InFormation(_)) && target == Some(place) && !held_up {
-                furthest = furthest.max(next.distance(place));
+                let off = next.distance(place);
+                // Within two cells it keeps the shape; further, it is taking its slot again
+                // (out of the file, round a corner): the anchor walks on at half the pace,
+                // which every member outwalks (the pace is the slowest member's speed).
+                if off <= REFORMING * self.tile {
+                    furthest = furthest.max(off);
+                } else {
+                    reforming = true;
+                }
             }
             arrived &= next.distance(place) <= self.tile * 0.25;
             strides[i] = Stride::To(next);
         }
-        let slack = self.tile;
-        let keep_up = ((2.0 * slack - furthest) / slack).clamp(0.0, 1.0);
+        let keep_up = self.keep_up(&ground, &places, furthest, reforming);
         self.march.advance(self.pace * keep_up * dt);
         (strides, arrived)
+    }
+}
+
+impl GroupMarch {
+    /// The share of its pace the anchor walks at this frame, given how far the member in
+    /// formation furthest from its slot (within [`REFORMING`] cells) is, and whether one is
+    /// further (`reforming`: taking its slot again, out of the file or round a corner).
+    ///
+    /// Slower as the furthest falls behind, standing at two cells. One re-forming halves the
+    /// pace, which every member outwalks (the pace is the slowest member's speed): standing
+    /// for it would stand the whole file behind it. Near a goal where the formation stands
+    /// within a cell of what is shut, the anchor stands for it while others still file: the
+    /// ranks stop there, and must not stand across the way of those still to come out of the
+    /// narrows.
+    fn keep_up(&self, ground: &Ground, places: &[Place], furthest: f32, reforming: bool) -> f32 {
+        let slack = self.tile;
+        let keep_up = ((2.0 * slack - furthest) / slack).clamp(0.0, 1.0);
+        if !reforming {
+            return keep_up;
+        }
+        let near_end = self.march.remaining() <= self.march.depth() + 2.0 * self.tile;
+        let filing = || places.iter().any(|p| matches!(p, Place::InFile(_)));
+        let end = self.march.point_at(self.march.length());
+        let round = [Vec2::ZERO, Vec2::X, Vec2::NEG_X, Vec2::Y, Vec2::NEG_Y].map(|d| d * slack);
+        let tight = || {
+            let slots = self.march.slots().iter();
+            slots.flat_map(|s| round.map(|d| end + *s + d)).any(|p| !ground.open(p))
+        };
+        if near_end && filing() && tight() { 0.0 } else { keep_up.min(0.5) }
     }
 }
 

@@ -667,17 +667,25 @@ mod in_an_app {
     /// What a march over a river showed: the closest two members came on the bridge (tiles),
     /// whether the formation met the river with some slots in the water and some not, whether
     /// two members filing (not in their slots) ever stood abreast on the bridge (level within
-    /// a quarter of a tile, at least three quarters apart), and where each arrived.
+    /// a quarter of a tile, at least three quarters apart), where each arrived, and in how many
+    /// of the frames the anchor was on its way it stood still.
     struct Crossing {
         closest: f32,
         filed: bool,
         abreast: bool,
         arrived: Vec<(Entity, GridPos)>,
+        stood: (usize, usize),
     }
 
-    /// `starts.len()` members at `starts` (speeds 80 and 120 by turns), marching in a box to
-    /// `goal` over `rows` (`#` water; the river is rows 8 to 10 from the top).
-    fn march_over_river(rows: &[&str], starts: &[GridPos], goal: GridPos) -> Crossing {
+    /// `starts.len()` members at `starts` (speeds 80 and 120 by turns), marching in a box
+    /// `spacing` cells apart to `goal` over `rows` (`#` water; the river is rows 8 to 10 from
+    /// the top).
+    fn march_over_river(
+        rows: &[&str],
+        starts: &[GridPos],
+        goal: GridPos,
+        spacing: u32,
+    ) -> Crossing {
         use bevy_tilemap_nav::path::Place;
         use bevy_tilemap_nav::plugin::GroupMarch;
         let mut app = nav_app(DT, WALL);
@@ -687,8 +695,9 @@ mod in_an_app {
         let height = rows.len() as f32;
         let on_bridge = |p: Vec2| ((height - 11.5) * TILE..=(height - 8.5) * TILE).contains(&p.y);
         let (members, order) = order_box(&mut app, starts, &speeds, goal, true);
+        app.world_mut().get_mut::<GroupOrder>(order).unwrap().spacing = spacing;
         let (mut closest, mut filed, mut abreast) = (f32::INFINITY, false, false);
-        let mut arrived = Vec::new();
+        let (mut arrived, mut stood, mut travelled) = (Vec::new(), (0, 0), 0.0);
         for _ in 0..1500 {
             app.update();
             arrived.extend(messages::<Arrived>(&app).iter().map(|a| (a.entity, a.cell)));
@@ -712,6 +721,11 @@ mod in_an_app {
                 };
                 // Where the formation meets the river, some slots fall in the water.
                 let anchor = group.march().anchor();
+                if !group.march().is_done() {
+                    stood.0 += usize::from(group.march().travelled() == travelled);
+                    stood.1 += 1;
+                }
+                travelled = group.march().travelled();
                 let shut = group.march().slots().iter().filter(|&&s| !open(anchor + s)).count();
                 filed |= shut > 0 && shut < starts.len();
                 let clear = |a: Vec2, b: Vec2| (0..=64).all(|i| open(a.lerp(b, i as f32 / 64.0)));
@@ -730,7 +744,7 @@ mod in_an_app {
                 break;
             }
         }
-        Crossing { closest, filed, abreast, arrived }
+        Crossing { closest, filed, abreast, arrived, stood }
     }
 
     /// Six members march across a river by a one-tile bridge: on the bridge they go in file
@@ -744,7 +758,7 @@ mod in_an_app {
             *row = "###############.###############";
         }
         let starts: Vec<GridPos> = (0..6).map(|i| GridPos::new(13 + i % 3, 2 + i / 3)).collect();
-        let crossing = march_over_river(&rows, &starts, GridPos::new(15, 16));
+        let crossing = march_over_river(&rows, &starts, GridPos::new(15, 16), 1);
         let arrived = crossing.arrived;
         assert_eq!(arrived.len(), 6, "{arrived:?}");
         assert!(crossing.filed, "the formation never met the bridge");
@@ -771,13 +785,34 @@ mod in_an_app {
             for row in rows.iter_mut().take(11).skip(8) {
                 *row = bridge;
             }
-            let crossing = march_over_river(&rows, &starts, goal);
+            let crossing = march_over_river(&rows, &starts, goal, 1);
             assert_eq!(crossing.arrived.len(), 16, "{bridge}: {:?}", crossing.arrived);
             assert_distinct(&crossing.arrived, 16);
             assert!(crossing.filed, "{bridge}: the formation never met the bridge");
             assert!(crossing.closest >= 0.5, "{bridge}: two {} tiles apart", crossing.closest);
             assert_eq!(crossing.abreast, wide, "{bridge}: filing members side by side");
         }
+    }
+
+    /// Sixteen members in a box of four march over a one-tile bridge to a goal far beyond it:
+    /// those out of the file walk to slots up to a few cells away, and the anchor walks on at
+    /// half its pace meanwhile instead of standing (it stood in most frames before, and the
+    /// whole file with it); still never two within half a tile on the bridge, and all arrive
+    /// at cells of their own.
+    #[test]
+    fn a_march_walks_on_while_members_out_of_the_file_take_their_slots() {
+        let starts: Vec<GridPos> = (0..36).map(|i| GridPos::new(14 + i % 6, 37 + i / 6)).collect();
+        let mut rows = vec!["................................."; 44];
+        for row in rows.iter_mut().take(11).skip(8) {
+            *row = "################.################";
+        }
+        let crossing = march_over_river(&rows, &starts, GridPos::new(16, 8), 2);
+        assert_eq!(crossing.arrived.len(), 36, "{:?}", crossing.arrived);
+        assert_distinct(&crossing.arrived, 36);
+        assert!(crossing.filed, "the formation never met the bridge");
+        assert!(crossing.closest >= 0.5, "two {} tiles apart", crossing.closest);
+        let (stood, of) = crossing.stood;
+        assert!(stood * 4 < of, "the anchor stood in {stood} of {of} frames on its way");
     }
 
     /// A march played at: a member despawned, one given a speed of 0, one sent elsewhere by a

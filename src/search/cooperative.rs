@@ -14,12 +14,12 @@
 //! the parked units), over one bit per cell and tick: for hundreds of units on a
 //! tactics-sized map, not thousands on a big one.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
 use super::cell_moves::{Moves, steps_to, steps_to_avoiding};
-use super::linked::{MixMap, MixSet};
+use super::linked::MixSet;
+use super::space_time::{Came, Open};
 use crate::grid::{GridPos, NavGrid};
 
 /// Why units could not be planned together.
@@ -278,12 +278,12 @@ pub struct PlanTogether {
     moves: Option<Moves>,
 }
 
-/// A space-time search's working memory: open states (estimate, `u32::MAX` - tick, cell,
-/// whether a finish) and (cell, tick) -> the state it came from.
+/// A space-time search's working memory: open states (cell, tick, whether a finish) by their
+/// estimate, and the cell each state (cell, tick) came from.
 #[derive(Default)]
 struct Scratch {
-    open: BinaryHeap<Reverse<(u32, u32, u32, bool)>>,
-    came: MixMap<(u32, u32), (u32, u32)>,
+    open: Open,
+    came: Came,
 }
 
 impl PlanTogether {
@@ -474,22 +474,20 @@ fn space_time_path(
     let settled = taken.latest.max(START_HELD).saturating_add(2).max(delay).max(after_everyone);
     let mut still: Option<Vec<u32>> = None;
     // Open states by their estimate, the later tick first among equal estimates (deeper
-    // first: far fewer states than breadth among the many ties waiting makes); a state of the
-    // settled tick comes back as a finish (the later tick: its arrival), whose estimate is
-    // exact.
-    open.clear();
-    came.clear();
-    open.push(Reverse((distance[from as usize], u32::MAX, from, false)));
-    came.insert((from, 0), (u32::MAX, 0));
-    while let Some(Reverse((_, later, cell, finish))) = open.pop() {
+    // first); a state of the settled tick comes back as a finish (at its arrival's estimate,
+    // which is exact).
+    open.clear(distance[from as usize], settled.min(horizon));
+    came.clear(grid.len(), settled.min(horizon));
+    open.push(distance[from as usize], 0, (from, 0, false));
+    came.insert(from, 0, u32::MAX);
+    while let Some((cell, tick, finish)) = open.pop() {
         *work += 1;
-        let tick = if finish { settled } else { u32::MAX - later };
         if finish || (cell == to && tick >= after_everyone) {
             let mut path = vec![cell];
             let mut at = (cell, tick);
-            while let Some(&(c, t)) = came.get(&at).filter(|p| p.0 != u32::MAX) {
+            while let Some(c) = came.get(at.0, at.1).filter(|&c| c != u32::MAX) {
                 path.push(c);
-                at = (c, t);
+                at = (c, at.1 - 1);
             }
             path.reverse();
             if finish {
@@ -509,7 +507,7 @@ fn space_time_path(
             let rest = steps[cell as usize];
             let arrival = tick.saturating_add(rest);
             if rest != u32::MAX && arrival <= horizon {
-                open.push(Reverse((arrival, u32::MAX - arrival, cell, true)));
+                open.push(arrival, arrival, (cell, tick, true));
             }
             continue;
         }
@@ -517,14 +515,12 @@ fn space_time_path(
         let steps: &[u32] = if tick >= delay { moves.out.of(cell) } else { &[] };
         for &n in std::iter::once(&cell).chain(steps) {
             let t = tick + 1;
-            if !taken.free(n, t, me)
-                || distance[n as usize] == u32::MAX
-                || came.contains_key(&(n, t))
+            if !taken.free(n, t, me) || distance[n as usize] == u32::MAX || came.get(n, t).is_some()
             {
                 continue;
             }
-            came.insert((n, t), (cell, tick));
-            open.push(Reverse((t + distance[n as usize], u32::MAX - t, n, false)));
+            came.insert(n, t, cell);
+            open.push(t + distance[n as usize], t, (n, t, false));
         }
     }
     None

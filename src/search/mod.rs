@@ -47,6 +47,7 @@ mod result;
 #[cfg(feature = "bevy")]
 pub(crate) mod schedule;
 mod seams;
+mod space_time;
 mod warmup;
 mod world;
 

@@ -684,6 +684,22 @@ mod tests {
         assert_eq!(table, set);
     }
 
+    /// A grid too big for a table of where each searched state came from (cells x ticks) keeps
+    /// them in a map: the same 12 x 12 puzzle walled off in a corner of one gets the same plans.
+    #[test]
+    fn states_come_from_a_table_or_a_map_alike() {
+        let (small, units) = walled_rows();
+        let mut big = NavGrid::new(1_500, 1_400).unwrap();
+        assert!(big.len() > 1 << 21, "past the table: {}", big.len());
+        big.fill_rect(GridPos::new(12, 0), GridPos::new(1_499, 1_399), Cell::Blocked).unwrap();
+        big.fill_rect(GridPos::new(0, 12), GridPos::new(11, 1_399), Cell::Blocked).unwrap();
+        for p in small.positions() {
+            big.set(p, small.get(p).unwrap()).unwrap();
+        }
+        let table = plan_together(&small, &units, 200).unwrap();
+        assert_eq!(plan_together(&big, &units, 200).unwrap(), table);
+    }
+
     /// Planned a slice at a time (down to a cell a call), the plans are the same as in one
     /// call, re-orders and all; the work is counted, and a slice stops at its cells.
     #[test]

@@ -43,6 +43,7 @@ mod options;
 mod pathfinder;
 pub(crate) mod precomputed;
 mod query;
+mod reservations;
 mod result;
 #[cfg(feature = "bevy")]
 pub(crate) mod schedule;

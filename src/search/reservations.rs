@@ -69,7 +69,7 @@ impl Reservations {
 
     /// Whether `me` may be in `cell` at `tick`: nobody else is there then, nor a tick before
     /// or after. The tick between two units in one cell is what lets them walk the plan at any
-    /// speeds ([`CellTurns`]): nobody steps into a cell as its last holder steps out.
+    /// speeds ([`CellTurns`](super::CellTurns)): nobody steps into a cell as its last holder steps out.
     pub(super) fn free(&self, cell: u32, tick: u32, me: usize) -> bool {
         !self.near(cell, tick)
             && self.parked[cell as usize] > tick + 1

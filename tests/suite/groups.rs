@@ -794,11 +794,12 @@ mod in_an_app {
         }
     }
 
-    /// Sixteen members in a box of four march over a one-tile bridge to a goal far beyond it:
-    /// those out of the file walk to slots up to a few cells away, and the anchor walks on at
-    /// half its pace meanwhile instead of standing (it stood in most frames before, and the
-    /// whole file with it); still never two within half a tile on the bridge, and all arrive
-    /// at cells of their own.
+    /// Thirty-six members in a box of six, two cells apart, march over a one-tile bridge to a
+    /// goal far beyond it: those out of the file walk to slots up to a few cells away, and the
+    /// anchor walks on at half its pace meanwhile instead of standing (before, it stood in 481
+    /// of 912 frames, and the whole file with it, and a member pushed through after waiting
+    /// `LOST_AFTER`); never two within half a tile on the bridge, and all arrive at cells of
+    /// their own.
     #[test]
     fn a_march_walks_on_while_members_out_of_the_file_take_their_slots() {
         let starts: Vec<GridPos> = (0..36).map(|i| GridPos::new(14 + i % 6, 37 + i / 6)).collect();

@@ -325,7 +325,7 @@ impl GroupMarch {
     /// narrows.
     fn keep_up(&self, ground: &Ground, places: &[Place], furthest: f32, reforming: bool) -> f32 {
         let slack = self.tile;
-        let keep_up = ((2.0 * slack - furthest) / slack).clamp(0.0, 1.0);
+        let keep_up = ((REFORMING * slack - furthest) / slack).clamp(0.0, 1.0);
         if !reforming {
             return keep_up;
         }

@@ -355,8 +355,10 @@ fn space_time_path(
     // Open states by their estimate, the later tick first among equal estimates (deeper
     // first); a state of the settled tick comes back as a finish (at its arrival's estimate,
     // which is exact).
-    open.clear(distance[from as usize], settled.min(horizon));
-    came.clear(grid.len(), settled.min(horizon));
+    // No state is kept past the settled tick (it finishes there) nor the horizon.
+    let last = settled.min(horizon);
+    open.clear(distance[from as usize], last);
+    came.clear(grid.len(), last);
     open.push(distance[from as usize], 0, (from, 0, false));
     came.insert(from, 0, u32::MAX);
     while let Some((cell, tick, finish)) = open.pop() {

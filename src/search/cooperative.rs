@@ -1,7 +1,7 @@
 //! Cooperative plans for units that hold whole cells: each unit's moves planned in space and
 //! time, one step a tick, so that no two ever share a cell or swap through each other
 //! ([`plan_together`]), and the order in which the units take each cell, so that units
-//! walking such plans at any speeds keep to them ([`CellTurns`]).
+//! walking such plans at any speeds keep to them ([`CellTurns`](super::CellTurns)).
 //!
 //! Units are planned one after another (prioritised planning, as in Silver's cooperative A*):
 //! each plans a fastest space-time path (moves to a neighbour or waits) through the cells and
@@ -14,7 +14,7 @@
 //! the parked units), over one bit per cell and tick: for hundreds of units on a
 //! tactics-sized map, not thousands on a big one.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fmt;
 
 use super::cell_moves::{Moves, steps_to, steps_to_avoiding};
@@ -155,6 +155,15 @@ pub struct PlanTogether {
     scratch: Scratch,
     /// Each cell's moves, worked out in the first call (with the first unit's goal check).
     moves: Option<Moves>,
+    /// Windowed: each search looks this many ticks ahead (`None`: to the goal).
+    window: Option<u32>,
+    /// The windows made for good so far: each unit's cell at every tick up to the last one
+    /// kept (empty until a window is made; starts of the window being made are their ends).
+    kept_ticks: Vec<Vec<u32>>,
+    /// Whether each unit's plan of this window reaches its goal (not cut at the window's end).
+    arrives: Vec<bool>,
+    /// The most steps any unit's walk to its goal takes, alone (known once all are checked).
+    longest: u32,
 }
 
 /// A space-time search's working memory: open states (cell, tick, whether a finish) by their
@@ -192,8 +201,76 @@ impl PlanTogether {
             done: None,
             scratch: Scratch::default(),
             moves: None,
+            window: None,
+            kept_ticks: Vec::new(),
+            arrives: vec![false; units.len()],
+            longest: 0,
             grid,
         })
+    }
+
+    /// A planner of `units` that looks `window` ticks ahead (windowed cooperative A*, as in
+    /// Silver's WHCA*): each unit's search stops at the window's end, where the rest of its way
+    /// is counted as a plain walk. Once every unit is planned for a window, the first half of
+    /// it is kept for good ([`kept_ticks`](Self::kept_ticks), [`kept_plans`](Self::kept_plans))
+    /// and the next window is planned from where that half ends, units already on their goals
+    /// last (so they step aside for those still on their way), until every unit's plan of a
+    /// window reaches its goal. The units may walk what is kept while the rest is made.
+    ///
+    /// Each window costs a search of `window` ticks a unit, however far the goals; but looking
+    /// ahead only so far, units can go round each other for ever: once the kept ticks pass
+    /// twice the longest walk to a goal (plus a window), the rest is planned to the goals in
+    /// one (as [`plan_together`] does). A `window` below 2 is taken as 2. The plans it gives
+    /// keep the same rules as [`plan_together`]'s (and [`CellTurns`](super::CellTurns) of the kept windows,
+    /// then [`extend`](super::CellTurns::extend)ed with each one kept after, keep units walking them
+    /// apart whatever their speeds).
+    ///
+    /// ```
+    /// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
+    /// use bevy_tilemap_nav::search::PlanTogether;
+    ///
+    /// let grid = NavGrid::new(40, 3).unwrap();
+    /// let (west, east) = (GridPos::new(0, 1), GridPos::new(39, 1));
+    /// let mut planner = PlanTogether::windowed(grid, &[(west, east), (east, west)], 256, 8)
+    ///     .unwrap();
+    /// // The first window is kept before the units are anywhere near each other.
+    /// while planner.kept_ticks() == 0 {
+    ///     assert_eq!(planner.step(1, || false), None);
+    /// }
+    /// assert_eq!(planner.kept_ticks(), 4);
+    /// // Unit 0 has come four cells east (in some row) in those four ticks.
+    /// assert_eq!(planner.kept_plans()[0][4].x, 4);
+    /// let plans = loop {
+    ///     if let Some(done) = planner.step(u64::MAX, || false) {
+    ///         break done.unwrap();
+    ///     }
+    /// };
+    /// assert_eq!((plans[0].last(), plans[1].last()), (Some(&east), Some(&west)));
+    /// assert_eq!(plans[0].len(), 40, "no wait on the way: they pass side by side");
+    /// ```
+    pub fn windowed(
+        grid: NavGrid,
+        units: &[(GridPos, GridPos)],
+        horizon: u32,
+        window: u32,
+    ) -> Result<Self, CooperativeError> {
+        let mut planner = Self::new(grid, units, horizon)?;
+        planner.window = Some(window.max(2));
+        Ok(planner)
+    }
+
+    /// The ticks kept for good so far by a windowed planner (0 until its first window is made;
+    /// always 0 for one that is not windowed).
+    pub fn kept_ticks(&self) -> u32 {
+        self.kept_ticks.first().map_or(0, |k| k.len() as u32 - 1)
+    }
+
+    /// Each unit's cell at every tick from 0 to [`kept_ticks`](Self::kept_ticks): what the
+    /// units may walk while the rest is made.
+    pub fn kept_plans(&self) -> Vec<Vec<GridPos>> {
+        let width = self.grid.width();
+        let pos = |&i: &u32| GridPos::new(i % width, i / width);
+        self.kept_ticks.iter().map(|k| k.iter().map(pos).collect()).collect()
     }
 
     /// The reservations of nobody planned yet: only the starts.
@@ -239,9 +316,11 @@ impl PlanTogether {
             let (start, goal) = self.units[unit];
             let d = steps_to(moves, index(goal));
             self.work += grid.len() as u64;
-            if d[index(start) as usize] == u32::MAX {
+            let walk = d[index(start) as usize];
+            if walk == u32::MAX {
                 return Some(Err(CooperativeError::Unreachable { unit }));
             }
+            self.longest = self.longest.max(walk);
             if self.units.len().saturating_mul(grid.len()) <= KEPT_STEPS {
                 self.kept.push(d);
             }
@@ -249,9 +328,11 @@ impl PlanTogether {
             return None;
         }
         let Some(&unit) = self.order.get(self.next) else {
-            let pos = |i: u32| GridPos::new(i % grid.width(), i / grid.width());
-            let plans = std::mem::take(&mut self.plans);
-            return Some(Ok(plans.into_iter().map(|p| p.into_iter().map(pos).collect()).collect()));
+            if self.window.is_some() && !self.arrives.iter().all(|&a| a) {
+                self.next_window();
+                return None;
+            }
+            return Some(Ok(self.finish()));
         };
         let steps = match self.kept.get(unit) {
             Some(d) => std::borrow::Cow::Borrowed(d.as_slice()),
@@ -263,13 +344,14 @@ impl PlanTogether {
         let me = (unit, self.units[unit]);
         let (delay, horizon) = (self.delays[unit], self.horizon);
         let scratch = &mut self.scratch;
-        let limits = (delay, horizon);
+        let limits = Limits { delay, horizon, window: self.window };
         let ground = (grid, moves);
         let plan =
             space_time_path(ground, &self.taken, me, &steps, limits, scratch, &mut self.work);
-        if let Some(path) = plan {
+        if let Some((path, arrives)) = plan {
             self.taken.hold(unit, &path);
             self.plans[unit] = path;
+            self.arrives[unit] = arrives;
             self.next += 1;
             return None;
         }
@@ -293,6 +375,71 @@ impl PlanTogether {
         self.next = 0;
         None
     }
+}
+
+impl PlanTogether {
+    /// The plans of every unit, all windows kept and the last one made: each unit's cell at
+    /// every tick until it is on its goal for good.
+    fn finish(&mut self) -> Vec<Vec<GridPos>> {
+        let width = self.grid.width();
+        let pos = |i: u32| GridPos::new(i % width, i / width);
+        let plans = std::mem::take(&mut self.plans);
+        let kept = std::mem::take(&mut self.kept_ticks);
+        let whole = plans.into_iter().enumerate().map(|(unit, plan)| {
+            let Some(before) = kept.get(unit) else { return plan };
+            let mut cells = before.clone();
+            cells.extend(plan.into_iter().skip(1));
+            // On its goal from the tick it last came there.
+            while cells.len() > 1 && cells[cells.len() - 2] == cells[cells.len() - 1] {
+                cells.pop();
+            }
+            cells
+        });
+        whole.map(|p| p.into_iter().map(pos).collect()).collect()
+    }
+
+    /// Every unit is planned for this window and some have not arrived: its first half is kept,
+    /// and the next window is planned from where that half ends (units on their goals last;
+    /// once the kept ticks pass what any walk could need, the rest is planned to the goals).
+    fn next_window(&mut self) {
+        let Some(window) = self.window else { return };
+        let keep = (window / 2) as usize;
+        let plans = std::mem::take(&mut self.plans);
+        if self.kept_ticks.is_empty() {
+            self.kept_ticks = vec![Vec::new(); self.units.len()];
+            self.kept_ticks.iter_mut().zip(&plans).for_each(|(k, p)| k.extend(p.first()));
+        }
+        for (unit, plan) in plans.iter().enumerate() {
+            let ends = |t: usize| plan[t.min(plan.len() - 1)];
+            self.kept_ticks[unit].extend((1..=keep).map(ends));
+            self.units[unit].0 = self.pos(ends(keep));
+        }
+        let at_goal = |u: &usize| self.units[*u].0 == self.units[*u].1;
+        let mut order = std::mem::take(&mut self.order);
+        order.sort_by_key(at_goal);
+        self.order = order;
+        if self.kept_ticks() > self.longest.saturating_mul(2).saturating_add(window) {
+            self.window = None;
+        }
+        self.taken = Self::fresh(&self.grid, &self.units, self.horizon);
+        self.plans = vec![Vec::new(); self.units.len()];
+        self.arrives = vec![false; self.units.len()];
+        self.delays = vec![0; self.units.len()];
+        (self.next, self.reorders, self.waits) = (0, 0, 0);
+    }
+
+    fn pos(&self, i: u32) -> GridPos {
+        GridPos::new(i % self.grid.width(), i / self.grid.width())
+    }
+}
+
+/// What bounds one unit's space-time search: the ticks it waits on its start, the most ticks
+/// its plan may take, and (windowed) the tick its search stops at.
+#[derive(Clone, Copy)]
+struct Limits {
+    delay: u32,
+    horizon: u32,
+    window: Option<u32>,
 }
 
 /// The most steps-to-goal numbers (a unit's for every cell) kept through a plan (16 MB).
@@ -339,10 +486,10 @@ fn space_time_path(
     taken: &Reservations,
     (me, (start, goal)): (usize, (GridPos, GridPos)),
     distance: &[u32],
-    (delay, horizon): (u32, u32),
+    Limits { delay, horizon, window }: Limits,
     Scratch { open, came }: &mut Scratch,
     work: &mut u64,
-) -> Option<Vec<u32>> {
+) -> Option<(Vec<u32>, bool)> {
     let width = grid.width();
     let index = |p: GridPos| p.y * width + p.x;
     let (from, to) = (index(start), index(goal));
@@ -351,6 +498,11 @@ fn space_time_path(
     // From this tick on, a cell is free if nobody is parked on it (nobody held anything a
     // tick before), the unit may move, and its goal is left to it.
     let settled = taken.latest.max(START_HELD).saturating_add(2).max(delay).max(after_everyone);
+    // Windowed: a state of the window's end tick (before everyone has settled) comes back
+    // as a finish too, at its estimate (the tick and a plain walk from there), and the plan
+    // is cut there.
+    let cut = window.filter(|&w| w < settled);
+    let settled = cut.unwrap_or(settled);
     let mut still: Option<Vec<u32>> = None;
     // Open states by their estimate, the later tick first among equal estimates (deeper
     // first); a state of the settled tick comes back as a finish (at its arrival's estimate,
@@ -371,13 +523,21 @@ fn space_time_path(
                 at = (c, at.1 - 1);
             }
             path.reverse();
+            if finish && cut.is_some() {
+                return Some((path, false));
+            }
             if finish {
                 let steps = still.as_deref().unwrap_or_default();
                 walk_down(grid, steps, &mut path);
             }
-            return Some(path);
+            return Some((path, true));
         }
         if tick >= horizon {
+            continue;
+        }
+        if tick == settled && cut.is_some() {
+            let estimate = tick.saturating_add(distance[cell as usize]);
+            open.push(estimate, tick, (cell, tick, true));
             continue;
         }
         if tick == settled {
@@ -429,110 +589,11 @@ fn walk_down(grid: &NavGrid, steps: &[u32], path: &mut Vec<u32>) {
     }
 }
 
-/// Whose turn it is in each cell, for units walking [`plan_together`]'s plans at speeds of
-/// their own (some slower, some held up, none keeping to the ticks): a unit may step into a
-/// cell only once every unit planned to be there before it has left. Walked so, plans from
-/// `plan_together` never bring two units into one cell and never deadlock, whatever the speeds
-/// (each wait is for a move planned at an earlier tick, so the waits never form a ring, as in
-/// Hönig et al.'s action dependency graphs).
-///
-/// ```
-/// use bevy_tilemap_nav::grid::{GridPos, NavGrid};
-/// use bevy_tilemap_nav::search::{CellTurns, plan_together};
-///
-/// let grid = NavGrid::new(3, 1).unwrap();
-/// let (a, b, c) = (GridPos::new(0, 0), GridPos::new(1, 0), GridPos::new(2, 0));
-/// // A corridor: unit 0 steps on from b to c, unit 1 follows from a to b.
-/// let plans = plan_together(&grid, &[(b, c), (a, b)], 16).unwrap();
-/// let mut turns = CellTurns::new(&plans);
-/// // Unit 1 waits for unit 0 to leave b before it steps in.
-/// assert!(turns.may_enter(0, c));
-/// assert!(!turns.may_enter(1, b));
-/// turns.left(0, b);
-/// assert!(turns.may_enter(1, b));
-/// ```
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CellTurns {
-    /// Cell -> the units that are to be in it, in the order of the plans.
-    queues: HashMap<GridPos, VecDeque<usize>>,
-}
-
-impl CellTurns {
-    /// The turns of `plans` (each a unit's cell at each tick, as [`plan_together`] gives them).
-    pub fn new(plans: &[Vec<GridPos>]) -> Self {
-        let mut visits: Vec<(u32, usize, GridPos)> = Vec::new();
-        for (unit, plan) in plans.iter().enumerate() {
-            for (tick, &cell) in plan.iter().enumerate() {
-                if tick == 0 || plan[tick - 1] != cell {
-                    visits.push((tick as u32, unit, cell));
-                }
-            }
-        }
-        visits.sort_unstable();
-        let mut queues: HashMap<GridPos, VecDeque<usize>> = HashMap::new();
-        for (_, unit, cell) in visits {
-            queues.entry(cell).or_default().push_back(unit);
-        }
-        Self { queues }
-    }
-
-    /// Whether it is `unit`'s turn in `cell`: everyone planned there before it has left (true
-    /// too for a cell no plan passes, or a unit it has no plan for).
-    pub fn may_enter(&self, unit: usize, cell: GridPos) -> bool {
-        self.queues
-            .get(&cell)
-            .is_none_or(|queue| queue.front() == Some(&unit) || !queue.contains(&unit))
-    }
-
-    /// `unit` has left `cell` (it stands wholly in the next one): the next unit's turn there.
-    pub fn left(&mut self, unit: usize, cell: GridPos) {
-        if let Some(queue) = self.queues.get_mut(&cell)
-            && queue.front() == Some(&unit)
-        {
-            queue.pop_front();
-        }
-    }
-
-    /// The cells some unit has still to enter or leave, each with how many turns wait there
-    /// (its reservations), in no set order.
-    pub fn reserved(&self) -> impl Iterator<Item = (GridPos, usize)> + '_ {
-        self.queues.iter().filter(|(_, q)| !q.is_empty()).map(|(&cell, q)| (cell, q.len()))
-    }
-
-    /// `unit` walks these plans no more (gone, or sent elsewhere): its turns go, and those
-    /// after it move up.
-    pub fn forget(&mut self, unit: usize) {
-        for queue in self.queues.values_mut() {
-            queue.retain(|&u| u != unit);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::reservations::TABLE_BITS;
     use super::*;
     use crate::grid::Cell;
-
-    #[test]
-    fn reservations_are_the_turns_still_to_come_in_each_cell() {
-        let cell = |x| GridPos::new(x, 0);
-        // Unit 0 walks 0 -> 1 -> 2; unit 1 waits a tick in 3, then walks 3 -> 2.
-        let plans = vec![vec![cell(0), cell(1), cell(2)], vec![cell(3), cell(3), cell(3), cell(2)]];
-        let mut turns = CellTurns::new(&plans);
-        let sorted = |t: &CellTurns| {
-            let mut r: Vec<(GridPos, usize)> = t.reserved().collect();
-            r.sort_unstable_by_key(|&(c, _)| (c.x, c.y));
-            r
-        };
-        assert_eq!(sorted(&turns), vec![(cell(0), 1), (cell(1), 1), (cell(2), 2), (cell(3), 1)]);
-        turns.left(0, cell(0));
-        turns.left(0, cell(1));
-        turns.left(0, cell(2));
-        assert_eq!(sorted(&turns), vec![(cell(2), 1), (cell(3), 1)]);
-        turns.forget(1);
-        assert_eq!(sorted(&turns), vec![]);
-    }
 
     /// A dead end one cell wide: unit 0's goal at its mouth, unit 1's at its far end. Planned
     /// in that order, unit 0 parks in the mouth and walls unit 1 out for good, which its

@@ -49,13 +49,14 @@ mod result;
 pub(crate) mod schedule;
 mod seams;
 mod space_time;
+mod turns;
 mod warmup;
 mod world;
 
 pub use agent_grid::{AgentGrid, AgentGridBuild};
 #[cfg(feature = "bevy")]
 pub(crate) use agent_grid::{corners_covering, covers, footprint, overlaps};
-pub use cooperative::{CellTurns, CooperativeError, PlanTogether, plan_together};
+pub use cooperative::{CooperativeError, PlanTogether, plan_together};
 pub use jump_point::jps_applies;
 pub use linked::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
 pub use options::{Algorithm, Heuristic, SearchLimit, SearchOptions};
@@ -75,6 +76,7 @@ pub use precomputed::path_table::{
 pub use precomputed::slices::{CELL_WORK, SlicedBuild};
 pub use result::{PathError, PathResult, SearchStats, SearchTrace, turning_points};
 pub use seams::{seam_links, seam_links_near};
+pub use turns::CellTurns;
 pub use warmup::GridWarmup;
 pub use world::{GraphSketch, WorldFind, WorldGraph};
 

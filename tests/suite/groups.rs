@@ -297,24 +297,9 @@ fn walk_at_any_speeds(plans: &[Vec<GridPos>], rng: &mut Rng) -> usize {
 fn cooperative_plans_walked_at_any_speeds_never_meet_nor_deadlock() {
     let mut rng = Rng(0x6_0004);
     for trial in 0..12 {
-        let mut grid = NavGrid::new(20, 20).unwrap();
-        for _ in 0..60 {
-            let p = GridPos::new(rng.below(20), rng.below(20));
-            grid.set(p, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
-        }
-        let centre = GridPos::new(10, 10);
-        grid.set(centre, bevy_tilemap_nav::grid::Cell::Passable { cost: 1 }).unwrap();
-        let region = bevy_tilemap_nav::path::reachable(&grid, centre, f64::INFINITY).unwrap();
-        let mut open: Vec<GridPos> = region.cells().iter().map(|c| c.pos).collect();
-        for i in (1..open.len()).rev() {
-            open.swap(i, rng.below(i as u32 + 1) as usize);
-        }
-        // Up to a third of the open cells taken.
-        let n = (20 + 8 * trial).min(open.len() / 3);
-        let units: Vec<(GridPos, GridPos)> =
-            open[..n].iter().copied().zip(open[n..2 * n].iter().copied()).collect();
+        let (grid, units) = random_units(&mut rng, 20, 60, 20 + 8 * trial);
         let plans = plan_together(&grid, &units, 512)
-            .unwrap_or_else(|e| panic!("trial {trial}, {n} units of {}: {e}", open.len()));
+            .unwrap_or_else(|e| panic!("trial {trial}, {} units: {e}", units.len()));
         check_together(&grid, &units, &plans);
         for _ in 0..3 {
             walk_at_any_speeds(&plans, &mut rng);
@@ -330,6 +315,151 @@ fn cooperative_plans_walked_at_any_speeds_never_meet_nor_deadlock() {
     let plans = plan_together(&grid, &units, 200).unwrap();
     for _ in 0..20 {
         walk_at_any_speeds(&plans, &mut rng);
+    }
+}
+
+/// Walks a windowed plan while it is made, as a game's units would: a slice of the planner a
+/// round; each window kept is added to the turns ([`CellTurns::extend`]) and to the cells the
+/// units may walk, and they walk what they have at speeds of their own (as in
+/// [`walk_at_any_speeds`]), never two in one cell. Checks that each window kept is the start of
+/// the plans made in the end, and returns those plans once every unit is on its goal. Panics
+/// on a deadlock (no unit moves and the planner makes nothing for 200 rounds).
+fn walk_while_planned(
+    mut planner: bevy_tilemap_nav::search::PlanTogether,
+    rng: &mut Rng,
+) -> Vec<Vec<GridPos>> {
+    let dedup = |p: &Vec<GridPos>| {
+        let mut c = p.clone();
+        c.dedup();
+        c
+    };
+    let (mut turns, mut kept): (Option<CellTurns>, Vec<Vec<GridPos>>) = (None, Vec::new());
+    let mut windows: Vec<Vec<Vec<GridPos>>> = Vec::new();
+    let (mut at, mut stepping) = (Vec::new(), Vec::new());
+    let mut held: std::collections::HashMap<GridPos, usize> = Default::default();
+    let (mut round, mut idle, mut done) = (0, 0, None);
+    loop {
+        round += 1;
+        let mut moved = false;
+        if done.is_none() {
+            let before = planner.kept_ticks();
+            let made = planner.step(400, || false);
+            let finished = made.is_some();
+            let plans = match made {
+                Some(result) => Some(result.expect("a windowed plan")),
+                None if planner.kept_ticks() > before => Some(planner.kept_plans()),
+                None => None,
+            };
+            if let Some(plans) = plans {
+                match turns.as_mut() {
+                    None => turns = Some(CellTurns::new(&plans)),
+                    Some(turns) => turns.extend(&plans, kept[0].len() - 1),
+                }
+                if held.is_empty() {
+                    held = plans.iter().enumerate().map(|(u, p)| (p[0], u)).collect();
+                    (at, stepping) = (vec![0usize; plans.len()], vec![None::<u32>; plans.len()]);
+                }
+                if finished {
+                    done = Some(plans.clone());
+                } else {
+                    windows.push(plans.clone());
+                }
+                kept = plans;
+                moved = true;
+            }
+        }
+        let Some(turns) = turns.as_mut() else { continue };
+        let cells: Vec<Vec<GridPos>> = kept.iter().map(dedup).collect();
+        for u in 0..cells.len() {
+            match stepping[u] {
+                Some(0) => {
+                    let here = cells[u][at[u]];
+                    assert_eq!(held.remove(&here), Some(u));
+                    turns.left(u, here);
+                    at[u] += 1;
+                    stepping[u] = None;
+                    moved = true;
+                }
+                Some(left) => stepping[u] = Some(left - 1),
+                None if at[u] + 1 < cells[u].len() && !rng.chance(10) => {
+                    let next = cells[u][at[u] + 1];
+                    if turns.may_enter(u, next) && !held.contains_key(&next) {
+                        held.insert(next, u);
+                        stepping[u] = Some(rng.below(6));
+                        moved = true;
+                    }
+                }
+                None => {}
+            }
+        }
+        if done.is_some() && (0..cells.len()).all(|u| at[u] + 1 == cells[u].len()) {
+            break;
+        }
+        idle = if moved { 0 } else { idle + 1 };
+        assert!(idle < 200, "round {round}: deadlocked");
+    }
+    let plans = done.unwrap();
+    for window in &windows {
+        for (u, part) in window.iter().enumerate() {
+            let whole = |t: usize| plans[u][t.min(plans[u].len() - 1)];
+            assert!(part.iter().enumerate().all(|(t, &c)| c == whole(t)), "unit {u}'s window");
+        }
+    }
+    plans
+}
+
+/// Windowed plans (each unit looks 16 ticks ahead; half of each window kept), walked while
+/// they are made: the random maps of the test above and the 200-unit shuffle. Every unit
+/// arrives, no two ever in one cell nor swapping (checked tick by tick and walked at any
+/// speeds), each window kept is the start of the whole, and the first window is kept after
+/// far less work than the whole plan takes (the units walk meanwhile).
+#[test]
+fn windowed_plans_walked_while_made_never_meet_nor_deadlock() {
+    use bevy_tilemap_nav::search::PlanTogether;
+    let mut rng = Rng(0x6_0005);
+    let mut cases: Vec<(NavGrid, Vec<(GridPos, GridPos)>)> = Vec::new();
+    for trial in 0..12 {
+        let (grid, units) = random_units(&mut rng, 20, 60, 20 + 8 * trial);
+        cases.push((grid, units));
+    }
+    cases.push(shuffled_two_hundred());
+    for (case, (grid, units)) in cases.into_iter().enumerate() {
+        let planner = PlanTogether::windowed(grid.clone(), &units, 512, 16).unwrap();
+        let plans = walk_while_planned(planner, &mut rng);
+        let makespan = check_together(&grid, &units, &plans);
+        // Kept after a first window: a small part of the work of the whole plan.
+        let mut first = PlanTogether::windowed(grid.clone(), &units, 512, 16).unwrap();
+        while first.kept_ticks() == 0 {
+            assert!(first.step(1, || false).is_none(), "case {case}: done in one window");
+        }
+        let mut whole = PlanTogether::new(grid.clone(), &units, 512).unwrap();
+        while whole.step(u64::MAX, || false).is_none() {}
+        println!(
+            "case {case}: {} units, makespan {makespan}, first window after {} cells, whole plan {}",
+            units.len(),
+            first.work(),
+            whole.work()
+        );
+        // Both first walk every unit's way to its goal (units x cells, and the moves of each
+        // cell): past that, the first window takes under a third of the whole's searching.
+        let setup = (units.len() as u64 + 1) * grid.len() as u64;
+        if units.len() == 200 {
+            let (first, whole) = (first.work() - setup, whole.work() - setup);
+            assert!(first * 3 < whole, "{first} cells searched against {whole}");
+        }
+    }
+    // The corridor swap: the pocket is used, whoever is planned first.
+    let mut grid = NavGrid::new(11, 2).unwrap();
+    for x in (0..11).filter(|&x| x != 7) {
+        grid.set(GridPos::new(x, 1), bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    }
+    let (west, east) = (GridPos::new(0, 0), GridPos::new(10, 0));
+    for units in [[(west, east), (east, west)], [(east, west), (west, east)]] {
+        for window in [2, 4, 16] {
+            let planner = PlanTogether::windowed(grid.clone(), &units, 200, window).unwrap();
+            let plans = walk_while_planned(planner, &mut rng);
+            check_together(&grid, &units, &plans);
+        }
     }
 }
 
@@ -350,8 +480,34 @@ fn units_on_cells_swap_ends_of_a_corridor_with_one_pocket() {
     }
 }
 
-#[test]
-fn two_hundred_units_shuffled_on_a_tactics_map_all_arrive_and_never_meet() {
+/// A `size` x `size` grid with `walls` random cells blocked, and `n` units (at most a third
+/// of the open cells round the middle) each sent from one open cell to another.
+fn random_units(
+    rng: &mut Rng,
+    size: u32,
+    walls: usize,
+    n: usize,
+) -> (NavGrid, Vec<(GridPos, GridPos)>) {
+    let mut grid = NavGrid::new(size, size).unwrap();
+    for _ in 0..walls {
+        let p = GridPos::new(rng.below(size), rng.below(size));
+        grid.set(p, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+    }
+    let centre = GridPos::new(size / 2, size / 2);
+    grid.set(centre, bevy_tilemap_nav::grid::Cell::Passable { cost: 1 }).unwrap();
+    let region = bevy_tilemap_nav::path::reachable(&grid, centre, f64::INFINITY).unwrap();
+    let mut open: Vec<GridPos> = region.cells().iter().map(|c| c.pos).collect();
+    for i in (1..open.len()).rev() {
+        open.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    let n = n.min(open.len() / 3);
+    let units = open[..n].iter().copied().zip(open[n..2 * n].iter().copied()).collect();
+    (grid, units)
+}
+
+/// 200 units on a 32 x 32 map with 90 random walls, sent to a shuffle of their cells and
+/// others.
+fn shuffled_two_hundred() -> (NavGrid, Vec<(GridPos, GridPos)>) {
     let mut rng = Rng(0x6_0003);
     let mut grid = NavGrid::new(32, 32).unwrap();
     for _ in 0..90 {
@@ -371,6 +527,12 @@ fn two_hundred_units_shuffled_on_a_tactics_map_all_arrive_and_never_meet() {
         goals.swap(i, rng.below(i as u32 + 1) as usize);
     }
     let units: Vec<(GridPos, GridPos)> = starts.iter().copied().zip(goals).collect();
+    (grid, units)
+}
+
+#[test]
+fn two_hundred_units_shuffled_on_a_tactics_map_all_arrive_and_never_meet() {
+    let (grid, units) = shuffled_two_hundred();
     let plans = plan_together(&grid, &units, 512).unwrap();
     let makespan = check_together(&grid, &units, &plans);
     // Against each unit's own shortest walk in steps (alone on the map).

@@ -53,6 +53,13 @@ pub struct NavSettings {
     pub world_search: WorldSearch,
     /// How often agents re-plan towards goals that move ([`Pursuit`](super::Pursuit)).
     pub repath: RepathPolicy,
+    /// How far ahead [`Cooperative`](super::Cooperative) agents are planned: `Some(ticks)`
+    /// plans each map's agents a window of that many steps at a time (windowed cooperative
+    /// A*): they set off once the first window is made, walk half of it while the next is
+    /// made from where that half ends, and so on until all arrive. `None` plans every agent
+    /// all the way to its goal before any sets off (no agent waits for a window on the way;
+    /// the plans are [`plan_together`](crate::search::plan_together)'s).
+    pub cooperative_window: Option<u32>,
     /// Draw blocked cells, paths and goals with gizmos (needs Bevy's gizmo plugin, part of
     /// `DefaultPlugins`).
     pub debug: bool,
@@ -112,6 +119,7 @@ impl Default for NavSettings {
             join_touching_maps: true,
             world_search: WorldSearch::Auto,
             repath: RepathPolicy::default(),
+            cooperative_window: None,
             debug: false,
             views: NavViews::default(),
         }

@@ -611,6 +611,16 @@ mod tests {
         let plans = plan_together(&grid, &units, u32::MAX).unwrap();
         assert_eq!(plans[0].last(), Some(&mouth));
         assert_eq!(plans[1].last(), Some(&end));
+        // Windowed (looking 4 ticks ahead), unit 0 parks in the mouth first; on its goal, it is
+        // planned after unit 1 in the next windows, and steps out to let it by.
+        let mut windowed = PlanTogether::windowed(grid.clone(), &units, 64, 4).unwrap();
+        let by_windows = loop {
+            if let Some(done) = windowed.step(u64::MAX, || false) {
+                break done.unwrap();
+            }
+        };
+        assert_eq!(by_windows[0].last(), Some(&mouth));
+        assert_eq!(by_windows[1].last(), Some(&end));
         // Unit 1 passed the mouth before unit 0 stepped into it.
         let passed = plans[1].iter().position(|&c| c == mouth).unwrap();
         let parked = plans[0].iter().position(|&c| c == mouth).unwrap();

@@ -1390,7 +1390,16 @@ mod in_an_app {
     /// for a move planned before it, walked at worst at the slowest pace.
     #[test]
     fn two_hundred_cooperative_units_shuffled_all_arrive_never_sharing_a_cell() {
+        for window in [Some(16), None] {
+            shuffle_walked(window);
+        }
+    }
+
+    /// [`two_hundred_cooperative_units_shuffled_all_arrive_never_sharing_a_cell`] with plans
+    /// `window` steps ahead (`None`: all the way).
+    fn shuffle_walked(window: Option<u32>) {
         let Shuffle { mut app, grid, units, starts, goals, speeds } = shuffle_app();
+        app.world_mut().resource_mut::<NavSettings>().cooperative_window = window;
         let (frames, arrived, still) = walk_all(&mut app, &units, &goals, 3000);
         assert_arrived_at(arrived, &units, &goals);
         // Against the lower bound: the longest walk of one unit alone, at its own speed.
@@ -1401,13 +1410,123 @@ mod in_an_app {
             .fold(0.0, f32::max);
         let dt = DT.as_secs_f32();
         println!(
-            "200-unit shuffle in an app: all arrived in {frames} frames ({:.1} s; the longest walk \
-             alone {alone:.1} s), longest standing still {still} frames",
+            "200-unit shuffle in an app, window {window:?}: all arrived in {frames} frames ({:.1} \
+             s; the longest walk alone {alone:.1} s), longest standing still {still} frames",
             frames as f32 * dt
         );
         let slowest = speeds.iter().copied().fold(f32::INFINITY, f32::min);
         let bound = 64.0 * TILE / slowest / dt;
         assert!((still as f32) <= bound, "a unit stood still {still} frames (bound {bound})");
+    }
+
+    /// Windowed plans in an app (4 steps ahead: a window kept every 2 steps, so units keep
+    /// catching up with the planner): the 200-unit shuffle sets off before the plan is made
+    /// to the end (units walk in frames the planner works in), units at the end of a window
+    /// wait there for the next (no early `Arrived`), a wall built on the cell their paths cross
+    /// most while they walk is never entered and is planned round, no cell is ever held twice,
+    /// and every unit arrives at its own goal, once.
+    #[test]
+    fn windowed_plans_are_walked_while_made_and_planned_round_a_new_wall() {
+        use bevy_ecs_tilemap::prelude::{TilePos, TileStorage, TileTextureIndex};
+        let Shuffle { mut app, grid, units, goals, .. } = shuffle_app();
+        app.world_mut().resource_mut::<NavSettings>().cooperative_window = Some(4);
+        for (&unit, &goal) in units.iter().zip(&goals) {
+            app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+        }
+        let cells_held = |app: &App| -> Vec<GridLocked> {
+            units.iter().map(|&u| *app.world().get::<GridLocked>(u).unwrap()).collect()
+        };
+        let mut arrived: Vec<(Entity, GridPos, bool)> = Vec::new();
+        let (mut walked_while_planning, mut wall, mut waited_at_an_end) = (0, None, 0);
+        for frame in 0..3000 {
+            let before = cells_held(&app);
+            app.update();
+            check_one_per_cell(&app, &units, &format!("frame {frame}"));
+            let got = messages::<Arrived>(&app);
+            arrived.extend(got.iter().map(|a| (a.entity, a.cell, a.reached_goal)));
+            let now = cells_held(&app);
+            let planning = app.world().resource::<NavDiagnostics>().cooperative_work > 0;
+            if planning && before.iter().zip(&now).any(|(b, n)| b.holds != n.holds) {
+                walked_while_planning += 1;
+            }
+            // Standing at the end of its path, not arrived: waiting for the next window.
+            waited_at_an_end += units
+                .iter()
+                .filter(|&&u| {
+                    let (Some(path), Some(follower)) =
+                        (app.world().get::<NavPath>(u), app.world().get::<PathFollower>(u))
+                    else {
+                        return false;
+                    };
+                    follower.next >= path.cells.len() && path.cells.last() != Some(&path.goal)
+                })
+                .count();
+            if let Some(wall) = wall {
+                let inside = now.iter().any(|l| l.holds.map(|h| h.1) == Some(wall));
+                assert!(!inside, "frame {frame}: a unit in the wall at {wall}");
+            } else if walked_while_planning > 20 {
+                let cell = busiest_free_cell(&app, &grid, &units, &goals);
+                println!("frame {frame}: a wall on {cell}");
+                let mut storages = app.world_mut().query::<&TileStorage>();
+                let tile = storages.single(app.world()).unwrap().get(&TilePos::new(cell.x, cell.y));
+                app.world_mut().entity_mut(tile.unwrap()).insert(TileTextureIndex(WALL));
+                wall = Some(cell);
+            }
+            if arrived.len() == units.len() {
+                println!(
+                    "windowed: all arrived in {frame} frames; {walked_while_planning} frames \
+                     walked while planned, {waited_at_an_end} unit-frames waited at a window's end"
+                );
+                break;
+            }
+        }
+        assert_arrived_at(arrived, &units, &goals);
+        assert!(walked_while_planning > 20, "{walked_while_planning} frames");
+        assert!(wall.is_some() && waited_at_an_end > 0, "{waited_at_an_end}");
+    }
+
+    /// The cell the units' paths still to walk cross most that nobody holds, no unit is sent
+    /// to, and whose wall leaves every goal reachable from every unit.
+    fn busiest_free_cell(app: &App, grid: &NavGrid, units: &[Entity], goals: &[GridPos]) -> GridPos {
+        let locks: Vec<GridLocked> =
+            units.iter().map(|&u| *app.world().get::<GridLocked>(u).unwrap()).collect();
+        let held: Vec<GridPos> = locks
+            .iter()
+            .flat_map(|l| l.holds.map(|h| h.1).into_iter().chain(l.entering))
+            .collect();
+        let mut crossed: std::collections::HashMap<GridPos, usize> = Default::default();
+        for &u in units {
+            if let (Some(path), Some(f)) =
+                (app.world().get::<NavPath>(u), app.world().get::<PathFollower>(u))
+            {
+                for &c in path.cells.iter().skip(f.next) {
+                    *crossed.entry(c).or_default() += 1;
+                }
+            }
+        }
+        let mut ends = held.clone();
+        ends.extend_from_slice(goals);
+        let mut cells: Vec<(usize, GridPos)> = crossed
+            .into_iter()
+            .filter(|(c, _)| !ends.contains(c) && grid.is_passable(*c))
+            .map(|(c, n)| (n, c))
+            .collect();
+        cells.sort_unstable_by(|a, b| b.cmp(a));
+        let connected = |wall: GridPos| {
+            let mut walled = grid.clone();
+            walled.set(wall, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+            let mut seen = std::collections::HashSet::from([ends[0]]);
+            let mut queue = vec![ends[0]];
+            while let Some(cell) = queue.pop() {
+                for (next, _) in walled.neighbors(cell) {
+                    if seen.insert(next) {
+                        queue.push(next);
+                    }
+                }
+            }
+            ends.iter().all(|e| seen.contains(e))
+        };
+        cells.into_iter().map(|(_, c)| c).find(|&c| connected(c)).expect("a cell to wall")
     }
 
     /// The 200-unit shuffle's plan is made over frames, each frame's part within the search
@@ -1715,14 +1834,18 @@ mod in_an_app {
     /// ever.
     #[test]
     fn cooperative_units_re_targeted_despawned_and_stopped_at_random() {
-        for seed in [0x6_0202, 0x6_0208] {
-            random_session(seed);
+        // Planned all the way, and (windowed) a few steps ahead at a time.
+        for (seed, window) in [(0x6_0202, None), (0x6_0208, None), (0x6_0202, Some(4))] {
+            random_session(seed, window);
         }
+        random_session(0x6_0208, Some(16));
     }
 
-    /// One random session of [`cooperative_units_re_targeted_despawned_and_stopped_at_random`].
-    fn random_session(seed: u64) {
+    /// One random session of [`cooperative_units_re_targeted_despawned_and_stopped_at_random`],
+    /// the units planned `window` steps ahead (`None`: all the way).
+    fn random_session(seed: u64, window: Option<u32>) {
         let (mut app, grid) = tactics_app();
+        app.world_mut().resource_mut::<NavSettings>().cooperative_window = window;
         let open: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
         let mut rng = crate::support::Rng(seed);
         let pick = |rng: &mut crate::support::Rng| open[rng.below(open.len() as u32) as usize];
@@ -1805,7 +1928,8 @@ mod in_an_app {
             }
         }
         let (frames, arrived, _) = walk_all(&mut app, &alive, &goals, 4000);
-        println!("session {seed}: {} units left, all arrived in {frames} frames", alive.len());
+        let left = alive.len();
+        println!("session {seed}, window {window:?}: {left} units left, all arrived in {frames} frames");
         assert!(arrived.iter().all(|a| a.2), "{arrived:?}");
     }
 }

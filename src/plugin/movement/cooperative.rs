@@ -69,6 +69,9 @@ pub(crate) struct CooperativePlans {
 struct MapPlan {
     turns: CellTurns,
     units: HashMap<Entity, Unit>,
+    /// Windowed: more of the plan is on its way (a unit at the end of what it has waits for
+    /// it there, and has not arrived).
+    to_come: bool,
 }
 
 /// One agent's part of a plan.
@@ -77,6 +80,8 @@ struct Unit {
     index: usize,
     /// The cells it walks, one step each (its start first): its `NavPath`'s.
     cells: Vec<GridPos>,
+    /// The cell the plan takes it to (a windowed plan's cells may end short of it).
+    goal: GridPos,
 }
 
 impl CooperativePlans {
@@ -108,6 +113,16 @@ impl CooperativePlans {
     /// is in, and then waits).
     pub(crate) fn being_planned(&self, map: Entity, entity: Entity) -> bool {
         self.planning.get(&map).is_some_and(|p| p.standing.contains(&entity))
+    }
+
+    /// Whether `entity`, at the end of its path on `map`, waits there for more of a windowed
+    /// plan (the next window of the one it walks, or of one being made again that it stands
+    /// for) rather than arrive.
+    pub(crate) fn holds_back(&self, map: Entity, entity: Entity) -> bool {
+        self.unit(map, entity).is_some_and(|(plan, _)| plan.to_come)
+            || self.planning.get(&map).is_some_and(|p| {
+                p.window.is_some() && p.standing.contains(&entity)
+            })
     }
 
     /// `entity` stepped out of `from` (wholly into the next cell): the next unit's turn there.
@@ -226,7 +241,9 @@ impl Seen {
             let planned = holds.and_then(|(map, _)| plans.unit(map, *entity)).map(|(_, u)| u);
             let changed = p.is_changed();
             let on_plan = planned.is_some_and(|u| !changed || u.cells == p.cells);
-            Some(SeenPath { last: *p.cells.last()?, goal: p.goal, changed, on_plan })
+            // Walking a plan: the cell it takes it to, wherever its cells end.
+            let last = planned.filter(|_| on_plan).map_or(p.cells.last().copied(), |u| Some(u.goal));
+            Some(SeenPath { last: last?, goal: p.goal, changed, on_plan })
         });
         let yielding = *yielding;
         Self {
@@ -272,7 +289,7 @@ pub(crate) fn plan_together_in_play(
     maps: &NavMaps,
     plans: &mut CooperativePlans,
     (agents, others): (&mut CooperativeAgents, &OthersStanding),
-    cells: u64,
+    (cells, window): (u64, Option<u32>),
     out_of_time: &dyn Fn() -> bool,
 ) -> u64 {
     let seen: Vec<Seen> = agents.iter_mut().map(|item| Seen::read(&item, plans)).collect();
@@ -290,8 +307,10 @@ pub(crate) fn plan_together_in_play(
     for (&map, waited) in plans.due.iter_mut() {
         let pending = seen.iter().any(|s| s.pending && s.map() == Some(map));
         *waited += 1;
-        // A map being planned is planned again once that plan is made.
-        if (!pending || *waited > MAX_BATCH_FRAMES) && !plans.planning.contains_key(&map) {
+        // A map being planned is planned again once that plan is made (a windowed one whose
+        // units walk already: at once, from where they are).
+        let busy = plans.planning.get(&map).is_some_and(|p| p.kept == 0);
+        if (!pending || *waited > MAX_BATCH_FRAMES) && !busy {
             ready.push(map);
         }
     }
@@ -302,7 +321,8 @@ pub(crate) fn plan_together_in_play(
         plans.maps.remove(&map_entity);
         if let Some(map) = maps.get(map_entity) {
             let standing = others.iter().map(|l| (l.holds, l.entering, l.size));
-            plans.planning.insert(map_entity, Planning::begin(map, &seen, standing));
+            let planning = Planning::begin(map, &seen, standing, window);
+            plans.planning.insert(map_entity, planning);
         }
     }
     let mut under_way: Vec<Entity> = plans.planning.keys().copied().collect();
@@ -317,7 +337,34 @@ pub(crate) fn plan_together_in_play(
         let before = planning.work();
         let made = planning.step(cells.saturating_sub(looked), out_of_time);
         looked += planning.work() - before;
-        let Some((plan, written)) = made else { continue };
+        let Some(release) = made else { continue };
+        if planning.kept > 0 || release.from > 0 {
+            // A later window of a plan its units walk already.
+            let (from, kept, last) = (release.from, release.kept, release.last);
+            let windows = release.plans.as_deref();
+            let written = windows.and_then(|w| next_window(plans, map_entity, (w, from), last));
+            let planning = plans.planning.get_mut(&map_entity);
+            match (written, planning) {
+                (Some(written), Some(planning)) if !planning.crosses_a_change(map, &written) => {
+                    planning.kept = kept;
+                    write_paths(map, agents, written, false);
+                    if last {
+                        plans.planning.remove(&map_entity);
+                    }
+                }
+                // Given up, the units all gone, or the grid changed under it: planned again
+                // from where they are (they wait at the ends of their paths meanwhile).
+                _ => {
+                    plans.planning.remove(&map_entity);
+                    plans.due.entry(map_entity).or_insert(0);
+                }
+            }
+            continue;
+        }
+        let Some((mut plan, written)) = release.plans.map(|p| planning.made(p)) else {
+            plans.planning.remove(&map_entity);
+            continue;
+        };
         // The grid changed under it, and a path of it crosses a new wall: begun again on the
         // grid as it is now (a few times at most: a door that opens and shuts for ever does
         // not keep the agents standing; past that, the walk plans round a wall it meets).
@@ -327,16 +374,62 @@ pub(crate) fn plan_together_in_play(
             *planning = again;
             continue;
         }
-        plans.planning.remove(&map_entity);
-        for (entity, cells) in written {
-            if let Ok((_, _, Some(mut path), Some(mut follower), ..)) = agents.get_mut(entity) {
-                write_path(map, &mut path, &cells);
-                follower.next = 0;
-            }
+        plan.to_come = !release.last;
+        if release.last {
+            plans.planning.remove(&map_entity);
+        } else {
+            // Its units walk the first window while the next is made.
+            planning.kept = release.kept;
+            planning.standing.clear();
         }
+        write_paths(map, agents, written, true);
         plans.maps.insert(map_entity, plan);
     }
     looked
+}
+
+/// Writes each agent's cells into its path (`from_start`: it walks it from its first cell;
+/// else it goes on where it is: a later window lengthens the path it walks).
+fn write_paths(
+    map: &NavMap,
+    agents: &mut CooperativeAgents,
+    written: Vec<(Entity, Vec<GridPos>)>,
+    from_start: bool,
+) {
+    for (entity, cells) in written {
+        if let Ok((_, _, Some(mut path), Some(mut follower), ..)) = agents.get_mut(entity) {
+            write_path(map, &mut path, &cells);
+            if from_start {
+                follower.next = 0;
+            }
+        }
+    }
+}
+
+/// A later window of `map`'s plan (each unit's cell at every tick from the plan's start; the
+/// ticks up to `from` given before) goes into the plan in play: the new turns, and the path
+/// cells of each agent still in it (`None`: nobody is).
+fn next_window(
+    plans: &mut CooperativePlans,
+    map: Entity,
+    (windows, from): (&[Vec<GridPos>], u32),
+    last: bool,
+) -> Option<Vec<(Entity, Vec<GridPos>)>> {
+    let plan = plans.maps.get_mut(&map)?;
+    plan.turns.extend(windows, from as usize);
+    let still: HashSet<usize> = plan.units.values().map(|u| u.index).collect();
+    for gone in (0..windows.len()).filter(|i| !still.contains(i)) {
+        plan.turns.forget(gone);
+    }
+    plan.to_come = !last;
+    let mut written = Vec::new();
+    for (&entity, unit) in plan.units.iter_mut() {
+        let mut cells = windows.get(unit.index)?.clone();
+        cells.dedup();
+        unit.cells.clone_from(&cells);
+        written.push((entity, cells));
+    }
+    Some(written)
 }
 
 /// Brings the plans in play up to date with what the agents are doing: a planned agent gone,
@@ -391,6 +484,20 @@ struct Planning {
     /// because the grid changed under it.
     revision: u64,
     restarts: u32,
+    /// Windowed: how many ticks each unit's search looks ahead, and the ticks of the plan
+    /// given to the agents so far (0: none yet, they stand).
+    window: Option<u32>,
+    kept: u32,
+}
+
+/// What a plan under way gives: each unit's cell at every tick from the plan's start up to
+/// tick `kept` (`None`: the plan was given up, and its agents walk plainly), of which those
+/// up to `from` were given before; `last`: it is the whole plan.
+struct Release {
+    plans: Option<Vec<Vec<GridPos>>>,
+    from: u32,
+    kept: u32,
+    last: bool,
 }
 
 /// How many times a plan is begun again because the grid changed under it while it was made.
@@ -423,12 +530,17 @@ impl Planning {
     /// those about to be given a path). Agents walking without a plan (an answer on its way,
     /// or not cooperative) are not planned round: they move on, and the grid-locked walk keeps
     /// them apart.
-    fn begin(map: &NavMap, seen: &[Seen], standing: impl Iterator<Item = Held>) -> Self {
+    fn begin(
+        map: &NavMap,
+        seen: &[Seen],
+        standing: impl Iterator<Item = Held>,
+        window: Option<u32>,
+    ) -> Self {
         let walkers = seen
             .iter()
             .filter_map(|s| Some((s, s.walker()?)))
             .map(|(s, p)| (s, Asked { cell: p.last, goal: p.goal }));
-        Self::of(map, walkers.collect(), seen, standing)
+        Self::of(map, walkers.collect(), seen, standing, window)
     }
 
     /// This plan begun again on `map`'s grid as it is now, of its agents that still stand for
@@ -442,7 +554,7 @@ impl Planning {
     ) -> Self {
         let still = self.units.iter().filter(|u| self.standing.contains(&u.entity));
         let walkers = still.filter_map(|u| Some((*by_entity.get(&u.entity)?, u.asked)));
-        let mut again = Self::of(map, walkers.collect(), seen, standing);
+        let mut again = Self::of(map, walkers.collect(), seen, standing, self.window);
         again.restarts = self.restarts + 1;
         again
     }
@@ -454,6 +566,7 @@ impl Planning {
         mut walkers: Vec<(&Seen, Asked)>,
         seen: &[Seen],
         standing: impl Iterator<Item = Held>,
+        window: Option<u32>,
     ) -> Self {
         let on_map = |holds: Option<(Entity, GridPos)>| holds.filter(|(m, _)| *m == map.entity);
         walkers.retain(|(s, _)| on_map(s.holds).is_some() && s.fit);
@@ -502,6 +615,8 @@ impl Planning {
             work: 0,
             revision,
             restarts: 0,
+            window,
+            kept: 0,
         };
         planning.planner = planning.new_planner();
         planning
@@ -524,7 +639,12 @@ impl Planning {
             let pairs: Vec<(GridPos, GridPos)> =
                 self.units.iter().map(|u| (u.start, u.goal)).collect();
             let horizon = horizon(&self.grid, pairs.len());
-            match PlanTogether::new(self.grid.clone(), &pairs, horizon) {
+            let grid = self.grid.clone();
+            let made = match self.window {
+                Some(window) => PlanTogether::windowed(grid, &pairs, horizon, window),
+                None => PlanTogether::new(grid, &pairs, horizon),
+            };
+            match made {
                 Ok(planner) => return Some(planner),
                 Err(CooperativeError::BadCell { unit, .. }) if self.dropped < MAX_DROPPED => {
                     self.drop_unit(unit);
@@ -562,25 +682,31 @@ impl Planning {
         }
     }
 
-    /// Goes on with the plan for about `cells` cells (or until `out_of_time`); once it is
-    /// made, returns it and the path cells of each agent in it that still stands for it (a
-    /// plan that could not be made: none, and they walk plainly).
-    fn step(&mut self, cells: u64, out_of_time: &dyn Fn() -> bool) -> Option<Made> {
+    /// Goes on with the plan for about `cells` cells (or until `out_of_time`); returns what
+    /// it has made once it is made, or (windowed) each time a window more is kept.
+    fn step(&mut self, cells: u64, out_of_time: &dyn Fn() -> bool) -> Option<Release> {
         let began = self.work();
+        let (from, given_up) = (self.kept, Release { plans: None, from: 0, kept: 0, last: true });
         loop {
             let left = cells.saturating_sub(self.work() - began);
             let Some(planner) = self.planner.as_mut() else {
-                return Some((MapPlan::default(), Vec::new()));
+                return Some(given_up);
             };
-            let result = planner.step(left, out_of_time)?;
+            let Some(result) = planner.step(left, out_of_time) else {
+                let kept = planner.kept_ticks();
+                let window = (kept > from).then(|| planner.kept_plans());
+                return window.map(|w| Release { plans: Some(w), from, kept, last: false });
+            };
             let unit = match result {
-                Ok(plans) => return Some(self.made(plans)),
+                Ok(plans) => return Some(Release { plans: Some(plans), from, kept: 0, last: true }),
+                // Once its agents walk the plan, it is not begun again without one.
+                Err(_) if from > 0 => return Some(Release { from, ..given_up }),
                 Err(
                     CooperativeError::BadCell { unit, .. }
                     | CooperativeError::Unreachable { unit }
                     | CooperativeError::NoPlan { unit },
                 ) if self.dropped < MAX_DROPPED => unit,
-                Err(_) => return Some((MapPlan::default(), Vec::new())),
+                Err(_) => return Some(given_up),
             };
             // A unit the plan cannot take walks plainly; the rest are planned again without
             // it.
@@ -596,7 +722,7 @@ impl Planning {
     /// The map's plan from the planner's `plans`, and the path cells of each agent that
     /// still stands for it (those that left have no turns).
     fn made(&self, plans: Vec<Vec<GridPos>>) -> Made {
-        let mut plan = MapPlan { turns: CellTurns::new(&plans), units: HashMap::new() };
+        let mut plan = MapPlan { turns: CellTurns::new(&plans), units: HashMap::new(), to_come: false };
         let mut written = Vec::new();
         for (index, (unit, steps)) in self.units.iter().zip(plans).enumerate() {
             if !self.standing.contains(&unit.entity) {
@@ -606,7 +732,7 @@ impl Planning {
             let mut cells = steps;
             cells.dedup();
             written.push((unit.entity, cells.clone()));
-            plan.units.insert(unit.entity, Unit { index, cells });
+            plan.units.insert(unit.entity, Unit { index, cells, goal: unit.goal });
         }
         (plan, written)
     }

@@ -291,7 +291,9 @@ pub(crate) fn follow_paths(
         }
         transform.translation.x = at.x;
         transform.translation.y = at.y;
-        if follower.next >= path.points.len() && path.legs.is_empty() {
+        // (One walking a windowed plan waits at the end of what it has for the rest.)
+        let held_back = lock.is_some() && plans.holds_back(map.entity, entity);
+        if follower.next >= path.points.len() && path.legs.is_empty() && !held_back {
             let bodies = (avoidance.as_deref_mut(), yielding.as_deref_mut());
             finish_walk(&mut commands, &mut tell, &maps, (entity, at), &path, plan, bodies);
         }
@@ -320,12 +322,12 @@ pub(crate) fn plan_cooperative(
     maps: Res<NavMaps>,
     mut indexes: ResMut<PathIndexes>,
     (mut agents, others): (CooperativeAgents, OthersStanding),
-    mut work: FrameWork,
+    (mut work, settings): (FrameWork, Res<NavSettings>),
 ) {
     let began = Moment::now();
     let allowance = work.allowance(WorkKind::Searches);
     let past = || allowance.out_of_time();
-    let cells = allowance.units / CELL_WORK;
+    let cells = (allowance.units / CELL_WORK, settings.cooperative_window);
     let plans = &mut indexes.1;
     let looked = plan_together_in_play(&maps, plans, (&mut agents, &others), cells, &past);
     work.diagnostics.cooperative_work += looked * CELL_WORK;

@@ -37,7 +37,7 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_tilemap_nav::path::{Formation, group_goals};
 use bevy_tilemap_nav::plugin::{Cooperative, GroupOrder, NavDiagnostics};
 use bevy_tilemap_nav::prelude::*;
-use bevy_tilemap_nav::search::plan_together;
+use bevy_tilemap_nav::search::{CELL_WORK, PlanTogether, plan_together};
 use common::best;
 
 const TILE: f32 = 16.0;
@@ -73,8 +73,13 @@ struct Run {
 /// Runs the shuffle in an app, cooperative or plain, for at most `frames` frames; `whole`: with
 /// a search budget so big that the plan is made in one frame (the plugin's default spreads it
 /// over frames).
-fn run(grid: &NavGrid, cooperative: bool, frames: usize, whole: bool) -> Run {
-    let mut settings = NavSettings::default();
+fn run(
+    grid: &NavGrid,
+    (cooperative, window): (bool, Option<u32>),
+    frames: usize,
+    whole: bool,
+) -> Run {
+    let mut settings = NavSettings { cooperative_window: window, ..NavSettings::default() };
     if whole {
         settings.work.time = None;
         settings.work.shares.searches = u64::MAX;
@@ -132,6 +137,73 @@ fn spread(times: &[Duration]) -> (f64, f64, f64) {
     ms.sort_by(f64::total_cmp);
     let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
     (at(0.5), at(0.99), at(1.0))
+}
+
+/// `pairs` planned all the way (`PlanTogether::new`) and windowed (16 and 32 ticks ahead): the
+/// time and the frames of the default search budget until units may set off (the whole plan;
+/// the first window), the whole plan's time, and its makespan.
+fn windows(grid: &NavGrid, pairs: &[(GridPos, GridPos)]) {
+    let share = NavSettings::default().work.shares.searches / CELL_WORK;
+    println!("  {} units on {} x {}:", pairs.len(), grid.width(), grid.height());
+    // The plugin's horizon: enough to cross the map twice, and to wait for every unit.
+    let horizon = (2 * (grid.width() + grid.height()) + 2 * pairs.len() as u32).min(4096);
+    for window in [None, Some(16), Some(32)] {
+        let make = || match window {
+            Some(w) => PlanTogether::windowed(grid.clone(), pairs, horizon, w),
+            None => PlanTogether::new(grid.clone(), pairs, horizon),
+        };
+        let (first, set_off) = best(|| {
+            let mut planner = make().expect("a planner");
+            while planner.kept_ticks() == 0 && planner.step(share, || false).is_none() {}
+            planner.work()
+        });
+        let (whole, plans) = best(|| {
+            let mut planner = make().expect("a planner");
+            loop {
+                if let Some(done) = planner.step(share, || false) {
+                    break done;
+                }
+            }
+        });
+        let ticks = plans.map_or(0, |p| p.iter().map(Vec::len).max().unwrap_or(1) - 1);
+        println!(
+            "    {}: units set off after {:.2} ms ({} frames of the default budget), the whole \
+             plan {:.2} ms, makespan {ticks} ticks",
+            window.map_or("all the way".to_string(), |w| format!("window {w}")),
+            first.as_secs_f64() * 1e3,
+            set_off.div_ceil(share.max(1)),
+            whole.as_secs_f64() * 1e3,
+        );
+    }
+}
+
+/// A 128 x 128 map with one cell in ten a wall (at random), for long walks.
+fn big_grid() -> NavGrid {
+    let mut grid = NavGrid::new(128, 128).expect("a grid");
+    let mut rng = shared::Rng(0x6_0300);
+    for p in grid.clone().positions() {
+        if rng.chance(10) {
+            grid.set(p, Cell::Blocked).expect("on the grid");
+        }
+    }
+    grid
+}
+
+/// 300 units on [`big_grid`]'s open cells connected to its middle, each sent about across it:
+/// from the left third to the right third and back.
+fn big_shuffle() -> Vec<(GridPos, GridPos)> {
+    let grid = big_grid();
+    let centre = GridPos::new(64, 64);
+    let region = bevy_tilemap_nav::path::reachable(&grid, centre, f64::INFINITY).expect("open");
+    let mut open: Vec<GridPos> = region.cells().iter().map(|c| c.pos).collect();
+    open.sort_unstable_by_key(|p| (p.y, p.x));
+    let mut rng = shared::Rng(0x6_0301);
+    for i in (1..open.len()).rev() {
+        open.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    let left: Vec<GridPos> = open.iter().copied().filter(|p| p.x < 40).take(300).collect();
+    let right: Vec<GridPos> = open.iter().copied().filter(|p| p.x >= 88).take(300).collect();
+    (0..300).map(|i| if i % 2 == 0 { (left[i], right[i]) } else { (right[i], left[i]) }).collect()
 }
 
 /// A group order of 10,000 members: the time `group_goals` takes, against one search across the
@@ -198,6 +270,14 @@ fn march(marching: bool) -> Run {
 }
 
 fn main() {
+    // `cargo bench --bench groups -- windows`: the windowed plans only.
+    if std::env::args().any(|a| a == "windows") {
+        let grid = tactics_grid();
+        let (starts, goals, _) = shared::shuffle(&grid, UNITS);
+        windows(&grid, &starts.into_iter().zip(goals).collect::<Vec<_>>());
+        windows(&big_grid(), &big_shuffle());
+        return;
+    }
     for marching in [true, false] {
         let run = march(marching);
         let (median, p99, worst) = spread(&run.updates);
@@ -216,10 +296,14 @@ fn main() {
         .fold(0.0, f32::max);
     let dt = FRAME.as_secs_f32();
     let mut frames = 0;
-    for whole in [false, true] {
-        let together = run(&grid, true, 4000, whole);
+    for (whole, window) in [(false, None), (true, None), (false, Some(16))] {
+        let together = run(&grid, (true, window), 4000, whole);
         let (median, p99, worst) = spread(&together.updates);
-        let how = if whole { "made in one frame (an unbounded search budget)" } else { "default" };
+        let how = match (whole, window) {
+            (true, _) => "made in one frame (an unbounded search budget)",
+            (_, Some(_)) => "windowed (cooperative_window 16: walked while made)",
+            _ => "default",
+        };
         println!(
             "cooperative, {how}: {} of {UNITS} arrived in {:.2} s of game time ({} frames); the \
              longest walk alone {alone:.2} s: {:.2}x",
@@ -235,7 +319,7 @@ fn main() {
             together.planning.len(),
             together.planning.len() as f32 * dt
         );
-        if !whole {
+        if !whole && window.is_none() {
             frames = together.frames;
         }
     }
@@ -248,7 +332,9 @@ fn main() {
          ticks",
         planned.as_secs_f64() * 1e3
     );
-    let plain = run(&grid, false, frames, false);
+    windows(&grid, &pairs);
+    windows(&big_grid(), &big_shuffle());
+    let plain = run(&grid, (false, None), frames, false);
     let (median, p99, worst) = spread(&plain.updates);
     println!(
         "plain GridLocked, the same {} frames: {} of {UNITS} arrived; frame update: median \

@@ -1,7 +1,12 @@
 //! Each cell's moves worked out once, by cell index, for searches that read them again and
-//! again ([`Moves`]), and the fewest steps from every cell to a goal over them.
+//! again ([`Moves`]), and the fewest steps from cells to a goal over them: from every cell at
+//! once ([`steps_to`]), or from the cells asked for, worked out as they are asked
+//! ([`StepsBack`]).
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use super::linked::MixMap;
 
 use crate::grid::NavGrid;
 
@@ -82,6 +87,84 @@ pub(super) fn steps_to_avoiding(moves: &Moves, goal: u32, taken: impl Fn(u32) ->
     d
 }
 
+/// The fewest steps from a cell to a goal, worked out as they are asked for (Silver's reverse
+/// resumable A*): a search back from the goal towards one cell (`toward`, by the larger of the
+/// cells' distances across and up, which a step changes by one at most), resumed until the cell
+/// asked for is closed. Each cell is searched once however often it is asked for; it holds
+/// only the cells searched (a unit's way and round it), not every cell of a big map.
+pub(super) struct StepsBack {
+    toward: (u32, u32),
+    width: u32,
+    /// Open cells by (estimate, steps back from the goal, taken deeper first, cell).
+    open: BinaryHeap<Reverse<(u32, Reverse<u32>, u32)>>,
+    /// Cell -> its steps, once closed; the fewest steps found so far while open.
+    closed: MixMap<u32, u32>,
+    seen: MixMap<u32, u32>,
+}
+
+impl StepsBack {
+    /// Steps to `goal` (a cell index on a grid `width` wide), searched back towards `toward`.
+    pub(super) fn new(goal: u32, toward: u32, width: u32) -> Self {
+        let mut back = Self {
+            toward: (toward % width, toward / width),
+            width,
+            open: BinaryHeap::new(),
+            closed: MixMap::default(),
+            seen: MixMap::default(),
+        };
+        back.open.push(Reverse((back.estimate(goal), Reverse(0), goal)));
+        back.seen.insert(goal, 0);
+        back
+    }
+
+    fn estimate(&self, cell: u32) -> u32 {
+        let (x, y) = (cell % self.width, cell / self.width);
+        x.abs_diff(self.toward.0).max(y.abs_diff(self.toward.1))
+    }
+
+    /// Steps from `cell` to the goal (`u32::MAX`: none), searching on as far as it takes (each
+    /// cell closed adds one to `work`).
+    pub(super) fn to(&mut self, moves: &Moves, cell: u32, work: &mut u64) -> u32 {
+        loop {
+            if let Some(&steps) = self.closed.get(&cell) {
+                return steps;
+            }
+            let Some(Reverse((_, Reverse(steps), at))) = self.open.pop() else {
+                return u32::MAX;
+            };
+            if self.closed.contains_key(&at) {
+                continue;
+            }
+            self.closed.insert(at, steps);
+            *work += 1;
+            for &from in moves.into.of(at) {
+                let next = steps + 1;
+                if self.seen.get(&from).is_none_or(|&s| next < s) {
+                    self.seen.insert(from, next);
+                    self.open.push(Reverse((next + self.estimate(from), Reverse(next), from)));
+                }
+            }
+        }
+    }
+}
+
+/// A unit's steps to its goal: worked out from every cell at once where units x cells is
+/// small, else as they are asked for ([`StepsBack`]).
+pub(super) enum Steps {
+    Every(Vec<u32>),
+    Back(StepsBack),
+}
+
+impl Steps {
+    /// Steps from `cell` to the goal (`u32::MAX`: none).
+    pub(super) fn to(&mut self, moves: &Moves, cell: u32, work: &mut u64) -> u32 {
+        match self {
+            Steps::Every(d) => d[cell as usize],
+            Steps::Back(back) => back.to(moves, cell, work),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +195,47 @@ mod tests {
         assert!(steps_to(&moves, index(a))[index(b) as usize] > 1);
         let walled = steps_to_avoiding(&moves, index(a), |c| c != index(a) && c != index(b));
         assert_eq!(walled[index(b) as usize], u32::MAX);
+    }
+
+    /// Asked cell by cell in any order, the steps worked out as they are asked are the steps
+    /// from every cell at once, on random grids with walls, ledges and both neighbourhoods;
+    /// and a cell asked twice is not searched again.
+    #[test]
+    fn steps_asked_for_are_the_steps_from_every_cell() {
+        let mut rng = crate::test_rng::TestRng(0x6_0400);
+        for trial in 0..40 {
+            let (w, h) = (3 + rng.below(20), 3 + rng.below(20));
+            let mut grid = NavGrid::new(w, h).unwrap();
+            if trial % 2 == 1 {
+                grid.set_neighborhood(crate::grid::Neighborhood::Four);
+            }
+            for p in grid.clone().positions() {
+                if rng.below(100) < 25 {
+                    grid.set(p, crate::grid::Cell::Blocked).unwrap();
+                }
+            }
+            for _ in 0..4 {
+                let a = GridPos::new(rng.below(w - 1), rng.below(h));
+                let _ = grid.set_edge(a, GridPos::new(a.x + 1, a.y), Edge::OneWay);
+            }
+            let moves = Moves::of(&grid);
+            let cells = w * h;
+            let (goal, toward) = (rng.below(cells), rng.below(cells));
+            let every = steps_to(&moves, goal);
+            let mut back = StepsBack::new(goal, toward, w);
+            let mut work = 0;
+            let mut order: Vec<u32> = (0..cells).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i as u32 + 1) as usize);
+            }
+            for &cell in &order {
+                assert_eq!(back.to(&moves, cell, &mut work), every[cell as usize], "trial {trial}");
+            }
+            let searched = work;
+            assert_eq!(back.to(&moves, order[0], &mut work), every[order[0] as usize]);
+            assert_eq!(work, searched, "asked again: no more search");
+            let reachable = every.iter().filter(|&&d| d != u32::MAX).count() as u64;
+            assert_eq!(searched, reachable, "each cell closed once");
+        }
     }
 }

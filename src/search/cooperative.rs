@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::cell_moves::{Moves, steps_to, steps_to_avoiding};
+use super::cell_moves::{Moves, Steps, StepsBack, steps_to, steps_to_avoiding};
 use super::reservations::{Reservations, START_HELD};
 use super::space_time::{Came, Open};
 use crate::grid::{GridPos, NavGrid};
@@ -132,10 +132,10 @@ pub struct PlanTogether {
     grid: NavGrid,
     units: Vec<(GridPos, GridPos)>,
     horizon: u32,
-    /// Each unit's steps to its goal from every cell, once worked out (kept for every unit when
-    /// that is at most `KEPT_STEPS` numbers, else worked out again for each plan of the unit:
-    /// units x cells would be too much memory for a big group on a big map).
-    kept: Vec<Vec<u32>>,
+    /// Each unit's steps to its goal, from every cell when units x cells is at most
+    /// `KEPT_STEPS` numbers, else worked out as they are asked for (units x cells would be too
+    /// much memory for a big group on a big map, and each unit asks only round its way).
+    kept: Vec<Steps>,
     /// Units whose goal has been checked to be walkable to (the first stage, a unit a slice).
     checked: usize,
     /// The order units are planned in, and the next to plan in it.
@@ -314,16 +314,18 @@ impl PlanTogether {
         if self.checked < self.units.len() {
             let unit = self.checked;
             let (start, goal) = self.units[unit];
-            let d = steps_to(moves, index(goal));
-            self.work += grid.len() as u64;
-            let walk = d[index(start) as usize];
+            let mut steps = if self.units.len().saturating_mul(grid.len()) <= KEPT_STEPS {
+                self.work += grid.len() as u64;
+                Steps::Every(steps_to(moves, index(goal)))
+            } else {
+                Steps::Back(StepsBack::new(index(goal), index(start), grid.width()))
+            };
+            let walk = steps.to(moves, index(start), &mut self.work);
             if walk == u32::MAX {
                 return Some(Err(CooperativeError::Unreachable { unit }));
             }
             self.longest = self.longest.max(walk);
-            if self.units.len().saturating_mul(grid.len()) <= KEPT_STEPS {
-                self.kept.push(d);
-            }
+            self.kept.push(steps);
             self.checked += 1;
             return None;
         }
@@ -334,20 +336,13 @@ impl PlanTogether {
             }
             return Some(Ok(self.finish()));
         };
-        let steps = match self.kept.get(unit) {
-            Some(d) => std::borrow::Cow::Borrowed(d.as_slice()),
-            None => {
-                self.work += grid.len() as u64;
-                std::borrow::Cow::Owned(steps_to(moves, index(self.units[unit].1)))
-            }
-        };
+        let steps = &mut self.kept[unit];
         let me = (unit, self.units[unit]);
         let (delay, horizon) = (self.delays[unit], self.horizon);
         let scratch = &mut self.scratch;
         let limits = Limits { delay, horizon, window: self.window };
         let ground = (grid, moves);
-        let plan =
-            space_time_path(ground, &self.taken, me, &steps, limits, scratch, &mut self.work);
+        let plan = space_time_path(ground, &self.taken, me, steps, limits, scratch, &mut self.work);
         if let Some((path, arrives)) = plan {
             self.taken.hold(unit, &path);
             self.plans[unit] = path;
@@ -485,7 +480,7 @@ fn space_time_path(
     (grid, moves): (&NavGrid, &Moves),
     taken: &Reservations,
     (me, (start, goal)): (usize, (GridPos, GridPos)),
-    distance: &[u32],
+    steps: &mut Steps,
     Limits { delay, horizon, window }: Limits,
     Scratch { open, came }: &mut Scratch,
     work: &mut u64,
@@ -509,9 +504,10 @@ fn space_time_path(
     // which is exact).
     // No state is kept past the settled tick (it finishes there) nor the horizon.
     let last = settled.min(horizon);
-    open.clear(distance[from as usize], last);
+    let first = steps.to(moves, from, work);
+    open.clear(first, last);
     came.clear(grid.len(), last);
-    open.push(distance[from as usize], 0, (from, 0, false));
+    open.push(first, 0, (from, 0, false));
     came.insert(from, 0, u32::MAX);
     while let Some((cell, tick, finish)) = open.pop() {
         *work += 1;
@@ -527,8 +523,8 @@ fn space_time_path(
                 return Some((path, false));
             }
             if finish {
-                let steps = still.as_deref().unwrap_or_default();
-                walk_down(grid, steps, &mut path);
+                let round = still.as_deref().unwrap_or_default();
+                walk_down(grid, round, &mut path);
             }
             return Some((path, true));
         }
@@ -536,16 +532,16 @@ fn space_time_path(
             continue;
         }
         if tick == settled && cut.is_some() {
-            let estimate = tick.saturating_add(distance[cell as usize]);
+            let estimate = tick.saturating_add(steps.to(moves, cell, work));
             open.push(estimate, tick, (cell, tick, true));
             continue;
         }
         if tick == settled {
-            let steps = still.get_or_insert_with(|| {
+            let round = still.get_or_insert_with(|| {
                 *work += grid.len() as u64;
                 steps_to_avoiding(moves, to, |c| taken.parked(c))
             });
-            let rest = steps[cell as usize];
+            let rest = round[cell as usize];
             let arrival = tick.saturating_add(rest);
             if rest != u32::MAX && arrival <= horizon {
                 open.push(arrival, arrival, (cell, tick, true));
@@ -553,15 +549,18 @@ fn space_time_path(
             continue;
         }
         // Before its delay is up it only waits.
-        let steps: &[u32] = if tick >= delay { moves.out.of(cell) } else { &[] };
-        for &n in std::iter::once(&cell).chain(steps) {
+        let out: &[u32] = if tick >= delay { moves.out.of(cell) } else { &[] };
+        for &n in std::iter::once(&cell).chain(out) {
             let t = tick + 1;
-            if !taken.free(n, t, me) || distance[n as usize] == u32::MAX || came.get(n, t).is_some()
-            {
+            if !taken.free(n, t, me) || came.get(n, t).is_some() {
+                continue;
+            }
+            let left = steps.to(moves, n, work);
+            if left == u32::MAX {
                 continue;
             }
             came.insert(n, t, cell);
-            open.push(t + distance[n as usize], t, (n, t, false));
+            open.push(t + left, t, (n, t, false));
         }
     }
     None
@@ -638,12 +637,14 @@ mod tests {
     }
 
     /// A grid too big for a table of where each searched state came from (cells x ticks) keeps
-    /// them in a map: the same 12 x 12 puzzle walled off in a corner of one gets the same plans.
+    /// them in a map, and too big for every unit's steps from every cell works them out as they
+    /// are asked for: the same 12 x 12 puzzle walled off in a corner of one gets the same plans.
     #[test]
     fn states_come_from_a_table_or_a_map_alike() {
         let (small, units) = walled_rows();
         let mut big = NavGrid::new(1_500, 1_400).unwrap();
         assert!(big.len() > 1 << 21, "past the table: {}", big.len());
+        assert!(units.len() * big.len() > KEPT_STEPS, "steps as they are asked for");
         big.fill_rect(GridPos::new(12, 0), GridPos::new(1_499, 1_399), Cell::Blocked).unwrap();
         big.fill_rect(GridPos::new(0, 12), GridPos::new(11, 1_399), Cell::Blocked).unwrap();
         for p in small.positions() {

@@ -1487,13 +1487,16 @@ mod in_an_app {
 
     /// The cell the units' paths still to walk cross most that nobody holds, no unit is sent
     /// to, and whose wall leaves every goal reachable from every unit.
-    fn busiest_free_cell(app: &App, grid: &NavGrid, units: &[Entity], goals: &[GridPos]) -> GridPos {
+    fn busiest_free_cell(
+        app: &App,
+        grid: &NavGrid,
+        units: &[Entity],
+        goals: &[GridPos],
+    ) -> GridPos {
         let locks: Vec<GridLocked> =
             units.iter().map(|&u| *app.world().get::<GridLocked>(u).unwrap()).collect();
-        let held: Vec<GridPos> = locks
-            .iter()
-            .flat_map(|l| l.holds.map(|h| h.1).into_iter().chain(l.entering))
-            .collect();
+        let held: Vec<GridPos> =
+            locks.iter().flat_map(|l| l.holds.map(|h| h.1).into_iter().chain(l.entering)).collect();
         let mut crossed: std::collections::HashMap<GridPos, usize> = Default::default();
         for &u in units {
             if let (Some(path), Some(f)) =
@@ -1929,7 +1932,9 @@ mod in_an_app {
         }
         let (frames, arrived, _) = walk_all(&mut app, &alive, &goals, 4000);
         let left = alive.len();
-        println!("session {seed}, window {window:?}: {left} units left, all arrived in {frames} frames");
+        println!(
+            "session {seed}, window {window:?}: {left} units left, all arrived in {frames} frames"
+        );
         assert!(arrived.iter().all(|a| a.2), "{arrived:?}");
     }
 }

@@ -120,9 +120,10 @@ impl CooperativePlans {
     /// for) rather than arrive.
     pub(crate) fn holds_back(&self, map: Entity, entity: Entity) -> bool {
         self.unit(map, entity).is_some_and(|(plan, _)| plan.to_come)
-            || self.planning.get(&map).is_some_and(|p| {
-                p.window.is_some() && p.standing.contains(&entity)
-            })
+            || self
+                .planning
+                .get(&map)
+                .is_some_and(|p| p.window.is_some() && p.standing.contains(&entity))
     }
 
     /// `entity` stepped out of `from` (wholly into the next cell): the next unit's turn there.
@@ -242,7 +243,8 @@ impl Seen {
             let changed = p.is_changed();
             let on_plan = planned.is_some_and(|u| !changed || u.cells == p.cells);
             // Walking a plan: the cell it takes it to, wherever its cells end.
-            let last = planned.filter(|_| on_plan).map_or(p.cells.last().copied(), |u| Some(u.goal));
+            let last =
+                planned.filter(|_| on_plan).map_or(p.cells.last().copied(), |u| Some(u.goal));
             Some(SeenPath { last: last?, goal: p.goal, changed, on_plan })
         });
         let yielding = *yielding;
@@ -698,7 +700,9 @@ impl Planning {
                 return window.map(|w| Release { plans: Some(w), from, kept, last: false });
             };
             let unit = match result {
-                Ok(plans) => return Some(Release { plans: Some(plans), from, kept: 0, last: true }),
+                Ok(plans) => {
+                    return Some(Release { plans: Some(plans), from, kept: 0, last: true });
+                }
                 // Once its agents walk the plan, it is not begun again without one.
                 Err(_) if from > 0 => return Some(Release { from, ..given_up }),
                 Err(
@@ -722,7 +726,8 @@ impl Planning {
     /// The map's plan from the planner's `plans`, and the path cells of each agent that
     /// still stands for it (those that left have no turns).
     fn made(&self, plans: Vec<Vec<GridPos>>) -> Made {
-        let mut plan = MapPlan { turns: CellTurns::new(&plans), units: HashMap::new(), to_come: false };
+        let mut plan =
+            MapPlan { turns: CellTurns::new(&plans), units: HashMap::new(), to_come: false };
         let mut written = Vec::new();
         for (index, (unit, steps)) in self.units.iter().zip(plans).enumerate() {
             if !self.standing.contains(&unit.entity) {

@@ -198,8 +198,8 @@ pub(crate) fn follow_paths(
         moved: &moved,
         links_stirred: stirred(indexes, &check_all, (&maps, links.count()), &mut stir),
     };
-    let mut last: Option<(Entity, &NavMap, &PathIndex)> = None;
-    let mut stalls: Vec<Stall> = Vec::new();
+    let (mut last, mut stalls): (Option<(Entity, &NavMap, &PathIndex)>, Vec<Stall>) =
+        (None, vec![]);
     // Agents whose path went on to another map across a link this frame: filed again under it
     // below (this system does not see its own changes to a `NavPath` next frame).
     let mut moved_on: Vec<Entity> = Vec::new();
@@ -289,9 +289,7 @@ pub(crate) fn follow_paths(
             stop(&mut commands, &mut tell, entity, error);
             continue;
         }
-        transform.translation.x = at.x;
-        transform.translation.y = at.y;
-        // (One walking a windowed plan waits at the end of what it has for the rest.)
+        (transform.translation.x, transform.translation.y) = (at.x, at.y);
         let held_back = lock.is_some() && plans.holds_back(map.entity, entity);
         if follower.next >= path.points.len() && path.legs.is_empty() && !held_back {
             let bodies = (avoidance.as_deref_mut(), yielding.as_deref_mut());

@@ -33,7 +33,7 @@ pub struct CellTurns {
 }
 
 impl CellTurns {
-    /// The turns of `plans` (each a unit's cell at each tick, as [`plan_together`] gives them).
+    /// The turns of `plans` (each a unit's cell at each tick, as [`plan_together`](super::plan_together) gives them).
     pub fn new(plans: &[Vec<GridPos>]) -> Self {
         let mut turns = Self::default();
         for (unit, plan) in plans.iter().enumerate() {

@@ -50,6 +50,11 @@ mod paths;
 ///   finishes the step it is in, then waits on that cell. One that leaves meanwhile
 ///   (despawned, stopped, sent to another goal) is left out of the plan; one given a path
 ///   meanwhile walks plainly until the plan is made, and the map is then planned again.
+/// - With [`NavSettings::cooperative_window`](crate::plugin::NavSettings::cooperative_window)
+///   set, a map's agents are planned a window of steps at a time: they set off once the first
+///   window is made and walk while the next ones are. One that comes to the end of what it has
+///   been given waits there for the rest (it has not arrived); one re-targeted meanwhile has the
+///   map planned again from where its agents stand.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
 #[require(GridLocked)]

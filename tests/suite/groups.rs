@@ -247,50 +247,81 @@ fn check_together(grid: &NavGrid, units: &[(GridPos, GridPos)], plans: &[Vec<Gri
 /// Checks every round that no cell is held twice; returns the rounds until all arrived, or
 /// panics when no unit moves for 200 rounds while some have not arrived (a deadlock).
 fn walk_at_any_speeds(plans: &[Vec<GridPos>], rng: &mut Rng) -> usize {
-    let cells: Vec<Vec<GridPos>> = plans
-        .iter()
-        .map(|p| {
-            let mut c = p.clone();
-            c.dedup();
-            c
-        })
-        .collect();
-    let mut turns = CellTurns::new(plans);
-    let mut held: std::collections::HashMap<GridPos, usize> =
-        cells.iter().enumerate().map(|(u, c)| (c[0], u)).collect();
-    // Per unit: the index of its cell, and the rounds left of the step under way.
-    let mut at = vec![0usize; plans.len()];
-    let mut stepping: Vec<Option<u32>> = vec![None; plans.len()];
+    let mut walk = Walk::new(plans);
     let (mut round, mut idle) = (0, 0);
-    while (0..plans.len()).any(|u| at[u] + 1 < cells[u].len()) {
+    while !walk.done() {
         round += 1;
+        idle = if walk.round(rng) { 0 } else { idle + 1 };
+        assert!(idle < 200, "round {round}: deadlocked");
+    }
+    round
+}
+
+/// Units walking plans cell by cell as [`walk_at_any_speeds`] says, the plans given whole or a
+/// window at a time.
+struct Walk {
+    /// Each unit's cells, one step each.
+    cells: Vec<Vec<GridPos>>,
+    turns: CellTurns,
+    held: std::collections::HashMap<GridPos, usize>,
+    /// Per unit: the index of its cell, and the rounds left of the step under way.
+    at: Vec<usize>,
+    stepping: Vec<Option<u32>>,
+}
+
+impl Walk {
+    fn new(plans: &[Vec<GridPos>]) -> Self {
+        let held = plans.iter().enumerate().map(|(u, p)| (p[0], u)).collect();
+        let (at, stepping) = (vec![0; plans.len()], vec![None; plans.len()]);
+        let turns = CellTurns::new(plans);
+        Self { cells: plans.iter().map(|p| dedup(p)).collect(), turns, held, at, stepping }
+    }
+
+    /// The plans go on after tick `from` (each unit's cell at every tick from 0).
+    fn extend(&mut self, plans: &[Vec<GridPos>], from: usize) {
+        self.turns.extend(plans, from);
+        self.cells = plans.iter().map(|p| dedup(p)).collect();
+    }
+
+    /// Every unit is on the last cell it has.
+    fn done(&self) -> bool {
+        (0..self.cells.len()).all(|u| self.at[u] + 1 == self.cells[u].len())
+    }
+
+    /// One round: each unit finishes a step, goes on with one, or begins one if its turn in
+    /// the next cell has come and nobody holds it. Returns whether any moved.
+    fn round(&mut self, rng: &mut Rng) -> bool {
         let mut moved = false;
-        for u in 0..plans.len() {
-            match stepping[u] {
+        for u in 0..self.cells.len() {
+            let (cells, at) = (&self.cells[u], self.at[u]);
+            match self.stepping[u] {
                 Some(0) => {
-                    let here = cells[u][at[u]];
-                    assert_eq!(held.remove(&here), Some(u));
-                    turns.left(u, here);
-                    at[u] += 1;
-                    stepping[u] = None;
+                    assert_eq!(self.held.remove(&cells[at]), Some(u));
+                    self.turns.left(u, cells[at]);
+                    self.at[u] += 1;
+                    self.stepping[u] = None;
                     moved = true;
                 }
-                Some(left) => stepping[u] = Some(left - 1),
-                None if at[u] + 1 < cells[u].len() && !rng.chance(10) => {
-                    let next = cells[u][at[u] + 1];
-                    if turns.may_enter(u, next) && !held.contains_key(&next) {
-                        held.insert(next, u);
-                        stepping[u] = Some(rng.below(6));
+                Some(left) => self.stepping[u] = Some(left - 1),
+                None if at + 1 < cells.len() && !rng.chance(10) => {
+                    let next = cells[at + 1];
+                    if self.turns.may_enter(u, next) && !self.held.contains_key(&next) {
+                        self.held.insert(next, u);
+                        self.stepping[u] = Some(rng.below(6));
                         moved = true;
                     }
                 }
                 None => {}
             }
         }
-        idle = if moved { 0 } else { idle + 1 };
-        assert!(idle < 200, "round {round}: deadlocked");
+        moved
     }
-    round
+}
+
+fn dedup(plan: &[GridPos]) -> Vec<GridPos> {
+    let mut cells = plan.to_vec();
+    cells.dedup();
+    cells
 }
 
 #[test]
@@ -328,15 +359,7 @@ fn walk_while_planned(
     mut planner: bevy_tilemap_nav::search::PlanTogether,
     rng: &mut Rng,
 ) -> Vec<Vec<GridPos>> {
-    let dedup = |p: &Vec<GridPos>| {
-        let mut c = p.clone();
-        c.dedup();
-        c
-    };
-    let (mut turns, mut kept): (Option<CellTurns>, Vec<Vec<GridPos>>) = (None, Vec::new());
-    let mut windows: Vec<Vec<Vec<GridPos>>> = Vec::new();
-    let (mut at, mut stepping) = (Vec::new(), Vec::new());
-    let mut held: std::collections::HashMap<GridPos, usize> = Default::default();
+    let (mut walk, mut windows): (Option<Walk>, Vec<Vec<Vec<GridPos>>>) = (None, Vec::new());
     let (mut round, mut idle, mut done) = (0, 0, None);
     loop {
         round += 1;
@@ -351,48 +374,21 @@ fn walk_while_planned(
                 None => None,
             };
             if let Some(plans) = plans {
-                match turns.as_mut() {
-                    None => turns = Some(CellTurns::new(&plans)),
-                    Some(turns) => turns.extend(&plans, kept[0].len() - 1),
-                }
-                if held.is_empty() {
-                    held = plans.iter().enumerate().map(|(u, p)| (p[0], u)).collect();
-                    (at, stepping) = (vec![0usize; plans.len()], vec![None::<u32>; plans.len()]);
+                match walk.as_mut() {
+                    None => walk = Some(Walk::new(&plans)),
+                    Some(walk) => walk.extend(&plans, before as usize),
                 }
                 if finished {
-                    done = Some(plans.clone());
+                    done = Some(plans);
                 } else {
-                    windows.push(plans.clone());
+                    windows.push(plans);
                 }
-                kept = plans;
                 moved = true;
             }
         }
-        let Some(turns) = turns.as_mut() else { continue };
-        let cells: Vec<Vec<GridPos>> = kept.iter().map(dedup).collect();
-        for u in 0..cells.len() {
-            match stepping[u] {
-                Some(0) => {
-                    let here = cells[u][at[u]];
-                    assert_eq!(held.remove(&here), Some(u));
-                    turns.left(u, here);
-                    at[u] += 1;
-                    stepping[u] = None;
-                    moved = true;
-                }
-                Some(left) => stepping[u] = Some(left - 1),
-                None if at[u] + 1 < cells[u].len() && !rng.chance(10) => {
-                    let next = cells[u][at[u] + 1];
-                    if turns.may_enter(u, next) && !held.contains_key(&next) {
-                        held.insert(next, u);
-                        stepping[u] = Some(rng.below(6));
-                        moved = true;
-                    }
-                }
-                None => {}
-            }
-        }
-        if done.is_some() && (0..cells.len()).all(|u| at[u] + 1 == cells[u].len()) {
+        let Some(walk) = walk.as_mut() else { continue };
+        moved |= walk.round(rng);
+        if done.is_some() && walk.done() {
             break;
         }
         idle = if moved { 0 } else { idle + 1 };
@@ -1515,21 +1511,24 @@ mod in_an_app {
             .map(|(c, n)| (n, c))
             .collect();
         cells.sort_unstable_by(|a, b| b.cmp(a));
-        let connected = |wall: GridPos| {
-            let mut walled = grid.clone();
-            walled.set(wall, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
-            let mut seen = std::collections::HashSet::from([ends[0]]);
-            let mut queue = vec![ends[0]];
-            while let Some(cell) = queue.pop() {
-                for (next, _) in walled.neighbors(cell) {
-                    if seen.insert(next) {
-                        queue.push(next);
-                    }
+        let connected = |wall: GridPos| connected_without(grid, wall, &ends);
+        cells.into_iter().map(|(_, c)| c).find(|&c| connected(c)).expect("a cell to wall")
+    }
+
+    /// Whether every one of `ends` can be walked to from the first with a wall on `wall`.
+    fn connected_without(grid: &NavGrid, wall: GridPos, ends: &[GridPos]) -> bool {
+        let mut walled = grid.clone();
+        walled.set(wall, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
+        let mut seen = std::collections::HashSet::from([ends[0]]);
+        let mut queue = vec![ends[0]];
+        while let Some(cell) = queue.pop() {
+            for (next, _) in walled.neighbors(cell) {
+                if seen.insert(next) {
+                    queue.push(next);
                 }
             }
-            ends.iter().all(|e| seen.contains(e))
-        };
-        cells.into_iter().map(|(_, c)| c).find(|&c| connected(c)).expect("a cell to wall")
+        }
+        ends.iter().all(|e| seen.contains(e))
     }
 
     /// The 200-unit shuffle's plan is made over frames, each frame's part within the search
@@ -1678,20 +1677,7 @@ mod in_an_app {
         // The cell crossed most whose wall leaves every goal reachable from every start.
         let mut cells: Vec<(usize, GridPos)> = crossed.into_iter().map(|(c, n)| (n, c)).collect();
         cells.sort_unstable_by(|a, b| b.cmp(a));
-        let connected = |wall: GridPos| {
-            let mut walled = planned_on.clone();
-            walled.set(wall, bevy_tilemap_nav::grid::Cell::Blocked).unwrap();
-            let mut seen = std::collections::HashSet::from([ends[0]]);
-            let mut queue = vec![ends[0]];
-            while let Some(cell) = queue.pop() {
-                for (next, _) in walled.neighbors(cell) {
-                    if seen.insert(next) {
-                        queue.push(next);
-                    }
-                }
-            }
-            ends.iter().all(|e| seen.contains(e))
-        };
+        let connected = |wall: GridPos| connected_without(&planned_on, wall, &ends);
         let (crossings, wall) = cells.into_iter().find(|&(_, c)| connected(c)).unwrap();
         println!("the wall goes on {wall}, crossed by {crossings} of the plan's paths");
         let mut storages = app.world_mut().query::<&TileStorage>();

@@ -164,6 +164,8 @@ pub struct PlanTogether {
     arrives: Vec<bool>,
     /// The most steps any unit's walk to its goal takes, alone (known once all are checked).
     longest: u32,
+    /// Windowed: the kept ticks past which the window is made twice as long (0: not set yet).
+    widen_at: u32,
 }
 
 /// A space-time search's working memory: open states (cell, tick, whether a finish) by their
@@ -205,6 +207,7 @@ impl PlanTogether {
             kept_ticks: Vec::new(),
             arrives: vec![false; units.len()],
             longest: 0,
+            widen_at: 0,
             grid,
         })
     }
@@ -219,8 +222,10 @@ impl PlanTogether {
     ///
     /// Each window costs a search of `window` ticks a unit, however far the goals; but looking
     /// ahead only so far, units can go round each other for ever: once the kept ticks pass
-    /// twice the longest walk to a goal (plus a window), the rest is planned to the goals in
-    /// one (as [`plan_together`] does). A `window` below 2 is taken as 2. The plans it gives
+    /// twice the longest walk to a goal (plus a window), the window is made twice as long, and
+    /// so on (a window past the horizon plans the rest to the goals in one, as
+    /// [`plan_together`] does). A `window` below 8 is taken as 8. Like [`plan_together`], it
+    /// can find no plan for a unit ([`CooperativeError::NoPlan`]). The plans it gives
     /// keep the same rules as [`plan_together`]'s (and [`CellTurns`](super::CellTurns) of the kept windows,
     /// then [`extend`](super::CellTurns::extend)ed with each one kept after, keep units walking them
     /// apart whatever their speeds).
@@ -255,7 +260,7 @@ impl PlanTogether {
         window: u32,
     ) -> Result<Self, CooperativeError> {
         let mut planner = Self::new(grid, units, horizon)?;
-        planner.window = Some(window.max(2));
+        planner.window = Some(window.max(MIN_WINDOW));
         Ok(planner)
     }
 
@@ -365,7 +370,7 @@ impl PlanTogether {
             return Some(Err(CooperativeError::NoPlan { unit }));
         }
         // All are planned again.
-        self.taken = Self::fresh(grid, &self.units, horizon);
+        self.taken = Self::fresh(&self.grid, &self.units, self.horizon);
         self.plans = vec![Vec::new(); self.units.len()];
         self.next = 0;
         None
@@ -413,8 +418,16 @@ impl PlanTogether {
         let mut order = std::mem::take(&mut self.order);
         order.sort_by_key(at_goal);
         self.order = order;
-        if self.kept_ticks() > self.longest.saturating_mul(2).saturating_add(window) {
-            self.window = None;
+        // Looking twice as far once the kept ticks pass what any walk could need (twice the
+        // longest, and a window); all the way once a window would pass the horizon.
+        let enough = |window: u32| self.longest.saturating_mul(2).saturating_add(window);
+        if self.widen_at == 0 {
+            self.widen_at = enough(window);
+        }
+        if self.kept_ticks() > self.widen_at {
+            let wider = window.saturating_mul(2);
+            self.window = (wider < self.horizon).then_some(wider);
+            self.widen_at = self.kept_ticks().saturating_add(enough(wider));
         }
         self.taken = Self::fresh(&self.grid, &self.units, self.horizon);
         self.plans = vec![Vec::new(); self.units.len()];
@@ -427,6 +440,10 @@ impl PlanTogether {
         GridPos::new(i % self.grid.width(), i / self.grid.width())
     }
 }
+
+/// The shortest window a windowed planner looks ahead: in shorter ones, units planned first
+/// end their windows where later ones stand, and those can be left nowhere to go.
+const MIN_WINDOW: u32 = 8;
 
 /// What bounds one unit's space-time search: the ticks it waits on its start, the most ticks
 /// its plan may take, and (windowed) the tick its search stops at.

@@ -3,8 +3,7 @@
 //! once ([`steps_to`]), or from the cells asked for, worked out as they are asked
 //! ([`StepsBack`]).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use super::linked::MixMap;
 
@@ -95,12 +94,17 @@ pub(super) fn steps_to_avoiding(moves: &Moves, goal: u32, taken: impl Fn(u32) ->
 pub(super) struct StepsBack {
     toward: (u32, u32),
     width: u32,
-    /// Open cells by (estimate, steps back from the goal, taken deeper first, cell).
-    open: BinaryHeap<Reverse<(u32, Reverse<u32>, u32)>>,
-    /// Cell -> its steps, once closed; the fewest steps found so far while open.
-    closed: MixMap<u32, u32>,
-    seen: MixMap<u32, u32>,
+    /// Open cells (steps back from the goal, cell) in a bucket per estimate, the last put in
+    /// taken first (the estimate never falls along a way: no bucket below `lowest` is used
+    /// again).
+    open: Vec<Vec<(u32, u32)>>,
+    lowest: usize,
+    /// Cell -> the fewest steps found so far, with [`CLOSED`] set once they are its steps.
+    steps: MixMap<u32, u32>,
 }
+
+/// The bit of a [`StepsBack`] cell's steps that says they are final.
+const CLOSED: u32 = 1 << 31;
 
 impl StepsBack {
     /// Steps to `goal` (a cell index on a grid `width` wide), searched back towards `toward`.
@@ -108,13 +112,32 @@ impl StepsBack {
         let mut back = Self {
             toward: (toward % width, toward / width),
             width,
-            open: BinaryHeap::new(),
-            closed: MixMap::default(),
-            seen: MixMap::default(),
+            open: Vec::new(),
+            lowest: 0,
+            steps: MixMap::default(),
         };
-        back.open.push(Reverse((back.estimate(goal), Reverse(0), goal)));
-        back.seen.insert(goal, 0);
+        back.push(back.estimate(goal), (0, goal));
+        back.steps.insert(goal, 0);
         back
+    }
+
+    fn push(&mut self, estimate: u32, open: (u32, u32)) {
+        let at = estimate as usize;
+        if at >= self.open.len() {
+            self.open.resize_with(at + 1, Vec::new);
+        }
+        self.open[at].push(open);
+        self.lowest = self.lowest.min(at);
+    }
+
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        while self.lowest < self.open.len() {
+            if let Some(open) = self.open[self.lowest].pop() {
+                return Some(open);
+            }
+            self.lowest += 1;
+        }
+        None
     }
 
     fn estimate(&self, cell: u32) -> u32 {
@@ -126,22 +149,26 @@ impl StepsBack {
     /// cell closed adds one to `work`).
     pub(super) fn to(&mut self, moves: &Moves, cell: u32, work: &mut u64) -> u32 {
         loop {
-            if let Some(&steps) = self.closed.get(&cell) {
-                return steps;
+            if let Some(&steps) = self.steps.get(&cell)
+                && steps & CLOSED != 0
+            {
+                return steps & !CLOSED;
             }
-            let Some(Reverse((_, Reverse(steps), at))) = self.open.pop() else {
+            let Some((steps, at)) = self.pop() else {
                 return u32::MAX;
             };
-            if self.closed.contains_key(&at) {
-                continue;
+            match self.steps.get_mut(&at) {
+                Some(s) if *s == steps => *s |= CLOSED,
+                _ => continue, // closed already, or a shorter way came later
             }
-            self.closed.insert(at, steps);
             *work += 1;
+            let next = steps + 1;
             for &from in moves.into.of(at) {
-                let next = steps + 1;
-                if self.seen.get(&from).is_none_or(|&s| next < s) {
-                    self.seen.insert(from, next);
-                    self.open.push(Reverse((next + self.estimate(from), Reverse(next), from)));
+                // (Not seen yet: more steps than any way has.)
+                let known = self.steps.entry(from).or_insert(!CLOSED);
+                if *known & CLOSED == 0 && next < *known {
+                    *known = next;
+                    self.push(next + self.estimate(from), (next, from));
                 }
             }
         }

@@ -1304,7 +1304,11 @@ mod in_an_app {
         spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
         app.update();
         let (west, east, pocket) = (GridPos::new(0, 0), GridPos::new(8, 0), GridPos::new(4, 1));
-        for speeds in [[40.0, 130.0], [130.0, 40.0], [80.0, 80.0]] {
+        // Planned all the way, then windowed (8 steps ahead, 4 kept a window).
+        let runs = [[40.0, 130.0], [130.0, 40.0], [80.0, 80.0]].map(|s| (s, None));
+        let windowed = [[40.0, 130.0], [80.0, 80.0]].map(|s| (s, Some(8)));
+        for (speeds, window) in runs.into_iter().chain(windowed) {
+            app.world_mut().resource_mut::<NavSettings>().cooperative_window = window;
             let units = spawn_cooperative(&mut app, &[west, east], &speeds);
             app.update();
             app.world_mut().entity_mut(units[0]).insert(PathRequest::to(east));
@@ -1324,8 +1328,8 @@ mod in_an_app {
             arrived.sort();
             let mut want = vec![(units[0], east, true), (units[1], west, true)];
             want.sort();
-            assert_eq!(arrived, want, "{speeds:?}");
-            assert!(pocketed, "{speeds:?}: nobody stepped aside");
+            assert_eq!(arrived, want, "{speeds:?} {window:?}");
+            assert!(pocketed, "{speeds:?} {window:?}: nobody stepped aside");
             for unit in units {
                 app.world_mut().despawn(unit);
             }

@@ -12,7 +12,9 @@
 //! ticks. Each unit's plan is a search of cells x ticks until the latest arrival of those
 //! planned before it (after that nothing moves, and the rest of its way is a plain walk round
 //! the parked units), over one bit per cell and tick: for hundreds of units on a
-//! tactics-sized map, not thousands on a big one.
+//! tactics-sized map, not thousands on a big one. A windowed planner
+//! ([`PlanTogether::windowed`]) plans every unit a window of ticks at a time instead, keeping
+//! half of each window while the next is made.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -224,8 +226,9 @@ impl PlanTogether {
     /// ahead only so far, units can go round each other for ever: once the kept ticks pass
     /// twice the longest walk to a goal (plus a window), the window is made twice as long, and
     /// so on (a window past the horizon plans the rest to the goals in one, as
-    /// [`plan_together`] does). A `window` below 8 is taken as 8. Like [`plan_together`], it
-    /// can find no plan for a unit ([`CooperativeError::NoPlan`]). The plans it gives
+    /// [`plan_together`] does). A `window` below 8 is taken as 8. `horizon` bounds each
+    /// window's searches (and the rest, once planned all the way), not the whole plan. Like
+    /// [`plan_together`], it can find no plan for a unit ([`CooperativeError::NoPlan`]). The plans it gives
     /// keep the same rules as [`plan_together`]'s (and [`CellTurns`](super::CellTurns) of the kept windows,
     /// then [`extend`](super::CellTurns::extend)ed with each one kept after, keep units walking them
     /// apart whatever their speeds).
@@ -400,7 +403,7 @@ impl PlanTogether {
 
     /// Every unit is planned for this window and some have not arrived: its first half is kept,
     /// and the next window is planned from where that half ends (units on their goals last;
-    /// once the kept ticks pass what any walk could need, the rest is planned to the goals).
+    /// once the kept ticks pass what any walk could need, in a window twice as long).
     fn next_window(&mut self) {
         let Some(window) = self.window else { return };
         let keep = (window / 2) as usize;

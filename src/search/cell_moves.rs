@@ -94,11 +94,12 @@ pub(super) fn steps_to_avoiding(moves: &Moves, goal: u32, taken: impl Fn(u32) ->
 pub(super) struct StepsBack {
     toward: (u32, u32),
     width: u32,
-    /// Open cells (steps back from the goal, cell) in a bucket per estimate, the last put in
-    /// taken first (the estimate never falls along a way: no bucket below `lowest` is used
-    /// again).
-    open: Vec<Vec<(u32, u32)>>,
-    lowest: usize,
+    /// Open cells (steps back from the goal, cell) in a bucket per estimate from `lowest` on,
+    /// the last put in taken first. The estimate never falls along a way and grows by at most
+    /// two a step, so a bucket emptied is not used again and only a few are kept at once
+    /// however long the ways.
+    open: VecDeque<Vec<(u32, u32)>>,
+    lowest: u32,
     /// Cell -> the fewest steps found so far, with [`CLOSED`] set once they are its steps.
     steps: MixMap<u32, u32>,
 }
@@ -112,7 +113,7 @@ impl StepsBack {
         let mut back = Self {
             toward: (toward % width, toward / width),
             width,
-            open: Vec::new(),
+            open: VecDeque::new(),
             lowest: 0,
             steps: MixMap::default(),
         };
@@ -122,19 +123,23 @@ impl StepsBack {
     }
 
     fn push(&mut self, estimate: u32, open: (u32, u32)) {
-        let at = estimate as usize;
+        if self.open.is_empty() {
+            self.lowest = estimate;
+        }
+        // (Never below the lowest: the estimate does not fall along a way.)
+        let at = estimate.saturating_sub(self.lowest) as usize;
         if at >= self.open.len() {
             self.open.resize_with(at + 1, Vec::new);
         }
         self.open[at].push(open);
-        self.lowest = self.lowest.min(at);
     }
 
     fn pop(&mut self) -> Option<(u32, u32)> {
-        while self.lowest < self.open.len() {
-            if let Some(open) = self.open[self.lowest].pop() {
+        while let Some(bucket) = self.open.front_mut() {
+            if let Some(open) = bucket.pop() {
                 return Some(open);
             }
+            self.open.pop_front();
             self.lowest += 1;
         }
         None

@@ -1496,6 +1496,64 @@ mod in_an_app {
         assert!(wall.is_some() && waited_at_an_end > 0, "{waited_at_an_end}");
     }
 
+    /// A wall built far ahead once windowed units have their first window: the windows still
+    /// to come are being made on the grid as it was, and cross it; the map is planned again
+    /// from where the units stand, and they arrive round the wall, never in it, never two in
+    /// one cell.
+    #[test]
+    fn a_wall_ahead_of_walking_windows_has_them_planned_again() {
+        use bevy_ecs_tilemap::prelude::{TilePos, TileStorage, TileTextureIndex};
+        let rows = ["........................................"; 5];
+        let mut app = nav_app(DT, WALL);
+        let mut settings = app.world_mut().resource_mut::<NavSettings>();
+        settings.cooperative_window = Some(8);
+        // A small search budget: a window or so a frame, so that the units walk while the
+        // windows after the first are made.
+        settings.work.shares.searches = 2_000;
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(u32::from(c == '#')));
+        app.update();
+        let starts: Vec<GridPos> = (0..5).map(|y| GridPos::new(0, y)).collect();
+        let goals: Vec<GridPos> = (0..5).map(|y| GridPos::new(39, 4 - y)).collect();
+        let units = spawn_cooperative(&mut app, &starts, &[60.0; 5]);
+        app.update();
+        for (&unit, &goal) in units.iter().zip(&goals) {
+            app.world_mut().entity_mut(unit).insert(PathRequest::to(goal));
+        }
+        // A wall across rows 1 to 3 at x = 30, once the units walk.
+        let wall: Vec<GridPos> = (1..4).map(|y| GridPos::new(30, y)).collect();
+        let mut arrived: Vec<(Entity, GridPos, bool)> = Vec::new();
+        let mut built = false;
+        for frame in 0..3000 {
+            app.update();
+            check_one_per_cell(&app, &units, &format!("frame {frame}"));
+            // The first window is given: paths that end short of their goals.
+            let windowed = units.iter().any(|&u| {
+                let path = app.world().get::<NavPath>(u);
+                path.is_some_and(|p| p.cells.len() > 1 && p.cells.last() != Some(&p.goal))
+            });
+            if windowed && !built {
+                let mut storages = app.world_mut().query::<&TileStorage>();
+                let storage = storages.single(app.world()).unwrap().clone();
+                for cell in &wall {
+                    let tile = storage.get(&TilePos::new(cell.x, cell.y)).unwrap();
+                    app.world_mut().entity_mut(tile).insert(TileTextureIndex(WALL));
+                }
+                built = true;
+            }
+            for &u in &units {
+                let inside = holds(&app, u).is_some_and(|c| wall.contains(&c));
+                assert!(!(built && inside), "frame {frame}: {u} in the wall");
+            }
+            let got = messages::<Arrived>(&app);
+            arrived.extend(got.iter().map(|a| (a.entity, a.cell, a.reached_goal)));
+            if arrived.len() == units.len() {
+                break;
+            }
+        }
+        assert!(built);
+        assert_arrived_at(arrived, &units, &goals);
+    }
+
     /// The cell the units' paths still to walk cross most that nobody holds, no unit is sent
     /// to, and whose wall leaves every goal reachable from every unit.
     fn busiest_free_cell(

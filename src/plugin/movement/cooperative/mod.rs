@@ -352,12 +352,17 @@ pub(crate) fn plan_together_in_play(
         if planning.kept > 0 || release.from > 0 {
             // A later window of a plan its units walk already.
             let (from, kept, last) = (release.from, release.kept, release.last);
-            let windows = release.plans.as_deref();
+            // (Checked before the plan in play takes it, from where it goes on: the ways walked
+            // already may cross a wall built since.)
+            let crossed = release.plans.as_ref().is_some_and(|w| {
+                let new_part = w.iter().map(|p| &p[(from as usize).min(p.len() - 1)..]);
+                planning.crosses_a_change(map, new_part)
+            });
+            planning.kept = kept;
+            let windows = release.plans.as_deref().filter(|_| !crossed);
             let written = windows.and_then(|w| next_window(plans, map_entity, (w, from), last));
-            let planning = plans.planning.get_mut(&map_entity);
-            match (written, planning) {
-                (Some(written), Some(planning)) if !planning.crosses_a_change(map, &written) => {
-                    planning.kept = kept;
+            match written {
+                Some(written) => {
                     write_paths(map, agents, written, false);
                     if last {
                         plans.planning.remove(&map_entity);
@@ -379,7 +384,8 @@ pub(crate) fn plan_together_in_play(
         // The grid changed under it, and a path of it crosses a new wall: begun again on the
         // grid as it is now (a few times at most: a door that opens and shuts for ever does
         // not keep the agents standing; past that, the walk plans round a wall it meets).
-        if planning.restarts < MAX_RESTARTS && planning.crosses_a_change(map, &written) {
+        let crosses = planning.crosses_a_change(map, written.iter().map(|(_, c)| c.as_slice()));
+        if planning.restarts < MAX_RESTARTS && crosses {
             let standing = others.iter().map(|l| (l.holds, l.entering, l.size));
             let again = planning.again(map, (&seen, &by_entity), standing);
             *planning = again;
@@ -633,14 +639,18 @@ impl Planning {
         planning
     }
 
-    /// Whether the map's grid changed since the plan began and a path of `written` now
-    /// crosses a wall (or a step the grid no longer allows).
-    fn crosses_a_change(&self, map: &NavMap, written: &[(Entity, Vec<GridPos>)]) -> bool {
+    /// Whether the map's grid changed since the plan began and a path of `written` (cells, or
+    /// a plan's cell at each tick) now crosses a wall (or a step the grid no longer allows).
+    fn crosses_a_change<'a>(
+        &self,
+        map: &NavMap,
+        mut written: impl Iterator<Item = &'a [GridPos]>,
+    ) -> bool {
         let grid = &map.grid;
+        let step = |w: &[GridPos]| w[0] == w[1] || grid.step_cost(w[0], w[1]).is_some();
         grid.revision() != self.revision
-            && written.iter().any(|(_, cells)| {
-                cells.first().is_some_and(|&c| !grid.is_passable(c))
-                    || cells.windows(2).any(|w| grid.step_cost(w[0], w[1]).is_none())
+            && written.any(|cells| {
+                cells.first().is_some_and(|&c| !grid.is_passable(c)) || !cells.windows(2).all(step)
             })
     }
 

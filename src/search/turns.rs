@@ -35,13 +35,19 @@ pub struct CellTurns {
 impl CellTurns {
     /// The turns of `plans` (each a unit's cell at each tick, as [`plan_together`](super::plan_together) gives them).
     pub fn new(plans: &[Vec<GridPos>]) -> Self {
+        Self::new_for(plans, |_| true)
+    }
+
+    /// The turns of the plans of the units `keep` takes (the others have none, as if
+    /// [`forget`](Self::forget) had been called on each).
+    pub(crate) fn new_for(plans: &[Vec<GridPos>], keep: impl Fn(usize) -> bool) -> Self {
         let mut turns = Self::default();
-        for (unit, plan) in plans.iter().enumerate() {
+        for (unit, plan) in plans.iter().enumerate().filter(|&(unit, _)| keep(unit)) {
             if let Some(&start) = plan.first() {
                 turns.queues.entry(start).or_default().push_back(unit);
             }
         }
-        turns.extend(plans, 0);
+        turns.extend_for(plans, 0, keep);
         turns
     }
 
@@ -63,8 +69,18 @@ impl CellTurns {
     /// assert_eq!(turns, CellTurns::new(&plans));
     /// ```
     pub fn extend(&mut self, plans: &[Vec<GridPos>], from: usize) {
+        self.extend_for(plans, from, |_| true);
+    }
+
+    /// [`extend`](Self::extend) with the plans of the units `keep` takes only.
+    pub(crate) fn extend_for(
+        &mut self,
+        plans: &[Vec<GridPos>],
+        from: usize,
+        keep: impl Fn(usize) -> bool,
+    ) {
         let mut visits: Vec<(usize, usize, GridPos)> = Vec::new();
-        for (unit, plan) in plans.iter().enumerate() {
+        for (unit, plan) in plans.iter().enumerate().filter(|&(unit, _)| keep(unit)) {
             for tick in from + 1..plan.len() {
                 if plan[tick - 1] != plan[tick] {
                     visits.push((tick, unit, plan[tick]));
@@ -131,5 +147,25 @@ mod tests {
         assert_eq!(sorted(&turns), vec![(cell(2), 1), (cell(3), 1)]);
         turns.forget(1);
         assert_eq!(sorted(&turns), vec![]);
+    }
+
+    #[test]
+    fn turns_for_some_units_are_the_turns_with_the_others_forgotten() {
+        let cell = |x| GridPos::new(x, 0);
+        // Three units through one corridor; unit 1 leaves the plan.
+        let plans = vec![
+            vec![cell(0), cell(1), cell(2), cell(3)],
+            vec![cell(4), cell(4), cell(3), cell(2)],
+            vec![cell(5), cell(4), cell(4), cell(4), cell(3)],
+        ];
+        let mut all = CellTurns::new(&plans);
+        all.forget(1);
+        assert_eq!(CellTurns::new_for(&plans, |u| u != 1), all);
+        // Given a tick at a time, the later ticks added for the units still in it.
+        let first: Vec<Vec<GridPos>> = plans.iter().map(|p| p[..2].to_vec()).collect();
+        let mut windows = CellTurns::new_for(&first, |u| u != 1);
+        windows.extend_for(&plans, 1, |u| u != 1);
+        assert_eq!(windows, all);
+        assert!(!all.may_enter(2, cell(3)) && all.may_enter(2, cell(4)));
     }
 }

@@ -349,8 +349,8 @@ pub(crate) fn plan_together_in_play(
         let made = planning.step(cells.saturating_sub(looked), out_of_time);
         looked += planning.work() - before;
         let Some(release) = made else { continue };
-        if planning.kept > 0 || release.from > 0 {
-            // A later window of a plan its units walk already.
+        if release.from > 0 {
+            // A later window of a plan its units walk already (or given up once they walk).
             let (from, kept, last) = (release.from, release.kept, release.last);
             // (Checked before the plan in play takes it, from where it goes on: the ways walked
             // already may cross a wall built since.)
@@ -433,18 +433,14 @@ fn next_window(
     last: bool,
 ) -> Option<Vec<(Entity, Vec<GridPos>)>> {
     let plan = plans.maps.get_mut(&map)?;
-    plan.turns.extend(windows, from as usize);
+    // (The units that left the plan have no turns, and get none.)
     let still: HashSet<usize> = plan.units.values().map(|u| u.index).collect();
-    for gone in (0..windows.len()).filter(|i| !still.contains(i)) {
-        plan.turns.forget(gone);
-    }
+    plan.turns.extend_for(windows, from as usize, |i| still.contains(&i));
     plan.to_come = !last;
     let mut written = Vec::new();
     for (&entity, unit) in plan.units.iter_mut() {
-        let mut cells = windows.get(unit.index)?.clone();
-        cells.dedup();
-        unit.cells.clone_from(&cells);
-        written.push((entity, cells));
+        unit.cells = path_cells(windows.get(unit.index)?);
+        written.push((entity, unit.cells.clone()));
     }
     Some(written)
 }
@@ -707,7 +703,8 @@ impl Planning {
     /// it has made once it is made, or (windowed) each time a window more is kept.
     fn step(&mut self, cells: u64, out_of_time: &dyn Fn() -> bool) -> Option<Release> {
         let began = self.work();
-        let (from, given_up) = (self.kept, Release { plans: None, from: 0, kept: 0, last: true });
+        let from = self.kept;
+        let given_up = Release { plans: None, from, kept: 0, last: true };
         loop {
             let left = cells.saturating_sub(self.work() - began);
             let Some(planner) = self.planner.as_mut() else {
@@ -723,7 +720,7 @@ impl Planning {
                     return Some(Release { plans: Some(plans), from, kept: 0, last: true });
                 }
                 // Once its agents walk the plan, it is not begun again without one.
-                Err(_) if from > 0 => return Some(Release { from, ..given_up }),
+                Err(_) if from > 0 => return Some(given_up),
                 Err(
                     CooperativeError::BadCell { unit, .. }
                     | CooperativeError::Unreachable { unit }
@@ -745,21 +742,27 @@ impl Planning {
     /// The map's plan from the planner's `plans`, and the path cells of each agent that
     /// still stands for it (those that left have no turns).
     fn made(&self, plans: Vec<Vec<GridPos>>) -> Made {
-        let mut plan =
-            MapPlan { turns: CellTurns::new(&plans), units: HashMap::new(), to_come: false };
+        let stands = |index: usize| self.standing.contains(&self.units[index].entity);
+        let turns = CellTurns::new_for(&plans, stands);
+        let mut plan = MapPlan { turns, units: HashMap::new(), to_come: false };
         let mut written = Vec::new();
-        for (index, (unit, steps)) in self.units.iter().zip(plans).enumerate() {
-            if !self.standing.contains(&unit.entity) {
-                plan.turns.forget(index);
-                continue;
+        for (index, (unit, steps)) in self.units.iter().zip(&plans).enumerate() {
+            if stands(index) {
+                let cells = path_cells(steps);
+                written.push((unit.entity, cells.clone()));
+                plan.units.insert(unit.entity, Unit { index, cells, goal: unit.goal });
             }
-            let mut cells = steps;
-            cells.dedup();
-            written.push((unit.entity, cells.clone()));
-            plan.units.insert(unit.entity, Unit { index, cells, goal: unit.goal });
         }
         (plan, written)
     }
+}
+
+/// An agent's path cells from its unit's plan (a cell at every tick): each cell once where it
+/// waits.
+fn path_cells(steps: &[GridPos]) -> Vec<GridPos> {
+    let mut cells = steps.to_vec();
+    cells.dedup();
+    cells
 }
 
 /// How many units a map's plan drops (each one the plan could not take) before it gives up.

@@ -254,3 +254,83 @@ impl ExitBound {
         }
     }
 }
+
+/// Where the ways' exits lie on each grid, by blocks of [`EXIT_BLOCK`] cells: a query with
+/// many ways looks at the exits near its goals, block by block outward, not at every exit.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ExitsByBlock {
+    /// Per grid: blocks across, and per block `ways[starts[b]..starts[b + 1]]`, the indexes
+    /// of the ways whose exit lies in it.
+    grids: Vec<(u32, Vec<u32>, Vec<u32>)>,
+}
+
+impl ExitsByBlock {
+    /// From each way's exit (`exits[i]` for way `i`).
+    pub(super) fn new(maps: &[&NavGrid], exits: &[MapPos]) -> Self {
+        let grids = maps
+            .iter()
+            .enumerate()
+            .map(|(map, grid)| {
+                let blocks_x = grid.width().div_ceil(EXIT_BLOCK);
+                let blocks = (blocks_x * grid.height().div_ceil(EXIT_BLOCK)) as usize;
+                let block =
+                    |x: GridPos| ((x.y / EXIT_BLOCK) * blocks_x + x.x / EXIT_BLOCK) as usize;
+                let mut keyed: Vec<(usize, u32)> = (exits.iter().enumerate())
+                    .filter(|(_, x)| x.map == map)
+                    .map(|(i, x)| (block(x.cell), i as u32))
+                    .collect();
+                keyed.sort_unstable();
+                let mut starts = vec![0u32; blocks + 1];
+                for &(b, _) in &keyed {
+                    starts[b + 1] += 1;
+                }
+                for b in 0..blocks {
+                    starts[b + 1] += starts[b];
+                }
+                (blocks_x, starts, keyed.into_iter().map(|(_, w)| w).collect())
+            })
+            .collect();
+        Self { grids }
+    }
+
+    /// The blocks with exits on the grids of `goals`, each as (a lower bound on the walk from
+    /// any of its cells to the nearest goal on its grid, grid, block), nearest first; `None`
+    /// when a goal's grid is hexagonal (its estimate is not bounded by the blocks' boxes).
+    pub(super) fn near(
+        &self,
+        maps: &[&NavGrid],
+        goals: &[MapPos],
+        heuristics: &[(Heuristic, f64)],
+    ) -> Option<Vec<(f64, usize, usize)>> {
+        let mut near = Vec::new();
+        for (map, (blocks_x, starts, _)) in self.grids.iter().enumerate() {
+            if !goals.iter().any(|g| g.map == map) {
+                continue;
+            }
+            if maps[map].neighborhood().is_hex() {
+                return None;
+            }
+            let (heuristic, scale) = heuristics[map];
+            for b in 0..starts.len() - 1 {
+                if starts[b] == starts[b + 1] {
+                    continue;
+                }
+                let rect = block_rect(b as u32 % blocks_x, b as u32 / blocks_x);
+                let walk = goals
+                    .iter()
+                    .filter(|g| g.map == map)
+                    .map(|g| box_apart(heuristic, rect, g.cell, g.cell) * scale)
+                    .fold(f64::INFINITY, f64::min);
+                near.push((walk, map, b));
+            }
+        }
+        near.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        Some(near)
+    }
+
+    /// The ways whose exits lie in `block` of grid `map`.
+    pub(super) fn ways_in(&self, map: usize, block: usize) -> &[u32] {
+        let (_, starts, ways) = &self.grids[map];
+        &ways[starts[block] as usize..starts[block + 1] as usize]
+    }
+}

@@ -21,12 +21,15 @@
 //!   between grids that touch there ([`Placement`]): the search takes them as steps of one grid;
 //! - `bounds`: the search's estimates (the lattice's for placed grids, the links' way out of a
 //!   grid);
+//! - `exits`: a query's bound on leaving each grid through a link, from the kept bounds and
+//!   the walk from the links' exits near its goals;
 //! - `prep`: what a search works out from the grids and links alone, kept by the pathfinder
 //!   from one query to the next while they stay the same ([`LinkedPrep`]);
 //! - `jumps`: jump point search inside each grid, stopping at link entrances and goals;
 //! - `search`: the search itself, in slices ([`LinkedSearch`]).
 
 mod bounds;
+mod exits;
 mod jumps;
 mod lattice;
 mod maps;

@@ -13,7 +13,7 @@ use super::super::jump_point::{jps_applies, jumps_pay};
 use super::super::options::Algorithm;
 use super::super::options::Heuristic;
 use super::super::result::PathError;
-use super::bounds::{EXACT_EXITS, ExitBound};
+use super::bounds::{EXACT_EXITS, ExitBound, ExitsByBlock};
 use super::lattice::Lattice;
 use super::maps::{Link, MapPos, Placement};
 use crate::grid::{CellIndex, GridPos, GridStamp, NavGrid};
@@ -150,6 +150,8 @@ pub(crate) struct LinkedPrep {
     /// grid for the rest (a query adds the ways whose exits lie nearer its goal than that).
     pub(super) cheapest_out: Vec<f64>,
     pub(super) exit_bounds: Vec<ExitBound>,
+    /// With more than [`EXACT_EXITS`] ways: the exits by blocks of cells.
+    pub(super) exit_blocks: ExitsByBlock,
 }
 
 /// Each grid's estimate for a search with `algorithm`: its heuristic and the cost of its
@@ -243,6 +245,10 @@ impl LinkedPrep {
         let jumps = jump_grids(maps, wants_jumps(algorithm), seams.as_ref(), &entrances);
         let heuristics = heuristics_for(maps, algorithm);
         let (cheapest_out, exit_bounds) = many_exits(maps, &ways, &heuristics);
+        let exit_blocks = match ways.len() > EXACT_EXITS {
+            true => ExitsByBlock::new(maps, &ways.iter().map(|w| w.1).collect::<Vec<_>>()),
+            false => ExitsByBlock::default(),
+        };
         Ok(Self {
             links: links.to_vec(),
             places: places.to_vec(),
@@ -251,6 +257,7 @@ impl LinkedPrep {
             heuristics,
             cheapest_out,
             exit_bounds,
+            exit_blocks,
             ways,
             way_index,
             areas,

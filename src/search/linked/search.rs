@@ -5,13 +5,14 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::super::goal::GUIDED_GOALS;
-use super::super::options::{Heuristic, SearchOptions};
+use super::super::options::SearchOptions;
 use super::super::query::{Goals, SearchStep};
 use super::super::result::{PathError, PathResult, SearchStats};
 use super::bounds::{EXACT_EXITS, ExitBound, LatticeBound};
+use super::exits::{exact_exits, many_exits};
 use super::jumps::{Jumps, cells_between};
 use super::maps::{Leg, LinkedPath, MapPos, Placement};
-use super::prep::{LinkedPrep, MixSet, Way};
+use super::prep::{LinkedPrep, MixSet};
 use crate::grid::{GridPos, NavGrid, Neighborhood};
 
 /// An open-list entry: a cell of a grid reached at cost `g`, ordered by `f` (ties: the
@@ -251,7 +252,7 @@ impl LinkedSearch {
         let exits = if ways.len() <= EXACT_EXITS {
             exact_exits(maps, ways, heuristics, &direct, walk)
         } else {
-            many_exits(maps, prep, heuristics, &direct)
+            many_exits(maps, prep, (heuristics, &guide), &direct)
         };
         let lattice = LatticeBound::new(maps, places, &guide, ways, heuristics[named.map].0);
         let kept = |at: MapPos| at == start || open_goals.contains(&at);
@@ -497,78 +498,4 @@ impl LinkedSearch {
         }
         LinkedPath { legs, cost, stats: self.stats }
     }
-}
-
-/// With few ways (up to [`EXACT_EXITS`]): each grid's bound on leaving it through a way, the
-/// rest from each way's exit worked out over the ways (walking on to the goal, `direct`, or
-/// taking another way, walked to by `walk`) until nothing gets cheaper.
-fn exact_exits(
-    maps: &[&NavGrid],
-    ways: &[Way],
-    heuristics: &[(Heuristic, f64)],
-    direct: &impl Fn(MapPos) -> f64,
-    walk: impl Fn(MapPos, MapPos) -> f64,
-) -> Vec<ExitBound> {
-    let mut rest: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
-    for _ in 0..ways.len() {
-        let mut changed = false;
-        for (w, &(_, x, ..)) in ways.iter().enumerate() {
-            let on = ways
-                .iter()
-                .zip(&rest)
-                .filter(|((e, ..), _)| e.map == x.map)
-                .fold(rest[w], |least, (&(e, _, cost, _), &r)| least.min(walk(x, e) + cost + r));
-            if on < rest[w] {
-                rest[w] = on;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    let mut entrances: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
-    for (&(e, _, cost, _), &r) in ways.iter().zip(&rest) {
-        if r.is_finite() {
-            entrances[e.map].push((e.cell, cost + r));
-        }
-    }
-    ExitBound::per_grid(maps, entrances, heuristics)
-}
-
-/// With many ways (more than [`EXACT_EXITS`]): each grid's bound on leaving it through a way,
-/// the bounds kept with the ways (the rest from each exit: the cheapest way out of its grid)
-/// raised by the least walk from any exit to the goal (`direct`), and the ways whose exits lie
-/// nearer the goal than that added one by one.
-///
-/// From an exit a path either walks on to the goal on that grid (at least `direct`), or takes
-/// another way out of the grid (at least the cheapest) and ends with a walk from some exit to
-/// the goal (at least the least of them all). Grids joined at seams may leave their grid
-/// without a way: there nothing is added.
-fn many_exits(
-    maps: &[&NavGrid],
-    prep: &LinkedPrep,
-    heuristics: &[(Heuristic, f64)],
-    direct: &impl Fn(MapPos) -> f64,
-) -> Vec<ExitBound> {
-    let ways = &prep.ways;
-    let on: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
-    let least_walk = match prep.seams {
-        Some(_) => 0.0,
-        None => on.iter().copied().fold(f64::INFINITY, f64::min),
-    };
-    let mut extra: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); maps.len()];
-    for (&(e, x, cost, _), &on) in ways.iter().zip(&on) {
-        if on < prep.cheapest_out[x.map] + least_walk {
-            extra[e.map].push((e.cell, cost + on));
-        }
-    }
-    let raise = if least_walk.is_finite() { least_walk } else { 0.0 };
-    maps.iter()
-        .zip(extra)
-        .zip(prep.exit_bounds.iter().zip(heuristics))
-        .map(|((grid, extra), (kept, &(heuristic, scale)))| {
-            kept.with(grid, (raise, extra), heuristic, scale)
-        })
-        .collect()
 }

@@ -25,6 +25,7 @@ use super::super::clock::Moment;
 use super::super::link::FrameLinks;
 use super::super::map::NavMaps;
 use super::super::precompute::table_serves;
+use super::linked::links_first;
 use super::plan::{Against, Plan, Requests, asks_a_table, avoid_for, grid_query, guide_for};
 use super::plan::{prepare, walks_the_answer};
 use crate::grid::GridPos;
@@ -146,6 +147,10 @@ pub(super) fn job(
     }
     let avoid = avoid_for(obstacles, entity, &plan, around);
     if asks_a_table(maps, links, &plan, &avoid) && table_serves(map, &plan.options) {
+        return None;
+    }
+    // (Searched through links at once, in turn.)
+    if around.is_none_or(|a| a.0.is_empty()) && links_first(maps, links, &plan) {
         return None;
     }
     Some(Job { entity, plan, avoid })

@@ -153,24 +153,63 @@ pub(super) fn then_links(
     };
     let map = maps.get(query.map)?;
     let grid = map.grid_for(query.agent)?;
+    let world_least = maps.iter().filter_map(|m| m.grid.min_cost()).min().unwrap_or(1);
+    let leaves = joined && leaving_helps(grid, (query.start, query.goal), world_least, bound);
+    if !leaves && !frame_links.links.iter().any(beats(grid, here, &query, bound)) {
+        return None;
+    }
+    let slack = bound.map(|cost| cost + 1e-9 * cost.max(1.0));
+    begin_linked(across, entity, around, query, slack)
+}
+
+/// Whether a link may beat a walk on the start's map (grid `grid`, map `here`) that costs
+/// `bound` (`None`: there is none): walking to its entrance, taking it and walking on from its
+/// exit to the goal costs less by the grid's estimate.
+fn beats<'a>(
+    grid: &'a NavGrid,
+    here: usize,
+    query: &'a Plan,
+    bound: Option<f64>,
+) -> impl Fn(&Link) -> bool + 'a {
     let moves = grid.neighborhood();
     let heuristic = Heuristic::default_for(moves);
     let least = f64::from(grid.min_cost().unwrap_or(1));
-    let walk = |a: GridPos, b: GridPos| heuristic.estimate(moves, a, b) * least;
-    let helps = |link: &Link| {
+    let walk = move |a: GridPos, b: GridPos| heuristic.estimate(moves, a, b) * least;
+    move |link: &Link| {
         link.ways().any(|(entrance, exit)| {
             let on = if exit.map == here { walk(exit.cell, query.goal) } else { 0.0 };
             let through = walk(query.start, entrance.cell) + link.cost + on;
             entrance.map == here && bound.is_none_or(|cost| through < cost - 1e-9)
         })
-    };
-    let world_least = maps.iter().filter_map(|m| m.grid.min_cost()).min().unwrap_or(1);
-    let leaves = joined && leaving_helps(grid, (query.start, query.goal), world_least, bound);
-    if !leaves && !frame_links.links.iter().any(helps) {
-        return None;
     }
-    let slack = bound.map(|cost| cost + 1e-9 * cost.max(1.0));
-    begin_linked(across, entity, around, query, slack)
+}
+
+/// Whether a request on one map goes straight to the search through links, without the walk
+/// on its map first: a link beats any walk there could (the least the grid's estimate allows
+/// from start to goal), so [`then_links`] would search through links whatever the walk found,
+/// and the walk would only bound that search. With a teleporter in every room that is most
+/// requests, and the walk was a search more each. For plain requests (no partial paths, no
+/// cap on expansions, not any-angle: the estimate bounds such walks); the caller checks for
+/// cells to walk round and watched searches.
+pub(super) fn links_first(maps: &NavMaps, frame_links: &FrameLinks, query: &Plan) -> bool {
+    let options = &query.options;
+    if query.goal_map != query.map
+        || frame_links.links.is_empty()
+        || options.partial
+        || options.limit.max_expansions.is_some()
+        || options.algorithm == Algorithm::ThetaStar
+    {
+        return false;
+    }
+    let (Some(here), Some(grid)) =
+        (maps.index_of(query.map), maps.get(query.map).and_then(|m| m.grid_for(query.agent)))
+    else {
+        return false;
+    };
+    let heuristic = Heuristic::default_for(grid.neighborhood());
+    let least = f64::from(grid.min_cost().unwrap_or(1));
+    let walk = heuristic.estimate(grid.neighborhood(), query.start, query.goal) * least;
+    frame_links.links.iter().any(beats(grid, here, query, Some(walk)))
 }
 
 /// Whether a path from `start` to `goal` (cells of `grid`) that leaves the grid across a seam

@@ -44,7 +44,7 @@ use crate::search::{
 use ahead::{Ahead, Taken, job, pool_for, run_ahead};
 pub(crate) use deliver::Answers;
 use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error, map_gone};
-use linked::{make_linked_path, then_links};
+use linked::{links_first, make_linked_path, then_links};
 use plan::walks_the_answer;
 use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
 use plan::{asks_a_table, avoid_for, left_out};
@@ -531,11 +531,14 @@ impl Frame<'_, '_, '_> {
         }
         self.answered += 1;
         nav.work.diagnostics.searches_started += 1;
-        if query.goal_map == query.map {
+        let around = left_out(&nav.requests, entity);
+        let plain = around.0.is_empty() && !asker.6;
+        if query.goal_map == query.map
+            && !(plain && links_first(&nav.maps, &nav.queue.links, &query))
+        {
             return self.search_on_map(entity, query);
         }
         // A search over the maps and their links, spread over frames like any other.
-        let around = left_out(&nav.requests, entity);
         let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
         match begin_linked(across, entity, around, query, None) {
             Some(search) => {

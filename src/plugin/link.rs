@@ -3,6 +3,7 @@
 //! is carried across one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use bevy::prelude::*;
 
@@ -360,12 +361,15 @@ pub struct LinkCrossed {
 /// ([`NavSeam`](super::NavSeam)) are not among them: the searches step across them from the
 /// maps' places. Links to a missing map, a cell off its map, or with a bad cost are left out
 /// (they can never be taken).
+///
+/// The lists of links are shared: the links of a search that may take them all are the frame's
+/// own, not a copy per search.
 #[derive(Default)]
 pub(crate) struct FrameLinks {
-    pub(crate) links: Vec<Link>,
-    pub(crate) entities: Vec<Entity>,
+    pub(crate) links: Arc<[Link]>,
+    pub(crate) entities: Arc<[Entity]>,
     /// Who may take each link (`None`: anyone).
-    open_to: Vec<Option<LinkOpenTo>>,
+    open_to: Arc<[Option<LinkOpenTo>]>,
     /// Where each map (by its index) lies on the lattice of a world of maps that touch.
     pub(crate) places: Vec<Option<Placement>>,
     /// How many maps each map's world has (by its index; 0 for a map in none).
@@ -438,9 +442,6 @@ impl FrameLinks {
         seen_maps.extend(shape());
         seen_places.clear();
         seen_places.extend_from_slice(places);
-        self.links.clear();
-        self.entities.clear();
-        self.open_to.clear();
         self.places.clear();
         let placed = |map: Entity| places.iter().find(|(m, _)| *m == map).map(|(_, p)| *p);
         self.places.extend(maps.iter().map(|m| placed(m.entity)));
@@ -455,17 +456,19 @@ impl FrameLinks {
             let at = maps.map_pos(e.map, e.cell)?;
             maps.get(e.map)?.grid.in_bounds(e.cell).then_some(at)
         };
+        let (mut kept, mut entities, mut open) = (Vec::new(), Vec::new(), Vec::new());
         for (entity, link, crossing, open_to) in links {
             if let (Some(from), Some(to)) = (end(link.from), end(link.to))
                 && link.cost.is_finite()
                 && link.cost >= 0.0
                 && crossing.is_none_or(|c| c.is_valid())
             {
-                self.links.push(Link { from, to, cost: link.cost, two_way: link.two_way });
-                self.entities.push(entity);
-                self.open_to.push(open_to.cloned());
+                kept.push(Link { from, to, cost: link.cost, two_way: link.two_way });
+                entities.push(entity);
+                open.push(open_to.cloned());
             }
         }
+        (self.links, self.entities, self.open_to) = (kept.into(), entities.into(), open.into());
     }
 
     /// These links with only those `keep` keeps (given each link, its entity and who may take
@@ -474,19 +477,26 @@ impl FrameLinks {
         &self,
         keep: impl Fn(&Link, Entity, Option<&LinkOpenTo>) -> bool,
     ) -> FrameLinks {
-        let mut kept = FrameLinks {
+        let rows = self.links.iter().zip(self.entities.iter()).zip(self.open_to.iter());
+        let kept: Vec<bool> = rows.map(|((l, &e), o)| keep(l, e, o.as_ref())).collect();
+        let mut only = FrameLinks {
             places: self.places.clone(),
             world_sizes: self.world_sizes.clone(),
             ..FrameLinks::default()
         };
-        for ((link, &entity), open_to) in self.links.iter().zip(&self.entities).zip(&self.open_to) {
-            if keep(link, entity, open_to.as_ref()) {
-                kept.links.push(*link);
-                kept.entities.push(entity);
-                kept.open_to.push(open_to.clone());
-            }
+        if kept.iter().all(|&k| k) {
+            // All of them: the same lists.
+            only.links = Arc::clone(&self.links);
+            only.entities = Arc::clone(&self.entities);
+            only.open_to = Arc::clone(&self.open_to);
+        } else {
+            let pick = |i: &usize| kept[*i];
+            let indexes = || (0..kept.len()).filter(pick);
+            only.links = indexes().map(|i| self.links[i]).collect();
+            only.entities = indexes().map(|i| self.entities[i]).collect();
+            only.open_to = indexes().map(|i| self.open_to[i].clone()).collect();
         }
-        kept
+        only
     }
 
     /// Whether the map at `index` in [`NavMaps`] joins others of its world at seams.

@@ -678,6 +678,102 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
     assert!((path.cost - optimum.cost).abs() < 1e-9, "{} vs {}", path.cost, optimum.cost);
 }
 
+/// With a cheap teleporter in every stretch of the map, most requests on it are searched
+/// through the links at once (a link beats any walk there could), the rest walked first: every
+/// path costs the cheapest, as plain A* over every cell and link finds it, whichever way it was
+/// searched, with requests asked again while they are searched.
+#[test]
+fn requests_on_a_map_of_teleporters_all_get_the_cheapest_paths() {
+    let mut app = app();
+    let mut rows = open_rows(96, 96);
+    for (y, row) in rows.iter_mut().enumerate() {
+        if y % 12 == 6 {
+            let gap = (y * 5) % 96;
+            *row = (0..96).map(|x| if x == gap { '.' } else { '#' }).collect();
+        }
+    }
+    spawn_map(&mut app, &rows);
+    app.update();
+    let map = first_map(&app);
+    let mut rng = 0x9E37_79B9_u64;
+    let mut random_open = || loop {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let cell = GridPos::new((rng % 96) as u32, ((rng >> 16) % 96) as u32);
+        if map.grid.is_passable(cell) {
+            return cell;
+        }
+    };
+    let mut links = Vec::new();
+    for _ in 0..300 {
+        let (a, b) = (random_open(), random_open());
+        links.push(Link::two_way(MapPos::new(0, a), MapPos::new(0, b), 3.0));
+        let (a, b) = (LinkEnd::new(map.entity, a), LinkEnd::new(map.entity, b));
+        app.world_mut().spawn(NavLink::two_way(a, b, 3.0));
+    }
+    // Near goals (a walk beats every link) and far ones.
+    let asks: Vec<(GridPos, GridPos)> = (0..40)
+        .map(|i| {
+            let start = random_open();
+            let goal = match i % 4 {
+                0 => GridPos::new((start.x + 1).min(95), start.y),
+                _ => random_open(),
+            };
+            (start, goal)
+        })
+        .filter(|(start, goal)| map.grid.is_passable(*goal) && start != goal)
+        .collect();
+    let agents: Vec<Entity> = asks
+        .iter()
+        .map(|&(start, goal)| {
+            let agent = spawn_walker(&mut app, start, 10.0);
+            app.world_mut().entity_mut(agent).insert(PathRequest::to(goal));
+            agent
+        })
+        .collect();
+    let mut costs: Vec<Option<f64>> = vec![None; agents.len()];
+    for frame in 0..600 {
+        app.update();
+        for (i, &agent) in agents.iter().enumerate() {
+            if costs[i].is_none()
+                && let Some(path) = app.world().get::<NavPath>(agent)
+            {
+                costs[i] = Some(path.cost);
+            }
+            // Asked again now and then while it is searched.
+            if costs[i].is_none() && frame % 3 == 1 {
+                app.world_mut().entity_mut(agent).insert(PathRequest::to(asks[i].1));
+            }
+        }
+        if costs.iter().all(Option::is_some) {
+            break;
+        }
+    }
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    let (mut through, mut walked) = (0, 0);
+    for (&(start, goal), cost) in asks.iter().zip(&costs) {
+        let cost = cost.unwrap_or_else(|| panic!("{start:?} -> {goal:?} not answered"));
+        let optimum = Pathfinder::new()
+            .find(
+                LinkedMaps::new(&[&map.grid], &links),
+                &PathQuery::new(MapPos::new(0, start), MapPos::new(0, goal)).with_options(astar),
+            )
+            .unwrap();
+        assert!(
+            (cost - optimum.cost).abs() < 1e-9,
+            "{start:?} -> {goal:?}: {cost} vs {}",
+            optimum.cost
+        );
+        if optimum.legs.len() > 1 {
+            through += 1;
+        } else {
+            walked += 1;
+        }
+    }
+    assert!(through > 10 && walked > 5, "{through} through links, {walked} walked");
+}
+
 #[test]
 fn an_unbounded_movement_range_on_a_large_map_is_measured_within_the_frame_budget() {
     let mut app = app();

@@ -5,28 +5,26 @@
 use super::super::options::Heuristic;
 use super::bounds::ExitBound;
 use super::maps::MapPos;
-use super::prep::{LinkedPrep, Way};
+use super::prep::LinkedPrep;
 use crate::grid::{GridPos, NavGrid};
 
-/// With few ways (up to [`EXACT_EXITS`](super::bounds::EXACT_EXITS)): each grid's bound on leaving it through a way, the
-/// rest from each way's exit worked out over the ways (walking on to the goal, `direct`, or
-/// taking another way, walked to by `walk`) until nothing gets cheaper.
+/// With few ways (up to [`EXACT_EXITS`](super::bounds::EXACT_EXITS)): each grid's bound on
+/// leaving it through a way, the rest from each way's exit worked out over the ways (walking on
+/// to the goal, `direct`, or taking another way: the prep's `way_hops`) until nothing gets
+/// cheaper.
 pub(super) fn exact_exits(
     maps: &[&NavGrid],
-    ways: &[Way],
+    prep: &LinkedPrep,
     heuristics: &[(Heuristic, f64)],
     direct: &impl Fn(MapPos) -> f64,
-    walk: impl Fn(MapPos, MapPos) -> f64,
 ) -> Vec<ExitBound> {
+    let (ways, hops, n) = (&prep.ways, &prep.way_hops, prep.ways.len());
     let mut rest: Vec<f64> = ways.iter().map(|&(_, x, ..)| direct(x)).collect();
-    for _ in 0..ways.len() {
+    for _ in 0..n {
         let mut changed = false;
-        for (w, &(_, x, ..)) in ways.iter().enumerate() {
-            let on = ways
-                .iter()
-                .zip(&rest)
-                .filter(|((e, ..), _)| e.map == x.map)
-                .fold(rest[w], |least, (&(e, _, cost, _), &r)| least.min(walk(x, e) + cost + r));
+        for w in 0..n {
+            let row = &hops[w * n..w * n + n];
+            let on = row.iter().zip(&rest).fold(rest[w], |least, (hop, r)| least.min(hop + r));
             if on < rest[w] {
                 rest[w] = on;
                 changed = true;

@@ -152,6 +152,9 @@ pub(crate) struct LinkedPrep {
     pub(super) exit_bounds: Vec<ExitBound>,
     /// With more than [`EXACT_EXITS`] ways: the exits by blocks of cells.
     pub(super) exit_blocks: ExitsByBlock,
+    /// With up to [`EXACT_EXITS`] ways: the least cost from each way's exit to taking each
+    /// way ([`way_hops`]).
+    pub(super) way_hops: Vec<f64>,
 }
 
 /// Each grid's estimate for a search with `algorithm`: its heuristic and the cost of its
@@ -191,6 +194,26 @@ fn many_exits(
         }
     }
     (cheapest_out, ExitBound::per_grid(maps, entrances, heuristics))
+}
+
+/// With few ways (up to [`EXACT_EXITS`](EXACT_EXITS)): row `w`, column `v`, the
+/// least cost of walking from way `w`'s exit to way `v`'s entrance (by the estimate of the
+/// exit's grid) and taking way `v`; infinite when they lie on different grids. It does not
+/// depend on the query, so it is kept with the ways (each query worked it out before, a few
+/// thousand estimates with ten links). Empty with more ways.
+fn way_hops(maps: &[&NavGrid], ways: &[Way], heuristics: &[(Heuristic, f64)]) -> Vec<f64> {
+    if ways.len() > EXACT_EXITS {
+        return Vec::new();
+    }
+    let walk = |a: MapPos, b: MapPos| {
+        let (heuristic, scale) = heuristics[a.map];
+        heuristic.estimate(maps[a.map].neighborhood(), a.cell, b.cell) * scale
+    };
+    let hop = |x: MapPos, &(e, _, cost, _): &Way| match e.map == x.map {
+        true => walk(x, e) + cost,
+        false => f64::INFINITY,
+    };
+    ways.iter().flat_map(|&(_, x, ..)| ways.iter().map(move |v| hop(x, v))).collect()
 }
 
 /// Where a search with `algorithm` takes jump point search: nowhere (`None`), where it is
@@ -254,6 +277,7 @@ impl LinkedPrep {
             places: places.to_vec(),
             stamps: maps.iter().map(|grid| grid.stamp()).collect(),
             algorithm,
+            way_hops: way_hops(maps, &ways, &heuristics),
             heuristics,
             cheapest_out,
             exit_bounds,

@@ -250,7 +250,7 @@ impl LinkedSearch {
                 .fold(f64::INFINITY, f64::min),
         };
         let exits = if ways.len() <= EXACT_EXITS {
-            exact_exits(maps, ways, heuristics, &direct, walk)
+            exact_exits(maps, prep, heuristics, &direct)
         } else {
             many_exits(maps, prep, (heuristics, &guide), &direct)
         };

@@ -122,6 +122,17 @@ fn box_apart(
     heuristic.distance(dx, dy)
 }
 
+/// How many blocks apart a block may lie for a walk to it, at `scale` a step, to cost under
+/// `under`: a block `k` blocks apart is at least (k - 1) x [`EXIT_BLOCK`] + 1 steps away.
+fn blocks_within(under: f64, scale: f64) -> u32 {
+    if !(under.is_finite() && scale > 0.0) {
+        return u32::MAX;
+    }
+    let steps = (under / scale).max(0.0);
+    // (k - 1) x EXIT_BLOCK + 1 < steps, for the largest k.
+    ((steps / f64::from(EXIT_BLOCK)).ceil() as u32).saturating_add(1)
+}
+
 /// Links on one grid up to which [`ExitBound`] is worked out per cell.
 pub(super) const EXACT_EXITS: usize = 48;
 /// Side of the blocks [`ExitBound`] keeps its bound for, with more links.
@@ -222,10 +233,27 @@ impl ExitBound {
             }
             ExitBound::Blocks { blocks_x, bound } => {
                 let mut bound: Vec<f64> = bound.iter().map(|b| b + raise).collect();
-                for (b, least) in bound.iter_mut().enumerate() {
-                    let rect = block_rect(b as u32 % blocks_x, b as u32 / blocks_x);
-                    for &(e, cost) in &extra {
-                        *least = least.min(box_apart(heuristic, rect, e, e) * scale + cost);
+                let highest = bound.iter().copied().fold(0.0, f64::max);
+                let blocks_y = bound.len() as u32 / blocks_x;
+                for &(e, cost) in &extra {
+                    // Only the blocks near enough for the walk to one to come under the
+                    // highest bound (the walk to a block `k` blocks away is at least
+                    // (k - 1) x EXIT_BLOCK + 1 steps: every estimate but Zero is at least the
+                    // longer side).
+                    let reach = match heuristic {
+                        Heuristic::Zero => u32::MAX,
+                        _ => blocks_within(highest - cost, scale),
+                    };
+                    let (ex, ey) = (e.x / EXIT_BLOCK, e.y / EXIT_BLOCK);
+                    for by in ey.saturating_sub(reach)..=ey.saturating_add(reach).min(blocks_y - 1)
+                    {
+                        for bx in
+                            ex.saturating_sub(reach)..=ex.saturating_add(reach).min(blocks_x - 1)
+                        {
+                            let least = &mut bound[(by * blocks_x + bx) as usize];
+                            let walk = box_apart(heuristic, block_rect(bx, by), e, e) * scale;
+                            *least = least.min(walk + cost);
+                        }
                     }
                 }
                 ExitBound::Blocks { blocks_x: *blocks_x, bound }
@@ -332,5 +360,55 @@ impl ExitsByBlock {
     pub(super) fn ways_in(&self, map: usize, block: usize) -> &[u32] {
         let (_, starts, ways) = &self.grids[map];
         &ways[starts[block] as usize..starts[block + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::TestRng;
+
+    /// A query's bound by blocks, the kept one raised and the ways near its goal added, is
+    /// what adding each of those ways to every block gives (the blocks too far for a way to
+    /// lower are left as they are): on grids up to 400 cells a side, with every estimate.
+    #[test]
+    fn a_query_s_ways_lower_the_blocks_they_can_and_no_others() {
+        let mut rng = TestRng(0xB10C);
+        let heuristics = [
+            Heuristic::Octile,
+            Heuristic::Manhattan,
+            Heuristic::Euclidean,
+            Heuristic::Hex,
+            Heuristic::Zero,
+        ];
+        for round in 0..200 {
+            let (w, h) = (1 + rng.below(400), 1 + rng.below(400));
+            let grid = NavGrid::new(w, h).unwrap();
+            let heuristic = heuristics[round % heuristics.len()];
+            let scale = f64::from(1 + rng.below(3));
+            let cell = |rng: &mut TestRng| GridPos::new(rng.below(w), rng.below(h));
+            let entrances: Vec<(GridPos, f64)> = (0..EXACT_EXITS + 1 + rng.below(300) as usize)
+                .map(|_| (cell(&mut rng), f64::from(rng.below(60))))
+                .collect();
+            let kept = ExitBound::new(&grid, entrances, heuristic, scale);
+            let ExitBound::Blocks { blocks_x, bound } = &kept else {
+                panic!("round {round}: more than EXACT_EXITS entrances are kept by blocks");
+            };
+            let raise = f64::from(rng.below(20)) / 4.0;
+            let extra: Vec<(GridPos, f64)> =
+                (0..rng.below(12)).map(|_| (cell(&mut rng), f64::from(rng.below(40)))).collect();
+            let ExitBound::Blocks { bound: got, .. } =
+                kept.with(&grid, (raise, extra.clone()), heuristic, scale)
+            else {
+                panic!("round {round}: still by blocks");
+            };
+            for (b, &kept) in bound.iter().enumerate() {
+                let rect = block_rect(b as u32 % blocks_x, b as u32 / blocks_x);
+                let every = extra.iter().fold(kept + raise, |least, &(e, cost)| {
+                    least.min(box_apart(heuristic, rect, e, e) * scale + cost)
+                });
+                assert_eq!(got[b].to_bits(), every.to_bits(), "round {round}, block {b}");
+            }
+        }
     }
 }

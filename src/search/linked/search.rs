@@ -355,6 +355,7 @@ impl LinkedSearch {
         let max_cost = self.options.limit.max_cost.unwrap_or(f64::INFINITY);
         let mut left = budget.max(1);
         let mut next: Vec<(MapPos, f64, u32)> = Vec::with_capacity(8);
+        let mut reads: Vec<f64> = Vec::with_capacity(8);
         while let Some(Open { g, at, .. }) = self.open.pop() {
             let node = self.reached.get(at);
             if node.closed || g > node.g {
@@ -397,14 +398,20 @@ impl LinkedSearch {
                 next.extend(ways.iter().map(|&(_, exit, cost, k)| (exit, cost, k as u32)));
             }
             let from_cell = self.reached.index(at) as u32;
-            for &(to, cost, link) in &next {
+            // Each successor's cost so far, read for all of them first: loads that do not
+            // wait on each other (the nodes of far jump points and link exits are seldom in
+            // the cache), where the loop below would wait on each in turn. A cost only falls,
+            // so one read early and not below `g2` rules the successor out as a read now would.
+            reads.clear();
+            reads.extend(next.iter().map(|&(to, ..)| self.reached.get(to).g));
+            for (&(to, cost, link), &read) in next.iter().zip(&reads) {
                 let g2 = g + cost;
                 if g2 > max_cost || (!self.avoid.is_empty() && self.avoid.contains(&to)) {
                     continue;
                 }
                 // A cheaper way to a closed cell opens it again: the estimate of links taken
                 // by blocks of cells is admissible but not consistent.
-                if self.reached.get(to).g <= g2 {
+                if read <= g2 || self.reached.get(to).g <= g2 {
                     continue;
                 }
                 let h = self.estimate(maps, to);

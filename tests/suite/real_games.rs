@@ -618,6 +618,37 @@ fn a_goal_on_another_map_with_no_link_names_both_maps() {
     );
 }
 
+/// A `side` x `side` map with a wall across every `every` rows, each with one gap (at
+/// `y x step` along it), so that walks are long; the map as the plugin has it.
+fn spawn_barred_map(app: &mut App, side: usize, (every, step): (usize, usize)) -> NavMap {
+    let mut rows = open_rows(side, side);
+    for (y, row) in rows.iter_mut().enumerate() {
+        if y % every == every / 2 {
+            let gap = (y * step) % side;
+            *row = (0..side).map(|x| if x == gap { '.' } else { '#' }).collect();
+        }
+    }
+    spawn_map(app, &rows);
+    app.update();
+    first_map(app)
+}
+
+/// Open cells of `grid` at random (xorshift from `seed`).
+fn open_at_random(grid: &NavGrid, mut seed: u64) -> impl FnMut() -> GridPos + '_ {
+    move || loop {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let cell = GridPos::new(
+            (seed % u64::from(grid.width())) as u32,
+            ((seed >> 16) % u64::from(grid.height())) as u32,
+        );
+        if grid.is_passable(cell) {
+            return cell;
+        }
+    }
+}
+
 #[test]
 fn a_thousand_links_are_searched_within_the_frame_budget() {
     let mut app = app();
@@ -625,28 +656,9 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
     // map).
     let budget = 10;
     app.world_mut().resource_mut::<NavSettings>().work.shares.searches = budget * CELL_WORK;
-    let mut rows = open_rows(128, 128);
-    for (y, row) in rows.iter_mut().enumerate() {
-        // Walls with one gap each, so that walks are long.
-        if y % 16 == 8 {
-            let gap = (y * 7) % 128;
-            *row = (0..128).map(|x| if x == gap { '.' } else { '#' }).collect();
-        }
-    }
-    spawn_map(&mut app, &rows);
-    app.update();
-    let map = first_map(&app);
+    let map = spawn_barred_map(&mut app, 128, (16, 7));
     // A thousand one-way doors between open cells, expensive enough that few are worth taking.
-    let mut rng = 0x2545_f491_u64;
-    let mut random_open = || loop {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let cell = GridPos::new((rng % 128) as u32, ((rng >> 16) % 128) as u32);
-        if map.grid.is_passable(cell) {
-            return cell;
-        }
-    };
+    let mut random_open = open_at_random(&map.grid, 0x2545_f491);
     let mut links = Vec::new();
     for _ in 0..1000 {
         let (a, b) = (random_open(), random_open());
@@ -685,26 +697,8 @@ fn a_thousand_links_are_searched_within_the_frame_budget() {
 #[test]
 fn requests_on_a_map_of_teleporters_all_get_the_cheapest_paths() {
     let mut app = app();
-    let mut rows = open_rows(96, 96);
-    for (y, row) in rows.iter_mut().enumerate() {
-        if y % 12 == 6 {
-            let gap = (y * 5) % 96;
-            *row = (0..96).map(|x| if x == gap { '.' } else { '#' }).collect();
-        }
-    }
-    spawn_map(&mut app, &rows);
-    app.update();
-    let map = first_map(&app);
-    let mut rng = 0x9E37_79B9_u64;
-    let mut random_open = || loop {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let cell = GridPos::new((rng % 96) as u32, ((rng >> 16) % 96) as u32);
-        if map.grid.is_passable(cell) {
-            return cell;
-        }
-    };
+    let map = spawn_barred_map(&mut app, 96, (12, 5));
+    let mut random_open = open_at_random(&map.grid, 0x9E37_79B9);
     let mut links = Vec::new();
     for _ in 0..300 {
         let (a, b) = (random_open(), random_open());

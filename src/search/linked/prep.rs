@@ -196,7 +196,7 @@ fn many_exits(
     (cheapest_out, ExitBound::per_grid(maps, entrances, heuristics))
 }
 
-/// With few ways (up to [`EXACT_EXITS`](EXACT_EXITS)): row `w`, column `v`, the
+/// With few ways (up to [`EXACT_EXITS`]): row `w`, column `v`, the
 /// least cost of walking from way `w`'s exit to way `v`'s entrance (by the estimate of the
 /// exit's grid) and taking way `v`; infinite when they lie on different grids. It does not
 /// depend on the query, so it is kept with the ways (each query worked it out before, a few

@@ -4,7 +4,7 @@ use std::f64::consts::SQRT_2;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::{GridPos, Neighborhood};
+use crate::grid::{GridPos, HexCoords, Neighborhood};
 
 /// The estimate of the remaining cost that guides A*.
 ///
@@ -49,11 +49,23 @@ impl Heuristic {
     }
 
     /// The unscaled estimate between two cells of a grid of this neighborhood.
-    #[inline]
+    // (Always inlined, hexagonal grids apart: searches call it for every cell they push, some
+    // many times over, and the compiler's choice to inline it or not has swung them by a
+    // third.)
+    #[inline(always)]
     pub fn estimate(self, neighborhood: Neighborhood, a: GridPos, b: GridPos) -> f64 {
-        match (self, neighborhood) {
-            (Heuristic::Hex, Neighborhood::Hex(coords)) => f64::from(coords.distance(a, b)),
-            (Heuristic::Euclidean, Neighborhood::Hex(coords)) => {
+        match neighborhood {
+            Neighborhood::Hex(coords) => self.estimate_hex(coords, a, b),
+            _ => self.distance(a.x.abs_diff(b.x), a.y.abs_diff(b.y)),
+        }
+    }
+
+    /// [`estimate`](Self::estimate) on a hexagonal grid of `coords`.
+    #[inline(never)]
+    fn estimate_hex(self, coords: HexCoords, a: GridPos, b: GridPos) -> f64 {
+        match self {
+            Heuristic::Hex => f64::from(coords.distance(a, b)),
+            Heuristic::Euclidean => {
                 let (ax, ay) = coords.unit_center(i64::from(a.x), i64::from(a.y));
                 let (bx, by) = coords.unit_center(i64::from(b.x), i64::from(b.y));
                 ((ax - bx) * (ax - bx) + (ay - by) * (ay - by)).sqrt()
@@ -64,7 +76,7 @@ impl Heuristic {
 
     /// The unscaled estimate for a cell `dx`, `dy` cells away from the goal on a square grid
     /// (see [`estimate`](Self::estimate) for any grid).
-    #[inline]
+    #[inline(always)]
     pub fn distance(self, dx: u32, dy: u32) -> f64 {
         let (dx, dy) = (f64::from(dx), f64::from(dy));
         match self {

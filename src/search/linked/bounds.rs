@@ -136,7 +136,7 @@ fn blocks_within(under: f64, scale: f64) -> u32 {
 /// Links on one grid up to which [`ExitBound`] is worked out per cell.
 pub(super) const EXACT_EXITS: usize = 48;
 /// Side of the blocks [`ExitBound`] keeps its bound for, with more links.
-const EXIT_BLOCK: u32 = 32;
+const EXIT_BLOCK: u32 = 16;
 
 impl ExitBound {
     pub(super) fn new(
@@ -322,7 +322,7 @@ impl ExitsByBlock {
     }
 
     /// The blocks with exits on the grids of `goals`, each as (a lower bound on the walk from
-    /// any of its cells to the nearest goal on its grid, grid, block), nearest first; `None`
+    /// any of its cells to the nearest goal on its grid, grid, block), in no order; `None`
     /// when a goal's grid is hexagonal (its estimate is not bounded by the blocks' boxes).
     pub(super) fn near(
         &self,
@@ -352,7 +352,6 @@ impl ExitsByBlock {
                 near.push((walk, map, b));
             }
         }
-        near.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         Some(near)
     }
 

@@ -2,6 +2,9 @@
 //! bounds its [`LinkedPrep`] keeps for every query and the walk from the ways' exits to this
 //! query's goals.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use super::super::options::Heuristic;
 use super::bounds::ExitBound;
 use super::maps::MapPos;
@@ -92,19 +95,27 @@ fn near_exits(
     }
     let blocks = prep.exit_blocks.near(maps, guide, heuristics)?;
     let exits = |map, block| prep.exit_blocks.ways_in(map, block).iter().map(|&w| w as usize);
-    let mut least_walk = if prep.seams.is_some() { 0.0 } else { f64::INFINITY };
-    if prep.seams.is_none() {
-        // (No exit of a block is nearer than its bound: the blocks past the least so far
-        // cannot lower it.)
-        for &(bound, map, block) in blocks.iter().take_while(|b| b.0 < f64::INFINITY) {
-            if bound >= least_walk {
-                break;
+    let least_walk = match prep.seams {
+        Some(_) => 0.0,
+        None => {
+            // Nearest block first (a heap: most blocks are never taken out): no exit of a
+            // block is nearer than its bound, so the blocks past the least so far cannot
+            // lower it. (The bounds are not negative: their bits order as they do.)
+            let mut nearest: BinaryHeap<Reverse<(u64, usize)>> =
+                blocks.iter().enumerate().map(|(i, b)| Reverse((b.0.to_bits(), i))).collect();
+            let mut least = f64::INFINITY;
+            while let Some(Reverse((_, i))) = nearest.pop() {
+                let (bound, map, block) = blocks[i];
+                if bound >= least {
+                    break;
+                }
+                for w in exits(map, block) {
+                    least = least.min(direct(prep.ways[w].1));
+                }
             }
-            for w in exits(map, block) {
-                least_walk = least_walk.min(direct(prep.ways[w].1));
-            }
+            least
         }
-    }
+    };
     let mut near = Vec::new();
     for &(bound, map, block) in &blocks {
         let under = prep.cheapest_out[map] + least_walk;

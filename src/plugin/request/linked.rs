@@ -171,10 +171,7 @@ fn beats<'a>(
     query: &'a Plan,
     bound: Option<f64>,
 ) -> impl Fn(&Link) -> bool + 'a {
-    let moves = grid.neighborhood();
-    let heuristic = Heuristic::default_for(moves);
-    let least = f64::from(grid.min_cost().unwrap_or(1));
-    let walk = move |a: GridPos, b: GridPos| heuristic.estimate(moves, a, b) * least;
+    let walk = least_walk(grid);
     move |link: &Link| {
         link.ways().any(|(entrance, exit)| {
             let on = if exit.map == here { walk(exit.cell, query.goal) } else { 0.0 };
@@ -206,10 +203,17 @@ pub(super) fn links_first(maps: &NavMaps, frame_links: &FrameLinks, query: &Plan
     else {
         return false;
     };
-    let heuristic = Heuristic::default_for(grid.neighborhood());
-    let least = f64::from(grid.min_cost().unwrap_or(1));
-    let walk = heuristic.estimate(grid.neighborhood(), query.start, query.goal) * least;
+    let walk = least_walk(grid)(query.start, query.goal);
     frame_links.links.iter().any(beats(grid, here, query, Some(walk)))
+}
+
+/// The least a walk between two cells of `grid` can cost: its estimate, every step at the
+/// cost of its cheapest cell.
+fn least_walk(grid: &NavGrid) -> impl Fn(GridPos, GridPos) -> f64 + use<> {
+    let moves = grid.neighborhood();
+    let heuristic = Heuristic::default_for(moves);
+    let least = f64::from(grid.min_cost().unwrap_or(1));
+    move |a: GridPos, b: GridPos| heuristic.estimate(moves, a, b) * least
 }
 
 /// Whether a path from `start` to `goal` (cells of `grid`) that leaves the grid across a seam

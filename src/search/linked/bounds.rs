@@ -101,13 +101,74 @@ impl LatticeBound {
 pub(super) enum ExitBound {
     None,
     Exact(Vec<(GridPos, f64)>),
-    Blocks { blocks_x: u32, bound: Vec<f64> },
+    Blocks { blocks: Blocking, bound: Vec<f64> },
 }
 
-/// The cells of block (`bx`, `by`) of [`ExitBound`]: (x0, y0, x1, y1).
-fn block_rect(bx: u32, by: u32) -> (u32, u32, u32, u32) {
-    let (x0, y0) = (bx * EXIT_BLOCK, by * EXIT_BLOCK);
-    (x0, y0, x0 + EXIT_BLOCK - 1, y0 + EXIT_BLOCK - 1)
+/// How a grid is cut into square blocks for [`ExitBound`] and [`ExitsByBlock`]: sides of
+/// [`EXIT_BLOCK`] cells, doubled while there would be more than [`MOST_BLOCKS`] (the kept
+/// bound is worked out over every pair of blocks, and a query's over every block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Blocking {
+    /// The side is 2 to this power.
+    shift: u32,
+    across: u32,
+    down: u32,
+}
+
+impl Blocking {
+    fn of_grid(grid: &NavGrid) -> Self {
+        let (w, h) = (grid.width(), grid.height());
+        let count =
+            |shift: u32| u64::from(w.div_ceil(1 << shift)) * u64::from(h.div_ceil(1 << shift));
+        let mut shift = EXIT_BLOCK.trailing_zeros();
+        while count(shift) > MOST_BLOCKS && shift < 31 {
+            shift += 1;
+        }
+        let side = 1u32 << shift;
+        Self { shift, across: w.div_ceil(side), down: h.div_ceil(side) }
+    }
+
+    fn side(self) -> u32 {
+        1 << self.shift
+    }
+
+    fn len(self) -> usize {
+        self.across as usize * self.down as usize
+    }
+
+    /// The block (column, row) that holds `cell`.
+    fn xy_of(self, cell: GridPos) -> (u32, u32) {
+        (cell.x >> self.shift, cell.y >> self.shift)
+    }
+
+    /// The index of the block that holds `cell`.
+    fn of(self, cell: GridPos) -> usize {
+        let (bx, by) = self.xy_of(cell);
+        by as usize * self.across as usize + bx as usize
+    }
+
+    /// The block (column, row) of index `b`.
+    fn xy(self, b: usize) -> (u32, u32) {
+        (b as u32 % self.across, b as u32 / self.across)
+    }
+
+    /// The cells of block (`bx`, `by`): (x0, y0, x1, y1).
+    fn rect(self, (bx, by): (u32, u32)) -> (u32, u32, u32, u32) {
+        let side = self.side();
+        let (x0, y0) = (bx.saturating_mul(side), by.saturating_mul(side));
+        (x0, y0, x0.saturating_add(side - 1), y0.saturating_add(side - 1))
+    }
+
+    /// How many blocks apart a block may lie for a walk to it, at `scale` a step, to cost
+    /// under `under`: a block `k` blocks apart is at least (k - 1) x side + 1 steps away.
+    fn within(self, under: f64, scale: f64) -> u32 {
+        if !(under.is_finite() && scale > 0.0) {
+            return u32::MAX;
+        }
+        let steps = (under / scale).max(0.0);
+        // (k - 1) x side + 1 < steps, for the largest k.
+        ((steps / f64::from(self.side())).ceil() as u32).saturating_add(1)
+    }
 }
 
 /// The `heuristic` distance, in steps, from the box (x0, y0)-(x1, y1) to the box `lo`-`hi`.
@@ -122,21 +183,13 @@ fn box_apart(
     heuristic.distance(dx, dy)
 }
 
-/// How many blocks apart a block may lie for a walk to it, at `scale` a step, to cost under
-/// `under`: a block `k` blocks apart is at least (k - 1) x [`EXIT_BLOCK`] + 1 steps away.
-fn blocks_within(under: f64, scale: f64) -> u32 {
-    if !(under.is_finite() && scale > 0.0) {
-        return u32::MAX;
-    }
-    let steps = (under / scale).max(0.0);
-    // (k - 1) x EXIT_BLOCK + 1 < steps, for the largest k.
-    ((steps / f64::from(EXIT_BLOCK)).ceil() as u32).saturating_add(1)
-}
-
 /// Links on one grid up to which [`ExitBound`] is worked out per cell.
 pub(super) const EXACT_EXITS: usize = 48;
-/// Side of the blocks [`ExitBound`] keeps its bound for, with more links.
+/// Side of the blocks [`ExitBound`] keeps its bound for, with more links (a power of two),
+/// on grids of up to [`MOST_BLOCKS`] such blocks.
 const EXIT_BLOCK: u32 = 16;
+/// The most blocks of a grid: on a bigger grid their side is doubled until they are no more.
+const MOST_BLOCKS: u64 = 4096;
 
 impl ExitBound {
     pub(super) fn new(
@@ -151,15 +204,13 @@ impl ExitBound {
         if entrances.len() <= EXACT_EXITS {
             return ExitBound::Exact(entrances);
         }
-        let blocks_x = grid.width().div_ceil(EXIT_BLOCK);
-        let blocks_y = grid.height().div_ceil(EXIT_BLOCK);
-        let blocks = (blocks_x * blocks_y) as usize;
+        let blocks = Blocking::of_grid(grid);
+        let (blocks_x, blocks_y) = (blocks.across, blocks.down);
         // The entrances of each block, and for each block that has some: the box round them
         // and their least cost.
-        let block_of = |p: GridPos| ((p.y / EXIT_BLOCK) * blocks_x + p.x / EXIT_BLOCK) as usize;
-        let mut by_block: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); blocks];
+        let mut by_block: Vec<Vec<(GridPos, f64)>> = vec![Vec::new(); blocks.len()];
         for &(e, cost) in &entrances {
-            by_block[block_of(e)].push((e, cost));
+            by_block[blocks.of(e)].push((e, cost));
         }
         let summaries: Vec<(usize, GridPos, GridPos, f64)> = by_block
             .iter()
@@ -176,14 +227,14 @@ impl ExitBound {
             })
             .collect();
         let apart = |rect, lo, hi| box_apart(heuristic, rect, lo, hi) * scale;
-        let mut bound = vec![f64::INFINITY; blocks];
+        let mut bound = vec![f64::INFINITY; blocks.len()];
         for by in 0..blocks_y {
             for bx in 0..blocks_x {
-                let rect = block_rect(bx, by);
+                let rect = blocks.rect((bx, by));
                 // Each entrance of the blocks next to it (its own included), and each farther
                 // block by the box round its entrances: a bound on the walk to any of them.
                 let least = summaries.iter().fold(f64::INFINITY, |least, &(b, lo, hi, cost)| {
-                    let (ox, oy) = (b as u32 % blocks_x, b as u32 / blocks_x);
+                    let (ox, oy) = blocks.xy(b);
                     if ox.abs_diff(bx) <= 1 && oy.abs_diff(by) <= 1 {
                         by_block[b]
                             .iter()
@@ -195,7 +246,7 @@ impl ExitBound {
                 bound[(by * blocks_x + bx) as usize] = least;
             }
         }
-        ExitBound::Blocks { blocks_x, bound }
+        ExitBound::Blocks { blocks, bound }
     }
 
     /// Each grid's bound, from its `entrances` (each with its cost on to the goal) and its
@@ -231,32 +282,32 @@ impl ExitBound {
                 let raised = entrances.iter().map(|&(e, cost)| (e, cost + raise));
                 ExitBound::new(grid, raised.chain(extra).collect(), heuristic, scale)
             }
-            ExitBound::Blocks { blocks_x, bound } => {
+            &ExitBound::Blocks { blocks, ref bound } => {
                 let mut bound: Vec<f64> = bound.iter().map(|b| b + raise).collect();
                 let highest = bound.iter().copied().fold(0.0, f64::max);
-                let blocks_y = bound.len() as u32 / blocks_x;
+                let (blocks_x, blocks_y) = (blocks.across, blocks.down);
                 for &(e, cost) in &extra {
                     // Only the blocks near enough for the walk to one to come under the
                     // highest bound (the walk to a block `k` blocks away is at least
-                    // (k - 1) x EXIT_BLOCK + 1 steps: every estimate but Zero is at least the
+                    // (k - 1) x side + 1 steps: every estimate but Zero is at least the
                     // longer side).
                     let reach = match heuristic {
                         Heuristic::Zero => u32::MAX,
-                        _ => blocks_within(highest - cost, scale),
+                        _ => blocks.within(highest - cost, scale),
                     };
-                    let (ex, ey) = (e.x / EXIT_BLOCK, e.y / EXIT_BLOCK);
+                    let (ex, ey) = blocks.xy_of(e);
                     for by in ey.saturating_sub(reach)..=ey.saturating_add(reach).min(blocks_y - 1)
                     {
                         for bx in
                             ex.saturating_sub(reach)..=ex.saturating_add(reach).min(blocks_x - 1)
                         {
                             let least = &mut bound[(by * blocks_x + bx) as usize];
-                            let walk = box_apart(heuristic, block_rect(bx, by), e, e) * scale;
+                            let walk = box_apart(heuristic, blocks.rect((bx, by)), e, e) * scale;
                             *least = least.min(walk + cost);
                         }
                     }
                 }
-                ExitBound::Blocks { blocks_x: *blocks_x, bound }
+                ExitBound::Blocks { blocks, bound }
             }
         }
     }
@@ -275,21 +326,20 @@ impl ExitBound {
                     least.min(heuristic.estimate(moves, cell, e) * scale + cost)
                 })
             }
-            ExitBound::Blocks { blocks_x, bound } => {
-                let block = (cell.y / EXIT_BLOCK) * blocks_x + cell.x / EXIT_BLOCK;
-                bound.get(block as usize).copied().unwrap_or(0.0)
+            ExitBound::Blocks { blocks, bound } => {
+                bound.get(blocks.of(cell)).copied().unwrap_or(0.0)
             }
         }
     }
 }
 
-/// Where the ways' exits lie on each grid, by blocks of [`EXIT_BLOCK`] cells: a query with
+/// Where the ways' exits lie on each grid, by the blocks of [`Blocking`]: a query with
 /// many ways looks at the exits near its goals, block by block outward, not at every exit.
 #[derive(Clone, Debug, Default)]
 pub(super) struct ExitsByBlock {
-    /// Per grid: blocks across, and per block `ways[starts[b]..starts[b + 1]]`, the indexes
-    /// of the ways whose exit lies in it.
-    grids: Vec<(u32, Vec<u32>, Vec<u32>)>,
+    /// Per grid: its blocks, and per block `ways[starts[b]..starts[b + 1]]`, the indexes of
+    /// the ways whose exit lies in it.
+    grids: Vec<(Blocking, Vec<u32>, Vec<u32>)>,
 }
 
 impl ExitsByBlock {
@@ -299,23 +349,20 @@ impl ExitsByBlock {
             .iter()
             .enumerate()
             .map(|(map, grid)| {
-                let blocks_x = grid.width().div_ceil(EXIT_BLOCK);
-                let blocks = (blocks_x * grid.height().div_ceil(EXIT_BLOCK)) as usize;
-                let block =
-                    |x: GridPos| ((x.y / EXIT_BLOCK) * blocks_x + x.x / EXIT_BLOCK) as usize;
+                let blocks = Blocking::of_grid(grid);
                 let mut keyed: Vec<(usize, u32)> = (exits.iter().enumerate())
                     .filter(|(_, x)| x.map == map)
-                    .map(|(i, x)| (block(x.cell), i as u32))
+                    .map(|(i, x)| (blocks.of(x.cell), i as u32))
                     .collect();
                 keyed.sort_unstable();
-                let mut starts = vec![0u32; blocks + 1];
+                let mut starts = vec![0u32; blocks.len() + 1];
                 for &(b, _) in &keyed {
                     starts[b + 1] += 1;
                 }
-                for b in 0..blocks {
+                for b in 0..blocks.len() {
                     starts[b + 1] += starts[b];
                 }
-                (blocks_x, starts, keyed.into_iter().map(|(_, w)| w).collect())
+                (blocks, starts, keyed.into_iter().map(|(_, w)| w).collect())
             })
             .collect();
         Self { grids }
@@ -331,7 +378,7 @@ impl ExitsByBlock {
         heuristics: &[(Heuristic, f64)],
     ) -> Option<Vec<(f64, usize, usize)>> {
         let mut near = Vec::new();
-        for (map, (blocks_x, starts, _)) in self.grids.iter().enumerate() {
+        for (map, (blocks, starts, _)) in self.grids.iter().enumerate() {
             if !goals.iter().any(|g| g.map == map) {
                 continue;
             }
@@ -343,7 +390,7 @@ impl ExitsByBlock {
                 if starts[b] == starts[b + 1] {
                     continue;
                 }
-                let rect = block_rect(b as u32 % blocks_x, b as u32 / blocks_x);
+                let rect = blocks.rect(blocks.xy(b));
                 let walk = goals
                     .iter()
                     .filter(|g| g.map == map)
@@ -367,6 +414,32 @@ mod tests {
     use super::*;
     use crate::test_rng::TestRng;
 
+    /// Blocks are 16 cells a side up to 4,096 of them (1,024 x 1,024 cells), and bigger on
+    /// bigger grids, never more than 4,096; every cell lies in one of them.
+    #[test]
+    fn grids_are_cut_into_at_most_4096_blocks() {
+        let blocking = |w, h| Blocking::of_grid(&NavGrid::new(w, h).unwrap());
+        assert_eq!(blocking(256, 256).side(), 16);
+        assert_eq!(blocking(1024, 1024).side(), 16);
+        assert_eq!(blocking(1025, 1024).side(), 32);
+        assert_eq!(blocking(4096, 100).side(), 16);
+        assert_eq!(blocking(4096, 4096).side(), 64);
+        let mut rng = TestRng(0xB1_0C5);
+        for _ in 0..200 {
+            let (w, h) = (1 + rng.below(6000), 1 + rng.below(6000));
+            let blocks = blocking(w, h);
+            assert!(blocks.len() as u64 <= MOST_BLOCKS, "{w} x {h}: {blocks:?}");
+            // (The least side that keeps to the most: half of it would not.)
+            let half = blocks.side() / 2;
+            let at_half = u64::from(w.div_ceil(half)) * u64::from(h.div_ceil(half));
+            assert!(blocks.side() == EXIT_BLOCK || at_half > MOST_BLOCKS, "{w} x {h}");
+            let far = GridPos::new(w - 1, h - 1);
+            assert!(blocks.of(far) < blocks.len(), "{w} x {h}: {blocks:?}");
+            let (x0, y0, x1, y1) = blocks.rect(blocks.xy(blocks.of(far)));
+            assert!((x0..=x1).contains(&far.x) && (y0..=y1).contains(&far.y));
+        }
+    }
+
     /// A query's bound by blocks, the kept one raised and the ways near its goal added, is
     /// what adding each of those ways to every block gives (the blocks too far for a way to
     /// lower are left as they are): on grids up to 400 cells a side, with every estimate.
@@ -381,7 +454,11 @@ mod tests {
             Heuristic::Zero,
         ];
         for round in 0..200 {
-            let (w, h) = (1 + rng.below(400), 1 + rng.below(400));
+            // (Every tenth grid past 1,024 cells a side: its blocks are bigger.)
+            let (w, h) = match round % 10 {
+                0 => (1000 + rng.below(2000), 1000 + rng.below(2000)),
+                _ => (1 + rng.below(400), 1 + rng.below(400)),
+            };
             let grid = NavGrid::new(w, h).unwrap();
             let heuristic = heuristics[round % heuristics.len()];
             let scale = f64::from(1 + rng.below(3));
@@ -390,7 +467,7 @@ mod tests {
                 .map(|_| (cell(&mut rng), f64::from(rng.below(60))))
                 .collect();
             let kept = ExitBound::new(&grid, entrances, heuristic, scale);
-            let ExitBound::Blocks { blocks_x, bound } = &kept else {
+            let ExitBound::Blocks { blocks, bound } = &kept else {
                 panic!("round {round}: more than EXACT_EXITS entrances are kept by blocks");
             };
             let raise = f64::from(rng.below(20)) / 4.0;
@@ -402,7 +479,7 @@ mod tests {
                 panic!("round {round}: still by blocks");
             };
             for (b, &kept) in bound.iter().enumerate() {
-                let rect = block_rect(b as u32 % blocks_x, b as u32 / blocks_x);
+                let rect = blocks.rect(blocks.xy(b));
                 let every = extra.iter().fold(kept + raise, |least, &(e, cost)| {
                     least.min(box_apart(heuristic, rect, e, e) * scale + cost)
                 });

@@ -103,6 +103,29 @@ impl Layout {
         self.open((p.0 + d.0, p.1 + d.1)) && !barred(&self.exits, self.width, p, d)
     }
 
+    /// The diagonal-first run from `a` to `b` is open: each diagonal step, then each straight
+    /// one, legal.
+    fn run_clear(&self, a: (i32, i32), b: (i32, i32)) -> bool {
+        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+        let slant = ax.min(ay);
+        let straight = if ax > ay { (sx, 0) } else { (0, sy) };
+        let mut t = a;
+        for _ in 0..slant {
+            if !self.diagonal_ok(t, (sx, sy)) {
+                return false;
+            }
+            t = (t.0 + sx, t.1 + sy);
+        }
+        for _ in slant..ax.max(ay) {
+            if !self.straight_ok(t, straight) {
+                return false;
+            }
+            t = (t.0 + straight.0, t.1 + straight.1);
+        }
+        true
+    }
+
     /// The subgoal a straight run from `p` in direction `STRAIGHT[k]` meets first, if any.
     #[inline]
     fn straight_hit(&self, p: (i32, i32), k: usize) -> Option<u16> {
@@ -287,11 +310,12 @@ async fn number_along_curve(layout: &mut Layout, work: &mut Work) -> Vec<(i32, i
 
 /// Shortest paths between every pair of subgoals: a search from each over the diagonal-first
 /// runs between subgoals (a shortest path between two subgoals is a chain of them). Rows of
-/// steps, and of predecessors. The open list holds one `u64` per entry, the distance in fixed
-/// point ([`fixed_point`]) above the subgoal's id.
+/// steps, and of the stops before each subgoal ([`skip_stops`]). The open list holds one `u64`
+/// per entry, the distance in fixed point ([`fixed_point`]) above the subgoal's id.
 /// A unit of work per entry of a row, then per subgoal taken from the open list and per run
-/// from it.
+/// from it, and per few cells of a run tried for [`skip_stops`].
 async fn all_pairs(
+    layout: &Layout,
     subgoals: &[(i32, i32)],
     (edge_start, edges): (&[u32], &[(u16, Steps)]),
     work: &mut Work,
@@ -319,12 +343,63 @@ async fn all_pairs(
                 continue; // a stale entry
             }
             let out = &edges[edge_start[u] as usize..edge_start[u + 1] as usize];
-            spend!(work, 1 + out.len() as u64);
+            let tried = skip_stops(layout, subgoals, &mut pred[row..row + n], (a, u));
+            spend!(work, 1 + out.len() as u64 + tried / 8);
             let rows = (&mut dist[row..row + n], &mut pred[row..row + n]);
             relax(u, out, rows, &mut key, &mut open);
         }
     }
     (dist, pred)
+}
+
+/// Subgoal `u` just settled in the search from `a`, whose row of predecessors is `pred`: when
+/// the stop before its predecessor `p` (itself settled, so already seen to) reaches `u` by one
+/// open diagonal-first run as short as the way through `p`, `p` is skipped and that stop goes
+/// before `u`. A path's chain of stops then holds only the subgoals where it must turn (about
+/// half of them on the public maps), and a query walks it with half the lookups, each of which
+/// waits on the one before. Returns the cells of the run it tried (0 when none).
+fn skip_stops(
+    layout: &Layout,
+    subgoals: &[(i32, i32)],
+    pred: &mut [u16],
+    (a, u): (usize, usize),
+) -> u64 {
+    let p = usize::from(pred[u]);
+    if u == a || p == a {
+        return 0;
+    }
+    let q = usize::from(pred[p]);
+    let (qp, pp, up) = (subgoals[q], subgoals[p], subgoals[u]);
+    let whole = octile_steps(qp, up);
+    if add_steps(octile_steps(qp, pp), octile_steps(pp, up)) != whole {
+        return 0; // a turn at `p`
+    }
+    // On the run from `q` to `u`, the two hops are its two parts, both open; off it, the run
+    // takes other cells, which are tried.
+    if on_run(pp, (qp, up)) {
+        pred[u] = q as u16;
+        return 0;
+    }
+    if layout.run_clear(qp, up) {
+        pred[u] = q as u16;
+    }
+    u64::from((whole & 0xffff) + (whole >> 16))
+}
+
+/// Cell `p` is on the diagonal-first run from `a` to `b`.
+fn on_run(p: (i32, i32), (a, b): ((i32, i32), (i32, i32))) -> bool {
+    let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+    let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+    let slant = ax.min(ay);
+    let steps_to = |from: (i32, i32)| (p.0 - from.0).abs().max((p.1 - from.1).abs());
+    let k = steps_to(a);
+    if k <= slant && p == (a.0 + k * sx, a.1 + k * sy) {
+        return true;
+    }
+    let corner = (a.0 + slant * sx, a.1 + slant * sy);
+    let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
+    let m = steps_to(corner);
+    m <= ax.max(ay) - slant && p == (corner.0 + m * tx, corner.1 + m * ty)
 }
 
 /// Relaxes the edges `out` of subgoal `u`, settled: each subgoal they reach sooner than known
@@ -629,7 +704,7 @@ impl PathTable {
         let (out_start, out_list) = lists_out(&layout, work).await?;
         let (in_start, in_list) = lists_in(&layout, work).await?;
         let edges = subgoal_edges(&layout, &subgoals, (&out_start, &out_list), work).await;
-        let (dist, pred) = all_pairs(&subgoals, (&edges.0, &edges.1), work).await;
+        let (dist, pred) = all_pairs(&layout, &subgoals, (&edges.0, &edges.1), work).await;
         // Keep in each list only the subgoals no other in it passes on the way: a query tries
         // fewer pairs, and loses none (a shortest path to a dropped one goes through a kept one).
         let (out_start, out_list) =
@@ -669,7 +744,49 @@ impl PathTable {
 
 #[cfg(test)]
 mod tests {
-    use super::hilbert_index;
+    use super::{hilbert_index, on_run};
+    use crate::grid::{Cell, GridPos, NavGrid};
+    use crate::search::PathTable;
+
+    /// The cells of the run from `a` to `b`, `a` and `b` included, and a few beside it.
+    #[test]
+    fn a_cell_is_on_a_run_only_where_the_run_steps() {
+        let (a, b) = ((0, 0), (5, -2)); // two diagonal steps, then three straight ones
+        for p in [(0, 0), (1, -1), (2, -2), (3, -2), (5, -2)] {
+            assert!(on_run(p, (a, b)), "{p:?}");
+        }
+        for p in [(1, 0), (3, -3), (6, -2), (-1, 1), (2, -1), (4, -1)] {
+            assert!(!on_run(p, (a, b)), "{p:?}");
+        }
+        // Straight runs, and a run of one cell.
+        assert!(on_run((0, 3), ((0, 0), (0, 7))) && !on_run((1, 3), ((0, 0), (0, 7))));
+        assert!(on_run((0, 0), ((0, 0), (0, 0))) && !on_run((0, 1), ((0, 0), (0, 0))));
+    }
+
+    /// A path along a row of wall corners passes their subgoals straight: its chain of stops
+    /// is one hop, where the subgoal graph has one per corner.
+    #[test]
+    fn a_chain_skips_the_subgoals_a_path_passes_straight() {
+        let mut grid = NavGrid::new(20, 5).unwrap();
+        for x in [3, 7, 11, 15] {
+            grid.set(GridPos::new(x, 2), Cell::Blocked).unwrap();
+        }
+        let table = PathTable::build(&grid).unwrap();
+        let n = table.subgoals.len();
+        let id = |p: (i32, i32)| table.subgoals.iter().position(|&s| s == p).unwrap();
+        let (first, last) = (id((2, 1)), id((16, 1)));
+        for between in [(4, 1), (6, 1), (8, 1), (14, 1)] {
+            id(between); // a subgoal the path passes
+        }
+        assert_eq!(usize::from(table.pred[first * n + last]), first, "one hop");
+        // From below the first wall the path turns once (the diagonal from (2, 3) is walled;
+        // the cheapest paths turn at any of the corners below the row): two hops.
+        let from_below = id((2, 3));
+        let turn = usize::from(table.pred[from_below * n + last]);
+        assert_ne!(turn, from_below, "a turn");
+        assert_eq!(usize::from(table.pred[from_below * n + turn]), from_below, "one turn");
+        assert_eq!(table.dist[first * n + last], 14, "14 straight steps");
+    }
 
     /// The curve visits every cell of the square once, each step to a cell beside the last:
     /// what makes numbers near each other mean cells near each other.

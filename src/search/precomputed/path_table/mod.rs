@@ -7,7 +7,8 @@
 //! steps, then straight ones, no subgoal on the way), and the list of those that reach it that
 //! way. A query is then a few table lookups: the best of `start -> a -> ... -> b -> goal` over
 //! `a` in the start's list and `b` in the goal's, unless the goal is reached by one run. The path
-//! is read back hop by hop from a table of predecessors, and each hop is one diagonal-first run.
+//! is read back hop by hop from a table of predecessors, and each hop is one diagonal-first run
+//! (subgoals a path passes straight through are skipped: only its turns are read).
 //! Subgoals are numbered in the order a Hilbert curve meets them and the goal's list is kept in
 //! number order: the subgoals near the start and near the goal have numbers near each other, so
 //! the lookups of a query share cache lines.
@@ -164,7 +165,10 @@ pub struct PathTable {
     in_list: Vec<u16>,
     /// Row `a`, column `b`: the steps of a shortest path from subgoal `a` to subgoal `b`.
     dist: Vec<Steps>,
-    /// Row `a`, column `b`: the subgoal before `b` on that path (`b`'s own id when `a == b`).
+    /// Row `a`, column `b`: the stop before `b` on that path (`b`'s own id when `a == b`): the
+    /// subgoal before it, or an earlier one where the path goes on straight through those
+    /// between, by one open diagonal-first run (so a query reads only the subgoals where the
+    /// path turns).
     pred: Vec<u16>,
     /// The cells' lists were made by [`PathTable::build`], not read from bytes (whose lists a
     /// query checks as it walks them).
@@ -263,11 +267,20 @@ impl PathTable {
         let (si, gi) = (self.index(s), self.index(g));
         let outs = &self.out_list[self.out_start[si] as usize..self.out_start[si + 1] as usize];
         let ins = &self.in_list[self.in_start[gi] as usize..self.in_start[gi + 1] as usize];
-        // Each last subgoal's column and its way to the goal, worked out once.
-        let last: Vec<(usize, f64)> = ins
-            .iter()
-            .map(|&b| (usize::from(b), octile(self.subgoals[usize::from(b)], g)))
-            .collect();
+        // Each last subgoal's column and its way to the goal, worked out once (on the stack
+        // for lists of the usual length: allocations were a sixth of a query's time in `perf`).
+        let mut on_stack = [(0usize, 0.0f64); 64];
+        let on_heap: Vec<(usize, f64)>;
+        let column = |&b: &u16| (usize::from(b), octile(self.subgoals[usize::from(b)], g));
+        let last: &[(usize, f64)] = if ins.len() <= on_stack.len() {
+            for (slot, b) in on_stack.iter_mut().zip(ins) {
+                *slot = column(b);
+            }
+            &on_stack[..ins.len()]
+        } else {
+            on_heap = ins.iter().map(column).collect();
+            &on_heap
+        };
         let mut best = f64::INFINITY;
         let mut found = None;
         for &a in outs {
@@ -282,7 +295,7 @@ impl PathTable {
             // pair by its octile bound: BENCHMARKS.md, "Measurements behind the code").
             let mut row_best = f64::INFINITY;
             let mut row_b = 0;
-            for &(b, from_b) in &last {
+            for &(b, from_b) in last {
                 let d = row[b];
                 let v = if d == UNREACHED { f64::INFINITY } else { steps_value(d) } + from_b;
                 if v < row_best {
@@ -351,7 +364,10 @@ impl PathTable {
     /// The path of a route: the direct run, or start, first subgoal, the table's chain of
     /// subgoals, last subgoal, goal; every hop a diagonal-first run.
     fn walk(&self, s: (i32, i32), g: (i32, i32), route: Option<(u16, u16)>) -> Option<PathResult> {
-        let mut stops = vec![s];
+        // (Room for most chains at once: growing a step at a time cost a reallocation a
+        // doubling.)
+        let mut stops = Vec::with_capacity(64);
+        stops.push(s);
         if let Some((a, b)) = route {
             // The chain from the last subgoal back to the first, then turned round in place.
             let n = self.subgoals.len();

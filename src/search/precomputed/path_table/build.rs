@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use super::super::slices::{Work, fingerprint, spend};
 use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
-use super::{PathTable, PathTableError, Steps, octile_steps};
+use super::{PathTable, PathTableError, StepRules, Steps, octile_steps};
 use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood, direction_of};
 
 /// The cells of a `width` x `height` grid in the order that visits, for direction (`dx`, `dy`),
@@ -66,6 +66,18 @@ struct Layout {
 const STRAIGHT: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const DIAGONAL: [(i32, i32); 4] = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
 
+impl StepRules for Layout {
+    #[inline]
+    fn passable(&self, p: (i32, i32)) -> bool {
+        self.open(p)
+    }
+
+    #[inline]
+    fn barred(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        barred(&self.exits, self.width, p, d)
+    }
+}
+
 impl Layout {
     #[inline]
     fn index(&self, (x, y): (i32, i32)) -> usize {
@@ -85,45 +97,6 @@ impl Layout {
         }
         let id = self.subgoal[self.index(p)];
         (id != u16::MAX).then_some(id)
-    }
-
-    /// A diagonal step from `p` by `d` is legal: onto an open cell, between two open ones,
-    /// past no corner a wall between cells touches.
-    #[inline]
-    fn diagonal_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
-        self.open((p.0 + d.0, p.1))
-            && self.open((p.0, p.1 + d.1))
-            && self.open((p.0 + d.0, p.1 + d.1))
-            && !barred(&self.exits, self.width, p, d)
-    }
-
-    /// A straight step from `p` by `d` is legal: onto an open cell, across no wall.
-    #[inline]
-    fn straight_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
-        self.open((p.0 + d.0, p.1 + d.1)) && !barred(&self.exits, self.width, p, d)
-    }
-
-    /// The diagonal-first run from `a` to `b` is open: each diagonal step, then each straight
-    /// one, legal.
-    fn run_clear(&self, a: (i32, i32), b: (i32, i32)) -> bool {
-        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
-        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
-        let slant = ax.min(ay);
-        let straight = if ax > ay { (sx, 0) } else { (0, sy) };
-        let mut t = a;
-        for _ in 0..slant {
-            if !self.diagonal_ok(t, (sx, sy)) {
-                return false;
-            }
-            t = (t.0 + sx, t.1 + sy);
-        }
-        for _ in slant..ax.max(ay) {
-            if !self.straight_ok(t, straight) {
-                return false;
-            }
-            t = (t.0 + straight.0, t.1 + straight.1);
-        }
-        true
     }
 
     /// The subgoal a straight run from `p` in direction `STRAIGHT[k]` meets first, if any.

@@ -1,6 +1,6 @@
 //! A [`PathTable`] to and from its binary form.
 
-use super::{MAX_SUBGOALS, PathTable, TABLE_FORMAT_VERSION, TABLE_MAGIC};
+use super::{MAX_SUBGOALS, PathTable, StepRules, TABLE_FORMAT_VERSION, TABLE_MAGIC};
 use crate::grid::sealed::{BakeError, open_tied, seal, write_tie};
 use crate::grid::{CornerRule, NavGrid, Neighborhood};
 
@@ -133,7 +133,7 @@ impl PathTable {
                 continue;
             }
             checked[hop / 64] |= 1 << (hop % 64);
-            if !self.diagonal_first_clear(self.subgoals[from], self.subgoals[to]) {
+            if !self.run_clear(self.subgoals[from], self.subgoals[to]) {
                 return false;
             }
         }

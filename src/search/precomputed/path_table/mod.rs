@@ -312,53 +312,10 @@ impl PathTable {
         if found.is_some() && best <= octile(s, g) + 1e-9 {
             return found.map(Some);
         }
-        if self.diagonal_first_clear(s, g) {
+        if self.run_clear(s, g) {
             return Some(None);
         }
         found.map(Some)
-    }
-
-    /// The diagonal-first run from `a` to `b` is open.
-    fn diagonal_first_clear(&self, a: (i32, i32), b: (i32, i32)) -> bool {
-        self.diagonal_first(a, b, |_| {}).is_some()
-    }
-
-    /// Walks the diagonal-first run from `a` to `b`, calling `each` on every cell after `a`;
-    /// `None` if a step is not legal.
-    fn diagonal_first(
-        &self,
-        a: (i32, i32),
-        b: (i32, i32),
-        mut each: impl FnMut((i32, i32)),
-    ) -> Option<()> {
-        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
-        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
-        let diagonal = ax.min(ay);
-        let mut t = a;
-        let barred = |t: (i32, i32), d: (i32, i32)| build::barred(&self.exits, self.width, t, d);
-        for _ in 0..diagonal {
-            if !(self.is_open((t.0 + sx, t.1))
-                && self.is_open((t.0, t.1 + sy))
-                && self.is_open((t.0 + sx, t.1 + sy)))
-                || barred(t, (sx, sy))
-            {
-                return None;
-            }
-            t = (t.0 + sx, t.1 + sy);
-            each(t);
-        }
-        let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
-        for _ in 0..(ax.max(ay) - diagonal) {
-            if barred(t, (tx, ty)) {
-                return None;
-            }
-            t = (t.0 + tx, t.1 + ty);
-            if !self.is_open(t) {
-                return None;
-            }
-            each(t);
-        }
-        Some(())
     }
 
     /// The path of a route: the direct run, or start, first subgoal, the table's chain of
@@ -393,14 +350,14 @@ impl PathTable {
         let last = stops.len() - 2;
         if route.is_some()
             && !self.lists_built
-            && (!self.diagonal_first_clear(stops[0], stops[1])
-                || !self.diagonal_first_clear(stops[last], stops[last + 1]))
+            && (!self.run_clear(stops[0], stops[1])
+                || !self.run_clear(stops[last], stops[last + 1]))
         {
             return None;
         }
         let (mut straight, mut diagonal) = (0u32, 0u32);
         for hop in stops.windows(2) {
-            debug_assert!(self.diagonal_first_clear(hop[0], hop[1]), "every hop is open");
+            debug_assert!(self.run_clear(hop[0], hop[1]), "every hop is open");
             let steps = octile_steps(hop[0], hop[1]);
             straight += steps & 0xffff;
             diagonal += steps >> 16;
@@ -429,5 +386,67 @@ impl PathTable {
             complete: true,
             neighborhood: Neighborhood::Eight,
         })
+    }
+}
+
+impl StepRules for PathTable {
+    #[inline]
+    fn passable(&self, p: (i32, i32)) -> bool {
+        self.is_open(p)
+    }
+
+    #[inline]
+    fn barred(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        build::barred(&self.exits, self.width, p, d)
+    }
+}
+
+/// The rules of a step and of a diagonal-first run, over what a grid holds (its open cells and
+/// its walls between cells): one set for the build's layout and the table's bits.
+trait StepRules {
+    /// `p` is an open cell of the grid (false outside it).
+    fn passable(&self, p: (i32, i32)) -> bool;
+
+    /// A wall between cells bars the step from the open cell `p` by `d` (one of the eight).
+    fn barred(&self, p: (i32, i32), d: (i32, i32)) -> bool;
+
+    /// A diagonal step from `p` by `d` is legal: onto an open cell, between two open ones,
+    /// past no corner a wall between cells touches.
+    #[inline]
+    fn diagonal_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        self.passable((p.0 + d.0, p.1))
+            && self.passable((p.0, p.1 + d.1))
+            && self.passable((p.0 + d.0, p.1 + d.1))
+            && !self.barred(p, d)
+    }
+
+    /// A straight step from `p` by `d` is legal: onto an open cell, across no wall.
+    #[inline]
+    fn straight_ok(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        self.passable((p.0 + d.0, p.1 + d.1)) && !self.barred(p, d)
+    }
+
+    /// The diagonal-first run from `a` to `b` is open: each diagonal step, then each straight
+    /// one, legal.
+    #[inline]
+    fn run_clear(&self, a: (i32, i32), b: (i32, i32)) -> bool {
+        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+        let slant = ax.min(ay);
+        let straight = if ax > ay { (sx, 0) } else { (0, sy) };
+        let mut t = a;
+        for _ in 0..slant {
+            if !self.diagonal_ok(t, (sx, sy)) {
+                return false;
+            }
+            t = (t.0 + sx, t.1 + sy);
+        }
+        for _ in slant..ax.max(ay) {
+            if !self.straight_ok(t, straight) {
+                return false;
+            }
+            t = (t.0 + straight.0, t.1 + straight.1);
+        }
+        true
     }
 }

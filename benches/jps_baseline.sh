@@ -29,6 +29,9 @@ build() { # checkout, binary to write
 bins=("$cache/scenarios-baseline" "$cache/scenarios-head")
 build "$tree" "${bins[0]}"
 build "$root" "${bins[1]}"
+# The examples link Bevy as a shared library (the dev-dependency's `dynamic_linking`): found
+# where cargo put it, with the toolchain's std.
+export LD_LIBRARY_PATH="$target/release/deps:$(rustc --print target-libdir)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 names=("baseline $base" "working tree")
 rounds=${ROUNDS:-15}
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int(NR / 2) + 1] }'; }

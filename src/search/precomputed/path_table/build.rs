@@ -406,7 +406,7 @@ fn relax(
 }
 
 /// Lists longer than this are kept whole rather than thinned.
-const MAX_THINNED: usize = 32;
+const MAX_THINNED: usize = 128;
 
 /// Which way a cell list goes: from the cell to its subgoals, or from them to the cell.
 #[derive(Clone, Copy, PartialEq)]
@@ -435,9 +435,9 @@ async fn thin_lists(
     way: Way,
     work: &mut Work,
 ) -> (Vec<u32>, Vec<u16>) {
-    let n = subgoals.len();
     let mut new_starts = Vec::with_capacity(starts.len());
     let mut new_list = Vec::new();
+    let mut at = Vec::new();
     new_starts.push(0);
     // The work of a cell's thinning, counted for cells in turn, a few hundred units at a time.
     let units = |i: usize| {
@@ -452,40 +452,61 @@ async fn thin_lists(
             counted += units(to);
             to += 1;
         }
-        spend!(work, counted as u64);
+        // A cell whose thinning alone is past that counts its work an entry at a time.
+        let alone = counted > 2 * SPAN;
+        spend!(work, if alone { 1 } else { counted as u64 });
         for i in from..to {
             let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
             let here = &list[starts[i] as usize..starts[i + 1] as usize];
             if here.len() > MAX_THINNED {
                 new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
-                new_starts.push(new_list.len() as u32);
-                continue;
-            }
-            for &a in here {
-                let a_at = subgoals[usize::from(a)];
-                let direct = octile_steps(cell, a_at);
-                let (x0, x1) = (cell.0.min(a_at.0), cell.0.max(a_at.0));
-                let (y0, y1) = (cell.1.min(a_at.1), cell.1.max(a_at.1));
-                let covered = here.iter().any(|&other| {
-                    let o = subgoals[usize::from(other)];
-                    // On a shortest way between the cell and `a` only if inside their box.
-                    if other == a || o.0 < x0 || o.0 > x1 || o.1 < y0 || o.1 > y1 {
-                        return false;
-                    }
-                    let via = octile_steps(cell, o);
-                    let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
-                    let between = dist[usize::from(from) * n + usize::from(to)];
-                    between != UNREACHED && add_steps(via, between) == direct
-                });
-                if !covered {
-                    new_list.push(a);
-                }
+            } else {
+                let each = alone.then_some(&mut *work);
+                thin_cell(cell, here, (subgoals, dist), way, (&mut at, each), &mut new_list).await;
             }
             new_starts.push(new_list.len() as u32);
         }
         from = to;
     }
     (new_starts, new_list)
+}
+
+/// Pushes onto `kept` the subgoals of `here`, the list of `cell`, that no other subgoal of
+/// the list covers (see [`thin_lists`]). `at` is room for the list with each subgoal's cell;
+/// with a work counter, each entry's work is counted as it goes (`1 + len / 8` units each).
+async fn thin_cell(
+    cell: (i32, i32),
+    here: &[u16],
+    (subgoals, dist): (&[(i32, i32)], &[Steps]),
+    way: Way,
+    (at, mut work): (&mut Vec<(i32, i32, u16)>, Option<&mut Work>),
+    kept: &mut Vec<u16>,
+) {
+    let n = subgoals.len();
+    at.clear();
+    at.extend(here.iter().map(|&a| (subgoals[usize::from(a)].0, subgoals[usize::from(a)].1, a)));
+    for &(ax, ay, a) in at.iter() {
+        if let Some(work) = work.as_deref_mut() {
+            spend!(work, 1 + here.len() as u64 / 8);
+        }
+        let a_at = (ax, ay);
+        let direct = octile_steps(cell, a_at);
+        let (x0, x1) = (cell.0.min(a_at.0), cell.0.max(a_at.0));
+        let (y0, y1) = (cell.1.min(a_at.1), cell.1.max(a_at.1));
+        let covered = at.iter().any(|&(ox, oy, other)| {
+            // On a shortest way between the cell and `a` only if inside their box.
+            if other == a || ox < x0 || ox > x1 || oy < y0 || oy > y1 {
+                return false;
+            }
+            let via = octile_steps(cell, (ox, oy));
+            let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
+            let between = dist[usize::from(from) * n + usize::from(to)];
+            between != UNREACHED && add_steps(via, between) == direct
+        });
+        if !covered {
+            kept.push(a);
+        }
+    }
 }
 
 /// Per-cell lists, concatenated: `starts` has one more entry than there are cells.

@@ -267,6 +267,13 @@ impl PathTable {
         let (si, gi) = (self.index(s), self.index(g));
         let outs = &self.out_list[self.out_start[si] as usize..self.out_start[si + 1] as usize];
         let ins = &self.in_list[self.in_start[gi] as usize..self.in_start[gi + 1] as usize];
+        // The direct run first: when open it is a shortest path (nothing is shorter than the
+        // octile distance), and checking it costs a step a cell, where the pairs below cost
+        // the product of the lists' lengths (long on open ground, where most goals are in
+        // sight: BENCHMARKS.md, "Path tables on open ground").
+        if self.run_clear(s, g) {
+            return Some(None);
+        }
         // Each last subgoal's column and its way to the goal, worked out once (on the stack
         // for lists of the usual length: allocations were a sixth of a query's time in `perf`).
         let mut on_stack = [(0usize, 0.0f64); 64];
@@ -307,13 +314,6 @@ impl PathTable {
                 best = to_a + row_best;
                 found = Some((a, row_b as u16));
             }
-        }
-        // As short as the octile distance: nothing is shorter, the direct run included.
-        if found.is_some() && best <= octile(s, g) + 1e-9 {
-            return found.map(Some);
-        }
-        if self.run_clear(s, g) {
-            return Some(None);
         }
         found.map(Some)
     }

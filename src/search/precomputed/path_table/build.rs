@@ -452,13 +452,17 @@ async fn thin_lists(
             counted += units(to);
             to += 1;
         }
-        // A cell whose thinning alone is past that counts its work an entry at a time.
+        // A cell whose work alone is past that (the only cell of its run, then) counts it an
+        // entry at a time.
         let alone = counted > 2 * SPAN;
         spend!(work, if alone { 1 } else { counted as u64 });
         for i in from..to {
             let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
             let here = &list[starts[i] as usize..starts[i + 1] as usize];
             if here.len() > MAX_THINNED {
+                if alone {
+                    spend!(work, here.len() as u64);
+                }
                 new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
             } else {
                 let each = alone.then_some(&mut *work);

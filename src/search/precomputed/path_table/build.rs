@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use super::super::slices::{Work, fingerprint, spend};
 use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
-use super::{PathTable, PathTableError, StepRules, Steps, octile_steps};
+use super::{PathTable, PathTableError, Run, StepRules, Steps, octile_steps};
 use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood, direction_of};
 
 /// The cells of a `width` x `height` grid in the order that visits, for direction (`dx`, `dy`),
@@ -361,18 +361,15 @@ fn skip_stops(
 
 /// Cell `p` is on the diagonal-first run from `a` to `b`.
 fn on_run(p: (i32, i32), (a, b): ((i32, i32), (i32, i32))) -> bool {
-    let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
-    let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
-    let slant = ax.min(ay);
+    let run = Run::new(a, b);
+    let ((sx, sy), (tx, ty), corner) = (run.diagonal, run.straight, run.corner(a));
     let steps_to = |from: (i32, i32)| (p.0 - from.0).abs().max((p.1 - from.1).abs());
     let k = steps_to(a);
-    if k <= slant && p == (a.0 + k * sx, a.1 + k * sy) {
+    if k <= run.slant && p == (a.0 + k * sx, a.1 + k * sy) {
         return true;
     }
-    let corner = (a.0 + slant * sx, a.1 + slant * sy);
-    let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
     let m = steps_to(corner);
-    m <= ax.max(ay) - slant && p == (corner.0 + m * tx, corner.1 + m * ty)
+    m <= run.rest && p == (corner.0 + m * tx, corner.1 + m * ty)
 }
 
 /// Relaxes the edges `out` of subgoal `u`, settled: each subgoal they reach sooner than known

@@ -366,17 +366,12 @@ impl PathTable {
         cells.push(GridPos::new(s.0 as u32, s.1 as u32));
         for hop in stops.windows(2) {
             // Diagonal steps, then straight ones (the table knows each hop is open).
-            let (a, b) = (hop[0], hop[1]);
-            let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
-            let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+            let (a, run) = (hop[0], Run::new(hop[0], hop[1]));
+            let ((sx, sy), (tx, ty), corner) = (run.diagonal, run.straight, run.corner(a));
             // (`extend` over a range writes the cells with no length update per cell.)
-            let slant = ax.min(ay);
             let at = |(x, y): (i32, i32)| GridPos::new(x as u32, y as u32);
-            cells.extend((1..slant + 1).map(|i| at((a.0 + i * sx, a.1 + i * sy))));
-            let corner = (a.0 + slant * sx, a.1 + slant * sy);
-            let (tx, ty) = if ax > ay { (sx, 0) } else { (0, sy) };
-            let rest = ax.max(ay) - slant;
-            cells.extend((1..rest + 1).map(|i| at((corner.0 + i * tx, corner.1 + i * ty))));
+            cells.extend((1..run.slant + 1).map(|i| at((a.0 + i * sx, a.1 + i * sy))));
+            cells.extend((1..run.rest + 1).map(|i| at((corner.0 + i * tx, corner.1 + i * ty))));
         }
         let cost = (f64::from(straight) + f64::from(diagonal) * SQRT_2) * f64::from(self.cost);
         Some(PathResult {
@@ -430,23 +425,47 @@ trait StepRules {
     /// one, legal.
     #[inline]
     fn run_clear(&self, a: (i32, i32), b: (i32, i32)) -> bool {
-        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
-        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
-        let slant = ax.min(ay);
-        let straight = if ax > ay { (sx, 0) } else { (0, sy) };
+        let Run { diagonal: d, slant, straight, rest } = Run::new(a, b);
         let mut t = a;
         for _ in 0..slant {
-            if !self.diagonal_ok(t, (sx, sy)) {
+            if !self.diagonal_ok(t, d) {
                 return false;
             }
-            t = (t.0 + sx, t.1 + sy);
+            t = (t.0 + d.0, t.1 + d.1);
         }
-        for _ in slant..ax.max(ay) {
+        for _ in 0..rest {
             if !self.straight_ok(t, straight) {
                 return false;
             }
             t = (t.0 + straight.0, t.1 + straight.1);
         }
         true
+    }
+}
+
+/// The parts of the diagonal-first run between two cells: `slant` steps by `diagonal`, then
+/// `rest` steps by `straight` (a direction with one zero part).
+#[derive(Clone, Copy)]
+struct Run {
+    diagonal: (i32, i32),
+    slant: i32,
+    straight: (i32, i32),
+    rest: i32,
+}
+
+impl Run {
+    #[inline]
+    fn new(a: (i32, i32), b: (i32, i32)) -> Self {
+        let (sx, sy) = ((b.0 - a.0).signum(), (b.1 - a.1).signum());
+        let (ax, ay) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+        let slant = ax.min(ay);
+        let straight = if ax > ay { (sx, 0) } else { (0, sy) };
+        Run { diagonal: (sx, sy), slant, straight, rest: ax.max(ay) - slant }
+    }
+
+    /// Where the run from `a` turns straight.
+    #[inline]
+    fn corner(&self, a: (i32, i32)) -> (i32, i32) {
+        (a.0 + self.slant * self.diagonal.0, a.1 + self.slant * self.diagonal.1)
     }
 }

@@ -404,6 +404,8 @@ fn relax(
 
 /// Lists longer than this are kept whole rather than thinned.
 const MAX_THINNED: usize = 128;
+// `thin_cell` keeps an entry's place in a list in 8 bits.
+const _: () = assert!(MAX_THINNED <= 256);
 
 /// Which way a cell list goes: from the cell to its subgoals, or from them to the cell.
 #[derive(Clone, Copy, PartialEq)]
@@ -423,7 +425,8 @@ fn add_steps(a: Steps, b: Steps) -> Steps {
 /// `b -> cell`. (Steps are exact, so "as short" is equality. The kept subgoal that covers a
 /// dropped one is never dropped itself for the same reason, as it is strictly nearer.)
 ///
-/// A unit of work per cell and per entry of its list, and per 8 pairs of entries it compares.
+/// A unit of work per cell and per entry of its list, and per 8 pairs of entries (the most
+/// it compares).
 async fn thin_lists(
     layout: &Layout,
     subgoals: &[(i32, i32)],
@@ -434,7 +437,7 @@ async fn thin_lists(
 ) -> (Vec<u32>, Vec<u16>) {
     let mut new_starts = Vec::with_capacity(starts.len());
     let mut new_list = Vec::new();
-    let mut at = Vec::new();
+    let mut scratch = Thinning::default();
     new_starts.push(0);
     // The work of a cell's thinning, counted for cells in turn, a few hundred units at a time.
     let units = |i: usize| {
@@ -463,7 +466,8 @@ async fn thin_lists(
                 new_list.extend_from_slice(here); // kept whole: thinning is quadratic in its length
             } else {
                 let each = alone.then_some(&mut *work);
-                thin_cell(cell, here, (subgoals, dist), way, (&mut at, each), &mut new_list).await;
+                thin_cell(cell, here, (subgoals, dist), way, (&mut scratch, each), &mut new_list)
+                    .await;
             }
             new_starts.push(new_list.len() as u32);
         }
@@ -473,39 +477,130 @@ async fn thin_lists(
 }
 
 /// Pushes onto `kept` the subgoals of `here`, the list of `cell`, that no other subgoal of
-/// the list covers (see [`thin_lists`]). `at` is room for the list with each subgoal's cell;
-/// with a work counter, each entry's work is counted as it goes (`1 + len / 8` units each).
+/// the list covers (see [`thin_lists`]), in the list's order. With a work counter, each
+/// entry's work is counted as it goes (`1 + len / 8` units each).
+///
+/// Past a few entries, they are tried nearest first, each against the kept ones near it
+/// only ([`Thinning`]): far less work than trying every pair.
 async fn thin_cell(
     cell: (i32, i32),
     here: &[u16],
     (subgoals, dist): (&[(i32, i32)], &[Steps]),
     way: Way,
-    (at, mut work): (&mut Vec<(i32, i32, u16)>, Option<&mut Work>),
+    (scratch, mut work): (&mut Thinning, Option<&mut Work>),
     kept: &mut Vec<u16>,
 ) {
-    let n = subgoals.len();
-    at.clear();
-    at.extend(here.iter().map(|&a| (subgoals[usize::from(a)].0, subgoals[usize::from(a)].1, a)));
-    for &(ax, ay, a) in at.iter() {
+    let cover = Cover { cell, subgoals, dist, way };
+    if here.len() <= FEW_TO_SORT {
+        for &a in here {
+            if let Some(work) = work.as_deref_mut() {
+                spend!(work, 1);
+            }
+            if !here.iter().any(|&other| cover.covers(cover.at(other), cover.at(a))) {
+                kept.push(a);
+            }
+        }
+        return;
+    }
+    scratch.begin(&cover, here);
+    for k in 0..here.len() {
         if let Some(work) = work.as_deref_mut() {
             spend!(work, 1 + here.len() as u64 / 8);
         }
-        let a_at = (ax, ay);
-        let direct = octile_steps(cell, a_at);
-        let (x0, x1) = (cell.0.min(a_at.0), cell.0.max(a_at.0));
-        let (y0, y1) = (cell.1.min(a_at.1), cell.1.max(a_at.1));
-        let covered = at.iter().any(|&(ox, oy, other)| {
-            // On a shortest way between the cell and `a` only if inside their box.
-            if other == a || ox < x0 || ox > x1 || oy < y0 || oy > y1 {
-                return false;
+        scratch.try_next(&cover, here, k);
+    }
+    kept.extend(here.iter().zip(&scratch.keep).filter(|&(_, &k)| k).map(|(&a, _)| a));
+}
+
+/// Lists of up to this many entries are thinned by trying every pair: fewer steps than
+/// sorting them.
+const FEW_TO_SORT: usize = 8;
+
+/// What a cell's thinning reads: the cell, the subgoals' cells, the steps between them, and
+/// which way the list goes.
+struct Cover<'a> {
+    cell: (i32, i32),
+    subgoals: &'a [(i32, i32)],
+    dist: &'a [Steps],
+    way: Way,
+}
+
+impl Cover<'_> {
+    /// Subgoal `a` with its cell.
+    fn at(&self, a: u16) -> ((i32, i32), u16) {
+        (self.subgoals[usize::from(a)], a)
+    }
+
+    /// `other` lies on a shortest way between the cell and `a` (each with its cell).
+    #[inline]
+    fn covers(&self, (o, other): ((i32, i32), u16), (a_at, a): ((i32, i32), u16)) -> bool {
+        let cell = self.cell;
+        let inside = |v: i32, c: i32, end: i32| v >= c.min(end) && v <= c.max(end);
+        if other == a || !inside(o.0, cell.0, a_at.0) || !inside(o.1, cell.1, a_at.1) {
+            return false; // not in their box
+        }
+        let (from, to) = if self.way == Way::Out { (other, a) } else { (a, other) };
+        let between = self.dist[usize::from(from) * self.subgoals.len() + usize::from(to)];
+        between != UNREACHED
+            && add_steps(octile_steps(cell, o), between) == octile_steps(cell, a_at)
+    }
+}
+
+/// A list's thinning, nearest entry first, and room reused from cell to cell: the entries in
+/// the order they are tried (steps along the axes from the cell, above their place in the
+/// list), the kept ones with their cells in the four quarters around the cell (one in line
+/// with the cell is in the two quarters on either side of the line), and which entries stay.
+///
+/// A subgoal that covers `a` lies in the box between the cell and `a`: in the same quarter,
+/// and fewer steps away along the axes, so tried before `a`. And `a` need only be tried
+/// against the kept ones: if what covers `a` is dropped, what covers that covers `a` too
+/// (shortest distances between subgoals obey the triangle inequality, and the octile
+/// distance is a lower bound), so some kept one does. The kept part of a list is mostly short.
+#[derive(Default)]
+struct Thinning {
+    order: Vec<u32>,
+    quarters: [Vec<((i32, i32), u16)>; 4],
+    keep: Vec<bool>,
+}
+
+impl Thinning {
+    /// Starts on `here`, the list of `cover.cell` (of at most 256 entries).
+    fn begin(&mut self, cover: &Cover, here: &[u16]) {
+        let cell = cover.cell;
+        self.order.clear();
+        self.order.extend(here.iter().enumerate().map(|(i, &a)| {
+            let (ax, ay) = cover.subgoals[usize::from(a)];
+            let steps = (ax - cell.0).unsigned_abs() + (ay - cell.1).unsigned_abs();
+            // (Capped past any map the table takes: an order out of true would only keep more.)
+            steps.min(0xff_ffff) << 8 | i as u32
+        }));
+        self.order.sort_unstable();
+        for quarter in &mut self.quarters {
+            quarter.clear();
+        }
+        self.keep.clear();
+        self.keep.resize(here.len(), false);
+    }
+
+    /// Tries the `k`-th nearest entry of `here`.
+    fn try_next(&mut self, cover: &Cover, here: &[u16], k: usize) {
+        let cell = cover.cell;
+        let i = (self.order[k] & 0xff) as usize;
+        let (a_at, a) = cover.at(here[i]);
+        let quarter = usize::from(a_at.0 > cell.0) * 2 + usize::from(a_at.1 > cell.1);
+        if self.quarters[quarter].iter().any(|&other| cover.covers(other, (a_at, a))) {
+            return;
+        }
+        self.keep[i] = true;
+        let sides = |v: i32, c: i32| match v.cmp(&c) {
+            std::cmp::Ordering::Less => 0..1,
+            std::cmp::Ordering::Equal => 0..2,
+            std::cmp::Ordering::Greater => 1..2,
+        };
+        for qx in sides(a_at.0, cell.0) {
+            for qy in sides(a_at.1, cell.1) {
+                self.quarters[qx * 2 + qy].push((a_at, a));
             }
-            let via = octile_steps(cell, (ox, oy));
-            let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
-            let between = dist[usize::from(from) * n + usize::from(to)];
-            between != UNREACHED && add_steps(via, between) == direct
-        });
-        if !covered {
-            kept.push(a);
         }
     }
 }

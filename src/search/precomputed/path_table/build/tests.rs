@@ -1,7 +1,10 @@
 //! Tests of the build: the Hilbert numbering, runs, and chains of stops.
 
-use super::{hilbert_index, on_run};
-use crate::grid::{Cell, GridPos, NavGrid};
+use super::super::super::slices::{Work, run_to_end};
+use super::{Layout, MAX_THINNED, Way, add_steps, all_pairs, hilbert_index, on_run};
+use super::{UNREACHED, octile_steps};
+use super::{lists_in, lists_out, number_along_curve, subgoal_edges, thin_lists};
+use crate::grid::{Cell, Edge, GridPos, NavGrid};
 use crate::search::PathTable;
 
 /// The cells of the run from `a` to `b`, `a` and `b` included, and a few beside it.
@@ -62,5 +65,69 @@ fn the_hilbert_curve_visits_each_cell_once_by_steps_to_a_neighbour() {
             let ((ax, ay), (bx, by)) = (pair[0].unwrap(), pair[1].unwrap());
             assert_eq!(ax.abs_diff(bx) + ay.abs_diff(by), 1, "{side}: a jump {pair:?}");
         }
+    }
+}
+
+/// Thinning keeps exactly the subgoals of a cell's list that no other subgoal of the list
+/// covers (lies on a shortest way between the cell and it), both ways, as trying every pair
+/// finds: on open ground strewn with walls and fences, where lists are long and many cover
+/// each other. (What the table answers is checked against an oracle elsewhere; this is what
+/// keeps its lists short.)
+#[test]
+fn thinning_keeps_exactly_the_subgoals_no_other_in_the_list_covers() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    for round in 0..6 {
+        let (width, height) = (24 + next(40) as u32, 20 + next(40) as u32);
+        let mut grid = NavGrid::new(width, height).unwrap();
+        for _ in 0..(width * height) / (20 + 10 * round) {
+            let p = GridPos::new(next(width.into()) as u32, next(height.into()) as u32);
+            grid.set(p, Cell::Blocked).unwrap();
+        }
+        for _ in 0..round * 8 {
+            let a = GridPos::new(next(u64::from(width) - 1) as u32, next(height.into()) as u32);
+            let _ = grid.set_edge(a, GridPos::new(a.x + 1, a.y), Edge::Wall); // blocked: refused
+        }
+        run_to_end(async {
+            let work = &mut Work::unlimited();
+            let mut layout = Layout::new(&grid, work).await.unwrap();
+            let subgoals = number_along_curve(&mut layout, work).await;
+            let outs = lists_out(&layout, work).await.unwrap();
+            let ins = lists_in(&layout, work).await.unwrap();
+            let edges = subgoal_edges(&layout, &subgoals, (&outs.0, &outs.1), work).await;
+            let (dist, _) = all_pairs(&layout, &subgoals, (&edges.0, &edges.1), work).await;
+            let n = subgoals.len();
+            let mut thinned_some = 0;
+            for ((starts, list), way) in [(outs, Way::Out), (ins, Way::In)] {
+                let (new_starts, new_list) =
+                    thin_lists(&layout, &subgoals, &dist, (&starts, &list), way, work).await;
+                for i in 0..starts.len() - 1 {
+                    let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
+                    let here = &list[starts[i] as usize..starts[i + 1] as usize];
+                    let covers = |other: u16, a: u16| {
+                        let (from, to) = if way == Way::Out { (other, a) } else { (a, other) };
+                        let between = dist[usize::from(from) * n + usize::from(to)];
+                        let via = octile_steps(cell, subgoals[usize::from(other)]);
+                        let direct = octile_steps(cell, subgoals[usize::from(a)]);
+                        other != a && between != UNREACHED && add_steps(via, between) == direct
+                    };
+                    let every_pair: Vec<u16> = if here.len() > MAX_THINNED {
+                        here.to_vec()
+                    } else {
+                        let kept = |&&a: &&u16| !here.iter().any(|&other| covers(other, a));
+                        here.iter().filter(kept).copied().collect()
+                    };
+                    let got = &new_list[new_starts[i] as usize..new_starts[i + 1] as usize];
+                    assert_eq!(got, every_pair, "round {round}, cell {cell:?}");
+                    thinned_some += here.len() - got.len();
+                }
+            }
+            assert!(thinned_some > 0, "round {round}: nothing to thin");
+        });
     }
 }

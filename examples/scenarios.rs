@@ -13,7 +13,9 @@
 //! (`paint_terrain`, as the peers benchmark does) before the queries: the published optima are
 //! not the painted map's, so `optimal` means nothing then. `SCENARIOS_FENCES=PERCENT` puts a wall
 //! on that percent of the edges between open neighbouring cells (fences; chosen by a fixed seed):
-//! `optimal` means nothing then either. `SCENARIOS_ASTAR=1` searches with plain A* instead of the
+//! `optimal` means nothing then either. `SCENARIOS_WALLS=PERCENT` blocks that percent of the open
+//! cells instead (not the scenarios' own starts and goals; a fixed seed), for comparing with
+//! fences: some goals may then be cut off. `SCENARIOS_ASTAR=1` searches with plain A* instead of the
 //! default. `SCENARIOS_TABLE=1` builds a `PathTable` first (its build time and subgoals, or why
 //! it was not built, go to stderr) and answers each query with its help. `SCENARIOS_ROUNDS=N`
 //! asks every scenario N times over (for a profiler: more samples) and prints the mean after
@@ -26,7 +28,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bevy_tilemap_nav::grid::{Edge, GridPos, NavGrid};
+use bevy_tilemap_nav::grid::{Cell, Edge, GridPos, NavGrid};
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
 use bevy_tilemap_nav::search::{Algorithm, PathQuery, PathTable, Pathfinder, SearchOptions};
 
@@ -59,6 +61,11 @@ fn main() -> ExitCode {
     let fences = std::env::var("SCENARIOS_FENCES").ok().and_then(|s| s.parse::<f64>().ok());
     let grid = match fences {
         Some(percent) => fence(grid, percent),
+        None => grid,
+    };
+    let walls = std::env::var("SCENARIOS_WALLS").ok().and_then(|s| s.parse::<f64>().ok());
+    let grid = match walls {
+        Some(percent) => wall(grid, percent, &scenarios),
         None => grid,
     };
     let table = std::env::var_os("SCENARIOS_TABLE").and_then(|_| {
@@ -131,19 +138,49 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// A fixed sequence of pseudo-random numbers (xorshift), the same on every run.
+struct Seeded(u64);
+
+impl Seeded {
+    /// The next number, under 2^32.
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 >> 32
+    }
+}
+
+/// `grid` with `percent` of its open cells blocked, picked by a fixed seed, all but the
+/// scenarios' starts and goals.
+fn wall(mut grid: NavGrid, percent: f64, scenarios: &[Scenario]) -> NavGrid {
+    let mut seed = Seeded(0x9E37_79B9_7F4A_7C15);
+    let threshold = (percent / 100.0 * u32::MAX as f64) as u64;
+    let ends: std::collections::HashSet<GridPos> =
+        scenarios.iter().flat_map(|s| [s.start, s.goal]).collect();
+    let cells: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let mut walled = 0;
+    for p in cells {
+        if seed.next() < threshold && !ends.contains(&p) {
+            // An open cell of the grid: this cannot fail.
+            let _ = grid.set(p, Cell::Blocked);
+            walled += 1;
+        }
+    }
+    eprintln!("{walled} cells walled");
+    grid
+}
+
 /// `grid` with a wall on `percent` of the edges between open straight neighbours, picked by a
 /// fixed seed (the same fences on every run).
 fn fence(mut grid: NavGrid, percent: f64) -> NavGrid {
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut seed = Seeded(0x9E37_79B9_7F4A_7C15);
     let threshold = (percent / 100.0 * u32::MAX as f64) as u64;
     let cells: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
     let mut fenced = 0;
     for a in cells {
         for b in [GridPos::new(a.x + 1, a.y), GridPos::new(a.x, a.y + 1)] {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            if grid.is_passable(b) && (seed >> 32) < threshold {
+            if seed.next() < threshold && grid.is_passable(b) {
                 // Both cells are open neighbours on the grid: this cannot fail.
                 let _ = grid.set_edge(a, b, Edge::Wall);
                 fenced += 1;

@@ -107,6 +107,11 @@ fn steps_value(steps: Steps) -> f64 {
     f64::from(steps & 0xffff) + f64::from(steps >> 16) * SQRT_2
 }
 
+/// Adds two step counts.
+fn add_steps(a: Steps, b: Steps) -> Steps {
+    ((a & 0xffff) + (b & 0xffff)) | (((a >> 16) + (b >> 16)) << 16)
+}
+
 /// Straight and diagonal steps between two cells an octile run apart.
 fn octile_steps(a: (i32, i32), b: (i32, i32)) -> Steps {
     let (dx, dy) = ((a.0 - b.0).unsigned_abs(), (a.1 - b.1).unsigned_abs());

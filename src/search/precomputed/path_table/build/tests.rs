@@ -1,9 +1,10 @@
-//! Tests of the build: the Hilbert numbering, runs, and chains of stops.
+//! Tests of the build: the Hilbert numbering, runs, chains of stops, and thinned lists.
 
 use super::super::super::slices::{Work, run_to_end};
-use super::{Layout, MAX_THINNED, Way, add_steps, all_pairs, hilbert_index, on_run};
-use super::{UNREACHED, octile_steps};
-use super::{lists_in, lists_out, number_along_curve, subgoal_edges, thin_lists};
+use super::super::{UNREACHED, add_steps, octile_steps};
+use super::subgoal_edges;
+use super::thin::{MAX_THINNED, Way, thin_lists};
+use super::{Layout, all_pairs, hilbert_index, lists_in, lists_out, number_along_curve, on_run};
 use crate::grid::{Cell, Edge, GridPos, NavGrid};
 use crate::search::PathTable;
 
@@ -105,7 +106,7 @@ fn thinning_keeps_exactly_the_subgoals_no_other_in_the_list_covers() {
             let mut thinned_some = 0;
             for ((starts, list), way) in [(outs, Way::Out), (ins, Way::In)] {
                 let (new_starts, new_list) =
-                    thin_lists(&layout, &subgoals, &dist, (&starts, &list), way, work).await;
+                    thin_lists(layout.width, &subgoals, &dist, (&starts, &list), way, work).await;
                 for i in 0..starts.len() - 1 {
                     let cell = ((i as i32) % layout.width, (i as i32) / layout.width);
                     let here = &list[starts[i] as usize..starts[i + 1] as usize];

@@ -406,27 +406,50 @@ fn relax(
 /// Per-cell lists, concatenated: `starts` has one more entry than there are cells.
 type CellLists = (Vec<u32>, Vec<u16>);
 
-/// Gathers per-cell lists (`total` entries) into [`CellLists`], or [`PathTableError::TooOpen`]
-/// past the budget. A unit of work per cell and per few entries.
+/// Per-cell lists in one vector, each cell's at its place: `at[cell]` is its start and length
+/// in `list` (empty for a cell not yet given one).
+#[derive(Default)]
+struct Arena {
+    list: Vec<u16>,
+    at: Vec<(u32, u32)>,
+}
+
+impl Arena {
+    /// Cell `i`'s list.
+    fn get(&self, i: usize) -> &[u16] {
+        let (start, len) = self.at[i];
+        &self.list[start as usize..(start + len) as usize]
+    }
+
+    /// Gives cell `i` the list `here`.
+    fn set(&mut self, i: usize, here: &[u16]) {
+        self.at[i] = (self.list.len() as u32, here.len() as u32);
+        self.list.extend_from_slice(here);
+    }
+}
+
+/// Gathers `cells` cells' lists (`total` entries) into [`CellLists`], each the cell's own
+/// then its parts in `parts` in turn, or [`PathTableError::TooOpen`] past the budget. A unit
+/// of work per cell and per few entries.
 async fn concatenate(
-    lists: Vec<Vec<u16>>,
+    cells: usize,
+    parts: &[Arena],
     total: usize,
     work: &mut Work,
 ) -> Result<CellLists, PathTableError> {
-    if total > list_budget(lists.len()) {
+    if total > list_budget(cells) {
         return Err(PathTableError::TooOpen);
     }
-    let mut starts = Vec::with_capacity(lists.len() + 1);
+    let mut starts = Vec::with_capacity(cells + 1);
     let mut list = Vec::with_capacity(total);
     starts.push(0);
-    let mut lists = lists.into_iter();
-    while lists.len() > 0 {
-        spend!(work, 64);
-        for cell in lists.by_ref().take(64) {
-            spend!(work, cell.len() as u64 / 4);
-            list.extend_from_slice(&cell);
-            starts.push(list.len() as u32);
+    for i in 0..cells {
+        let entries: u32 = parts.iter().map(|part| part.at[i].1).sum();
+        spend!(work, 1 + u64::from(entries) / 4);
+        for part in parts {
+            list.extend_from_slice(part.get(i));
         }
+        starts.push(list.len() as u32);
     }
     Ok((starts, list))
 }
@@ -439,9 +462,10 @@ fn list_budget(cells: usize) -> usize {
 
 /// Per-cell lists built direction by direction: `own(p, list)` fills each open cell's list
 /// with what it finds itself; then for each direction, a cell's runs that way are worked out
-/// from those of the cell one step ahead (`along(p, next, runs_of_next)`: `None` where no run
-/// goes on from `p`), visiting that cell first. The work is the size of the lists, not the
-/// length of the runs; [`PathTableError::TooOpen`] past the budget.
+/// from those of the cell one step ahead (`along(k, p, next, runs_of_next, here)` fills `here`
+/// and returns `false` where no run goes on from `p`), visiting that cell first. The work is
+/// the size of the lists, not the length of the runs; [`PathTableError::TooOpen`] past the
+/// budget.
 ///
 /// A unit of work per cell of each pass, and per four entries of the lists made (counted a row
 /// at a time, and a list at a time).
@@ -449,29 +473,33 @@ async fn build_lists(
     layout: &Layout,
     own: impl Fn((i32, i32), &mut Vec<u16>),
     directions: &[(i32, i32)],
-    along: impl Fn(usize, (i32, i32), (i32, i32), &[u16]) -> Option<Vec<u16>>,
+    along: impl Fn(usize, (i32, i32), (i32, i32), &[u16], &mut Vec<u16>) -> bool,
     work: &mut Work,
 ) -> Result<CellLists, PathTableError> {
     let cells = layout.open.len();
-    let mut lists: Vec<Vec<u16>> = Vec::with_capacity(cells);
-    let mut total = 0;
+    // The cell's own, then its runs each way.
+    let mut parts: Vec<Arena> =
+        std::iter::repeat_with(Arena::default).take(1 + directions.len()).collect();
+    let mut here = Vec::new();
+    for part in &mut parts {
+        while part.at.len() < cells {
+            spend!(work, SPAN as u64);
+            part.at.resize(cells.min(part.at.len() + SPAN), (0, 0));
+        }
+    }
     for span in sweep(layout.width, layout.height, (0, 0)) {
         spend!(work, 2 * span.len() as u64);
         for p in span {
-            let mut list = Vec::new();
+            here.clear();
             if layout.open(p) {
-                own(p, &mut list);
+                own(p, &mut here);
+                parts[0].set(layout.index(p), &here);
             }
-            total += list.len();
-            lists.push(list);
         }
     }
+    let mut total = parts[0].list.len();
     for (k, &(dx, dy)) in directions.iter().enumerate() {
-        let mut runs: Vec<Vec<u16>> = Vec::with_capacity(cells);
-        while runs.len() < cells {
-            spend!(work, SPAN as u64);
-            runs.extend(std::iter::repeat_with(Vec::new).take(SPAN.min(cells - runs.len())));
-        }
+        let runs = &mut parts[1 + k];
         for span in sweep(layout.width, layout.height, (dx, dy)) {
             spend!(work, span.len() as u64);
             for p in span {
@@ -479,27 +507,21 @@ async fn build_lists(
                     continue;
                 }
                 let next = (p.0 + dx, p.1 + dy);
-                let ahead = if layout.open(next) { &runs[layout.index(next)][..] } else { &[] };
-                let Some(here) = along(k, p, next, ahead) else {
+                let ahead = if layout.open(next) { runs.get(layout.index(next)) } else { &[] };
+                here.clear();
+                if !along(k, p, next, ahead, &mut here) {
                     continue;
-                };
+                }
                 spend!(work, here.len() as u64 / 4);
                 total += here.len();
                 if total > list_budget(cells) {
                     return Err(PathTableError::TooOpen);
                 }
-                runs[layout.index(p)] = here;
-            }
-        }
-        for (lists, runs) in lists.chunks_mut(64).zip(runs.chunks(64)) {
-            let entries: usize = runs.iter().map(Vec::len).sum();
-            spend!(work, (64 + entries / 4) as u64);
-            for (list, run) in lists.iter_mut().zip(runs) {
-                list.extend_from_slice(run);
+                runs.set(layout.index(p), &here);
             }
         }
     }
-    concatenate(lists, total, work).await
+    concatenate(cells, &parts, total, work).await
 }
 
 /// For every cell, the subgoals it reaches by a diagonal-first run (diagonal steps, then
@@ -510,19 +532,19 @@ async fn lists_out(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTa
         layout,
         |p, list| list.extend((0..4).filter_map(|k| layout.straight_hit(p, k))),
         &DIAGONAL,
-        |k, p, next, ahead| {
+        |k, p, next, ahead, here| {
             let (dx, dy) = DIAGONAL[k];
             if !layout.diagonal_ok(p, (dx, dy)) {
-                return None;
+                return false;
             }
             if let Some(id) = layout.subgoal_at(next) {
-                return Some(vec![id]);
+                here.push(id);
+                return true;
             }
             let sides = [if dx > 0 { 0 } else { 1 }, if dy > 0 { 2 } else { 3 }];
-            let mut here: Vec<u16> =
-                sides.iter().filter_map(|&s| layout.straight_hit(next, s)).collect();
+            here.extend(sides.iter().filter_map(|&s| layout.straight_hit(next, s)));
             here.extend_from_slice(ahead);
-            Some(here)
+            true
         },
         work,
     )
@@ -541,9 +563,9 @@ async fn lists_in(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTab
             list.extend((0..4).filter_map(|k| layout.diagonal_hit(p, k)));
         },
         &STRAIGHT,
-        |k, p, next, ahead| {
+        |k, p, next, ahead, here| {
             if !layout.straight_ok(p, STRAIGHT[k]) || layout.subgoal_at(next).is_some() {
-                return None;
+                return false;
             }
             // The diagonals (`DIAGONAL` indices) that go on the way this straight run went.
             let diagonals = match k {
@@ -552,10 +574,9 @@ async fn lists_in(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTab
                 2 => [0, 1],
                 _ => [2, 3],
             };
-            let mut here: Vec<u16> =
-                diagonals.iter().filter_map(|&d| layout.diagonal_hit(next, d)).collect();
+            here.extend(diagonals.iter().filter_map(|&d| layout.diagonal_hit(next, d)));
             here.extend_from_slice(ahead);
-            Some(here)
+            true
         },
         work,
     )

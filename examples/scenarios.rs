@@ -13,7 +13,8 @@
 //! (`paint_terrain`, as the peers benchmark does) before the queries: the published optima are
 //! not the painted map's, so `optimal` means nothing then. `SCENARIOS_FENCES=PERCENT` puts a wall
 //! on that percent of the edges between open neighbouring cells (fences; chosen by a fixed seed):
-//! `optimal` means nothing then either. `SCENARIOS_WALLS=PERCENT` blocks that percent of the open
+//! `optimal` means nothing then either; `SCENARIOS_FENCE_LENGTH=N` puts them in lines of N edges
+//! (as many fenced edges, a line started at a tenth of the places for N = 10). `SCENARIOS_WALLS=PERCENT` blocks that percent of the open
 //! cells instead (not the scenarios' own starts and goals; a fixed seed), for comparing with
 //! fences: some goals may then be cut off. `SCENARIOS_ASTAR=1` searches with plain A* instead of the
 //! default. `SCENARIOS_TABLE=1` builds a `PathTable` first (its build time and subgoals, or why
@@ -59,8 +60,10 @@ fn main() -> ExitCode {
         None => grid,
     };
     let fences = std::env::var("SCENARIOS_FENCES").ok().and_then(|s| s.parse::<f64>().ok());
+    let length = std::env::var("SCENARIOS_FENCE_LENGTH").ok().and_then(|s| s.parse().ok());
+    let length = length.unwrap_or(1);
     let grid = match fences {
-        Some(percent) => fence(grid, percent),
+        Some(percent) => fence(grid, percent, length),
         None => grid,
     };
     let walls = std::env::var("SCENARIOS_WALLS").ok().and_then(|s| s.parse::<f64>().ok());
@@ -172,17 +175,27 @@ fn wall(mut grid: NavGrid, percent: f64, scenarios: &[Scenario]) -> NavGrid {
 }
 
 /// `grid` with a wall on `percent` of the edges between open straight neighbours, picked by a
-/// fixed seed (the same fences on every run).
-fn fence(mut grid: NavGrid, percent: f64) -> NavGrid {
+/// fixed seed (the same fences on every run), in lines of `length` edges (a line of fence
+/// posts across a row or a column, cut short by a wall cell or the map's edge).
+fn fence(mut grid: NavGrid, percent: f64, length: u32) -> NavGrid {
     let mut seed = Seeded(0x9E37_79B9_7F4A_7C15);
-    let threshold = (percent / 100.0 * u32::MAX as f64) as u64;
+    let threshold = (percent / 100.0 / f64::from(length.max(1)) * u32::MAX as f64) as u64;
     let cells: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
     let mut fenced = 0;
     for a in cells {
-        for b in [GridPos::new(a.x + 1, a.y), GridPos::new(a.x, a.y + 1)] {
-            if seed.next() < threshold && grid.is_passable(b) {
+        for (dx, dy) in [(1, 0), (0, 1)] {
+            if seed.next() >= threshold {
+                continue;
+            }
+            // The line goes across the step from `a`: down a column for a step along a row.
+            for k in 0..length.max(1) {
+                let from = GridPos::new(a.x + k * dy, a.y + k * dx);
+                let to = GridPos::new(from.x + dx, from.y + dy);
+                if !grid.is_passable(from) || !grid.is_passable(to) || !grid.edge_open(from, to) {
+                    break;
+                }
                 // Both cells are open neighbours on the grid: this cannot fail.
-                let _ = grid.set_edge(a, b, Edge::Wall);
+                let _ = grid.set_edge(from, to, Edge::Wall);
                 fenced += 1;
             }
         }

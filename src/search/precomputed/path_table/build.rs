@@ -428,9 +428,9 @@ impl Arena {
     }
 }
 
-/// Gathers `cells` cells' lists (`total` entries) into [`CellLists`], each the cell's own
-/// then its parts in `parts` in turn, or [`PathTableError::TooOpen`] past the budget. A unit
-/// of work per cell and per few entries.
+/// Gathers `cells` cells' lists (`total` entries) into [`CellLists`], each cell's parts in
+/// `parts` one after the other (its own subgoals, then its runs each way), or
+/// [`PathTableError::TooOpen`] past the budget. A unit of work per cell and per few entries.
 async fn concatenate(
     cells: usize,
     parts: &[Arena],
@@ -467,8 +467,8 @@ fn list_budget(cells: usize) -> usize {
 /// the size of the lists, not the length of the runs; [`PathTableError::TooOpen`] past the
 /// budget.
 ///
-/// A unit of work per cell of each pass, and per four entries of the lists made (counted a row
-/// at a time, and a list at a time).
+/// A unit of work per cell of each pass, and per four entries of the lists made (counted a list
+/// at a time).
 async fn build_lists(
     layout: &Layout,
     own: impl Fn((i32, i32), &mut Vec<u16>),

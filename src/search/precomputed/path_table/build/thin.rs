@@ -6,7 +6,7 @@ use super::super::{SPAN, Steps, UNREACHED, add_steps, octile_steps};
 
 /// Lists longer than this are kept whole rather than thinned.
 pub(super) const MAX_THINNED: usize = 128;
-// `thin_cell` keeps an entry's place in a list in 8 bits.
+// `Thinning` keeps an entry's place in a list in 8 bits.
 const _: () = assert!(MAX_THINNED <= 256);
 
 /// Which way a cell list goes: from the cell to its subgoals, or from them to the cell.

@@ -17,11 +17,12 @@
 //! (as many fenced edges, a line started at a tenth of the places for N = 10).
 //! `SCENARIOS_WALLS=PERCENT` blocks that percent of the open cells instead (not the scenarios'
 //! own starts and goals; a fixed seed), for comparing with fences: some goals may then be cut
-//! off. `SCENARIOS_ASTAR=1` searches with plain A* instead of the default. `SCENARIOS_TABLE=1` builds a `PathTable` first (its build time and subgoals, or why
-//! it was not built, go to stderr) and answers each query with its help. `SCENARIOS_ROUNDS=N`
-//! asks every scenario N times over (for a profiler: more samples) and prints the mean after
-//! the first query over all rounds; the lines per scenario are the last round's. The lines
-//! are printed once the queries are over (a line printed between two queries slowed the next).
+//! off. `SCENARIOS_ASTAR=1` searches with plain A* instead of the default. `SCENARIOS_TABLE=1`
+//! builds a `PathTable` first (its build time and subgoals, or why it was not built, go to
+//! stderr) and answers each query with its help. `SCENARIOS_ROUNDS=N` asks every scenario N
+//! times over (for a profiler: more samples) and prints the mean after the first query over all
+//! rounds; the lines per scenario are the last round's. The lines are printed once the queries
+//! are over (a line printed between two queries slowed the next).
 
 // Timed natively only: the web rule of clippy.toml does not apply here.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]

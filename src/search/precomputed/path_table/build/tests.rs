@@ -7,6 +7,7 @@ use super::thin::{MAX_THINNED, Way, thin_lists};
 use super::{Layout, all_pairs, hilbert_index, lists_in, lists_out, number_along_curve, on_run};
 use crate::grid::{Cell, Edge, GridPos, NavGrid};
 use crate::search::PathTable;
+use crate::test_rng::TestRng;
 
 /// The cells of the run from `a` to `b`, `a` and `b` included, and a few beside it.
 #[test]
@@ -76,22 +77,16 @@ fn the_hilbert_curve_visits_each_cell_once_by_steps_to_a_neighbour() {
 /// keeps its lists short.)
 #[test]
 fn thinning_keeps_exactly_the_subgoals_no_other_in_the_list_covers() {
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move |below: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % below
-    };
+    let mut rng = TestRng(0x2545_F491_4F6C_DD1D);
     for round in 0..6 {
-        let (width, height) = (24 + next(40) as u32, 20 + next(40) as u32);
+        let (width, height) = (24 + rng.below(40), 20 + rng.below(40));
         let mut grid = NavGrid::new(width, height).unwrap();
         for _ in 0..(width * height) / (20 + 10 * round) {
-            let p = GridPos::new(next(width.into()) as u32, next(height.into()) as u32);
+            let p = GridPos::new(rng.below(width), rng.below(height));
             grid.set(p, Cell::Blocked).unwrap();
         }
         for _ in 0..round * 8 {
-            let a = GridPos::new(next(u64::from(width) - 1) as u32, next(height.into()) as u32);
+            let a = GridPos::new(rng.below(width - 1), rng.below(height));
             let _ = grid.set_edge(a, GridPos::new(a.x + 1, a.y), Edge::Wall); // blocked: refused
         }
         run_to_end(async {

@@ -164,37 +164,29 @@ impl Layout {
         if count > MAX_SUBGOALS {
             return Err(PathTableError::TooManySubgoals { found: count, limit: MAX_SUBGOALS });
         }
-        for (k, &(dx, dy)) in STRAIGHT.iter().enumerate() {
+        // Each cell's run in each of the eight directions, counted back from where it ends.
+        for (k, &(dx, dy)) in STRAIGHT.iter().chain(&DIAGONAL).enumerate() {
+            let diagonal = k >= STRAIGHT.len();
             let mut run = vec![0u16; cells];
             for span in sweep(layout.width, layout.height, (dx, dy)) {
                 spend!(work, span.len() as u64);
                 for (x, y) in span {
                     let next = (x + dx, y + dy);
-                    if layout.open((x, y))
-                        && layout.straight_ok((x, y), (dx, dy))
-                        && layout.subgoal_at(next).is_none()
-                    {
+                    let legal = if diagonal {
+                        layout.diagonal_ok((x, y), (dx, dy))
+                    } else {
+                        layout.straight_ok((x, y), (dx, dy))
+                    };
+                    if layout.open((x, y)) && legal && layout.subgoal_at(next).is_none() {
                         run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
                     }
                 }
             }
-            layout.straight[k] = run;
-        }
-        for (k, &(dx, dy)) in DIAGONAL.iter().enumerate() {
-            let mut run = vec![0u16; cells];
-            for span in sweep(layout.width, layout.height, (dx, dy)) {
-                spend!(work, span.len() as u64);
-                for (x, y) in span {
-                    let next = (x + dx, y + dy);
-                    if layout.open((x, y))
-                        && layout.diagonal_ok((x, y), (dx, dy))
-                        && layout.subgoal_at(next).is_none()
-                    {
-                        run[layout.index((x, y))] = run[layout.index(next)].saturating_add(1);
-                    }
-                }
+            if diagonal {
+                layout.diagonal[k - STRAIGHT.len()] = run;
+            } else {
+                layout.straight[k] = run;
             }
-            layout.diagonal[k] = run;
         }
         Ok(layout)
     }

@@ -228,6 +228,49 @@ async fn subgoal_edges(
     (start, edges)
 }
 
+/// The subgoal graph without the edges two others replace: an edge `u`→`v` goes when some
+/// edges `u`→`w` and `w`→`v` make as many straight and diagonal steps together. Every distance
+/// stays (each dropped edge is a chain of shorter edges, each kept or itself such a chain), and
+/// every edge left is still a diagonal-first run, so a path's predecessors are too; the
+/// searches of [`all_pairs`] relax fewer edges. A unit of work per subgoal, per edge and per
+/// edge of each subgoal an edge reaches.
+async fn drop_detours(
+    subgoals: usize,
+    (start, edges): (&[u32], &[(u16, Steps)]),
+    work: &mut Work,
+) -> (Vec<u32>, Vec<(u16, Steps)>) {
+    let range = |u: usize| start[u] as usize..start[u + 1] as usize;
+    // `at[v]` is the place of the edge `u`→`v` in `edges`, while `of[v]` is `u`.
+    let (mut at, mut of) = (vec![0u32; subgoals], vec![u16::MAX; subgoals]);
+    let mut keep = vec![true; edges.len()];
+    for u in 0..subgoals {
+        spend!(work, 1 + range(u).len() as u64);
+        for k in range(u) {
+            let v = usize::from(edges[k].0);
+            (at[v], of[v]) = (k as u32, u as u16);
+        }
+        for &(w, to_w) in &edges[range(u)] {
+            let beyond = &edges[range(usize::from(w))];
+            spend!(work, 1 + beyond.len() as u64);
+            for &(v, w_to_v) in beyond {
+                let v = usize::from(v);
+                if usize::from(of[v]) == u && add_steps(to_w, w_to_v) == edges[at[v] as usize].1 {
+                    keep[at[v] as usize] = false;
+                }
+            }
+        }
+    }
+    let mut kept_start = Vec::with_capacity(subgoals + 1);
+    let mut kept = Vec::with_capacity(edges.len());
+    kept_start.push(0);
+    for u in 0..subgoals {
+        spend!(work, 1 + range(u).len() as u64 / 8);
+        kept.extend(range(u).filter(|&k| keep[k]).map(|k| edges[k]));
+        kept_start.push(kept.len() as u32);
+    }
+    (kept_start, kept)
+}
+
 /// The position of cell `(x, y)` along a Hilbert curve through a `side` x `side` square (`side`
 /// a power of two): cells near each other on the grid are mostly near each other along it.
 fn hilbert_index(side: u32, (mut x, mut y): (u32, u32)) -> u64 {
@@ -293,6 +336,7 @@ async fn all_pairs(
     // The current row's distances in fixed point: compared without turning steps into floats.
     let mut key = vec![u64::MAX; n];
     let mut open = BinaryHeap::new();
+    let mut runs = ClearRuns::new(n);
     for a in 0..n {
         spend!(work, n as u64 / 64 + 1);
         let row = a * n;
@@ -309,7 +353,7 @@ async fn all_pairs(
                 continue; // a stale entry
             }
             let out = &edges[edge_start[u] as usize..edge_start[u + 1] as usize];
-            let tried = skip_stops(layout, subgoals, &mut pred[row..row + n], (a, u));
+            let tried = skip_stops((layout, &mut runs), subgoals, &mut pred[row..row + n], (a, u));
             spend!(work, 1 + out.len() as u64 + tried / 8);
             let rows = (&mut dist[row..row + n], &mut pred[row..row + n]);
             relax(u, out, rows, &mut key, &mut open);
@@ -325,7 +369,7 @@ async fn all_pairs(
 /// half of them on the public maps), and a query walks it with half the lookups, each of which
 /// waits on the one before. Returns the cells of the run it tried (0 when none).
 fn skip_stops(
-    layout: &Layout,
+    (layout, runs): (&Layout, &mut ClearRuns),
     subgoals: &[(i32, i32)],
     pred: &mut [u16],
     (a, u): (usize, usize),
@@ -341,15 +385,59 @@ fn skip_stops(
         return 0; // a turn at `p`
     }
     // On the run from `q` to `u`, the two hops are its two parts, both open; off it, the run
-    // takes other cells, which are tried.
+    // takes other cells, which are tried (once for each pair: the searches from other
+    // subgoals try the same pairs again).
     if on_run(pp, (qp, up)) {
         pred[u] = q as u16;
         return 0;
     }
-    if layout.run_clear(qp, up) {
+    let (clear, tried) = runs.get_or_try(q, u, || {
+        (layout.run_clear(qp, up), u64::from((whole & 0xffff) + (whole >> 16)))
+    });
+    if clear {
         pred[u] = q as u16;
     }
-    u64::from((whole & 0xffff) + (whole >> 16))
+    tried
+}
+
+/// Whether the diagonal-first run between two subgoals is open, for the pairs [`skip_stops`]
+/// has tried: the searches from other subgoals try the same pairs again (the same stretches
+/// of their paths), and a bit each is cheaper than walking the run again.
+struct ClearRuns {
+    subgoals: usize,
+    /// A bit per ordered pair: tried.
+    known: Vec<u64>,
+    /// A bit per ordered pair: the run is open.
+    clear: Vec<u64>,
+}
+
+impl ClearRuns {
+    fn new(subgoals: usize) -> Self {
+        let words = (subgoals * subgoals).div_ceil(64);
+        Self { subgoals, known: vec![0; words], clear: vec![0; words] }
+    }
+
+    /// Whether the run from subgoal `q` to subgoal `u` is open: known, or found out by `try_run`
+    /// (which says it, and how many cells it walked). Returns it and the cells walked now.
+    #[inline]
+    fn get_or_try(
+        &mut self,
+        q: usize,
+        u: usize,
+        try_run: impl FnOnce() -> (bool, u64),
+    ) -> (bool, u64) {
+        let pair = q * self.subgoals + u;
+        let (word, bit) = (pair / 64, 1u64 << (pair % 64));
+        if self.known[word] & bit != 0 {
+            return (self.clear[word] & bit != 0, 0);
+        }
+        let (clear, tried) = try_run();
+        self.known[word] |= bit;
+        if clear {
+            self.clear[word] |= bit;
+        }
+        (clear, tried)
+    }
 }
 
 /// Cell `p` is on the diagonal-first run from `a` to `b`.
@@ -605,6 +693,7 @@ impl PathTable {
         let (out_start, out_list) = lists_out(&layout, work).await?;
         let (in_start, in_list) = lists_in(&layout, work).await?;
         let edges = subgoal_edges(&layout, &subgoals, (&out_start, &out_list), work).await;
+        let edges = drop_detours(subgoals.len(), (&edges.0, &edges.1), work).await;
         let (dist, pred) = all_pairs(&layout, &subgoals, (&edges.0, &edges.1), work).await;
         // Keep in each list only the subgoals no other in it passes on the way: a query tries
         // fewer pairs, and loses none (a shortest path to a dropped one goes through a kept one).

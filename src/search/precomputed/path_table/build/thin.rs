@@ -90,12 +90,17 @@ async fn thin_cell(
 ) {
     let cover = Cover { cell, subgoals, dist, way };
     if here.len() <= FEW_TO_SORT {
-        for &a in here {
+        let mut entries = [Entry::default(); FEW_TO_SORT];
+        for (entry, &a) in entries.iter_mut().zip(here) {
+            *entry = cover.entry(a);
+        }
+        let entries = &entries[..here.len()];
+        for a in entries {
             if let Some(work) = work.as_deref_mut() {
                 spend!(work, 1);
             }
-            if !here.iter().any(|&other| cover.covers(cover.at(other), cover.at(a))) {
-                kept.push(a);
+            if !entries.iter().any(|other| cover.covers(other, a)) {
+                kept.push(a.id);
             }
         }
         return;
@@ -123,24 +128,34 @@ struct Cover<'a> {
     way: Way,
 }
 
+/// A subgoal of a cell's list: its cell, its number, and the octile steps from the list's cell
+/// to it (worked out once for all the pairs it is in).
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    at: (i32, i32),
+    id: u16,
+    steps: Steps,
+}
+
 impl Cover<'_> {
-    /// Subgoal `a` with its cell.
-    fn at(&self, a: u16) -> ((i32, i32), u16) {
-        (self.subgoals[usize::from(a)], a)
+    /// Subgoal `a` as an entry of the cell's list.
+    fn entry(&self, a: u16) -> Entry {
+        let at = self.subgoals[usize::from(a)];
+        Entry { at, id: a, steps: octile_steps(self.cell, at) }
     }
 
-    /// `other` lies on a shortest way between the cell and `a` (each with its cell).
+    /// `other` lies on a shortest way between the cell and `a`.
     #[inline]
-    fn covers(&self, (o, other): ((i32, i32), u16), (a_at, a): ((i32, i32), u16)) -> bool {
+    fn covers(&self, other: &Entry, a: &Entry) -> bool {
         let cell = self.cell;
+        let (o, a_at) = (other.at, a.at);
         let inside = |v: i32, c: i32, end: i32| v >= c.min(end) && v <= c.max(end);
-        if other == a || !inside(o.0, cell.0, a_at.0) || !inside(o.1, cell.1, a_at.1) {
+        if other.id == a.id || !inside(o.0, cell.0, a_at.0) || !inside(o.1, cell.1, a_at.1) {
             return false; // not in their box
         }
-        let (from, to) = if self.way == Way::Out { (other, a) } else { (a, other) };
+        let (from, to) = if self.way == Way::Out { (other.id, a.id) } else { (a.id, other.id) };
         let between = self.dist[usize::from(from) * self.subgoals.len() + usize::from(to)];
-        between != UNREACHED
-            && add_steps(octile_steps(cell, o), between) == octile_steps(cell, a_at)
+        between != UNREACHED && add_steps(other.steps, between) == a.steps
     }
 }
 
@@ -157,7 +172,7 @@ impl Cover<'_> {
 #[derive(Default)]
 struct Thinning {
     order: Vec<u32>,
-    quarters: [Vec<((i32, i32), u16)>; 4],
+    quarters: [Vec<Entry>; 4],
     keep: Vec<bool>,
 }
 
@@ -184,9 +199,10 @@ impl Thinning {
     fn try_next(&mut self, cover: &Cover, here: &[u16], k: usize) {
         let cell = cover.cell;
         let i = (self.order[k] & 0xff) as usize;
-        let (a_at, a) = cover.at(here[i]);
+        let a = cover.entry(here[i]);
+        let a_at = a.at;
         let quarter = usize::from(a_at.0 > cell.0) * 2 + usize::from(a_at.1 > cell.1);
-        if self.quarters[quarter].iter().any(|&other| cover.covers(other, (a_at, a))) {
+        if self.quarters[quarter].iter().any(|other| cover.covers(other, &a)) {
             return;
         }
         self.keep[i] = true;
@@ -197,7 +213,7 @@ impl Thinning {
         };
         for qx in sides(a_at.0, cell.0) {
             for qy in sides(a_at.1, cell.1) {
-                self.quarters[qx * 2 + qy].push((a_at, a));
+                self.quarters[qx * 2 + qy].push(a);
             }
         }
     }

@@ -6,8 +6,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::super::slices::{Work, fingerprint, spend};
+use super::{ClearRuns, PathTable, PathTableError, Run, StepRules, Steps, add_steps, octile_steps};
 use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
-use super::{PathTable, PathTableError, Run, StepRules, Steps, add_steps, octile_steps};
 use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood, direction_of};
 use thin::{Way, thin_lists};
 
@@ -398,46 +398,6 @@ fn skip_stops(
         pred[u] = q as u16;
     }
     tried
-}
-
-/// Whether the diagonal-first run between two subgoals is open, for the pairs [`skip_stops`]
-/// has tried: the searches from other subgoals try the same pairs again (the same stretches
-/// of their paths), and a bit each is cheaper than walking the run again.
-struct ClearRuns {
-    subgoals: usize,
-    /// A bit per ordered pair: tried.
-    known: Vec<u64>,
-    /// A bit per ordered pair: the run is open.
-    clear: Vec<u64>,
-}
-
-impl ClearRuns {
-    fn new(subgoals: usize) -> Self {
-        let words = (subgoals * subgoals).div_ceil(64);
-        Self { subgoals, known: vec![0; words], clear: vec![0; words] }
-    }
-
-    /// Whether the run from subgoal `q` to subgoal `u` is open: known, or found out by `try_run`
-    /// (which says it, and how many cells it walked). Returns it and the cells walked now.
-    #[inline]
-    fn get_or_try(
-        &mut self,
-        q: usize,
-        u: usize,
-        try_run: impl FnOnce() -> (bool, u64),
-    ) -> (bool, u64) {
-        let pair = q * self.subgoals + u;
-        let (word, bit) = (pair / 64, 1u64 << (pair % 64));
-        if self.known[word] & bit != 0 {
-            return (self.clear[word] & bit != 0, 0);
-        }
-        let (clear, tried) = try_run();
-        self.known[word] |= bit;
-        if clear {
-            self.clear[word] |= bit;
-        }
-        (clear, tried)
-    }
 }
 
 /// Cell `p` is on the diagonal-first run from `a` to `b`.

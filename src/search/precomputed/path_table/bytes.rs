@@ -1,6 +1,6 @@
 //! A [`PathTable`] to and from its binary form.
 
-use super::{MAX_SUBGOALS, PathTable, StepRules, TABLE_FORMAT_VERSION, TABLE_MAGIC};
+use super::{ClearRuns, MAX_SUBGOALS, PathTable, StepRules, TABLE_FORMAT_VERSION, TABLE_MAGIC};
 use crate::grid::sealed::{BakeError, open_tied, seal, write_tie};
 use crate::grid::{CornerRule, NavGrid, Neighborhood};
 
@@ -122,18 +122,14 @@ impl PathTable {
     /// are the subgoal graph's edges, far fewer than the table's entries).
     fn pred_steps_clear(&self) -> bool {
         let n = self.subgoals.len();
-        let mut checked = vec![0u64; (n * n).div_ceil(64)];
+        let mut runs = ClearRuns::new(n);
         for (slot, &from) in self.pred.iter().enumerate() {
             let (from, to) = (usize::from(from), slot % n);
             if from >= n || from == to {
                 continue; // unreached, or the row's own subgoal: not a hop
             }
-            let hop = from * n + to;
-            if checked[hop / 64] >> (hop % 64) & 1 == 1 {
-                continue;
-            }
-            checked[hop / 64] |= 1 << (hop % 64);
-            if !self.run_clear(self.subgoals[from], self.subgoals[to]) {
+            let (a, b) = (self.subgoals[from], self.subgoals[to]);
+            if !runs.get_or_try(from, to, || (self.run_clear(a, b), 0)).0 {
                 return false;
             }
         }

@@ -123,6 +123,45 @@ fn octile(a: (i32, i32), b: (i32, i32)) -> f64 {
     steps_value(octile_steps(a, b))
 }
 
+/// Whether the diagonal-first run between two subgoals is open, for the pairs tried so far: a
+/// bit per ordered pair says it was tried, and one that it is open. The build's searches from
+/// each subgoal try the same stretches of paths again (`skip_stops`), and a table read from
+/// bytes checks each hop its predecessors name once, however many rows name it.
+struct ClearRuns {
+    subgoals: usize,
+    known: Vec<u64>,
+    clear: Vec<u64>,
+}
+
+impl ClearRuns {
+    fn new(subgoals: usize) -> Self {
+        let words = (subgoals * subgoals).div_ceil(64);
+        Self { subgoals, known: vec![0; words], clear: vec![0; words] }
+    }
+
+    /// Whether the run from subgoal `q` to subgoal `u` is open: known, or found out by `try_run`
+    /// (which says it, and how many cells it walked). Returns it and the cells walked now.
+    #[inline]
+    fn get_or_try(
+        &mut self,
+        q: usize,
+        u: usize,
+        try_run: impl FnOnce() -> (bool, u64),
+    ) -> (bool, u64) {
+        let pair = q * self.subgoals + u;
+        let (word, bit) = (pair / 64, 1u64 << (pair % 64));
+        if self.known[word] & bit != 0 {
+            return (self.clear[word] & bit != 0, 0);
+        }
+        let (clear, tried) = try_run();
+        self.known[word] |= bit;
+        if clear {
+            self.clear[word] |= bit;
+        }
+        (clear, tried)
+    }
+}
+
 /// Precomputed shortest paths for a grid that rarely changes: queries answered with table
 /// lookups instead of a search (see the module docs for how).
 ///

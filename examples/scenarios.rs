@@ -19,7 +19,9 @@
 //! own starts and goals; a fixed seed), for comparing with fences: some goals may then be cut
 //! off. `SCENARIOS_ASTAR=1` searches with plain A* instead of the default. `SCENARIOS_TABLE=1`
 //! builds a `PathTable` first (its build time and subgoals, or why it was not built, go to
-//! stderr) and answers each query with its help. `SCENARIOS_ROUNDS=N` asks every scenario N
+//! stderr) and answers each query with its help. `SCENARIOS_LANDMARKS=N` builds `Landmarks`
+//! with N landmarks first (their build time goes to stderr) and asks each query with their help
+//! (a table, when asked for too, is taken instead). `SCENARIOS_ROUNDS=N` asks every scenario N
 //! times over (for a profiler: more samples) and prints the mean after the first query over all
 //! rounds; the lines per scenario are the last round's. The lines are printed once the queries
 //! are over (a line printed between two queries slowed the next).
@@ -32,7 +34,9 @@ use std::time::Instant;
 
 use bevy_tilemap_nav::grid::{Cell, Edge, GridPos, NavGrid};
 use bevy_tilemap_nav::io::movingai::{Scenario, load_map, load_scenarios, paint_terrain};
-use bevy_tilemap_nav::search::{Algorithm, PathQuery, PathTable, Pathfinder, SearchOptions};
+use bevy_tilemap_nav::search::{
+    Algorithm, Landmarks, PathQuery, PathTable, Pathfinder, SearchOptions,
+};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -82,6 +86,17 @@ fn main() -> ExitCode {
         }
         built.ok()
     });
+    let landmarks = std::env::var("SCENARIOS_LANDMARKS").ok().and_then(|s| s.parse().ok());
+    let landmarks = landmarks.and_then(|count| {
+        let started = Instant::now();
+        let built = Landmarks::build(&grid, count);
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        match &built {
+            Ok(_) => eprintln!("landmarks: {count} in {ms:.0} ms"),
+            Err(error) => eprintln!("no landmarks: {error}"),
+        }
+        built.ok()
+    });
     let mut pathfinder = Pathfinder::new();
     let mut options = SearchOptions::default();
     if std::env::var_os("SCENARIOS_ASTAR").is_some() {
@@ -96,9 +111,10 @@ fn main() -> ExitCode {
     let mut ask = |scenario: &Scenario| {
         let started = Instant::now();
         let query = PathQuery::new(scenario.start, scenario.goal).with_options(options);
-        let result = match &table {
-            Some(table) => pathfinder.find(&grid, &query.with_help(table)),
-            None => pathfinder.find(&grid, &query),
+        let result = match (&table, &landmarks) {
+            (Some(table), _) => pathfinder.find(&grid, &query.with_help(table)),
+            (None, Some(landmarks)) => pathfinder.find(&grid, &query.with_help(landmarks)),
+            (None, None) => pathfinder.find(&grid, &query),
         };
         let micros = started.elapsed().as_secs_f64() * 1e6;
         total_micros += micros;

@@ -9,23 +9,8 @@
 //! The same marks serve cells where a run must stop without a wall: a search through links
 //! stops on every link entrance (the link is one more way on from there) and on every goal.
 
+use super::bit_set::BitSet;
 use crate::grid::{GridPos, NavGrid};
-
-#[inline]
-fn bit(bits: &[u64], i: usize) -> bool {
-    bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
-}
-
-#[inline]
-fn set_bit(bits: &mut [u64], i: usize, on: bool) {
-    if let Some(w) = bits.get_mut(i / 64) {
-        if on {
-            *w |= 1 << (i % 64);
-        } else {
-            *w &= !(1 << (i % 64));
-        }
-    }
-}
 
 /// The avoided cells of the current query, reused from one query to the next (only the bits
 /// that were set are cleared).
@@ -38,15 +23,15 @@ pub(crate) struct Avoided {
     row_words: usize,
     col_words: usize,
     /// A bit per padded cell: avoided (a temporary wall).
-    walls: Vec<u64>,
+    walls: BitSet,
     /// A bit per padded cell: in the 3 x 3 block of an avoided cell, or a stop.
-    near: Vec<u64>,
+    near: BitSet,
     /// The same bits row by row, and column by column: runs scan them 64 cells a step.
-    near_rows: Vec<u64>,
-    near_cols: Vec<u64>,
+    near_rows: BitSet,
+    near_cols: BitSet,
     /// A bit per padded row (column) holding a near cell.
-    rows: Vec<u64>,
-    cols: Vec<u64>,
+    rows: BitSet,
+    cols: BitSet,
     /// Padded indices of the near cells.
     marked: Vec<usize>,
     /// Padded indices of the avoided cells.
@@ -86,21 +71,20 @@ impl Avoided {
             self.padded_len = padded_len;
             self.row_words = stride.div_ceil(64) + 1;
             self.col_words = rows.div_ceil(64) + 1;
-            let words = padded_len.div_ceil(64);
-            self.walls = vec![0; words];
-            self.near = vec![0; words];
-            self.near_rows = vec![0; rows * self.row_words];
-            self.near_cols = vec![0; stride * self.col_words];
-            self.rows = vec![0; rows.div_ceil(64)];
-            self.cols = vec![0; stride.div_ceil(64)];
+            self.walls = BitSet::new(padded_len);
+            self.near = BitSet::new(padded_len);
+            self.near_rows = BitSet::new(rows * self.row_words * 64);
+            self.near_cols = BitSet::new(stride * self.col_words * 64);
+            self.rows = BitSet::new(rows);
+            self.cols = BitSet::new(stride);
         }
         for &cell in avoid {
             if kept(cell) || !grid.is_passable(cell) {
                 continue;
             }
             let i = grid.index(cell);
-            if !bit(&self.walls, i) {
-                set_bit(&mut self.walls, i, true);
+            if !self.walls.get(i) {
+                self.walls.insert(i);
                 self.cells.push(i);
             }
         }
@@ -120,7 +104,7 @@ impl Avoided {
 
     /// Marks padded cell `j` near (a place where runs stop and look), once.
     fn mark_near(&mut self, j: usize) {
-        if !bit(&self.near, j) {
+        if !self.near.get(j) {
             self.set_near(j, true);
             self.marked.push(j);
         }
@@ -128,16 +112,16 @@ impl Avoided {
 
     fn set_near(&mut self, j: usize, on: bool) {
         let (x, y) = (j % self.stride, j / self.stride);
-        set_bit(&mut self.near, j, on);
-        set_bit(&mut self.near_rows, y * self.row_words * 64 + x, on);
-        set_bit(&mut self.near_cols, x * self.col_words * 64 + y, on);
-        set_bit(&mut self.rows, y, on);
-        set_bit(&mut self.cols, x, on);
+        self.near.set(j, on);
+        self.near_rows.set(y * self.row_words * 64 + x, on);
+        self.near_cols.set(x * self.col_words * 64 + y, on);
+        self.rows.set(y, on);
+        self.cols.set(x, on);
     }
 
     fn clear(&mut self) {
         for &i in &self.cells {
-            set_bit(&mut self.walls, i, false);
+            self.walls.remove(i);
         }
         for k in 0..self.marked.len() {
             self.set_near(self.marked[k], false);
@@ -155,25 +139,25 @@ impl Avoided {
     /// Padded cell `i` is avoided.
     #[inline]
     pub(crate) fn is_wall(&self, i: usize) -> bool {
-        bit(&self.walls, i)
+        self.walls.get(i)
     }
 
     /// Padded cell `i` is within one step of an avoided cell, or a stop.
     #[inline]
     pub(crate) fn is_near(&self, i: usize) -> bool {
-        bit(&self.near, i)
+        self.near.get(i)
     }
 
     /// Padded row `y` holds a near cell.
     #[inline]
     pub(crate) fn row_marked(&self, y: usize) -> bool {
-        bit(&self.rows, y)
+        self.rows.get(y)
     }
 
     /// Padded column `x` holds a near cell.
     #[inline]
     pub(crate) fn col_marked(&self, x: usize) -> bool {
-        bit(&self.cols, x)
+        self.cols.get(x)
     }
 
     /// The near cells of padded row `line` (`horizontal`) or column `line` as a bit line (bit
@@ -183,10 +167,10 @@ impl Avoided {
     pub(crate) fn near_line(&self, horizontal: bool, line: usize) -> Option<&[u64]> {
         if horizontal {
             let at = line * self.row_words;
-            self.row_marked(line).then(|| &self.near_rows[at..at + self.row_words])
+            self.row_marked(line).then(|| &self.near_rows.words()[at..at + self.row_words])
         } else {
             let at = line * self.col_words;
-            self.col_marked(line).then(|| &self.near_cols[at..at + self.col_words])
+            self.col_marked(line).then(|| &self.near_cols.words()[at..at + self.col_words])
         }
     }
 
@@ -197,9 +181,10 @@ impl Avoided {
 
     /// Bytes held between queries.
     pub(crate) fn bytes(&self) -> usize {
-        (self.walls.capacity() + self.near.capacity() + self.rows.capacity() + self.cols.capacity())
-            * 8
-            + (self.near_rows.capacity() + self.near_cols.capacity()) * 8
+        [&self.walls, &self.near, &self.rows, &self.cols, &self.near_rows, &self.near_cols]
+            .iter()
+            .map(|bits| bits.bytes())
+            .sum::<usize>()
             + (self.marked.capacity() + self.cells.capacity()) * std::mem::size_of::<usize>()
     }
 }

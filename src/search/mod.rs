@@ -31,6 +31,7 @@ mod agent_grid;
 mod any_angle;
 mod astar;
 mod avoided;
+mod bit_set;
 mod cell_moves;
 mod cooperative;
 mod expansion;

@@ -1,6 +1,7 @@
 //! The cells units planned so far hold in space and time, for the cooperative planner's
 //! searches ([`Reservations`]).
 
+use super::bit_set::BitSet;
 use super::linked::MixSet;
 
 /// Cells taken in space and time: by the units planned so far, and by the starts of those
@@ -26,7 +27,7 @@ pub(super) struct Reservations {
 /// Cells and ticks held by units planned so far (each with the ticks either side).
 enum Held {
     /// Bit `tick * cells + cell`.
-    Table(Vec<u64>),
+    Table(BitSet),
     /// (cell, tick).
     Set(MixSet<(u32, u32)>),
 }
@@ -50,7 +51,8 @@ impl Reservations {
             start[cell as usize] = unit;
         }
         let table = cells.saturating_mul((horizon as usize).saturating_add(1)) <= TABLE_BITS;
-        let held = if table { Held::Table(Vec::new()) } else { Held::Set(MixSet::default()) };
+        let held =
+            if table { Held::Table(BitSet::default()) } else { Held::Set(MixSet::default()) };
         let (parked, last) = (vec![u32::MAX; cells], vec![None; cells]);
         Self { cells, held, parked, last, start, latest: 0 }
     }
@@ -59,10 +61,7 @@ impl Reservations {
     /// parked units).
     pub(super) fn near(&self, cell: u32, tick: u32) -> bool {
         match &self.held {
-            Held::Table(bits) => {
-                let bit = tick as usize * self.cells + cell as usize;
-                bits.get(bit / 64).is_some_and(|w| w & (1 << (bit % 64)) != 0)
-            }
+            Held::Table(bits) => bits.get(tick as usize * self.cells + cell as usize),
             Held::Set(set) => set.contains(&(cell, tick)),
         }
     }
@@ -100,18 +99,12 @@ impl Reservations {
             self.start[start as usize] = usize::MAX;
         }
         if let Held::Table(bits) = &mut self.held {
-            let words = ((path.len() + 1) * self.cells).div_ceil(64);
-            if bits.len() < words {
-                bits.resize(words, 0);
-            }
+            bits.grow((path.len() + 1) * self.cells);
         }
         for (tick, &cell) in path.iter().enumerate() {
             for near in tick.saturating_sub(1)..=tick + 1 {
                 match &mut self.held {
-                    Held::Table(bits) => {
-                        let bit = near * self.cells + cell as usize;
-                        bits[bit / 64] |= 1 << (bit % 64);
-                    }
+                    Held::Table(bits) => bits.insert(near * self.cells + cell as usize),
                     Held::Set(set) => {
                         set.insert((cell, near as u32));
                     }

@@ -9,6 +9,7 @@ use super::super::slices::{Work, fingerprint, spend};
 use super::{ClearRuns, PathTable, PathTableError, Run, StepRules, Steps, add_steps, octile_steps};
 use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
 use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood, direction_of};
+use crate::search::bit_set::BitSet;
 use thin::{Way, thin_lists};
 
 /// The cells of a `width` x `height` grid in the order that visits, for direction (`dx`, `dy`),
@@ -668,11 +669,8 @@ impl PathTable {
             spend!(work, 1 + list.len() as u64 / 4);
             list.sort_unstable();
         }
-        let mut open = Vec::with_capacity(layout.open.len().div_ceil(64));
-        for bits in layout.open.chunks(64) {
-            spend!(work, 1);
-            open.push(bits.iter().enumerate().fold(0u64, |w, (i, &o)| w | u64::from(o) << i));
-        }
+        spend!(work, layout.open.len().div_ceil(64) as u64);
+        let open = BitSet::from_fn(layout.open.len(), |i| layout.open[i]);
         Ok(Self {
             width: layout.width,
             height: layout.height,

@@ -2,7 +2,8 @@
 
 use super::{ClearRuns, MAX_SUBGOALS, PathTable, StepRules, TABLE_FORMAT_VERSION, TABLE_MAGIC};
 use crate::grid::sealed::{BakeError, open_tied, seal, write_tie};
-use crate::grid::{CornerRule, NavGrid, Neighborhood};
+use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+use crate::search::bit_set::BitSet;
 
 impl PathTable {
     /// The table in a compact binary form, to ship with the game next to the grid's bake so that
@@ -88,12 +89,8 @@ impl PathTable {
         }
         let (in_start, in_list) = lists.pop().expect("two lists");
         let (out_start, out_list) = lists.pop().expect("two lists");
-        let mut open = vec![0u64; cells.div_ceil(64)];
-        for (i, pos) in grid.positions().enumerate() {
-            if grid.is_passable(pos) {
-                open[i / 64] |= 1 << (i % 64);
-            }
-        }
+        let at = |i: usize| GridPos::new((i % width as usize) as u32, (i / width as usize) as u32);
+        let open = BitSet::from_fn(cells, |i| grid.is_passable(at(i)));
         let table = Self {
             width: width as i32,
             height: height as i32,

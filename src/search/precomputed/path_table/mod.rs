@@ -33,6 +33,7 @@ use std::fmt;
 
 use super::slices::{SlicedBuild, Work, run_to_end};
 use crate::grid::{GridPos, GridStamp, NavGrid, Neighborhood};
+use crate::search::bit_set::BitSet;
 use crate::search::result::{PathError, PathResult, SearchStats};
 
 mod build;
@@ -129,14 +130,14 @@ fn octile(a: (i32, i32), b: (i32, i32)) -> f64 {
 /// bytes checks each hop its predecessors name once, however many rows name it.
 struct ClearRuns {
     subgoals: usize,
-    known: Vec<u64>,
-    clear: Vec<u64>,
+    known: BitSet,
+    clear: BitSet,
 }
 
 impl ClearRuns {
     fn new(subgoals: usize) -> Self {
-        let words = (subgoals * subgoals).div_ceil(64);
-        Self { subgoals, known: vec![0; words], clear: vec![0; words] }
+        let pairs = subgoals * subgoals;
+        Self { subgoals, known: BitSet::new(pairs), clear: BitSet::new(pairs) }
     }
 
     /// Whether the run from subgoal `q` to subgoal `u` is open: known, or found out by `try_run`
@@ -149,15 +150,12 @@ impl ClearRuns {
         try_run: impl FnOnce() -> (bool, u64),
     ) -> (bool, u64) {
         let pair = q * self.subgoals + u;
-        let (word, bit) = (pair / 64, 1u64 << (pair % 64));
-        if self.known[word] & bit != 0 {
-            return (self.clear[word] & bit != 0, 0);
+        if self.known.get(pair) {
+            return (self.clear.get(pair), 0);
         }
         let (clear, tried) = try_run();
-        self.known[word] |= bit;
-        if clear {
-            self.clear[word] |= bit;
-        }
+        self.known.insert(pair);
+        self.clear.set(pair, clear);
         (clear, tried)
     }
 }
@@ -189,7 +187,7 @@ pub struct PathTable {
     width: i32,
     height: i32,
     /// One bit per cell, row by row: open.
-    open: Vec<u64>,
+    open: BitSet,
     /// Per cell, row by row, the steps out of it that walls between cells bar (empty: none).
     exits: Vec<u8>,
     /// The grid (and its revision) the table was built for.
@@ -254,7 +252,7 @@ impl PathTable {
     /// The memory the table takes, in bytes.
     pub fn memory_bytes(&self) -> usize {
         self.subgoals.len() * 8
-            + self.open.len() * 8
+            + self.open.words().len() * 8
             + self.exits.len()
             + (self.out_start.len() + self.in_start.len()) * 4
             + (self.out_list.len() + self.in_list.len()) * 2
@@ -300,8 +298,7 @@ impl PathTable {
         if p.0 < 0 || p.1 < 0 || p.0 >= self.width || p.1 >= self.height {
             return false;
         }
-        let i = self.index(p);
-        self.open[i / 64] >> (i % 64) & 1 == 1
+        self.open.get(self.index(p))
     }
 
     /// The best way from `s` to `g`: `Some(None)` for the direct run, `Some(Some((a, b)))`

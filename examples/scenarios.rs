@@ -14,7 +14,9 @@
 //! not the painted map's, so `optimal` means nothing then. `SCENARIOS_FENCES=PERCENT` puts a wall
 //! on that percent of the edges between open neighbouring cells (fences; chosen by a fixed seed):
 //! `optimal` means nothing then either; `SCENARIOS_FENCE_LENGTH=N` puts them in lines of N edges
-//! (as many fenced edges, a line started at a tenth of the places for N = 10).
+//! (as many fenced edges, a line started at a tenth of the places for N = 10);
+//! `SCENARIOS_LEDGES=1` makes them one-way edges instead (ledges, each crossed one way), so
+//! some goals may be cut off.
 //! `SCENARIOS_WALLS=PERCENT` blocks that percent of the open cells instead (not the scenarios'
 //! own starts and goals; a fixed seed), for comparing with fences: some goals may then be cut
 //! off. `SCENARIOS_ASTAR=1` searches with plain A* instead of the default. `SCENARIOS_TABLE=1`
@@ -67,8 +69,9 @@ fn main() -> ExitCode {
     let fences = std::env::var("SCENARIOS_FENCES").ok().and_then(|s| s.parse::<f64>().ok());
     let length = std::env::var("SCENARIOS_FENCE_LENGTH").ok().and_then(|s| s.parse().ok());
     let length = length.unwrap_or(1);
+    let ledges = std::env::var_os("SCENARIOS_LEDGES").is_some();
     let grid = match fences {
-        Some(percent) => fence(grid, percent, length),
+        Some(percent) => fence(grid, percent, length, ledges),
         None => grid,
     };
     let walls = std::env::var("SCENARIOS_WALLS").ok().and_then(|s| s.parse::<f64>().ok());
@@ -193,8 +196,10 @@ fn wall(mut grid: NavGrid, percent: f64, scenarios: &[Scenario]) -> NavGrid {
 
 /// `grid` with a wall on `percent` of the edges between open straight neighbours, picked by a
 /// fixed seed (the same fences on every run), in lines of `length` edges (a line of fence
-/// posts across a row or a column, cut short by a wall cell or the map's edge).
-fn fence(mut grid: NavGrid, percent: f64, length: u32) -> NavGrid {
+/// posts across a row or a column, cut short by a wall cell or the map's edge); with `ledges`,
+/// one-way edges instead of walls, each line crossed one way (down or up the row or column,
+/// by the seed).
+fn fence(mut grid: NavGrid, percent: f64, length: u32, ledges: bool) -> NavGrid {
     let mut seed = Seeded(0x9E37_79B9_7F4A_7C15);
     let threshold = (percent / 100.0 / f64::from(length.max(1)) * u32::MAX as f64) as u64;
     let cells: Vec<GridPos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
@@ -204,6 +209,7 @@ fn fence(mut grid: NavGrid, percent: f64, length: u32) -> NavGrid {
             if seed.next() >= threshold {
                 continue;
             }
+            let back = ledges && seed.next() % 2 == 1;
             // The line goes across the step from `a`: down a column for a step along a row.
             for k in 0..length.max(1) {
                 let from = GridPos::new(a.x + k * dy, a.y + k * dx);
@@ -212,7 +218,11 @@ fn fence(mut grid: NavGrid, percent: f64, length: u32) -> NavGrid {
                     break;
                 }
                 // Both cells are open neighbours on the grid: this cannot fail.
-                let _ = grid.set_edge(from, to, Edge::Wall);
+                let _ = match (ledges, back) {
+                    (false, _) => grid.set_edge(from, to, Edge::Wall),
+                    (true, false) => grid.set_edge(from, to, Edge::OneWay),
+                    (true, true) => grid.set_edge(to, from, Edge::OneWay),
+                };
                 fenced += 1;
             }
         }

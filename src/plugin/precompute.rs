@@ -360,8 +360,7 @@ pub(crate) fn keep_path_tables(
         if let Some(landmarks) = kept
             && !landmarks.is_current(grid)
         {
-            let table_may_serve =
-                grid.has_uniform_cost() && jps_applies(grid) && !grid.has_one_way_edges();
+            let table_may_serve = grid.has_uniform_cost() && jps_applies(grid);
             if !landmarks.can_follow(grid) || table_may_serve {
                 map.keep_precomputed(None, false);
             } else if landmarks.usable_on(grid) {

@@ -427,8 +427,9 @@ fn line_of_sight_stops_at_a_wall_between_cells() {
 }
 
 /// A grid of one cost, 8-way without corner cutting, with fences: straight runs of walls
-/// between cells (2-10 edges), and walls between single pairs of cells.
-fn fenced_case(rng: &mut Rng) -> (NavGrid, EdgeModel) {
+/// between cells (2-10 edges), and walls between single pairs of cells; with `ledges`, a third
+/// of the runs and of the single edges are one-way instead, crossed one way only (a ledge).
+fn fenced_case(rng: &mut Rng, ledges: bool) -> (NavGrid, EdgeModel) {
     let (width, height) = (4 + rng.below(36), 4 + rng.below(36));
     let walls = rng.below(15);
     let cells = random_cells(rng, width, height, walls, false);
@@ -436,45 +437,65 @@ fn fenced_case(rng: &mut Rng) -> (NavGrid, EdgeModel) {
     set_cells(&mut grid, &cells);
     let mut model =
         EdgeModel { cells: Model { eight: true, ..Model::of(cells) }, barred: HashSet::new() };
-    let mut wall = |grid: &mut NavGrid, a: Xy, b: Xy| {
+    // Bars the step `a` -> `b` when `edge` is one-way, else both steps.
+    let mut bar = |grid: &mut NavGrid, a: Xy, b: Xy, edge: Edge| {
         let pos = |(x, y): Xy| GridPos::new(x as u32, y as u32);
         let inside = |(x, y): Xy| x >= 0 && y >= 0 && x < width as i64 && y < height as i64;
         if inside(a) && inside(b) {
-            grid.set_edge(pos(a), pos(b), Edge::Wall).unwrap();
+            match edge {
+                Edge::OneWay => {
+                    grid.set_edge(pos(b), pos(a), Edge::OneWay).unwrap();
+                    model.barred.remove(&(b, a));
+                }
+                _ => {
+                    grid.set_edge(pos(a), pos(b), Edge::Wall).unwrap();
+                    model.barred.insert((b, a));
+                }
+            }
             model.barred.insert((a, b));
-            model.barred.insert((b, a));
         }
+    };
+    // A third one-way with `ledges`, crossed forward or back at random.
+    let kind = |rng: &mut Rng| match ledges && rng.below(3) == 0 {
+        true => (Edge::OneWay, rng.chance(50)),
+        false => (Edge::Wall, false),
     };
     for _ in 0..rng.below(8) {
         // A fence along a row (between rows y and y + 1) or a column.
         let (x, y) = (i64::from(rng.below(width)), i64::from(rng.below(height)));
         let along_row = rng.chance(50);
+        let (edge, back) = kind(rng);
         for k in 0..2 + i64::from(rng.below(9)) {
-            match along_row {
-                true => wall(&mut grid, (x + k, y), (x + k, y + 1)),
-                false => wall(&mut grid, (x, y + k), (x + 1, y + k)),
-            }
+            let (a, b) = match along_row {
+                true => ((x + k, y), (x + k, y + 1)),
+                false => ((x, y + k), (x + 1, y + k)),
+            };
+            let (a, b) = if back { (b, a) } else { (a, b) };
+            bar(&mut grid, a, b, edge);
         }
     }
     for _ in 0..rng.below(width * height / 8 + 1) {
         let a = (i64::from(rng.below(width)), i64::from(rng.below(height)));
         let b = if rng.chance(50) { (a.0 + 1, a.1) } else { (a.0, a.1 + 1) };
-        wall(&mut grid, a, b);
+        let (edge, back) = kind(rng);
+        let (a, b) = if back { (b, a) } else { (a, b) };
+        bar(&mut grid, a, b, edge);
     }
     (grid, model)
 }
 
-/// Path tables read walls between cells: on random fenced grids every answer comes from the
-/// table (no search: nothing expanded) and costs what the model's Dijkstra says, over legal
-/// steps; unreachable goals are errors; a baked table loads for the same fenced grid (and not
-/// for the grid with one fence more) and answers the same; one-way edges are refused.
+/// Path tables read walls between cells and one-way edges: on random fenced grids (every
+/// other one with ledges too) every answer comes from the table (no search: nothing expanded)
+/// and costs what the model's Dijkstra says, over legal steps; unreachable goals are errors; a
+/// baked table loads for the same fenced grid (and not for the grid with one fence more, or
+/// one edge turned one-way) and answers the same.
 #[test]
 fn path_tables_follow_walls_between_cells() {
     let mut rng = Rng(0xFE7CE);
     let mut pathfinder = Pathfinder::new();
-    let (mut from_table, mut unreachable, mut tables) = (0, 0, 0);
+    let (mut from_table, mut unreachable, mut tables, mut one_way) = (0, 0, 0, 0);
     for round in 0..400 {
-        let (grid, model) = fenced_case(&mut rng);
+        let (grid, model) = fenced_case(&mut rng, round % 2 == 1);
         let open = open_cells(&grid);
         if open.len() < 2 {
             continue;
@@ -485,6 +506,7 @@ fn path_tables_follow_walls_between_cells() {
             Err(error) => panic!("round {round}: {error}"),
         };
         tables += 1;
+        one_way += usize::from(grid.has_one_way_edges());
         let baked = PathTable::from_binary(&table.to_binary(), &grid).unwrap();
         for _ in 0..20 {
             let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
@@ -510,32 +532,33 @@ fn path_tables_follow_walls_between_cells() {
                 }
             }
         }
-        // One fence more: the bake is for another grid; a one-way edge: refused.
-        let mut changed = grid.clone();
+        // One fence more, or one edge turned one-way: the bake is for another grid.
         let (a, b) = (GridPos::new(0, 0), GridPos::new(1, 0));
-        if changed.edge_open(a, b) && changed.set_edge(a, b, Edge::Wall).is_ok() {
-            assert_eq!(
-                PathTable::from_binary(&table.to_binary(), &changed).err(),
-                Some(BakeError::OtherGrid)
-            );
+        for edge in [Edge::Wall, Edge::OneWay] {
+            let mut changed = grid.clone();
+            if changed.edge_open(a, b) && changed.edge_open(b, a) {
+                changed.set_edge(a, b, edge).unwrap();
+                assert_eq!(
+                    PathTable::from_binary(&table.to_binary(), &changed).err(),
+                    Some(BakeError::OtherGrid)
+                );
+            }
         }
-        changed.set_edge(a, b, Edge::OneWay).unwrap();
-        assert!(matches!(PathTable::build(&changed), Err(PathTableError::Unsupported(_))));
     }
     assert!(
-        tables > 300 && from_table > 8000 && unreachable > 200,
-        "{tables} tables, {from_table} answers, {unreachable} unreachable"
+        tables > 300 && one_way > 140 && from_table > 8000 && unreachable > 200,
+        "{tables} tables ({one_way} with one-way edges), {from_table} answers, {unreachable} \
+         unreachable"
     );
 }
 
-/// Distance fields (built and repaired), reachable sets and first-move tables give the
-/// model's costs; landmarks guide to the model's costs; a path table refuses grids with
-/// one-way edges.
+/// Distance fields (built and repaired), reachable sets, first-move tables and path tables
+/// give the model's costs; landmarks guide to the model's costs.
 #[test]
 fn fields_tables_and_landmarks_follow_edges() {
     let mut rng = Rng(0xF1E1D);
     let mut pathfinder = Pathfinder::new();
-    let mut compared = 0;
+    let (mut compared, mut tabled) = (0, 0);
     for round in 0..60 {
         let varied = rng.chance(50);
         let (mut grid, mut model) = random_case(&mut rng, round % 4, varied);
@@ -581,8 +604,21 @@ fn fields_tables_and_landmarks_follow_edges() {
                 }
             }
         }
-        if grid.has_one_way_edges() && grid.neighborhood() == Neighborhood::Eight {
-            assert!(matches!(PathTable::build(&grid), Err(PathTableError::Unsupported(_))));
+        // A path table, where the grid is one it serves (one cost, 8-way, no corner cutting;
+        // one-way edges and all), answers at the model's costs too.
+        if let Ok(paths) = PathTable::build(&grid) {
+            for _ in 0..10 {
+                let (s, g) = (pick(&mut rng, &open), pick(&mut rng, &open));
+                let want = model.cost(&grid, s, g);
+                match pathfinder.find(&grid, &PathQuery::new(s, g).with_help(&paths)) {
+                    Ok(path) => {
+                        assert!(close(path.cost, want), "round {round}: {} vs {want}", path.cost);
+                        assert!(close(model.path_cost(&path.cells).unwrap(), want));
+                        tabled += 1;
+                    }
+                    Err(_) => assert!(want.is_infinite(), "round {round}"),
+                }
+            }
         }
         // Repair: a cell changes; the field follows it (edges stay).
         let cell = pos_of(&grid, rng.below(grid.len() as u32) as usize);
@@ -603,7 +639,7 @@ fn fields_tables_and_landmarks_follow_edges() {
             }
         }
     }
-    assert!(compared > 5000, "{compared}");
+    assert!(compared > 5000 && tabled > 40, "{compared} compared, {tabled} from path tables");
 }
 
 /// The grid an agent of one tile with a profile sees keeps the edges; a body of two tiles never

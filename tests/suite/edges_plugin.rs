@@ -196,6 +196,54 @@ fn a_ledge_is_dropped_down_and_never_climbed() {
     assert!(!grid(&app).has_edges());
 }
 
+/// A map with a ledge marked `PrecomputePaths` gets a path table (not landmarks or a first-move
+/// table): requests down the ledge and round its end back up are answered from it, with
+/// online search's costs, and walked without climbing it.
+#[test]
+fn a_map_with_a_ledge_is_answered_from_a_path_table() {
+    let mut app = nav_app(DT, 1);
+    let map = spawn_room(&mut app);
+    app.update();
+    for x in 1..10 {
+        let t = tile(&app, map, x, 4);
+        app.world_mut().entity_mut(t).insert(TileEdges { walls: Sides::NONE, drops: Sides::SOUTH });
+    }
+    app.world_mut().entity_mut(map).insert(PrecomputePaths);
+    let table_ready = |app: &App| {
+        let maps = app.world().resource::<NavMaps>();
+        maps.first().is_some_and(|nav| nav.path_table().is_some_and(|t| t.is_current(&nav.grid)))
+    };
+    for _ in 0..600 {
+        if table_ready(&app) {
+            break;
+        }
+        app.update();
+    }
+    assert!(table_ready(&app), "no path table for the map with a ledge");
+    let (high, low) = (GridPos::new(6, 6), GridPos::new(6, 1));
+    let online = |app: &App, from, to| {
+        Pathfinder::new().find(&grid(app), &PathQuery::new(from, to)).unwrap().cost
+    };
+    let agent = spawn_walker(&mut app, high, low);
+    app.update();
+    assert_eq!(app.world().resource::<NavDiagnostics>().table_answers, 1);
+    let down = app.world().get::<NavPath>(agent).unwrap().clone();
+    assert_eq!(down.cells.len(), 6, "straight down: {:?}", down.cells);
+    assert_eq!(*walk(&mut app, agent, 900).last().unwrap(), low);
+    app.world_mut().entity_mut(agent).insert(PathRequest::to(high));
+    app.update();
+    assert_eq!(app.world().resource::<NavDiagnostics>().table_answers, 1);
+    let up = app.world().get::<NavPath>(agent).unwrap().clone();
+    assert!(up.cells.iter().any(|c| c.x == 0), "round the west end: {:?}", up.cells);
+    let cost: f64 = up
+        .cells
+        .windows(2)
+        .map(|w| if w[0].x != w[1].x && w[0].y != w[1].y { std::f64::consts::SQRT_2 } else { 1.0 })
+        .sum();
+    assert!((cost - online(&app, low, high)).abs() < 1e-9, "{cost}");
+    assert_eq!(*walk(&mut app, agent, 1500).last().unwrap(), high);
+}
+
 /// A long random session: 16 walkers sent to random cells over and over while fences and
 /// ledges come and go on random tiles every few frames. Every frame, no walker crosses an edge
 /// barred when it moved, and every request ends in a path or a typed failure.

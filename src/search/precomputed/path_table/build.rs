@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 use super::super::slices::{Work, fingerprint, spend};
 use super::{ClearRuns, PathTable, PathTableError, Run, StepRules, Steps, add_steps, octile_steps};
 use super::{MAX_LIST_ENTRIES_PER_CELL, MAX_SUBGOALS, SPAN, UNREACHED};
-use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood, direction_of};
+use crate::grid::{CornerRule, DIRECTIONS, GridPos, NavGrid, Neighborhood, direction_of, reverse};
 use crate::search::bit_set::BitSet;
 use thin::{Way, thin_lists};
 
@@ -38,6 +38,32 @@ pub(super) fn cell_exits(grid: &NavGrid) -> Vec<u8> {
     }
     let exits = grid.padded_exits();
     grid.positions().map(|p| exits[grid.index(p)]).collect()
+}
+
+/// [`cell_exits`] of the grid with every edge turned round: a straight step is barred where
+/// the step back across the same edge is barred on `grid` (diagonals are barred both ways or
+/// neither, so they stay). A diagonal-first run is open on it exactly when the same cells
+/// walked the other way are open on `grid`: what a cell's list of the subgoals that reach it
+/// is worked out over.
+fn reversed_exits(grid: &NavGrid) -> Vec<u8> {
+    let exits = grid.padded_exits();
+    if exits.is_empty() {
+        return Vec::new();
+    }
+    let (width, height) = (grid.width() as i64, grid.height() as i64);
+    let mut reversed = cell_exits(grid);
+    for (at, p) in reversed.iter_mut().zip(grid.positions()) {
+        for (d, &(dx, dy)) in DIRECTIONS[..4].iter().enumerate() {
+            let (x, y) = (i64::from(p.x) + dx as i64, i64::from(p.y) + dy as i64);
+            if x < 0 || y < 0 || x >= width || y >= height {
+                continue; // off the grid: no step either way
+            }
+            let there = exits[grid.index(GridPos::new(x as u32, y as u32))];
+            let back = reverse(Neighborhood::Eight, d);
+            *at = *at & !(1 << d) | ((there >> back & 1) << d);
+        }
+    }
+    reversed
 }
 
 /// The step from `p` by `d` (one of the eight) is barred in `exits` ([`cell_exits`] of a grid
@@ -91,6 +117,14 @@ impl Layout {
         x >= 0 && y >= 0 && x < self.width && y < self.height && self.open[self.index((x, y))]
     }
 
+    /// The straight step from the open cell `p` by `d`, or the step back, is legal: the edge
+    /// between them is not barred both ways.
+    #[inline]
+    fn crossable(&self, p: (i32, i32), d: (i32, i32)) -> bool {
+        let next = (p.0 + d.0, p.1 + d.1);
+        self.straight_ok(p, d) || (self.open(next) && self.straight_ok(next, (-d.0, -d.1)))
+    }
+
     /// The subgoal at a cell, if any (cells outside the grid have none).
     #[inline]
     fn subgoal_at(&self, p: (i32, i32)) -> Option<u16> {
@@ -121,9 +155,10 @@ impl Layout {
         if self.diagonal_ok(t, d) { self.subgoal_at((t.0 + d.0, t.1 + d.1)) } else { None }
     }
 
-    /// The layout of `grid`: a unit of work per cell for each of its ten passes (counted a row
-    /// at a time).
-    async fn new(grid: &NavGrid, work: &mut Work) -> Result<Self, PathTableError> {
+    /// The layout of `grid` (`reversed`: of `grid` with every edge turned round, see
+    /// [`reversed_exits`]; the same subgoals): a unit of work per cell for each of its ten
+    /// passes (counted a row at a time).
+    async fn new(grid: &NavGrid, reversed: bool, work: &mut Work) -> Result<Self, PathTableError> {
         let (width, height) = (grid.width() as i32, grid.height() as i32);
         let cells = (width * height) as usize;
         let mut open = Vec::with_capacity(cells);
@@ -135,22 +170,25 @@ impl Layout {
             width,
             height,
             open,
-            exits: cell_exits(grid),
+            exits: if reversed { reversed_exits(grid) } else { cell_exits(grid) },
             subgoal: vec![u16::MAX; cells],
             straight: Default::default(),
             diagonal: Default::default(),
         };
         // A subgoal: an open cell by a wall's corner, with both cells between them open; or by
-        // the end of a wall between cells: both straight steps legal, the diagonal between them
-        // not (the same test where there are no such walls).
+        // the end of a wall between cells: both straight steps open at least one way, the
+        // diagonal between them not (the same test where there are no such walls). One way is
+        // enough: a path that comes in along one side and leaves along the other turns there
+        // whichever way the edges let it cross. The test reads both ways of each edge, so a
+        // layout of the grid with its edges turned round has the same subgoals.
         let mut count = 0usize;
         for span in sweep(layout.width, layout.height, (0, 0)) {
             spend!(work, span.len() as u64);
             for (x, y) in span {
                 let corner = layout.open((x, y))
                     && DIAGONAL.iter().any(|&(dx, dy)| {
-                        layout.straight_ok((x, y), (dx, 0))
-                            && layout.straight_ok((x, y), (0, dy))
+                        layout.crossable((x, y), (dx, 0))
+                            && layout.crossable((x, y), (0, dy))
                             && !layout.diagonal_ok((x, y), (dx, dy))
                     });
                 if corner {
@@ -624,6 +662,25 @@ async fn lists_in(layout: &Layout, work: &mut Work) -> Result<CellLists, PathTab
     .await
 }
 
+/// Each cell's lists: the subgoals it reaches, and those that reach it. The second are worked
+/// out by running back from the cell: over the grid with its edges turned round when some
+/// edge lets steps cross one way only (`layout`'s subgoals, numbered).
+async fn cell_lists(
+    grid: &NavGrid,
+    layout: &Layout,
+    work: &mut Work,
+) -> Result<(CellLists, CellLists), PathTableError> {
+    let outs = lists_out(layout, work).await?;
+    let ins = if grid.has_one_way_edges() {
+        let mut turned = Layout::new(grid, true, work).await?;
+        turned.subgoal.clone_from(&layout.subgoal);
+        lists_in(&turned, work).await?
+    } else {
+        lists_in(layout, work).await?
+    };
+    Ok((outs, ins))
+}
+
 impl PathTable {
     /// The build, counting its work in `work`.
     pub(crate) async fn build_counted(
@@ -639,20 +696,14 @@ impl PathTable {
         if !grid.has_uniform_cost() {
             return Err(PathTableError::Unsupported("the table needs one cost on every cell"));
         }
-        if grid.has_one_way_edges() {
-            return Err(PathTableError::Unsupported(
-                "the table takes walls between cells but no one-way edges",
-            ));
-        }
         if grid.width() > u32::from(u16::MAX) || grid.height() > u32::from(u16::MAX) {
             return Err(PathTableError::Unsupported(
                 "the table takes grids up to 65535 cells a side",
             ));
         }
-        let mut layout = Layout::new(grid, work).await?;
+        let mut layout = Layout::new(grid, false, work).await?;
         let subgoals = number_along_curve(&mut layout, work).await;
-        let (out_start, out_list) = lists_out(&layout, work).await?;
-        let (in_start, in_list) = lists_in(&layout, work).await?;
+        let ((out_start, out_list), (in_start, in_list)) = cell_lists(grid, &layout, work).await?;
         let edges = subgoal_edges(&layout, &subgoals, (&out_start, &out_list), work).await;
         let edges = drop_detours(subgoals.len(), (&edges.0, &edges.1), work).await;
         let (dist, pred) = all_pairs(&layout, &subgoals, (&edges.0, &edges.1), work).await;

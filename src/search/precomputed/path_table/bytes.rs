@@ -44,7 +44,6 @@ impl PathTable {
         let cost = grid.min_cost().unwrap_or(1);
         let (mut reader, fingerprint) = open_tied(bytes, format, grid, cost)?;
         if !grid.has_uniform_cost()
-            || grid.has_one_way_edges()
             || grid.neighborhood() != Neighborhood::Eight
             || grid.corner_rule() != CornerRule::NoCornerCutting
         {

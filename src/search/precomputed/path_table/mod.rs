@@ -24,9 +24,17 @@
 //! Walls between cells (fences) are read as the jump point search reads them: no step crosses
 //! one, and no diagonal step passes a corner one touches. The end of a fence is a corner paths
 //! bend round as they bend round a wall cell's, so the cells there are subgoals too: an open
-//! cell with both straight steps of a diagonal legal and the diagonal step between them not.
-//! One-way edges are refused: a cell's list of subgoals that reach it is worked out by running
-//! back from the cell, which needs each step to be legal both ways.
+//! cell with both straight steps of a diagonal open (at least one way) and the diagonal step
+//! between them not.
+//!
+//! One-way edges (ledges) are read the same way: a step crosses one only the way it lets, and
+//! no diagonal passes a corner one touches. A path still turns only at subgoals: where it could
+//! not take the diagonal first, the diagonal's corner touches a barred cell or edge, and the
+//! cell it turns at has both straight steps open one way or the other. The subgoals are the
+//! same whichever way each edge is crossed, so the distances between them are worked out over
+//! the runs as they go (the table of distances is not symmetric then), and a cell's list of
+//! the subgoals that reach it is worked out by running back from the cell over the grid with
+//! every edge turned round.
 
 use std::f64::consts::SQRT_2;
 use std::fmt;
@@ -59,9 +67,9 @@ pub const MAX_SUBGOALS: usize = 3000;
 /// Why a [`PathTable`] was not built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathTableError {
-    /// The grid is not one the table can serve: it needs 8-way moves, no corner cutting, a
-    /// single cost on every passable cell and no one-way edges. (Online search serves
-    /// every grid.)
+    /// The grid is not one the table can serve: it needs 8-way moves, no corner cutting and a
+    /// single cost on every passable cell (walls between cells and one-way edges are fine).
+    /// (Online search serves every grid.)
     Unsupported(&'static str),
     /// The map has more wall corners than the table takes ([`MAX_SUBGOALS`]): a maze or a noisy
     /// map, where online search is the better fit.

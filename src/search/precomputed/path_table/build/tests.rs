@@ -4,7 +4,7 @@ use super::super::super::slices::{Work, run_to_end};
 use super::super::{UNREACHED, add_steps, octile_steps};
 use super::subgoal_edges;
 use super::thin::{MAX_THINNED, Way, thin_lists};
-use super::{Layout, all_pairs, hilbert_index, lists_in, lists_out, number_along_curve, on_run};
+use super::{Layout, all_pairs, cell_lists, hilbert_index, number_along_curve, on_run};
 use crate::grid::{Cell, Edge, GridPos, NavGrid};
 use crate::search::PathTable;
 use crate::test_rng::TestRng;
@@ -72,8 +72,8 @@ fn the_hilbert_curve_visits_each_cell_once_by_steps_to_a_neighbour() {
 
 /// Thinning keeps exactly the subgoals of a cell's list that no other subgoal of the list
 /// covers (lies on a shortest way between the cell and it), both ways, as trying every pair
-/// finds: on open ground strewn with walls and fences, where lists are long and many cover
-/// each other. (What the table answers is checked against an oracle elsewhere; this is what
+/// finds: on open ground strewn with walls, fences and ledges, where lists are long and many
+/// cover each other. (What the table answers is checked against an oracle elsewhere; this is what
 /// keeps its lists short.)
 #[test]
 fn thinning_keeps_exactly_the_subgoals_no_other_in_the_list_covers() {
@@ -85,16 +85,19 @@ fn thinning_keeps_exactly_the_subgoals_no_other_in_the_list_covers() {
             let p = GridPos::new(rng.below(width), rng.below(height));
             grid.set(p, Cell::Blocked).unwrap();
         }
+        // Fences, and in every other round ledges too (the lists each way then differ).
         for _ in 0..round * 8 {
             let a = GridPos::new(rng.below(width - 1), rng.below(height));
-            let _ = grid.set_edge(a, GridPos::new(a.x + 1, a.y), Edge::Wall); // blocked: refused
+            let b = GridPos::new(a.x + 1, a.y);
+            let edge = if round % 2 == 1 && rng.below(2) == 0 { Edge::OneWay } else { Edge::Wall };
+            let (a, b) = if rng.below(2) == 0 { (a, b) } else { (b, a) };
+            let _ = grid.set_edge(a, b, edge); // blocked: refused
         }
         run_to_end(async {
             let work = &mut Work::unlimited();
-            let mut layout = Layout::new(&grid, work).await.unwrap();
+            let mut layout = Layout::new(&grid, false, work).await.unwrap();
             let subgoals = number_along_curve(&mut layout, work).await;
-            let outs = lists_out(&layout, work).await.unwrap();
-            let ins = lists_in(&layout, work).await.unwrap();
+            let (outs, ins) = cell_lists(&grid, &layout, work).await.unwrap();
             let edges = subgoal_edges(&layout, &subgoals, (&outs.0, &outs.1), work).await;
             let (dist, _) = all_pairs(&layout, &subgoals, (&edges.0, &edges.1), work).await;
             let n = subgoals.len();

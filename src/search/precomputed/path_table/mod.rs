@@ -30,11 +30,11 @@
 //! One-way edges (ledges) are read the same way: a step crosses one only the way it lets, and
 //! no diagonal passes a corner one touches. A path still turns only at subgoals: where it could
 //! not take the diagonal first, the diagonal's corner touches a barred cell or edge, and the
-//! cell it turns at has both straight steps open one way or the other. The subgoals are the
-//! same whichever way each edge is crossed, so the distances between them are worked out over
-//! the runs as they go (the table of distances is not symmetric then), and a cell's list of
-//! the subgoals that reach it is worked out by running back from the cell over the grid with
-//! every edge turned round.
+//! cell it turns at has both straight steps open one way or the other. The distances between
+//! subgoals follow the runs the way they go (the table of distances is then not symmetric). A
+//! cell's list of the subgoals that reach it is worked out by running back from the cell, over
+//! the grid with every edge turned round; that grid has the same subgoals, since the test reads
+//! both ways of each edge.
 
 use std::f64::consts::SQRT_2;
 use std::fmt;

@@ -73,8 +73,8 @@ fn the_hilbert_curve_visits_each_cell_once_by_steps_to_a_neighbour() {
 /// Thinning keeps exactly the subgoals of a cell's list that no other subgoal of the list
 /// covers (lies on a shortest way between the cell and it), both ways, as trying every pair
 /// finds: on open ground strewn with walls, fences and ledges, where lists are long and many
-/// cover each other. (What the table answers is checked against an oracle elsewhere; this is what
-/// keeps its lists short.)
+/// cover each other. (What the table answers is checked against an oracle elsewhere; this is
+/// what keeps its lists short.)
 #[test]
 fn thinning_keeps_exactly_the_subgoals_no_other_in_the_list_covers() {
     let mut rng = TestRng(0x2545_F491_4F6C_DD1D);

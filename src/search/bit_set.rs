@@ -15,13 +15,14 @@ impl BitSet {
         Self { words: vec![0; len.div_ceil(64)] }
     }
 
-    /// `len` bits, bit `i` set when `on(i)`.
-    pub(crate) fn from_fn(len: usize, mut on: impl FnMut(usize) -> bool) -> Self {
-        let mut words = vec![0u64; len.div_ceil(64)];
-        for (w, word) in words.iter_mut().enumerate() {
-            for b in 0..64.min(len - w * 64) {
-                *word |= u64::from(on(w * 64 + b)) << b;
+    /// One bit per item of `bits`, in order: bit `i` set when the `i`th is `true`.
+    pub(crate) fn from_bools(bits: impl IntoIterator<Item = bool>) -> Self {
+        let mut words = Vec::new();
+        for (i, on) in bits.into_iter().enumerate() {
+            if i % 64 == 0 {
+                words.push(0);
             }
+            words[i / 64] |= u64::from(on) << (i % 64);
         }
         Self { words }
     }
@@ -103,9 +104,9 @@ mod tests {
     }
 
     #[test]
-    fn from_fn_sets_exactly_the_bits_asked_for() {
-        for len in [0, 1, 63, 64, 65, 200] {
-            let bits = BitSet::from_fn(len, |i| i % 3 == 0 || i == 64);
+    fn from_bools_sets_exactly_the_bits_asked_for() {
+        for len in [0usize, 1, 63, 64, 65, 200] {
+            let bits = BitSet::from_bools((0..len).map(|i| i % 3 == 0 || i == 64));
             assert_eq!(bits.words().len(), len.div_ceil(64));
             for i in 0..len + 70 {
                 assert_eq!(bits.get(i), i < len && (i % 3 == 0 || i == 64), "len {len}, bit {i}");

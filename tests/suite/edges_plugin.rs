@@ -45,6 +45,15 @@ fn build_fence(app: &mut App, tilemap: Entity, door: Option<u32>) {
     }
 }
 
+/// A ledge along the south side of row 4, x = 1..10: from row 4 a step down to row 3 is a drop;
+/// the way up is round its west end (x = 0).
+fn build_ledge(app: &mut App, tilemap: Entity) {
+    for x in 1..10 {
+        let t = tile(app, tilemap, x, 4);
+        app.world_mut().entity_mut(t).insert(TileEdges { walls: Sides::NONE, drops: Sides::SOUTH });
+    }
+}
+
 /// Steps frames until `agent` has no path and no request left (or `frames` pass), checking at
 /// every frame that it moved across no barred edge: each change of cell is one the grid
 /// allows (straight across an open edge, diagonally past no wall's end).
@@ -167,12 +176,7 @@ fn a_ledge_is_dropped_down_and_never_climbed() {
     let mut app = nav_app(DT, 1);
     let map = spawn_room(&mut app);
     app.update();
-    // A ledge along the south side of row 4, x = 1..10: from row 4 a step down to row 3 is a
-    // drop; the way up is round its west end (x = 0).
-    for x in 1..10 {
-        let t = tile(&app, map, x, 4);
-        app.world_mut().entity_mut(t).insert(TileEdges { walls: Sides::NONE, drops: Sides::SOUTH });
-    }
+    build_ledge(&mut app, map);
     app.update();
     let (high, low) = (GridPos::new(6, 6), GridPos::new(6, 1));
     let agent = spawn_walker(&mut app, high, low);
@@ -204,10 +208,7 @@ fn a_map_with_a_ledge_is_answered_from_a_path_table() {
     let mut app = nav_app(DT, 1);
     let map = spawn_room(&mut app);
     app.update();
-    for x in 1..10 {
-        let t = tile(&app, map, x, 4);
-        app.world_mut().entity_mut(t).insert(TileEdges { walls: Sides::NONE, drops: Sides::SOUTH });
-    }
+    build_ledge(&mut app, map);
     app.world_mut().entity_mut(map).insert(PrecomputePaths);
     let table_ready = |app: &App| {
         let maps = app.world().resource::<NavMaps>();

@@ -721,7 +721,7 @@ impl PathTable {
             list.sort_unstable();
         }
         spend!(work, layout.open.len().div_ceil(64) as u64);
-        let open = BitSet::from_fn(layout.open.len(), |i| layout.open[i]);
+        let open = BitSet::from_bools(layout.open.iter().copied());
         Ok(Self {
             width: layout.width,
             height: layout.height,

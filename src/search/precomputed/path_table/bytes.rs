@@ -2,7 +2,7 @@
 
 use super::{ClearRuns, MAX_SUBGOALS, PathTable, StepRules, TABLE_FORMAT_VERSION, TABLE_MAGIC};
 use crate::grid::sealed::{BakeError, open_tied, seal, write_tie};
-use crate::grid::{CornerRule, GridPos, NavGrid, Neighborhood};
+use crate::grid::{CornerRule, NavGrid, Neighborhood};
 use crate::search::bit_set::BitSet;
 
 impl PathTable {
@@ -88,8 +88,7 @@ impl PathTable {
         }
         let (in_start, in_list) = lists.pop().expect("two lists");
         let (out_start, out_list) = lists.pop().expect("two lists");
-        let at = |i: usize| GridPos::new((i % width as usize) as u32, (i / width as usize) as u32);
-        let open = BitSet::from_fn(cells, |i| grid.is_passable(at(i)));
+        let open = BitSet::from_bools(grid.positions().map(|pos| grid.is_passable(pos)));
         let table = Self {
             width: width as i32,
             height: height as i32,

@@ -130,3 +130,49 @@ fn thinning_keeps_exactly_the_subgoals_no_other_in_the_list_covers() {
         });
     }
 }
+
+/// Each way reads the steps between two subgoals the way a path goes through them: out of
+/// the cell, from the nearer subgoal on to the farther; into the cell, from the farther on to
+/// the nearer. Across a one-way edge only one of the two is short, so the same list thins
+/// differently each way. (The grid tests above rarely have such a pair in one list; this
+/// gives the thinning the numbers directly, with a short list and with one long enough to be
+/// sorted.)
+#[test]
+fn thinning_reads_the_steps_between_subgoals_the_way_the_list_goes() {
+    // The cell (0, 0) of a grid one cell wide. Subgoal 0 at (2, 0), subgoal 1 at (5, 0): 0
+    // lies on the straight way between the cell and 1. Then, for the long list, subgoals up
+    // the column, none on a way between the cell and another (no steps between them).
+    for extra in [0, 8] {
+        let n = 2 + extra;
+        let subgoals: Vec<(i32, i32)> =
+            [(2, 0), (5, 0)].into_iter().chain((1..=extra as i32).map(|y| (0, y))).collect();
+        let list: Vec<u16> = (0..n as u16).collect();
+        let starts = [0, n as u32];
+        let steps_between = |from_0_to_1: u32, from_1_to_0: u32| {
+            let mut dist = vec![UNREACHED; n * n];
+            (0..n).for_each(|a| dist[a * n + a] = 0);
+            (dist[1], dist[n]) = (from_0_to_1, from_1_to_0);
+            dist
+        };
+        // Three straight steps one way; nine (round the edge's end) the other.
+        for (dist, dropped_way) in [(steps_between(3, 9), Way::Out), (steps_between(9, 3), Way::In)]
+        {
+            for way in [Way::Out, Way::In] {
+                let (new_starts, new_list) = run_to_end(thin_lists(
+                    1,
+                    &subgoals,
+                    &dist,
+                    (&starts, &list),
+                    way,
+                    &mut Work::unlimited(),
+                ));
+                let mut expected = list.clone();
+                if way == dropped_way {
+                    expected.remove(1); // 1 is reached through 0 (Out), or reaches it through 0 (In)
+                }
+                assert_eq!(new_starts, [0, expected.len() as u32], "{extra} extra");
+                assert_eq!(new_list, expected, "{extra} extra");
+            }
+        }
+    }
+}

@@ -80,25 +80,19 @@ fn main() -> ExitCode {
         None => grid,
     };
     let table = std::env::var_os("SCENARIOS_TABLE").and_then(|_| {
-        let started = Instant::now();
-        let built = PathTable::build(&grid);
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        match &built {
-            Ok(table) => eprintln!("path table: {ms:.0} ms, {} subgoals", table.subgoal_count()),
-            Err(error) => eprintln!("no path table: {error}"),
-        }
-        built.ok()
+        timed_build(
+            "path table",
+            || PathTable::build(&grid),
+            |table| format!("{} subgoals", table.subgoal_count()),
+        )
     });
     let landmarks = std::env::var("SCENARIOS_LANDMARKS").ok().and_then(|s| s.parse().ok());
     let landmarks = landmarks.and_then(|count| {
-        let started = Instant::now();
-        let built = Landmarks::build(&grid, count);
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        match &built {
-            Ok(_) => eprintln!("landmarks: {count} in {ms:.0} ms"),
-            Err(error) => eprintln!("no landmarks: {error}"),
-        }
-        built.ok()
+        timed_build(
+            "landmarks",
+            || Landmarks::build(&grid, count),
+            |_| format!("{count} landmarks"),
+        )
     });
     let mut pathfinder = Pathfinder::new();
     let mut options = SearchOptions::default();
@@ -229,4 +223,21 @@ fn fence(mut grid: NavGrid, percent: f64, length: u32, ledges: bool) -> NavGrid 
     }
     eprintln!("{fenced} fences");
     grid
+}
+
+/// Builds `what`, and says on stderr how long that took and what it holds (`size`), or why it
+/// was not built.
+fn timed_build<T, E: std::fmt::Display>(
+    what: &str,
+    build: impl FnOnce() -> Result<T, E>,
+    size: impl FnOnce(&T) -> String,
+) -> Option<T> {
+    let started = Instant::now();
+    let built = build();
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    match &built {
+        Ok(value) => eprintln!("{what}: {ms:.0} ms, {}", size(value)),
+        Err(error) => eprintln!("no {what}: {error}"),
+    }
+    built.ok()
 }

@@ -6,7 +6,8 @@ use crate::tilemap::{DT, TILE, centre, nav_app, spawn_text_tilemap};
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_tilemap_nav::plugin::{
-    FollowField, NavDiagnostics, NavError, NavField, NavGridChanged, PathFailed, WAIT_RETRY_SECONDS,
+    FollowField, NavDiagnostics, NavError, NavField, NavGridChanged, PathFailed, PrecomputeBuilds,
+    WAIT_RETRY_SECONDS,
 };
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::PathError;
@@ -250,10 +251,37 @@ fn a_map_with_a_ledge_is_answered_from_a_path_table() {
 /// barred when it moved, and every request ends in a path or a typed failure.
 #[test]
 fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
+    let (crossings, arrivals, _) = shifting_fences_session(false);
+    assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
+}
+
+/// The same session on a map marked `PrecomputePaths`: its path table is built again after
+/// every change (a slice a frame) and answers in between. Every path handed out costs what online search finds
+/// on the grid of its frame, and every request that fails has no way there on it, however the
+/// fences and ledges have shifted since the table last caught up.
+#[test]
+fn a_path_table_answers_right_through_shifting_fences_and_ledges() {
+    let (crossings, arrivals, table_answers) = shifting_fences_session(true);
+    assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
+    assert!(table_answers > 100, "the table answered {table_answers} requests");
+}
+
+/// Runs the shifting fences session ([`a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one`]),
+/// the map marked `PrecomputePaths` if `precomputed`, checking every frame that no walker
+/// crossed a barred edge and that every new path costs what online search finds on that
+/// frame's grid. Returns the walkers' changes of cell, their arrivals, and the requests the
+/// path table answered.
+fn shifting_fences_session(precomputed: bool) -> (usize, usize, u32) {
     use bevy_tilemap_nav::grid::Sides;
     let mut app = nav_app(DT, 1);
     let rows = [".................."; 14];
     let map = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |_| Some(0));
+    if precomputed {
+        app.world_mut().entity_mut(map).insert(PrecomputePaths);
+        // Built a slice a frame, not on the task pool, so that the frames it serves on are the
+        // same in every run.
+        app.world_mut().resource_mut::<NavSettings>().precompute.builds = PrecomputeBuilds::Sliced;
+    }
     app.update();
     let mut seed = 0x5EED_u64;
     let mut next = move |n: u32| {
@@ -270,7 +298,8 @@ fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
         })
         .collect();
     let mut cells: Vec<GridPos> = walkers.iter().map(|&e| cell_of(&app, e)).collect();
-    let (mut crossings, mut failures, mut arrivals) = (0, 0, 0);
+    let mut paths: Vec<Option<NavPath>> = vec![None; walkers.len()];
+    let (mut crossings, mut failures, mut arrivals, mut table_answers) = (0, 0, 0, 0);
     for frame in 0..3000 {
         if frame % 7 == 0 {
             for _ in 0..3 {
@@ -298,10 +327,33 @@ fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
                 crossings += 1;
                 cells[k] = now;
             }
+            let path = app.world().get::<NavPath>(walker);
+            if path != paths[k].as_ref() {
+                if let Some(path) = path.filter(|p| p.complete) {
+                    let (from, to) = (path.cells[0], *path.cells.last().unwrap());
+                    let online = Pathfinder::new().find(&g, &PathQuery::new(from, to)).unwrap();
+                    assert!(
+                        (path.cost - online.cost).abs() < 1e-9,
+                        "frame {frame}: {from} -> {to} costs {}, online {}",
+                        path.cost,
+                        online.cost
+                    );
+                }
+                paths[k] = path.cloned();
+            }
         }
         let world = app.world();
-        failures += world.resource::<Messages<PathFailed>>().iter_current_update_messages().count();
+        for failed in world.resource::<Messages<PathFailed>>().iter_current_update_messages() {
+            failures += 1;
+            // No way there on this frame's grid, as online search finds too.
+            let NavError::Search(PathError::Unreachable { start, goal }) = failed.error else {
+                panic!("frame {frame}: {:?}", failed.error);
+            };
+            let online = Pathfinder::new().find(&g, &PathQuery::new(start, goal));
+            assert!(online.is_err(), "frame {frame}: {start} -> {goal} failed, online found a way");
+        }
         arrivals += world.resource::<Messages<Arrived>>().iter_current_update_messages().count();
+        table_answers += world.resource::<NavDiagnostics>().table_answers;
         for &walker in &walkers {
             let world = app.world();
             if world.get::<NavPath>(walker).is_none() && world.get::<PathRequest>(walker).is_none()
@@ -311,8 +363,11 @@ fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
             }
         }
     }
-    eprintln!("{crossings} cell changes, {arrivals} arrivals, {failures} failures");
-    assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
+    eprintln!(
+        "{crossings} cell changes, {arrivals} arrivals, {failures} failures, {table_answers} \
+         table answers"
+    );
+    (crossings, arrivals, table_answers)
 }
 
 /// A 20 x 12 room fenced across on the north side of row 5, the door at x = 10 the only gap.

@@ -251,32 +251,52 @@ fn a_map_with_a_ledge_is_answered_from_a_path_table() {
 /// barred when it moved, and every request ends in a path or a typed failure.
 #[test]
 fn a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one() {
-    let (crossings, arrivals, _) = shifting_fences_session(false);
+    let (crossings, arrivals, _) = shifting_fences_session(SessionMap::Plain);
     assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
 }
 
-/// The same session on a map marked `PrecomputePaths`: its path table is built again after
-/// every change (a slice a frame) and answers in between. Every path handed out costs what online search finds
-/// on the grid of its frame, and every request that fails has no way there on it, however the
-/// fences and ledges have shifted since the table last caught up.
+/// The same session on a map marked `PrecomputePaths`: a path table for open floor, a
+/// first-move table with mud across the middle (no path table takes terrain). The table is
+/// built again after every change, a slice a frame, and answers in between. Every path
+/// handed out costs what online search finds on the grid of its frame, and every request
+/// that fails has no way there on it, however the fences and ledges have shifted since the
+/// table last caught up.
 #[test]
-fn a_path_table_answers_right_through_shifting_fences_and_ledges() {
-    let (crossings, arrivals, table_answers) = shifting_fences_session(true);
-    assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
-    assert!(table_answers > 100, "the table answered {table_answers} requests");
+fn precomputed_tables_answer_right_through_shifting_fences_and_ledges() {
+    for map in [SessionMap::Precomputed, SessionMap::PrecomputedWithMud] {
+        let (crossings, arrivals, table_answers) = shifting_fences_session(map);
+        assert!(crossings > 2000 && arrivals > 100, "{crossings} {arrivals}");
+        assert!(table_answers > 100, "the table answered {table_answers} requests");
+    }
 }
 
-/// Runs the shifting fences session ([`a_long_random_session_of_shifting_fences_never_lets_a_walker_through_one`]),
-/// the map marked `PrecomputePaths` if `precomputed`, checking every frame that no walker
-/// crossed a barred edge and that every new path costs what online search finds on that
-/// frame's grid. Returns the walkers' changes of cell, their arrivals, and the requests the
-/// path table answered.
-fn shifting_fences_session(precomputed: bool) -> (usize, usize, u32) {
+/// The shifting fences session's map: open floor, the same marked `PrecomputePaths`, or that
+/// with mud across its middle.
+#[derive(Clone, Copy, PartialEq)]
+enum SessionMap {
+    Plain,
+    Precomputed,
+    PrecomputedWithMud,
+}
+
+/// Runs the shifting fences session on `kind` of map, checking every frame that no walker
+/// crossed a barred edge, that every new path costs what online search finds on that frame's
+/// grid, and that every failure finds no way online either. Returns the walkers' changes of
+/// cell, their arrivals, and the requests a table answered.
+fn shifting_fences_session(kind: SessionMap) -> (usize, usize, u32) {
     use bevy_tilemap_nav::grid::Sides;
+    const MUD: u32 = 2;
     let mut app = nav_app(DT, 1);
-    let rows = [".................."; 14];
-    let map = spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |_| Some(0));
-    if precomputed {
+    let mut rows = [".................."; 14];
+    let map = if kind == SessionMap::PrecomputedWithMud {
+        rows[4..10].fill("......mmmmmmm.....");
+        let rules = TileRules::default().with(1, Cell::Blocked);
+        app.insert_resource(rules.with(MUD, Cell::Passable { cost: 4 }));
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(MUD * u32::from(c == 'm')))
+    } else {
+        spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |_| Some(0))
+    };
+    if kind != SessionMap::Plain {
         app.world_mut().entity_mut(map).insert(PrecomputePaths);
         // Built a slice a frame, not on the task pool, so that the frames it serves on are the
         // same in every run.
@@ -367,6 +387,16 @@ fn shifting_fences_session(precomputed: bool) -> (usize, usize, u32) {
         "{crossings} cell changes, {arrivals} arrivals, {failures} failures, {table_answers} \
          table answers"
     );
+    let nav = app.world().resource::<NavMaps>().first().unwrap();
+    match kind {
+        SessionMap::Plain => {
+            assert!(nav.path_table().is_none() && nav.first_move_table().is_none())
+        }
+        SessionMap::Precomputed => assert!(nav.path_table().is_some()),
+        SessionMap::PrecomputedWithMud => {
+            assert!(nav.path_table().is_none() && nav.first_move_table().is_some())
+        }
+    }
     (crossings, arrivals, table_answers)
 }
 

@@ -285,13 +285,13 @@ enum SessionMap {
 /// grid, and that every failure finds no way online either. Returns the walkers' changes of
 /// cell, their arrivals, and the requests a table answered.
 fn shifting_fences_session(kind: SessionMap) -> (usize, usize, u32) {
-    use bevy_tilemap_nav::grid::Sides;
     const MUD: u32 = 2;
     let mut app = nav_app(DT, 1);
     let mut rows = [".................."; 14];
     let map = if kind == SessionMap::PrecomputedWithMud {
         rows[4..10].fill("......mmmmmmm.....");
-        let rules = TileRules::default().with(1, Cell::Blocked);
+        // The app's rules (its wall) and mud.
+        let rules = app.world_mut().remove_resource::<TileRules>().unwrap();
         app.insert_resource(rules.with(MUD, Cell::Passable { cost: 4 }));
         spawn_text_tilemap(&mut app, &rows, TILE, Vec2::ZERO, |c| Some(MUD * u32::from(c == 'm')))
     } else {

@@ -22,18 +22,20 @@ pub const MAX_REDOS: u32 = 2;
 pub struct Budget<'c> {
     expansions: u32,
     out_of_time: Option<&'c dyn Fn() -> bool>,
+    /// Cells charged so far, past the budget too (a step that ran over it).
+    spent: u64,
 }
 
 impl<'c> Budget<'c> {
     /// `expansions` cells, and the time until `out_of_time` says it is up (`None`: no time
     /// limit).
     pub fn new(expansions: u32, out_of_time: Option<&'c dyn Fn() -> bool>) -> Self {
-        Self { expansions, out_of_time }
+        Self { expansions, out_of_time, spent: 0 }
     }
 
     /// No limit: a search run whole.
     pub fn whole() -> Self {
-        Self { expansions: u32::MAX, out_of_time: None }
+        Self { expansions: u32::MAX, out_of_time: None, spent: 0 }
     }
 
     /// Cells left to expand.
@@ -56,6 +58,14 @@ impl<'c> Budget<'c> {
     /// that a frame of answers that expand nothing still ends.
     pub fn charge(&mut self, cells: u32) {
         self.expansions = self.expansions.saturating_sub(cells.max(1));
+        self.spent += u64::from(cells);
+    }
+
+    /// The cells charged so far, all of them: a step that runs past what was left (a search
+    /// checks the budget between steps) counts whole here, where [`Budget::expansions`] stops
+    /// at 0.
+    pub fn spent(&self) -> u64 {
+        self.spent
     }
 }
 

@@ -7,7 +7,8 @@
 //! - grid-locked agents hold different cells;
 //! - no agent walks into a cell that was a wall the frame before and still is;
 //! - every request and range request is answered (or failed) within a bounded number of frames;
-//! - no frame searches more than the frame's budget plus one slice;
+//! - no frame searches more than the frame's budget plus one slice, but for the searches of
+//!   goals that are not one cell (nearest of several, away from, a wander: searched whole);
 //! - no position the plugin writes is NaN or infinite;
 //! - every agent with a request, a `FollowField` or a `Pursuit` (and a follower that can move)
 //!   is walking, has arrived, or was told why (`PathFailed`) within a bounded number of frames,
@@ -507,7 +508,9 @@ impl Session {
         let frame = self.frame;
         let world = self.app.world();
         let diagnostics = *world.resource::<NavDiagnostics>();
-        let spent = diagnostics.expansions + diagnostics.range_expansions;
+        // (The searches answered whole are left out: goals that are not one cell.)
+        let spent =
+            diagnostics.expansions - diagnostics.whole_expansions + diagnostics.range_expansions;
         assert!(spent <= BUDGET + 16, "{label} frame {frame}: {spent} cells searched");
         // Every wall built or torn down this frame is in the map's grid once the frame is done
         // (the sync finds changed textures a block of change ticks at a time).

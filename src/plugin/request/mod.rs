@@ -167,7 +167,6 @@ pub(crate) fn answer_requests(
     // (What movement ranges used of the searches' share is not the requests' to use.)
     let cells = allowance.units / CELL_WORK;
     let budget = Budget::new(u32::try_from(cells).unwrap_or(u32::MAX).max(1), timed);
-    let at_start = budget.expansions();
     let mut frame = Frame { nav, budget, answered: 0, deadline: allowance.deadline };
     // A search carried over from an earlier frame that ends now counts as a request answered.
     let (over, ended) = frame.go_on_running();
@@ -175,7 +174,8 @@ pub(crate) fn answer_requests(
     if !over {
         frame.answer_waiting();
     }
-    let spent = u64::from(at_start - frame.budget.expansions());
+    // All the cells expanded, a step past the budget included (not only what was left of it).
+    let spent = frame.budget.spent();
     let took = frame_began.elapsed();
     frame.nav.work.diagnostics.expansions = spent;
     frame.nav.work.diagnostics.pathfind_time = took;
@@ -591,7 +591,9 @@ impl Frame<'_, '_, '_> {
         let answer = aim_answer(aim, (entity, request), query, map, grid, pathfinder)?;
         nav.work.diagnostics.searches_started += 1;
         nav.work.diagnostics.searches_finished += 1;
-        self.budget.charge(done_expansions::<&NavGrid>(&answer));
+        let cells = done_expansions::<&NavGrid>(&answer);
+        self.budget.charge(cells);
+        nav.work.diagnostics.whole_expansions += u64::from(cells);
         let path = answer.map(|found| {
             let plan = Plan { goal: found.end(), ..*query };
             make_path(found, &map.geometry, &plan, 0.0)
@@ -666,7 +668,12 @@ impl Frame<'_, '_, '_> {
                     return Begun::Skipped;
                 };
                 let avoid = nav.obstacles.for_agent(entity, query.team, query.map);
-                nav.queue.pathfinder.find(grid, &grid_query(&query, &avoid, None, false))
+                let found =
+                    nav.queue.pathfinder.find(grid, &grid_query(&query, &avoid, None, false));
+                let cells = done_expansions::<&NavGrid>(&found);
+                self.budget.charge(cells);
+                nav.work.diagnostics.whole_expansions += u64::from(cells);
+                found
             }
             SearchStep::Done(result) => result,
         };

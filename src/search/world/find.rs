@@ -7,7 +7,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::graph::{Across, Entry, Estimate, WorldGraph, build, ready};
+use super::graph::{Across, Entry, Estimate, WorldGraph, walk_from};
 use crate::grid::{GridPos, NavGrid};
 use crate::search::linked::{Leg, LinkedMaps, LinkedPath, MapPos, Placement};
 use crate::search::query::PathQuery;
@@ -279,10 +279,9 @@ impl WorldGraph {
         if m == goal.map && to_goal[i].is_finite() {
             reach(goal_id, at_g + to_goal[i], None, 0.0);
         }
-        // Walks to the other nodes of its grid (worked out now if not yet).
-        if !ready(l, chunks, m, maps[m]) {
-            build(l, chunks, scratch, m, maps[m]);
-        }
+        // Walks to the other nodes of its grid (worked out now if not yet: from this node
+        // alone, so that a step's work is one walk over one grid).
+        walk_from(l, chunks, scratch, (m, maps[m]), i);
         let chunk = &chunks[&maps[m].stamp().id()];
         let k = chunk.nodes.len();
         for (j, &cost) in chunk.costs[i * k..(i + 1) * k].iter().enumerate() {

@@ -11,33 +11,75 @@ use crate::search::pathfinder::Pathfinder;
 use crate::search::precomputed::slices::CELL_WORK;
 use crate::search::seams::is_hex;
 
-/// Whether grid `m`'s walks between its nodes are worked out for the grid as it is.
+/// Whether grid `m`'s walks between its nodes are all worked out for the grid as it is.
 pub(super) fn ready(
     layout: &Layout,
     chunks: &HashMap<u64, Chunk>,
     m: usize,
     grid: &NavGrid,
 ) -> bool {
-    let nodes = &layout.cells[layout.first[m] as usize..layout.first[m + 1] as usize];
-    let chunk = chunks.get(&grid.stamp().id());
-    chunk.is_some_and(|c| c.stamp == grid.stamp() && c.nodes == nodes)
+    current(layout, chunks, m, grid).is_some_and(|c| c.left == 0)
 }
 
-/// Works out grid `m`'s walks between its nodes: one Dijkstra from each node.
-pub(super) fn build(
+/// Grid `m`'s nodes.
+fn nodes_of(layout: &Layout, m: usize) -> &[GridPos] {
+    &layout.cells[layout.first[m] as usize..layout.first[m + 1] as usize]
+}
+
+/// Grid `m`'s walks, if they are (wholly or in part) for the grid and nodes as they are.
+fn current<'a>(
+    layout: &Layout,
+    chunks: &'a HashMap<u64, Chunk>,
+    m: usize,
+    grid: &NavGrid,
+) -> Option<&'a Chunk> {
+    let chunk = chunks.get(&grid.stamp().id())?;
+    (chunk.stamp == grid.stamp() && chunk.nodes == nodes_of(layout, m)).then_some(chunk)
+}
+
+/// Works out the walks from grid `m`'s node `i` (the `i`th of its nodes) to its other nodes,
+/// if not yet: one Dijkstra, a step of bounded work however many nodes the grid has. The
+/// grid's walks made for another grid or other nodes are dropped first. Once every node's
+/// walks are worked out, those that pass another node are [`prune`]d.
+pub(super) fn walk_from(
     layout: &Layout,
     chunks: &mut HashMap<u64, Chunk>,
     scratch: &mut Scratch,
+    (m, grid): (usize, &NavGrid),
+    i: usize,
+) {
+    let nodes = nodes_of(layout, m);
+    if current(layout, chunks, m, grid).is_none() {
+        chunks.insert(grid.stamp().id(), Chunk::new(grid.stamp(), nodes));
+    }
+    let Some(chunk) = chunks.get_mut(&grid.stamp().id()) else {
+        return;
+    };
+    let k = nodes.len();
+    if i >= k || chunk.done[i] {
+        return;
+    }
+    let row = scratch.walks(grid, nodes[i], nodes, false);
+    chunk.costs[i * k..(i + 1) * k].copy_from_slice(&row);
+    chunk.done[i] = true;
+    chunk.left -= 1;
+    if chunk.left == 0 {
+        prune(&mut chunk.costs, k);
+    }
+}
+
+/// The first of grid `m`'s nodes whose walks are still to be worked out (`None`: all are).
+/// (A grid with no nodes has one step to take: its empty walks kept as ready.)
+fn next_walk(
+    layout: &Layout,
+    chunks: &HashMap<u64, Chunk>,
     m: usize,
     grid: &NavGrid,
-) {
-    let nodes = &layout.cells[layout.first[m] as usize..layout.first[m + 1] as usize];
-    let mut costs = Vec::with_capacity(nodes.len() * nodes.len());
-    for &node in nodes {
-        costs.extend(scratch.walks(grid, node, nodes, false));
+) -> Option<usize> {
+    match current(layout, chunks, m, grid) {
+        Some(chunk) => chunk.done.iter().position(|&done| !done),
+        None => Some(0),
     }
-    prune(&mut costs, nodes.len());
-    chunks.insert(grid.stamp().id(), Chunk { stamp: grid.stamp(), nodes: nodes.to_vec(), costs });
 }
 
 /// Drops from a grid's `n` x `n` walks between nodes each walk that passing another node costs
@@ -68,14 +110,27 @@ pub(super) enum Across {
     Link(usize),
 }
 
-/// One grid's nodes and the cheapest walk between each pair, for the grid as it was.
+/// One grid's nodes and the cheapest walk between each pair, for the grid as it was: worked
+/// out a node at a time ([`walk_from`]), as a search reaches the node or ahead of queries.
 #[derive(Debug)]
 pub(super) struct Chunk {
     pub(super) stamp: GridStamp,
     pub(super) nodes: Vec<GridPos>,
     /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk, or one
-    /// through another node costs as little, see [`prune`]).
+    /// through another node costs as little, see [`prune`], or row `i` not worked out yet).
     pub(super) costs: Vec<f64>,
+    /// Whether each row is worked out.
+    done: Vec<bool>,
+    /// Rows still to work out; at 0 the rows are pruned.
+    left: usize,
+}
+
+impl Chunk {
+    fn new(stamp: GridStamp, nodes: &[GridPos]) -> Self {
+        let k = nodes.len();
+        let costs = vec![f64::INFINITY; k * k];
+        Self { stamp, nodes: nodes.to_vec(), costs, done: vec![false; k], left: k }
+    }
 }
 
 /// The nodes of every grid and the steps between grids, for the grids, places and links as
@@ -336,6 +391,7 @@ impl WorldGraph {
                 std::mem::size_of::<Chunk>()
                     + c.nodes.capacity() * std::mem::size_of::<GridPos>()
                     + c.costs.capacity() * 8
+                    + c.done.capacity()
             })
             .sum();
         let l = &self.layout;
@@ -395,27 +451,27 @@ impl WorldGraph {
 
     /// As [`WorldGraph::update`], with about `work` units of work (8 a cell its walks settle,
     /// as a [`SlicedBuild`](crate::search::SlicedBuild)'s search over every cell counts): it works out
-    /// grids' walks until that is spent, one grid at least (the rest wait for the next call, or
-    /// for a query that reaches them). True when nothing is left to work out. Call it each frame
-    /// while chunks stream in, to keep that work out of the queries; [`WorldGraph::work`] says
-    /// how much it has done.
+    /// grids' walks, one node's walks at a time (one Dijkstra over its grid), until that is
+    /// spent, one node's at least (the rest wait for the next call, or for a query that reaches
+    /// them). True when nothing is left to work out. Call it each frame while chunks stream in,
+    /// to keep that work out of the queries; [`WorldGraph::work`] says how much it has done.
     pub fn update_within(&mut self, world: LinkedMaps<'_>, work: u64) -> bool {
         if self.lay_out_again(world) && self.waiting == 0 {
             return true;
         }
-        let (mut done, mut waiting, mut built) = (0u64, 0usize, false);
+        let (mut done, mut waiting, mut walked) = (0u64, 0usize, false);
         for (m, grid) in world.maps.iter().enumerate() {
-            if ready(&self.layout, &self.chunks, m, grid) {
-                continue;
+            let (layout, chunks, scratch) = (&self.layout, &mut self.chunks, &mut self.scratch);
+            while !walked || done < work {
+                let Some(i) = next_walk(layout, chunks, m, grid) else {
+                    break;
+                };
+                let before = scratch.settled;
+                walk_from(layout, chunks, scratch, (m, grid), i);
+                walked = true;
+                done += u64::from(scratch.settled.wrapping_sub(before)) * CELL_WORK;
             }
-            if built && done >= work {
-                waiting += 1;
-                continue;
-            }
-            let before = self.scratch.settled;
-            build(&self.layout, &mut self.chunks, &mut self.scratch, m, grid);
-            built = true;
-            done += u64::from(self.scratch.settled.wrapping_sub(before)) * CELL_WORK;
+            waiting += usize::from(!ready(layout, chunks, m, grid));
         }
         self.work += done;
         self.waiting = waiting;

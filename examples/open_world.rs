@@ -39,7 +39,8 @@ fn main() {
             world_search: WorldSearch::Hierarchical,
             // Chunks of costly terrain stream in as the player walks: working out their part
             // of the world graph takes more than the default 0.8 ms a frame leaves the
-            // queries (40-44 paths answered in the CI script's 400 frames, 76-90 with this).
+            // queries (in release, 40-44 paths answered in the CI script's 400 frames, 76-90
+            // with this).
             work: WorkBudget { time: Some(Duration::from_micros(1600)), ..default() },
             ..NavSettings::default()
         })

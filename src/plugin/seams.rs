@@ -291,9 +291,9 @@ impl WorldGraphs {
         self.0.get(&agent)
     }
 
-    /// Works out `agent`'s graph for the chunks that need it, a chunk at a time, until none is
-    /// left, `work` units are spent or `stop` says so (one chunk at least). Returns the work
-    /// done.
+    /// Works out `agent`'s graph for the chunks that need it, one node's walks at a time, until
+    /// none is left, `work` units are spent or `stop` says so (one node's walks at least).
+    /// Returns the work done.
     pub(crate) fn warm(
         &mut self,
         grids: &[&NavGrid],

@@ -1,9 +1,10 @@
 //! A query over the [`WorldGraph`], whole ([`WorldGraph::find`]) or a slice at a time
 //! ([`WorldGraph::find_within`] with a [`WorldFind`]), a step a slice: the walks to the goal,
-//! then from the start, on their grids; the A* over the nodes, a node a step (working out a
-//! grid's walks when it first reaches it); the walk between each pair of nodes passed; and the
-//! cheapest walk over two touching grids when start and goal lie on them. Each step is bounded
-//! by one grid's work (two grids' for the last), whatever the number of grids.
+//! then from the start, on their grids; the A* over the nodes, a node a step (working out the
+//! walks from that node to its grid's other nodes if not yet); the walk between each pair of
+//! nodes passed; and the cheapest walk over two touching grids when start and goal lie on them
+//! (itself in slices). Each step is bounded by one walk over one grid, whatever the number of
+//! grids or of nodes on a grid.
 
 use std::collections::BinaryHeap;
 

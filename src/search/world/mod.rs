@@ -8,7 +8,8 @@
 //!   crosses into a touching grid (both ends of every run of such crossings, and every
 //!   `spacing`-th cell between), plus both ends of every link;
 //! - the cost between two nodes of one grid is the cheapest walk on that grid (a search per
-//!   node, kept until the grid or its nodes change);
+//!   node, run when a query first expands the node or ahead of queries, kept until the grid or
+//!   its nodes change);
 //! - a query walks from its start to the nodes of its grid and from the nodes of the goal's grid
 //!   to the goal, searches the graph of nodes (A* with the lattice distance as its estimate),
 //!   and then finds the walk between each pair of nodes on their grid.

@@ -28,6 +28,7 @@ use super::agent::{
     Targets, collect_obstacles, target_cell, threats_of, waits_for_map,
 };
 use super::clock::Moment;
+use super::diagnostics::NavDiagnostics;
 use super::link::{FrameLinks, LinkRows, LinksMoved};
 use super::map::{NavMap, NavMaps};
 use super::precompute::table_answer;
@@ -591,9 +592,7 @@ impl Frame<'_, '_, '_> {
         let answer = aim_answer(aim, (entity, request), query, map, grid, pathfinder)?;
         nav.work.diagnostics.searches_started += 1;
         nav.work.diagnostics.searches_finished += 1;
-        let cells = done_expansions::<&NavGrid>(&answer);
-        self.budget.charge(cells);
-        nav.work.diagnostics.whole_expansions += u64::from(cells);
+        charge_whole(&mut self.budget, &mut nav.work.diagnostics, &answer);
         let path = answer.map(|found| {
             let plan = Plan { goal: found.end(), ..*query };
             make_path(found, &map.geometry, &plan, 0.0)
@@ -670,9 +669,7 @@ impl Frame<'_, '_, '_> {
                 let avoid = nav.obstacles.for_agent(entity, query.team, query.map);
                 let found =
                     nav.queue.pathfinder.find(grid, &grid_query(&query, &avoid, None, false));
-                let cells = done_expansions::<&NavGrid>(&found);
-                self.budget.charge(cells);
-                nav.work.diagnostics.whole_expansions += u64::from(cells);
+                charge_whole(&mut self.budget, &mut nav.work.diagnostics, &found);
                 found
             }
             SearchStep::Done(result) => result,
@@ -682,6 +679,18 @@ impl Frame<'_, '_, '_> {
             _ => Begun::Answered { searched: true },
         }
     }
+}
+
+/// Charges the frame's budget for a search run whole (`result`), and counts it among the
+/// frame's [`NavDiagnostics::whole_expansions`].
+fn charge_whole(
+    budget: &mut Budget,
+    diagnostics: &mut NavDiagnostics,
+    result: &Result<PathResult, PathError>,
+) {
+    let cells = done_expansions::<&NavGrid>(result);
+    budget.charge(cells);
+    diagnostics.whole_expansions += u64::from(cells);
 }
 
 /// The answer to a request whose goal is not one cell, on the start's map: the nearest of

@@ -18,7 +18,7 @@ pub(super) fn ready(
     m: usize,
     grid: &NavGrid,
 ) -> bool {
-    current(layout, chunks, m, grid).is_some_and(|c| c.left == 0)
+    current(layout, chunks, m, grid).is_some_and(|c| c.done.iter().all(|&done| done))
 }
 
 /// Grid `m`'s nodes.
@@ -62,8 +62,7 @@ pub(super) fn walk_from(
     let row = scratch.walks(grid, nodes[i], nodes, false);
     chunk.costs[i * k..(i + 1) * k].copy_from_slice(&row);
     chunk.done[i] = true;
-    chunk.left -= 1;
-    if chunk.left == 0 {
+    if chunk.done.iter().all(|&done| done) {
         prune(&mut chunk.costs, k);
     }
 }
@@ -119,17 +118,15 @@ pub(super) struct Chunk {
     /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk, or one
     /// through another node costs as little, see [`prune`], or row `i` not worked out yet).
     pub(super) costs: Vec<f64>,
-    /// Whether each row is worked out.
+    /// Whether each row is worked out; once all are, the rows are pruned.
     done: Vec<bool>,
-    /// Rows still to work out; at 0 the rows are pruned.
-    left: usize,
 }
 
 impl Chunk {
     fn new(stamp: GridStamp, nodes: &[GridPos]) -> Self {
         let k = nodes.len();
         let costs = vec![f64::INFINITY; k * k];
-        Self { stamp, nodes: nodes.to_vec(), costs, done: vec![false; k], left: k }
+        Self { stamp, nodes: nodes.to_vec(), costs, done: vec![false; k] }
     }
 }
 

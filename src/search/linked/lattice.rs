@@ -113,15 +113,52 @@ impl Lattice {
         diagonals: bool,
         mut each: impl FnMut(MapPos, MapPos, f64, (i64, i64)),
     ) {
-        for (a, &grid) in maps.iter().enumerate() {
-            if self.place(a).is_none() {
-                continue;
-            }
-            for cell in border(grid) {
-                let from = MapPos::new(a, cell);
-                self.steps_out(maps, from, diagonals, |to, len, dir| each(from, to, len, dir));
+        for a in 0..maps.len() {
+            self.crossings_from(maps, a, diagonals, &mut each);
+        }
+    }
+
+    /// [`crossings`](Self::crossings) out of grid `a` alone.
+    pub(in crate::search) fn crossings_from(
+        &self,
+        maps: &[&NavGrid],
+        a: usize,
+        diagonals: bool,
+        mut each: impl FnMut(MapPos, MapPos, f64, (i64, i64)),
+    ) {
+        let (Some(_), Some(&grid)) = (self.place(a), maps.get(a)) else { return };
+        for cell in border(grid) {
+            let from = MapPos::new(a, cell);
+            self.steps_out(maps, from, diagonals, |to, len, dir| each(from, to, len, dir));
+        }
+    }
+
+    /// The other grids of grid `a`'s world that hold a cell one lattice step (or less) from one
+    /// of its cells: every grid a step out of `a` can reach, by their place in `maps`.
+    pub(in crate::search) fn touching(&self, maps: &[&NavGrid], a: usize) -> Vec<usize> {
+        let (Some(p), Some(&grid)) = (self.place(a), maps.get(a)) else { return Vec::new() };
+        let (x0, y0) = (p.x.saturating_sub(1), p.y.saturating_sub(1));
+        let x1 = p.x.saturating_add(grid.width().into());
+        let y1 = p.y.saturating_add(grid.height().into());
+        // A grid is no wider or taller than a bucket, so those holding one that reaches the
+        // square (x0, y0)-(x1, y1) start at most a bucket before it.
+        let (bx0, by0) = (x0.div_euclid(self.size) - 1, y0.div_euclid(self.size) - 1);
+        let (bx1, by1) = (x1.div_euclid(self.size), y1.div_euclid(self.size));
+        let mut found = Vec::new();
+        for bx in bx0..=bx1 {
+            for by in by0..=by1 {
+                for &m in self.buckets.get(&(p.world, bx, by)).into_iter().flatten() {
+                    let Some(q) = self.place(m) else { continue };
+                    let (w, h) = (i64::from(maps[m].width()), i64::from(maps[m].height()));
+                    let overlaps = q.x <= x1 && x0 < q.x + w && q.y <= y1 && y0 < q.y + h;
+                    if m != a && overlaps {
+                        found.push(m);
+                    }
+                }
             }
         }
+        found.sort_unstable();
+        found
     }
 
     /// [`crossings`](Self::crossings) (diagonals too) out of the border cells within one

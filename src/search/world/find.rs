@@ -8,7 +8,8 @@
 
 use std::collections::BinaryHeap;
 
-use super::graph::{Across, Entry, Estimate, WorldGraph, walk_from};
+use super::graph::{Entry, Estimate, WorldGraph, walk_from};
+use super::layout::Across;
 use crate::grid::{GridPos, NavGrid};
 use crate::search::linked::{Leg, LinkedMaps, LinkedPath, MapPos, Placement};
 use crate::search::query::PathQuery;

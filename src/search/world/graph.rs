@@ -1,11 +1,12 @@
 //! The world graph: each grid's nodes and the walks between them, kept from query to query.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use super::jump_walks::{JumpWalks, jump_bits};
+use super::layout::{Across, Layout, Seams};
 use crate::grid::{DIRECTIONS, GridPos, GridStamp, NavGrid, Neighborhood, reverse};
-use crate::search::linked::{Lattice, Link, LinkedMaps, MapPos, Placement, apart};
+use crate::search::linked::{Link, LinkedMaps, MapPos, Placement, apart};
 use crate::search::options::Heuristic;
 use crate::search::pathfinder::Pathfinder;
 use crate::search::precomputed::slices::CELL_WORK;
@@ -102,13 +103,6 @@ fn prune(costs: &mut [f64], n: usize) {
     }
 }
 
-/// What a step between two nodes of different grids is.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Across {
-    Seam,
-    Link(usize),
-}
-
 /// One grid's nodes and the cheapest walk between each pair, for the grid as it was: worked
 /// out a node at a time ([`walk_from`]), as a search reaches the node or ahead of queries.
 #[derive(Debug)]
@@ -130,22 +124,6 @@ impl Chunk {
     }
 }
 
-/// The nodes of every grid and the steps between grids, for the grids, places and links as
-/// they were.
-#[derive(Debug, Default)]
-pub(super) struct Layout {
-    /// Each grid's first node in the numbering of all nodes (and one past the end).
-    pub(super) first: Vec<u32>,
-    /// Each node's cell.
-    pub(super) cells: Vec<GridPos>,
-    /// Each node's grid.
-    pub(super) map_of: Vec<u32>,
-    /// The steps out of each node to nodes of other grids (or through a link): start into
-    /// `out`, by node.
-    pub(super) out_first: Vec<u32>,
-    pub(super) out: Vec<(u32, f64, Across)>,
-}
-
 /// [`WorldGraph::sketch`]: each node as its grid and cell, each edge as the nodes it joins.
 pub type GraphSketch = (Vec<(usize, GridPos)>, Vec<(usize, usize)>);
 
@@ -163,6 +141,8 @@ pub struct WorldGraph {
     /// What the layout was made from.
     pub(super) made_from: Vec<(GridStamp, Option<Placement>)>,
     pub(super) made_links: Vec<Link>,
+    /// Each grid's steps across its seams.
+    pub(super) seams: Seams,
     /// Grids whose walks are still to be worked out.
     pub(super) waiting: usize,
     /// Work done by [`WorldGraph::update_within`] so far, in its units.
@@ -372,6 +352,7 @@ impl WorldGraph {
             layout: Layout::default(),
             made_from: Vec::new(),
             made_links: Vec::new(),
+            seams: Seams::default(),
             waiting: 0,
             work: 0,
             pathfinder: Pathfinder::new(),
@@ -381,6 +362,7 @@ impl WorldGraph {
 
     /// The bytes it keeps: the nodes of each grid and the walks between them.
     pub fn memory_bytes(&self) -> usize {
+        let seams = self.seams.memory_bytes();
         let chunks: usize = self
             .chunks
             .values()
@@ -393,6 +375,7 @@ impl WorldGraph {
             .sum();
         let l = &self.layout;
         chunks
+            + seams
             + l.first.capacity() * 4
             + l.cells.capacity() * std::mem::size_of::<GridPos>()
             + l.map_of.capacity() * 4
@@ -498,100 +481,12 @@ impl WorldGraph {
             .map(|(m, g)| (g.stamp(), world.places.get(m).copied().flatten()))
             .collect();
         self.made_links = world.links.to_vec();
-        self.layout = self.lay_out(world);
+        self.layout = self.seams.lay_out(world, self.spacing);
         // Only the grids of this world are kept.
-        let ids: std::collections::HashSet<u64> =
-            world.maps.iter().map(|g| g.stamp().id()).collect();
+        let ids: HashSet<u64> = world.maps.iter().map(|g| g.stamp().id()).collect();
         self.chunks.retain(|id, _| ids.contains(id));
         self.waiting = world.maps.len();
         false
-    }
-
-    /// The nodes of every grid and the steps between grids.
-    fn lay_out(&self, world: LinkedMaps<'_>) -> Layout {
-        let maps = world.maps;
-        let lattice = Lattice::new(maps, world.places);
-        // The straight crossings, by (from grid, to grid, direction), with their place along
-        // the seam.
-        type Side = (usize, usize, (i64, i64));
-        let mut runs: HashMap<Side, Vec<(i64, MapPos, MapPos, f64)>> = HashMap::new();
-        lattice.crossings(maps, false, |from, to, len, dir| {
-            let cost = maps[to.map].cost(to.cell).map_or(f64::INFINITY, f64::from) * len;
-            let along = if dir.0 != 0 { i64::from(from.cell.y) } else { i64::from(from.cell.x) };
-            runs.entry((from.map, to.map, dir)).or_default().push((along, from, to, cost));
-        });
-        let mut steps: Vec<(MapPos, MapPos, f64, Across)> = Vec::new();
-        let spacing = i64::from(self.spacing);
-        for crossings in runs.values_mut() {
-            crossings.sort_by_key(|c| c.0);
-            let mut begin = 0;
-            // Two crossings side by side are one stretch when a walk along the seam joins them
-            // both ways on both sides (walls between cells may cut it).
-            let along_both = |p: MapPos, q: MapPos| {
-                let grid = maps[p.map];
-                grid.can_step(p.cell, q.cell) && grid.can_step(q.cell, p.cell)
-            };
-            let joined = |a: &(i64, MapPos, MapPos, f64), b: &(i64, MapPos, MapPos, f64)| {
-                b.0 == a.0 + 1 && along_both(a.1, b.1) && along_both(a.2, b.2)
-            };
-            while begin < crossings.len() {
-                let mut end = begin + 1;
-                while end < crossings.len() && joined(&crossings[end - 1], &crossings[end]) {
-                    end += 1;
-                }
-                for (i, &(along, from, to, cost)) in crossings[begin..end].iter().enumerate() {
-                    let first = crossings[begin].0;
-                    if i == 0 || i == end - begin - 1 || (along - first) % spacing == 0 {
-                        steps.push((from, to, cost, Across::Seam));
-                    }
-                }
-                begin = end;
-            }
-        }
-        let open = |at: MapPos| maps.get(at.map).is_some_and(|g| g.is_passable(at.cell));
-        for (k, link) in world.links.iter().enumerate() {
-            for (from, to) in link.ways() {
-                if open(from) && open(to) && link.cost.is_finite() && link.cost >= 0.0 {
-                    steps.push((from, to, link.cost, Across::Link(k)));
-                }
-            }
-        }
-        // The nodes: both ends of each step, by grid.
-        let mut ends: Vec<MapPos> = steps.iter().flat_map(|s| [s.0, s.1]).collect();
-        ends.sort_unstable_by_key(|p| (p.map, p.cell.y, p.cell.x));
-        ends.dedup();
-        let mut first = vec![0u32; maps.len() + 1];
-        for p in &ends {
-            first[p.map + 1] += 1;
-        }
-        for m in 0..maps.len() {
-            first[m + 1] += first[m];
-        }
-        let id = |p: MapPos| {
-            let key = (p.map, p.cell.y, p.cell.x);
-            ends.binary_search_by_key(&key, |q| (q.map, q.cell.y, q.cell.x)).map(|i| i as u32)
-        };
-        let mut out: Vec<(u32, u32, f64, Across)> = steps
-            .iter()
-            .filter_map(|&(from, to, cost, across)| {
-                Some((id(from).ok()?, id(to).ok()?, cost, across))
-            })
-            .collect();
-        out.sort_by_key(|o| o.0);
-        let mut out_first = vec![0u32; ends.len() + 1];
-        for o in &out {
-            out_first[o.0 as usize + 1] += 1;
-        }
-        for n in 0..ends.len() {
-            out_first[n + 1] += out_first[n];
-        }
-        Layout {
-            first,
-            cells: ends.iter().map(|p| p.cell).collect(),
-            map_of: ends.iter().map(|p| p.map as u32).collect(),
-            out_first,
-            out: out.into_iter().map(|(_, to, cost, across)| (to, cost, across)).collect(),
-        }
     }
 }
 

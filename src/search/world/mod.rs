@@ -21,6 +21,7 @@
 mod find;
 mod graph;
 mod jump_walks;
+mod layout;
 
 pub use find::WorldFind;
 pub use graph::{GraphSketch, WorldGraph};

@@ -244,8 +244,9 @@ mod tests {
     use crate::test_rng::TestRng;
 
     /// A world of chunks that stream in and out, change tiles and walls, move, and gain links,
-    /// with its grids in a new order each time: after each change the kept seams lay it out just as
-    /// seams made afresh do, and only the seams of the grids by the change are worked out again.
+    /// with its grids in a new order each time: after each change the kept seams lay it out just
+    /// as seams made afresh do, only the seams of the grids by the change are worked out again,
+    /// and every step across a seam enters a grid that [`Lattice::touching`] lists.
     #[test]
     fn a_stream_lays_out_only_the_seams_by_it_as_a_fresh_layout_would() {
         use std::collections::BTreeMap;
@@ -329,6 +330,12 @@ mod tests {
                 })
                 .collect();
             let world = LinkedMaps::new(&maps, &links).with_places(&places);
+            // Every step across a seam enters a grid the grid it leaves touches.
+            let lattice = Lattice::new(&maps, &places);
+            lattice.crossings(&maps, true, |from, to, _, _| {
+                let touching = lattice.touching(&maps, from.map);
+                assert!(touching.contains(&to.map), "round {round}: {from:?} -> {to:?}");
+            });
             let before = seams.worked;
             let layout = seams.lay_out(world, 3);
             assert_eq!(layout, Seams::default().lay_out(world, 3), "round {round}");

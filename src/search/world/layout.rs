@@ -121,7 +121,7 @@ impl Seams {
     /// The nodes of every grid and the steps between grids, with a node every `spacing` cells
     /// along a seam. Each grid's steps across its seams are worked out again only when it or
     /// a grid it touches changed or moved: a chunk streaming in costs the seams round it, not
-    /// the world's. The grids of other worlds are forgotten.
+    /// the world's. Grids no longer in `world` are forgotten.
     pub(super) fn lay_out(&mut self, world: LinkedMaps<'_>, spacing: u32) -> Layout {
         let maps = world.maps;
         let ids: HashSet<u64> = maps.iter().map(|g| g.stamp().id()).collect();
@@ -236,6 +236,7 @@ fn assemble(maps: usize, steps: &[(MapPos, MapPos, f64, Across)]) -> Layout {
         .collect();
     Layout { first, cells, map_of, out_first, out }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,13 +22,13 @@ pub struct NavDiagnostics {
     /// taken from the frame's budget before path requests are answered.
     pub range_expansions: u64,
     /// Cells expanded by this frame's searches, all of them: past the budget too when a step
-    /// ran over it (a search reads the budget between steps; a [`PathGoal::Nearest`],
-    /// `AwayFrom` or `Wander` is searched whole).
+    /// ran over it (a search reads the budget between steps; a [`PathGoal::AwayFrom`] or
+    /// `Wander` is searched whole).
     ///
-    /// [`PathGoal::Nearest`]: super::PathGoal::Nearest
+    /// [`PathGoal::AwayFrom`]: super::PathGoal::AwayFrom
     pub expansions: u64,
     /// Of [`expansions`](Self::expansions), those of the searches answered whole this frame:
-    /// goals that are not one cell (`Nearest`, `AwayFrom`, `Wander`), and the way through the
+    /// flights and wanders (`AwayFrom`, `Wander`), and the way through the
     /// characters in the way searched when there was none round them.
     pub whole_expansions: u64,
     /// Work done this frame planning [`Cooperative`](super::Cooperative) agents together, in

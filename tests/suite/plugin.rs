@@ -16,7 +16,7 @@ use bevy_tilemap_nav::plugin::{WorkBudget, WorkShares};
 use bevy_tilemap_nav::prelude::*;
 use bevy_tilemap_nav::search::CELL_WORK;
 use bevy_tilemap_nav::search::MAX_FIRST_MOVE_CELLS;
-use bevy_tilemap_nav::search::{Algorithm, PathError};
+use bevy_tilemap_nav::search::{Algorithm, PathError, PathResult};
 
 /// The plugin's settings with the search budget in cells only: frame counts in these tests do
 /// not depend on how fast the machine is.
@@ -1065,6 +1065,96 @@ fn a_spread_search_answers_for_the_grid_as_it_is_when_it_ends() {
         assert!(bevy_tilemap_nav::path::path_cost(&grid, &path.cells).is_some());
         assert_eq!(path.cells.contains(&GridPos::new(32, 2)), opened);
     }
+}
+
+/// A plain A* request for the nearest of `cells` (many expansions on open floor).
+fn nearest_request(cells: &[GridPos]) -> PathRequest {
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    PathRequest::to(PathGoal::Nearest(cells.to_vec())).with_options(astar)
+}
+
+/// Spawns an agent at `at` asking for the nearest of `cells` ([`nearest_request`]).
+fn spawn_nearest_agent(app: &mut App, at: GridPos, cells: &[GridPos]) -> Entity {
+    let position = centre(app, at).extend(1.0);
+    let follower = PathFollower::new(0.0);
+    let request = nearest_request(cells);
+    app.world_mut().spawn((Transform::from_translation(position), follower, request)).id()
+}
+
+/// The cheapest path from `start` to any of `cells` on the first map's grid as it is now,
+/// searched in one go.
+fn nearest_in_one_go(app: &App, start: GridPos, cells: &[GridPos]) -> PathResult {
+    let grid = &app.world().resource::<NavMaps>().first().unwrap().grid;
+    let astar = SearchOptions { algorithm: Algorithm::AStar, ..SearchOptions::default() };
+    Pathfinder::new().find(grid, &PathQuery::nearest(start, cells).with_options(astar)).unwrap()
+}
+
+#[test]
+fn a_far_nearest_is_spread_over_frames_and_answers_as_in_one_go() {
+    // Beyond the long wall, all of them: the search expands most of the map.
+    let cells = [GridPos::new(60, 2), GridPos::new(62, 12), GridPos::new(40, 0)];
+    let start = GridPos::new(2, 2);
+    let budget = 40;
+    let (mut app, _) = walled_map(searching(budget));
+    let agent = spawn_nearest_agent(&mut app, start, &cells);
+    let (path, frames) = frames_until_path(&mut app, agent, budget);
+    assert!(frames > 3, "answered in {frames} frames");
+    let whole = nearest_in_one_go(&app, start, &cells);
+    assert!(whole.stats.expanded > 3 * budget as u32, "{}", whole.stats.expanded);
+    assert_eq!(path.cells, whole.cells);
+    assert_eq!(path.expanded, whole.stats.expanded);
+    assert_eq!(path.goal, *path.cells.last().unwrap());
+    assert!(cells.contains(&path.goal));
+}
+
+#[test]
+fn a_spread_nearest_asked_again_goes_on_and_asked_for_other_cells_begins_again() {
+    let start = GridPos::new(2, 2);
+    let first = [GridPos::new(60, 2), GridPos::new(62, 12)];
+    let other = [GridPos::new(50, 8), GridPos::new(2, 15)];
+    let budget = 40;
+    let mut frames_taken = Vec::new();
+    // Asked once; asked again every frame with the same cells; asked for other cells on the
+    // third frame, a wall set on the second (it begins again on the grid as it is then).
+    for case in 0..3 {
+        let (mut app, map) = walled_map(searching(budget));
+        let agent = spawn_nearest_agent(&mut app, start, &first);
+        let mut path = None;
+        for frame in 1..1000 {
+            match (case, frame) {
+                (1, _) => {
+                    app.world_mut().entity_mut(agent).insert(nearest_request(&first));
+                }
+                (2, 2) => set_tile(&mut app, map, GridPos::new(40, 6), WALL),
+                (2, 3) => {
+                    app.world_mut().entity_mut(agent).insert(nearest_request(&other));
+                }
+                _ => {}
+            }
+            app.update();
+            assert!(diagnostics(&app).expansions <= budget, "case {case}, frame {frame}");
+            if let Some(found) = app.world().get::<NavPath>(agent) {
+                path = Some(found.clone());
+                frames_taken.push(frame);
+                break;
+            }
+        }
+        let path = path.expect("a path");
+        let cells: &[GridPos] = if case == 2 { &other } else { &first };
+        let whole = nearest_in_one_go(&app, start, cells);
+        assert!(
+            (path.cost - whole.cost).abs() < 1e-9,
+            "case {case}: {} vs {}",
+            path.cost,
+            whole.cost
+        );
+        assert!(cells.contains(&path.goal), "case {case}: {:?}", path.goal);
+        let grid = app.world().resource::<NavMaps>().first().unwrap().grid.clone();
+        assert!(bevy_tilemap_nav::path::path_cost(&grid, &path.cells).is_some());
+    }
+    // Asked again for the same: not begun again, so answered as soon as asked once.
+    assert_eq!(frames_taken[0], frames_taken[1]);
+    assert!(frames_taken[0] > 3, "{frames_taken:?}");
 }
 
 #[test]

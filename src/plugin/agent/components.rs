@@ -32,11 +32,12 @@ pub enum PathGoal {
     /// [`NavError::TargetGone`].
     Entity(Entity),
     /// The cheapest to reach of these cells of the agent's own map (the search ends at the
-    /// first of them it settles). None given: [`PathError::NoGoals`]. This goal and the two
-    /// below are searched whole in the frame their turn comes (not spread over frames as a
-    /// search for one cell is): on a big map, a far `Nearest` can take that frame past its
-    /// [`WorkBudget`](super::super::WorkBudget) (it counts in
-    /// [`NavDiagnostics::expansions`](super::super::NavDiagnostics::expansions)).
+    /// first of them it settles). None given: [`PathError::NoGoals`]. Like a search for one
+    /// cell, a far one is spread over frames within the
+    /// [`WorkBudget`](super::super::WorkBudget), round the characters in the way if the agent
+    /// plans round them; asked again with the same cells, the search goes on. (The two goals
+    /// below are searched whole in the frame their turn comes: their searches end within
+    /// their cost budget.)
     Nearest(Vec<GridPos>),
     /// Away from these entities (threats, on the agent's map; others are left out): within
     /// `budget` (a path's cost) to a cell far from all of them, preferring ground that leads on

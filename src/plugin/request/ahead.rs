@@ -233,7 +233,7 @@ fn run_job(
 ) -> Option<(SearchStep<PathResult>, u32)> {
     let map = maps.get(job.plan.map)?;
     let grid = map.grid_for(job.plan.agent)?;
-    let question = grid_query(&job.plan, &job.avoid, guide_for(map, &job.plan), false);
+    let question = grid_query((&job.plan, None), &job.avoid, guide_for(map, &job.plan), false);
     let timed: Option<&dyn Fn() -> bool> = clock.map(|up| up as _);
     let mut budget = Budget::new(cap, timed);
     Some(advance(pathfinder, grid, &question, &mut budget, false, 0))

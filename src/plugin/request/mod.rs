@@ -39,15 +39,13 @@ use super::work::{FrameWork, WorkKind};
 use crate::grid::{GridPos, NavGrid};
 use crate::path::{FleeOptions, flee_avoiding, wander_avoiding};
 use crate::search::schedule::{Budget, MAX_REDOS, advance, done_expansions, settle};
-use crate::search::{
-    CELL_WORK, LinkedPath, PathError, PathQuery, PathResult, Pathfinder, SearchStep,
-};
+use crate::search::{CELL_WORK, LinkedPath, PathError, PathResult, Pathfinder, SearchStep};
 use ahead::{Ahead, Taken, job, pool_for, run_ahead};
 pub(crate) use deliver::Answers;
 use linked::{LinkedSearch, agent_grids, begin_linked, go_on_linked, linked_error, map_gone};
 use linked::{links_first, make_linked_path, then_links};
 use plan::walks_the_answer;
-use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, prepare};
+use plan::{Plan, Requests, goes_on, grid_query, guide_for, make_path, nearest_cells, prepare};
 use plan::{asks_a_table, avoid_for, left_out};
 pub(crate) use wait::retry_unreachable;
 pub(crate) use warm::warm_grids;
@@ -71,8 +69,10 @@ enum Search {
     /// on since it had to begin again after the live grid changed under it (`None`: the live
     /// grid, unchanged since it began). `traced`: the agent watches it ([`TraceSearch`]).
     ///
+    /// `nearest`: the cells of a nearest-of goal ([`PathGoal::Nearest`]); `None`: the plan's goal.
+    ///
     /// [`TraceSearch`]: super::agent::TraceSearch
-    OnMap { frozen: Option<Box<NavGrid>>, traced: bool },
+    OnMap { frozen: Option<Box<NavGrid>>, traced: bool, nearest: Option<Box<[GridPos]>> },
     /// Through links, with a pathfinder of its own.
     Linked(Box<LinkedSearch>),
 }
@@ -251,7 +251,11 @@ impl Frame<'_, '_, '_> {
         let nav = &mut *self.nav;
         let against = (&*nav.maps, &*nav.profiles, &*nav.work.settings, &nav.targets);
         let waiting = &mut nav.queue.waiting;
-        let wanted = goes_on(against, &nav.requests, waiting, &run.query, run.entity);
+        let nearest = match &run.search {
+            Search::OnMap { nearest, .. } => nearest.as_deref(),
+            Search::Linked(_) => None,
+        };
+        let wanted = goes_on(against, &nav.requests, waiting, (&run.query, nearest), run.entity);
         let maps = &nav.maps;
         let gone = [run.query.map, run.query.goal_map].into_iter().find(|&m| maps.get(m).is_none());
         let served = maps.get(run.query.map).is_some_and(|m| m.grid_for(run.query.agent).is_some());
@@ -274,10 +278,10 @@ impl Frame<'_, '_, '_> {
     /// ends, so a fresh copy's answer settles at once); a search that ran on a copy answers
     /// for the live grid through [`settle`].
     fn advance_on_map(&mut self, mut run: Running) -> Step {
-        let Search::OnMap { frozen, traced } = &mut run.search else {
+        let Search::OnMap { frozen, traced, nearest } = &mut run.search else {
             return Step::Ended;
         };
-        let (mut frozen, traced) = (frozen.take(), *traced);
+        let (mut frozen, traced, nearest) = (frozen.take(), *traced, nearest.take());
         let nav = &mut *self.nav;
         let Some(map) = nav.maps.get(run.query.map) else {
             return Step::Ended; // checked by `still_wanted`
@@ -286,7 +290,8 @@ impl Frame<'_, '_, '_> {
         let around = nav.requests.get(run.entity).ok().and_then(|r| r.5);
         let avoid = avoid_for(&nav.obstacles, run.entity, &run.query, around);
         let began = Moment::now();
-        let question = grid_query(&run.query, &avoid, guide_for(map, &run.query), traced);
+        let asked = (&run.query, nearest.as_deref());
+        let question = grid_query(asked, &avoid, guide_for(map, &run.query), traced);
         let pathfinder = &mut nav.queue.pathfinder;
         let on = frozen.as_deref().unwrap_or(live);
         let budget = &mut self.budget;
@@ -299,7 +304,7 @@ impl Frame<'_, '_, '_> {
                 SearchStep::Paused { .. } => {
                     run.expanded = expanded;
                     run.micros += began.elapsed().as_secs_f32() * 1e6;
-                    run.search = Search::OnMap { frozen, traced };
+                    run.search = Search::OnMap { frozen, traced, nearest };
                     return Step::Paused(run);
                 }
                 SearchStep::Done(Err(PathError::Unreachable { .. }))
@@ -313,7 +318,8 @@ impl Frame<'_, '_, '_> {
                     let give_up = run.redone > MAX_REDOS;
                     if let Some(result) = settle(live, frozen.as_deref(), give_up, result) {
                         run.micros += began.elapsed().as_secs_f32() * 1e6;
-                        return self.finish_on_map(run.entity, run.query, result, run.micros);
+                        let asked = (run.query, nearest.is_some());
+                        return self.finish_on_map(run.entity, asked, result, run.micros);
                     }
                 }
             }
@@ -324,27 +330,37 @@ impl Frame<'_, '_, '_> {
         }
     }
 
-    /// A search on the start's map ended: with links about, a search through links follows if
-    /// a link could beat the walk found (bounded by its cost); else the request is answered.
+    /// A search on the start's map (for `query`'s goal, or for the nearest of several cells)
+    /// ended: with links about, a search through links follows if a link could beat the walk
+    /// found to the goal (bounded by its cost); else the request is answered.
     fn finish_on_map(
         &mut self,
         entity: Entity,
-        query: Plan,
+        (query, nearest): (Plan, bool),
         result: Result<PathResult, PathError>,
         micros: f32,
     ) -> Step {
         let nav = &mut *self.nav;
         let around = left_out(&nav.requests, entity);
         let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
-        if let Some(search) = then_links(across, entity, around, query, &result) {
+        let linked = (!nearest).then(|| then_links(across, entity, around, query, &result));
+        if let Some(search) = linked.flatten() {
             let run =
                 Running { micros, ..Running::new(entity, query, Search::Linked(search.into())) };
             return Step::Then(run);
         }
         nav.work.diagnostics.searches_finished += 1;
+        // The nearest of several cells: the path's goal is the one it found.
+        let plan = |found: &PathResult| match nearest {
+            true => Plan { goal: found.end(), ..query },
+            false => query,
+        };
         let path = match nav.maps.get(query.map) {
             Some(map) => result
-                .map(|found| make_path(found, &map.geometry, &query, micros))
+                .map(|found| {
+                    let plan = plan(&found);
+                    make_path(found, &map.geometry, &plan, micros)
+                })
                 .map_err(NavError::from),
             None => Err(NavError::MapGone { map: query.map }),
         };
@@ -493,14 +509,14 @@ impl Frame<'_, '_, '_> {
             Taken::Answer { job, result, expanded, micros } => {
                 self.budget.charge(expanded);
                 let step = SearchStep::Done(result);
-                self.searched_on_map(job.entity, job.plan, step, (expanded, micros))
+                self.searched_on_map(job.entity, (job.plan, None), step, (expanded, micros))
             }
             Taken::Carry { job, expanded, helper, micros } => {
                 // It goes on in the pathfinder it paused in.
                 let queue = &mut *self.nav.queue;
                 std::mem::swap(&mut queue.pathfinder, &mut queue.helpers[helper]);
                 self.budget.charge(expanded);
-                let search = Search::OnMap { frozen: None, traced: false };
+                let search = Search::OnMap { frozen: None, traced: false, nearest: None };
                 let run =
                     Running { expanded, micros, ..Running::new(job.entity, job.plan, search) };
                 Begun::Paused(run.into())
@@ -508,8 +524,8 @@ impl Frame<'_, '_, '_> {
         })
     }
 
-    /// Takes up `entity`'s request: made concrete, then answered at once (a failure, a goal
-    /// that is not one cell, the path it walks, a precomputed table) or searched.
+    /// Takes up `entity`'s request: made concrete, then answered at once (a failure, a flight or
+    /// a wander, the path it walks, a precomputed table) or searched.
     fn begin(&mut self, entity: Entity) -> Begun {
         let query = match self.plan(entity) {
             Ok(query) => query,
@@ -525,7 +541,8 @@ impl Frame<'_, '_, '_> {
         let Some(grid) = nav.maps.get(query.map).and_then(|m| m.grid_for(query.agent)) else {
             return Begun::Skipped; // `plan` found them
         };
-        if walks_the_answer(&asker, &query, grid) {
+        let nearest = nearest_cells(asker.0).map(Box::from);
+        if nearest.is_none() && walks_the_answer(&asker, &query, grid) {
             nav.answers.keep_path(entity);
             nav.work.diagnostics.requests_reused += 1;
             return Begun::Skipped;
@@ -534,10 +551,11 @@ impl Frame<'_, '_, '_> {
         nav.work.diagnostics.searches_started += 1;
         let around = left_out(&nav.requests, entity);
         let plain = around.0.is_empty() && !asker.6;
-        if query.goal_map == query.map
-            && !(plain && links_first(&nav.maps, &nav.queue.links, &query))
+        if nearest.is_some()
+            || query.goal_map == query.map
+                && !(plain && links_first(&nav.maps, &nav.queue.links, &query))
         {
-            return self.search_on_map(entity, query);
+            return self.search_on_map(entity, (query, nearest));
         }
         // A search over the maps and their links, spread over frames like any other.
         let across = (&*nav.maps, &nav.queue.links, &*nav.obstacles);
@@ -580,16 +598,15 @@ impl Frame<'_, '_, '_> {
         }
     }
 
-    /// The answer to a request whose goal is not one cell (the nearest of several cells, away
-    /// from threats, a wander), searched whole on the start's map; `None` for the other goals.
+    /// The answer to a request to flee threats or to wander, searched whole on the start's map
+    /// (their searches end within a cost budget); `None` for the other goals.
     fn answer_aim(&mut self, entity: Entity, query: &Plan) -> Option<Begun> {
         let nav = &mut *self.nav;
         let request = nav.requests.get(entity).ok()?.0;
         let map = nav.maps.get(query.map)?;
         let grid = map.grid_for(query.agent)?;
-        let pathfinder = &mut nav.queue.pathfinder;
         let aim = (&*nav.maps, &*nav.obstacles, &nav.targets);
-        let answer = aim_answer(aim, (entity, request), query, map, grid, pathfinder)?;
+        let answer = aim_answer(aim, (entity, request), query, map, grid)?;
         nav.work.diagnostics.searches_started += 1;
         nav.work.diagnostics.searches_finished += 1;
         charge_whole(&mut self.budget, &mut nav.work.diagnostics, &answer);
@@ -602,9 +619,14 @@ impl Frame<'_, '_, '_> {
         Some(Begun::Answered { searched: true })
     }
 
-    /// Searches a request on its start's map (from a precomputed table at once, if its map has
-    /// one and the request is plain), spread over frames if it outruns the budget.
-    fn search_on_map(&mut self, entity: Entity, query: Plan) -> Begun {
+    /// Searches a request on its start's map, for its goal or the `nearest` of several cells
+    /// (for its goal from a precomputed table at once, if its map has one and the request is
+    /// plain), spread over frames if it outruns the budget.
+    fn search_on_map(
+        &mut self,
+        entity: Entity,
+        (query, nearest): (Plan, Option<Box<[GridPos]>>),
+    ) -> Begun {
         let nav = &mut *self.nav;
         let queue = &mut *nav.queue;
         let Ok(asker) = nav.requests.get(entity) else {
@@ -621,6 +643,7 @@ impl Frame<'_, '_, '_> {
         let avoid = avoid_for(&nav.obstacles, entity, &query, around);
         // A map with precomputed paths answers a plain request from its table, at once.
         let plain = asks_a_table(&nav.maps, &queue.links, &query, &avoid) && !watched;
+        let plain = plain && nearest.is_none();
         let asked = (query.start, query.goal, &query.options);
         let table = plain.then(|| table_answer(map, &mut queue.pathfinder, asked)).flatten();
         if let Some(result) = table {
@@ -631,11 +654,12 @@ impl Frame<'_, '_, '_> {
             self.deliver(entity, Some(&query), path.map_err(NavError::from));
             return Begun::Answered { searched: true };
         }
-        let question = grid_query(&query, &avoid, guide_for(map, &query), watched);
+        let asked = (&query, nearest.as_deref());
+        let question = grid_query(asked, &avoid, guide_for(map, &query), watched);
         let budget = &mut self.budget;
         let (step, expanded) = advance(&mut queue.pathfinder, grid, &question, budget, false, 0);
         let micros = began.elapsed().as_secs_f32() * 1e6;
-        self.searched_on_map(entity, query, step, (expanded, micros))
+        self.searched_on_map(entity, (query, nearest), step, (expanded, micros))
     }
 
     /// What a search on the start's map that ran this frame (`step`, after `expanded` cells in
@@ -643,7 +667,7 @@ impl Frame<'_, '_, '_> {
     fn searched_on_map(
         &mut self,
         entity: Entity,
-        query: Plan,
+        (query, nearest): (Plan, Option<Box<[GridPos]>>),
         step: SearchStep<PathResult>,
         (expanded, micros): (u32, f32),
     ) -> Begun {
@@ -654,7 +678,7 @@ impl Frame<'_, '_, '_> {
         let (around, watched) = (asker.5, asker.6);
         let result = match step {
             SearchStep::Paused { .. } => {
-                let search = Search::OnMap { frozen: None, traced: watched };
+                let search = Search::OnMap { frozen: None, traced: watched, nearest };
                 let run = Running { expanded, micros, ..Running::new(entity, query, search) };
                 return Begun::Paused(run.into());
             }
@@ -667,14 +691,15 @@ impl Frame<'_, '_, '_> {
                     return Begun::Skipped;
                 };
                 let avoid = nav.obstacles.for_agent(entity, query.team, query.map);
+                let asked = (&query, nearest.as_deref());
                 let found =
-                    nav.queue.pathfinder.find(grid, &grid_query(&query, &avoid, None, false));
+                    nav.queue.pathfinder.find(grid, &grid_query(asked, &avoid, None, false));
                 charge_whole(&mut self.budget, &mut nav.work.diagnostics, &found);
                 found
             }
             SearchStep::Done(result) => result,
         };
-        match self.finish_on_map(entity, query, result, micros) {
+        match self.finish_on_map(entity, (query, nearest.is_some()), result, micros) {
             Step::Then(run) => Begun::Running(run.into()),
             _ => Begun::Answered { searched: true },
         }
@@ -693,24 +718,17 @@ fn charge_whole(
     diagnostics.whole_expansions += u64::from(cells);
 }
 
-/// The answer to a request whose goal is not one cell, on the start's map: the nearest of
-/// several cells (round the obstacles in the way, as any request), away from threats, or a
-/// wander; `None` for the other goals.
+/// The answer to a request to flee threats or to wander, on the start's map (round the
+/// obstacles in the way, as any request); `None` for the other goals.
 fn aim_answer(
     (maps, obstacles, targets): (&NavMaps, &ObstacleCells, &Targets),
     (entity, request): (Entity, &PathRequest),
     plan: &Plan,
     map: &NavMap,
     grid: &NavGrid,
-    pathfinder: &mut Pathfinder,
 ) -> Option<Result<PathResult, PathError>> {
     let avoid = || obstacles.for_agent(entity, plan.team, map.entity);
     Some(match &request.goal {
-        PathGoal::Nearest(cells) => {
-            let avoid = avoid();
-            let query = PathQuery::nearest(plan.start, cells).with_options(plan.options);
-            pathfinder.find(grid, &query.avoiding(&avoid))
-        }
         PathGoal::AwayFrom { threats, budget } => {
             let cells: Vec<GridPos> = threats_of(threats, entity)
                 .filter_map(|t| target_cell(maps, targets, t))

@@ -84,10 +84,15 @@ pub(super) fn agent_of(asker: &Asker) -> AgentKind {
     asker.0.agent.or(asker.7.copied()).unwrap_or_default()
 }
 
-/// True when the request waiting for the agent of the search made concrete as `was` asks for
-/// what that search is finding: the same goal and map, options and kind of agent, from the same
-/// start (or from wherever the agent stands: the answer joins it where it is then).
-fn asks_the_same(against: Against, requests: &Requests, was: &Plan, entity: Entity) -> bool {
+/// True when the request waiting for the agent of the search made concrete as `was` (for the
+/// cheapest of `nearest`, if given) asks for what that search is finding: the same goal (or
+/// cells) and map, options and kind of agent, from the same start (or from wherever the agent stands: the answer joins it where it is then).
+fn asks_the_same(
+    against: Against,
+    requests: &Requests,
+    (was, nearest): (&Plan, Option<&[GridPos]>),
+    entity: Entity,
+) -> bool {
     let Ok(asker) = requests.get(entity) else {
         return false;
     };
@@ -96,17 +101,19 @@ fn asks_the_same(against: Against, requests: &Requests, was: &Plan, entity: Enti
     };
     (plan.map, plan.goal_map, plan.goal, plan.options, plan.agent)
         == (was.map, was.goal_map, was.goal, was.options, was.agent)
+        && nearest_cells(asker.0) == nearest
         && (asker.0.start.is_none() || plan.start == was.start)
 }
 
-/// Whether the search running for `entity`'s request (made concrete as `query`) goes on: its
+/// Whether the search running for `entity`'s request (made concrete as `query`, with the
+/// cells of a nearest-of goal) goes on: its
 /// request is still there and was not replaced by one asking for something else. One asked
 /// again for the same leaves the queue, and the search goes on for it.
 pub(super) fn goes_on(
     against: Against,
     requests: &Requests,
     waiting: &mut VecDeque<Entity>,
-    query: &Plan,
+    query: (&Plan, Option<&[GridPos]>),
     entity: Entity,
 ) -> bool {
     if waiting.contains(&entity) && asks_the_same(against, requests, query, entity) {
@@ -175,7 +182,8 @@ pub(super) fn prepare(
             let near = other.grid_for(agent).and_then(|grid| open_near(grid, cell, CHASE_REACH));
             (other.entity, near.unwrap_or(cell))
         }
-        // Answered on the start's map by their own searches (`answer_aim`).
+        // Searched on the start's map for the cells (`nearest_cells`), or answered there by
+        // their own searches (`answer_aim`).
         PathGoal::Nearest(_) | PathGoal::AwayFrom { .. } | PathGoal::Wander { .. } => {
             (map.entity, start)
         }
@@ -214,16 +222,28 @@ pub(super) fn walks_the_answer(asker: &Asker, query: &Plan, grid: &NavGrid) -> b
     })
 }
 
-/// The search query of `plan` on its own map, walling `avoid`, guided by `guide`, traced when
-/// the agent shows its search.
+/// The cells of a [`PathGoal::Nearest`] request: searched on the start's map as a one-cell
+/// goal is (spread over frames), for the cheapest of them; `None` for the other goals.
+pub(super) fn nearest_cells(request: &PathRequest) -> Option<&[GridPos]> {
+    match &request.goal {
+        PathGoal::Nearest(cells) => Some(cells),
+        _ => None,
+    }
+}
+
+/// The search query of `plan` on its own map (for the cheapest of `nearest`, if given, else
+/// for its goal), walling `avoid`, guided by `guide`, traced when the agent shows its search.
 pub(super) fn grid_query<'a>(
-    plan: &Plan,
+    (plan, nearest): (&Plan, Option<&'a [GridPos]>),
     avoid: &'a [GridPos],
     guide: Option<&'a Landmarks>,
     traced: bool,
 ) -> PathQuery<'a> {
-    let mut query =
-        PathQuery::new(plan.start, plan.goal).with_options(plan.options).avoiding(avoid);
+    let goals = match nearest {
+        Some(cells) => PathQuery::nearest(plan.start, cells),
+        None => PathQuery::new(plan.start, plan.goal),
+    };
+    let mut query = goals.with_options(plan.options).avoiding(avoid);
     if let Some(landmarks) = guide {
         query = query.with_help(landmarks);
     }

@@ -80,14 +80,20 @@ pub struct NavDiagnostics {
     pub work: u64,
     /// Time those slices took this frame.
     pub precompute_time: Duration,
+    /// Time spent this frame working out ahead what searches read: grids' warm-ups (within
+    /// [`WorkShares::warm_up`](super::WorkShares::warm_up)) and, on a world of chunks searched
+    /// over its graph, the graph's layout and walks for chunks that came or changed (within
+    /// the searches' share). Not in [`pathfind_time`](Self::pathfind_time).
+    pub warm_time: Duration,
 }
 
 impl NavDiagnostics {
     /// The plugin's systems' own time this frame: grid sync, pathfinding, pursuits, fields,
-    /// movement and sliced builds.
+    /// movement, sliced builds and warm-ups.
     pub fn systems_time(&self) -> Duration {
         self.sync_time
             + self.pathfind_time
+            + self.warm_time
             + self.pursue_time
             + self.field_time
             + self.move_time

@@ -393,6 +393,10 @@ fn diagnostics_report_each_frames_work_and_each_systems_time() {
     let mut app = app();
     spawn_map(&mut app, &ROOM);
     app.update();
+    // The new map's grid is warmed for its searches in its first frame, and that time shows.
+    let first = diagnostics(&app);
+    assert!(first.warm_time > Duration::ZERO);
+    assert!(first.systems_time() >= first.sync_time + first.warm_time);
     let agent = spawn_agent(&mut app, GridPos::new(0, 0), GridPos::new(9, 0), 4.0);
     app.update();
     let frame = diagnostics(&app);
@@ -405,7 +409,9 @@ fn diagnostics_report_each_frames_work_and_each_systems_time() {
         + frame.pathfind_time
         + frame.pursue_time
         + frame.field_time
-        + frame.move_time;
+        + frame.move_time
+        + frame.precompute_time
+        + frame.warm_time;
     assert_eq!(frame.systems_time(), parts);
     assert!(app.world().get::<NavPath>(agent).is_some());
     // The next frame starts afresh: no search, the counts back to zero.

@@ -769,5 +769,9 @@ pub(crate) fn warm_world_graphs(
     let grids = agent_grids(&maps, AgentKind::PLAIN);
     let past = || allowance.out_of_time();
     let done = graphs.warm(&grids, links, AgentKind::PLAIN, allowance.units, past);
-    work.spend(WorkKind::Searches, done, began.elapsed());
+    let took = began.elapsed();
+    work.spend(WorkKind::Searches, done, took);
+    if done > 0 {
+        work.diagnostics.warm_time += took;
+    }
 }

@@ -37,7 +37,9 @@ pub(crate) fn warm_grids(
         maps.iter().flat_map(|map| map.grids().map(move |(kind, grid)| ((map.entity, kind), grid)));
     let done = budget - left + warm(&mut warmups, grids, left);
     if done > 0 {
-        work.spend(WorkKind::WarmUp, done, began.elapsed());
+        let took = began.elapsed();
+        work.spend(WorkKind::WarmUp, done, took);
+        work.diagnostics.warm_time += took;
     }
 }
 

@@ -6,6 +6,24 @@ use std::collections::HashMap;
 use super::maps::{MapPos, Placement};
 use crate::grid::{DIRECTIONS, GridPos, NavGrid, Neighborhood, reverse};
 
+/// A placed grid's cells on its world's lattice, one step wider all round: x0..=x1 by
+/// y0..=y1.
+#[derive(Clone, Copy, Debug)]
+struct Reach {
+    world: u32,
+    x0: i64,
+    y0: i64,
+    x1: i64,
+    y1: i64,
+}
+
+impl Reach {
+    /// Whether lattice cell (x, y) of `world` is within it.
+    fn holds(&self, world: u32, x: i64, y: i64) -> bool {
+        world == self.world && (self.x0..=self.x1).contains(&x) && (self.y0..=self.y1).contains(&y)
+    }
+}
+
 /// The placed grids of a set of grids, found by lattice cell. It keeps only where the grids
 /// lie: the grids themselves are given to each call (the same list it was made from).
 #[derive(Clone, Debug)]
@@ -133,25 +151,41 @@ impl Lattice {
         }
     }
 
+    /// Grid `a`'s cells on the lattice, one step wider all round; `None` for a grid with no
+    /// place.
+    fn reach(&self, maps: &[&NavGrid], a: usize) -> Option<Reach> {
+        let (p, grid) = (self.place(a)?, maps.get(a)?);
+        let x1 = p.x.saturating_add(grid.width().into());
+        let y1 = p.y.saturating_add(grid.height().into());
+        let (x0, y0) = (p.x.saturating_sub(1), p.y.saturating_sub(1));
+        Some(Reach { world: p.world, x0, y0, x1, y1 })
+    }
+
+    /// Whether placed grid `m` holds a cell within `reach`.
+    fn meets(&self, maps: &[&NavGrid], m: usize, reach: &Reach) -> bool {
+        let Some(q) = self.place(m) else { return false };
+        let (w, h) = (i64::from(maps[m].width()), i64::from(maps[m].height()));
+        q.world == reach.world
+            && q.x <= reach.x1
+            && reach.x0 < q.x + w
+            && q.y <= reach.y1
+            && reach.y0 < q.y + h
+    }
+
     /// The other grids of grid `a`'s world that hold a cell one lattice step (or less) from one
     /// of its cells: every grid a step out of `a` can reach, by their place in `maps`.
     pub(in crate::search) fn touching(&self, maps: &[&NavGrid], a: usize) -> Vec<usize> {
-        let (Some(p), Some(&grid)) = (self.place(a), maps.get(a)) else { return Vec::new() };
-        let (x0, y0) = (p.x.saturating_sub(1), p.y.saturating_sub(1));
-        let x1 = p.x.saturating_add(grid.width().into());
-        let y1 = p.y.saturating_add(grid.height().into());
+        let Some(reach) = self.reach(maps, a) else { return Vec::new() };
         // A grid is no wider or taller than a bucket, so those holding one that reaches the
         // square (x0, y0)-(x1, y1) start at most a bucket before it.
-        let (bx0, by0) = (x0.div_euclid(self.size) - 1, y0.div_euclid(self.size) - 1);
-        let (bx1, by1) = (x1.div_euclid(self.size), y1.div_euclid(self.size));
+        let bucket = |v: i64| v.div_euclid(self.size);
+        let (bx0, by0) = (bucket(reach.x0) - 1, bucket(reach.y0) - 1);
+        let (bx1, by1) = (bucket(reach.x1), bucket(reach.y1));
         let mut found = Vec::new();
         for bx in bx0..=bx1 {
             for by in by0..=by1 {
-                for &m in self.buckets.get(&(p.world, bx, by)).into_iter().flatten() {
-                    let Some(q) = self.place(m) else { continue };
-                    let (w, h) = (i64::from(maps[m].width()), i64::from(maps[m].height()));
-                    let overlaps = q.x <= x1 && x0 < q.x + w && q.y <= y1 && y0 < q.y + h;
-                    if m != a && overlaps {
+                for &m in self.buckets.get(&(reach.world, bx, by)).into_iter().flatten() {
+                    if m != a && self.meets(maps, m, &reach) {
                         found.push(m);
                     }
                 }
@@ -171,32 +205,15 @@ impl Lattice {
         mut cell: impl FnMut(MapPos),
         mut each: impl FnMut(MapPos, MapPos, f64),
     ) {
-        // Each changed grid's cells on the lattice, one step wider all round: (world, x0, y0,
-        // x1, y1), ends included.
-        let reach: Vec<(u32, i64, i64, i64, i64)> = changed
-            .iter()
-            .filter_map(|&c| {
-                let (p, grid) = (self.place(c)?, maps.get(c)?);
-                let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
-                Some((p.world, p.x - 1, p.y - 1, p.x + w, p.y + h))
-            })
-            .collect();
-        let near = |world: u32, x: i64, y: i64| {
-            reach.iter().any(|&(rw, x0, y0, x1, y1)| {
-                rw == world && (x0..=x1).contains(&x) && (y0..=y1).contains(&y)
-            })
-        };
+        let reach: Vec<Reach> = changed.iter().filter_map(|&c| self.reach(maps, c)).collect();
         for (a, &grid) in maps.iter().enumerate() {
             let Some(p) = self.place(a) else { continue };
-            let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
-            let touches = reach.iter().any(|&(rw, x0, y0, x1, y1)| {
-                rw == p.world && p.x <= x1 && x0 < p.x + w && p.y <= y1 && y0 < p.y + h
-            });
-            if !touches {
+            if !reach.iter().any(|r| self.meets(maps, a, r)) {
                 continue;
             }
             for at in border(grid) {
-                if near(p.world, p.x + i64::from(at.x), p.y + i64::from(at.y)) {
+                let (x, y) = (p.x + i64::from(at.x), p.y + i64::from(at.y));
+                if reach.iter().any(|r| r.holds(p.world, x, y)) {
                     let from = MapPos::new(a, at);
                     cell(from);
                     self.steps_out(maps, from, true, |to, len, _| each(from, to, len));

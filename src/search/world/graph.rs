@@ -481,9 +481,9 @@ impl WorldGraph {
             .map(|(m, g)| (g.stamp(), world.places.get(m).copied().flatten()))
             .collect();
         self.made_links = world.links.to_vec();
-        self.layout = self.seams.lay_out(world, self.spacing);
         // Only the grids of this world are kept.
         let ids: HashSet<u64> = world.maps.iter().map(|g| g.stamp().id()).collect();
+        self.layout = self.seams.lay_out(world, &ids, self.spacing);
         self.chunks.retain(|id, _| ids.contains(id));
         self.waiting = world.maps.len();
         false

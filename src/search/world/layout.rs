@@ -121,10 +121,14 @@ impl Seams {
     /// The nodes of every grid and the steps between grids, with a node every `spacing` cells
     /// along a seam. Each grid's steps across its seams are worked out again only when it or
     /// a grid it touches changed or moved: a chunk streaming in costs the seams round it, not
-    /// the world's. Grids no longer in `world` are forgotten.
-    pub(super) fn lay_out(&mut self, world: LinkedMaps<'_>, spacing: u32) -> Layout {
+    /// the world's. Grids not among `ids` (the stamp ids of `world`'s grids) are forgotten.
+    pub(super) fn lay_out(
+        &mut self,
+        world: LinkedMaps<'_>,
+        ids: &HashSet<u64>,
+        spacing: u32,
+    ) -> Layout {
         let maps = world.maps;
-        let ids: HashSet<u64> = maps.iter().map(|g| g.stamp().id()).collect();
         self.by_grid.retain(|id, _| ids.contains(id));
         let mut steps = self.seam_steps(world, spacing);
         let open = |at: MapPos| maps.get(at.map).is_some_and(|g| g.is_passable(at.cell));
@@ -338,8 +342,9 @@ mod tests {
                 assert!(touching.contains(&to.map), "round {round}: {from:?} -> {to:?}");
             });
             let before = seams.worked;
-            let layout = seams.lay_out(world, 3);
-            assert_eq!(layout, Seams::default().lay_out(world, 3), "round {round}");
+            let ids: HashSet<u64> = world.maps.iter().map(|g| g.stamp().id()).collect();
+            let layout = seams.lay_out(world, &ids, 3);
+            assert_eq!(layout, Seams::default().lay_out(world, &ids, 3), "round {round}");
             // Only the grids by a changed slot are worked out again.
             let near = |&(cx, cy): &(u32, u32)| {
                 changed.iter().any(|&(x, y)| cx.abs_diff(x) <= 1 && cy.abs_diff(y) <= 1)

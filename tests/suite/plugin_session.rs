@@ -8,7 +8,8 @@
 //! - no agent walks into a cell that was a wall the frame before and still is;
 //! - every request and range request is answered (or failed) within a bounded number of frames;
 //! - no frame searches more than the frame's budget plus one slice, but for the searches of
-//!   goals that are not one cell (nearest of several, away from, a wander: searched whole);
+//!   flights and wanders (away from, a wander: searched whole; the nearest of several cells
+//!   counts, spread over frames as a search for one cell is);
 //! - no position the plugin writes is NaN or infinite;
 //! - every agent with a request, a `FollowField` or a `Pursuit` (and a follower that can move)
 //!   is walking, has arrived, or was told why (`PathFailed`) within a bounded number of frames,
@@ -508,7 +509,7 @@ impl Session {
         let frame = self.frame;
         let world = self.app.world();
         let diagnostics = *world.resource::<NavDiagnostics>();
-        // (The searches answered whole are left out: goals that are not one cell.)
+        // (The searches answered whole are left out: flights, wanders.)
         let spent =
             diagnostics.expansions - diagnostics.whole_expansions + diagnostics.range_expansions;
         assert!(spent <= BUDGET + 16, "{label} frame {frame}: {spent} cells searched");

@@ -76,6 +76,9 @@ struct Slowest {
     frames: u32,
     worst_frame: f64,
     over_2_ms: u32,
+    /// The most a frame spent working out ahead (the world graph for chunks that came, the
+    /// grids' warm-ups), ms.
+    worst_warm: f64,
 }
 
 #[derive(Resource)]
@@ -376,15 +379,19 @@ fn track_searches(
     slowest.frames += 1;
     slowest.worst_frame = slowest.worst_frame.max(frame_ms);
     slowest.over_2_ms += u32::from(frame_ms > 2.0);
+    let warm_ms = diagnostics.warm_time.as_secs_f64() * 1e3;
+    slowest.worst_warm = slowest.worst_warm.max(warm_ms);
     if slowest.frames.is_multiple_of(100) {
         println!(
             "frame {}: {} paths answered; the longest search {:.2} ms over its frames; the \
-             most a frame searched {:.2} ms; {} frames over 2 ms",
+             most a frame searched {:.2} ms; {} frames over 2 ms; the most a frame worked \
+             ahead {:.2} ms",
             slowest.frames,
             slowest.answered,
             slowest.path_micros / 1000.0,
             slowest.worst_frame,
-            slowest.over_2_ms
+            slowest.over_2_ms,
+            slowest.worst_warm
         );
     }
 }

@@ -76,7 +76,9 @@ impl Lattice {
         self.joined.get(map).copied().unwrap_or(false)
     }
 
-    fn place(&self, map: usize) -> Option<Placement> {
+    /// Grid `map`'s place on the lattice (`None` for a grid that joins none: no place given,
+    /// too far out, or an offset hex grid placed out of step with the lattice's rows).
+    pub(in crate::search) fn place(&self, map: usize) -> Option<Placement> {
         self.places.get(map).copied().flatten()
     }
 

@@ -19,7 +19,8 @@ pub(super) enum Across {
 /// it touches as they were.
 #[derive(Debug)]
 pub(super) struct SeamSteps {
-    /// The grid's stamp and place, then those of each grid it touches (by their stamps).
+    /// The grid's stamp and place, then those of each grid it touches (by their stamps); the
+    /// places from the grid's own, on its world's lattice.
     made_from: Vec<(GridStamp, Option<Placement>)>,
     /// Each step: its cell, the grid it enters (by its place among the grids touched), that
     /// grid's cell, its cost.
@@ -156,14 +157,21 @@ impl Seams {
     ) -> Vec<(MapPos, MapPos, f64, Across)> {
         let maps = world.maps;
         let lattice = Lattice::new(maps, world.places);
-        let place = |m: usize| world.places.get(m).copied().flatten();
         let mut steps: Vec<(MapPos, MapPos, f64, Across)> = Vec::new();
         for (m, grid) in maps.iter().enumerate() {
             // The grids it touches, by their stamps: an order that holds as other grids come
             // and go.
             let mut touching = lattice.touching(maps, m);
             touching.sort_by_key(|&g| (maps[g].stamp().id(), g));
-            let of = |g: usize| (maps[g].stamp(), place(g));
+            // Places from the grid's own (its own at 0, 0): the steps are the same wherever
+            // the world lies, so a world shifted whole (as when the map the plugin measures
+            // places from streams out) keeps them. The grids a step reaches share its world.
+            let own = lattice.place(m);
+            let relative = |g: usize| {
+                let (q, p) = (lattice.place(g)?, own?);
+                Some(Placement { world: 0, x: q.x - p.x, y: q.y - p.y })
+            };
+            let of = |g: usize| (maps[g].stamp(), relative(g));
             let made_from: Vec<_> =
                 std::iter::once(m).chain(touching.iter().copied()).map(of).collect();
             let id = grid.stamp().id();
@@ -321,10 +329,15 @@ mod tests {
             let turn = round as usize % keys.len().max(1);
             keys.rotate_left(turn);
             let maps: Vec<&NavGrid> = keys.iter().map(|k| &loaded[k]).collect();
+            // The world lies somewhere else each round (the plugin measures places from one
+            // of the maps, which may stream out), and may be named by another number.
+            let (ox, oy) = (i64::from(rng.below(41)) - 20, i64::from(rng.below(41)) - 20);
+            let world_id = rng.below(3);
             let places: Vec<Option<Placement>> = keys
                 .iter()
                 .map(|&(cx, cy)| {
-                    Some(Placement { world: 0, x: 10 * i64::from(cx), y: 10 * i64::from(cy) })
+                    let (x, y) = (10 * i64::from(cx) + ox, 10 * i64::from(cy) + oy);
+                    Some(Placement { world: world_id, x, y })
                 })
                 .collect();
             let index = |k: (u32, u32)| keys.iter().position(|&q| q == k);

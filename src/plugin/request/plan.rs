@@ -86,7 +86,8 @@ pub(super) fn agent_of(asker: &Asker) -> AgentKind {
 
 /// True when the request waiting for the agent of the search made concrete as `was` (for the
 /// cheapest of `nearest`, if given) asks for what that search is finding: the same goal (or
-/// cells) and map, options and kind of agent, from the same start (or from wherever the agent stands: the answer joins it where it is then).
+/// cells) and map, options and kind of agent, from the same start (or from wherever the agent
+/// stands: the answer joins it where it is then).
 fn asks_the_same(
     against: Against,
     requests: &Requests,
@@ -106,9 +107,9 @@ fn asks_the_same(
 }
 
 /// Whether the search running for `entity`'s request (made concrete as `query`, with the
-/// cells of a nearest-of goal) goes on: its
-/// request is still there and was not replaced by one asking for something else. One asked
-/// again for the same leaves the queue, and the search goes on for it.
+/// cells of a nearest-of goal) goes on: its request is still there and was not replaced by one
+/// asking for something else. One asked again for the same leaves the queue, and the search
+/// goes on for it.
 pub(super) fn goes_on(
     against: Against,
     requests: &Requests,

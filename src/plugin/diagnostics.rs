@@ -28,8 +28,8 @@ pub struct NavDiagnostics {
     /// [`PathGoal::AwayFrom`]: super::PathGoal::AwayFrom
     pub expansions: u64,
     /// Of [`expansions`](Self::expansions), those of the searches answered whole this frame:
-    /// flights and wanders (`AwayFrom`, `Wander`), and the way through the
-    /// characters in the way searched when there was none round them.
+    /// flights and wanders (`AwayFrom`, `Wander`), and the way through the characters in the
+    /// way searched when there was none round them.
     pub whole_expansions: u64,
     /// Work done this frame planning [`Cooperative`](super::Cooperative) agents together, in
     /// [`WorkBudget`](super::WorkBudget)'s units (a plan draws on the searches' share; one

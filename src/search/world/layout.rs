@@ -121,8 +121,9 @@ pub(super) struct Seams {
 impl Seams {
     /// The nodes of every grid and the steps between grids, with a node every `spacing` cells
     /// along a seam. Each grid's steps across its seams are worked out again only when it or
-    /// a grid it touches changed or moved: a chunk streaming in costs the seams round it, not
-    /// the world's. Grids not among `ids` (the stamp ids of `world`'s grids) are forgotten.
+    /// a grid it touches changed, or they moved against each other (not when the world moves
+    /// whole): a chunk streaming in costs the seams round it, not the world's. Grids not among
+    /// `ids` (the stamp ids of `world`'s grids) are forgotten.
     pub(super) fn lay_out(
         &mut self,
         world: LinkedMaps<'_>,
@@ -149,7 +150,7 @@ impl Seams {
     }
 
     /// Every grid's steps across its seams, each grid's kept from the last layout if neither it
-    /// nor a grid it touches changed or moved.
+    /// nor a grid it touches changed or moved against it.
     fn seam_steps(
         &mut self,
         world: LinkedMaps<'_>,

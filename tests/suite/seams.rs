@@ -1294,6 +1294,86 @@ fn the_world_graph_works_out_a_chunk_one_walk_at_a_time() {
     assert!(same(found.cost), "{} against {}", found.cost, whole.cost);
 }
 
+/// A chunk whose neighbour streams out keeps its walks and takes none; one whose neighbour
+/// streams back in walks only out of and into its new nodes, fewer walks than made anew; and
+/// either way the graph answers as a graph made afresh for the world as it is. On costly
+/// ground (walks over cells) and on open ground (walks by jump points, out and back).
+#[test]
+fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_keeps() {
+    for (seed, costly) in [(77u64, 4u32), (78, 0)] {
+        let (side, across) = (24usize, 3usize);
+        let mut rng = Rng(seed);
+        let cells = random_cells(&mut rng, (side * across, side * across), (1, costly));
+        let (mut grids, mut places) = (Vec::new(), Vec::new());
+        for cy in 0..across {
+            for cx in 0..across {
+                let part: Cells = (cy * side..(cy + 1) * side)
+                    .map(|y| cells[y][cx * side..(cx + 1) * side].to_vec())
+                    .collect();
+                grids.push(whole_grid(&part, Neighborhood::Eight, CornerRule::NoCornerCutting));
+                let (x, y) = ((cx * side) as i64, (cy * side) as i64);
+                places.push(Some(Placement { world: 1, x, y }));
+            }
+        }
+        // The world whole, and without its right-hand or its left-hand column of chunks.
+        let all: Vec<usize> = (0..grids.len()).collect();
+        let of = |ms: &[usize]| -> (Vec<&NavGrid>, Vec<Option<Placement>>) {
+            (ms.iter().map(|&m| &grids[m]).collect(), ms.iter().map(|&m| places[m]).collect())
+        };
+        let (all_grids, all_places) = of(&all);
+        let whole = LinkedMaps::new(&all_grids, &[]).with_places(&all_places);
+        // Answers as a fresh graph's, between open cells of chunks far apart.
+        let answers_as_fresh = |graph: &mut WorldGraph, world: LinkedMaps, rng: &mut Rng| {
+            let mut fresh = WorldGraph::new(4);
+            let maps = world.maps.len();
+            for _ in 0..12 {
+                let at = |rng: &mut Rng, m: usize| loop {
+                    let c = GridPos::new(rng.below(side as u32), rng.below(side as u32));
+                    if world.maps[m].is_passable(c) {
+                        return MapPos::new(m, c);
+                    }
+                };
+                let (a, b) = (rng.below(maps as u32) as usize, rng.below(maps as u32) as usize);
+                let (start, goal) = (at(rng, a), at(rng, b));
+                let kept = graph.find(world, start, goal).map(|p| p.cost);
+                let made = fresh.find(world, start, goal).map(|p| p.cost);
+                match (kept, made) {
+                    (Ok(k), Ok(f)) => assert!((k - f).abs() <= 1e-9 * f, "{k} against {f}"),
+                    (k, f) => assert_eq!(k.is_ok(), f.is_ok(), "{start:?} -> {goal:?}"),
+                }
+            }
+        };
+        let mut graph = WorldGraph::new(4);
+        graph.update(whole);
+        let mut nodes = vec![0usize; grids.len()];
+        graph.sketch().0.iter().for_each(|&(m, _)| nodes[m] += 1);
+        // The right-hand column out and in, then the left-hand one: the second time keeps walks
+        // the first worked out into the middle column's new nodes.
+        for column in [2, 0] {
+            let (kept_grids, kept_places) =
+                of(&all.iter().copied().filter(|&m| m % across != column).collect::<Vec<_>>());
+            let part = LinkedMaps::new(&kept_grids, &[]).with_places(&kept_places);
+            // The column streams out: the middle column only drops nodes.
+            let before = graph.work();
+            graph.update(part);
+            assert_eq!(graph.work(), before, "seed {seed}, column {column}: walks taken");
+            answers_as_fresh(&mut graph, part, &mut rng);
+            // It streams back in: a walk a call, counted.
+            let mut walks = 1;
+            while !graph.update_within(whole, 0) {
+                walks += 1;
+            }
+            let count = |of: &dyn Fn(usize) -> bool| {
+                (0..grids.len()).filter(|&m| of(m % across)).map(|m| nodes[m]).sum::<usize>()
+            };
+            let (new, anew) = (count(&|x| x == column), count(&|x| x == column || x == 1));
+            assert!(walks > new, "seed {seed}: {walks} walks; the new chunks alone take {new}");
+            assert!(walks < anew, "seed {seed}: {walks} walks against {anew} made anew");
+            answers_as_fresh(&mut graph, whole, &mut rng);
+        }
+    }
+}
+
 /// Not a seam, a link the agent is carried across (two maps a gap apart): a wall put up on its
 /// walk on the far map after it crossed is seen, and it walks round it. (The walk after a link
 /// was filed under the map it left, so changes on the far map went unseen.)

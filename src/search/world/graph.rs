@@ -39,9 +39,8 @@ fn current<'a>(
 }
 
 /// Works out the walks from grid `m`'s node `i` (the `i`th of its nodes) to its other nodes,
-/// if not yet: one Dijkstra, a step of bounded work however many nodes the grid has. The
-/// grid's walks made for another grid or other nodes are dropped first. Once every node's
-/// walks are worked out, those that pass another node are [`prune`]d.
+/// if not yet: one Dijkstra, a step of bounded work however many nodes the grid has. Once
+/// every node's walks are worked out, those that pass another node are [`prune`]d.
 pub(super) fn walk_from(
     layout: &Layout,
     chunks: &mut HashMap<u64, Chunk>,
@@ -49,45 +48,40 @@ pub(super) fn walk_from(
     (m, grid): (usize, &NavGrid),
     i: usize,
 ) {
-    let nodes = nodes_of(layout, m);
-    if current(layout, chunks, m, grid).is_none() {
-        chunks.insert(grid.stamp().id(), Chunk::new(grid.stamp(), nodes));
-    }
-    let Some(chunk) = chunks.get_mut(&grid.stamp().id()) else {
-        return;
-    };
-    let k = nodes.len();
-    if i >= k || chunk.done[i] {
-        return;
-    }
-    let row = scratch.walks(grid, nodes[i], nodes, false);
-    chunk.costs[i * k..(i + 1) * k].copy_from_slice(&row);
-    chunk.done[i] = true;
-    if chunk.done.iter().all(|&done| done) {
-        prune(&mut chunk.costs, k);
+    let chunk = chunk_for(layout, chunks, (m, grid));
+    if chunk.done.get(i) == Some(&false) {
+        chunk.take(scratch, grid, Walk::Out(i));
     }
 }
 
-/// The first of grid `m`'s nodes whose walks are still to be worked out (`None`: all are).
-/// (A grid with no nodes has one step to take: its empty walks kept as ready.)
-fn next_walk(
+/// Grid `m`'s walks for the grid and nodes as they are: those made for other nodes of the
+/// same grid give what they can ([`Chunk::new`]); those made for another grid are dropped.
+fn chunk_for<'a>(
     layout: &Layout,
-    chunks: &HashMap<u64, Chunk>,
-    m: usize,
-    grid: &NavGrid,
-) -> Option<usize> {
-    match current(layout, chunks, m, grid) {
-        Some(chunk) => chunk.done.iter().position(|&done| !done),
-        None => Some(0),
+    chunks: &'a mut HashMap<u64, Chunk>,
+    (m, grid): (usize, &NavGrid),
+) -> &'a mut Chunk {
+    let id = grid.stamp().id();
+    if current(layout, chunks, m, grid).is_none() {
+        let old = chunks.remove(&id);
+        chunks.insert(id, Chunk::new(grid.stamp(), nodes_of(layout, m), old.as_ref()));
     }
+    chunks.entry(id).or_insert_with(|| Chunk::new(grid.stamp(), nodes_of(layout, m), None))
+}
+
+/// One Dijkstra over a grid for its walks between nodes: the walks out of a node (its row) or
+/// into it (its column).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Walk {
+    Out(usize),
+    Into(usize),
 }
 
 /// Drops from a grid's `n` x `n` walks between nodes each walk that passing another node costs
 /// no more than (its cost stays that of the two walks through that node): the graph's
 /// distances stay the same with far fewer edges to try. Every walk costs at least 1 (one step
 /// onto a cell of cost 1 or more), so no two walks are each dropped for the other.
-fn prune(costs: &mut [f64], n: usize) {
-    let full = costs.to_vec();
+fn prune(full: &[f64], costs: &mut [f64], n: usize) {
     for i in 0..n {
         for j in 0..n {
             let cost = full[i * n + j];
@@ -112,15 +106,107 @@ pub(super) struct Chunk {
     /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk, or one
     /// through another node costs as little, see [`prune`], or row `i` not worked out yet).
     pub(super) costs: Vec<f64>,
+    /// The same, never pruned: what the grid's next nodes keep of them.
+    full: Vec<f64>,
     /// Whether each row is worked out; once all are, the rows are pruned.
     done: Vec<bool>,
+    /// The nodes whose column (the walks into them) is still to be worked out: nodes new
+    /// since the grid's last nodes, in a chunk that kept the walks between the others. Their
+    /// rows are walked first; once no column is due, every row is worked out.
+    due: Vec<bool>,
 }
 
 impl Chunk {
-    fn new(stamp: GridStamp, nodes: &[GridPos]) -> Self {
+    /// The walks between `nodes` on the grid of `stamp`: those between nodes `old` had too are
+    /// kept when `old` was made for the same grid (the same stamp: the cells are as they were)
+    /// and that leaves fewer walks to take. Each new node then takes two (out of it and into
+    /// it), against one out of every node made anew; a neighbour leaving only drops nodes, so
+    /// nothing is left to walk.
+    fn new(stamp: GridStamp, nodes: &[GridPos], old: Option<&Chunk>) -> Self {
         let k = nodes.len();
-        let costs = vec![f64::INFINITY; k * k];
-        Self { stamp, nodes: nodes.to_vec(), costs, done: vec![false; k] }
+        let mut chunk = Self {
+            stamp,
+            nodes: nodes.to_vec(),
+            costs: vec![f64::INFINITY; k * k],
+            full: vec![f64::INFINITY; k * k],
+            done: vec![false; k],
+            due: vec![false; k],
+        };
+        if let Some(old) = old.filter(|old| old.stamp == stamp) {
+            chunk.keep(old);
+        }
+        chunk
+    }
+
+    /// [`Chunk::new`]'s keeping of `old`'s walks.
+    fn keep(&mut self, old: &Chunk) {
+        let (k, ok) = (self.nodes.len(), old.nodes.len());
+        // Each node's row in `old`, where that row was worked out.
+        let rows: HashMap<GridPos, usize> =
+            (0..ok).filter(|&i| old.done[i]).map(|i| (old.nodes[i], i)).collect();
+        let was: Vec<Option<usize>> = self.nodes.iter().map(|p| rows.get(p).copied()).collect();
+        let new = was.iter().filter(|w| w.is_none()).count();
+        if 2 * new >= k {
+            return; // as many walks as made anew, or more
+        }
+        for (i, oi) in was.iter().enumerate() {
+            let Some(oi) = *oi else {
+                self.due[i] = true;
+                continue;
+            };
+            for (j, oj) in was.iter().enumerate() {
+                if let Some(oj) = *oj {
+                    self.full[i * k + j] = old.full[oi * ok + oj];
+                }
+            }
+            self.done[i] = new == 0;
+        }
+        self.costs.copy_from_slice(&self.full);
+        self.finish();
+    }
+
+    /// The next walk it wants: the rows of nodes whose column is due, then those columns, then
+    /// the other rows (`None`: all are worked out).
+    fn next(&self) -> Option<Walk> {
+        let due = self.due.iter().any(|&due| due);
+        let row = (0..self.nodes.len()).find(|&i| !self.done[i] && (self.due[i] || !due));
+        row.map(Walk::Out).or_else(|| self.due.iter().position(|&due| due).map(Walk::Into))
+    }
+
+    /// Takes one walk (one Dijkstra over `grid`, the grid it was made for).
+    fn take(&mut self, scratch: &mut Scratch, grid: &NavGrid, walk: Walk) {
+        let k = self.nodes.len();
+        match walk {
+            Walk::Out(i) if i < k => {
+                let row = scratch.walks(grid, self.nodes[i], &self.nodes, false);
+                self.full[i * k..(i + 1) * k].copy_from_slice(&row);
+                self.costs[i * k..(i + 1) * k].copy_from_slice(&row);
+                self.done[i] = true;
+            }
+            Walk::Into(j) if j < k => {
+                let column = scratch.walks(grid, self.nodes[j], &self.nodes, true);
+                for (i, cost) in column.into_iter().enumerate() {
+                    self.full[i * k + j] = cost;
+                    self.costs[i * k + j] = cost;
+                }
+                self.due[j] = false;
+                // The rows of the nodes due were walked first ([`Chunk::next`]), so once no
+                // column is due, every row is whole.
+                if !self.due.contains(&true) {
+                    self.done.fill(true);
+                }
+            }
+            _ => return,
+        }
+        self.finish();
+    }
+
+    /// Once every row is worked out, nothing is due and the rows are [`prune`]d.
+    fn finish(&mut self) {
+        if self.done.iter().all(|&done| done) {
+            self.due.fill(false);
+            prune(&self.full, &mut self.costs, self.nodes.len());
+        }
     }
 }
 
@@ -132,7 +218,9 @@ pub type GraphSketch = (Vec<(usize, GridPos)>, Vec<(usize, usize)>);
 /// above for how, and `BENCHMARKS.md` for how close to the cheapest its paths are).
 ///
 /// Keep one and ask it again: each grid's nodes and the walks between them are kept until that
-/// grid, its neighbours or the links change, and only those grids are worked out again.
+/// grid, its neighbours or the links change, and only those grids are worked out again (one
+/// whose neighbours changed keeps the walks between the nodes it still has, and walks only
+/// out of and into its new ones).
 #[derive(Debug)]
 pub struct WorldGraph {
     pub(super) spacing: u32,
@@ -369,8 +457,9 @@ impl WorldGraph {
             .map(|c| {
                 std::mem::size_of::<Chunk>()
                     + c.nodes.capacity() * std::mem::size_of::<GridPos>()
-                    + c.costs.capacity() * 8
+                    + (c.costs.capacity() + c.full.capacity()) * 8
                     + c.done.capacity()
+                    + c.due.capacity()
             })
             .sum();
         let l = &self.layout;
@@ -422,7 +511,8 @@ impl WorldGraph {
     }
 
     /// Works out the nodes again if the grids, places or links changed since the last time,
-    /// and each grid's walks between its nodes if that grid or its nodes changed.
+    /// and each grid's walks between its nodes if that grid or its nodes changed (a grid whose
+    /// cells are as they were keeps the walks between the nodes it still has).
     /// [`WorldGraph::find`] works out only the grids its search reaches; see
     /// [`WorldGraph::update_within`] to spread the work over frames ahead of queries.
     pub fn update(&mut self, world: LinkedMaps<'_>) {
@@ -430,11 +520,12 @@ impl WorldGraph {
     }
 
     /// As [`WorldGraph::update`], with about `work` units of work (8 a cell its walks settle,
-    /// as a [`SlicedBuild`](crate::search::SlicedBuild)'s search over every cell counts): it works out
-    /// grids' walks, one node's walks at a time (one Dijkstra over its grid), until that is
-    /// spent, one node's at least (the rest wait for the next call, or for a query that reaches
-    /// them). True when nothing is left to work out. Call it each frame while chunks stream in,
-    /// to keep that work out of the queries; [`WorldGraph::work`] says how much it has done.
+    /// as a [`SlicedBuild`](crate::search::SlicedBuild)'s search over every cell counts): it
+    /// works out grids' walks, one walk at a time (one Dijkstra over its grid: out of a node,
+    /// or into a node new to a grid that kept its other walks), until that is spent, one walk
+    /// at least (the rest wait for the next call, or for a query that reaches them). True when
+    /// nothing is left to work out. Call it each frame while chunks stream in, to keep that
+    /// work out of the queries; [`WorldGraph::work`] says how much it has done.
     pub fn update_within(&mut self, world: LinkedMaps<'_>, work: u64) -> bool {
         if self.lay_out_again(world) && self.waiting == 0 {
             return true;
@@ -443,11 +534,12 @@ impl WorldGraph {
         for (m, grid) in world.maps.iter().enumerate() {
             let (layout, chunks, scratch) = (&self.layout, &mut self.chunks, &mut self.scratch);
             while !walked || done < work {
-                let Some(i) = next_walk(layout, chunks, m, grid) else {
+                let chunk = chunk_for(layout, chunks, (m, grid));
+                let Some(walk) = chunk.next() else {
                     break;
                 };
                 let before = scratch.settled;
-                walk_from(layout, chunks, scratch, (m, grid), i);
+                chunk.take(scratch, grid, walk);
                 walked = true;
                 done += u64::from(scratch.settled.wrapping_sub(before)) * CELL_WORK;
             }

@@ -1374,6 +1374,93 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
     }
 }
 
+/// A long random session on a world of chunks: chunks stream out and back, tiles change,
+/// the graph is worked out ahead in part (walks left half done when the next change comes) or
+/// not at all, and after every step its answers cost what a graph made afresh for the world as
+/// it is answers.
+#[test]
+fn a_kept_world_graph_answers_as_a_fresh_one_through_a_random_session() {
+    for (seed, costly) in [(501u64, 4u32), (502, 0), (503, 2)] {
+        let (side, across) = (16usize, 4usize);
+        let mut rng = Rng(seed);
+        let cells = random_cells(&mut rng, (side * across, side * across), (1, costly));
+        let (mut grids, mut places) = (Vec::new(), Vec::new());
+        for cy in 0..across {
+            for cx in 0..across {
+                let part: Cells = (cy * side..(cy + 1) * side)
+                    .map(|y| cells[y][cx * side..(cx + 1) * side].to_vec())
+                    .collect();
+                grids.push(whole_grid(&part, Neighborhood::Eight, CornerRule::NoCornerCutting));
+                let (x, y) = ((cx * side) as i64, (cy * side) as i64);
+                places.push(Some(Placement { world: 1, x, y }));
+            }
+        }
+        let spacing = 1 + rng.below(6);
+        let mut loaded = vec![true; grids.len()];
+        let mut graph = WorldGraph::new(spacing);
+        for step in 0..80 {
+            match rng.below(10) {
+                // A chunk streams out or back (two stay, at least).
+                0..4 => {
+                    let m = rng.below(grids.len() as u32) as usize;
+                    if !loaded[m] || loaded.iter().filter(|&&l| l).count() > 2 {
+                        loaded[m] = !loaded[m];
+                    }
+                }
+                // A tile changes.
+                4..7 => {
+                    let m = rng.below(grids.len() as u32) as usize;
+                    let c = GridPos::new(rng.below(side as u32), rng.below(side as u32));
+                    let to = match rng.below(3) {
+                        0 => Cell::Blocked,
+                        1 => Cell::Passable { cost: 1 },
+                        _ => Cell::Passable { cost: 1 + costly.min(3) },
+                    };
+                    grids[m].set(c, to).unwrap();
+                }
+                _ => {}
+            }
+            let kept: Vec<usize> = (0..grids.len()).filter(|&m| loaded[m]).collect();
+            let refs: Vec<&NavGrid> = kept.iter().map(|&m| &grids[m]).collect();
+            let at: Vec<Option<Placement>> = kept.iter().map(|&m| places[m]).collect();
+            let world = LinkedMaps::new(&refs, &[]).with_places(&at);
+            // Worked out ahead: not at all, a few walks, or whole.
+            match rng.below(3) {
+                0 => {}
+                1 => {
+                    for _ in 0..1 + rng.below(6) {
+                        graph.update_within(world, 1);
+                    }
+                }
+                _ => graph.update(world),
+            }
+            let mut fresh = WorldGraph::new(spacing);
+            for _ in 0..4 {
+                let mut open = |rng: &mut Rng| loop {
+                    let m = rng.below(refs.len() as u32) as usize;
+                    let c = GridPos::new(rng.below(side as u32), rng.below(side as u32));
+                    if refs[m].is_passable(c) {
+                        return MapPos::new(m, c);
+                    }
+                };
+                let (start, goal) = (open(&mut rng), open(&mut rng));
+                let label = format!("seed {seed}, step {step}: {start:?} -> {goal:?}");
+                match (graph.find(world, start, goal), fresh.find(world, start, goal)) {
+                    (Ok(k), Ok(f)) => {
+                        assert!(
+                            (k.cost - f.cost).abs() <= 1e-9 * f.cost,
+                            "{label}: {} {}",
+                            k.cost,
+                            f.cost
+                        )
+                    }
+                    (k, f) => assert_eq!(k.is_ok(), f.is_ok(), "{label}"),
+                }
+            }
+        }
+    }
+}
+
 /// Not a seam, a link the agent is carried across (two maps a gap apart): a wall put up on its
 /// walk on the far map after it crossed is seen, and it walks round it. (The walk after a link
 /// was filed under the map it left, so changes on the far map went unseen.)

@@ -1436,7 +1436,7 @@ fn a_kept_world_graph_answers_as_a_fresh_one_through_a_random_session() {
             }
             let mut fresh = WorldGraph::new(spacing);
             for _ in 0..4 {
-                let mut open = |rng: &mut Rng| loop {
+                let open = |rng: &mut Rng| loop {
                     let m = rng.below(refs.len() as u32) as usize;
                     let c = GridPos::new(rng.below(side as u32), rng.below(side as u32));
                     if refs[m].is_passable(c) {

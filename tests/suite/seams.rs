@@ -1212,6 +1212,23 @@ fn a_query_in_slices_says_when_the_world_changed_under_it() {
     assert!(changed >= 10, "{changed}");
 }
 
+/// `cells` (`across` x `across` chunks of `side` x `side`) cut into chunks, row by row, each
+/// placed where it lies on world 1.
+fn cut_square(cells: &Cells, side: usize, across: usize) -> (Vec<NavGrid>, Vec<Option<Placement>>) {
+    let (mut grids, mut places) = (Vec::new(), Vec::new());
+    for cy in 0..across {
+        for cx in 0..across {
+            let part: Cells = (cy * side..(cy + 1) * side)
+                .map(|y| cells[y][cx * side..(cx + 1) * side].to_vec())
+                .collect();
+            grids.push(whole_grid(&part, Neighborhood::Eight, CornerRule::NoCornerCutting));
+            let (x, y) = ((cx * side) as i64, (cy * side) as i64);
+            places.push(Some(Placement { world: 1, x, y }));
+        }
+    }
+    (grids, places)
+}
+
 /// `graph`'s answer from `start` to `goal` found in slices of about `work` nodes and cells,
 /// each slice checked to stay within one walk over one grid past `work`.
 fn find_in_slices(
@@ -1252,17 +1269,7 @@ fn the_world_graph_works_out_a_chunk_one_walk_at_a_time() {
     let (side, across) = (24usize, 3usize);
     let mut rng = Rng(4_242);
     let cells = random_cells(&mut rng, (side * across, side * across), (1, 4));
-    let (mut grids, mut places) = (Vec::new(), Vec::new());
-    for cy in 0..across {
-        for cx in 0..across {
-            let part: Cells = (cy * side..(cy + 1) * side)
-                .map(|y| cells[y][cx * side..(cx + 1) * side].to_vec())
-                .collect();
-            grids.push(whole_grid(&part, Neighborhood::Eight, CornerRule::NoCornerCutting));
-            let (x, y) = ((cx * side) as i64, (cy * side) as i64);
-            places.push(Some(Placement { world: 1, x, y }));
-        }
-    }
+    let (grids, places) = cut_square(&cells, side, across);
     let refs: Vec<&NavGrid> = grids.iter().collect();
     let world = LinkedMaps::new(&refs, &[]).with_places(&places);
     let chunk = (side * side) as u32;
@@ -1304,17 +1311,7 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
         let (side, across) = (24usize, 3usize);
         let mut rng = Rng(seed);
         let cells = random_cells(&mut rng, (side * across, side * across), (1, costly));
-        let (mut grids, mut places) = (Vec::new(), Vec::new());
-        for cy in 0..across {
-            for cx in 0..across {
-                let part: Cells = (cy * side..(cy + 1) * side)
-                    .map(|y| cells[y][cx * side..(cx + 1) * side].to_vec())
-                    .collect();
-                grids.push(whole_grid(&part, Neighborhood::Eight, CornerRule::NoCornerCutting));
-                let (x, y) = ((cx * side) as i64, (cy * side) as i64);
-                places.push(Some(Placement { world: 1, x, y }));
-            }
-        }
+        let (grids, places) = cut_square(&cells, side, across);
         // The world whole, and without its right-hand or its left-hand column of chunks.
         let all: Vec<usize> = (0..grids.len()).collect();
         let of = |ms: &[usize]| -> (Vec<&NavGrid>, Vec<Option<Placement>>) {
@@ -1384,17 +1381,7 @@ fn a_kept_world_graph_answers_as_a_fresh_one_through_a_random_session() {
         let (side, across) = (16usize, 4usize);
         let mut rng = Rng(seed);
         let cells = random_cells(&mut rng, (side * across, side * across), (1, costly));
-        let (mut grids, mut places) = (Vec::new(), Vec::new());
-        for cy in 0..across {
-            for cx in 0..across {
-                let part: Cells = (cy * side..(cy + 1) * side)
-                    .map(|y| cells[y][cx * side..(cx + 1) * side].to_vec())
-                    .collect();
-                grids.push(whole_grid(&part, Neighborhood::Eight, CornerRule::NoCornerCutting));
-                let (x, y) = ((cx * side) as i64, (cy * side) as i64);
-                places.push(Some(Placement { world: 1, x, y }));
-            }
-        }
+        let (mut grids, places) = cut_square(&cells, side, across);
         let spacing = 1 + rng.below(6);
         let mut loaded = vec![true; grids.len()];
         let mut graph = WorldGraph::new(spacing);

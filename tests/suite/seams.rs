@@ -1371,8 +1371,8 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
     }
 }
 
-/// A long random session on a world of chunks: chunks stream out and back, tiles change,
-/// the graph is worked out ahead in part (walks left half done when the next change comes) or
+/// A long random session on a world of chunks: chunks stream out and back, tiles and edges
+/// between cells change, the graph is worked out ahead in part (walks left half done when the next change comes) or
 /// not at all, and after every step its answers cost what a graph made afresh for the world as
 /// it is answers.
 #[test]
@@ -1404,6 +1404,17 @@ fn a_kept_world_graph_answers_as_a_fresh_one_through_a_random_session() {
                         _ => Cell::Passable { cost: 1 + costly.min(3) },
                     };
                     grids[m].set(c, to).unwrap();
+                }
+                // A wall between two cells, or a one-way edge, or an edge opened again.
+                7 => {
+                    let m = rng.below(grids.len() as u32) as usize;
+                    let a = GridPos::new(rng.below(side as u32 - 1), rng.below(side as u32 - 1));
+                    let b = match rng.below(2) {
+                        0 => GridPos::new(a.x + 1, a.y),
+                        _ => GridPos::new(a.x, a.y + 1),
+                    };
+                    let edge = [Edge::Wall, Edge::OneWay, Edge::Open][rng.below(3) as usize];
+                    grids[m].set_edge(a, b, edge).unwrap();
                 }
                 _ => {}
             }

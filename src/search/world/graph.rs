@@ -63,7 +63,10 @@ fn chunk_for<'a>(
 ) -> &'a mut Chunk {
     let id = grid.stamp().id();
     if current(layout, chunks, m, grid).is_none() {
-        let old = chunks.remove(&id);
+        // A walk into a node costs what one out of it does, unless only walks out go by jump
+        // points (one-way edges or walls between cells on even ground).
+        let alike = jump_bits(grid, false).is_some() == jump_bits(grid, true).is_some();
+        let old = chunks.remove(&id).map(|old| (old, alike));
         chunks.insert(id, Chunk::new(grid.stamp(), nodes_of(layout, m), old.as_ref()));
     }
     chunks.entry(id).or_insert_with(|| Chunk::new(grid.stamp(), nodes_of(layout, m), None))
@@ -121,8 +124,9 @@ impl Chunk {
     /// kept when `old` was made for the same grid (the same stamp: the cells are as they were)
     /// and that leaves fewer walks to take. Each new node then takes two (out of it and into
     /// it), against one out of every node made anew; a neighbour leaving only drops nodes, so
-    /// nothing is left to walk.
-    fn new(stamp: GridStamp, nodes: &[GridPos], old: Option<&Chunk>) -> Self {
+    /// nothing is left to walk. With the walks into a node dearer than those out (`old`'s
+    /// flag false), they are kept only when no node is new.
+    fn new(stamp: GridStamp, nodes: &[GridPos], old: Option<&(Chunk, bool)>) -> Self {
         let k = nodes.len();
         let mut chunk = Self {
             stamp,
@@ -132,22 +136,22 @@ impl Chunk {
             done: vec![false; k],
             due: vec![false; k],
         };
-        if let Some(old) = old.filter(|old| old.stamp == stamp) {
-            chunk.keep(old);
+        if let Some((old, alike)) = old.filter(|(old, _)| old.stamp == stamp) {
+            chunk.keep(old, *alike);
         }
         chunk
     }
 
     /// [`Chunk::new`]'s keeping of `old`'s walks.
-    fn keep(&mut self, old: &Chunk) {
+    fn keep(&mut self, old: &Chunk, alike: bool) {
         let (k, ok) = (self.nodes.len(), old.nodes.len());
         // Each node's row in `old`, where that row was worked out.
         let rows: HashMap<GridPos, usize> =
             (0..ok).filter(|&i| old.done[i]).map(|i| (old.nodes[i], i)).collect();
         let was: Vec<Option<usize>> = self.nodes.iter().map(|p| rows.get(p).copied()).collect();
         let new = was.iter().filter(|w| w.is_none()).count();
-        if 2 * new >= k {
-            return; // as many walks as made anew, or more
+        if new > 0 && (2 * new >= k || !alike) {
+            return; // as many walks as made anew, or more, or walks into nodes dearer
         }
         for (i, oi) in was.iter().enumerate() {
             let Some(oi) = *oi else {

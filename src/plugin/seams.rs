@@ -281,7 +281,8 @@ fn places(number: usize, world: &[Member]) -> Vec<Option<Placement>> {
 
 /// The graph of each world for each kind of agent (its grids differ), for
 /// [`WorldSearch::Hierarchical`](super::WorldSearch::Hierarchical): kept from one search to the
-/// next, each chunk's part worked out again when that chunk or its neighbours change.
+/// next, each chunk's part worked out again when that chunk or its neighbours change (the walks
+/// between the nodes a chunk keeps are kept when only its neighbours changed).
 #[derive(Resource, Default)]
 pub(crate) struct WorldGraphs(HashMap<AgentKind, WorldGraph>);
 
@@ -291,8 +292,8 @@ impl WorldGraphs {
         self.0.get(&agent)
     }
 
-    /// Works out `agent`'s graph for the chunks that need it, one node's walks at a time, until
-    /// none is left, `work` units are spent or `stop` says so (one node's walks at least).
+    /// Works out `agent`'s graph for the chunks that need it, one walk at a time, until none is
+    /// left, `work` units are spent or `stop` says so (one walk at least).
     /// Returns the work done.
     pub(crate) fn warm(
         &mut self,

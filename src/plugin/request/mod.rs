@@ -746,7 +746,7 @@ fn aim_answer(
 
 /// With [`WorldSearch::Hierarchical`] (or `Auto` and a world of many maps): works out the world
 /// graph's part for chunks that streamed in or changed while the frame's search time lasts (one
-/// node's walks at least, one walk over its chunk), so that a query seldom waits for that work.
+/// walk over a chunk at least), so that a query seldom waits for that work.
 /// For plain agents; other kinds' graphs are worked out when they ask.
 pub(crate) fn warm_world_graphs(
     maps: Res<NavMaps>,

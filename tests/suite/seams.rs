@@ -1319,7 +1319,7 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
         };
         let (all_grids, all_places) = of(&all);
         let whole = LinkedMaps::new(&all_grids, &[]).with_places(&all_places);
-        // Answers as a fresh graph's, between open cells of chunks far apart.
+        // Answers as a fresh graph's, between open cells of random chunks.
         let answers_as_fresh = |graph: &mut WorldGraph, world: LinkedMaps, rng: &mut Rng| {
             let mut fresh = WorldGraph::new(4);
             let maps = world.maps.len();
@@ -1372,9 +1372,9 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
 }
 
 /// A long random session on a world of chunks: chunks stream out and back, tiles and edges
-/// between cells change, the graph is worked out ahead in part (walks left half done when the next change comes) or
-/// not at all, and after every step its answers cost what a graph made afresh for the world as
-/// it is answers.
+/// between cells change, the graph is worked out ahead whole, in part (walks left half done
+/// when the next change comes) or not at all, and after every step its answers cost what a
+/// graph made afresh for the world as it is answers.
 #[test]
 fn a_kept_world_graph_answers_as_a_fresh_one_through_a_random_session() {
     for (seed, costly) in [(501u64, 4u32), (502, 0), (503, 2)] {

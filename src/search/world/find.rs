@@ -286,7 +286,7 @@ impl WorldGraph {
         walk_from(l, chunks, scratch, (m, maps[m]), i);
         let chunk = &chunks[&maps[m].stamp().id()];
         let k = chunk.nodes.len();
-        for (j, &cost) in chunk.costs[i * k..(i + 1) * k].iter().enumerate() {
+        for (j, cost) in (0..k).map(|j| (j, chunk.walk(i, j))) {
             if j != i && cost.is_finite() {
                 let to = l.first[m] + j as u32;
                 reach(to, at_g + cost, None, h(to as usize));

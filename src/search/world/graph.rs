@@ -63,9 +63,12 @@ fn chunk_for<'a>(
 ) -> &'a mut Chunk {
     let id = grid.stamp().id();
     if current(layout, chunks, m, grid).is_none() {
-        // A walk into a node costs what one out of it does, unless only walks out go by jump
-        // points (one-way edges or walls between cells on even ground).
-        let alike = jump_bits(grid, false).is_some() == jump_bits(grid, true).is_some();
+        // A walk into a node costs about what one out of it does, unless the ground is even and
+        // only walks out go by jump points (edges between cells bar them going back): then it
+        // goes over every cell, where jump points skip most. (On uneven ground walks into a
+        // node go over cells too, yet keeping paid there: the open_world bench's chunks.)
+        let alike = !grid.has_uniform_cost()
+            || jump_bits(grid, false).is_some() == jump_bits(grid, true).is_some();
         let old = chunks.remove(&id).map(|old| (old, alike));
         chunks.insert(id, Chunk::new(grid.stamp(), nodes_of(layout, m), old.as_ref()));
     }
@@ -80,22 +83,18 @@ enum Walk {
     Into(usize),
 }
 
-/// Drops from a grid's `n` x `n` walks between nodes each walk that passing another node costs
-/// no more than (its cost stays that of the two walks through that node): the graph's
+/// Marks among a grid's `n` x `n` walks between nodes each walk that passing another node
+/// costs no more than (its cost stays that of the two walks through that node): the graph's
 /// distances stay the same with far fewer edges to try. Every walk costs at least 1 (one step
-/// onto a cell of cost 1 or more), so no two walks are each dropped for the other.
-fn prune(full: &[f64], costs: &mut [f64], n: usize) {
+/// onto a cell of cost 1 or more), so no two walks are each marked for the other.
+fn prune(costs: &[f64], pruned: &mut [bool], n: usize) {
     for i in 0..n {
         for j in 0..n {
-            let cost = full[i * n + j];
-            if i == j || !cost.is_finite() {
-                continue;
-            }
+            let cost = costs[i * n + j];
             let tolerance = 1e-9 * cost.max(1.0);
-            let through = |k: usize| full[i * n + k] + full[k * n + j] <= cost + tolerance;
-            if (0..n).any(|k| k != i && k != j && through(k)) {
-                costs[i * n + j] = f64::INFINITY;
-            }
+            let through = |k: usize| costs[i * n + k] + costs[k * n + j] <= cost + tolerance;
+            pruned[i * n + j] =
+                i != j && cost.is_finite() && (0..n).any(|k| k != i && k != j && through(k));
         }
     }
 }
@@ -106,11 +105,13 @@ fn prune(full: &[f64], costs: &mut [f64], n: usize) {
 pub(super) struct Chunk {
     pub(super) stamp: GridStamp,
     pub(super) nodes: Vec<GridPos>,
-    /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk, or one
-    /// through another node costs as little, see [`prune`], or row `i` not worked out yet).
-    pub(super) costs: Vec<f64>,
-    /// The same, never pruned: what the grid's next nodes keep of them.
-    full: Vec<f64>,
+    /// Row `i`, column `j`: the cost from node `i` to node `j` (infinite: no walk, or row `i`
+    /// not worked out yet).
+    costs: Vec<f64>,
+    /// Row `i`, column `j`: whether the walk from node `i` to node `j` is left out of the
+    /// graph, one through another node costing as little (see [`prune`]); the grid's next
+    /// nodes keep the walks all the same.
+    pruned: Vec<bool>,
     /// Whether each row is worked out; once all are, the rows are pruned.
     done: Vec<bool>,
     /// The nodes whose column (the walks into them) is still to be worked out: nodes new
@@ -132,7 +133,7 @@ impl Chunk {
             stamp,
             nodes: nodes.to_vec(),
             costs: vec![f64::INFINITY; k * k],
-            full: vec![f64::INFINITY; k * k],
+            pruned: vec![false; k * k],
             done: vec![false; k],
             due: vec![false; k],
         };
@@ -160,12 +161,11 @@ impl Chunk {
             };
             for (j, oj) in was.iter().enumerate() {
                 if let Some(oj) = *oj {
-                    self.full[i * k + j] = old.full[oi * ok + oj];
+                    self.costs[i * k + j] = old.costs[oi * ok + oj];
                 }
             }
             self.done[i] = new == 0;
         }
-        self.costs.copy_from_slice(&self.full);
         self.finish();
     }
 
@@ -183,14 +183,12 @@ impl Chunk {
         match walk {
             Walk::Out(i) if i < k => {
                 let row = scratch.walks(grid, self.nodes[i], &self.nodes, false);
-                self.full[i * k..(i + 1) * k].copy_from_slice(&row);
                 self.costs[i * k..(i + 1) * k].copy_from_slice(&row);
                 self.done[i] = true;
             }
             Walk::Into(j) if j < k => {
                 let column = scratch.walks(grid, self.nodes[j], &self.nodes, true);
                 for (i, cost) in column.into_iter().enumerate() {
-                    self.full[i * k + j] = cost;
                     self.costs[i * k + j] = cost;
                 }
                 self.due[j] = false;
@@ -209,7 +207,16 @@ impl Chunk {
     fn finish(&mut self) {
         if self.done.iter().all(|&done| done) {
             self.due.fill(false);
-            prune(&self.full, &mut self.costs, self.nodes.len());
+            prune(&self.costs, &mut self.pruned, self.nodes.len());
+        }
+    }
+
+    /// The cost of the graph's edge from node `i` to node `j` (infinite: none).
+    pub(super) fn walk(&self, i: usize, j: usize) -> f64 {
+        let at = i * self.nodes.len() + j;
+        match self.pruned.get(at) {
+            Some(false) => self.costs[at],
+            _ => f64::INFINITY,
         }
     }
 }
@@ -461,7 +468,8 @@ impl WorldGraph {
             .map(|c| {
                 std::mem::size_of::<Chunk>()
                     + c.nodes.capacity() * std::mem::size_of::<GridPos>()
-                    + (c.costs.capacity() + c.full.capacity()) * 8
+                    + c.costs.capacity() * 8
+                    + c.pruned.capacity()
                     + c.done.capacity()
                     + c.due.capacity()
             })
@@ -504,9 +512,8 @@ impl WorldGraph {
                 continue; // (not worked out for this layout yet)
             }
             for i in 0..k {
-                let walked = |j: usize| {
-                    chunk.costs[i * k + j].is_finite() || chunk.costs[j * k + i].is_finite()
-                };
+                let walked =
+                    |j: usize| chunk.walk(i, j).is_finite() || chunk.walk(j, i).is_finite();
                 let walks = (i + 1..k).filter(|&j| walked(j));
                 edges.extend(walks.map(|j| (first + i, first + j)));
             }

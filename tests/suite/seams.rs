@@ -1319,27 +1319,6 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
         };
         let (all_grids, all_places) = of(&all);
         let whole = LinkedMaps::new(&all_grids, &[]).with_places(&all_places);
-        // Answers as a fresh graph's, between open cells of random chunks.
-        let answers_as_fresh = |graph: &mut WorldGraph, world: LinkedMaps, rng: &mut Rng| {
-            let mut fresh = WorldGraph::new(4);
-            let maps = world.maps.len();
-            for _ in 0..12 {
-                let at = |rng: &mut Rng, m: usize| loop {
-                    let c = GridPos::new(rng.below(side as u32), rng.below(side as u32));
-                    if world.maps[m].is_passable(c) {
-                        return MapPos::new(m, c);
-                    }
-                };
-                let (a, b) = (rng.below(maps as u32) as usize, rng.below(maps as u32) as usize);
-                let (start, goal) = (at(rng, a), at(rng, b));
-                let kept = graph.find(world, start, goal).map(|p| p.cost);
-                let made = fresh.find(world, start, goal).map(|p| p.cost);
-                match (kept, made) {
-                    (Ok(k), Ok(f)) => assert!((k - f).abs() <= 1e-9 * f, "{k} against {f}"),
-                    (k, f) => assert_eq!(k.is_ok(), f.is_ok(), "{start:?} -> {goal:?}"),
-                }
-            }
-        };
         let mut graph = WorldGraph::new(4);
         graph.update(whole);
         let mut nodes = vec![0usize; grids.len()];
@@ -1354,7 +1333,13 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
             let before = graph.work();
             graph.update(part);
             assert_eq!(graph.work(), before, "seed {seed}, column {column}: walks taken");
-            answers_as_fresh(&mut graph, part, &mut rng);
+            answers_as_fresh(
+                &mut graph,
+                part,
+                (4, side as u32, 12),
+                &mut rng,
+                &format!("seed {seed}, column {column} out"),
+            );
             // It streams back in: a walk a call, counted.
             let mut walks = 1;
             while !graph.update_within(whole, 0) {
@@ -1366,7 +1351,13 @@ fn a_chunk_whose_neighbours_come_and_go_keeps_its_walks_between_the_nodes_it_kee
             let (new, anew) = (count(&|x| x == column), count(&|x| x == column || x == 1));
             assert!(walks > new, "seed {seed}: {walks} walks; the new chunks alone take {new}");
             assert!(walks < anew, "seed {seed}: {walks} walks against {anew} made anew");
-            answers_as_fresh(&mut graph, whole, &mut rng);
+            answers_as_fresh(
+                &mut graph,
+                whole,
+                (4, side as u32, 12),
+                &mut rng,
+                &format!("seed {seed}, column {column} in"),
+            );
         }
     }
 }
@@ -1432,29 +1423,45 @@ fn a_kept_world_graph_answers_as_a_fresh_one_through_a_random_session() {
                 }
                 _ => graph.update(world),
             }
-            let mut fresh = WorldGraph::new(spacing);
-            for _ in 0..4 {
-                let open = |rng: &mut Rng| loop {
-                    let m = rng.below(refs.len() as u32) as usize;
-                    let c = GridPos::new(rng.below(side as u32), rng.below(side as u32));
-                    if refs[m].is_passable(c) {
-                        return MapPos::new(m, c);
-                    }
-                };
-                let (start, goal) = (open(&mut rng), open(&mut rng));
-                let label = format!("seed {seed}, step {step}: {start:?} -> {goal:?}");
-                match (graph.find(world, start, goal), fresh.find(world, start, goal)) {
-                    (Ok(k), Ok(f)) => {
-                        assert!(
-                            (k.cost - f.cost).abs() <= 1e-9 * f.cost,
-                            "{label}: {} {}",
-                            k.cost,
-                            f.cost
-                        )
-                    }
-                    (k, f) => assert_eq!(k.is_ok(), f.is_ok(), "{label}"),
-                }
-            }
+            answers_as_fresh(
+                &mut graph,
+                world,
+                (spacing, side as u32, 4),
+                &mut rng,
+                &format!("seed {seed}, step {step}"),
+            );
+        }
+    }
+}
+
+/// Asserts that `graph` answers `queries` random queries between open cells of `world` (grids
+/// of `side` x `side`) at the cost a graph with `spacing` made afresh answers, or fails where
+/// it fails (`label` names the case in a failure).
+fn answers_as_fresh(
+    graph: &mut WorldGraph,
+    world: LinkedMaps,
+    (spacing, side, queries): (u32, u32, usize),
+    rng: &mut Rng,
+    label: &str,
+) {
+    let mut fresh = WorldGraph::new(spacing);
+    let open = |rng: &mut Rng| loop {
+        let m = rng.below(world.maps.len() as u32) as usize;
+        let c = GridPos::new(rng.below(side), rng.below(side));
+        if world.maps[m].is_passable(c) {
+            return MapPos::new(m, c);
+        }
+    };
+    for _ in 0..queries {
+        let (start, goal) = (open(rng), open(rng));
+        match (graph.find(world, start, goal), fresh.find(world, start, goal)) {
+            (Ok(k), Ok(f)) => assert!(
+                (k.cost - f.cost).abs() <= 1e-9 * f.cost,
+                "{label}: {start:?} -> {goal:?}: {} against {}",
+                k.cost,
+                f.cost
+            ),
+            (k, f) => assert_eq!(k.is_ok(), f.is_ok(), "{label}: {start:?} -> {goal:?}"),
         }
     }
 }

@@ -1,9 +1,8 @@
 //! Where placed grids lie on their world's lattice, and the steps across the seams between
 //! grids that touch there.
 
-use std::collections::HashMap;
-
 use super::maps::{MapPos, Placement};
+use super::prep::MixMap;
 use crate::grid::{DIRECTIONS, GridPos, NavGrid, Neighborhood, reverse};
 
 /// A placed grid's cells on its world's lattice, one step wider all round: x0..=x1 by
@@ -33,7 +32,7 @@ pub(in crate::search) struct Lattice {
     /// Whether each grid shares its world with another (it has seams to cross).
     joined: Vec<bool>,
     /// Grids by (world, bucket column, bucket row) of their cell (0, 0).
-    buckets: HashMap<(u32, i64, i64), Vec<usize>>,
+    buckets: MixMap<(u32, i64, i64), Vec<usize>>,
     /// The side of a bucket: the widest or tallest placed grid.
     size: i64,
 }
@@ -52,7 +51,7 @@ impl Lattice {
             .max()
             .unwrap_or(1)
             .max(1);
-        let mut buckets: HashMap<(u32, i64, i64), Vec<usize>> = HashMap::new();
+        let mut buckets: MixMap<(u32, i64, i64), Vec<usize>> = MixMap::default();
         for (m, place) in places.iter().enumerate() {
             if let Some(p) = place {
                 let key = (p.world, p.x.div_euclid(size), p.y.div_euclid(size));
@@ -150,6 +149,44 @@ impl Lattice {
         for cell in border(grid) {
             let from = MapPos::new(a, cell);
             self.steps_out(maps, from, diagonals, |to, len, dir| each(from, to, len, dir));
+        }
+    }
+
+    /// The straight steps (all six on a hex grid) out of grid `a` into grid `b` (as
+    /// [`crossings_from`](Self::crossings_from) gives them): only `a`'s border cells within a
+    /// lattice step of `b` are looked at. (`b` is where a step lands only if no other grid of
+    /// the world holds that cell too, as no two do in the plugin's worlds.)
+    pub(in crate::search) fn crossings_into(
+        &self,
+        maps: &[&NavGrid],
+        (a, b): (usize, usize),
+        mut each: impl FnMut(MapPos, MapPos, f64, (i64, i64)),
+    ) {
+        let (Some(p), Some(&grid), Some(reach)) = (self.place(a), maps.get(a), self.reach(maps, b))
+        else {
+            return;
+        };
+        // `a`'s cells within the reach, in `a`'s own cells: x0..=x1 by y0..=y1.
+        let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+        let (x0, x1) = ((reach.x0 - p.x).max(0), (reach.x1 - p.x).min(w - 1));
+        let (y0, y1) = ((reach.y0 - p.y).max(0), (reach.y1 - p.y).min(h - 1));
+        if p.world != reach.world || x0 > x1 || y0 > y1 {
+            return;
+        }
+        // Its border cells there (as `border` lists them): along the top and bottom rows, then
+        // down the left and right columns between them.
+        let ends = |n: i64| (0..n).step_by((n - 1).max(1) as usize);
+        let rows = ends(h).filter(|y| (y0..=y1).contains(y));
+        let rows = rows.flat_map(|y| (x0..=x1).map(move |x| (x, y)));
+        let columns = ends(w).filter(|x| (x0..=x1).contains(x));
+        let columns = columns.flat_map(|x| (y0.max(1)..=y1.min(h - 2)).map(move |y| (x, y)));
+        for (x, y) in rows.chain(columns) {
+            let from = MapPos::new(a, GridPos::new(x as u32, y as u32));
+            self.steps_out(maps, from, false, |to, len, dir| {
+                if to.map == b {
+                    each(from, to, len, dir);
+                }
+            });
         }
     }
 
@@ -327,5 +364,64 @@ fn keeps_parity(grid: &NavGrid, place: &Placement) -> bool {
             coords.parity(place.x.rem_euclid(2) as usize, place.y.rem_euclid(2) as usize) == 0
         }
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Cell, HexCoords};
+    use crate::test_rng::TestRng;
+
+    /// The steps out of one grid into another are those out of the first into every grid,
+    /// less those into the others: on random worlds of small grids (one cell wide or high
+    /// among them), square and hex, side by side, apart, and overlapping.
+    #[test]
+    fn crossings_into_one_grid_are_the_crossings_that_enter_it() {
+        let mut rng = TestRng(0x1a77_1ce5);
+        let mut found = 0;
+        for round in 0..300 {
+            let hood = match rng.below(4) {
+                0 => Neighborhood::Four,
+                1 => Neighborhood::Hex(HexCoords::Row),
+                2 => Neighborhood::Hex(HexCoords::RowOdd),
+                _ => Neighborhood::Eight,
+            };
+            let mut grids = Vec::new();
+            let mut places = Vec::new();
+            for _ in 0..2 + rng.below(5) {
+                let mut grid = NavGrid::new(1 + rng.below(6), 1 + rng.below(6)).unwrap();
+                grid.set_neighborhood(hood);
+                for pos in grid.positions().collect::<Vec<_>>() {
+                    if rng.below(5) == 0 {
+                        grid.set(pos, Cell::Blocked).unwrap();
+                    }
+                }
+                grids.push(grid);
+                let at = |rng: &mut TestRng| i64::from(rng.below(13)) - 6;
+                let (x, y) = (at(&mut rng), 2 * at(&mut rng));
+                places.push(Some(Placement { world: rng.below(4).min(1), x, y }));
+            }
+            let maps: Vec<&NavGrid> = grids.iter().collect();
+            let lattice = Lattice::new(&maps, &places);
+            for a in 0..maps.len() {
+                let mut all = Vec::new();
+                lattice.crossings_from(&maps, a, false, |from, to, len, dir| {
+                    all.push((from, to, len.to_bits(), dir));
+                });
+                for b in (0..maps.len()).filter(|&b| b != a) {
+                    let mut into = Vec::new();
+                    lattice.crossings_into(&maps, (a, b), |from, to, len, dir| {
+                        into.push((from, to, len.to_bits(), dir));
+                    });
+                    let mut want: Vec<_> = all.iter().copied().filter(|c| c.1.map == b).collect();
+                    found += want.len();
+                    want.sort_by_key(|c| (c.0.cell.y, c.0.cell.x, c.3));
+                    into.sort_by_key(|c| (c.0.cell.y, c.0.cell.x, c.3));
+                    assert_eq!(into, want, "round {round}: {a} into {b}");
+                }
+            }
+        }
+        assert!(found > 500, "{found} crossings");
     }
 }

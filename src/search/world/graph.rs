@@ -586,7 +586,7 @@ impl WorldGraph {
         self.made_links = world.links.to_vec();
         // Only the grids of this world are kept.
         let ids: HashSet<u64> = world.maps.iter().map(|g| g.stamp().id()).collect();
-        self.layout = self.seams.lay_out(world, &ids, self.spacing);
+        self.layout = self.seams.lay_out(world, self.spacing);
         self.chunks.retain(|id, _| ids.contains(id));
         self.waiting = world.maps.len();
         false

@@ -1,6 +1,7 @@
 //! The world graph: each grid's nodes and the walks between them, kept from query to query.
 
 use std::cmp::{Ordering, Reverse};
+use std::collections::hash_map::Entry as Slot;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use super::jump_walks::{JumpWalks, jump_bits};
@@ -61,18 +62,28 @@ fn chunk_for<'a>(
     chunks: &'a mut HashMap<u64, Chunk>,
     (m, grid): (usize, &NavGrid),
 ) -> &'a mut Chunk {
-    let id = grid.stamp().id();
-    if current(layout, chunks, m, grid).is_none() {
-        // A walk into a node costs about what one out of it does, unless the ground is even and
-        // only walks out go by jump points (edges between cells bar them going back): then it
-        // goes over every cell, where jump points skip most. (On uneven ground walks into a
-        // node go over cells too, yet keeping paid there: the open_world bench's chunks.)
-        let alike = !grid.has_uniform_cost()
-            || jump_bits(grid, false).is_some() == jump_bits(grid, true).is_some();
-        let old = chunks.remove(&id).map(|old| (old, alike));
-        chunks.insert(id, Chunk::new(grid.stamp(), nodes_of(layout, m), old.as_ref()));
+    let stale = current(layout, chunks, m, grid).is_none();
+    // A walk into a node costs about what one out of it does, unless the ground is even and
+    // only walks out go by jump points (edges between cells bar them going back): then it goes
+    // over every cell, where jump points skip most. (On uneven ground walks into a node go over
+    // cells too, yet keeping paid there: the open_world bench's chunks.)
+    let alike = || {
+        !grid.has_uniform_cost()
+            || jump_bits(grid, false).is_some() == jump_bits(grid, true).is_some()
+    };
+    let made = |old: Option<&Chunk>| {
+        Chunk::new(grid.stamp(), nodes_of(layout, m), old, old.is_some() && alike())
+    };
+    match chunks.entry(grid.stamp().id()) {
+        Slot::Vacant(vacant) => vacant.insert(made(None)),
+        Slot::Occupied(mut occupied) => {
+            if stale {
+                let chunk = made(Some(occupied.get()));
+                occupied.insert(chunk);
+            }
+            occupied.into_mut()
+        }
     }
-    chunks.entry(id).or_insert_with(|| Chunk::new(grid.stamp(), nodes_of(layout, m), None))
 }
 
 /// One Dijkstra over a grid for its walks between nodes: the walks out of a node (its row) or
@@ -125,9 +136,9 @@ impl Chunk {
     /// kept when `old` was made for the same grid (the same stamp: the cells are as they were)
     /// and that leaves fewer walks to take. Each new node then takes two (out of it and into
     /// it), against one out of every node made anew; a neighbour leaving only drops nodes, so
-    /// nothing is left to walk. With the walks into a node dearer than those out (`old`'s
-    /// flag false), they are kept only when no node is new.
-    fn new(stamp: GridStamp, nodes: &[GridPos], old: Option<&(Chunk, bool)>) -> Self {
+    /// nothing is left to walk. Where the walks into a node are dearer than those out (`alike`
+    /// false), they are kept only when no node is new.
+    fn new(stamp: GridStamp, nodes: &[GridPos], old: Option<&Chunk>, alike: bool) -> Self {
         let k = nodes.len();
         let mut chunk = Self {
             stamp,
@@ -137,8 +148,8 @@ impl Chunk {
             done: vec![false; k],
             due: vec![false; k],
         };
-        if let Some((old, alike)) = old.filter(|(old, _)| old.stamp == stamp) {
-            chunk.keep(old, *alike);
+        if let Some(old) = old.filter(|old| old.stamp == stamp) {
+            chunk.keep(old, alike);
         }
         chunk
     }

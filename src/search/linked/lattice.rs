@@ -154,8 +154,8 @@ impl Lattice {
 
     /// The straight steps (all six on a hex grid) out of grid `a` into grid `b` (as
     /// [`crossings_from`](Self::crossings_from) gives them): only `a`'s border cells within a
-    /// lattice step of `b` are looked at. (`b` is where a step lands only if no other grid of
-    /// the world holds that cell too, as no two do in the plugin's worlds.)
+    /// lattice step of `b` are looked at. (Where another grid holds a cell of `b`'s too, a
+    /// step into that cell enters whichever of them the lattice finds first.)
     pub(in crate::search) fn crossings_into(
         &self,
         maps: &[&NavGrid],
@@ -209,6 +209,14 @@ impl Lattice {
             && reach.x0 < q.x + w
             && q.y <= reach.y1
             && reach.y0 < q.y + h
+    }
+
+    /// Whether placed grids `a` and `b` both hold a lattice cell (no two grids of a world the
+    /// plugin makes do).
+    pub(in crate::search) fn overlap(&self, maps: &[&NavGrid], a: usize, b: usize) -> bool {
+        let (Some(p), Some(grid)) = (self.place(a), maps.get(a)) else { return false };
+        let (x1, y1) = (p.x + i64::from(grid.width()) - 1, p.y + i64::from(grid.height()) - 1);
+        self.meets(maps, b, &Reach { world: p.world, x0: p.x, y0: p.y, x1, y1 })
     }
 
     /// The other grids of grid `a`'s world that hold a cell one lattice step (or less) from one

@@ -106,6 +106,8 @@ pub(super) struct Layout {
 #[derive(Debug, Default)]
 pub(super) struct Seams {
     by_pair: MixMap<(u64, u64), SeamSteps>,
+    /// Whether two grids of the last layout overlapped.
+    overlapped: bool,
     /// How many seams' steps (one way across, from one grid into one other) have been worked
     /// out so far.
     pub(super) worked: u64,
@@ -145,13 +147,28 @@ impl Seams {
     ) -> Vec<(MapPos, MapPos, f64, Across)> {
         let maps = world.maps;
         let lattice = Lattice::new(maps, world.places);
+        // The grids each touches, by their stamps: an order that holds as other grids come and
+        // go.
+        let touching: Vec<Vec<usize>> = (0..maps.len())
+            .map(|m| {
+                let mut touching = lattice.touching(maps, m);
+                touching.sort_by_key(|&g| (maps[g].stamp().id(), g));
+                touching
+            })
+            .collect();
         let mut kept = std::mem::take(&mut self.by_pair);
+        // Where two grids overlap, which one a step into a cell both hold enters depends on
+        // the grids there: nothing is kept from such a layout or into one.
+        let overlap = |(m, touching): (usize, &Vec<usize>)| {
+            touching.iter().any(|&t| lattice.overlap(maps, m, t))
+        };
+        let overlapped = std::mem::replace(&mut self.overlapped, false);
+        self.overlapped = touching.iter().enumerate().any(overlap);
+        if overlapped || self.overlapped {
+            kept.clear();
+        }
         let mut steps: Vec<(MapPos, MapPos, f64, Across)> = Vec::new();
-        for (m, grid) in maps.iter().enumerate() {
-            // The grids it touches, by their stamps: an order that holds as other grids come
-            // and go.
-            let mut touching = lattice.touching(maps, m);
-            touching.sort_by_key(|&g| (maps[g].stamp().id(), g));
+        for ((m, grid), touching) in maps.iter().enumerate().zip(touching) {
             // Places from the grid's own: the steps are the same wherever the world lies, so a
             // world shifted whole (as when the map the plugin measures places from streams out)
             // keeps them. The grids a step reaches share its world.
@@ -172,15 +189,8 @@ impl Seams {
                         SeamSteps { made_from, steps: worked }
                     }
                 };
-                let (from, to) =
-                    (MapPos::new(m, GridPos::new(0, 0)), MapPos::new(t, GridPos::new(0, 0)));
                 for &(a, b, cost) in &seam.steps {
-                    steps.push((
-                        MapPos { cell: a, ..from },
-                        MapPos { cell: b, ..to },
-                        cost,
-                        Across::Seam,
-                    ));
+                    steps.push((MapPos::new(m, a), MapPos::new(t, b), cost, Across::Seam));
                 }
                 self.by_pair.insert(key, seam);
             }
@@ -254,6 +264,28 @@ mod tests {
     use crate::grid::{Cell, Edge, Neighborhood};
     use crate::search::linked::Link;
     use crate::test_rng::TestRng;
+
+    /// Grids that overlap (the plugin's worlds never do) lay out as afresh as another grid
+    /// comes over one and leaves: a step into a cell two grids hold enters the one the lattice
+    /// finds first, as in a layout made from nothing.
+    #[test]
+    fn overlapping_grids_lay_out_as_a_fresh_layout_would() {
+        let open = || NavGrid::new(4, 4).unwrap();
+        let (m, t, u) = (open(), open(), open());
+        let mut seams = Seams::default();
+        // `u` over `t`, listed before it (so found first), then gone, then back.
+        let apart: &[(&NavGrid, i64)] = &[(&m, 0), (&t, 4)];
+        let over: &[(&NavGrid, i64)] = &[(&m, 0), (&u, 4), (&t, 4)];
+        for (round, grids) in [apart, over, apart, over].iter().enumerate() {
+            let maps: Vec<&NavGrid> = grids.iter().map(|g| g.0).collect();
+            let places: Vec<_> =
+                grids.iter().map(|g| Some(Placement { world: 0, x: g.1, y: 0 })).collect();
+            let world = LinkedMaps::new(&maps, &[]).with_places(&places);
+            let layout = seams.lay_out(world, 1);
+            assert!(!layout.out.is_empty(), "round {round}");
+            assert_eq!(layout, Seams::default().lay_out(world, 1), "round {round}");
+        }
+    }
 
     /// A world of chunks that stream in and out, change tiles and walls, move, and gain links,
     /// with its grids in a new order each time: after each change the kept seams lay it out just

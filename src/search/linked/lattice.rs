@@ -2,7 +2,7 @@
 //! grids that touch there.
 
 use super::maps::{MapPos, Placement};
-use super::prep::MixMap;
+use super::mix::MixMap;
 use crate::grid::{DIRECTIONS, GridPos, NavGrid, Neighborhood, reverse};
 
 /// A placed grid's cells on its world's lattice, one step wider all round: x0..=x1 by

@@ -33,12 +33,13 @@ mod exits;
 mod jumps;
 mod lattice;
 mod maps;
+mod mix;
 mod prep;
 mod search;
 
 pub(in crate::search) use lattice::Lattice;
 pub(in crate::search) use maps::apart;
 pub use maps::{Leg, Link, LinkedMaps, LinkedPath, MapPos, Placement};
+pub(crate) use mix::{MixMap, MixSet};
 pub(crate) use prep::LinkedPrep;
-pub(crate) use prep::{MixMap, MixSet};
 pub(crate) use search::{LinkedSearch, Nodes as LinkedNodes};

@@ -5,9 +5,6 @@
 //! while the grids (their stamps), the links, the places and the kind of search are the same:
 //! a thousand links are then sorted once, not once a query.
 
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::super::jump_point::bits::JumpBits;
 use super::super::jump_point::{jps_applies, jumps_pay};
 use super::super::options::Algorithm;
@@ -16,36 +13,8 @@ use super::super::result::PathError;
 use super::bounds::{EXACT_EXITS, ExitBound, ExitsByBlock};
 use super::lattice::Lattice;
 use super::maps::{Link, MapPos, Placement};
+use super::mix::{MixMap, MixSet};
 use crate::grid::{CellIndex, GridPos, GridStamp, NavGrid};
-
-/// A quick hasher for the search's own keys (cells and components, a few integers each): a
-/// multiply-rotate mix per word. Not for keys an adversary picks (std's SipHash is, and costs
-/// several times more per lookup, which the search makes once per cell it expands).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Mix(u64);
-
-impl Hasher for Mix {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub(crate) type MixMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
-pub(crate) type MixSet<K> = HashSet<K, BuildHasherDefault<Mix>>;
 
 /// The cells of `cells` on grid `map`.
 pub(super) fn on_map(cells: &[MapPos], map: usize) -> Vec<GridPos> {

@@ -12,7 +12,8 @@ use super::bounds::{EXACT_EXITS, ExitBound, LatticeBound};
 use super::exits::{exact_exits, many_exits};
 use super::jumps::{Jumps, cells_between};
 use super::maps::{Leg, LinkedPath, MapPos, Placement};
-use super::prep::{LinkedPrep, MixSet};
+use super::mix::MixSet;
+use super::prep::LinkedPrep;
 use crate::grid::{GridPos, NavGrid, Neighborhood};
 
 /// An open-list entry: a cell of a grid reached at cost `g`, ordered by `f` (ties: the
